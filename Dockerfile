@@ -1,0 +1,11 @@
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+RUN DEBUG=true python manage.py collectstatic --noinput -v0
+RUN useradd --create-home workbench && mkdir -p /app/var && chown -R workbench /app/var
+USER workbench
+EXPOSE 8000
+CMD ["gunicorn", "procurement.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]

@@ -1,0 +1,37 @@
+# The two commands: `make run` and `make test`. Everything else is a helper.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTHON ?= python3
+
+.PHONY: run test lint bench venv worker clean check-deploy
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	@touch $@
+
+venv: $(VENV)/.installed
+
+## make run: venv, migrate, catalog + demo data, web on 127.0.0.1:8000 and a Celery worker.
+run: venv
+	@bash scripts/run.sh
+
+## make test: ruff, then the whole suite against PostgreSQL and Redis (started if down).
+test: venv
+	@bash scripts/test.sh
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+## make bench: benchmarks, printed as a table and written to .bench/latest.json.
+bench: venv
+	@bash scripts/bench.sh
+
+check-deploy: venv
+	DEBUG=false SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-string-for-the-check \
+	ALLOWED_HOSTS=workbench.example.com $(PY) manage.py check --deploy --fail-level WARNING
+
+clean:
+	rm -rf var/celery .pytest_cache .ruff_cache staticfiles

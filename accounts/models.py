@@ -1,0 +1,72 @@
+"""Users, their role, and the provider organisation a vendor user belongs to."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.db.models import Q
+
+
+class Role(models.TextChoices):
+    PROCUREMENT_LEAD = "lead", "Procurement lead"
+    PLATFORM_ENGINEER = "engineer", "Platform engineer"
+    FINANCE_REVIEWER = "finance", "Finance reviewer"
+    SECURITY_REVIEWER = "security", "Security reviewer"
+    VENDOR = "vendor", "Vendor"
+    ADMIN = "admin", "Administrator"
+
+
+class Provider(models.Model):
+    """An organisation offering GPUs or a model API; vendor users belong to exactly one."""
+
+    class Kind(models.TextChoices):
+        HYPERSCALER = "hyperscaler", "Hyperscale cloud"
+        GPU_CLOUD = "gpu_cloud", "GPU cloud"
+        MARKETPLACE = "marketplace", "Marketplace"
+        PRIVATE_CLOUD = "private_cloud", "Private cloud / colocation"
+        OEM = "oem", "Hardware vendor (purchase)"
+        MODEL_API = "model_api", "Model API"
+
+    name = models.CharField(max_length=200, unique=True)
+    slug = models.SlugField(max_length=100, unique=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.GPU_CLOUD)
+    website = models.URLField(blank=True)
+    contact_email = models.EmailField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class User(AbstractUser):
+    """A person using the workbench, with one role; vendors also carry their provider."""
+
+    role = models.CharField(max_length=20, choices=Role.choices, default=Role.PROCUREMENT_LEAD)
+    provider = models.ForeignKey(
+        Provider, null=True, blank=True, on_delete=models.PROTECT, related_name="users"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                name="vendor_has_provider",
+                condition=~Q(role="vendor") | Q(provider__isnull=False),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.get_full_name() or self.username
+
+
+class LoginFailure(models.Model):
+    """A failed login, kept to throttle guessing per (username, address)."""
+
+    username = models.CharField(max_length=150, db_index=True)
+    ip_address = models.GenericIPAddressField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.username} from {self.ip_address}"

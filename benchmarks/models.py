@@ -1,0 +1,140 @@
+"""Benchmark plans per candidate and uploaded benchmark results (raw file kept for audit)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+
+class Phase(models.IntegerChoices):
+    MEMORY_FIT = 1, "Memory fit"
+    THROUGHPUT_LATENCY = 2, "Throughput and latency"
+    FAILURES_OPERATIONS = 3, "Failures and operations"
+    FINANCIAL = 4, "Financial normalisation"
+
+
+class BenchmarkResult(models.Model):
+    """One uploaded result file, its detected format, parse status and normalised metrics."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting to be parsed"
+        PARSING = "parsing", "Parsing"
+        PARSED = "parsed", "Parsed"
+        FAILED = "failed", "Failed"
+
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    quote = models.ForeignKey(
+        "catalog.Quote", null=True, blank=True, on_delete=models.PROTECT, related_name="results"
+    )
+    accelerator = models.ForeignKey(
+        "catalog.Accelerator", on_delete=models.PROTECT, related_name="results"
+    )
+    gpu_count = models.PositiveIntegerField()
+    brief = models.ForeignKey(
+        "procurement.WorkloadBrief",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="results",
+    )
+    phase = models.PositiveSmallIntegerField(
+        choices=Phase.choices, default=Phase.THROUGHPUT_LATENCY
+    )
+    serving_engine = models.CharField(max_length=60, blank=True)
+    parallelism = models.CharField(max_length=60, blank=True, help_text="e.g. TP=4, PP=1")
+    notes = models.TextField(blank=True)
+
+    raw_file = models.FileField(upload_to="benchmarks/%Y/%m/")
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    size_bytes = models.BigIntegerField()
+    format_id = models.CharField(max_length=40)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    progress = models.FloatField(default=0.0)
+    error = models.TextField(blank=True)
+    tool_version = models.CharField(max_length=60, blank=True)
+    model_name = models.CharField(max_length=200, blank=True)
+    metrics = models.JSONField(default=dict, blank=True)
+    discrepancies = models.JSONField(default=list, blank=True)
+    parse_notes = models.JSONField(default=list, blank=True)
+    distributions = models.JSONField(
+        default=dict, blank=True, help_text="Histograms of per-request data, for charts."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    parsed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.get_status_display()})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("benchmarks:result-detail", args=[self.pk])
+
+
+class BenchmarkPlan(models.Model):
+    """The evidence plan for one candidate (a quote) against one brief."""
+
+    quote = models.ForeignKey("catalog.Quote", on_delete=models.PROTECT, related_name="plans")
+    brief = models.ForeignKey(
+        "procurement.WorkloadBrief", on_delete=models.PROTECT, related_name="plans"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["quote", "brief"], name="one_plan_per_candidate")
+        ]
+
+    def __str__(self) -> str:
+        return f"Plan: {self.quote} for {self.brief}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("benchmarks:plan-detail", args=[self.pk])
+
+
+class BenchmarkPlanStep(models.Model):
+    """A step of a plan with its acceptance criterion; automatic or checked off by hand."""
+
+    class Kind(models.TextChoices):
+        AUTOMATIC = "auto", "From uploaded results"
+        MANUAL = "manual", "Checked by an engineer"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        PASSED = "passed", "Passed"
+        FAILED = "failed", "Failed"
+
+    plan = models.ForeignKey(BenchmarkPlan, on_delete=models.CASCADE, related_name="steps")
+    phase = models.PositiveSmallIntegerField(choices=Phase.choices)
+    code = models.SlugField(max_length=60)
+    title = models.CharField(max_length=200)
+    criterion = models.TextField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    result = models.ForeignKey(
+        BenchmarkResult, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    observed = models.CharField(max_length=200, blank=True)
+    notes = models.TextField(blank=True)
+    evidence_url = models.URLField(max_length=500, blank=True)
+    checked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["phase", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["plan", "code"], name="plan_step_code_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.title

@@ -1,0 +1,326 @@
+"""Catalog: accelerators, model profiles, quotes (immutable versions), API routes, FX, RFQs."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import Provider
+
+MONEY = {"max_digits": 14, "decimal_places": 4}
+POSITIVE = [MinValueValidator(Decimal("0"))]
+
+
+class Accelerator(models.Model):
+    """A GPU or AI accelerator with datasheet figures (dense tensor figures, GB = 10^9 bytes)."""
+
+    class Segment(models.TextChoices):
+        DATACENTER = "datacenter", "Datacenter"
+        WORKSTATION = "workstation", "Workstation"
+        CONSUMER = "consumer", "Consumer"
+
+    slug = models.SlugField(max_length=80, unique=True)
+    vendor = models.CharField(max_length=40)
+    name = models.CharField(max_length=120)
+    architecture = models.CharField(max_length=60)
+    form_factor = models.CharField(max_length=60)
+    memory_gb = models.FloatField()
+    memory_type = models.CharField(max_length=20)
+    memory_bandwidth_tbps = models.FloatField()
+    bf16_dense_tflops = models.FloatField()
+    fp8_dense_tflops = models.FloatField(null=True, blank=True)
+    fp4_dense_tflops = models.FloatField(null=True, blank=True)
+    int8_dense_tops = models.FloatField(null=True, blank=True)
+    supported_precisions = models.JSONField(default=list)
+    interconnect = models.CharField(max_length=80)
+    interconnect_gbps = models.FloatField(null=True, blank=True)
+    pcie_gen = models.PositiveSmallIntegerField(null=True, blank=True)
+    tdp_w = models.PositiveIntegerField(null=True, blank=True)
+    mig_instances = models.PositiveSmallIntegerField(default=0)
+    launch_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    segment = models.CharField(max_length=20, choices=Segment.choices)
+    max_gpus_per_node = models.PositiveSmallIntegerField(default=8)
+    source_url = models.URLField(max_length=500)
+    verified_on = models.DateField(null=True, blank=True)
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["vendor", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("catalog:accelerator-detail", args=[self.slug])
+
+
+class ModelProfile(models.Model):
+    """An AI model's architecture numbers, as memory sizing needs them."""
+
+    slug = models.SlugField(max_length=80, unique=True)
+    name = models.CharField(max_length=120)
+    family = models.CharField(max_length=60, blank=True)
+    params_total_b = models.FloatField(validators=[MinValueValidator(0.001)])
+    params_active_b = models.FloatField(validators=[MinValueValidator(0.001)])
+    layers = models.PositiveIntegerField()
+    hidden_size = models.PositiveIntegerField(null=True, blank=True)
+    attention_heads = models.PositiveIntegerField(null=True, blank=True)
+    kv_heads = models.PositiveIntegerField()
+    head_dim = models.PositiveIntegerField()
+    mla_latent_dim = models.PositiveIntegerField(null=True, blank=True)
+    sliding_window = models.PositiveIntegerField(null=True, blank=True)
+    sliding_window_layers = models.PositiveIntegerField(default=0)
+    max_context = models.PositiveIntegerField(null=True, blank=True)
+    license = models.CharField(max_length=80, blank=True)
+    source_url = models.URLField(max_length=500, blank=True)
+    notes = models.TextField(blank=True)
+    is_custom = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+
+    class Meta:
+        ordering = ["family", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CapacityModel(models.TextChoices):
+    ON_DEMAND = "on_demand", "On-demand"
+    SPOT = "spot", "Spot / preemptible"
+    RESERVED = "reserved", "Reserved"
+    MARKETPLACE = "marketplace", "Marketplace"
+    DEDICATED_CLUSTER = "dedicated_cluster", "Dedicated cluster"
+    PRIVATE_CLOUD = "private_cloud", "Private cloud"
+    MANAGED_ENDPOINT = "managed_endpoint", "Managed endpoint"
+    PURCHASE = "purchase", "Purchase"
+
+
+ELASTIC_CAPACITY = {CapacityModel.ON_DEMAND, CapacityModel.SPOT, CapacityModel.MARKETPLACE}
+
+
+class QuoteQuerySet(models.QuerySet["Quote"]):
+    def current(self) -> QuoteQuerySet:
+        """Latest version of each quote lineage (nothing supersedes it), not withdrawn."""
+        return self.filter(superseded_by__isnull=True).exclude(status=Quote.Status.WITHDRAWN)
+
+    def stale(self, *, now: object | None = None) -> QuoteQuerySet:
+        now = now or timezone.now()
+        cutoff = now - timedelta(days=settings.STALE_QUOTE_DAYS)  # type: ignore[operator]
+        return self.filter(Q(quoted_at__lt=cutoff) | Q(valid_until__lt=now))
+
+
+class Quote(models.Model):
+    """One immutable version of a provider's priced GPU offer; a revision is a new row."""
+
+    class Status(models.TextChoices):
+        SUBMITTED = "submitted", "Submitted"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="quotes")
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT, related_name="quotes")
+    rfq = models.ForeignKey(
+        "catalog.Rfq", null=True, blank=True, on_delete=models.PROTECT, related_name="quotes"
+    )
+    title = models.CharField(max_length=200, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    supersedes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.SUBMITTED)
+    is_public_list_price = models.BooleanField(default=False)
+
+    capacity_model = models.CharField(max_length=30, choices=CapacityModel.choices)
+    currency = models.CharField(max_length=3, default="USD")
+    price_per_gpu_hour = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
+    # Purchase quotes: capex per node, support per year, power, amortisation.
+    price_per_node = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
+    support_per_year = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
+    power_kw_per_node = models.DecimalField(max_digits=8, decimal_places=3, null=True, blank=True)
+    amortisation_months = models.PositiveIntegerField(null=True, blank=True)
+
+    gpus_per_node = models.PositiveSmallIntegerField(default=8)
+    max_gpus_available = models.PositiveIntegerField(null=True, blank=True)
+    vcpu_per_node = models.PositiveIntegerField(null=True, blank=True)
+    ram_gb_per_node = models.PositiveIntegerField(null=True, blank=True)
+    local_nvme_tb_per_node = models.DecimalField(
+        max_digits=8, decimal_places=2, null=True, blank=True
+    )
+    intra_node_interconnect = models.CharField(max_length=80, blank=True)
+    inter_node_fabric = models.CharField(max_length=80, blank=True)
+    inter_node_bandwidth_gbps = models.PositiveIntegerField(null=True, blank=True)
+    region = models.CharField(max_length=60, blank=True)
+    zone = models.CharField(max_length=60, blank=True)
+    placement = models.CharField(max_length=200, blank=True)
+
+    min_commitment_gpus = models.PositiveIntegerField(default=0)
+    term_months = models.PositiveIntegerField(default=0)
+    cancellation_terms = models.TextField(blank=True)
+    overage_rate_per_gpu_hour = models.DecimalField(**MONEY, null=True, blank=True)
+    storage_per_gb_month = models.DecimalField(**MONEY, null=True, blank=True)
+    egress_per_gb = models.DecimalField(**MONEY, null=True, blank=True)
+    snapshot_per_gb_month = models.DecimalField(**MONEY, null=True, blank=True)
+    public_ip_per_month = models.DecimalField(**MONEY, null=True, blank=True)
+    load_balancer_per_month = models.DecimalField(**MONEY, null=True, blank=True)
+    private_networking_per_month = models.DecimalField(**MONEY, null=True, blank=True)
+    idle_billed = models.BooleanField(default=True)
+    shutdown_automation = models.CharField(max_length=200, blank=True)
+    usage_export_format = models.CharField(max_length=120, blank=True)
+    invoice_granularity = models.CharField(max_length=60, blank=True)
+    support_tier = models.CharField(max_length=120, blank=True)
+
+    quoted_at = models.DateTimeField(help_text="When the price was captured.")
+    valid_until = models.DateTimeField(null=True, blank=True)
+    source_url = models.URLField(max_length=500, blank=True)
+    source_document = models.CharField(max_length=200, blank=True)
+    notes = models.TextField(blank=True)
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = QuoteQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["provider", "accelerator", "capacity_model"])]
+        constraints = [
+            models.CheckConstraint(
+                name="quote_price_positive",
+                condition=Q(price_per_gpu_hour__isnull=True) | Q(price_per_gpu_hour__gt=0),
+            ),
+            models.CheckConstraint(
+                name="quote_valid_after_quoted",
+                condition=Q(valid_until__isnull=True) | Q(valid_until__gte=models.F("quoted_at")),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        label = self.title or f"{self.accelerator} {self.get_capacity_model_display()}"
+        return f"{self.provider}: {label} v{self.version}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("catalog:quote-detail", args=[self.pk])
+
+    def is_stale(self, now: object | None = None) -> bool:
+        now = now or timezone.now()
+        cutoff = now - timedelta(days=settings.STALE_QUOTE_DAYS)  # type: ignore[operator]
+        return self.quoted_at < cutoff or (
+            self.valid_until is not None and self.valid_until < now  # type: ignore[operator]
+        )
+
+
+class ModelApiRoute(models.Model):
+    """A model API offered as a candidate instead of renting GPUs."""
+
+    provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="api_routes")
+    model_name = models.CharField(max_length=200)
+    model_profile = models.ForeignKey(
+        ModelProfile, null=True, blank=True, on_delete=models.SET_NULL, related_name="api_routes"
+    )
+    currency = models.CharField(max_length=3, default="USD")
+    price_input_per_m_tokens = models.DecimalField(**MONEY, validators=POSITIVE)
+    price_output_per_m_tokens = models.DecimalField(**MONEY, validators=POSITIVE)
+    price_cached_input_per_m_tokens = models.DecimalField(
+        **MONEY, null=True, blank=True, validators=POSITIVE
+    )
+    rate_limit_rpm = models.PositiveIntegerField(null=True, blank=True)
+    rate_limit_tpm = models.PositiveIntegerField(null=True, blank=True)
+    region = models.CharField(max_length=60, blank=True)
+    p95_ttft_ms = models.FloatField(null=True, blank=True)
+    p99_e2e_ms = models.FloatField(null=True, blank=True)
+    is_public_list_price = models.BooleanField(default=False)
+    is_active = models.BooleanField(default=True)
+    quoted_at = models.DateTimeField()
+    valid_until = models.DateTimeField(null=True, blank=True)
+    source_url = models.URLField(max_length=500, blank=True)
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["provider__name", "model_name"]
+
+    def __str__(self) -> str:
+        return f"{self.provider}: {self.model_name} (API)"
+
+    def is_stale(self, now: object | None = None) -> bool:
+        now = now or timezone.now()
+        cutoff = now - timedelta(days=settings.STALE_QUOTE_DAYS)  # type: ignore[operator]
+        return self.quoted_at < cutoff
+
+
+class FxRate(models.Model):
+    """How many units of the base currency one unit of `currency` buys, as of a date."""
+
+    currency = models.CharField(max_length=3)
+    rate_to_base = models.DecimalField(max_digits=18, decimal_places=8, validators=POSITIVE)
+    as_of = models.DateField()
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["currency", "-as_of"]
+        constraints = [
+            models.UniqueConstraint(fields=["currency", "as_of"], name="fx_unique_per_day"),
+            models.CheckConstraint(name="fx_rate_positive", condition=Q(rate_to_base__gt=0)),
+        ]
+
+    def __str__(self) -> str:
+        return f"1 {self.currency} = {self.rate_to_base} ({self.as_of})"
+
+
+class Rfq(models.Model):
+    """A request for quotes: a brief's requirements sent to chosen providers, with a deadline."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    title = models.CharField(max_length=200)
+    brief = models.ForeignKey(
+        "procurement.WorkloadBrief",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="rfqs",
+    )
+    requirements = models.TextField(blank=True)
+    accelerators = models.ManyToManyField(Accelerator, blank=True, related_name="rfqs")
+    gpus_needed = models.PositiveIntegerField(null=True, blank=True)
+    region = models.CharField(max_length=120, blank=True)
+    capacity_models = models.JSONField(default=list, blank=True)
+    term_months = models.PositiveIntegerField(null=True, blank=True)
+    deadline = models.DateTimeField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    providers = models.ManyToManyField(Provider, related_name="rfqs")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    reopened_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "RFQ"
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("catalog:rfq-detail", args=[self.pk])
+
+    def is_open_for_answers(self, now: object | None = None) -> bool:
+        now = now or timezone.now()
+        return self.status == self.Status.OPEN and self.deadline >= now  # type: ignore[operator]

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class ChecklistConfig(AppConfig):
+    """The procurement checklist: items, vendor answers with evidence, reviews."""
+
+    name = "checklist"

@@ -1,0 +1,24 @@
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from procurement.models import AuditEvent
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    """Read-only: the audit trail cannot be added to, edited or deleted through the admin."""
+
+    list_display = ("created_at", "actor_name", "action", "object_type", "object_id", "outcome")
+    list_filter = ("action", "object_type", "outcome")
+    search_fields = ("actor_name", "object_repr", "object_id")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,26 @@
+"""DRF permission built on procurement.access (the same door as the HTML views)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.request import Request
+
+from procurement import access
+
+
+class HasRole(BasePermission):
+    """Allow `read_roles` for safe methods and `write_roles` otherwise.
+
+    Views set `read_roles` / `write_roles`; vendors are scoped by `get_queryset()`.
+    """
+
+    message = "Your role does not allow this."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.method in SAFE_METHODS:
+            roles = getattr(view, "read_roles", access.STAFF_ROLES)
+        else:
+            roles = getattr(view, "write_roles", frozenset())
+        return access.has_role(request.user, *roles)

@@ -1,0 +1,5 @@
+"""API v1 routes: briefs."""
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []

@@ -1,0 +1,11 @@
+"""Celery application. Settings come from Django settings (CELERY_* names)."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "procurement.settings")
+
+app = Celery("procurement")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

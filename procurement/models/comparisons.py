@@ -1,0 +1,164 @@
+"""Comparisons (the decision record), their candidate rows, and finance reviews."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.urls import reverse
+
+
+class Comparison(models.Model):
+    """A frozen set of inputs (snapshot + seed + engine version) and its computed rows."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        READY = "ready", "Ready for review"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+        CHANGES_REQUESTED = "changes_requested", "Changes requested"
+        FAILED = "failed", "Failed"
+
+    title = models.CharField(max_length=200)
+    brief = models.ForeignKey(
+        "procurement.WorkloadBrief", on_delete=models.PROTECT, related_name="comparisons"
+    )
+    quotes = models.ManyToManyField("catalog.Quote", blank=True, related_name="comparisons")
+    api_routes = models.ManyToManyField(
+        "catalog.ModelApiRoute", blank=True, related_name="comparisons"
+    )
+    revision = models.PositiveIntegerField(default=1)
+    supersedes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    progress = models.FloatField(default=0.0)
+    seed = models.BigIntegerField()
+    samples = models.PositiveIntegerField(default=10_000)
+    engine_version = models.CharField(max_length=20, blank=True)
+    assumptions = models.JSONField(default=dict, blank=True, help_text="Overrides of defaults.")
+    snapshot = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(
+        default=dict, blank=True, help_text="Comparison-level output: tornado, break-even..."
+    )
+    recommended_key = models.CharField(max_length=60, blank=True)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    required_approvals = models.PositiveSmallIntegerField(default=1)
+    commitment_usd = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "claimed_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.title} (rev {self.revision})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("procurement:comparison-detail", args=[self.pk])
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status not in {self.Status.QUEUED, self.Status.RUNNING, self.Status.DRAFT}
+
+
+class CandidateResult(models.Model):
+    """One computed row of a comparison: a quote version or API route, costed."""
+
+    class Kind(models.TextChoices):
+        GPU = "gpu", "GPU quote"
+        API = "api", "Model API"
+        HYBRID = "hybrid", "Hybrid plan"
+
+    comparison = models.ForeignKey(Comparison, on_delete=models.CASCADE, related_name="candidates")
+    key = models.CharField(max_length=60)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    quote = models.ForeignKey(
+        "catalog.Quote", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    api_route = models.ForeignKey(
+        "catalog.ModelApiRoute", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    label = models.CharField(max_length=300)
+    provider_name = models.CharField(max_length=200, blank=True)
+    accelerator_name = models.CharField(max_length=120, blank=True)
+    capacity_model = models.CharField(max_length=30, blank=True)
+    gpus = models.PositiveIntegerField(null=True, blank=True)
+    hourly_price_usd = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
+    eligible = models.BooleanField(default=True)
+    reasons = models.JSONField(default=list, blank=True)
+    cost_lines = models.JSONField(default=dict, blank=True, help_text="name → Decimal string")
+    total_usd = models.DecimalField(max_digits=18, decimal_places=2, null=True, blank=True)
+    accepted_outputs = models.DecimalField(max_digits=24, decimal_places=4, null=True, blank=True)
+    unit_cost_usd = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True)
+    unit_label = models.CharField(max_length=60, blank=True)
+    p10 = models.FloatField(null=True, blank=True)
+    p50 = models.FloatField(null=True, blank=True)
+    p90 = models.FloatField(null=True, blank=True)
+    prob_cheapest = models.FloatField(null=True, blank=True)
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    rank_hourly = models.PositiveIntegerField(null=True, blank=True)
+    fit = models.JSONField(default=dict, blank=True)
+    performance = models.JSONField(default=dict, blank=True)
+    perf_source = models.CharField(max_length=20, blank=True)
+    checklist = models.JSONField(default=dict, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["rank", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["comparison", "key"], name="candidate_key_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class Review(models.Model):
+    """A reviewer's decision on a comparison. Never edited; four-eyes enforced in the DB too."""
+
+    class Decision(models.TextChoices):
+        APPROVE = "approve", "Approve"
+        REJECT = "reject", "Reject"
+        REQUEST_CHANGES = "request_changes", "Request changes"
+
+    comparison = models.ForeignKey(Comparison, on_delete=models.PROTECT, related_name="reviews")
+    comparison_creator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="reviews"
+    )
+    reviewer_role = models.CharField(max_length=20)
+    decision = models.CharField(max_length=20, choices=Decision.choices)
+    candidate = models.ForeignKey(
+        CandidateResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    comment = models.TextField()
+    justification = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.CheckConstraint(
+                name="four_eyes", condition=~Q(reviewer=F("comparison_creator"))
+            ),
+            models.UniqueConstraint(
+                fields=["comparison", "reviewer"], name="one_review_per_reviewer"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_decision_display()} by {self.reviewer}"

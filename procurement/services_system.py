@@ -1,0 +1,51 @@
+"""System services: the worker round-trip probe and broker health."""
+
+from __future__ import annotations
+
+import socket
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from procurement.models import WorkerProbe
+
+
+def worker_probe_request(*, acting_user: Any) -> WorkerProbe:
+    """Create a probe row and ring the worker once the row is committed."""
+    from procurement.tasks import worker_probe_complete_task
+
+    probe = WorkerProbe.objects.create(requested_by=acting_user)
+    transaction.on_commit(partial(worker_probe_complete_task.delay, probe.pk))
+    return probe
+
+
+def worker_probe_complete(*, probe_id: int) -> None:
+    WorkerProbe.objects.filter(pk=probe_id, completed_at__isnull=True).update(
+        completed_at=timezone.now(), worker_hostname=socket.gethostname()
+    )
+
+
+def database_ok() -> tuple[bool, str]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # any driver error means "not OK"; the message says why
+        return False, f"{type(exc).__name__}: {exc}"
+    return True, connection.vendor
+
+
+def broker_ok() -> tuple[bool, str]:
+    from procurement.celery import app
+
+    url = settings.CELERY_BROKER_URL
+    transport = url.split("://", 1)[0]
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+    except Exception as exc:  # a broker that is down raises many types; report it
+        return False, f"{transport}: {type(exc).__name__}"
+    return True, transport

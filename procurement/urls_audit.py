@@ -1,0 +1,5 @@
+"""HTML routes: audit."""
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []

@@ -1,0 +1,5 @@
+"""HTML routes: briefs."""
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []

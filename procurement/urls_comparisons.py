@@ -1,0 +1,5 @@
+"""HTML routes: comparisons."""
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []

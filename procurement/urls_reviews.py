@@ -1,0 +1,5 @@
+"""HTML routes: reviews."""
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []

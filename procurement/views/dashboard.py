@@ -1,0 +1,43 @@
+"""The dashboard (one per role) and the health endpoint."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from accounts.models import Role
+from procurement import access, selectors_dashboard, services_system
+
+
+def dashboard(request: HttpRequest) -> HttpResponse:
+    role = access.role_of(request.user)
+    context = selectors_dashboard.dashboard_context(request.user)
+    context["role"] = role
+    context["can_probe_worker"] = role == Role.ADMIN
+    return render(request, "dashboard.html", context)
+
+
+@require_POST
+@access.role_required(Role.ADMIN)
+def worker_probe(request: HttpRequest) -> HttpResponse:
+    services_system.worker_probe_request(acting_user=request.user)
+    return redirect("dashboard")
+
+
+@login_not_required
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    db_ok, db_detail = services_system.database_ok()
+    broker_ok, broker_detail = services_system.broker_ok()
+    ok = db_ok and broker_ok
+    return JsonResponse(
+        {
+            "status": "ok" if ok else "degraded",
+            "database": {"ok": db_ok, "detail": db_detail},
+            "broker": {"ok": broker_ok, "detail": broker_detail},
+        },
+        status=200 if ok else 503,
+    )

@@ -1,0 +1,37 @@
+// Small progressive enhancements; no inline scripts anywhere (strict CSP).
+(function () {
+  "use strict";
+
+  // Render every Plotly figure whose JSON sits in <script type="application/json" id=...>
+  // and whose target element carries data-plotly="<that id>".
+  function renderCharts(root) {
+    if (typeof window.Plotly === "undefined") return;
+    root.querySelectorAll("[data-plotly]").forEach(function (el) {
+      if (el.dataset.rendered) return;
+      var src = document.getElementById(el.dataset.plotly);
+      if (!src) return;
+      var fig = JSON.parse(src.textContent);
+      window.Plotly.newPlot(el, fig.data || [], fig.layout || {},
+        Object.assign({ responsive: true, displaylogo: false }, fig.config || {}));
+      el.dataset.rendered = "1";
+    });
+  }
+
+  // Confirm buttons: <button data-confirm="Are you sure?">
+  document.addEventListener("click", function (ev) {
+    var t = ev.target.closest("[data-confirm]");
+    if (t && !window.confirm(t.dataset.confirm)) ev.preventDefault();
+  });
+
+  // Auto-submit filter forms: <form data-autosubmit>
+  document.addEventListener("change", function (ev) {
+    var form = ev.target.closest("form[data-autosubmit]");
+    if (form) form.requestSubmit();
+  });
+
+  function init(root) { renderCharts(root || document); }
+  document.addEventListener("DOMContentLoaded", function () { init(document); });
+  window.addEventListener("load", function () { init(document); });
+  document.addEventListener("htmx:afterSettle", function (ev) { init(ev.target); });
+  window.workbench = { renderCharts: renderCharts };
+})();
