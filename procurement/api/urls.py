@@ -13,4 +13,5 @@ urlpatterns = [
     path("", include("benchmarks.api.urls")),
     path("", include("procurement.api.urls_briefs")),
     path("", include("procurement.api.urls_comparisons")),
+    path("", include("procurement.api.urls_reviews")),
 ]
