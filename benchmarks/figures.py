@@ -1,0 +1,107 @@
+"""Key figures read from a result's stored normalised metrics (pure: dicts in, dicts out).
+
+`metrics` is the JSON stored on `BenchmarkResult.metrics`: the parser's `Metrics.to_dict()`
+(latency families as `{"p50", "p95", "p99", "mean"}` in ms, throughputs per second).
+Every figure is `None` when the file does not carry it; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+LATENCY_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("ttft_ms", "Time to first token"),
+    ("itl_ms", "Inter-token (per chunk)"),
+    ("tpot_ms", "Time per output token"),
+    ("e2e_ms", "End-to-end"),
+)
+PERCENTILES: tuple[str, ...] = ("p50", "p95", "p99")
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def percentile(metrics: dict[str, Any], family: str, which: str) -> float | None:
+    """`percentile(m, "e2e_ms", "p99")` → the stored value in ms, or None."""
+    block = metrics.get(family)
+    if not isinstance(block, dict):
+        return None
+    return _number(block.get(which))
+
+
+def tokens_per_s_per_gpu(metrics: dict[str, Any], gpu_count: int | None) -> float | None:
+    """Output tokens per second divided by the GPUs that served them (the upload says how many)."""
+    output = _number(metrics.get("output_tokens_per_s"))
+    if output is None:
+        output = _number(metrics.get("tokens_per_s"))
+    if output is None or not gpu_count:
+        return None
+    return output / gpu_count
+
+
+def acceptance_rate(metrics: dict[str, Any]) -> float | None:
+    """Accepted share of completed requests: stated by the file, else accepted / completed."""
+    rate = _number(metrics.get("acceptance_rate"))
+    if rate is not None:
+        return rate
+    accepted = _number(metrics.get("accepted_outputs"))
+    completed = _number(metrics.get("requests_completed"))
+    if accepted is not None and completed:
+        return accepted / completed
+    assets_accepted = _number(metrics.get("assets_accepted"))
+    assets = _number(metrics.get("assets_generated"))
+    if assets_accepted is not None and assets:
+        return assets_accepted / assets
+    return None
+
+
+def has_acceptance_data(metrics: dict[str, Any]) -> bool:
+    return any(
+        _number(metrics.get(key)) is not None
+        for key in ("acceptance_rate", "accepted_outputs", "assets_accepted")
+    )
+
+
+def key_figures(metrics: dict[str, Any], gpu_count: int | None) -> dict[str, Any]:
+    """The normalised figures the comparison engine and the pages use."""
+    return {
+        "output_tokens_per_s": _number(metrics.get("output_tokens_per_s")),
+        "request_throughput_rps": _number(metrics.get("request_throughput_rps")),
+        "ttft_p95_ms": percentile(metrics, "ttft_ms", "p95"),
+        "itl_p95_ms": percentile(metrics, "itl_ms", "p95"),
+        "tpot_p95_ms": percentile(metrics, "tpot_ms", "p95"),
+        "e2e_p99_ms": percentile(metrics, "e2e_ms", "p99"),
+        "tokens_per_s_per_gpu": tokens_per_s_per_gpu(metrics, gpu_count),
+        "acceptance_rate": acceptance_rate(metrics),
+        "has_acceptance_data": has_acceptance_data(metrics),
+        "concurrency": _number(metrics.get("concurrency")),
+        "gpu_count": gpu_count,
+    }
+
+
+def percentile_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per latency family that the file carries: label, p50, p95, p99, mean."""
+    rows = []
+    for family, label in LATENCY_FAMILIES:
+        values = {p: percentile(metrics, family, p) for p in (*PERCENTILES, "mean")}
+        if any(v is not None for v in values.values()):
+            rows.append({"family": family, "label": label, **values})
+    return rows
+
+
+def meets_latency_targets(
+    figures: dict[str, Any], *, e2e_p99_ms: float | None, ttft_p95_ms: float | None
+) -> bool | None:
+    """True/False when at least one target can be checked against the figures, else None."""
+    verdicts = []
+    for target, observed in (
+        (e2e_p99_ms, figures["e2e_p99_ms"]),
+        (ttft_p95_ms, figures["ttft_p95_ms"]),
+    ):
+        if target and observed is not None:
+            verdicts.append(observed <= target)
+    return all(verdicts) if verdicts else None

@@ -1,0 +1,135 @@
+"""Reads of benchmark results: the measured performance the comparison engine uses, and lists.
+
+`measured_performance_for` is called by the comparison snapshot (another area); it returns
+plain dicts and runs a constant number of queries whatever the number of ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from benchmarks import figures
+from benchmarks.models import BenchmarkResult
+
+_RESULT_FIELDS = (
+    "id",
+    "quote_id",
+    "accelerator_id",
+    "brief_id",
+    "gpu_count",
+    "metrics",
+    "format_id",
+    "created_at",
+    "parsed_at",
+)
+
+
+def _brief_targets(brief_id: int | None) -> tuple[float | None, float | None]:
+    if brief_id is None:
+        return None, None
+    from procurement.models import WorkloadBrief
+
+    row = WorkloadBrief.objects.filter(pk=brief_id).values_list("e2e_p99_ms", "ttft_p95_ms").first()
+    return (row[0], row[1]) if row else (None, None)
+
+
+def _figures_of(result: BenchmarkResult) -> dict[str, Any]:
+    return {
+        **figures.key_figures(result.metrics or {}, result.gpu_count),
+        "result_id": result.pk,
+        "brief_id": result.brief_id,
+        "format_id": result.format_id,
+        "parsed_at": result.parsed_at.isoformat() if result.parsed_at else None,
+    }
+
+
+def _rank(
+    item: dict[str, Any], result: BenchmarkResult, brief_id: int | None, targets: tuple
+) -> tuple:
+    """Sort key, higher is better: for the brief > meets its latency targets > tokens/s per GPU."""
+    meets = figures.meets_latency_targets(item, e2e_p99_ms=targets[0], ttft_p95_ms=targets[1])
+    per_gpu = item["tokens_per_s_per_gpu"]
+    return (
+        1 if brief_id is not None and result.brief_id == brief_id else 0,
+        {True: 1, None: 0, False: -1}[meets],
+        per_gpu if per_gpu is not None else float("-inf"),
+        result.created_at,
+        result.pk,
+    )
+
+
+def _best(
+    candidates: Iterable[tuple[tuple, dict[str, Any]]],
+) -> dict[str, Any] | None:
+    best = max(candidates, key=lambda pair: pair[0], default=None)
+    return best[1] if best else None
+
+
+def measured_performance_for(
+    quote_ids: Sequence[int], accelerator_ids: Sequence[int], brief_id: int | None
+) -> dict[str, dict[int, dict[str, Any]]]:
+    """The best parsed result's normalised figures, per quote id and per accelerator id.
+
+    Returns `{"by_quote": {quote_id: figures}, "by_accelerator": {accelerator_id: figures}}`;
+    ids without a parsed result are absent. `figures` holds `output_tokens_per_s`,
+    `request_throughput_rps`, `ttft_p95_ms`, `e2e_p99_ms`, `tokens_per_s_per_gpu`,
+    `acceptance_rate`, `gpu_count`, `result_id`, `has_acceptance_data` (plus `itl_p95_ms`,
+    `tpot_p95_ms`, `concurrency`, `brief_id`, `format_id`, `parsed_at`); a figure the file
+    does not carry is None.
+
+    With a brief, only results for that brief or for no brief count, and the brief's own ones
+    win; then results meeting the brief's p99 end-to-end / p95 TTFT targets; then the highest
+    output tokens/s per GPU; then the newest. By accelerator, every parsed result measured on
+    that accelerator counts (any provider's quote, or none). Two queries at most.
+    """
+    quote_ids = [int(q) for q in quote_ids]
+    accelerator_ids = [int(a) for a in accelerator_ids]
+    out: dict[str, dict[int, dict[str, Any]]] = {"by_quote": {}, "by_accelerator": {}}
+    if not quote_ids and not accelerator_ids:
+        return out
+    targets = _brief_targets(brief_id)
+    qs = BenchmarkResult.objects.filter(status=BenchmarkResult.Status.PARSED).filter(
+        Q(quote_id__in=quote_ids) | Q(accelerator_id__in=accelerator_ids)
+    )
+    if brief_id is not None:
+        qs = qs.filter(Q(brief_id=brief_id) | Q(brief__isnull=True))
+    by_quote: dict[int, list[tuple[tuple, dict[str, Any]]]] = {}
+    by_accelerator: dict[int, list[tuple[tuple, dict[str, Any]]]] = {}
+    wanted_quotes, wanted_accelerators = set(quote_ids), set(accelerator_ids)
+    for result in qs.only(*_RESULT_FIELDS):
+        item = _figures_of(result)
+        ranked = (_rank(item, result, brief_id, targets), item)
+        if result.quote_id in wanted_quotes:
+            by_quote.setdefault(result.quote_id, []).append(ranked)
+        if result.accelerator_id in wanted_accelerators:
+            by_accelerator.setdefault(result.accelerator_id, []).append(ranked)
+    out["by_quote"] = {k: v for k, items in by_quote.items() if (v := _best(items))}
+    out["by_accelerator"] = {k: v for k, items in by_accelerator.items() if (v := _best(items))}
+    return out
+
+
+def results_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:
+    """Results the user may see, newest first, with what the list pages show preloaded."""
+    from procurement import access
+
+    qs = access.results_for(user).select_related("brief")
+    filters = filters or {}
+    if filters.get("status"):
+        qs = qs.filter(status=filters["status"])
+    if filters.get("format"):
+        qs = qs.filter(format_id=filters["format"])
+    if filters.get("brief"):
+        qs = qs.filter(brief_id=filters["brief"])
+    if filters.get("quote"):
+        qs = qs.filter(quote_id=filters["quote"])
+    if filters.get("accelerator"):
+        value = str(filters["accelerator"])
+        qs = (
+            qs.filter(accelerator_id=value)
+            if value.isdigit()
+            else qs.filter(accelerator__slug=value)
+        )
+    return qs.order_by("-created_at", "-id")
