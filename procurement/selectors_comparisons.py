@@ -1,0 +1,83 @@
+"""Reads for comparisons: lists, one comparison with its rows, candidate choices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+
+from procurement import access
+from procurement.models import CandidateResult, Comparison, WorkloadBrief
+
+TRAINING_OR_MEDIA = {"training", "full_finetune", "adapter_finetune", "media"}
+
+
+def default_quotes() -> QuerySet[Any]:
+    """Every current quote version (not superseded, not withdrawn)."""
+    from catalog.models import Quote
+
+    return Quote.objects.current().select_related("provider", "accelerator")
+
+
+def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:
+    """Active API routes that could serve the brief: its model (or an unstated one)."""
+    from catalog.models import ModelApiRoute
+
+    qs = ModelApiRoute.objects.filter(is_active=True).select_related("provider", "model_profile")
+    if brief.workload_class in TRAINING_OR_MEDIA:
+        return qs.none()
+    if brief.model_id is not None:
+        qs = qs.filter(model_profile_id__in=[brief.model_id]) | qs.filter(
+            model_profile__isnull=True
+        )
+    return qs
+
+
+def comparisons_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[Any]:
+    """Comparisons the user may see, newest first, with row counts and the recommendation."""
+    filters = filters or {}
+    recommended = CandidateResult.objects.filter(
+        comparison_id=OuterRef("pk"), key=OuterRef("recommended_key")
+    ).values("label")[:1]
+    qs = (
+        access.comparisons_for(user)
+        .annotate(candidate_count=Count("candidates"), recommended_label=Subquery(recommended))
+        .order_by("-created_at", "-id")
+    )
+    if filters.get("status"):
+        qs = qs.filter(status=filters["status"])
+    if filters.get("brief"):
+        qs = qs.filter(brief_id=filters["brief"])
+    return qs
+
+
+def comparison_rows(comparison: Comparison) -> list[CandidateResult]:
+    """Every row, ranked first (by unit cost), then the ineligible ones."""
+    return list(CandidateResult.objects.filter(comparison=comparison).order_by("rank", "key"))
+
+
+def complete_briefs(user: Any) -> list[WorkloadBrief]:
+    """Briefs the user may compare: complete, newest version first."""
+    briefs = access.briefs_for(user).filter(superseded_by__isnull=True).order_by("-created_at")
+    return [b for b in briefs[:200] if b.is_complete]
+
+
+@dataclass
+class ProviderGroup:
+    provider: str
+    quotes: list[Any]
+    routes: list[Any]
+
+
+def candidate_choices(brief: WorkloadBrief) -> list[ProviderGroup]:
+    """The default candidates of a brief, grouped by provider, for the new-comparison form."""
+    groups: dict[str, ProviderGroup] = {}
+    for quote in default_quotes().order_by("provider__name", "accelerator__name", "pk"):
+        name = quote.provider.name
+        groups.setdefault(name, ProviderGroup(name, [], [])).quotes.append(quote)
+    for route in default_api_routes(brief).order_by("provider__name", "model_name", "pk"):
+        name = route.provider.name
+        groups.setdefault(name, ProviderGroup(name, [], [])).routes.append(route)
+    return [groups[k] for k in sorted(groups)]
+

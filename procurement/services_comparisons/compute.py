@@ -1,0 +1,168 @@
+"""Snapshot + seed → candidate rows and the comparison-level result. Pure: no database.
+
+`compute()` is what the worker runs and what the reproducibility test re-runs: the same
+snapshot, seed and ENGINE_VERSION give the same rows, to the last digit.
+
+Money shown on a row is in the base currency. A row whose currency has no FX rate keeps its
+reasons and warnings but no money at all (never a silently unconverted figure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any
+
+from procurement.engine.comparison import ENGINE_VERSION, run_comparison
+from procurement.engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
+from procurement.snapshot import thaw
+
+THAW_SHARE = 0.15  # share of the progress bar spent building inputs (memory fits, estimates)
+CENT = Decimal("0.01")
+HOURLY_QUANTUM = Decimal("0.0001")
+OUTPUT_QUANTUM = Decimal("0.0001")
+
+
+@dataclass
+class Computed:
+    rows: list[dict[str, Any]]
+    result: dict[str, Any]
+    recommended_key: str
+    engine_version: str = ENGINE_VERSION
+    workload_class: str = ""
+    warnings_total: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _q(value: Decimal | None, quantum: Decimal) -> Decimal | None:
+    return None if value is None else value.quantize(quantum, rounding=ROUND_HALF_EVEN)
+
+
+def _base_row(key: str, facts: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "key": key,
+        "kind": facts["kind"],
+        "quote_id": facts.get("quote_id"),
+        "api_route_id": facts.get("api_route_id"),
+        "label": str(facts.get("label", key))[:300],
+        "provider_name": str(facts.get("provider_name", ""))[:200],
+        "accelerator_name": str(facts.get("accelerator_name", ""))[:120],
+        "capacity_model": facts.get("capacity_model", ""),
+        "gpus": facts.get("gpus"),
+        "fit": facts.get("fit", {}),
+        "performance": facts.get("performance", {}),
+        "perf_source": facts.get("perf_source", "") or "",
+        "checklist": facts.get("checklist", {}),
+        "detail": dict(facts.get("detail", {})),
+    }
+
+
+def _rejected_row(key: str, facts: dict[str, Any], reasons: list[str]) -> dict[str, Any]:
+    row = _base_row(key, facts)
+    row.update(eligible=False, reasons=reasons, cost_lines={}, warnings=[], unit_label="")
+    return row
+
+
+def outcome_row(outcome: CandidateOutcome, facts: dict[str, Any]) -> dict[str, Any]:
+    """One CandidateResult's field values from the engine's outcome and the snapshot facts."""
+    row = _base_row(outcome.candidate_id, facts)
+    money = not facts.get("fx_missing", False)
+    row.update(
+        eligible=outcome.eligible,
+        reasons=list(outcome.reasons),
+        warnings=[w.to_dict() for w in outcome.warnings],
+        unit_label=outcome.unit_label,
+        rank=outcome.rank_by_unit_cost,
+        rank_hourly=outcome.rank_by_hourly_price,
+        p10=outcome.p10,
+        p50=outcome.p50,
+        p90=outcome.p90,
+        prob_cheapest=outcome.prob_cheapest,
+    )
+    if money:
+        row.update(
+            hourly_price_usd=_q(outcome.price_per_gpu_hour, HOURLY_QUANTUM),
+            cost_lines={k: format(v, "f") for k, v in outcome.cost_lines.items()},
+            total_usd=_q(outcome.total, CENT),
+            accepted_outputs=_q(outcome.accepted_outputs, OUTPUT_QUANTUM),
+            unit_cost_usd=outcome.unit_cost,
+        )
+        row["detail"].update(
+            billed_gpu_hours=to_jsonable(outcome.billed_gpu_hours),
+            gpu_spend=to_jsonable(outcome.gpu_spend),
+            gpu_spend_breakdown=to_jsonable(outcome.gpu_spend_breakdown),
+            unit_cost_per_accepted_output=to_jsonable(outcome.unit_cost_per_accepted_output),
+            training=to_jsonable(outcome.training),
+        )
+    else:
+        row["cost_lines"] = {}
+    return row
+
+
+def result_json(output: ComparisonOutput, thawed: thaw.Thawed) -> dict[str, Any]:
+    data = output.to_dict()
+    data.pop("candidates", None)
+    eligible = sum(1 for row in output.candidates if row.eligible)
+    data["counts"] = {
+        "candidates": len(thawed.order),
+        "costed": len(output.candidates),
+        "eligible": eligible,
+        "not_costed": len(thawed.rejected),
+    }
+    return data
+
+
+def compute(
+    snapshot: dict[str, Any],
+    *,
+    seed: int,
+    samples: int,
+    progress: Callable[[float], None] | None = None,
+) -> Computed:
+    """Run the engine on a snapshot. Raises EngineInputError when the workload is invalid."""
+
+    def thaw_progress(x: float) -> None:
+        if progress is not None:
+            progress(THAW_SHARE * x)
+
+    def engine_progress(x: float) -> None:
+        if progress is not None:
+            progress(THAW_SHARE + (1 - THAW_SHARE) * x)
+
+    thawed = thaw(snapshot, progress=thaw_progress)
+    outcomes: dict[str, CandidateOutcome] = {}
+    output: ComparisonOutput | None = None
+    if thawed.input is not None:
+        output = run_comparison(thawed.input, seed=seed, samples=samples, progress=engine_progress)
+        outcomes = {row.candidate_id: row for row in output.candidates}
+    rows = []
+    for key in thawed.order:
+        facts = thawed.facts[key]
+        if key in outcomes:
+            rows.append(outcome_row(outcomes[key], facts))
+        else:
+            rows.append(_rejected_row(key, facts, thawed.rejected.get(key, [])))
+    if output is None:
+        result: dict[str, Any] = {
+            "engine_version": ENGINE_VERSION,
+            "seed": seed,
+            "samples": samples,
+            "notes": ["no candidate could be costed: see each row's reasons"],
+            "counts": {
+                "candidates": len(rows),
+                "costed": 0,
+                "eligible": 0,
+                "not_costed": len(rows),
+            },
+        }
+        recommended = ""
+    else:
+        result = result_json(output, thawed)
+        recommended = output.recommended_candidate_id or ""
+    return Computed(
+        rows=rows,
+        result=result,
+        recommended_key=recommended,
+        warnings_total=sum(len(r.get("warnings", [])) for r in rows),
+    )

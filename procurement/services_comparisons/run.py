@@ -1,0 +1,182 @@
+"""Running a comparison: claim the row, compute outside any transaction, write once.
+
+Safe to deliver twice (acks_late + reject_on_worker_lost redeliver after a crash):
+
+1. one conditional UPDATE claims the row (queued, or running with a claim older than
+   `STALE_AFTER`) and increments `attempts`; 0 rows means someone else has it — no-op;
+2. past `MAX_ATTEMPTS` the comparison fails ("gave up") instead of looping forever;
+3. the engine runs outside a transaction, saving progress (and refreshing the claim) at
+   most every `PROGRESS_EVERY_S`;
+4. rows, result and status are written in one atomic block guarded by
+   `filter(pk, status=RUNNING, attempts=<this claim>)`, so a duplicate or stale run that
+   lost its claim writes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import timedelta
+from decimal import Decimal
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q, QuerySet
+from django.utils import timezone
+
+from procurement.audit import audit_record
+from procurement.engine.errors import EngineInputError
+from procurement.models import CandidateResult, Comparison
+from procurement.services_comparisons.compute import Computed, compute
+
+logger = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 3
+STALE_AFTER = timedelta(minutes=5)  # a running claim not refreshed for this long is dead
+PROGRESS_EVERY_S = 0.5
+TRAINING_UNIT_CLASSES = {"training", "full_finetune", "adapter_finetune"}
+
+
+class _Progress:
+    """Throttled progress writer that also refreshes the claim (a heartbeat)."""
+
+    def __init__(self, mine: QuerySet[Comparison]) -> None:
+        self.mine = mine
+        self.last = 0.0
+
+    def __call__(self, fraction: float) -> None:
+        now = time.monotonic()
+        if now - self.last < PROGRESS_EVERY_S:
+            return
+        self.last = now
+        self.mine.update(
+            progress=round(min(0.99, max(0.0, fraction)), 4), claimed_at=timezone.now()
+        )
+
+
+def describe_error(exc: BaseException) -> str:
+    """A message a lead can act on, not a traceback."""
+    if isinstance(exc, EngineInputError):
+        return f"The engine refused an input: {exc.field}: {exc.message}"
+    if isinstance(exc, SoftTimeLimitExceeded):
+        return "The computation took longer than the time limit and was stopped."
+    return f"Unexpected error while computing ({type(exc).__name__}): {exc}"[:2000]
+
+
+def _claim(comparison_id: int) -> Comparison | None:
+    now = timezone.now()
+    claimed = (
+        Comparison.objects.filter(pk=comparison_id)
+        .filter(
+            Q(status=Comparison.Status.QUEUED)
+            | Q(status=Comparison.Status.RUNNING, claimed_at__lt=now - STALE_AFTER)
+        )
+        .update(
+            status=Comparison.Status.RUNNING,
+            claimed_at=now,
+            attempts=F("attempts") + 1,
+            progress=0.0,
+            error="",
+        )
+    )
+    if not claimed:
+        return None
+    return Comparison.objects.select_related("brief").get(pk=comparison_id)
+
+
+def _fail(mine: QuerySet[Comparison], comparison: Comparison, message: str) -> None:
+    with transaction.atomic():
+        if mine.update(status=Comparison.Status.FAILED, error=message, finished_at=timezone.now()):
+            audit_record(
+                actor=None,
+                action="comparison.failed",
+                obj=comparison,
+                summary={"error": message[:300], "attempts": comparison.attempts},
+                outcome="error",
+            )
+
+
+def commitment_usd(computed: Computed, brief_class: str, horizon_months: int) -> Decimal | None:
+    """The recommended row's commitment: monthly total × min(term, horizon) months.
+
+    No term (on-demand, APIs) counts the whole horizon; training briefs count one run.
+    """
+    row = next((r for r in computed.rows if r["key"] == computed.recommended_key), None)
+    if row is None or row.get("total_usd") is None:
+        return None
+    total: Decimal = row["total_usd"]
+    if brief_class in TRAINING_UNIT_CLASSES:
+        return total
+    term = int(row["detail"].get("term_months") or 0)
+    months = min(term, horizon_months) if term > 0 else horizon_months
+    return (total * months).quantize(Decimal("0.01"))
+
+
+def _save(mine: QuerySet[Comparison], comparison: Comparison, computed: Computed) -> bool:
+    brief = comparison.brief
+    commitment = commitment_usd(computed, brief.workload_class, brief.horizon_months)
+    threshold = Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD)
+    approvals = 2 if commitment is not None and commitment > threshold else 1
+    with transaction.atomic():
+        won = mine.update(
+            status=Comparison.Status.READY,
+            progress=1.0,
+            result=computed.result,
+            recommended_key=computed.recommended_key,
+            engine_version=computed.engine_version,
+            finished_at=timezone.now(),
+            required_approvals=approvals,
+            commitment_usd=commitment,
+            error="",
+        )
+        if not won:
+            return False
+        CandidateResult.objects.filter(comparison_id=comparison.pk).delete()
+        CandidateResult.objects.bulk_create(
+            [CandidateResult(comparison_id=comparison.pk, **row) for row in computed.rows],
+            batch_size=500,
+        )
+        audit_record(
+            actor=None,
+            action="comparison.computed",
+            obj=comparison,
+            summary={
+                "candidates": len(computed.rows),
+                "recommended": computed.recommended_key,
+                "required_approvals": approvals,
+                "commitment_usd": str(commitment),
+                "attempt": comparison.attempts,
+            },
+        )
+    return True
+
+
+def comparison_run(*, comparison_id: int) -> Comparison | None:
+    """Compute one comparison if this call can claim it; None when there was nothing to do."""
+    comparison = _claim(comparison_id)
+    if comparison is None:
+        logger.info("comparison %s: nothing to do (finished or claimed elsewhere)", comparison_id)
+        return None
+    mine = Comparison.objects.filter(
+        pk=comparison_id, status=Comparison.Status.RUNNING, attempts=comparison.attempts
+    )
+    if comparison.attempts > MAX_ATTEMPTS:
+        _fail(mine, comparison, f"Gave up after {MAX_ATTEMPTS} attempts.")
+        return comparison
+    try:
+        computed = compute(
+            comparison.snapshot,
+            seed=comparison.seed,
+            samples=comparison.samples,
+            progress=_Progress(mine),
+        )
+        saved = _save(mine, comparison, computed)
+    except Exception as exc:  # every failure is recorded on the row, readable
+        logger.exception("comparison %s failed", comparison_id)
+        _fail(mine, comparison, describe_error(exc))
+    else:
+        if not saved:
+            logger.info("comparison %s: lost its claim; results discarded", comparison_id)
+    comparison.refresh_from_db()
+    return comparison

@@ -1,0 +1,168 @@
+"""Assumptions a comparison may override, with their stated defaults. Pure: no Django.
+
+Two kinds:
+
+- ranged overrides of the brief (``utilisation``, ``acceptance_rate``, ``failure_rate``,
+  ``monthly_accepted_outputs``, ``peak_to_average``): ``{"low", "likely", "high"}`` or one
+  number (a fixed value);
+- scalars with a default used when the brief has no field for them (memory-fit overhead and
+  safety margin, roofline efficiencies, the spread put around a throughput figure, purchase
+  power price...).
+
+``validate_overrides`` returns the cleaned overrides or a dict of per-field messages;
+``effective`` merges them over the defaults, which is what the snapshot freezes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from procurement.engine.memory_fit import DEFAULT_OVERHEAD_GB, DEFAULT_SAFETY_MARGIN
+from procurement.engine.performance import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar:
+    default: float
+    lo: float
+    hi: float
+    label: str
+    help: str = ""
+    integer: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Ranged:
+    lo: float
+    hi: float
+    label: str
+    help: str = ""
+
+
+RANGED: dict[str, Ranged] = {
+    "utilisation": Ranged(0.01, 1.0, "Utilisation", "Busy share of billed elastic GPU-hours."),
+    "acceptance_rate": Ranged(0.01, 1.0, "Acceptance rate", "Share of outputs that pass."),
+    "failure_rate": Ranged(0.0, 0.99, "Failure rate", "Share of attempts that fail."),
+    "monthly_accepted_outputs": Ranged(1.0, 1e15, "Accepted outputs per month"),
+    "peak_to_average": Ranged(1.0, 100.0, "Peak-to-average ratio"),
+}
+
+SCALARS: dict[str, Scalar] = {
+    "headroom_margin_pct": Scalar(
+        10.0, 0.0, 90.0, "Headroom margin (%)", "Memory headroom below which a row is warned."
+    ),
+    "overhead_gb": Scalar(DEFAULT_OVERHEAD_GB, 0.0, 64.0, "Runtime overhead per GPU (GB)"),
+    "safety_margin": Scalar(DEFAULT_SAFETY_MARGIN, 0.0, 0.5, "Memory safety margin (share)"),
+    "memory_efficiency": Scalar(
+        DEFAULT_MEMORY_EFFICIENCY, 0.05, 1.0, "Achieved share of memory bandwidth (estimates)"
+    ),
+    "compute_efficiency": Scalar(
+        DEFAULT_COMPUTE_EFFICIENCY, 0.05, 1.0, "Achieved share of peak FLOPS (estimates)"
+    ),
+    "estimate_spread_low": Scalar(0.75, 0.05, 1.0, "Estimated throughput, low factor"),
+    "estimate_spread_high": Scalar(1.10, 1.0, 5.0, "Estimated throughput, high factor"),
+    "measured_spread_low": Scalar(0.90, 0.05, 1.0, "Measured throughput, low factor"),
+    "measured_spread_high": Scalar(1.05, 1.0, 5.0, "Measured throughput, high factor"),
+    "cached_input_fraction": Scalar(0.0, 0.0, 1.0, "Cached share of input tokens (APIs)"),
+    "observability_per_month": Scalar(0.0, 0.0, 1e9, "Observability per month (USD)"),
+    "serving_stack_per_month": Scalar(
+        0.0,
+        0.0,
+        1e9,
+        "Own serving stack per month (USD)",
+        "Gateway, autoscaler... when the team runs them.",
+    ),
+    "vendor_management_fte": Scalar(0.1, 0.0, 100.0, "Vendor-management FTE (API, managed)"),
+    "price_per_kwh": Scalar(0.12, 0.0, 10.0, "Electricity per kWh (USD, purchase)"),
+    "pue": Scalar(1.4, 1.0, 3.0, "Data-centre PUE (purchase)"),
+    "colocation_per_node_month": Scalar(0.0, 0.0, 1e7, "Colocation per node-month (USD)"),
+    "purchase_life_months": Scalar(
+        36, 1, 120, "Hardware life when the quote gives none", integer=True
+    ),
+    "mfu_spread": Scalar(0.2, 0.0, 0.9, "Training MFU ± share"),
+    "reviewer_hourly_usd": Scalar(60.0, 0.0, 10_000.0, "Operator review, per hour (USD, media)"),
+}
+
+FORM_RANGED = ("utilisation", "acceptance_rate", "failure_rate", "peak_to_average")
+FORM_SCALARS = (
+    "headroom_margin_pct",
+    "observability_per_month",
+    "serving_stack_per_month",
+    "cached_input_fraction",
+    "price_per_kwh",
+    "pue",
+)
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _clean_ranged(
+    name: str, spec: Ranged, raw: object, errors: dict[str, list[str]]
+) -> dict[str, float] | None:
+    if not isinstance(raw, dict):
+        raw = {"low": raw, "likely": raw, "high": raw}
+    unknown = sorted(set(raw) - {"low", "likely", "high"})
+    if unknown:
+        errors[name] = [f"Unknown part(s) {', '.join(unknown)}: use low, likely, high."]
+        return None
+    values: dict[str, float] = {}
+    for part in ("low", "likely", "high"):
+        number = _number(raw.get(part))
+        if number is None:
+            errors[f"{name}.{part}"] = ["A finite number is required."]
+            return None
+        if not spec.lo <= number <= spec.hi:
+            errors[f"{name}.{part}"] = [f"Must be between {spec.lo:g} and {spec.hi:g}."]
+            return None
+        values[part] = number
+    if not values["low"] <= values["likely"] <= values["high"]:
+        errors[name] = ["Must satisfy low ≤ likely ≤ high."]
+        return None
+    return values
+
+
+def validate_overrides(raw: object) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """(cleaned overrides, errors). Unknown names are errors, so typos are never ignored."""
+    if raw is None:
+        return {}, {}
+    if not isinstance(raw, dict):
+        return {}, {"assumptions": ["Must be an object of name → value."]}
+    errors: dict[str, list[str]] = {}
+    clean: dict[str, Any] = {}
+    unknown = sorted(set(raw) - set(RANGED) - set(SCALARS))
+    if unknown:
+        errors["assumptions"] = [f"Unknown assumption(s): {', '.join(map(str, unknown))}."]
+    for name, value in raw.items():
+        if name in RANGED:
+            ranged = _clean_ranged(name, RANGED[name], value, errors)
+            if ranged is not None:
+                clean[name] = ranged
+        elif name in SCALARS:
+            spec = SCALARS[name]
+            number = _number(value)
+            if number is None:
+                errors[name] = ["A finite number is required."]
+            elif not spec.lo <= number <= spec.hi:
+                errors[name] = [f"Must be between {spec.lo:g} and {spec.hi:g}."]
+            elif spec.integer and number != int(number):
+                errors[name] = ["A whole number is required."]
+            else:
+                clean[name] = int(number) if spec.integer else number
+    return clean, errors
+
+
+def effective(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Every scalar at its default or override, plus the ranged overrides given."""
+    out: dict[str, Any] = {name: spec.default for name, spec in SCALARS.items()}
+    out.update(overrides)
+    return out

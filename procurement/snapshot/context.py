@@ -1,0 +1,79 @@
+"""What every candidate of one snapshot shares, and small helpers. Pure: no Django."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from procurement.engine.memory_fit import ModelSpec
+from procurement.engine.types import Range, WorkloadInput
+from procurement.snapshot.workload import engine_class
+
+
+def quote_key(quote_id: int) -> str:
+    return f"quote:{quote_id}"
+
+
+def route_key(route_id: int) -> str:
+    return f"api:{route_id}"
+
+
+class Context:
+    """What every candidate of one snapshot shares (brief, model, rates, assumptions)."""
+
+    def __init__(self, snap: dict[str, Any], workload: WorkloadInput) -> None:
+        self.snap = snap
+        self.brief: dict[str, Any] = snap["brief"]
+        self.a: dict[str, Any] = snap["assumptions"]["effective"]
+        self.workload = workload
+        self.cls = engine_class(self.brief)
+        self.as_of = datetime.fromisoformat(snap["as_of"])
+        spec = (snap.get("model") or {}).get("spec")
+        self.model = ModelSpec(**spec) if spec else None
+        self.allowed = [r.strip().lower() for r in self.brief.get("allowed_regions") or [] if r]
+        self.checklist = snap.get("checklist")
+        measured = snap.get("measured") or {}
+        self.by_quote: dict[str, Any] = measured.get("by_quote") or {}
+        self.by_accelerator: dict[str, Any] = measured.get("by_accelerator") or {}
+
+    def rate(self, currency: str) -> Decimal | None:
+        found = self.snap["fx_rates"].get(currency)
+        return None if found is None else Decimal(found["rate_to_base"])
+
+    def region_ok(self, region: str) -> bool:
+        return not self.allowed or (region or "").strip().lower() in self.allowed
+
+    def age_days(self, quoted_at: str) -> float:
+        return max(0.0, (self.as_of - datetime.fromisoformat(quoted_at)).total_seconds() / 86400)
+
+    def is_stale(self, quoted_at: str, valid_until: str | None) -> bool:
+        late = valid_until is not None and datetime.fromisoformat(valid_until) < self.as_of
+        return late or self.age_days(quoted_at) > int(self.snap.get("stale_quote_days") or 30)
+
+    def spread(self, value: float, source: str) -> Range:
+        prefix = "measured" if source == "measured" else "estimate"
+        low = float(self.a[f"{prefix}_spread_low"])
+        high = float(self.a[f"{prefix}_spread_high"])
+        return Range(value * low, value, value * high)
+
+
+def money(value: Any, rate: Decimal) -> Decimal:
+    return Decimal(0) if value in (None, "") else Decimal(str(value)) * rate
+
+
+def rounded(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(value, digits)
+
+
+def latency_met(brief: dict[str, Any], ttft: Any, itl: Any, e2e: Any) -> bool | None:
+    """False when a figure exceeds its target; None lets the engine decide (unknown → warn)."""
+    pairs = (
+        (brief.get("ttft_p95_ms"), ttft),
+        (brief.get("itl_p95_ms"), itl),
+        (brief.get("e2e_p99_ms"), e2e),
+    )
+    if any(t and v is not None and v > t for t, v in pairs):
+        return False
+    return None

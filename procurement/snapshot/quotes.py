@@ -1,0 +1,206 @@
+"""Snapshot quotes → the engine's `CandidateInput`, plus the facts each row
+shows (fit, performance and its source, checklist, eligibility). Pure: no Django.
+
+Eligibility facts (DOMAIN.md; the engine turns them into blocking warnings):
+
+- memory: the memory fit at the brief's p95 context (p95 input + output) and concurrency,
+  for inference; the brief's target GPUs for training. A quote offers at most
+  `max_gpus_available` GPUs (unbounded when the quote does not say); nodes hold
+  `gpus_per_node` GPUs;
+- data boundary: the quote's region must be one of the brief's allowed regions, when the
+  brief lists any;
+- latency: measured figures when a parsed benchmark exists (this quote's first, else the
+  same accelerator's), else the roofline estimate; a target exceeded makes the row
+  ineligible (TTFT p95, inter-token p95, end-to-end p99);
+- checklist: the summary's `complete` flag (evidence the commitment level needs);
+- FX: a currency other than the base without a rate is flagged and never converted.
+
+Units: the quote's `inter_node_bandwidth_gbps` is read as Gb/s per node and turned into GB/s
+per GPU (÷ 8 ÷ GPUs per node), the engine's unit for fabric bars.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any
+
+from procurement.engine.errors import EngineInputError
+from procurement.engine.memory_fit import GpuSpec
+from procurement.engine.performance import peak_dense_tflops
+from procurement.engine.types import HOURS_PER_MONTH, CandidateInput, PurchaseSpec, Range
+from procurement.snapshot.context import Context, latency_met, money, quote_key, rounded
+from procurement.snapshot.sizing import inference_fit, inference_perf, training_fit
+from procurement.snapshot.workload import dec
+
+
+def _purchase(
+    quote: dict[str, Any], acc: dict[str, Any], a: dict[str, Any], rate: Decimal
+) -> PurchaseSpec | None:
+    if quote.get("price_per_node") in (None, ""):
+        return None
+    power = quote.get("power_kw_per_node")
+    return PurchaseSpec(
+        capex_per_node=money(quote["price_per_node"], rate),
+        life_months=int(quote.get("amortisation_months") or a["purchase_life_months"]),
+        price_per_kwh=dec(a["price_per_kwh"]),
+        power_kw_per_node=None if power in (None, "") else Decimal(str(power)),
+        gpu_tdp_w=None
+        if power not in (None, "") or not acc.get("tdp_w")
+        else Decimal(acc["tdp_w"]),
+        pue=dec(a["pue"]),
+        colocation_per_node_month=dec(a["colocation_per_node_month"]),
+        support_per_node_year=money(quote.get("support_per_year"), rate),
+    )
+
+
+def _checklist(ctx: Context, quote_id: int) -> tuple[bool, dict[str, Any]]:
+    if ctx.checklist is None:
+        return True, {"available": False, "note": "no checklist data"}
+    summary = ctx.checklist.get(str(quote_id))
+    if summary is None:
+        return True, {"available": False, "note": "no checklist data"}
+    return bool(summary.get("complete")), {"available": True, **summary}
+
+
+def quote_candidate(
+    ctx: Context, quote: dict[str, Any]
+) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
+    """(engine candidate or None when it cannot be built, row facts, rejection reasons)."""
+    acc = ctx.snap["accelerators"][quote["accelerator_slug"]]
+    node = max(1, int(quote.get("gpus_per_node") or 1))
+    cap = quote.get("max_gpus_available") or None
+    gpu = replace(
+        GpuSpec(
+            **{**acc["spec"], "supported_precisions": tuple(acc["spec"]["supported_precisions"])}
+        ),
+        max_gpus_per_node=node,
+    )
+    rate = ctx.rate(quote["currency"])
+    fx_ok = rate is not None
+    conv = rate if rate is not None else Decimal(1)  # never used for money shown: row is blocked
+    facts: dict[str, Any] = {
+        "kind": "gpu",
+        "quote_id": quote["id"],
+        "api_route_id": None,
+        "label": quote["label"],
+        "provider_name": quote["provider_name"],
+        "accelerator_name": acc["name"],
+        "capacity_model": quote["capacity_model"],
+        "fx_missing": not fx_ok,
+    }
+    reasons: list[str] = []
+    training = ctx.workload.is_training
+    latency_ok = None
+    perf: dict[str, Any] = {}
+    peak = None
+    try:
+        if ctx.cls == "media":
+            gpus, fits, fit = 1, True, {"note": "media: memory fit is not modelled"}
+            seconds = float(ctx.brief.get("gpu_seconds_per_asset") or 0)
+            perf = {
+                "outputs_per_s": 1 / seconds if seconds else None,
+                "throughput_source": "estimated",
+                "latency_source": None,
+            }
+        elif training:
+            gpus, fits, fit, fit_reasons = training_fit(ctx, gpu, node, cap)
+            reasons += fit_reasons
+            precision = ctx.brief["weight_precision"]
+            peak, source = peak_dense_tflops(gpu, precision if precision == "fp8" else "bf16")
+            perf = {
+                "peak_dense_tflops_per_gpu": peak,
+                "peak_source": source,
+                "throughput_source": "estimated",
+                "latency_source": None,
+            }
+        else:
+            gpus, fits, fit, fit_reasons = inference_fit(ctx, gpu, node, cap)
+            reasons += fit_reasons
+            perf = inference_perf(ctx, quote, acc, gpu, gpus)
+            latency_ok = latency_met(
+                ctx.brief, perf.get("ttft_p95_ms"), perf.get("itl_p95_ms"), perf.get("e2e_p99_ms")
+            )
+    except EngineInputError as exc:
+        return None, facts, [f"cannot be sized: {exc.message}"]
+    ok, checklist = _checklist(ctx, quote["id"])
+    facts.update(
+        gpus=gpus,
+        fit=fit,
+        performance=perf,
+        checklist=checklist,
+        perf_source=perf.get("throughput_source", "estimated"),
+    )
+    throughput: Range | None = None
+    unit = "tokens_per_s"
+    if ctx.cls == "media" and perf.get("outputs_per_s"):
+        throughput, unit = ctx.spread(perf["outputs_per_s"], "estimate"), "outputs_per_s"
+    elif not training and perf.get("tokens_per_s"):
+        throughput = ctx.spread(perf["tokens_per_s"], perf["throughput_source"])
+    fabric = quote.get("inter_node_bandwidth_gbps")
+    purchase = None
+    price: Decimal | None = None
+    if quote["capacity_model"] == "purchase":
+        purchase = _purchase(quote, acc, ctx.a, conv)
+        if purchase is None:
+            return None, facts, ["the purchase quote has no price per node"]
+    elif quote.get("price_per_gpu_hour") in (None, ""):
+        return None, facts, ["the quote has no price per GPU-hour"]
+    else:
+        price = money(quote["price_per_gpu_hour"], conv)
+    facts["detail"] = {
+        "quote_version": quote["version"],
+        "quoted_at": quote["quoted_at"],
+        "valid_until": quote.get("valid_until"),
+        "region": quote.get("region", ""),
+        "currency": quote["currency"],
+        "fx_rate": None if rate is None else format(rate, "f"),
+        "term_months": int(quote.get("term_months") or 0),
+        "min_commitment_gpus": int(quote.get("min_commitment_gpus") or 0),
+        "stale": ctx.is_stale(quote["quoted_at"], quote.get("valid_until")),
+    }
+    try:
+        cand = CandidateInput(
+            id=quote_key(quote["id"]),
+            label=quote["label"],
+            kind="gpu",
+            capacity_model=quote["capacity_model"],
+            accelerator=acc["slug"],
+            price_per_gpu_hour=price,
+            purchase=purchase,
+            gpus_per_replica=gpus,
+            gpus_per_node=node,
+            throughput_per_replica=throughput,
+            throughput_unit=unit,  # type: ignore[arg-type]
+            perf_source=facts["perf_source"],
+            peak_dense_tflops_per_gpu=peak,
+            p95_ttft_ms=perf.get("ttft_p95_ms"),
+            p99_e2e_ms=perf.get("e2e_p99_ms"),
+            latency_source=perf.get("latency_source"),
+            min_commitment_gpu_hours_per_month=Decimal(int(quote.get("min_commitment_gpus") or 0))
+            * HOURS_PER_MONTH,
+            term_months=int(quote.get("term_months") or 0),
+            storage_price_per_gb_month=money(quote.get("storage_per_gb_month"), conv),
+            egress_price_per_gb=money(quote.get("egress_per_gb"), conv),
+            public_ip_per_month=money(quote.get("public_ip_per_month"), conv),
+            load_balancer_per_month=money(quote.get("load_balancer_per_month"), conv),
+            private_networking_per_month=money(quote.get("private_networking_per_month"), conv),
+            idle_billed=bool(quote.get("idle_billed", True)),
+            fits=fits,
+            data_boundary_ok=ctx.region_ok(quote.get("region", "")),
+            checklist_complete=ok,
+            fx_available=fx_ok,
+            latency_met=latency_ok,
+            ineligible_reasons=tuple(reasons),
+            fits_at_p95_context=fits,
+            headroom_pct=fit.get("headroom_pct") if fits else None,
+            crosses_nodes=gpus > node,
+            interconnect_gbps=acc["spec"].get("interconnect_gbps"),
+            fabric_gbps=float(fabric) / 8 / node if fabric else None,
+            has_acceptance_data=bool(perf.get("has_acceptance_data")),
+            quote_age_days=rounded(ctx.age_days(quote["quoted_at"]), 1),
+            quote_stale=facts["detail"]["stale"],
+        )
+    except EngineInputError as exc:
+        return None, facts, [f"cannot be costed: {exc.message}"]
+    return cand, facts, []

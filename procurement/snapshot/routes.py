@@ -1,0 +1,102 @@
+"""Snapshot API routes → the engine's `CandidateInput` and row facts. Pure: no Django."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from procurement.engine.errors import EngineInputError
+from procurement.engine.types import HOURS_PER_MONTH, ApiPricing, CandidateInput
+from procurement.snapshot.context import Context, money, rounded, route_key
+
+
+def _rate_limit_reasons(ctx: Context, route: dict[str, Any]) -> list[str]:
+    """A route whose rate limits cannot carry the peak load is ineligible."""
+    w = ctx.workload
+    if w.monthly_accepted_outputs is None:
+        return []
+    attempts = w.monthly_accepted_outputs.likely / (
+        w.acceptance_rate.likely * (1 - w.failure_rate.likely)
+    )
+    per_minute = attempts * w.peak_to_average.likely / (float(HOURS_PER_MONTH) * 60)
+    reasons = []
+    tokens = per_minute * (w.input_tokens_per_request + w.output_tokens_per_request)
+    if route.get("rate_limit_tpm") and tokens > route["rate_limit_tpm"]:
+        reasons.append(
+            f"peak load needs ~{tokens:,.0f} tokens/min; the route allows "
+            f"{route['rate_limit_tpm']:,}"
+        )
+    if route.get("rate_limit_rpm") and per_minute > route["rate_limit_rpm"]:
+        reasons.append(
+            f"peak load needs ~{per_minute:,.0f} requests/min; the route allows "
+            f"{route['rate_limit_rpm']:,}"
+        )
+    return reasons
+
+
+def route_candidate(
+    ctx: Context, route: dict[str, Any]
+) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
+    rate = ctx.rate(route["currency"])
+    conv = rate if rate is not None else Decimal(1)
+    facts: dict[str, Any] = {
+        "kind": "api",
+        "quote_id": None,
+        "api_route_id": route["id"],
+        "label": route["label"],
+        "provider_name": route["provider_name"],
+        "accelerator_name": "",
+        "capacity_model": "api",
+        "gpus": None,
+        "fx_missing": rate is None,
+        "fit": {"note": "the provider runs the model"},
+        "perf_source": "estimated",
+        "checklist": {"available": False, "note": "model API: no GPU checklist"},
+        "performance": {
+            "ttft_p95_ms": route.get("p95_ttft_ms"),
+            "e2e_p99_ms": route.get("p99_e2e_ms"),
+            "latency_source": "stated",
+            "throughput_source": "provider",
+        },
+        "detail": {
+            "quoted_at": route["quoted_at"],
+            "valid_until": route.get("valid_until"),
+            "region": route.get("region", ""),
+            "currency": route["currency"],
+            "fx_rate": None if rate is None else format(rate, "f"),
+            "term_months": 0,
+            "stale": ctx.is_stale(route["quoted_at"], route.get("valid_until")),
+            "model_name": route["model_name"],
+        },
+    }
+    reasons = _rate_limit_reasons(ctx, route)
+    brief_model = ctx.brief.get("model_id")
+    if route.get("model_profile_id") and brief_model and route["model_profile_id"] != brief_model:
+        reasons.append(f"serves {route['model_name']}, not the brief's model")
+    if ctx.cls == "media":
+        reasons.append("a token-priced model API does not serve media generation")
+    try:
+        cand = CandidateInput(
+            id=route_key(route["id"]),
+            label=route["label"],
+            kind="api",
+            capacity_model="api",
+            api_pricing=ApiPricing(
+                price_per_m_input_tokens=money(route["price_input_per_m_tokens"], conv),
+                price_per_m_output_tokens=money(route["price_output_per_m_tokens"], conv),
+                price_per_m_cached_input_tokens=None
+                if route.get("price_cached_input_per_m_tokens") in (None, "")
+                else money(route["price_cached_input_per_m_tokens"], conv),
+            ),
+            p95_ttft_ms=route.get("p95_ttft_ms"),
+            p99_e2e_ms=route.get("p99_e2e_ms"),
+            latency_source="estimated",
+            data_boundary_ok=ctx.region_ok(route.get("region", "")),
+            fx_available=rate is not None,
+            ineligible_reasons=tuple(reasons),
+            quote_age_days=rounded(ctx.age_days(route["quoted_at"]), 1),
+            quote_stale=facts["detail"]["stale"],
+        )
+    except EngineInputError as exc:
+        return None, facts, [f"cannot be costed: {exc.message}"]
+    return cand, facts, []

@@ -1,0 +1,182 @@
+"""Per quote: memory fit (GPUs per replica) and performance, measured or estimated.
+
+Pure: no Django.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from procurement.engine.errors import EngineInputError
+from procurement.engine.memory_fit import (
+    DEFAULT_MAX_NODES,
+    FitInput,
+    GpuSpec,
+    ModelSpec,
+    memory_fit,
+)
+from procurement.engine.performance import InferencePerfInput, estimate_inference
+from procurement.snapshot.context import Context, rounded
+
+TRAINING_MODES = {"training": "training", "full_finetune": "training"}
+FOUR_BIT = {"int4", "fp4"}
+
+
+def model_of(ctx: Context) -> ModelSpec:
+    if ctx.model is None:
+        raise EngineInputError("model", "the brief names no model to size")
+    return ctx.model
+
+
+def _fit_facts(fit: Any, *, context: int, sequences: int, offered: int | None) -> dict[str, Any]:
+    return {
+        "gpus_required": fit.gpus_required,
+        "fits": fit.fits,
+        "headroom_pct": rounded(fit.headroom_pct, 1),
+        "per_gpu_gb": rounded(fit.per_gpu_gb),
+        "usable_gb_per_gpu": rounded(fit.usable_gb_per_gpu),
+        "weights_gb": rounded(fit.weights_gb),
+        "kv_cache_gb": rounded(fit.kv_cache_gb),
+        "max_concurrent_sequences": fit.max_concurrent_sequences,
+        "nodes_required": fit.nodes_required,
+        "crosses_nodes": fit.crosses_nodes,
+        "context_tokens": context,
+        "concurrent_sequences": sequences,
+        "offered_gpus": offered,
+        "notes": list(fit.notes),
+    }
+
+
+def inference_fit(
+    ctx: Context, gpu: GpuSpec, node: int, cap: int | None
+) -> tuple[int, bool, dict[str, Any], list[str]]:
+    """(GPUs per replica, fits within the offer, fit facts, reasons)."""
+    brief = ctx.brief
+    model = model_of(ctx)
+    context = int(brief.get("p95_input_tokens") or 0) + int(brief.get("p95_output_tokens") or 0)
+    sequences = int(brief.get("concurrency") or brief.get("batch_size") or 1)
+    max_nodes = max(1, math.ceil(cap / node)) if cap else DEFAULT_MAX_NODES
+    fit = memory_fit(
+        FitInput(
+            model=model,
+            gpu=gpu,
+            mode="inference",
+            weight_precision=brief["weight_precision"],
+            kv_precision=brief["kv_precision"],
+            context_tokens=max(1, context),
+            concurrent_sequences=sequences,
+            overhead_gb=float(ctx.a["overhead_gb"]),
+            safety_margin=float(ctx.a["safety_margin"]),
+            max_nodes=max_nodes,
+        )
+    )
+    facts = _fit_facts(fit, context=context, sequences=sequences, offered=cap)
+    reasons: list[str] = []
+    fits = fit.fits and (cap is None or fit.gpus_required <= cap)
+    gpus = fit.gpus_required if cap is None else min(fit.gpus_required, cap)
+    if fit.fits and not fits:
+        reasons.append(
+            f"needs {fit.gpus_required} GPUs per replica at p95 context ({context} "
+            f"tokens × {sequences} sequences); the quote offers at most {cap}"
+        )
+    facts["fits"] = fits
+    return max(1, gpus), fits, facts, reasons
+
+
+def training_fit(
+    ctx: Context, gpu: GpuSpec, node: int, cap: int | None
+) -> tuple[int, bool, dict[str, Any], list[str]]:
+    brief = ctx.brief
+    model = model_of(ctx)
+    gpus = int(brief.get("target_gpus") or 1)
+    mode = TRAINING_MODES.get(brief["workload_class"]) or (
+        "qlora" if brief["weight_precision"] in FOUR_BIT else "lora"
+    )
+    sharding = (brief.get("sharding") or "").lower().replace("-", "").replace("_", "")
+    stage = (
+        0
+        if sharding in ("ddp", "none", "zero0")
+        else next((s for s in (1, 2) if sharding in (f"zero{s}", f"stage{s}")), 3)
+    )
+    seq = int(brief.get("sequence_length") or 2048)
+    fit = memory_fit(
+        FitInput(
+            model=model,
+            gpu=gpu,
+            mode=mode,
+            weight_precision=brief["weight_precision"],
+            kv_precision=brief["kv_precision"],
+            context_tokens=seq,
+            concurrent_sequences=1,
+            gpus=gpus,
+            micro_batch=int(brief.get("batch_size") or 1),
+            zero_stage=stage,
+            lora_rank=int(brief.get("lora_rank") or 16),
+            overhead_gb=float(ctx.a["overhead_gb"]),
+            safety_margin=float(ctx.a["safety_margin"]),
+            max_nodes=max(DEFAULT_MAX_NODES, math.ceil(gpus / node)),
+        )
+    )
+    facts = _fit_facts(fit, context=seq, sequences=1, offered=cap)
+    reasons = []
+    if cap is not None and gpus > cap:
+        reasons.append(f"the brief targets {gpus} GPUs; the quote offers at most {cap}")
+    fits = fit.fits and not reasons
+    facts["fits"] = fits
+    return gpus, fits, facts, reasons
+
+
+def _measured(ctx: Context, quote: dict[str, Any], acc: dict[str, Any]) -> dict[str, Any] | None:
+    found = ctx.by_quote.get(str(quote["id"]))
+    if found is not None:
+        return {**found, "scope": "quote"}
+    found = ctx.by_accelerator.get(str(acc["id"]))
+    return None if found is None else {**found, "scope": "accelerator"}
+
+
+def inference_perf(
+    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpu: GpuSpec, gpus: int
+) -> dict[str, Any]:
+    """Throughput per replica and latency: measured when a benchmark exists, else estimated."""
+    brief = ctx.brief
+    perf: dict[str, Any] = {"throughput_source": "estimated", "latency_source": "estimated"}
+    try:
+        est = estimate_inference(
+            InferencePerfInput(
+                model=model_of(ctx),
+                gpu=gpu,
+                weight_precision=brief["weight_precision"],
+                kv_precision=brief["kv_precision"],
+                input_tokens=int(brief.get("p95_input_tokens") or 1),
+                output_tokens=int(brief.get("p95_output_tokens") or 1),
+                concurrency=int(brief.get("concurrency") or brief.get("batch_size") or 1),
+                gpus=gpus,
+                memory_efficiency=float(ctx.a["memory_efficiency"]),
+                compute_efficiency=float(ctx.a["compute_efficiency"]),
+            )
+        )
+        perf.update(
+            tokens_per_s=est.output_tokens_per_s,
+            ttft_p95_ms=est.ttft_ms,
+            itl_p95_ms=est.itl_ms,
+            e2e_p99_ms=est.e2e_ms,
+            bound=est.bound,
+        )
+    except EngineInputError as exc:
+        perf["error"] = f"cannot estimate: {exc.message}"
+    measured = _measured(ctx, quote, acc)
+    if measured is not None:
+        perf["measured"] = measured
+        per_gpu = measured.get("tokens_per_s_per_gpu")
+        if per_gpu:
+            perf.update(tokens_per_s=per_gpu * gpus, throughput_source="measured")
+        figures = {k: measured.get(k) for k in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms")}
+        if any(v is not None for v in figures.values()):
+            perf.update({k: v for k, v in figures.items() if v is not None})
+            perf["latency_source"] = "measured"
+        perf["has_acceptance_data"] = bool(measured.get("has_acceptance_data"))
+    for key in ("tokens_per_s", "ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"):
+        if perf.get(key) is not None:
+            perf[key] = rounded(float(perf[key]), 3)
+    return perf

@@ -1,0 +1,138 @@
+"""Snapshot brief → the engine's `WorkloadInput`. Pure: no Django, no database.
+
+Mapping notes (stated here so a reviewer can check them):
+
+- volumes, acceptance, failure and utilisation are the brief's low/likely/high ranges,
+  unless the comparison overrides them; peak-to-average is the brief's single figure;
+- tokens per request for costs are the mean input/output tokens (p95 when no mean is given);
+  memory fit and latency use the p95 figures;
+- training: tokens = the brief's training tokens; node MTBF = 24 h / node failures per day;
+  MFU = expected MFU ± `mfu_spread`; checkpoint interval 60 min and restart 30 min when the
+  brief gives none (adapter fine-tuning does not ask for them);
+- media: review cost per asset = review minutes / 60 × `reviewer_hourly_usd`, reviewing
+  every completed asset.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from procurement.engine.types import MediaSpec, Range, TrainingSpec, WorkloadInput
+
+ENGINE_CLASS = {
+    "full_finetune": "full_fine_tuning",
+    "adapter_finetune": "adapter_fine_tuning",
+}
+TRAINING_BRIEF_CLASSES = frozenset({"training", "full_finetune", "adapter_finetune"})
+NO_FAILURE_MTBF_H = 1e9  # no node failure rate given: failures do not enter the cost
+
+
+def dec(value: Any, default: str = "0") -> Decimal:
+    """A JSON number or decimal string as Decimal (floats through their shortest spelling)."""
+    if value is None or value == "":
+        return Decimal(default)
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    return Decimal(str(value))
+
+
+def brief_range(brief: dict[str, Any], overrides: dict[str, Any], name: str) -> Range | None:
+    if name in overrides:
+        part = overrides[name]
+        return Range(float(part["low"]), float(part["likely"]), float(part["high"]))
+    values = [brief.get(f"{name}_{p}") for p in ("low", "likely", "high")]
+    if any(v is None for v in values):
+        return None
+    return Range(float(values[0]), float(values[1]), float(values[2]))
+
+
+def engine_class(brief: dict[str, Any]) -> str:
+    return ENGINE_CLASS.get(brief["workload_class"], brief["workload_class"])
+
+
+def tokens_per_request(brief: dict[str, Any]) -> tuple[float, float]:
+    """Mean input and output tokens per request (p95 when no mean is given)."""
+    tokens_in = brief.get("mean_input_tokens") or brief.get("p95_input_tokens") or 0
+    tokens_out = brief.get("mean_output_tokens") or brief.get("p95_output_tokens") or 0
+    return float(tokens_in), float(tokens_out)
+
+
+def _training_spec(snap: dict[str, Any], a: dict[str, Any]) -> TrainingSpec:
+    brief = snap["brief"]
+    model = snap.get("model") or {}
+    active = model.get("params_active_b") or (model.get("spec") or {}).get("params_b") or 1.0
+    tokens = float(brief.get("training_tokens_b") or 0) * 1e9
+    rate = brief.get("node_failure_rate_per_day") or 0
+    mtbf = 24.0 / float(rate) if rate and rate > 0 else NO_FAILURE_MTBF_H
+    mfu = float(brief.get("expected_mfu") or 0.4)
+    spread = float(a["mfu_spread"])
+    return TrainingSpec(
+        active_params_b=float(active),
+        tokens=Range.fixed(tokens),
+        checkpoint_write_s=float(brief.get("checkpoint_write_s") or 0),
+        checkpoint_interval_h=float(brief.get("checkpoint_interval_min") or 60) / 60,
+        node_mtbf_h=Range.fixed(mtbf),
+        mfu=Range(max(0.01, mfu * (1 - spread)), mfu, min(1.0, mfu * (1 + spread))),
+        success_probability=Range.fixed(float(brief.get("run_success_probability") or 1.0)),
+        checkpoint_size_gb=float(brief.get("checkpoint_size_gb") or 0),
+        restart_h=float(brief.get("restart_time_min") or 30) / 60,
+    )
+
+
+def _media_spec(brief: dict[str, Any], a: dict[str, Any]) -> MediaSpec:
+    minutes = float(brief.get("review_minutes_per_asset") or 0)
+    return MediaSpec(
+        moderation_cost_per_asset=dec(brief.get("moderation_cost_per_asset")),
+        review_fraction=1.0 if minutes > 0 else 0.0,
+        review_cost_per_asset=dec(minutes) / 60 * dec(a["reviewer_hourly_usd"]),
+    )
+
+
+def workload_input(snap: dict[str, Any]) -> WorkloadInput:
+    """The brief (with the comparison's overrides) as the cost engine's workload."""
+    brief = snap["brief"]
+    a = snap["assumptions"]["effective"]
+    overrides = snap["assumptions"]["overrides"]
+    cls = engine_class(brief)
+    tokens_in, tokens_out = tokens_per_request(brief)
+    peak = (
+        brief_range(brief, overrides, "peak_to_average")
+        if "peak_to_average" in overrides
+        else Range.fixed(float(brief.get("peak_to_average") or 1.0))
+    )
+    defaults = WorkloadInput.__dataclass_fields__
+    managed = brief.get("operating_model") == "managed"
+    horizon = int(brief.get("horizon_months") or 12)
+    values: dict[str, Any] = {
+        "workload_class": cls,
+        "monthly_accepted_outputs": brief_range(brief, overrides, "monthly_accepted_outputs"),
+        "acceptance_rate": brief_range(brief, overrides, "acceptance_rate")
+        or defaults["acceptance_rate"].default,
+        "failure_rate": brief_range(brief, overrides, "failure_rate")
+        or defaults["failure_rate"].default,
+        "utilisation": brief_range(brief, overrides, "utilisation")
+        or defaults["utilisation"].default,
+        "peak_to_average": peak,
+        "input_tokens_per_request": tokens_in,
+        "output_tokens_per_request": tokens_out,
+        "cached_input_fraction": float(a["cached_input_fraction"]),
+        "ttft_p95_target_ms": brief.get("ttft_p95_ms"),
+        "e2e_p99_target_ms": brief.get("e2e_p99_ms"),
+        "platform_labor_fte": 0.0 if managed else float(brief.get("platform_fte") or 0),
+        "loaded_monthly_cost_per_fte": dec(brief.get("loaded_monthly_cost_per_fte")),
+        "vendor_management_fte": float(a["vendor_management_fte"]),
+        "horizon_months": horizon,
+        "expected_model_churn_months": int(brief.get("expected_model_churn_months") or horizon),
+        "storage_gb": float(brief.get("storage_gb") or 0),
+        "egress_gb_per_month": float(brief.get("egress_gb_month") or 0),
+        "serving_stack_per_month": dec(a["serving_stack_per_month"]),
+        "observability_per_month": dec(a["observability_per_month"]),
+        "headroom_margin_pct": float(a["headroom_margin_pct"]),
+        "stale_quote_days": int(snap.get("stale_quote_days") or 30),
+    }
+    if brief["workload_class"] in TRAINING_BRIEF_CLASSES:
+        values["training"] = _training_spec(snap, a)
+    if cls == "media":
+        values["media"] = _media_spec(brief, a)
+    return WorkloadInput(**values)
