@@ -181,12 +181,13 @@ def _hybrid_cost(
     compute_name, retry_name, idle_name = cost.line_names(workload)
     lines = {compute_name: Decimal(0), retry_name: Decimal(0), idle_name: Decimal(0)}
 
-    def add_gpu(spend: Decimal, work_h: Decimal, billed: Decimal, price: Decimal) -> None:
-        retry = cost.money(retry_share * work_h * price)
-        idle = cost.money((billed - work_h) * price)
+    def add_gpu(work_h: Decimal, billed: Decimal, price: Decimal) -> None:
+        _, (retry, idle), used = cost.split_exactly(
+            billed * price, [retry_share * work_h * price, (billed - work_h) * price]
+        )
         lines[retry_name] += retry
         lines[idle_name] += idle
-        lines[compute_name] += spend - retry - idle
+        lines[compute_name] += used
 
     base_price = cost.price_per_gpu_hour(base)
     assert base_price is not None  # noqa: S101 - GPU candidates have one
@@ -205,7 +206,7 @@ def _hybrid_cost(
     billed = cost.fixed_gpus_allocated(base, replicas) * HOURS_PER_MONTH
     billed = max(billed, base.min_commitment_gpu_hours_per_month)
     work_h = (1 - spill) * attempts * gpu_s / SECONDS_PER_HOUR
-    add_gpu(cost.money(billed * base_price), work_h, billed, base_price)
+    add_gpu(work_h, billed, base_price)
     over_attempts = spill * attempts
     if spill > 0:
         if over.is_api:
@@ -226,7 +227,7 @@ def _hybrid_cost(
             util = over.utilisation.likely if over.utilisation else v["utilisation"]
             o_billed = o_work / cost.dec(util) if over.idle_billed else o_work
             o_billed = max(o_billed, over.min_commitment_gpu_hours_per_month)
-            add_gpu(cost.money(o_billed * over_price), o_work, o_billed, over_price)
+            add_gpu(o_work, o_billed, over_price)
     base_only = cost.point_estimate(workload, base)
     for name, value in base_only.lines.items():
         if name not in lines and name != "api_compute":

@@ -19,7 +19,8 @@ Inference, retrieval, evaluation and media (per month)::
     gpu_spend   = q(billed_h × price)      = gpu_compute + retry_waste + idle_capacity
     retry_waste = q((attempts − accepted) × gpu_s / 3600 × price)
     idle        = q((billed_h − work_h) × price)
-    gpu_compute = gpu_spend − retry_waste − idle   (takes the rounding remainder)
+    gpu_compute = gpu_spend − retry_waste − idle   (takes the rounding remainder; the
+                  three are rounded cumulatively, so each is ≥ 0 and they sum exactly)
 
     API route:  per_attempt = (in × (1 − cached) × p_in + in × cached × p_cached
                                + out × p_out) / 1e6 + price_per_output
@@ -60,7 +61,7 @@ whole nodes.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 
 from procurement.engine.errors import EngineInputError
@@ -122,6 +123,27 @@ def dec(value: float | int | Decimal) -> Decimal:
 
 def money(value: Decimal) -> Decimal:
     return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
+
+
+def split_exactly(
+    total: Decimal, parts: Sequence[Decimal]
+) -> tuple[Decimal, list[Decimal], Decimal]:
+    """Quantise ``total`` and its ``parts`` so that they add up to the cent, never below 0.
+
+    Cumulative rounding: part i = q(p1 + … + pi) − q(p1 + … + p(i−1)); the remainder
+    q(total) − q(sum of parts) is the line that absorbs rounding. With 0 ≤ parts and
+    sum(parts) ≤ total, every returned amount is ≥ 0 (rounding is monotone).
+    """
+    spend = money(total)
+    out: list[Decimal] = []
+    running = Decimal(0)
+    previous = Decimal("0.00")
+    for part in parts:
+        running += part
+        current = money(running)
+        out.append(current - previous)
+        previous = current
+    return spend, out, spend - previous
 
 
 def unit_label_and_scale(workload: WorkloadInput) -> tuple[str, Decimal]:
@@ -282,17 +304,16 @@ def _common_lines(
 
 
 def _purchase_breakdown(cand: CandidateInput, gpu_spend: Decimal) -> dict[str, Decimal]:
+    """The GPU spend by what it pays for: rental, or capex/power/colocation/support."""
     if cand.capacity_model != "purchase":
         return {"rental": gpu_spend}
     assert cand.purchase is not None  # noqa: S101 - validated on input
     parts = purchase_monthly_per_node(cand.purchase, cand.gpus_per_node)
     whole = sum(parts.values(), Decimal(0))
-    out = {
-        name: money(gpu_spend * value / whole) if whole else Decimal("0.00")
-        for name, value in parts.items()
-    }
-    out["capex_amortisation"] += gpu_spend - sum(out.values(), Decimal(0))
-    return out
+    names = ["power", "colocation", "support"]
+    shares = [gpu_spend * parts[n] / whole if whole else Decimal(0) for n in names]
+    _, amounts, capex = split_exactly(gpu_spend, shares)
+    return {"capex_amortisation": capex, **dict(zip(names, amounts, strict=True))}
 
 
 def point_estimate(
@@ -387,10 +408,9 @@ def _volume_estimate(
         else:
             billed = work_h
         billed = max(billed, cand.min_commitment_gpu_hours_per_month)
-        gpu_spend = money(billed * price)
-        lines[retry_name] = money(retry_h * price)
-        lines[idle_name] = money((billed - work_h) * price)
-        lines[compute_name] = gpu_spend - lines[retry_name] - lines[idle_name]
+        gpu_spend, (lines[retry_name], lines[idle_name]), lines[compute_name] = split_exactly(
+            billed * price, [retry_h * price, (billed - work_h) * price]
+        )
     egress_gb = (
         dec(workload.egress_gb_per_month) * accepted / dec(workload.monthly_accepted_outputs.likely)
     )
@@ -480,13 +500,12 @@ def _training_lines(
     months = wall_h / HOURS_PER_MONTH
     used = wall_h * gpus
     billed = max(used, cand.min_commitment_gpu_hours_per_month * months)
-    gpu_spend = money(billed * price)
-    ckpt_gpu = money(stall_h * gpus * price)
-    lines = {
-        "failed_run_waste": money(lost_h * gpus * price),
-        "idle_capacity": money((billed - used) * price),
-    }
-    lines["gpu_compute"] = gpu_spend - ckpt_gpu - lines["failed_run_waste"] - lines["idle_capacity"]
+    lines: dict[str, Decimal] = {}
+    gpu_spend, parts, lines["gpu_compute"] = split_exactly(
+        billed * price,
+        [stall_h * gpus * price, lost_h * gpus * price, (billed - used) * price],
+    )
+    ckpt_gpu, lines["failed_run_waste"], lines["idle_capacity"] = parts
     ckpt_gb_months = dec(spec.checkpoint_size_gb) * spec.checkpoints_retained * months
     lines["checkpointing"] = ckpt_gpu + money(ckpt_gb_months * cand.storage_price_per_gb_month)
     lines.update(

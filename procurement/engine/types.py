@@ -163,6 +163,7 @@ class Range(JsonMixin):
     def __post_init__(self) -> None:
         for name in ("low", "likely", "high"):
             _finite(self, name)
+            object.__setattr__(self, name, float(getattr(self, name)))
         if not self.low <= self.likely <= self.high:
             bad = "low" if self.low > self.likely else "high"
             raise EngineInputError(
