@@ -133,3 +133,45 @@ def results_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[B
             else qs.filter(accelerator__slug=value)
         )
     return qs.order_by("-created_at", "-id")
+
+
+def formats_in_use(user: Any) -> list[str]:
+    """Format ids among the results the user may see (for the list filter)."""
+    from procurement import access
+
+    qs = access.results_for(user).order_by().values_list("format_id", flat=True).distinct()
+    return sorted(f for f in qs if f)
+
+
+def candidate_label(result: BenchmarkResult) -> str:
+    """`Provider · Accelerator ×N` (or `Accelerator ×N` when no quote was given)."""
+    where = f"{result.quote.provider} · " if result.quote_id else ""
+    return f"{where}{result.accelerator} ×{result.gpu_count}"
+
+
+def compare_rows(user: Any, brief: Any) -> list[dict[str, Any]]:
+    """One row per parsed result for the brief, with its figures and whether it meets targets."""
+    from procurement import access
+
+    results = (
+        access.results_for(user)
+        .filter(brief=brief, status=BenchmarkResult.Status.PARSED)
+        .order_by("accelerator__name", "-created_at")
+    )
+    rows = []
+    for result in results:
+        item = figures.key_figures(result.metrics or {}, result.gpu_count)
+        engine = " ".join(x for x in (result.serving_engine, result.parallelism) if x)
+        rows.append(
+            {
+                **item,
+                "result": result,
+                "result_id": result.pk,
+                "label": candidate_label(result) + (f" ({engine})" if engine else ""),
+                "group": str(result.accelerator),
+                "meets": figures.meets_latency_targets(
+                    item, e2e_p99_ms=brief.e2e_p99_ms, ttft_p95_ms=brief.ttft_p95_ms
+                ),
+            }
+        )
+    return rows

@@ -1,5 +1,18 @@
 """API v1 routes of the benchmarks app."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from benchmarks.api.views import BenchmarkResultDetailApi, BenchmarkResultListCreateApi
+
+urlpatterns = [
+    path(
+        "benchmark-results/",
+        BenchmarkResultListCreateApi.as_view(),
+        name="api-benchmark-results",
+    ),
+    path(
+        "benchmark-results/<int:result_id>/",
+        BenchmarkResultDetailApi.as_view(),
+        name="api-benchmark-result-detail",
+    ),
+]

@@ -62,7 +62,7 @@ class BenchmarkResultFactory(DjangoModelFactory[BenchmarkResult]):
     original_name = "result.json"
     sha256 = factory.Sequence(lambda n: hashlib.sha256(str(n).encode()).hexdigest())
     size_bytes = 14
-    format_id = "vllm_serve"
+    format_id = "vllm-serve"
     status = BenchmarkResult.Status.PARSED
     progress = 1.0
     metrics = factory.LazyFunction(metrics_dict)

@@ -1,0 +1,97 @@
+"""Serializers of the benchmark-results API: input validates shape only; services decide."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from benchmarks import figures
+from benchmarks.forms import MAX_GPUS
+from benchmarks.models import BenchmarkResult, Phase
+from catalog.models import Accelerator, Quote
+from procurement.models import WorkloadBrief
+
+
+class ResultInputSerializer(serializers.Serializer):
+    """Multipart body: `file`, plus `quote` (id) or `accelerator` (slug), `gpu_count`, …"""
+
+    file = serializers.FileField(allow_empty_file=True, use_url=False)
+    quote = serializers.PrimaryKeyRelatedField(
+        queryset=Quote.objects.select_related("accelerator"), required=False, allow_null=True
+    )
+    accelerator = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Accelerator.objects.all(), required=False, allow_null=True
+    )
+    gpu_count = serializers.IntegerField(min_value=1, max_value=MAX_GPUS)
+    brief = serializers.PrimaryKeyRelatedField(
+        queryset=WorkloadBrief.objects.all(), required=False, allow_null=True
+    )
+    phase = serializers.ChoiceField(choices=Phase.choices, default=Phase.THROUGHPUT_LATENCY)
+    serving_engine = serializers.CharField(
+        max_length=60, required=False, allow_blank=True, default=""
+    )
+    parallelism = serializers.CharField(max_length=60, required=False, allow_blank=True, default="")
+    notes = serializers.CharField(max_length=5000, required=False, allow_blank=True, default="")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs.get("quote") and not attrs.get("accelerator"):
+            raise serializers.ValidationError(
+                {"quote": ["Give the quote id the benchmark ran on, or the accelerator slug."]}
+            )
+        attrs.setdefault("quote", None)
+        attrs.setdefault("accelerator", None)
+        attrs.setdefault("brief", None)
+        attrs["phase"] = int(attrs["phase"])
+        return attrs
+
+
+class ResultOutputSerializer(serializers.ModelSerializer):
+    format = serializers.CharField(source="format_id", read_only=True)
+    accelerator = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True)
+    figures = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = BenchmarkResult
+        fields = [
+            "id",
+            "url",
+            "status",
+            "progress",
+            "format",
+            "tool_version",
+            "model_name",
+            "original_name",
+            "sha256",
+            "size_bytes",
+            "quote",
+            "accelerator",
+            "gpu_count",
+            "brief",
+            "phase",
+            "serving_engine",
+            "parallelism",
+            "notes",
+            "figures",
+            "metrics",
+            "discrepancies",
+            "parse_notes",
+            "error",
+            "uploaded_by",
+            "created_at",
+            "parsed_at",
+            "download_url",
+        ]
+        read_only_fields = fields
+
+    def get_figures(self, obj: BenchmarkResult) -> dict[str, Any]:
+        return figures.key_figures(obj.metrics or {}, obj.gpu_count)
+
+    def get_url(self, obj: BenchmarkResult) -> str:
+        return obj.get_absolute_url()
+
+    def get_download_url(self, obj: BenchmarkResult) -> str:
+        return f"{obj.get_absolute_url()}download/"

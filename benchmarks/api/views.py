@@ -1,0 +1,134 @@
+"""/api/v1/benchmark-results/: upload (multipart, token auth for scripts), list, read.
+
+Platform engineers, leads and admins upload; staff read; vendors get 404 on every route.
+No PUT, PATCH or DELETE: results are evidence and history stays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions, status
+from rest_framework.generics import ListAPIView, RetrieveAPIView
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from benchmarks import services
+from benchmarks.api.serializers import ResultInputSerializer, ResultOutputSerializer
+from benchmarks.errors import UploadTooLarge
+from benchmarks.models import BenchmarkResult
+from benchmarks.upload_handlers import (
+    declared_length_too_large,
+    install_capped_handler,
+    too_large_message,
+)
+from procurement import access
+from procurement.api.permissions import HasRole
+
+
+class BenchmarkPermission(HasRole):
+    """HasRole, but anyone who is not staff gets 404: these routes do not exist for them."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.user and request.user.is_authenticated and not access.is_staff(request.user):
+            raise exceptions.NotFound()
+        return super().has_permission(request, view)
+
+
+class ResultFilter(django_filters.FilterSet):
+    quote = django_filters.NumberFilter(field_name="quote_id")
+    brief = django_filters.NumberFilter(field_name="brief_id")
+    accelerator = django_filters.CharFilter(method="filter_accelerator", help_text="slug or id")
+    status = django_filters.ChoiceFilter(choices=BenchmarkResult.Status.choices)
+    format = django_filters.CharFilter(field_name="format_id")
+
+    class Meta:
+        model = BenchmarkResult
+        fields = ["quote", "brief", "accelerator", "status", "format"]
+
+    def filter_accelerator(self, queryset: Any, name: str, value: str) -> Any:
+        if value.isdigit():
+            return queryset.filter(accelerator_id=int(value))
+        return queryset.filter(accelerator__slug=value)
+
+
+def _reject_too_large(request: Request, size: int | None) -> None:
+    services.benchmark_upload_rejected(
+        acting_user=request.user,
+        filename="",
+        size=size,
+        reason=too_large_message(),
+        code=UploadTooLarge.code,
+    )
+    raise UploadTooLarge(too_large_message(size))
+
+
+class BenchmarkResultListCreateApi(ListAPIView):
+    """GET: results (filters quote, accelerator, brief, status, format). POST: upload a file."""
+
+    permission_classes = [BenchmarkPermission]
+    read_roles = access.STAFF_ROLES
+    write_roles = access.BENCHMARK_UPLOADERS
+    serializer_class = ResultOutputSerializer
+    filterset_class = ResultFilter
+    ordering_fields = ["created_at", "id"]
+    parser_classes = [MultiPartParser, FormParser]
+    http_method_names = ["get", "post", "head", "options"]
+
+    def get_queryset(self) -> Any:
+        return (
+            access.results_for(self.request.user)
+            .select_related("brief")
+            .order_by("-created_at", "-id")
+        )
+
+    def initialize_request(self, request: Any, *args: Any, **kwargs: Any) -> Request:
+        # Before anything reads the body: stream files to disk, stop once past the cap.
+        self.upload_handler = install_capped_handler(request) if request.method == "POST" else None
+        return super().initialize_request(request, *args, **kwargs)
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # authentication and role first
+        if request.method == "POST" and declared_length_too_large(request._request):
+            _reject_too_large(request, int(request.META["CONTENT_LENGTH"]))
+
+    @extend_schema(
+        request={"multipart/form-data": ResultInputSerializer},
+        responses={
+            201: ResultOutputSerializer,
+            200: OpenApiResponse(ResultOutputSerializer, "Same bytes uploaded before"),
+            400: OpenApiResponse(description="Unrecognised or malformed file; nothing saved"),
+            413: OpenApiResponse(description="Over BENCHMARK_UPLOAD_MAX_BYTES; nothing saved"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = request.data
+        if self.upload_handler is not None and self.upload_handler.too_large:
+            _reject_too_large(request, self.upload_handler.received)
+        inp = ResultInputSerializer(data=data)
+        inp.is_valid(raise_exception=True)
+        values = dict(inp.validated_data)
+        upload = values.pop("file")
+        outcome = services.benchmark_result_ingest(
+            acting_user=request.user, upload=upload, meta=services.UploadMeta(**values)
+        )
+        body = ResultOutputSerializer(outcome.result, context={"request": request}).data
+        code = status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK
+        headers = {"Location": f"/api/v1/benchmark-results/{outcome.result.pk}/"}
+        return Response(body, status=code, headers=headers)
+
+
+class BenchmarkResultDetailApi(RetrieveAPIView):
+    """Status, progress, format, metrics, discrepancies and error of one result."""
+
+    permission_classes = [BenchmarkPermission]
+    read_roles = access.STAFF_ROLES
+    serializer_class = ResultOutputSerializer
+    lookup_url_kwarg = "result_id"
+    http_method_names = ["get", "head", "options"]
+
+    def get_queryset(self) -> Any:
+        return access.results_for(self.request.user).select_related("brief")

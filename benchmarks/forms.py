@@ -1,0 +1,79 @@
+"""Forms of the benchmark pages: they validate shape; the services enforce the rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from benchmarks.models import BenchmarkPlanStep, Phase
+from procurement import access
+
+SERVING_ENGINES = ["vLLM", "SGLang", "TensorRT-LLM", "TGI", "Triton", "llama.cpp", "Ollama"]
+MAX_GPUS = 100_000
+
+
+class QuoteChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        capacity = obj.get_capacity_model_display()
+        return f"{obj.provider} · {obj.accelerator} · {capacity} v{obj.version}"
+
+
+class UploadForm(forms.Form):
+    """The upload asks for what no benchmark tool records: GPUs, how many, how served."""
+
+    file = forms.FileField(
+        allow_empty_file=True,  # the service refuses empty files with a clear, audited reason
+        help_text="vLLM, SGLang, GenAI-Perf, AIPerf, GuideLLM, LLMPerf, MLPerf, nvidia-smi…",
+    )
+    quote = QuoteChoiceField(queryset=None, required=False, empty_label="— no quote —")
+    accelerator = forms.ModelChoiceField(
+        queryset=None, required=False, to_field_name="slug", empty_label="— from the quote —"
+    )
+    gpu_count = forms.IntegerField(
+        min_value=1, max_value=MAX_GPUS, label="GPUs used", help_text="GPUs serving the run."
+    )
+    brief = forms.ModelChoiceField(queryset=None, required=False, empty_label="— none —")
+    phase = forms.TypedChoiceField(
+        choices=Phase.choices, coerce=int, initial=Phase.THROUGHPUT_LATENCY
+    )
+    serving_engine = forms.CharField(max_length=60, required=False, help_text="e.g. vLLM 0.8.5")
+    parallelism = forms.CharField(max_length=60, required=False, help_text="e.g. TP=4, PP=1")
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from catalog.models import Accelerator
+
+        self.fields["quote"].queryset = (
+            access.quotes_for(user)
+            .current()
+            .order_by("provider__name", "accelerator__name", "-version")
+        )
+        self.fields["accelerator"].queryset = Accelerator.objects.order_by("vendor", "name")
+        self.fields["brief"].queryset = access.briefs_for(user).order_by("-created_at")
+        self.fields["serving_engine"].widget.attrs["list"] = "serving-engines"
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not data.get("quote") and not data.get("accelerator") and "quote" not in self.errors:
+            self.add_error("quote", "Choose the quote the benchmark ran on, or its accelerator.")
+        return data
+
+
+class PlanCreateForm(forms.Form):
+    quote = QuoteChoiceField(queryset=None)
+    brief = forms.ModelChoiceField(queryset=None)
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["quote"].queryset = (
+            access.quotes_for(user).current().order_by("provider__name", "accelerator__name")
+        )
+        self.fields["brief"].queryset = access.briefs_for(user).order_by("-created_at")
+
+
+class StepCheckForm(forms.Form):
+    status = forms.ChoiceField(choices=BenchmarkPlanStep.Status.choices)
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    evidence_url = forms.URLField(max_length=500, required=False, assume_scheme="https")

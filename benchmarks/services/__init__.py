@@ -1,0 +1,27 @@
+"""Services (writes) of the benchmarks area, re-exported: uploads, parsing, plans."""
+
+from benchmarks.services.plans import (
+    benchmark_plan_create,
+    benchmark_plan_refresh,
+    benchmark_plan_step_check,
+    benchmark_plans_refresh_for_result,
+)
+from benchmarks.services.results import benchmark_result_parse
+from benchmarks.services.uploads import (
+    IngestOutcome,
+    UploadMeta,
+    benchmark_result_ingest,
+    benchmark_upload_rejected,
+)
+
+__all__ = [
+    "IngestOutcome",
+    "UploadMeta",
+    "benchmark_plan_create",
+    "benchmark_plan_refresh",
+    "benchmark_plan_step_check",
+    "benchmark_plans_refresh_for_result",
+    "benchmark_result_ingest",
+    "benchmark_result_parse",
+    "benchmark_upload_rejected",
+]

@@ -1,0 +1,216 @@
+"""Benchmark plans: create one per candidate (quote + brief), judge automatic steps from the
+uploaded results, and let engineers check the operational steps off with evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from benchmarks import plan_rules
+from benchmarks.errors import StepNotManual
+from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult
+from procurement import access
+from procurement.audit import audit_record
+from procurement.errors import DomainError, NotFound
+
+# A comparison in one of these states holds its normalised rows (phase 4 evidence).
+FINISHED_COMPARISON_STATES = ("ready", "approved", "rejected", "changes_requested")
+
+
+def brief_facts(brief: Any) -> plan_rules.BriefFacts:
+    """The brief's fields the plan rules read (the adapter between model and pure rules)."""
+    context = (brief.p95_input_tokens or 0) + (brief.p95_output_tokens or 0)
+    return plan_rules.BriefFacts(
+        workload_class=brief.workload_class,
+        model_name=str(brief.model) if brief.model_id else "",
+        weight_precision=brief.weight_precision or "",
+        p95_context_tokens=context or None,
+        concurrency=brief.concurrency,
+        batch_size=brief.batch_size,
+        streaming=bool(brief.streaming),
+        ttft_p95_ms=brief.ttft_p95_ms,
+        itl_p95_ms=brief.itl_p95_ms,
+        e2e_p99_ms=brief.e2e_p99_ms,
+        peak_to_average=brief.peak_to_average,
+        checkpoint_write_s=brief.checkpoint_write_s,
+    )
+
+
+def plan_results(plan: BenchmarkPlan) -> list[BenchmarkResult]:
+    """Parsed results that count for the plan, best evidence first: for this brief before
+    unscoped ones, on this quote before same-accelerator ones, then newest first."""
+    quote = plan.quote
+    rows = list(
+        BenchmarkResult.objects.filter(status=BenchmarkResult.Status.PARSED)
+        .filter(Q(quote_id=quote.pk) | Q(quote__isnull=True, accelerator_id=quote.accelerator_id))
+        .filter(Q(brief_id=plan.brief_id) | Q(brief__isnull=True))
+        .only("id", "quote_id", "brief_id", "gpu_count", "metrics", "format_id", "created_at")
+    )
+    rows.sort(
+        key=lambda r: (r.brief_id == plan.brief_id, r.quote_id == quote.pk, r.created_at, r.pk),
+        reverse=True,
+    )
+    return rows
+
+
+def _facts(rows: list[BenchmarkResult]) -> list[plan_rules.ResultFacts]:
+    return [
+        plan_rules.ResultFacts(
+            result_id=r.pk,
+            label=f"result #{r.pk}, {r.format_id}",
+            metrics=r.metrics or {},
+            gpu_count=r.gpu_count,
+        )
+        for r in rows
+    ]
+
+
+def _has_comparison_row(plan: BenchmarkPlan) -> bool:
+    from procurement.models import CandidateResult
+
+    return CandidateResult.objects.filter(
+        quote_id=plan.quote_id,
+        comparison__brief_id=plan.brief_id,
+        comparison__status__in=FINISHED_COMPARISON_STATES,
+    ).exists()
+
+
+@transaction.atomic
+def benchmark_plan_refresh(
+    *, plan: BenchmarkPlan, acting_user: Any = None
+) -> list[BenchmarkPlanStep]:
+    """Re-judge the automatic steps from the results; returns the steps that changed.
+
+    Called after each parse (no actor) and from the plan page (audited with the actor).
+    """
+    if acting_user is not None:
+        access.require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+    facts = _facts(plan_results(plan))
+    has_row = _has_comparison_row(plan)
+    specs = {s.code: s for s in plan_rules.plan_steps_for(brief_facts(plan.brief))}
+    changed = []
+    steps = plan.steps.filter(kind=BenchmarkPlanStep.Kind.AUTOMATIC)
+    for step in steps:
+        spec = specs.get(step.code)
+        if spec is None:
+            continue
+        verdict = plan_rules.evaluate(spec, facts, has_comparison_row=has_row)
+        observed = verdict.observed[:200]
+        new = (verdict.status, observed, verdict.result_id)
+        if (step.status, step.observed, step.result_id) != new:
+            step.status, step.observed, step.result_id = new
+            step.checked_at = timezone.now()
+            changed.append(step)
+    BenchmarkPlanStep.objects.bulk_update(changed, ["status", "observed", "result", "checked_at"])
+    if acting_user is not None:
+        audit_record(
+            actor=acting_user,
+            action="benchmark_plan.refreshed",
+            obj=plan,
+            summary={"changed": [step.code for step in changed]},
+        )
+    return changed
+
+
+def benchmark_plans_refresh_for_result(result: BenchmarkResult) -> int:
+    """Re-judge every plan a newly parsed result counts for; returns how many were looked at."""
+    plans = BenchmarkPlan.objects.select_related("quote", "brief")
+    if result.quote_id:
+        plans = plans.filter(quote_id=result.quote_id)
+    else:
+        plans = plans.filter(quote__accelerator_id=result.accelerator_id)
+    if result.brief_id:
+        plans = plans.filter(brief_id=result.brief_id)
+    count = 0
+    for plan in plans:
+        benchmark_plan_refresh(plan=plan)
+        count += 1
+    return count
+
+
+@transaction.atomic
+def benchmark_plan_create(
+    *, acting_user: Any, quote: Any, brief: Any
+) -> tuple[BenchmarkPlan, bool]:
+    """The plan of one candidate for one brief (one per pair: an existing one is returned)."""
+    access.require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+    existing = BenchmarkPlan.objects.filter(quote=quote, brief=brief).first()
+    if existing is not None:
+        return existing, False
+    plan = BenchmarkPlan.objects.create(quote=quote, brief=brief, created_by=acting_user)
+    specs = plan_rules.plan_steps_for(brief_facts(brief))
+    BenchmarkPlanStep.objects.bulk_create(
+        BenchmarkPlanStep(
+            plan=plan,
+            phase=spec.phase,
+            code=spec.code,
+            title=spec.title[:200],
+            criterion=spec.criterion,
+            kind=spec.kind,
+        )
+        for spec in specs
+    )
+    benchmark_plan_refresh(plan=plan)
+    audit_record(
+        actor=acting_user,
+        action="benchmark_plan.created",
+        obj=plan,
+        summary={"quote": quote.pk, "brief": brief.pk, "steps": len(specs)},
+    )
+    return plan, True
+
+
+@transaction.atomic
+def benchmark_plan_step_check(
+    *,
+    acting_user: Any,
+    plan: BenchmarkPlan,
+    step_id: Any,
+    status: str,
+    notes: str,
+    evidence_url: str,
+) -> BenchmarkPlanStep:
+    """An engineer marks an operational step passed / failed (or back to pending).
+
+    Passing needs an evidence URL and notes; failing needs notes saying what went wrong.
+    """
+    access.require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+    try:
+        step = BenchmarkPlanStep.objects.select_for_update().get(plan=plan, pk=step_id)
+    except (BenchmarkPlanStep.DoesNotExist, ValueError, TypeError) as exc:
+        raise NotFound() from exc
+    if step.kind != BenchmarkPlanStep.Kind.MANUAL:
+        raise StepNotManual()
+    notes, evidence_url = notes.strip(), evidence_url.strip()
+    statuses = BenchmarkPlanStep.Status
+    if status not in statuses.values:
+        raise DomainError("Choose passed, failed or pending.", fields={"status": ["Invalid."]})
+    if status == statuses.PASSED and not evidence_url:
+        raise DomainError(
+            "A passed step needs an evidence URL (run log, dashboard, ticket).",
+            fields={"evidence_url": ["Required to mark the step passed."]},
+        )
+    if status != statuses.PENDING and not notes:
+        raise DomainError(
+            "Say what was done and observed in the notes.",
+            fields={"notes": ["Required to check a step off."]},
+        )
+    before = {"status": step.status, "notes": step.notes, "evidence_url": step.evidence_url}
+    step.status, step.notes, step.evidence_url = status, notes, evidence_url
+    step.checked_by = acting_user if status != statuses.PENDING else None
+    step.checked_at = timezone.now() if status != statuses.PENDING else None
+    step.save(update_fields=["status", "notes", "evidence_url", "checked_by", "checked_at"])
+    audit_record(
+        actor=acting_user,
+        action="benchmark_plan.step_checked",
+        obj=plan,
+        summary={
+            "step": step.code,
+            "before": before,
+            "after": {"status": status, "notes": notes[:500], "evidence_url": evidence_url},
+        },
+    )
+    return step

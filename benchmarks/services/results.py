@@ -1,0 +1,176 @@
+"""Applying a parsed file to its result row, and the Celery-side parse of large files.
+
+A parse is idempotent: it claims a PENDING (or redelivered PARSING) row, parses outside any
+transaction (progress rows are committed as it goes, at most every ~0.5 s), then writes the
+final state in one atomic block only if the row is still PARSING.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from benchmarks import parsers
+from benchmarks.distributions import distributions_for
+from benchmarks.models import BenchmarkResult
+from benchmarks.parsers.errors import ParseError
+from benchmarks.parsers.types import ParsedResult
+from procurement.audit import audit_record
+
+logger = logging.getLogger(__name__)
+
+PROGRESS_INTERVAL_S = 0.5
+_READ, _PARSE_END, _DIST_END = 0.05, 0.9, 0.97
+
+
+def scrub(value: Any) -> Any:
+    """Drop NUL characters (PostgreSQL text and jsonb refuse them) from nested JSON data."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {scrub(k): scrub(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub(v) for v in value]
+    return value
+
+
+def metrics_json(parsed: ParsedResult) -> dict[str, Any]:
+    """The stored `metrics`: the parser's normalised Metrics, plus the file's other runs."""
+    data = parsed.to_dict()
+    out = dict(data["metrics"])
+    out["request_count"] = data["request_count"]
+    out["extra"] = data["extra"]
+    if data["runs"]:
+        out["runs"] = [
+            {"metrics": run["metrics"], "extra": run["extra"], "notes": run["notes"]}
+            for run in data["runs"]
+        ]
+    return scrub(out)
+
+
+def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
+    """Copy a parse into the row (not saved): metrics, discrepancies, notes, histograms."""
+    data = parsed.to_dict()
+    result.format_id = parsed.format_id
+    result.tool_version = scrub(parsed.tool_version or "")[:60]
+    result.model_name = scrub(parsed.model or "")[:200]
+    result.metrics = metrics_json(parsed)
+    result.discrepancies = scrub(data["discrepancies"])
+    result.parse_notes = scrub(data["notes"])
+    result.distributions = distributions_for(parsed.per_request)
+    result.status = BenchmarkResult.Status.PARSED
+    result.progress = 1.0
+    result.error = ""
+    result.parsed_at = timezone.now()
+
+
+class ProgressWriter:
+    """Saves progress to the row, throttled; each write commits at once (no transaction)."""
+
+    def __init__(self, result_id: int, *, interval_s: float = PROGRESS_INTERVAL_S) -> None:
+        self.result_id = result_id
+        self.interval_s = interval_s
+        self.last_at: float | None = None
+        self.last_value = 0.0
+
+    def __call__(self, fraction: float, *, force: bool = False) -> None:
+        now = time.monotonic()
+        value = round(min(max(float(fraction), 0.0), 0.99), 4)
+        if value <= self.last_value:
+            return
+        if not force and self.last_at is not None and now - self.last_at < self.interval_s:
+            return
+        BenchmarkResult.objects.filter(
+            pk=self.result_id, status=BenchmarkResult.Status.PARSING
+        ).update(progress=value)
+        self.last_at, self.last_value = now, value
+
+    def scaled(self, start: float, end: float) -> Any:
+        """A parser progress callback mapping its 0..1 onto [start, end] of the whole job."""
+        return lambda fraction: self(start + (end - start) * float(fraction))
+
+
+def _claim(result_id: int) -> bool:
+    claimable = [BenchmarkResult.Status.PENDING, BenchmarkResult.Status.PARSING]
+    return bool(
+        BenchmarkResult.objects.filter(pk=result_id, status__in=claimable).update(
+            status=BenchmarkResult.Status.PARSING, progress=0.0
+        )
+    )
+
+
+def _fail(result: BenchmarkResult, reason: str) -> BenchmarkResult:
+    with transaction.atomic():
+        updated = BenchmarkResult.objects.filter(
+            pk=result.pk, status=BenchmarkResult.Status.PARSING
+        ).update(status=BenchmarkResult.Status.FAILED, error=scrub(reason), progress=1.0)
+        if updated:
+            audit_record(
+                actor=None,
+                action="benchmark_result.parse_failed",
+                obj=result,
+                summary={"reason": reason[:500], "file": result.original_name},
+                outcome="failed",
+            )
+    result.refresh_from_db()
+    return result
+
+
+def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
+    """Parse a stored file (Celery). Safe to run twice; a failure ends as FAILED with its reason.
+
+    The raw file is kept either way, for diagnosis and audit.
+    """
+    from benchmarks.services.plans import benchmark_plans_refresh_for_result
+
+    if not _claim(result_id):
+        return None
+    result = BenchmarkResult.objects.get(pk=result_id)
+    progress = ProgressWriter(result_id)
+    progress(0.01, force=True)
+    try:
+        with result.raw_file.open("rb") as handle:
+            data = handle.read()
+        progress(_READ)
+        parsed = parsers.parse(
+            data, result.original_name, progress=progress.scaled(_READ, _PARSE_END)
+        )
+        progress(_PARSE_END)
+        apply_parsed(result, parsed)
+        progress(_DIST_END)
+    except ParseError as exc:
+        return _fail(result, exc.message)
+    except Exception as exc:  # a parser bug must not leave the row PARSING forever
+        logger.exception("Parsing benchmark result %s failed", result_id)
+        return _fail(result, f"The file could not be parsed ({type(exc).__name__}).")
+    with transaction.atomic():
+        fields = [
+            "format_id",
+            "tool_version",
+            "model_name",
+            "metrics",
+            "discrepancies",
+            "parse_notes",
+            "distributions",
+            "status",
+            "progress",
+            "error",
+            "parsed_at",
+        ]
+        values = {name: getattr(result, name) for name in fields}
+        updated = BenchmarkResult.objects.filter(
+            pk=result_id, status=BenchmarkResult.Status.PARSING
+        ).update(**values)
+        if updated:
+            audit_record(
+                actor=None,
+                action="benchmark_result.parsed",
+                obj=result,
+                summary={"format": result.format_id, "file": result.original_name},
+            )
+            benchmark_plans_refresh_for_result(result)
+    return result

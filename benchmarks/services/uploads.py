@@ -1,0 +1,275 @@
+"""Uploading a benchmark result file: validate, keep the raw file, parse now or on a worker.
+
+Nothing is saved half-way: the file is checked (format detected, small files parsed in full)
+before a byte is stored; the row, the stored file and the audit event are written together,
+and the stored file is removed again if that transaction fails. A refused upload is still
+audit-logged, outside any transaction that could be rolled back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from dataclasses import dataclass
+from functools import partial
+from pathlib import PurePath
+from typing import Any
+
+from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import default_storage
+from django.db import connection, transaction
+
+from benchmarks import parsers
+from benchmarks.errors import UploadRejected, UploadTooLarge
+from benchmarks.models import BenchmarkResult, Phase
+from benchmarks.parsers.errors import ParseError
+from benchmarks.parsers.types import ParsedResult
+from benchmarks.services.results import apply_parsed, scrub
+from benchmarks.upload_handlers import too_large_message, upload_cap_bytes
+from procurement import access
+from procurement.audit import audit_record
+
+# Files up to this size are parsed in the request (the journey "drop a file, see charts at
+# once"); larger ones are checked cheaply here and parsed by a Celery worker.
+DEFAULT_INLINE_PARSE_MAX_BYTES = 5 * 1000 * 1000
+_EXTENSION = re.compile(r"^\.[a-z0-9]{1,10}$")
+_LOCK_SALT = 727_100
+
+
+@dataclass(frozen=True, slots=True)
+class UploadMeta:
+    """What no benchmark tool records: the candidate, its GPUs and how it was served."""
+
+    quote: Any = None
+    accelerator: Any = None
+    gpu_count: int = 1
+    brief: Any = None
+    phase: int = Phase.THROUGHPUT_LATENCY
+    serving_engine: str = ""
+    parallelism: str = ""
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class IngestOutcome:
+    result: BenchmarkResult
+    created: bool
+
+
+def inline_parse_max_bytes() -> int:
+    return int(
+        getattr(settings, "BENCHMARK_INLINE_PARSE_MAX_BYTES", DEFAULT_INLINE_PARSE_MAX_BYTES)
+    )
+
+
+def clean_filename(name: str | None) -> str:
+    """The original file name as shown to people (no path, no NUL, at most 255 characters)."""
+    base = PurePath(str(name or "upload").replace("\\", "/")).name.replace("\x00", "") or "upload"
+    if len(base) > 255:
+        suffix = PurePath(base).suffix[:20]
+        base = base[: 255 - len(suffix)] + suffix
+    return base
+
+
+def _stored_name(filename: str) -> str:
+    suffix = PurePath(filename).suffix.lower()
+    return uuid.uuid4().hex + (suffix if _EXTENSION.match(suffix) else "")
+
+
+def benchmark_upload_rejected(
+    *, acting_user: Any, filename: str, size: int | None, reason: str, code: str
+) -> None:
+    """Audit a refused upload (no row exists; the event names the file and the reason)."""
+    audit_record(
+        actor=acting_user,
+        action="benchmark_result.rejected",
+        object_type="benchmarks.benchmarkresult",
+        summary={"file": filename, "size_bytes": size, "reason": reason[:1000], "code": code},
+        outcome="rejected",
+    )
+
+
+def _candidate(meta: UploadMeta) -> tuple[Any, Any]:
+    quote, accelerator = meta.quote, meta.accelerator
+    if quote is None and accelerator is None:
+        raise UploadRejected(
+            "Choose the quote the benchmark ran on, or at least its accelerator.", field="quote"
+        )
+    if quote is not None and accelerator is not None and quote.accelerator_id != accelerator.pk:
+        raise UploadRejected(
+            f"The quote is for {quote.accelerator}, not {accelerator}: pick one that matches "
+            "(or leave the accelerator empty).",
+            field="accelerator",
+        )
+    if not isinstance(meta.gpu_count, int) or meta.gpu_count < 1:
+        raise UploadRejected("GPU count must be a whole number of at least 1.", field="gpu_count")
+    return quote, (accelerator if accelerator is not None else quote.accelerator)
+
+
+def _digest(upload: File) -> str:
+    sha = hashlib.sha256()
+    upload.seek(0)
+    for chunk in upload.chunks():
+        sha.update(chunk)
+    upload.seek(0)
+    return sha.hexdigest()
+
+
+def _existing(user: Any, digest: str, quote: Any, accelerator: Any, brief: Any) -> Any:
+    return (
+        BenchmarkResult.objects.filter(
+            uploaded_by=user,
+            sha256=digest,
+            quote=quote,
+            accelerator=accelerator,
+            brief=brief,
+        )
+        .order_by("id")
+        .first()
+    )
+
+
+def _lock(user: Any, digest: str) -> None:
+    """Serialise identical uploads by one user (PostgreSQL), so a double submit makes one row."""
+    if connection.vendor != "postgresql":
+        return
+    key = int(digest[:15], 16) ^ (int(user.pk) * _LOCK_SALT)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def _check(upload: File, filename: str, size: int) -> tuple[str, ParsedResult | None]:
+    """Detect the format; parse in full when small. Raises UploadRejected with the reason."""
+    upload.seek(0)
+    data = upload.read()
+    upload.seek(0)
+    try:
+        if size <= inline_parse_max_bytes():
+            parsed = parsers.parse(data, filename)
+            return parsed.format_id, parsed
+        format_id = parsers.detect(data, filename)
+    except ParseError as exc:
+        raise UploadRejected(exc.message) from exc
+    if not format_id:
+        raise UploadRejected("The file's format was not recognised.")
+    return str(format_id), None
+
+
+def _store(
+    *,
+    user: Any,
+    upload: File,
+    filename: str,
+    size: int,
+    digest: str,
+    format_id: str,
+    parsed: ParsedResult | None,
+    quote: Any,
+    accelerator: Any,
+    meta: UploadMeta,
+) -> IngestOutcome:
+    from benchmarks.services.plans import benchmark_plans_refresh_for_result
+    from benchmarks.tasks import benchmark_result_parse_task
+
+    stored = ""
+    try:
+        with transaction.atomic():
+            _lock(user, digest)
+            if existing := _existing(user, digest, quote, accelerator, meta.brief):
+                return IngestOutcome(existing, created=False)
+            result = BenchmarkResult(
+                uploaded_by=user,
+                quote=quote,
+                accelerator=accelerator,
+                gpu_count=meta.gpu_count,
+                brief=meta.brief,
+                phase=meta.phase,
+                serving_engine=scrub(meta.serving_engine)[:60],
+                parallelism=scrub(meta.parallelism)[:60],
+                notes=scrub(meta.notes),
+                original_name=filename,
+                sha256=digest,
+                size_bytes=size,
+                format_id=format_id,
+            )
+            result.raw_file.save(_stored_name(filename), upload, save=False)
+            stored = result.raw_file.name
+            if parsed is not None:
+                apply_parsed(result, parsed)
+            result.save()
+            audit_record(
+                actor=user,
+                action="benchmark_result.uploaded",
+                obj=result,
+                summary={
+                    "file": filename,
+                    "sha256": digest,
+                    "size_bytes": size,
+                    "format": format_id,
+                    "parsed": parsed is not None,
+                },
+            )
+            if parsed is not None:
+                benchmark_plans_refresh_for_result(result)
+            else:
+                transaction.on_commit(partial(benchmark_result_parse_task.delay, result.pk))
+    except BaseException:
+        if stored:
+            default_storage.delete(stored)
+        raise
+    return IngestOutcome(result, created=True)
+
+
+def _ingest(user: Any, upload: File, filename: str, meta: UploadMeta) -> IngestOutcome:
+    quote, accelerator = _candidate(meta)
+    size = int(upload.size or 0)
+    if size > upload_cap_bytes():
+        raise UploadTooLarge(too_large_message(size))
+    if size == 0:
+        raise UploadRejected("The file is empty.")
+    digest = _digest(upload)
+    if existing := _existing(user, digest, quote, accelerator, meta.brief):
+        audit_record(
+            actor=user,
+            action="benchmark_result.upload_duplicate",
+            obj=existing,
+            summary={"file": filename, "sha256": digest},
+            outcome="duplicate",
+        )
+        return IngestOutcome(existing, created=False)
+    format_id, parsed = _check(upload, filename, size)
+    return _store(
+        user=user,
+        upload=upload,
+        filename=filename,
+        size=size,
+        digest=digest,
+        format_id=format_id,
+        parsed=parsed,
+        quote=quote,
+        accelerator=accelerator,
+        meta=meta,
+    )
+
+
+def benchmark_result_ingest(*, acting_user: Any, upload: File, meta: UploadMeta) -> IngestOutcome:
+    """Accept one result file for a candidate, or refuse it with the reason (nothing stored).
+
+    Identical bytes uploaded again by the same user for the same candidate and brief return
+    the existing result (`created=False`).
+    """
+    access.require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+    filename = clean_filename(getattr(upload, "name", None))
+    try:
+        return _ingest(acting_user, upload, filename, meta)
+    except UploadRejected as exc:
+        benchmark_upload_rejected(
+            acting_user=acting_user,
+            filename=filename,
+            size=getattr(upload, "size", None),
+            reason=exc.message,
+            code=exc.code,
+        )
+        raise

@@ -1,0 +1,128 @@
+"""HTML views of benchmark plans: list, create for a candidate, detail, manual step checks."""
+
+from __future__ import annotations
+
+from itertools import groupby
+from typing import Any
+
+from django.contrib import messages
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from benchmarks import services
+from benchmarks.forms import PlanCreateForm, StepCheckForm
+from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, Phase
+from benchmarks.services.plans import plan_results
+from procurement import access
+from procurement.errors import DomainError, NotFound
+
+READERS = tuple(access.STAFF_ROLES)
+WRITERS = tuple(access.BENCHMARK_UPLOADERS)
+_STATUS = BenchmarkPlanStep.Status
+
+
+@require_GET
+@access.role_required(*READERS)
+def plan_list(request: HttpRequest) -> HttpResponse:
+    plans = (
+        access.plans_for(request.user)
+        .annotate(
+            steps_total=Count("steps"),
+            steps_passed=Count("steps", filter=Q(steps__status=_STATUS.PASSED)),
+            steps_failed=Count("steps", filter=Q(steps__status=_STATUS.FAILED)),
+        )
+        .order_by("-created_at")
+    )
+    context = {"plans": plans, "can_create": access.has_role(request.user, *WRITERS)}
+    return render(request, "benchmarks/plan_list.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@access.role_required(*WRITERS)
+def plan_create(request: HttpRequest) -> HttpResponse:
+    """`?quote=&brief=` preselects the candidate; posting creates (or opens) its plan."""
+    if request.method == "POST":
+        form = PlanCreateForm(request.POST, user=request.user)
+        if form.is_valid():
+            plan, created = services.benchmark_plan_create(
+                acting_user=request.user, **form.cleaned_data
+            )
+            if not created:
+                messages.info(request, "This candidate already has a plan for this brief.")
+            return redirect(plan.get_absolute_url())
+        return render(request, "benchmarks/plan_create.html", {"form": form}, status=400)
+    initial = {k: request.GET.get(k) for k in ("quote", "brief") if request.GET.get(k)}
+    form = PlanCreateForm(user=request.user, initial=initial)
+    return render(request, "benchmarks/plan_create.html", {"form": form})
+
+
+def _plan_context(
+    request: HttpRequest, plan: BenchmarkPlan, bound: tuple[int, StepCheckForm] | None = None
+) -> dict[str, Any]:
+    steps = list(plan.steps.select_related("result", "checked_by"))
+    for step in steps:
+        if bound and bound[0] == step.pk:
+            step.form = bound[1]
+        elif step.kind == BenchmarkPlanStep.Kind.MANUAL:
+            step.form = StepCheckForm(
+                initial={
+                    "status": step.status,
+                    "notes": step.notes,
+                    "evidence_url": step.evidence_url,
+                },
+                prefix=f"s{step.pk}",
+            )
+    phases = [
+        {"phase": Phase(number), "steps": list(items)}
+        for number, items in groupby(steps, key=lambda s: s.phase)
+    ]
+    return {
+        "plan": plan,
+        "phases": phases,
+        "totals": {s: sum(1 for x in steps if x.status == s) for s in _STATUS.values},
+        "results": plan_results(plan),
+        "can_check": access.has_role(request.user, *WRITERS),
+    }
+
+
+@require_GET
+@access.role_required(*READERS)
+def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
+    plan = access.access_plan(request.user, plan_id)
+    return render(request, "benchmarks/plan_detail.html", _plan_context(request, plan))
+
+
+@require_POST
+@access.role_required(*WRITERS)
+def plan_step_check(request: HttpRequest, plan_id: int, step_id: int) -> HttpResponse:
+    plan = access.access_plan(request.user, plan_id)
+    form = StepCheckForm(request.POST, prefix=f"s{step_id}")
+    if form.is_valid():
+        try:
+            step = services.benchmark_plan_step_check(
+                acting_user=request.user, plan=plan, step_id=step_id, **form.cleaned_data
+            )
+        except NotFound as exc:
+            raise Http404 from exc
+        except DomainError as exc:
+            for field, errors in exc.fields.items():
+                form.add_error(field if field in form.fields else None, errors)
+            if not exc.fields:
+                form.add_error(None, exc.message)
+        else:
+            messages.success(request, f"“{step.title}” marked {step.get_status_display()}.")
+            return redirect(f"{plan.get_absolute_url()}#step-{step.pk}")
+    context = _plan_context(request, plan, bound=(int(step_id), form))
+    return render(request, "benchmarks/plan_detail.html", context, status=400)
+
+
+@require_POST
+@access.role_required(*WRITERS)
+def plan_refresh(request: HttpRequest, plan_id: int) -> HttpResponse:
+    """Re-judge the automatic steps (e.g. after a comparison finished)."""
+    plan = access.access_plan(request.user, plan_id)
+    changed = services.benchmark_plan_refresh(plan=plan, acting_user=request.user)
+    messages.success(request, f"Automatic steps re-judged: {len(changed)} changed.")
+    return redirect(plan.get_absolute_url())

@@ -1,0 +1,240 @@
+"""Pure helpers: plan rules, histograms, figure dicts, key figures (no database)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks import charts, figures, plan_rules
+from benchmarks.distributions import distributions_for, histogram
+from benchmarks.parsers.types import RequestSamples
+from tests.benchmarks.factories_benchmarks import metrics_dict
+
+REALTIME = plan_rules.BriefFacts(
+    workload_class="realtime_inference",
+    model_name="Llama 3.1 70B",
+    weight_precision="bf16",
+    p95_context_tokens=3500,
+    concurrency=32,
+    ttft_p95_ms=800,
+    itl_p95_ms=60,
+    e2e_p99_ms=20000,
+    peak_to_average=2.0,
+)
+
+
+def _codes(specs):
+    return [s.code for s in specs]
+
+
+def test_realtime_plan_has_four_phases_with_brief_targets():
+    specs = plan_rules.plan_steps_for(REALTIME)
+    assert sorted({s.phase for s in specs}) == [1, 2, 3, 4]
+    by_code = {s.code: s for s in specs}
+    assert by_code["p2-e2e-p99"].threshold == 20000
+    assert "20,000 ms" in by_code["p2-e2e-p99"].title
+    assert by_code["p2-ttft-p95"].threshold == 800
+    assert by_code["p1-fits-at-concurrency"].threshold == 32
+    assert "3,500 tokens" in by_code["p1-fits-at-concurrency"].criterion
+    assert by_code["p1-peak-memory"].kind == plan_rules.MANUAL
+    assert by_code["p2-accepted-outputs"].kind == plan_rules.AUTO
+    assert by_code["p4-normalised-row"].kind == plan_rules.AUTO
+    ops = [s.code for s in specs if s.phase == 3]
+    assert ops == [
+        "p3-kill-worker",
+        "p3-drain-node",
+        "p3-restart-serving",
+        "p3-bad-deploy",
+        "p3-cold-start",
+        "p3-telemetry",
+        "p3-cost-attribution",
+    ]
+    assert all(s.kind == plan_rules.MANUAL for s in specs if s.phase == 3)
+    assert len(set(_codes(specs))) == len(specs)
+
+
+def test_training_plan_checks_checkpoint_recovery_not_serving():
+    brief = plan_rules.BriefFacts(workload_class="full_finetune", checkpoint_write_s=120)
+    codes = _codes(plan_rules.plan_steps_for(brief))
+    assert "p3-checkpoint-recovery" in codes
+    assert "p3-restart-serving" not in codes
+    assert "p2-e2e-p99" not in codes
+    assert {"p2-training-throughput", "p2-time-to-target", "p2-checkpoint-write"} <= set(codes)
+
+
+def test_no_target_no_latency_step():
+    brief = plan_rules.BriefFacts(workload_class="batch_inference", concurrency=8)
+    codes = _codes(plan_rules.plan_steps_for(brief))
+    assert "p2-e2e-p99" not in codes
+    assert "p2-ttft-p95" not in codes
+    assert "p2-throughput" in codes
+
+
+def _spec(code, brief=REALTIME):
+    return next(s for s in plan_rules.plan_steps_for(brief) if s.code == code)
+
+
+def _facts(metrics, rid=1, gpus=1):
+    return plan_rules.ResultFacts(
+        result_id=rid, label=f"result #{rid}", metrics=metrics, gpu_count=gpus
+    )
+
+
+@pytest.mark.parametrize(
+    ("p99", "expected"), [(19999.0, "passed"), (20000.0, "passed"), (20001.0, "failed")]
+)
+def test_e2e_step_judged_against_target(p99, expected):
+    verdict = plan_rules.evaluate(
+        _spec("p2-e2e-p99"), [_facts(metrics_dict(e2e=(1.0, 2.0, p99)), rid=7)]
+    )
+    assert verdict.status == expected
+    assert verdict.result_id == 7
+    assert "p99 E2E" in verdict.observed
+
+
+def test_first_result_with_the_metric_counts():
+    no_e2e = metrics_dict(e2e=None)
+    verdict = plan_rules.evaluate(
+        _spec("p2-e2e-p99"), [_facts(no_e2e, rid=1), _facts(metrics_dict(), rid=2)]
+    )
+    assert verdict.result_id == 2
+
+
+def test_without_results_steps_stay_pending():
+    for spec in plan_rules.plan_steps_for(REALTIME):
+        if spec.kind == plan_rules.AUTO:
+            assert plan_rules.evaluate(spec, []).status == "pending"
+
+
+def test_accepted_outputs_fail_when_results_only_count_generated():
+    spec = _spec("p2-accepted-outputs")
+    assert plan_rules.evaluate(spec, [_facts(metrics_dict())]).status == "failed"
+    ok = plan_rules.evaluate(spec, [_facts(metrics_dict(acceptance_rate=0.93))])
+    assert ok.status == "passed"
+    assert "93.0%" in ok.observed
+
+
+def test_fits_at_concurrency_needs_the_target_concurrency_without_failures():
+    spec = _spec("p1-fits-at-concurrency")
+    low = plan_rules.evaluate(spec, [_facts(metrics_dict(concurrency=8))])
+    assert low.status == "pending"
+    assert "8" in low.observed
+    ok = plan_rules.evaluate(spec, [_facts(metrics_dict(concurrency=32))])
+    assert ok.status == "passed"
+    failing = {**metrics_dict(concurrency=64), "requests_failed": 3}
+    assert plan_rules.evaluate(spec, [_facts(failing)]).status == "failed"
+
+
+def test_itl_uses_tpot_then_itl():
+    spec = _spec("p2-itl-p95")
+    verdict = plan_rules.evaluate(spec, [_facts(metrics_dict())])
+    assert verdict.status == "passed"
+    assert "TPOT" in verdict.observed
+    only_itl = {**metrics_dict(), "tpot_ms": None, "itl_ms": {"p95": 75.0}}
+    assert plan_rules.evaluate(spec, [_facts(only_itl)]).status == "failed"
+
+
+def test_comparison_row_step():
+    spec = _spec("p4-normalised-row")
+    assert plan_rules.evaluate(spec, [], has_comparison_row=True).status == "passed"
+    assert plan_rules.evaluate(spec, [], has_comparison_row=False).status == "pending"
+
+
+def test_histogram_counts_every_value_and_flags_the_tail():
+    rng = np.random.default_rng(1)
+    values = np.concatenate([rng.normal(500, 50, 10_000), [1e6], [np.nan, np.inf]])
+    hist = histogram(values, bins=20)
+    assert hist["count"] == 10_001
+    assert sum(hist["counts"]) + hist["overflow"] == hist["count"]
+    assert hist["overflow"] >= 1
+    assert len(hist["edges"]) == 21
+    assert hist["max"] == 1e6
+    assert hist["p50"] == pytest.approx(500, rel=0.02)
+    json.dumps(hist, allow_nan=False)
+
+
+def test_histogram_of_constant_or_empty():
+    assert histogram([]) is None
+    assert histogram([np.nan]) is None
+    hist = histogram([5.0, 5.0])
+    assert hist["count"] == 2
+    assert sum(hist["counts"]) == 2
+
+
+def test_distributions_skip_failed_requests():
+    n = 4
+    samples = RequestSamples(
+        ttft_ms=np.array([10.0, 20.0, 30.0, 9999.0]),
+        e2e_ms=np.array([100.0, 200.0, 300.0, np.nan]),
+        itl_ms=np.full(n, np.nan),
+        input_tokens=np.full(n, 10.0),
+        output_tokens=np.full(n, 10.0),
+        success=np.array([True, True, True, False]),
+    )
+    out = distributions_for(samples)
+    assert out["ttft_ms"]["count"] == 3
+    assert out["ttft_ms"]["max"] == 30.0
+    assert out["e2e_ms"]["count"] == 3
+    assert distributions_for(None) == {}
+
+
+def test_percentile_figure_has_one_trace_per_percentile():
+    fig = charts.latency_percentiles_figure(metrics_dict())
+    assert [t["name"] for t in fig["data"]] == ["p50", "p95", "p99"]
+    assert fig["data"][2]["y"] == [450.0, 60.0, 40.0, 12000.0]
+    assert charts.latency_percentiles_figure({}) is None
+    json.dumps(fig, allow_nan=False)
+
+
+def test_distribution_figure_marks_target():
+    hist = histogram(np.arange(1, 1001, dtype=float), bins=10)
+    fig = charts.distribution_figure(hist, title="TTFT", target_ms=800, target_label="target")
+    assert len(fig["data"][0]["x"]) == 10
+    xs = [s["x0"] for s in fig["layout"]["shapes"]]
+    assert 800.0 in xs
+    json.dumps(fig, allow_nan=False)
+
+
+def test_compare_scatter_draws_target_line_and_skips_unplaceable():
+    points = [
+        {
+            "label": "A",
+            "group": "H100",
+            "e2e_p99_ms": 9000,
+            "tokens_per_s_per_gpu": 1200,
+            "result_id": 1,
+        },
+        {
+            "label": "B",
+            "group": "H200",
+            "e2e_p99_ms": None,
+            "tokens_per_s_per_gpu": 1500,
+            "result_id": 2,
+        },
+        {
+            "label": "C",
+            "group": "H200",
+            "e2e_p99_ms": 15000,
+            "tokens_per_s_per_gpu": 2000,
+            "result_id": 3,
+        },
+    ]
+    fig = charts.compare_scatter_figure(points, target_e2e_p99_ms=10000)
+    assert {t["name"] for t in fig["data"]} == {"H100", "H200"}
+    assert sum(len(t["x"]) for t in fig["data"]) == 2
+    assert fig["layout"]["shapes"][0]["x0"] == 10000.0
+    assert charts.compare_scatter_figure(points[1:2], target_e2e_p99_ms=None) is None
+
+
+def test_key_figures_per_gpu_and_acceptance():
+    m = {**metrics_dict(output_tokens_per_s=4000), "accepted_outputs": 900, "acceptance_rate": None}
+    f = figures.key_figures(m, 4)
+    assert f["tokens_per_s_per_gpu"] == 1000
+    assert f["acceptance_rate"] == pytest.approx(0.9)
+    assert f["has_acceptance_data"] is True
+    assert (
+        figures.key_figures({"output_tokens_per_s": float("nan")}, 2)["output_tokens_per_s"] is None
+    )
+    assert figures.key_figures({"output_tokens_per_s": True}, 2)["output_tokens_per_s"] is None
