@@ -234,7 +234,7 @@ def quote_checklist_summary(quote: Quote) -> dict[str, Any]:
 
 
 def _answers_with_reviews() -> QuerySet[Any]:
-    return ChecklistAnswer.objects.select_related("answered_by", "quote").prefetch_related(
+    return ChecklistAnswer.objects.select_related("item", "answered_by", "quote").prefetch_related(
         Prefetch("reviews", queryset=ChecklistReview.objects.select_related("reviewer"))
     )
 
@@ -286,6 +286,24 @@ def _heads(answers: Sequence[ChecklistAnswer]) -> list[ChecklistAnswer]:
 def _first_comment(answer: ChecklistAnswer) -> str:
     reviews = list(answer.reviews.all())
     return reviews[0].comment if reviews else ""
+
+
+def effective_answer(quote: Quote, item_id: int) -> ChecklistAnswer | None:
+    """The answer that counts for one item of one quote (None when unanswered)."""
+    chain = quote_lineages([quote])[quote.pk]
+    heads = _head_answers([quote], {quote.pk: chain}).filter(item_id=item_id)
+    picked = _pick_effective(quote, chain, heads)
+    return picked[item_id][0] if item_id in picked else None
+
+
+def quote_closed_reason(quote: Quote) -> str:
+    """Why the quote's checklist can no longer be answered ("" when it can)."""
+    if quote.status == "withdrawn":
+        return "This quote was withdrawn; its checklist can no longer be answered."
+    newer = type(quote).objects.filter(supersedes_id=quote.pk).values_list("pk", flat=True)
+    if newer_id := newer.first():
+        return f"This quote has a newer version (#{newer_id}); answer the checklist there."
+    return ""
 
 
 def current_answer_in_scope(

@@ -1,0 +1,157 @@
+"""API v1: the checklist of a quote, vendors' answers, reviewers' verdicts.
+
+Vendors reach only their own provider's quotes and answers (404 otherwise, as for a missing
+id). Writes go through checklist.services, like the HTML views.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Role
+from checklist import evidence, selectors, services
+from checklist.api.serializers import (
+    AnswerInputSerializer,
+    AnswerOutputSerializer,
+    ItemSerializer,
+    ReviewInputSerializer,
+    ReviewOutputSerializer,
+)
+from checklist.models import ChecklistItem
+from procurement import access
+from procurement.api.permissions import HasRole
+
+READERS = access.STAFF_ROLES | {Role.VENDOR}
+
+ChecklistSummarySchema = inline_serializer(
+    "ChecklistSummary",
+    {
+        "required_level": serializers.ChoiceField(choices=["basic", "full"]),
+        "complete": serializers.BooleanField(),
+        "completeness_pct": serializers.IntegerField(),
+        "required_count": serializers.IntegerField(),
+        "counted_count": serializers.IntegerField(),
+        "answered_count": serializers.IntegerField(),
+        "evidenced_count": serializers.IntegerField(),
+        "needs_info_count": serializers.IntegerField(),
+        "missing_items": serializers.ListField(child=serializers.DictField()),
+        "red_flags": serializers.ListField(child=serializers.DictField()),
+    },
+)
+
+
+class ChecklistItemListApi(generics.ListAPIView[ChecklistItem]):
+    """The 20 checklist items, in order."""
+
+    permission_classes = [HasRole]
+    read_roles = READERS
+    serializer_class = ItemSerializer
+    queryset = ChecklistItem.objects.order_by("order")
+    filter_backends: list[Any] = []
+
+
+class QuoteChecklistApi(APIView):
+    """A quote's effective answers (quote-specific, else the provider default) and summary."""
+
+    permission_classes = [HasRole]
+    read_roles = READERS
+
+    @extend_schema(
+        responses=inline_serializer(
+            "QuoteChecklist",
+            {
+                "quote": serializers.IntegerField(),
+                "summary": ChecklistSummarySchema,
+                "items": serializers.ListField(child=serializers.DictField()),
+            },
+        )
+    )
+    def get(self, request: Request, quote_id: int) -> Response:
+        quote = access.access_quote(request.user, quote_id)
+        detail = selectors.quote_checklist_detail(quote)
+        context = {"request": request}
+        items = [
+            {
+                **ItemSerializer(row.item).data,
+                "effective_scope": row.scope or None,
+                "missing_reason": row.missing_reason,
+                "answer": AnswerOutputSerializer(row.answer, context=context).data
+                if row.answer
+                else None,
+                "earlier_answer_ids": [a.pk for a in row.history],
+            }
+            for row in detail.rows
+        ]
+        return Response({"quote": quote.pk, "summary": detail.summary, "items": items})
+
+
+class QuoteChecklistAnswerCreateApi(APIView):
+    """Answer one item for a quote (scope "quote") or for all the provider's quotes
+    (scope "provider"). Multipart for a document; JSON works for a link."""
+
+    permission_classes = [HasRole]
+    write_roles = frozenset({Role.VENDOR})
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
+        evidence.install_size_limit(request)
+        return super().initialize_request(request, *args, **kwargs)
+
+    @extend_schema(
+        request={
+            "multipart/form-data": AnswerInputSerializer,
+            "application/json": AnswerInputSerializer,
+        },
+        responses={201: AnswerOutputSerializer},
+    )
+    def post(self, request: Request, quote_id: int) -> Response:
+        quote = access.access_quote(request.user, quote_id)
+        oversized = getattr(request._request, "evidence_oversized", {})
+        serializer = AnswerInputSerializer(data=request.data, context={"oversized": oversized})
+        serializer.is_valid(raise_exception=True)
+        answer = services.answer_submit(
+            acting_user=request.user,
+            provider=quote.provider,
+            quote=quote,
+            entry=serializer.entry(),
+        )
+        output = AnswerOutputSerializer(answer, context={"request": request})
+        return Response(output.data, status=status.HTTP_201_CREATED)
+
+
+class ChecklistAnswerDetailApi(APIView):
+    """One answer with its reviews (earlier answers are reachable through `supersedes`)."""
+
+    permission_classes = [HasRole]
+    read_roles = READERS
+
+    @extend_schema(responses=AnswerOutputSerializer)
+    def get(self, request: Request, answer_id: int) -> Response:
+        answer = access.access_answer(request.user, answer_id)
+        return Response(AnswerOutputSerializer(answer, context={"request": request}).data)
+
+
+class ChecklistAnswerReviewCreateApi(APIView):
+    """Accept an answer, ask for more information, or raise a red flag (comment required
+    unless accepted). Who may review depends on the item's section."""
+
+    @extend_schema(request=ReviewInputSerializer, responses={201: ReviewOutputSerializer})
+    def post(self, request: Request, answer_id: int) -> Response:
+        answer = access.access_answer(request.user, answer_id)
+        serializer = ReviewInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        review = services.answer_review(
+            acting_user=request.user,
+            answer=answer,
+            decision=serializer.validated_data["decision"],
+            comment=serializer.validated_data.get("comment", ""),
+        )
+        return Response(ReviewOutputSerializer(review).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,180 @@
+"""Demo checklist answers: Northwind answers everything with evidence for its reserved quote
+(mostly accepted, one item awaiting more information); Contoso answers only the basics, so
+its reserved and dedicated quotes show incomplete, and one of its answers is red-flagged.
+
+Idempotent: an item already answered in the same scope is left alone. Runs after
+catalog.demo; without its quotes or users it does nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.models import Role, User
+from checklist import services
+from checklist.models import ChecklistAnswer, ChecklistItem
+
+NORTHWIND_ANSWERS: dict[str, str] = {
+    "gpu-model-node-shape": "NVIDIA H100 SXM5 80 GB HBM3, 8 GPUs per node (HGX H100).",
+    "interconnect": "NVLink 4 with NVSwitch inside the node (900 GB/s per GPU); 8x 400 Gb/s "
+    "NDR InfiniBand per node, rail-optimised, non-blocking.",
+    "node-resources": "2x 56-core Xeon, 2 TB RAM, 8x 3.84 TB NVMe per node; 200 Gb/s to the "
+    "shared parallel file system.",
+    "region-placement": "eu-west, zone b; all reserved nodes in one placement group and pod.",
+    "hardware-replacement": "Failed GPUs or nodes swapped from a hot spare pool within 4 hours; "
+    "downtime beyond that is credited.",
+    "software-versions": "Driver 550 LTS, CUDA 12.4, cuDNN 9, NCCL 2.21; containerd with the "
+    "NVIDIA container toolkit; PyTorch 2.3+ images maintained.",
+    "access-model": "Managed Kubernetes with the GPU operator, or Slurm on request.",
+    "serving-frameworks": "vLLM, SGLang and TensorRT-LLM images provided; Ray supported.",
+    "observability": "DCGM metrics (utilisation, memory, errors) exported to Prometheus; "
+    "spend per namespace daily.",
+    "upgrade-rollback": "Driver upgrades announced 14 days ahead, canary node first, image "
+    "pinning supported, rollback within one maintenance window.",
+    "capacity-model": "Reserved capacity for 12 months, dedicated to the customer.",
+    "commitment-terms": "Minimum 64 GPUs for 12 months; overage at the on-demand rate; "
+    "business support tier included.",
+    "ancillary-costs": "Storage 0.08 per GB-month, egress 0.05 per GB, snapshots 0.03 per "
+    "GB-month, public IPs 3 per month, private networking included.",
+    "usage-export-invoicing": "Hourly usage export in FOCUS CSV via API; monthly invoice per "
+    "project tag.",
+    "idle-billing-shutdown": "Reserved capacity is billed whether busy or idle; on-demand "
+    "overflow nodes stop automatically after 30 idle minutes.",
+    "network-boundary": "Dedicated VPC per customer, private link to the customer's cloud, "
+    "egress deny-by-default.",
+    "iam-audit": "SSO with SAML/OIDC, per-role access, audit logs kept 1 year, break-glass "
+    "support access with customer approval, incidents notified within 24 hours.",
+    "data-lifecycle": "Data stays in eu-west; checkpoints kept until deleted; backups 30 days; "
+    "certified deletion at contract end; legal hold on request.",
+    "compliance-evidence": "SOC 2 Type II and ISO 27001 reports under NDA; security "
+    "questionnaires answered within 10 working days.",
+    "budgets-chargeback": "Budgets and alerts per project, quotas per team, tags carried to "
+    "the usage export for showback.",
+}
+NORTHWIND_NEEDS_INFO = {
+    "commitment-terms": "Cancellation rights are not stated: can we leave after 6 months, "
+    "and at what cost?"
+}
+
+CONTOSO_ANSWERS: dict[str, tuple[str, str]] = {
+    "gpu-model-node-shape": ("yes", "H200 SXM 141 GB, 8 GPUs per node."),
+    "region-placement": ("partial", "eu-central; zone assigned at provisioning."),
+    "software-versions": ("yes", "Driver 550, CUDA 12.4, NCCL 2.21, PyTorch 2.3 images."),
+    "access-model": ("yes", "Bare metal with SSH, or managed Kubernetes."),
+    "ancillary-costs": ("yes", "Egress 0.09 per GB; storage 0.10 per GB-month."),
+    "idle-billing-shutdown": ("no", "Idle capacity is billed; no automatic shutdown."),
+    "network-boundary": ("partial", "Public endpoints with IP allow-lists."),
+    "iam-audit": ("yes", "SSO via OIDC; audit logs kept 90 days."),
+}
+CONTOSO_RED_FLAG = {
+    "network-boundary": "No private endpoint or VPC peering: traffic to the GPUs crosses the "
+    "public internet, which our data boundary does not allow."
+}
+# Items answered once for all the provider's quotes; the others belong to the offer.
+PROVIDER_WIDE_SECTIONS = {"software", "security"}
+REVIEWER_BY_SECTION = {
+    "hardware": "engineer",
+    "software": "engineer",
+    "commercial": "finance",
+    "security": "security",
+}
+
+
+def _say(stdout: Any, message: str) -> None:
+    if stdout is not None:
+        stdout.write(message)
+
+
+def _answer(
+    vendor: User, quote: Any, item: ChecklistItem, text: str, status: str, url: str, scope: str
+) -> ChecklistAnswer | None:
+    scoped_quote = quote if scope == services.SCOPE_QUOTE else None
+    existing = ChecklistAnswer.objects.filter(
+        provider_id=vendor.provider_id, quote=scoped_quote, item=item
+    )
+    if existing.exists():
+        return None
+    entry = services.AnswerEntry(
+        item=item, answer=text, status=status, scope=scope, evidence_url=url
+    )
+    return services.answer_submit(
+        acting_user=vendor, provider=vendor.provider, quote=quote, entry=entry
+    )
+
+
+def _review(answer: ChecklistAnswer | None, decision: str, comment: str = "") -> None:
+    if answer is None:
+        return
+    reviewer = User.objects.filter(username=REVIEWER_BY_SECTION[answer.item.section]).first()
+    if reviewer is not None:
+        services.answer_review(
+            acting_user=reviewer, answer=answer, decision=decision, comment=comment
+        )
+
+
+def _demo_quote(provider_slug: str, *capacity_models: str) -> Any:
+    from catalog.models import Quote
+
+    return (
+        Quote.objects.current()
+        .filter(provider__slug=provider_slug, capacity_model__in=capacity_models)
+        .select_related("provider")
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def _load_northwind(vendor: User, items: list[ChecklistItem]) -> int:
+    quote = _demo_quote("northwind", "reserved")
+    if quote is None:
+        return 0
+    created = 0
+    for item in items:
+        scope = (
+            services.SCOPE_PROVIDER
+            if item.section in PROVIDER_WIDE_SECTIONS
+            else services.SCOPE_QUOTE
+        )
+        url = f"https://northwind.example/trust/{item.code}.pdf"
+        answer = _answer(vendor, quote, item, NORTHWIND_ANSWERS[item.code], "yes", url, scope)
+        created += answer is not None
+        if item.code in NORTHWIND_NEEDS_INFO:
+            _review(answer, "needs_info", NORTHWIND_NEEDS_INFO[item.code])
+        elif item.section != "software":  # software answers left awaiting review
+            _review(answer, "accepted")
+    return created
+
+
+def _load_contoso(vendor: User, items: list[ChecklistItem]) -> int:
+    quote = _demo_quote("contoso", "reserved", "dedicated_cluster")
+    created = 0
+    for item in items:
+        if item.code not in CONTOSO_ANSWERS:
+            continue
+        status, text = CONTOSO_ANSWERS[item.code]
+        url = "" if status == "no" else f"https://contoso.example/docs/{item.code}"
+        answer = _answer(vendor, quote, item, text, status, url, services.SCOPE_PROVIDER)
+        created += answer is not None
+        if item.code in CONTOSO_RED_FLAG:
+            _review(answer, "red_flag", CONTOSO_RED_FLAG[item.code])
+    return created
+
+
+def load(stdout: Any = None) -> None:
+    """Create the demo answers and reviews (see the module docstring)."""
+    items = list(ChecklistItem.objects.order_by("order"))
+    vendors = {
+        u.provider.slug: u
+        for u in User.objects.filter(role=Role.VENDOR, provider__slug__in=["northwind", "contoso"])
+        .select_related("provider")
+        .order_by("pk")
+    }
+    if not items or not vendors:
+        _say(stdout, "checklist: no items or demo vendors yet; nothing to do.\n")
+        return
+    created = 0
+    if "northwind" in vendors:
+        created += _load_northwind(vendors["northwind"], items)
+    if "contoso" in vendors:
+        created += _load_contoso(vendors["contoso"], items)
+    _say(stdout, f"checklist: {created} demo answers created.\n")

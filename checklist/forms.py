@@ -1,0 +1,199 @@
+"""Forms: the shape of an answer and of a review. The services enforce the rules.
+
+The vendor page holds one AnswerForm per item (prefix = item code, so every field has a
+stable id such as `id_region-placement-status`). A form left as it was (same as the current
+answer, or blank when there is none) is skipped; the changed ones are saved together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
+
+from checklist import evidence, services
+from checklist.models import ChecklistAnswer, ChecklistItem
+from checklist.selectors import SCOPE_PROVIDER, ItemRow
+from procurement.errors import DomainError
+
+SCOPE_CHOICES = [
+    (services.SCOPE_QUOTE, "This quote only"),
+    (services.SCOPE_PROVIDER, "Use for all my quotes"),
+]
+STATUS_CHOICES = [("", "Choose…"), *ChecklistAnswer.Status.choices]
+# Where a new answer goes by default when the item has no answer yet: what the hardware is
+# and what it costs belong to the offer; software and security usually hold provider-wide.
+DEFAULT_SCOPE = {
+    "hardware": services.SCOPE_QUOTE,
+    "commercial": services.SCOPE_QUOTE,
+    "software": services.SCOPE_PROVIDER,
+    "security": services.SCOPE_PROVIDER,
+}
+
+
+class AnswerTextField(forms.CharField):
+    """Browsers send CRLF line ends; compare and store with LF so an untouched answer
+    does not count as changed."""
+
+    def to_python(self, value: Any) -> str:
+        return str(super().to_python(value)).replace("\r\n", "\n")
+
+
+class AnswerForm(forms.Form):
+    answer = AnswerTextField(
+        label="Answer",
+        max_length=5000,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    status = forms.ChoiceField(label="Status", choices=STATUS_CHOICES, required=False)
+    evidence_url = forms.URLField(
+        label="Evidence link", max_length=500, required=False, assume_scheme="https"
+    )
+    evidence_file = forms.FileField(
+        label="Evidence document",
+        required=False,
+        help_text=f"{evidence.ALLOWED_LABEL}; up to {evidence.max_bytes_label()}.",
+    )
+    remove_evidence = forms.BooleanField(label="Remove the current evidence", required=False)
+    scope = forms.ChoiceField(
+        label="Applies to", choices=SCOPE_CHOICES, widget=forms.RadioSelect, required=False
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        item: ChecklistItem,
+        fixed_scope: str | None = None,
+        oversized: dict[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.item = item
+        self.fixed_scope = fixed_scope
+        self.oversized = oversized or {}
+        if fixed_scope:
+            del self.fields["scope"]
+        self.fields["evidence_file"].widget.attrs["accept"] = ",".join(evidence.CONTENT_TYPES)
+
+    def has_changed(self) -> bool:
+        return super().has_changed() or self.add_prefix("evidence_file") in self.oversized
+
+    def clean_evidence_file(self) -> UploadedFile | None:
+        upload = self.cleaned_data.get("evidence_file")
+        name = self.oversized.get(self.add_prefix("evidence_file"))
+        if name is not None:
+            raise ValidationError(evidence.too_large_message(name))
+        if upload is None or upload is False:
+            return None
+        try:
+            evidence.check_upload(upload)
+        except DomainError as exc:
+            raise ValidationError(exc.message) from exc
+        return upload
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not self.has_changed():
+            return data
+        if not (data.get("answer") or "").strip():
+            self.add_error("answer", "Write an answer (what you offer, or why not).")
+        if not data.get("status"):
+            self.add_error("status", "Choose yes, partial, no or unknown.")
+        url, upload = data.get("evidence_url") or "", data.get("evidence_file")
+        initial_url = self.initial.get("evidence_url") or ""
+        if upload and url and url == initial_url:
+            data["evidence_url"] = url = ""  # a new document replaces the old link
+        if upload and url:
+            self.add_error("evidence_url", "Give either a document or a link, not both.")
+        if initial_url and not url and not upload:
+            data["remove_evidence"] = True  # the link was cleared on purpose
+        data["scope"] = self.fixed_scope or data.get("scope") or DEFAULT_SCOPE[self.item.section]
+        return data
+
+    def entry(self) -> services.AnswerEntry:
+        return services.entry_from_data(self.item, self.cleaned_data)
+
+
+def answer_initial(row: ItemRow) -> dict[str, Any]:
+    answer = row.answer
+    if answer is None:
+        return {"scope": DEFAULT_SCOPE[row.item.section]}
+    scope = services.SCOPE_PROVIDER if row.scope == SCOPE_PROVIDER else services.SCOPE_QUOTE
+    return {
+        "answer": answer.answer,
+        "status": answer.status,
+        "evidence_url": answer.evidence_url,
+        "scope": scope,
+    }
+
+
+def build_answer_forms(
+    rows: list[ItemRow],
+    *,
+    data: Any = None,
+    files: Any = None,
+    fixed_scope: str | None = None,
+    oversized: dict[str, str] | None = None,
+) -> list[AnswerForm]:
+    """One form per row, attached to the row as row.extra["form"]."""
+    out = []
+    for row in rows:
+        form = AnswerForm(
+            data,
+            files,
+            prefix=row.item.code,
+            initial=answer_initial(row),
+            item=row.item,
+            fixed_scope=fixed_scope,
+            oversized=oversized,
+        )
+        row.extra["form"] = form
+        out.append(form)
+    return out
+
+
+def changed_entries(answer_forms: list[AnswerForm]) -> list[services.AnswerEntry] | None:
+    """The entries to save, or None when any changed form is invalid."""
+    changed = [f for f in answer_forms if f.has_changed()]
+    if not all(f.is_valid() for f in changed):
+        return None
+    return [f.entry() for f in changed]
+
+
+def add_domain_error(form: forms.Form, exc: DomainError) -> None:
+    """Show a service error on the form: on its field when the form has it, else on top."""
+    placed = False
+    for field, messages in exc.fields.items():
+        if field in form.fields:
+            for message in messages:
+                form.add_error(field, message)
+            placed = True
+    if not placed:
+        form.add_error(None, exc.message)
+
+
+class ReviewForm(forms.Form):
+    decision = forms.ChoiceField(
+        label="Decision",
+        choices=[(c, label) for c, label in ChecklistAnswer.ReviewStatus.choices if c != "pending"],
+    )
+    comment = forms.CharField(
+        label="Comment",
+        max_length=5000,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Required unless you accept the answer.",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        decision = data.get("decision")
+        if decision and decision != "accepted" and not (data.get("comment") or "").strip():
+            self.add_error(
+                "comment",
+                "Say what is missing or wrong: a comment is required unless you accept the answer.",
+            )
+        return data

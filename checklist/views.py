@@ -1,0 +1,199 @@
+"""HTML views: the vendor answer pages, the staff review page and evidence downloads.
+
+Vendors reach only their own provider's quotes and answers; anything else is a 404, exactly
+as for an id that does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.models import Role
+from checklist import evidence, selectors, services
+from checklist.forms import (
+    ReviewForm,
+    add_domain_error,
+    build_answer_forms,
+    changed_entries,
+)
+from procurement import access
+from procurement.errors import DomainError
+
+
+def evidence_upload_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Install the evidence size guard before the CSRF check reads (and parses) the body."""
+    protected = csrf_protect(view)
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method == "POST":
+            evidence.install_size_limit(request)
+        return protected(request, *args, **kwargs)
+
+    return csrf_exempt(wrapper)
+
+
+@require_GET
+def checklist_index(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    if not (access.is_staff(user) or access.is_vendor(user)):
+        raise Http404
+    quotes = access.quotes_for(user).current().order_by("provider__name", "-created_at")
+    page = Paginator(quotes, 50).get_page(request.GET.get("page"))
+    summaries = selectors.quote_checklist_summaries(page.object_list)
+    context = {
+        "rows": [(quote, summaries[quote.pk]) for quote in page.object_list],
+        "page": page,
+        "is_vendor": access.is_vendor(user),
+    }
+    return render(request, "checklist/index.html", context)
+
+
+def _save_answers(
+    request: HttpRequest, *, quote: Any, answer_forms: list[Any], anchor: str = ""
+) -> HttpResponse | None:
+    """Save the changed forms (all or nothing); None means: show the page with errors."""
+    entries = changed_entries(answer_forms)
+    if entries is None:
+        messages.error(request, "Some answers need attention (highlighted). Nothing was saved.")
+        return None
+    if not entries:
+        messages.info(request, "Nothing changed, so nothing was saved.")
+        return redirect(request.path)
+    try:
+        services.answers_submit(
+            acting_user=request.user, provider=request.user.provider, quote=quote, entries=entries
+        )
+    except DomainError as exc:
+        messages.error(request, f"{exc.message} Nothing was saved.")
+        return None
+    messages.success(request, f"Saved {len(entries)} answer{'s' if len(entries) > 1 else ''}.")
+    return redirect(request.path + anchor)
+
+
+@evidence_upload_view
+@require_http_methods(["GET", "POST"])
+def quote_answer(request: HttpRequest, quote_id: int) -> HttpResponse:
+    quote = access.access_quote(request.user, quote_id)
+    if not access.is_vendor(request.user):
+        return redirect("checklist:quote-detail", quote.pk)
+    detail = selectors.quote_checklist_detail(quote)
+    closed_reason = selectors.quote_closed_reason(quote)
+    bound = request.method == "POST" and not closed_reason
+    answer_forms = build_answer_forms(
+        detail.rows,
+        data=request.POST if bound else None,
+        files=request.FILES if bound else None,
+        oversized=getattr(request, "evidence_oversized", {}),
+    )
+    if bound and (response := _save_answers(request, quote=quote, answer_forms=answer_forms)):
+        return response
+    if request.method == "POST" and closed_reason:
+        messages.error(request, f"{closed_reason} Nothing was saved.")
+    context = {"quote": quote, "detail": detail, "closed_reason": closed_reason}
+    status = 400 if request.method == "POST" else 200
+    return render(request, "checklist/answer.html", context, status=status)
+
+
+@evidence_upload_view
+@require_http_methods(["GET", "POST"])
+@access.role_required(Role.VENDOR)
+def provider_answer(request: HttpRequest) -> HttpResponse:
+    detail = selectors.provider_defaults_detail(request.user.provider_id)
+    bound = request.method == "POST"
+    answer_forms = build_answer_forms(
+        detail.rows,
+        data=request.POST if bound else None,
+        files=request.FILES if bound else None,
+        fixed_scope=services.SCOPE_PROVIDER,
+        oversized=getattr(request, "evidence_oversized", {}),
+    )
+    if bound and (response := _save_answers(request, quote=None, answer_forms=answer_forms)):
+        return response
+    context = {"quote": None, "detail": detail, "provider": request.user.provider}
+    return render(request, "checklist/answer.html", context, status=400 if bound else 200)
+
+
+def _attach_review_forms(user: Any, rows: list[selectors.ItemRow]) -> None:
+    for row in rows:
+        row.extra["can_review"] = row.answer is not None and access.can_review_checklist_section(
+            user, row.item.section
+        )
+        row.extra.setdefault("review_form", ReviewForm(prefix=row.item.code))
+
+
+@require_GET
+def quote_checklist(request: HttpRequest, quote_id: int) -> HttpResponse:
+    quote = access.access_quote(request.user, quote_id)
+    if not access.is_staff(request.user):
+        return redirect("checklist:quote-answer", quote.pk)
+    detail = selectors.quote_checklist_detail(quote)
+    _attach_review_forms(request.user, detail.rows)
+    return render(request, "checklist/quote_detail.html", {"quote": quote, "detail": detail})
+
+
+@require_POST
+def answer_review(request: HttpRequest, quote_id: int, answer_id: int) -> HttpResponse:
+    quote = access.access_quote(request.user, quote_id)
+    if not access.is_staff(request.user):
+        raise Http404
+    answers = access.answers_for(request.user).filter(provider_id=quote.provider_id)
+    answer = access.get_or_404(answers, pk=answer_id)
+    form = ReviewForm(request.POST, prefix=answer.item.code)
+    ok = form.is_valid() and _review(request, answer, form)
+    if ok and not request.htmx:
+        messages.success(request, f"Review saved: {answer.item.title}.")
+        url = reverse("checklist:quote-detail", args=[quote.pk])
+        return redirect(f"{url}#item-{answer.item.code}")
+    detail = selectors.quote_checklist_detail(quote)
+    row = next(r for r in detail.rows if r.item.pk == answer.item_id)
+    row.extra["review_form"] = form if not ok else ReviewForm(prefix=answer.item.code)
+    _attach_review_forms(request.user, detail.rows)
+    context = {"quote": quote, "detail": detail, "row": row, "oob_summary": bool(request.htmx)}
+    template = "checklist/quote_detail.html#item" if request.htmx else "checklist/quote_detail.html"
+    return render(request, template, context, status=200 if ok else 400)
+
+
+def _review(request: HttpRequest, answer: Any, form: ReviewForm) -> bool:
+    try:
+        services.answer_review(
+            acting_user=request.user,
+            answer=answer,
+            decision=form.cleaned_data["decision"],
+            comment=form.cleaned_data.get("comment", ""),
+        )
+    except DomainError as exc:
+        add_domain_error(form, exc)
+        return False
+    return True
+
+
+@require_GET
+def evidence_download(request: HttpRequest, answer_id: int) -> FileResponse:
+    answer = access.access_answer(request.user, answer_id)
+    if not answer.evidence_file:
+        raise Http404
+    try:
+        handle = answer.evidence_file.open("rb")
+    except FileNotFoundError as exc:
+        raise Http404 from exc
+    name = answer.evidence_name or f"evidence{evidence.extension_of(answer.evidence_file.name)}"
+    response = FileResponse(
+        handle,
+        as_attachment=True,
+        filename=evidence.sanitise_filename(name),
+        content_type=evidence.content_type_for(name),
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, no-store"
+    return response
