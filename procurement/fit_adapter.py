@@ -8,9 +8,12 @@ place that knows how a `ModelProfile`, an `Accelerator` or a `WorkloadBrief` map
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from procurement.engine.memory_fit import FitInput, GpuSpec, ModelSpec
+from procurement.engine.errors import EngineInputError
+from procurement.engine.memory_fit import FitInput, FitResult, GpuSpec, ModelSpec, memory_fit
 
 if TYPE_CHECKING:
     from catalog.models import Accelerator, ModelProfile
@@ -125,3 +128,42 @@ def _zero_stage(sharding: str) -> int:
 
 def _float_or_none(value: object) -> float | None:
     return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class AcceleratorFit:
+    """One accelerator's memory fit for a brief (or why it could not be computed)."""
+
+    slug: str
+    name: str
+    vendor: str
+    memory_gb: float
+    result: FitResult | None
+    error: str = ""
+
+    @property
+    def fits(self) -> bool:
+        return self.result is not None and self.result.fits
+
+    def sort_key(self) -> tuple[int, int, float, str]:
+        """Fitting rows first, by GPUs required, then memory per GPU (smallest first)."""
+        gpus = self.result.gpus_required if self.result is not None else 1 << 30
+        return (0 if self.fits else 1, gpus, self.memory_gb, self.name)
+
+
+def fit_accelerators(
+    brief: WorkloadBrief, accelerators: Iterable[Accelerator]
+) -> list[AcceleratorFit]:
+    """Memory fit of the brief on every accelerator, sorted (fitting, fewest GPUs, memory)."""
+    spec = model_spec_for(brief.model) if brief.model is not None else None
+    rows = []
+    for acc in accelerators:
+        result, error = None, ""
+        try:
+            result = memory_fit(fit_input_for_brief(brief, acc, model_spec=spec))
+        except (EngineInputError, ValueError) as exc:
+            error = str(exc)
+        rows.append(
+            AcceleratorFit(acc.slug, acc.name, acc.vendor, float(acc.memory_gb), result, error)
+        )
+    return sorted(rows, key=AcceleratorFit.sort_key)

@@ -1,5 +1,13 @@
-"""HTML routes: briefs."""
+"""HTML routes: briefs and the memory-fit calculator."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from procurement.views import briefs
+
+urlpatterns = [
+    path("briefs/", briefs.brief_list, name="brief-list"),
+    path("briefs/new/", briefs.brief_create, name="brief-create"),
+    path("briefs/memory-fit/", briefs.memory_fit, name="memory-fit"),
+    path("briefs/<int:pk>/", briefs.brief_detail, name="brief-detail"),
+    path("briefs/<int:pk>/revise/", briefs.brief_revise, name="brief-revise"),
+]
