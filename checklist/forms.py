@@ -79,7 +79,14 @@ class AnswerForm(forms.Form):
         self.fields["evidence_file"].widget.attrs["accept"] = ",".join(evidence.CONTENT_TYPES)
 
     def has_changed(self) -> bool:
-        return super().has_changed() or self.add_prefix("evidence_file") in self.oversized
+        """Changed answer, status or evidence; a scope switch counts only for an existing
+        answer (moving an empty item between scopes means nothing)."""
+        changed = set(self.changed_data)
+        if "scope" in changed and not (
+            self.initial.get("answer") and self.data.get(self.add_prefix("scope"))
+        ):
+            changed.discard("scope")
+        return bool(changed) or self.add_prefix("evidence_file") in self.oversized
 
     def clean_evidence_file(self) -> UploadedFile | None:
         upload = self.cleaned_data.get("evidence_file")

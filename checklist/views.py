@@ -150,21 +150,22 @@ def answer_review(request: HttpRequest, quote_id: int, answer_id: int) -> HttpRe
     answers = access.answers_for(request.user).filter(provider_id=quote.provider_id)
     answer = access.get_or_404(answers, pk=answer_id)
     form = ReviewForm(request.POST, prefix=answer.item.code)
-    ok = form.is_valid() and _review(request, answer, form)
-    if ok and not request.htmx:
+    status = _review(request, answer, form) if form.is_valid() else 400
+    if status == 200 and not request.htmx:
         messages.success(request, f"Review saved: {answer.item.title}.")
         url = reverse("checklist:quote-detail", args=[quote.pk])
         return redirect(f"{url}#item-{answer.item.code}")
     detail = selectors.quote_checklist_detail(quote)
     row = next(r for r in detail.rows if r.item.pk == answer.item_id)
-    row.extra["review_form"] = form if not ok else ReviewForm(prefix=answer.item.code)
+    row.extra["review_form"] = form if status != 200 else ReviewForm(prefix=answer.item.code)
     _attach_review_forms(request.user, detail.rows)
     context = {"quote": quote, "detail": detail, "row": row, "oob_summary": bool(request.htmx)}
     template = "checklist/quote_detail.html#item" if request.htmx else "checklist/quote_detail.html"
-    return render(request, template, context, status=200 if ok else 400)
+    return render(request, template, context, status=status)
 
 
-def _review(request: HttpRequest, answer: Any, form: ReviewForm) -> bool:
+def _review(request: HttpRequest, answer: Any, form: ReviewForm) -> int:
+    """Run the review service; the HTTP status to answer with (errors land on the form)."""
     try:
         services.answer_review(
             acting_user=request.user,
@@ -174,8 +175,10 @@ def _review(request: HttpRequest, answer: Any, form: ReviewForm) -> bool:
         )
     except DomainError as exc:
         add_domain_error(form, exc)
-        return False
-    return True
+        if not exc.fields:
+            messages.error(request, exc.message)
+        return exc.status_code
+    return 200
 
 
 @require_GET
