@@ -1,0 +1,412 @@
+"""Pure parsers for benchmark result files (no Django): ``parse``, ``detect``, ``FORMATS``.
+
+The format is detected from the content; the file name is only used in messages and as a
+tie-breaker. Every failure is reported as :class:`ParseError`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from . import (
+    aiperf,
+    genai_perf,
+    guidellm,
+    llmperf,
+    mlperf,
+    requests_csv,
+    run_json,
+    sglang,
+    telemetry,
+    vllm,
+)
+from .errors import ParseError
+from .types import Discrepancy, Metrics, ParsedResult, Percentiles, RequestSamples
+
+__all__ = [
+    "FORMATS",
+    "Discrepancy",
+    "Metrics",
+    "ParseError",
+    "ParsedResult",
+    "Percentiles",
+    "RequestSamples",
+    "detect",
+    "parse",
+]
+
+ProgressFn = Callable[[float], None]
+
+FORMATS: Final[dict[str, str]] = {
+    vllm.SERVE_ID: vllm.SERVE_NAME,
+    vllm.SWEEP_ID: vllm.SWEEP_NAME,
+    vllm.PYTORCH_ID: vllm.PYTORCH_NAME,
+    vllm.LATENCY_ID: vllm.LATENCY_NAME,
+    vllm.THROUGHPUT_ID: vllm.THROUGHPUT_NAME,
+    genai_perf.JSON_ID: genai_perf.JSON_NAME,
+    genai_perf.CSV_ID: genai_perf.CSV_NAME,
+    genai_perf.PA_ID: genai_perf.PA_NAME,
+    aiperf.JSON_ID: aiperf.JSON_NAME,
+    aiperf.CSV_ID: aiperf.CSV_NAME,
+    aiperf.JSONL_ID: aiperf.JSONL_NAME,
+    guidellm.FORMAT_ID: guidellm.FORMAT_NAME,
+    sglang.FORMAT_ID: sglang.FORMAT_NAME,
+    llmperf.SUMMARY_ID: llmperf.SUMMARY_NAME,
+    llmperf.INDIVIDUAL_ID: llmperf.INDIVIDUAL_NAME,
+    mlperf.INFERENCE_ID: mlperf.INFERENCE_NAME,
+    mlperf.TRAINING_ID: mlperf.TRAINING_NAME,
+    mlperf.SYSTEM_ID: mlperf.SYSTEM_NAME,
+    telemetry.SMI_ID: telemetry.SMI_NAME,
+    telemetry.DCGM_ID: telemetry.DCGM_NAME,
+    requests_csv.FORMAT_ID: requests_csv.FORMAT_NAME,
+    run_json.FORMAT_ID: run_json.FORMAT_NAME,
+}
+
+#: what each detector looks for (used in "format not recognised" messages)
+JSON_RULES: Final[dict[str, str]] = {
+    guidellm.FORMAT_ID: "'benchmarks' list of type_ 'generative_benchmark'",
+    aiperf.JSON_ID: (
+        "'aiperf_version'/'schema_version' + metric objects, or 'records' with tag/unit"
+    ),
+    genai_perf.JSON_ID: "'input_config' + metric objects {unit, avg, ...}",
+    genai_perf.PA_ID: "'experiments' with requests[].timestamp/response_timestamps",
+    sglang.FORMAT_ID: "'total_output_tokens_retokenized' or mean_e2e_latency_ms + dataset_name",
+    vllm.SERVE_ID: (
+        "numeric request_throughput + mean_ttft_ms/output_throughput + completed/num_prompts"
+    ),
+    vllm.LATENCY_ID: "avg_latency + latencies + percentiles",
+    vllm.THROUGHPUT_ID: "elapsed_time + requests_per_second + tokens_per_second",
+    llmperf.SUMMARY_ID: "version '2023-08-31' + results_* keys",
+    mlperf.SYSTEM_ID: "submitter + division + system_name + accelerator_*",
+    run_json.FORMAT_ID: "'kind': training | media | inference",
+    aiperf.JSONL_ID: "JSON Lines of {metadata, metrics, error} records",
+    llmperf.INDIVIDUAL_ID: "array of objects with ttft_s, end_to_end_latency_s, error_code",
+    vllm.SWEEP_ID: "array of vLLM serving results",
+    vllm.PYTORCH_ID: "array of {benchmark, model, metric{benchmark_values}}",
+}
+TEXT_RULES: Final[dict[str, str]] = {
+    mlperf.TRAINING_ID: "lines ':::MLLOG {...}'",
+    telemetry.DCGM_ID: "lines 'DCGM_FI_...{labels} value'",
+    mlperf.INFERENCE_ID: "CSV header 'Organization,Availability,Division,SystemType,SystemName'",
+    genai_perf.CSV_ID: "CSV 'Metric,avg,min,max,p99,p95,...' (descending percentiles)",
+    aiperf.CSV_ID: "CSV 'Metric,avg,min,max,[sum,]p1,p5,...' (ascending percentiles)",
+    telemetry.SMI_ID: "CSV header with utilization.gpu / memory.used / power.draw",
+    requests_csv.FORMAT_ID: "CSV header with ttft_ms / e2e_ms / itl_ms / itl_ms_list",
+}
+
+
+@dataclass(slots=True)
+class _Sniffed:
+    format_id: str
+    payload: Any  # parsed JSON, list of JSON lines, or text
+    data: bytes
+
+
+class _CallbackError(Exception):
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
+def _label(filename: str | None) -> str:
+    return f" '{filename}'" if filename else ""
+
+
+def _tried(rules: dict[str, str]) -> str:
+    return "; ".join(f"{fid} ({rule})" for fid, rule in rules.items())
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise ParseError("file has a UTF-16 byte-order mark but is not valid UTF-16") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ParseError(
+            f"file is not UTF-8 text (invalid byte at offset {exc.start}); tried every format, "
+            "all of them are UTF-8 text"
+        ) from None
+
+
+def _json_constant(token: str) -> float:
+    # Python's json accepts NaN/Infinity (SGLang writes a bare Infinity); keep them, the
+    # parsers reject them where a finite value is required.
+    return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[token]
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_constant=_json_constant)
+
+
+def _classify_object(obj: dict[str, Any]) -> str | None:
+    checks: list[tuple[str, Callable[[object], bool]]] = [
+        (guidellm.FORMAT_ID, guidellm.is_guidellm),
+        (aiperf.JSON_ID, aiperf.is_json),
+        (genai_perf.JSON_ID, genai_perf.is_json),
+        (genai_perf.PA_ID, genai_perf.is_perf_analyzer),
+        (sglang.FORMAT_ID, sglang.is_sglang),
+        (vllm.SERVE_ID, lambda o: vllm.is_serve(vllm.normalise_keys(o))),  # type: ignore[arg-type]
+        (vllm.LATENCY_ID, vllm.is_latency),
+        (vllm.THROUGHPUT_ID, vllm.is_throughput),
+        (llmperf.SUMMARY_ID, llmperf.is_summary),
+        (mlperf.SYSTEM_ID, mlperf.is_system),
+        (run_json.FORMAT_ID, run_json.is_run_json),
+        (aiperf.JSONL_ID, aiperf.is_record),
+    ]
+    for fid, check in checks:
+        if check(obj):
+            return fid
+    return None
+
+
+def _classify_list(items: list[Any]) -> str | None:
+    if llmperf.is_individual(items):
+        return llmperf.INDIVIDUAL_ID
+    if vllm.is_sweep_summary([vllm.normalise_keys(x) if isinstance(x, dict) else x for x in items]):
+        return vllm.SWEEP_ID
+    if vllm.is_pytorch(items):
+        return vllm.PYTORCH_ID
+    return None
+
+
+def _sniff_json(text: str, label: str) -> tuple[str, Any]:
+    try:
+        obj = _loads(text)
+    except RecursionError:
+        raise ParseError(f"file{label}: JSON nesting is too deep") from None
+    except json.JSONDecodeError as exc:
+        if exc.msg != "Extra data":
+            raise ParseError(
+                f"file{label} starts like JSON but is not valid JSON ({exc.msg} at line "
+                f"{exc.lineno}, column {exc.colno}); tried: {_tried(JSON_RULES)}"
+            ) from None
+        return _sniff_json_lines(text, label)
+    if isinstance(obj, dict):
+        fid = _classify_object(obj)
+        if fid is not None:
+            return fid, ([obj] if fid in (sglang.FORMAT_ID, aiperf.JSONL_ID) else obj)
+        keys = ", ".join(list(map(str, obj.keys()))[:12]) or "none"
+        raise ParseError(
+            f"unrecognised JSON object{label} (top-level keys: {keys}); tried: {_tried(JSON_RULES)}"
+        )
+    if isinstance(obj, list):
+        if not obj:
+            raise ParseError(f"file{label} is an empty JSON array; tried: {_tried(JSON_RULES)}")
+        fid = _classify_list(obj)
+        if fid is not None:
+            return fid, obj
+        first = obj[0]
+        what = (
+            "objects with keys " + ", ".join(list(map(str, first.keys()))[:12])
+            if isinstance(first, dict)
+            else type(first).__name__ + " items"
+        )
+        raise ParseError(f"unrecognised JSON array{label} of {what}; tried: {_tried(JSON_RULES)}")
+    raise ParseError(
+        f"file{label} is a bare JSON {type(obj).__name__}; tried: {_tried(JSON_RULES)}"
+    )
+
+
+def _sniff_json_lines(text: str, label: str) -> tuple[str, Any]:
+    objs: list[Any] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        try:
+            objs.append(_loads(stripped))
+        except RecursionError:
+            raise ParseError(f"file{label}: JSON nesting too deep on line {number}") from None
+        except json.JSONDecodeError as exc:
+            raise ParseError(
+                f"file{label} looks like JSON Lines but line {number} is not valid JSON "
+                f"({exc.msg}); tried: {_tried(JSON_RULES)}"
+            ) from None
+    if objs and all(aiperf.is_record(o) for o in objs):
+        return aiperf.JSONL_ID, objs
+    if objs and all(sglang.is_sglang(o) for o in objs):
+        return sglang.FORMAT_ID, objs
+    if objs and all(isinstance(o, dict) and vllm.is_serve(vllm.normalise_keys(o)) for o in objs):
+        return vllm.SERVE_ID, objs
+    kinds = {_classify_object(o) if isinstance(o, dict) else None for o in objs}
+    raise ParseError(
+        f"unrecognised JSON Lines file{label}: lines are not all AIPerf records, SGLang results or "
+        f"vLLM serving results (per-line formats: {sorted(str(k) for k in kinds)})"
+    )
+
+
+def _sniff_text(text: str, label: str) -> str:
+    head = text[:65536]
+    if mlperf.is_mllog(head):
+        return mlperf.TRAINING_ID
+    if telemetry.is_dcgm(head):
+        return telemetry.DCGM_ID
+    first_line = head.split("\n", 1)[0].rstrip("\r")
+    try:
+        header = next(csv.reader([first_line]), [])
+    except csv.Error:
+        header = []
+    lower = [h.strip().lower() for h in header]
+    if mlperf.is_inference_header(header):
+        return mlperf.INFERENCE_ID
+    if lower[:1] == ["metric"] and "avg" in lower:
+        if "p99" in lower and "p50" in lower and lower.index("p99") < lower.index("p50"):
+            return genai_perf.CSV_ID
+        return aiperf.CSV_ID
+    if telemetry.is_smi_header(header):
+        return telemetry.SMI_ID
+    if requests_csv.looks_like([h.strip().strip('"').lower() for h in header]):
+        return requests_csv.FORMAT_ID
+    shown = first_line[:120]
+    raise ParseError(
+        f"unrecognised text file{label} (first line: {shown!r}); tried: {_tried(TEXT_RULES)}"
+    )
+
+
+def _sniff(data: bytes, filename: str | None) -> _Sniffed:
+    label = _label(filename)
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise ParseError(f"expected bytes, got {type(data).__name__}")
+    data = bytes(data)
+    if not data.strip():
+        raise ParseError(f"file{label} is empty; tried: {_tried(JSON_RULES)}; {_tried(TEXT_RULES)}")
+    # Cheap check on the head first: large CSVs are not decoded as a whole.
+    head_bytes = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head_bytes[:1] in (b"{", b"["):
+        text = _decode(data)
+        fid, payload = _sniff_json(text.strip(), label)
+        return _Sniffed(fid, payload, data)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = _decode(data)
+        return _sniff(text.encode("utf-8"), filename)
+    head = data[:65536]
+    try:
+        head_text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not just a multi-byte char cut at the boundary
+            raise ParseError(
+                f"file{label} is not UTF-8 text (invalid byte at offset {exc.start}); "
+                "every supported format is UTF-8 text"
+            ) from None
+        head_text = head[: exc.start].decode("utf-8-sig")
+    fid = _sniff_text(head_text, label)
+    if fid == requests_csv.FORMAT_ID:
+        return _Sniffed(fid, None, data)  # parsed from bytes, never decoded as a whole
+    return _Sniffed(fid, _decode(data), data)
+
+
+def detect(data: bytes, filename: str | None = None) -> str:
+    """Return the format id of ``data`` (see :data:`FORMATS`); raise ParseError if unknown."""
+    try:
+        return _sniff(data, filename).format_id
+    except ParseError:
+        raise
+    except (RecursionError, MemoryError):
+        raise ParseError(f"file{_label(filename)} is too deeply nested or too large") from None
+
+
+def _dispatch(s: _Sniffed, progress: ProgressFn | None) -> ParsedResult:
+    fid, payload = s.format_id, s.payload
+    table: dict[str, Callable[[Any, ProgressFn | None], ParsedResult]] = {
+        vllm.SERVE_ID: lambda p, cb: (
+            vllm.parse_serve_lines(p, cb) if isinstance(p, list) else vllm.parse_serve(p, cb)
+        ),
+        vllm.SWEEP_ID: vllm.parse_sweep,
+        vllm.PYTORCH_ID: vllm.parse_pytorch,
+        vllm.LATENCY_ID: vllm.parse_latency,
+        vllm.THROUGHPUT_ID: vllm.parse_throughput,
+        genai_perf.JSON_ID: genai_perf.parse_json,
+        genai_perf.CSV_ID: genai_perf.parse_csv,
+        genai_perf.PA_ID: genai_perf.parse_perf_analyzer,
+        aiperf.JSON_ID: aiperf.parse_json,
+        aiperf.CSV_ID: aiperf.parse_csv,
+        aiperf.JSONL_ID: aiperf.parse_jsonl,
+        guidellm.FORMAT_ID: guidellm.parse,
+        sglang.FORMAT_ID: sglang.parse_lines,
+        llmperf.SUMMARY_ID: llmperf.parse_summary,
+        llmperf.INDIVIDUAL_ID: llmperf.parse_individual,
+        mlperf.INFERENCE_ID: mlperf.parse_inference,
+        mlperf.TRAINING_ID: mlperf.parse_training,
+        mlperf.SYSTEM_ID: mlperf.parse_system,
+        telemetry.SMI_ID: telemetry.parse_smi,
+        telemetry.DCGM_ID: telemetry.parse_dcgm,
+        run_json.FORMAT_ID: run_json.parse,
+    }
+    if fid == requests_csv.FORMAT_ID:
+        return requests_csv.parse(s.data, progress)
+    return table[fid](payload, progress)
+
+
+class _Progress:
+    """Monotonic, clamped progress reporting; callback exceptions are passed through."""
+
+    def __init__(self, callback: ProgressFn) -> None:
+        self.callback = callback
+        self.last = -1.0
+
+    def __call__(self, fraction: float) -> None:
+        value = min(1.0, max(0.0, float(fraction)))
+        if value <= self.last:
+            return
+        self.last = value
+        try:
+            self.callback(value)
+        except BaseException as exc:
+            raise _CallbackError(exc) from exc
+
+
+def parse(
+    data: bytes, filename: str | None = None, *, progress: ProgressFn | None = None
+) -> ParsedResult:
+    """Detect the format of ``data`` and parse it into a normalised :class:`ParsedResult`.
+
+    ``progress(fraction)`` is called with increasing values in [0, 1] during the parse (from
+    the calling thread); an exception raised by it aborts the parse and propagates unchanged.
+    """
+    tracker = _Progress(progress) if progress is not None else None
+    fid: str | None = None
+    try:
+        if tracker is not None:
+            tracker(0.0)
+        sniffed = _sniff(data, filename)
+        fid = sniffed.format_id
+        if tracker is not None:
+            tracker(0.05)
+        result = _dispatch(sniffed, tracker)
+        if tracker is not None:
+            tracker(1.0)
+        return result
+    except _CallbackError as exc:
+        raise exc.original from None
+    except ParseError as exc:
+        if exc.format_id is None and fid is not None:
+            exc.format_id = fid
+        raise
+    except (RecursionError, MemoryError):
+        raise ParseError(
+            f"file{_label(filename)} is too deeply nested or too large", format_id=fid
+        ) from None
+    except (
+        TypeError,
+        ValueError,
+        KeyError,
+        IndexError,
+        AttributeError,
+        OverflowError,
+        ZeroDivisionError,
+        ArithmeticError,
+    ) as exc:
+        name = FORMATS.get(fid or "", "the detected format")
+        raise ParseError(
+            f"internal error while reading{_label(filename)} as {name}: "
+            f"{type(exc).__name__}: {exc}",
+            format_id=fid,
+        ) from exc

@@ -1,0 +1,446 @@
+"""vLLM benchmark results: serving (old/new key sets, sweep, JSON Lines), latency, throughput."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from ._util import (
+    MAX_S,
+    Builder,
+    ProgressFn,
+    check_array,
+    combine_runs,
+    compare,
+    compare_percentiles,
+    float_array,
+    maybe_percentiles,
+    percentiles_of,
+    scalars,
+    summarize_samples,
+    to_str,
+)
+from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
+
+SERVE_ID: Final = "vllm-serve"
+SERVE_NAME: Final = "vLLM serving benchmark (JSON)"
+SWEEP_ID: Final = "vllm-sweep"
+SWEEP_NAME: Final = "vLLM bench sweep summary (JSON array)"
+PYTORCH_ID: Final = "vllm-pytorch"
+PYTORCH_NAME: Final = "vLLM benchmark, PyTorch OSS benchmark format (JSON)"
+LATENCY_ID: Final = "vllm-latency"
+LATENCY_NAME: Final = "vLLM latency benchmark (JSON)"
+THROUGHPUT_ID: Final = "vllm-throughput"
+THROUGHPUT_NAME: Final = "vLLM throughput benchmark (JSON)"
+
+PER_REQUEST_KEYS: Final = frozenset(
+    {
+        "input_lens",
+        "output_lens",
+        "ttfts",
+        "itls",
+        "latencies",
+        "start_times",
+        "queue_times",
+        "generated_texts",
+        "errors",
+    }
+)
+FAMILIES: Final = {"ttft": "ttft_ms", "tpot": "tpot_ms", "itl": "itl_ms", "e2el": "e2e_ms"}
+
+
+# ----------------------------------------------------------------------------- detection
+
+
+def normalise_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """Strip the trailing ':' of ``"request_goodput:"`` (≈v0.6.4-0.8 typo) and similar."""
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        clean = key.rstrip(":") if isinstance(key, str) else key
+        if clean not in out or clean == key:
+            out[clean] = value
+    return out
+
+
+def is_serve(obj: object) -> bool:
+    if not isinstance(obj, dict):
+        return False
+    thr = obj.get("request_throughput")
+    numeric = isinstance(thr, int | float) and not isinstance(thr, bool)
+    has_latency = "mean_ttft_ms" in obj or "output_throughput" in obj or "mean_e2el_ms" in obj
+    has_count = "completed" in obj or "num_prompts" in obj
+    return numeric and has_latency and has_count
+
+
+def is_latency(obj: object) -> bool:
+    return isinstance(obj, dict) and {"avg_latency", "latencies", "percentiles"} <= obj.keys()
+
+
+def is_throughput(obj: object) -> bool:
+    return (
+        isinstance(obj, dict)
+        and {"elapsed_time", "requests_per_second", "tokens_per_second"} <= obj.keys()
+    )
+
+
+def is_sweep_summary(obj: object) -> bool:
+    return isinstance(obj, list) and bool(obj) and all(is_serve(x) for x in obj)
+
+
+def is_pytorch(obj: object) -> bool:
+    if not isinstance(obj, list) or not obj:
+        return False
+    first = obj[0]
+    return (
+        isinstance(first, dict)
+        and isinstance(first.get("benchmark"), dict)
+        and isinstance(first.get("metric"), dict)
+        and "benchmark_values" in first["metric"]
+    )
+
+
+# ----------------------------------------------------------------------------- serving
+
+
+def parse_serve(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
+    return _serve(obj, Builder(SERVE_ID, SERVE_NAME), progress)
+
+
+def parse_serve_lines(
+    objs: Sequence[Mapping[str, Any]], progress: ProgressFn | None
+) -> ParsedResult:
+    runs = []
+    for i, obj in enumerate(objs):
+        runs.append(_serve(obj, Builder(SERVE_ID, SERVE_NAME), None))
+        if progress is not None:
+            progress((i + 1) / len(objs))
+    return combine_runs(runs, "run", ["JSON Lines file (vLLM --append-result): one run per line"])
+
+
+def parse_sweep(objs: Sequence[Mapping[str, Any]], progress: ProgressFn | None) -> ParsedResult:
+    runs = []
+    for i, obj in enumerate(objs):
+        runs.append(_serve(obj, Builder(SWEEP_ID, SWEEP_NAME), None))
+        if progress is not None:
+            progress((i + 1) / len(objs))
+    return combine_runs(runs, "sweep run")
+
+
+def parse_pytorch(objs: Sequence[Any], progress: ProgressFn | None = None) -> ParsedResult:
+    b = Builder(PYTORCH_ID, PYTORCH_NAME)
+    flat: dict[str, Any] = {}
+    for i, item in enumerate(objs):
+        if not isinstance(item, dict):
+            raise b.error(f"{PYTORCH_NAME}: item {i} is not an object")
+        metric = item.get("metric")
+        if not isinstance(metric, dict) or not isinstance(metric.get("name"), str):
+            raise b.error(f"{PYTORCH_NAME}: item {i} has no metric.name")
+        values = metric.get("benchmark_values")
+        if isinstance(values, list) and values:
+            flat[metric["name"]] = values[0]
+        model = item.get("model")
+        if isinstance(model, dict) and "model_id" not in flat:
+            flat["model_id"] = model.get("name")
+    b.note("PyTorch OSS benchmark format: only the first benchmark value of each metric is used")
+    return _serve(flat, b, progress, require=False)
+
+
+def _serve(
+    raw: Mapping[str, Any], b: Builder, progress: ProgressFn | None, require: bool = True
+) -> ParsedResult:
+    if not isinstance(raw, Mapping):
+        raise b.error(f"{b.format_name}: expected a JSON object")
+    obj = normalise_keys(raw)
+    if require and not is_serve(obj):
+        raise b.error(
+            f"{b.format_name}: missing required keys (numeric request_throughput, "
+            "mean_ttft_ms or output_throughput, completed or num_prompts)"
+        )
+    completed = b.int_(obj, "completed")
+    failed = b.int_(obj, "failed")
+    duration = b.num(obj, "duration", "s")
+    rate_raw = obj.get("request_rate")
+    request_rate: float | None = None
+    if isinstance(rate_raw, str) and rate_raw.strip().lower() in {"inf", "infinity"}:
+        b.note("request_rate is inf: all prompts were sent at t=0 (closed-loop/burst load)")
+    elif isinstance(rate_raw, float) and math.isinf(rate_raw):
+        b.note("request_rate is Infinity: all prompts were sent at t=0 (burst load)")
+    else:
+        request_rate = b.num(obj, "request_rate", "rate")
+    concurrency = b.num(obj, "max_concurrency", "count")
+    if "max_concurrency" in obj and obj.get("max_concurrency") is None:
+        b.note("max_concurrency is null: concurrency was not limited")
+    total_tok_s = b.num(obj, "total_token_throughput", "rate")
+    out_tok_s = b.num(obj, "output_throughput", "rate")
+    in_tok_s = b.num(obj, "input_throughput", "rate")
+    if total_tok_s is None and in_tok_s is not None and out_tok_s is not None:
+        total_tok_s = in_tok_s + out_tok_s
+        b.note("old file: total_token_throughput computed as input_throughput + output_throughput")
+    file_pct = {name: _file_percentiles(b, obj, fam) for fam, name in FAMILIES.items()}
+
+    samples, pooled_itl = _per_request(obj, b)
+    if progress is not None:
+        progress(0.7)
+    if failed is None and samples is not None:
+        failed = int((~samples.success).sum())
+    elif failed is None:
+        num_prompts = b.int_(obj, "num_prompts")
+        if num_prompts is not None and completed is not None and num_prompts >= completed:
+            failed = num_prompts - completed
+            b.note(
+                "no 'failed' key (pre-Oct-2025 file): failed = num_prompts - completed (approx.)"
+            )
+
+    metrics_pct: dict[str, Percentiles | None] = dict(file_pct)
+    in_total = b.int_(obj, "total_input_tokens")
+    out_total = b.int_(obj, "total_output_tokens")
+    if samples is not None:
+        rec = summarize_samples(samples, pooled_itl)
+        for name in FAMILIES.values():
+            if rec[name] is not None:
+                compare_percentiles(b.discrepancies, name, file_pct[name], rec[name])
+                metrics_pct[name] = rec[name]
+        compare(b.discrepancies, "requests_completed", _f(completed), _f(rec["requests_completed"]))
+        if samples.success.shape[0] and not np.isnan(samples.input_tokens).all():
+            compare(
+                b.discrepancies, "input_tokens_total", _f(in_total), _f(rec["input_tokens_total"])
+            )
+        if samples.success.shape[0] and not np.isnan(samples.output_tokens).all():
+            compare(
+                b.discrepancies,
+                "output_tokens_total",
+                _f(out_total),
+                _f(rec["output_tokens_total"]),
+            )
+        if completed is None:
+            completed = rec["requests_completed"]
+    if completed == 0:
+        b.note(
+            "completed == 0: every request failed; the file's statistics are 0.0 placeholders "
+            "and are not reported"
+        )
+        metrics_pct = dict.fromkeys(FAMILIES.values())
+    if not any(k in obj for k in ("mean_ttft_ms", "median_ttft_ms")) and samples is None:
+        b.note("no TTFT/TPOT/ITL statistics (pooling run or --skip-tokenizer-init)")
+    if metrics_pct.get("itl_ms") is not None:
+        b.note("ITL is the gap between streamed chunks pooled over all requests (not per token)")
+    if metrics_pct.get("tpot_ms") is not None:
+        b.note("TPOT excludes the first token: (latency - ttft) / (output_tokens - 1), per request")
+    goodput = b.num(obj, "request_goodput", "rate")
+    if goodput is not None:
+        b.extra["request_goodput_rps"] = goodput
+    b.extra.update(scalars(obj, skip=PER_REQUEST_KEYS))
+    if "run_number" in obj:
+        b.note(f"from `vllm bench sweep` (run_number {obj.get('run_number')!r})")
+    metrics = Metrics(
+        requests_completed=completed,
+        requests_failed=failed,
+        duration_s=duration,
+        request_throughput_rps=b.num(obj, "request_throughput", "rate"),
+        output_tokens_per_s=out_tok_s,
+        total_tokens_per_s=total_tok_s,
+        input_tokens_total=in_total,
+        output_tokens_total=out_total,
+        concurrency=concurrency,
+        request_rate=request_rate,
+        ttft_ms=metrics_pct["ttft_ms"],
+        itl_ms=metrics_pct["itl_ms"],
+        tpot_ms=metrics_pct["tpot_ms"],
+        e2e_ms=metrics_pct["e2e_ms"],
+    )
+    return b.result(
+        metrics,
+        model=to_str(obj.get("model_id")),
+        tool_version=to_str(obj.get("vllm_version")),
+        per_request=samples,
+    )
+
+
+def _f(value: int | float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _file_percentiles(b: Builder, obj: Mapping[str, Any], family: str) -> Percentiles | None:
+    def get(key: str) -> float | None:
+        return b.num(obj, key, "ms")
+
+    p50 = get(f"p50_{family}_ms")
+    if p50 is None:
+        p50 = get(f"median_{family}_ms")
+    return maybe_percentiles(
+        p50, get(f"p95_{family}_ms"), get(f"p99_{family}_ms"), get(f"mean_{family}_ms")
+    )
+
+
+def _per_request(
+    obj: Mapping[str, Any], b: Builder
+) -> tuple[RequestSamples | None, FloatArray | None]:
+    has_ttfts = isinstance(obj.get("ttfts"), list)
+    has_lat = isinstance(obj.get("latencies"), list)
+    if not has_ttfts and not has_lat:
+        return None, None
+    anchor = "ttfts" if has_ttfts else "latencies"
+    n = len(obj[anchor])
+    if n == 0:
+        return None, None
+
+    def arr(key: str, kind: str, scale: float = 1.0) -> FloatArray | None:
+        value = obj.get(key)
+        if value is None:
+            return None
+        out = b.wrap(lambda: float_array(value, b.where(key), kind, scale=scale))
+        if out.shape[0] != n:
+            raise b.error(
+                f"{b.format_name}: per-request array '{key}' has {out.shape[0]} entries, "
+                f"'{anchor}' has {n}"
+            )
+        return out
+
+    ttft = arr("ttfts", "s", 1000.0)
+    latency = arr("latencies", "s", 1000.0)
+    in_lens = arr("input_lens", "count")
+    out_lens = arr("output_lens", "count")
+    starts = arr("start_times", "any")
+    errors = obj.get("errors")
+    if isinstance(errors, list):
+        if len(errors) != n:
+            raise b.error(
+                f"{b.format_name}: 'errors' has {len(errors)} entries, '{anchor}' has {n}"
+            )
+        success = np.fromiter((not e for e in errors), dtype=np.bool_, count=n)
+    elif out_lens is not None:
+        success = out_lens > 0
+        b.note("no 'errors' array: requests with output_lens == 0 are treated as failed")
+    else:
+        success = np.ones(n, dtype=np.bool_)
+    itl_mean = np.full(n, np.nan)
+    pooled: FloatArray | None = None
+    itls = obj.get("itls")
+    if isinstance(itls, list):
+        pooled, itl_mean, itl_sum = pooled_itls(itls, n, success, b)
+        if latency is None and ttft is not None:
+            latency = ttft + itl_sum
+            b.note("no per-request 'latencies': e2e = ttft + sum(itls)")
+    elif itls is not None:
+        raise b.error(f"{b.format_name}: 'itls' must be a list of lists")
+    nan = np.full(n, np.nan)
+    ttft_ms = ttft if ttft is not None else nan
+    e2e_ms = latency if latency is not None else nan.copy()
+    out_tok = out_lens if out_lens is not None else nan.copy()
+    tpot = np.full(n, np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        multi = (out_tok > 1) & np.isfinite(e2e_ms) & np.isfinite(ttft_ms)
+        np.divide(e2e_ms - ttft_ms, out_tok - 1.0, out=tpot, where=multi)
+    samples = RequestSamples(
+        ttft_ms=ttft_ms,
+        e2e_ms=e2e_ms,
+        itl_ms=itl_mean,
+        input_tokens=in_lens if in_lens is not None else nan.copy(),
+        output_tokens=out_tok,
+        success=success,
+        tpot_ms=tpot,
+        start_s=starts,
+    )
+    b.note(f"percentiles recomputed from {n} per-request records (failed requests excluded)")
+    return samples, pooled
+
+
+def pooled_itls(
+    itls: list[Any], n: int, success: np.ndarray, b: Builder
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    if len(itls) != n:
+        raise b.error(f"{b.format_name}: 'itls' has {len(itls)} entries, expected {n}")
+    if not all(isinstance(x, list) for x in itls):
+        raise b.error(f"{b.format_name}: every 'itls' entry must be a list of seconds")
+    counts = np.fromiter(map(len, itls), dtype=np.int64, count=n)
+    total = int(counts.sum())
+    try:
+        flat = np.fromiter(itertools.chain.from_iterable(itls), dtype=np.float64, count=total)
+    except (TypeError, ValueError):
+        flat = np.array(
+            [b.value(v, "itls[]", "s") for v in itertools.chain.from_iterable(itls)],
+            dtype=np.float64,
+        ).reshape(-1)
+        if np.isnan(flat).any():
+            raise b.error(f"{b.format_name}: field 'itls' holds null values") from None
+    if any(isinstance(v, bool) for row in itls[:50] for v in row):
+        raise b.error(f"{b.format_name}: field 'itls' holds booleans, expected seconds")
+    b.wrap(lambda: check_array(flat, b.where("itls"), "s", allow_nan=False))
+    flat_ms = flat * 1000.0
+    row_of = np.repeat(np.arange(n), counts)
+    sums = np.bincount(row_of, weights=flat_ms, minlength=n) if total else np.zeros(n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    pooled: FloatArray = flat_ms[success[row_of]] if total else flat_ms
+    return pooled, means.astype(np.float64), sums.astype(np.float64)
+
+
+# ----------------------------------------------------------------------------- latency / throughput
+
+
+def parse_latency(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
+    b = Builder(LATENCY_ID, LATENCY_NAME)
+    lat = obj.get("latencies")
+    arr = b.wrap(lambda: float_array(lat, b.where("latencies"), "s", scale=1000.0))
+    pcts = obj.get("percentiles")
+    if not isinstance(pcts, dict):
+        raise b.error(f"{LATENCY_NAME}: field 'percentiles' must be an object")
+    file_p = maybe_percentiles(
+        _ms(b, pcts.get("50"), "percentiles.50"),
+        _ms(b, pcts.get("95"), "percentiles.95"),
+        _ms(b, pcts.get("99"), "percentiles.99"),
+        _ms(b, obj.get("avg_latency"), "avg_latency"),
+    )
+    rec = percentiles_of(arr) if arr.size else None
+    compare_percentiles(b.discrepancies, "e2e_ms", file_p, rec)
+    b.note(
+        "vLLM latency benchmark: each latency is one whole batch (batch size, input and output "
+        "lengths are not in the file), not a per-request latency"
+    )
+    if rec is not None:
+        b.note(f"percentiles recomputed from {arr.size} iteration latencies")
+    std = b.num(obj, "std_latency", "s")
+    if std is not None:
+        b.extra["std_latency_ms"] = std * 1000.0
+    for key, value in pcts.items():
+        number = _ms(b, value, f"percentiles.{key}")
+        if number is not None:
+            b.extra[f"percentile_{key}_ms"] = number
+    b.extra["iterations"] = int(arr.size)
+    metrics = Metrics(e2e_ms=rec if rec is not None else file_p)
+    if progress is not None:
+        progress(1.0)
+    return b.result(metrics)
+
+
+def _ms(b: Builder, value: object, label: str) -> float | None:
+    seconds = b.value(value, label, "s")
+    return None if seconds is None else seconds * 1000.0
+
+
+def parse_throughput(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
+    b = Builder(THROUGHPUT_ID, THROUGHPUT_NAME)
+    elapsed = b.num(obj, "elapsed_time", "s")
+    if elapsed is not None and elapsed > MAX_S:
+        raise b.error(f"{THROUGHPUT_NAME}: elapsed_time is absurd")
+    total_tokens = b.int_(obj, "total_num_tokens")
+    b.note(
+        "offline throughput run: tokens_per_second includes prompt tokens (not comparable with "
+        "serving output_throughput); for hf/mii backends token counts are expected, not measured"
+    )
+    if total_tokens is not None:
+        b.extra["total_num_tokens"] = total_tokens
+    b.extra.update(scalars(obj))
+    metrics = Metrics(
+        requests_completed=b.int_(obj, "num_requests"),
+        duration_s=elapsed,
+        request_throughput_rps=b.num(obj, "requests_per_second", "rate"),
+        total_tokens_per_s=b.num(obj, "tokens_per_second", "rate"),
+    )
+    if progress is not None:
+        progress(1.0)
+    return b.result(metrics)
