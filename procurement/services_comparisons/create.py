@@ -115,11 +115,13 @@ def comparison_create(
     seed: int | None = None,
     title: str | None = None,
     supersedes: Comparison | None = None,
+    enqueue: bool = True,
 ) -> Comparison:
     """Freeze the inputs of a new comparison and queue it (lead or admin).
 
     Omit both id lists for every current quote and active API route that could serve the
     brief; give one or both to choose. Nothing is saved or queued on any error.
+    `enqueue=False` leaves the run to the caller (the demo computes in-process).
     """
     access.require_role(acting_user, *access.COMPARISON_CREATORS)
     if missing := brief.missing_fields():
@@ -181,7 +183,8 @@ def comparison_create(
                 "supersedes": supersedes.pk if supersedes else None,
             },
         )
-        enqueue_on_commit(comparison)
+        if enqueue:
+            enqueue_on_commit(comparison)
     return comparison
 
 

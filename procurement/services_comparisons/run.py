@@ -163,6 +163,7 @@ def comparison_run(*, comparison_id: int) -> Comparison | None:
     )
     if comparison.attempts > MAX_ATTEMPTS:
         _fail(mine, comparison, f"Gave up after {MAX_ATTEMPTS} attempts.")
+        comparison.refresh_from_db()
         return comparison
     try:
         computed = compute(

@@ -1,0 +1,305 @@
+"""/api/v1/comparisons/: create (202, computed by a worker), list, read, retry, recompute.
+
+Staff read; procurement leads and admins write; vendors get 404 on every route, the list
+included, since comparisons reveal other providers' prices. No PUT, PATCH or DELETE: a
+result is never edited; a recompute is a new revision.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from procurement import access, selectors_comparisons, services_comparisons
+from procurement.api.permissions import HasRole
+from procurement.models import CandidateResult, Comparison
+
+MAX_IDS = 5000
+
+
+class ComparisonPermission(HasRole):
+    """HasRole, but anyone who is not staff gets 404: comparison routes do not exist for them."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.user and request.user.is_authenticated and not access.is_staff(request.user):
+            raise exceptions.NotFound()
+        if not hasattr(view, (request.method or "").lower()):
+            return True  # let the view answer 405 Method Not Allowed
+        return super().has_permission(request, view)
+
+
+class ComparisonInputSerializer(serializers.Serializer):
+    brief = serializers.IntegerField(min_value=1, help_text="Id of a complete brief.")
+    quotes = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        allow_null=True,
+        max_length=MAX_IDS,
+        help_text="Quote version ids. Omit quotes and api_routes for every current quote and "
+        "active API route that could serve the brief.",
+    )
+    api_routes = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        allow_null=True,
+        max_length=MAX_IDS,
+    )
+    assumptions = serializers.DictField(
+        required=False,
+        help_text='Overrides, e.g. {"utilisation": {"low": 0.4, '
+        '"likely": 0.6, "high": 0.8}, "headroom_margin_pct": 15}.',
+    )
+    seed = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=2**63 - 1
+    )
+    title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class ComparisonQueuedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    revision = serializers.IntegerField()
+    url = serializers.CharField()
+    queue = serializers.CharField(help_text="sent | unavailable (saved, re-sent automatically)")
+    detail = serializers.CharField()
+
+
+class ComparisonListSerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username")
+    candidate_count = serializers.IntegerField()
+    recommended_label = serializers.CharField(allow_null=True)
+
+    class Meta:
+        model = Comparison
+        fields = [
+            "id",
+            "title",
+            "brief",
+            "revision",
+            "status",
+            "progress",
+            "error",
+            "candidate_count",
+            "recommended_key",
+            "recommended_label",
+            "required_approvals",
+            "commitment_usd",
+            "seed",
+            "engine_version",
+            "created_by",
+            "created_at",
+            "finished_at",
+        ]
+
+
+class CandidateSerializer(serializers.ModelSerializer):
+    quote_version = serializers.SerializerMethodField()
+    recommended = serializers.SerializerMethodField()
+
+    class Meta:
+        model = CandidateResult
+        fields = [
+            "key",
+            "kind",
+            "quote",
+            "quote_version",
+            "api_route",
+            "label",
+            "provider_name",
+            "accelerator_name",
+            "capacity_model",
+            "gpus",
+            "hourly_price_usd",
+            "eligible",
+            "reasons",
+            "cost_lines",
+            "total_usd",
+            "accepted_outputs",
+            "unit_cost_usd",
+            "unit_label",
+            "p10",
+            "p50",
+            "p90",
+            "prob_cheapest",
+            "rank",
+            "rank_hourly",
+            "recommended",
+            "fit",
+            "performance",
+            "perf_source",
+            "checklist",
+            "warnings",
+            "detail",
+        ]
+
+    def get_quote_version(self, row: CandidateResult) -> int | None:
+        return (row.detail or {}).get("quote_version")
+
+    def get_recommended(self, row: CandidateResult) -> bool:
+        return row.key == self.context.get("recommended_key")
+
+
+class ComparisonDetailSerializer(ComparisonListSerializer):
+    candidates = serializers.SerializerMethodField()
+    recommendation = serializers.SerializerMethodField()
+    tornado = serializers.SerializerMethodField()
+    breakeven = serializers.SerializerMethodField()
+    hybrid = serializers.SerializerMethodField()
+    unit_label = serializers.SerializerMethodField()
+    notes = serializers.SerializerMethodField()
+    snapshot_as_of = serializers.SerializerMethodField()
+
+    class Meta(ComparisonListSerializer.Meta):
+        fields = [
+            *ComparisonListSerializer.Meta.fields,
+            "samples",
+            "assumptions",
+            "supersedes",
+            "unit_label",
+            "snapshot_as_of",
+            "recommendation",
+            "candidates",
+            "tornado",
+            "breakeven",
+            "hybrid",
+            "notes",
+        ]
+
+    def _rows(self) -> list[CandidateResult]:
+        return self.context["rows"]
+
+    def get_candidates(self, obj: Comparison) -> list[dict[str, Any]]:
+        context = {"recommended_key": obj.recommended_key}
+        return CandidateSerializer(self._rows(), many=True, context=context).data  # type: ignore[return-value]
+
+    def get_recommendation(self, obj: Comparison) -> dict[str, Any] | None:
+        row = next((r for r in self._rows() if r.key == obj.recommended_key), None)
+        if row is None:
+            return None
+        return {
+            "key": row.key,
+            "label": row.label,
+            "unit_cost_usd": str(row.unit_cost_usd),
+            "unit_label": row.unit_label,
+            "p10": row.p10,
+            "p90": row.p90,
+            "prob_cheapest": row.prob_cheapest,
+        }
+
+    def get_tornado(self, obj: Comparison) -> Any:
+        return (obj.result or {}).get("tornado")
+
+    def get_breakeven(self, obj: Comparison) -> Any:
+        return (obj.result or {}).get("breakeven")
+
+    def get_hybrid(self, obj: Comparison) -> Any:
+        return (obj.result or {}).get("hybrid")
+
+    def get_unit_label(self, obj: Comparison) -> str:
+        return str((obj.result or {}).get("unit_label", ""))
+
+    def get_notes(self, obj: Comparison) -> list[str]:
+        return list((obj.result or {}).get("notes", []))
+
+    def get_snapshot_as_of(self, obj: Comparison) -> str | None:
+        return (obj.snapshot or {}).get("as_of")
+
+
+def _queued(request: Request, comparison: Comparison) -> Response:
+    outcome = getattr(comparison, "enqueue", None)
+    unavailable = outcome is not None and outcome.sent is False
+    body = {
+        "id": comparison.pk,
+        "status": comparison.status,
+        "revision": comparison.revision,
+        "url": request.build_absolute_uri(f"/api/v1/comparisons/{comparison.pk}/"),
+        "queue": "unavailable" if unavailable else "sent",
+        "detail": services_comparisons.QUEUE_UNAVAILABLE_MESSAGE
+        if unavailable
+        else "Queued; poll the url until status is ready or failed.",
+    }
+    return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class ComparisonListApi(GenericAPIView):
+    permission_classes = [ComparisonPermission]
+    read_roles = access.STAFF_ROLES
+    write_roles = access.COMPARISON_CREATORS
+    serializer_class = ComparisonListSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, description="Filter by status."),
+            OpenApiParameter("brief", int, description="Filter by brief id."),
+        ]
+    )
+    def get(self, request: Request) -> Response:
+        filters = {k: request.query_params.get(k) for k in ("status", "brief")}
+        if filters["brief"] and not str(filters["brief"]).isdigit():
+            raise exceptions.ValidationError({"brief": ["A brief id is a whole number."]})
+        qs = selectors_comparisons.comparisons_list(request.user, filters)
+        page = self.paginate_queryset(qs)
+        return self.get_paginated_response(ComparisonListSerializer(page, many=True).data)
+
+    @extend_schema(request=ComparisonInputSerializer, responses={202: ComparisonQueuedSerializer})
+    def post(self, request: Request) -> Response:
+        data = ComparisonInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        brief = access.briefs_for(request.user).filter(pk=values["brief"]).first()
+        if brief is None:
+            raise exceptions.ValidationError({"brief": [f"Unknown brief id {values['brief']}."]})
+        comparison = services_comparisons.comparison_create(
+            acting_user=request.user,
+            brief=brief,
+            quote_ids=values.get("quotes"),
+            api_route_ids=values.get("api_routes"),
+            assumptions=values.get("assumptions"),
+            seed=values.get("seed"),
+            title=values.get("title"),
+        )
+        return _queued(request, comparison)
+
+
+class ComparisonDetailApi(GenericAPIView):
+    permission_classes = [ComparisonPermission]
+    read_roles = access.STAFF_ROLES
+    serializer_class = ComparisonDetailSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        comparison = access.get_or_404(selectors_comparisons.comparisons_list(request.user), pk=pk)
+        rows = selectors_comparisons.comparison_rows(comparison)
+        return Response(ComparisonDetailSerializer(comparison, context={"rows": rows}).data)
+
+
+class ComparisonRetryApi(GenericAPIView):
+    permission_classes = [ComparisonPermission]
+    write_roles = access.COMPARISON_CREATORS
+    serializer_class = ComparisonQueuedSerializer
+
+    @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        comparison = access.access_comparison(request.user, pk)
+        comparison = services_comparisons.comparison_retry(
+            acting_user=request.user, comparison=comparison
+        )
+        return _queued(request, comparison)
+
+
+class ComparisonRecomputeApi(GenericAPIView):
+    permission_classes = [ComparisonPermission]
+    write_roles = access.COMPARISON_CREATORS
+    serializer_class = ComparisonQueuedSerializer
+
+    @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        comparison = access.access_comparison(request.user, pk)
+        revision = services_comparisons.comparison_recompute(
+            acting_user=request.user, comparison=comparison
+        )
+        return _queued(request, revision)

@@ -1,0 +1,119 @@
+"""Forms of the comparison pages: they check shape; the services enforce the rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django import forms
+
+from procurement.models import Comparison
+from procurement.snapshot import assumptions as rules
+
+
+class ComparisonFilterForm(forms.Form):
+    status = forms.ChoiceField(
+        required=False, choices=[("", "Any status"), *Comparison.Status.choices]
+    )
+    brief = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+
+def _range_fields(name: str, spec: rules.Ranged) -> dict[str, forms.Field]:
+    return {
+        f"{name}_{part}": forms.FloatField(
+            required=False,
+            min_value=spec.lo,
+            max_value=spec.hi,
+            label=f"{spec.label} ({part})",
+            help_text=spec.help if part == "low" else "",
+        )
+        for part in ("low", "likely", "high")
+    }
+
+
+class ComparisonCreateForm(forms.Form):
+    """Brief, candidates (ids), optional title, seed and assumption overrides."""
+
+    brief = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    title = forms.CharField(required=False, max_length=200)
+    seed = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=2**63 - 1,
+        help_text="Leave empty for a random seed; the same seed reproduces the same numbers.",
+    )
+    quotes = forms.TypedMultipleChoiceField(
+        required=False, coerce=int, widget=forms.CheckboxSelectMultiple
+    )
+    api_routes = forms.TypedMultipleChoiceField(
+        required=False, coerce=int, widget=forms.CheckboxSelectMultiple
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        quote_ids: Iterable[int] = (),
+        route_ids: Iterable[int] = (),
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["quotes"].choices = [(i, str(i)) for i in quote_ids]
+        self.fields["api_routes"].choices = [(i, str(i)) for i in route_ids]
+        for name in rules.FORM_RANGED:
+            if name == "peak_to_average":
+                spec = rules.RANGED[name]
+                self.fields[name] = forms.FloatField(
+                    required=False,
+                    min_value=spec.lo,
+                    max_value=spec.hi,
+                    label=spec.label,
+                    help_text="Overrides the brief's figure.",
+                )
+            else:
+                self.fields.update(_range_fields(name, rules.RANGED[name]))
+        for name in rules.FORM_SCALARS:
+            spec = rules.SCALARS[name]
+            self.fields[name] = forms.FloatField(
+                required=False,
+                min_value=spec.lo,
+                max_value=spec.hi,
+                label=spec.label,
+                help_text=f"Default {spec.default:g}. {spec.help}".strip(),
+            )
+
+    def override_field_names(self) -> list[str]:
+        names = [
+            f"{n}_{p}"
+            for n in rules.FORM_RANGED
+            if n != "peak_to_average"
+            for p in ("low", "likely", "high")
+        ]
+        return [*names, "peak_to_average", *rules.FORM_SCALARS]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        for name in rules.FORM_RANGED:
+            if name == "peak_to_average":
+                continue
+            parts = [data.get(f"{name}_{p}") for p in ("low", "likely", "high")]
+            given = [p is not None for p in parts]
+            if any(given) and not all(given):
+                self.add_error(f"{name}_low", "Give low, likely and high together, or none.")
+        return data
+
+    def assumptions(self) -> dict[str, Any]:
+        """The overrides the user filled in, in the service's shape."""
+        data = self.cleaned_data
+        out: dict[str, Any] = {}
+        for name in rules.FORM_RANGED:
+            if name == "peak_to_average":
+                if data.get(name) is not None:
+                    out[name] = data[name]
+                continue
+            parts = {p: data.get(f"{name}_{p}") for p in ("low", "likely", "high")}
+            if all(v is not None for v in parts.values()):
+                out[name] = parts
+        for name in rules.FORM_SCALARS:
+            if data.get(name) is not None:
+                out[name] = data[name]
+        return out

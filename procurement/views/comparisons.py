@@ -1,0 +1,165 @@
+"""Comparison pages: list, new, detail (with live progress), retry and recompute."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from procurement import access, charts, selectors_comparisons, services_comparisons
+from procurement.errors import DomainError
+from procurement.forms_comparisons import ComparisonCreateForm, ComparisonFilterForm
+
+PAGE_SIZE = 25
+
+
+def _form_errors(form: ComparisonCreateForm, exc: DomainError) -> None:
+    """Put a service error on the matching field, or on the form."""
+    placed = False
+    for name, errors in exc.fields.items():
+        field = name.replace(".", "_")
+        if field in form.fields:
+            for error in errors:
+                form.add_error(field, error)
+            placed = True
+    if not placed or exc.code == "brief_incomplete":
+        form.add_error(None, exc.message)
+
+
+@access.role_required(*access.STAFF_ROLES)
+def comparison_list(request: HttpRequest) -> HttpResponse:
+    form = ComparisonFilterForm(request.GET or None)
+    filters = form.cleaned_data if form.is_valid() else {}
+    qs = selectors_comparisons.comparisons_list(request.user, filters)
+    page = Paginator(qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "procurement/comparison_list.html",
+        {
+            "form": form,
+            "page": page,
+            "filters": filters,
+            "can_create": access.has_role(request.user, *access.COMPARISON_CREATORS),
+        },
+    )
+
+
+def _ints(values: Any) -> set[int]:
+    out = set()
+    for value in values or []:
+        try:
+            out.add(int(value))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def _new_context(request: HttpRequest, brief: Any, form: ComparisonCreateForm) -> dict[str, Any]:
+    overrides = [form[name] for name in form.override_field_names()]
+    return {
+        "brief": brief,
+        "form": form,
+        "groups": selectors_comparisons.candidate_choices(brief),
+        "selected_quotes": _ints(form["quotes"].value()),
+        "selected_routes": _ints(form["api_routes"].value()),
+        "override_fields": overrides,
+        "override_errors": any(field.errors for field in overrides),
+    }
+
+
+@access.role_required(*access.COMPARISON_CREATORS)
+@require_http_methods(["GET", "POST"])
+def comparison_new(request: HttpRequest) -> HttpResponse:
+    brief_id = request.POST.get("brief") or request.GET.get("brief")
+    brief = access.access_brief(request.user, brief_id) if brief_id else None
+    if brief is None:
+        briefs = selectors_comparisons.complete_briefs(request.user)
+        return render(request, "procurement/comparison_new.html", {"briefs": briefs})
+    quote_ids, route_ids = selectors_comparisons.default_candidate_ids(brief)
+    form = ComparisonCreateForm(
+        request.POST or None,
+        quote_ids=quote_ids,
+        route_ids=route_ids,
+        initial={"brief": brief.pk, "quotes": quote_ids, "api_routes": route_ids},
+    )
+    if request.method == "POST" and form.is_valid():
+        chosen_q, chosen_r = form.cleaned_data["quotes"], form.cleaned_data["api_routes"]
+        everything = set(chosen_q) == set(quote_ids) and set(chosen_r) == set(route_ids)
+        try:
+            comparison = services_comparisons.comparison_create(
+                acting_user=request.user,
+                brief=brief,
+                quote_ids=None if everything else chosen_q,
+                api_route_ids=None if everything else chosen_r,
+                assumptions=form.assumptions(),
+                seed=form.cleaned_data["seed"],
+                title=form.cleaned_data["title"],
+            )
+        except DomainError as exc:
+            _form_errors(form, exc)
+        else:
+            _enqueue_message(request, comparison)
+            return redirect(comparison.get_absolute_url())
+    return render(request, "procurement/comparison_new.html", _new_context(request, brief, form))
+
+
+def _enqueue_message(request: HttpRequest, comparison: Any) -> None:
+    outcome = getattr(comparison, "enqueue", None)
+    if outcome is not None and outcome.sent is False:
+        messages.warning(request, services_comparisons.QUEUE_UNAVAILABLE_MESSAGE)
+    else:
+        messages.success(request, "Comparison queued; the results appear here when ready.")
+
+
+@access.role_required(*access.STAFF_ROLES)
+def comparison_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    comparison = selectors_comparisons.comparison_get(request.user, pk)
+    context = {
+        "comparison": comparison,
+        "can_manage": access.has_role(request.user, *access.COMPARISON_CREATORS),
+    }
+    if getattr(request, "htmx", False) and request.GET.get("partial") == "status":
+        response = render(request, "procurement/comparison_detail.html#status", context)
+        if comparison.is_finished:
+            response.status_code = 286  # htmx: stop polling
+            response["HX-Refresh"] = "true"  # and reload the page with the results
+        return response
+    if comparison.is_finished:
+        rows = selectors_comparisons.comparison_rows(comparison)
+        context.update(selectors_comparisons.results_context(comparison, rows))
+        context["figures"] = charts.comparison_figures(comparison, rows)
+    return render(request, "procurement/comparison_detail.html", context)
+
+
+@require_POST
+@access.role_required(*access.COMPARISON_CREATORS)
+def comparison_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    comparison = access.access_comparison(request.user, pk)
+    try:
+        comparison = services_comparisons.comparison_retry(
+            acting_user=request.user, comparison=comparison
+        )
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        _enqueue_message(request, comparison)
+    return redirect(comparison.get_absolute_url())
+
+
+@require_POST
+@access.role_required(*access.COMPARISON_CREATORS)
+def comparison_recompute(request: HttpRequest, pk: int) -> HttpResponse:
+    comparison = access.access_comparison(request.user, pk)
+    try:
+        revision = services_comparisons.comparison_recompute(
+            acting_user=request.user, comparison=comparison
+        )
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect(comparison.get_absolute_url())
+    _enqueue_message(request, revision)
+    return redirect(revision.get_absolute_url())

@@ -1,0 +1,80 @@
+"""Factories and builders for comparison tests: accelerators with real datasheet figures,
+checklist answers that satisfy every commitment level, and a ready-made scenario."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from checklist.models import ChecklistAnswer, ChecklistItem
+from tests.factories import AcceleratorFactory, ProviderFactory, QuoteFactory
+
+
+def h100():
+    return AcceleratorFactory(
+        slug="h100-sxm-80gb",
+        name="H100 SXM 80GB",
+        memory_gb=80.0,
+        memory_bandwidth_tbps=3.35,
+        bf16_dense_tflops=989.5,
+        fp8_dense_tflops=1979.0,
+        interconnect_gbps=900.0,
+        tdp_w=700,
+    )
+
+
+def l40s():
+    return AcceleratorFactory(
+        slug="l40s-48gb",
+        name="L40S 48GB",
+        architecture="Ada Lovelace",
+        form_factor="PCIe",
+        memory_gb=48.0,
+        memory_type="GDDR6",
+        memory_bandwidth_tbps=0.864,
+        bf16_dense_tflops=362.0,
+        fp8_dense_tflops=733.0,
+        interconnect="PCIe Gen4",
+        interconnect_gbps=64.0,
+        pcie_gen=4,
+        tdp_w=350,
+    )
+
+
+def answer_checklist(provider, user) -> None:
+    """Provider-default answers to every item, with evidence: complete at every level."""
+    ChecklistAnswer.objects.bulk_create(
+        [
+            ChecklistAnswer(
+                provider=provider,
+                item=item,
+                answer="Documented.",
+                status="yes",
+                evidence_url="https://example.com/evidence",
+                answered_by=user,
+            )
+            for item in ChecklistItem.objects.all()
+        ]
+    )
+
+
+def scenario_quotes(lead, *, provider_a=None, provider_b=None):
+    """The cheap-hourly L40S (provider A) and the pricier, faster H100 (provider B)."""
+    provider_a = provider_a or ProviderFactory(name="Cheap GPUs", slug="cheap-gpus")
+    provider_b = provider_b or ProviderFactory(name="Fast GPUs", slug="fast-gpus")
+    answer_checklist(provider_a, lead)
+    answer_checklist(provider_b, lead)
+    cheap = QuoteFactory(
+        provider=provider_a,
+        accelerator=l40s(),
+        price_per_gpu_hour=Decimal("0.8900"),
+        title="L40S on demand",
+        entered_by=lead,
+    )
+    fast = QuoteFactory(
+        provider=provider_b,
+        accelerator=h100(),
+        price_per_gpu_hour=Decimal("2.4900"),
+        title="H100 on demand",
+        entered_by=lead,
+    )
+    return cheap, fast

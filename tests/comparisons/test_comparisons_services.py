@@ -1,0 +1,329 @@
+"""Comparison lifecycle: create (validation, nothing saved on error), run (idempotent,
+claims, give-up), retry, re-drive, recompute, approvals threshold, broker down."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from procurement.errors import BriefIncomplete, Conflict, DomainError, NotAllowed
+from procurement.models import AuditEvent, CandidateResult, Comparison
+from procurement.services_comparisons import (
+    MAX_ATTEMPTS,
+    QUEUE_UNAVAILABLE_MESSAGE,
+    comparison_create,
+    comparison_recompute,
+    comparison_retry,
+    comparison_run,
+    comparisons_redrive_stuck,
+)
+from tests.factories import ModelApiRouteFactory, QuoteFactory, WorkloadBriefFactory
+
+
+def _rows(comparison):
+    return {r.key: r for r in CandidateResult.objects.filter(comparison=comparison)}
+
+
+def test_cheapest_hourly_quote_is_not_the_cheapest_per_accepted_output(computed, scenario):
+    rows = _rows(computed)
+    cheap = rows[f"quote:{scenario['cheap'].pk}"]
+    fast = rows[f"quote:{scenario['fast'].pk}"]
+    assert computed.status == Comparison.Status.READY
+    assert cheap.eligible
+    assert fast.eligible
+    assert cheap.rank_hourly == 1
+    assert cheap.rank == 2
+    assert fast.rank == 1
+    assert fast.rank_hourly == 2
+    assert computed.recommended_key == fast.key
+    assert cheap.unit_cost_usd > fast.unit_cost_usd
+    assert "CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT" in {w["code"] for w in cheap.warnings}
+    assert cheap.unit_label == "per 1M accepted output tokens"
+    assert sum(Decimal(v) for v in fast.cost_lines.values()) == fast.total_usd
+    assert fast.p10 <= fast.p50 <= fast.p90
+    assert fast.fit["fits"] is True
+    assert fast.gpus == 4
+    assert fast.perf_source == "estimated"
+    assert fast.checklist["complete"] is True
+
+
+def test_create_queues_on_commit_with_a_frozen_snapshot(
+    scenario, lead, django_capture_on_commit_callbacks, monkeypatch
+):
+    sent = []
+    monkeypatch.setattr(
+        "procurement.tasks.comparison_run_task.apply_async",
+        lambda args, **kw: sent.append(args),
+    )
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        comparison = comparison_create(acting_user=lead, brief=scenario["brief"], seed=11)
+    assert len(callbacks) == 1
+    assert sent == [(comparison.pk,)]
+    assert comparison.status == Comparison.Status.QUEUED
+    assert comparison.enqueue.sent is True
+    snap = comparison.snapshot
+    assert snap["selection"]["default"] is True
+    quote = next(q for q in snap["quotes"] if q["id"] == scenario["cheap"].pk)
+    assert quote["version"] == 1
+    assert quote["quoted_at"] == scenario["cheap"].quoted_at.isoformat()
+    assert quote["price_per_gpu_hour"] == "0.8900"
+    assert snap["brief"]["id"] == scenario["brief"].pk
+    assert snap["fx_rates"]["USD"]["rate_to_base"] == "1"
+    assert snap["engine_version"] == comparison.engine_version
+    assert set(comparison.quotes.values_list("pk", flat=True)) == {
+        scenario["cheap"].pk,
+        scenario["fast"].pk,
+    }
+    assert AuditEvent.objects.filter(action="comparison.create", object_id=str(comparison.pk))
+
+
+@pytest.mark.parametrize(
+    ("case", "kwargs", "message"),
+    [
+        ("no candidates", {"quote_ids": [], "api_route_ids": []}, "nothing to compare"),
+        ("unknown quote", {"quote_ids": [999999]}, "Unknown quote id(s): 999999"),
+        ("unknown route", {"api_route_ids": [888888]}, "Unknown API route id(s): 888888"),
+        ("bad id", {"quote_ids": ["x"]}, "not ids"),
+        ("bad seed", {"seed": -1}, "seed"),
+        ("unknown assumption", {"assumptions": {"utilization": 0.5}}, "Unknown assumption"),
+        (
+            "range out of order",
+            {"assumptions": {"utilisation": {"low": 0.9, "likely": 0.5, "high": 0.95}}},
+            "low ≤ likely ≤ high",
+        ),
+    ],
+)
+def test_bad_input_is_a_clear_400_and_nothing_is_saved_or_queued(
+    scenario, lead, django_capture_on_commit_callbacks, case, kwargs, message
+):
+    with django_capture_on_commit_callbacks() as callbacks, pytest.raises(DomainError) as exc:
+        comparison_create(acting_user=lead, brief=scenario["brief"], **kwargs)
+    assert exc.value.status_code == 400
+    assert message in exc.value.message
+    assert callbacks == []
+    assert not Comparison.objects.exists()
+
+
+def test_incomplete_brief_pauses_the_selection(scenario, lead, django_capture_on_commit_callbacks):
+    brief = WorkloadBriefFactory(created_by=lead, concurrency=None, utilisation_high=None)
+    with django_capture_on_commit_callbacks() as callbacks, pytest.raises(BriefIncomplete) as exc:
+        comparison_create(acting_user=lead, brief=brief)
+    assert exc.value.status_code == 400
+    assert "concurrency" in exc.value.message
+    assert "utilisation" in exc.value.message
+    assert callbacks == []
+    assert not Comparison.objects.exists()
+
+
+def test_superseded_or_withdrawn_quote_ids_are_refused_by_name(scenario, lead):
+    newer = QuoteFactory(
+        provider=scenario["cheap"].provider,
+        accelerator=scenario["cheap"].accelerator,
+        supersedes=scenario["cheap"],
+        version=2,
+    )
+    with pytest.raises(DomainError) as exc:
+        comparison_create(
+            acting_user=lead, brief=scenario["brief"], quote_ids=[scenario["cheap"].pk]
+        )
+    assert str(scenario["cheap"].pk) in exc.value.message
+    assert "superseded" in exc.value.message
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"], quote_ids=[newer.pk])
+    assert comparison.snapshot["quotes"][0]["version"] == 2
+
+
+@pytest.mark.parametrize("who", ["engineer", "finance", "security", "vendor_a"])
+def test_only_leads_and_admins_create(scenario, request, who):
+    with pytest.raises(NotAllowed):
+        comparison_create(acting_user=request.getfixturevalue(who), brief=scenario["brief"])
+    assert not Comparison.objects.exists()
+
+
+def test_admin_can_create(scenario, admin_user):
+    assert comparison_create(acting_user=admin_user, brief=scenario["brief"]).pk
+
+
+def test_running_twice_gives_one_result_set_and_one_computed_event(computed):
+    first = sorted(CandidateResult.objects.filter(comparison=computed).values_list("pk", "key"))
+    assert comparison_run(comparison_id=computed.pk) is None  # duplicate delivery: a no-op
+    again = sorted(CandidateResult.objects.filter(comparison=computed).values_list("pk", "key"))
+    assert again == first
+    assert len(first) == 2
+    events = AuditEvent.objects.filter(action="comparison.computed", object_id=str(computed.pk))
+    assert events.count() == 1
+    computed.refresh_from_db()
+    assert computed.attempts == 1
+
+
+def test_a_run_that_lost_its_claim_writes_nothing(scenario, lead, monkeypatch):
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"], seed=3)
+    from procurement.services_comparisons import run
+
+    real_compute = run.compute
+
+    def compute_then_someone_else_claims(*args, **kwargs):
+        out = real_compute(*args, **kwargs)
+        # Another worker re-claimed the row meanwhile (a new attempt number).
+        Comparison.objects.filter(pk=comparison.pk).update(attempts=5)
+        return out
+
+    monkeypatch.setattr(run, "compute", compute_then_someone_else_claims)
+    comparison_run(comparison_id=comparison.pk)
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.RUNNING
+    assert not CandidateResult.objects.filter(comparison=comparison).exists()
+
+
+def test_a_stale_running_claim_is_taken_over_and_a_fresh_one_is_not(scenario, lead):
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"], seed=3)
+    Comparison.objects.filter(pk=comparison.pk).update(
+        status=Comparison.Status.RUNNING, attempts=1, claimed_at=timezone.now()
+    )
+    assert comparison_run(comparison_id=comparison.pk) is None
+    Comparison.objects.filter(pk=comparison.pk).update(
+        claimed_at=timezone.now() - timedelta(hours=1)
+    )
+    done = comparison_run(comparison_id=comparison.pk)
+    assert done.status == Comparison.Status.READY
+    assert done.attempts == 2
+
+
+def test_gives_up_after_three_attempts(scenario, lead):
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    Comparison.objects.filter(pk=comparison.pk).update(
+        status=Comparison.Status.RUNNING,
+        attempts=MAX_ATTEMPTS,
+        claimed_at=timezone.now() - timedelta(hours=1),
+    )
+    done = comparison_run(comparison_id=comparison.pk)
+    assert done.status == Comparison.Status.FAILED
+    assert done.error == "Gave up after 3 attempts."
+    assert not CandidateResult.objects.filter(comparison=comparison).exists()
+
+
+def test_an_engine_error_fails_readably_and_retry_requeues(
+    scenario, lead, monkeypatch, django_capture_on_commit_callbacks
+):
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    from procurement.engine.errors import EngineInputError
+    from procurement.services_comparisons import run
+
+    def broken(*args, **kwargs):
+        raise EngineInputError("utilisation", "must be > 0")
+
+    monkeypatch.setattr(run, "compute", broken)
+    comparison_run(comparison_id=comparison.pk)
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.FAILED
+    assert comparison.error == "The engine refused an input: utilisation: must be > 0"
+    monkeypatch.undo()
+    with django_capture_on_commit_callbacks() as callbacks:
+        comparison_retry(acting_user=lead, comparison=comparison)
+    assert len(callbacks) == 1
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.QUEUED
+    assert comparison.attempts == 0
+    assert comparison_run(comparison_id=comparison.pk).status == Comparison.Status.READY
+
+
+def test_retry_refuses_a_comparison_that_did_not_fail(computed, lead, engineer):
+    with pytest.raises(Conflict):
+        comparison_retry(acting_user=lead, comparison=computed)
+    with pytest.raises(NotAllowed):
+        comparison_retry(acting_user=engineer, comparison=computed)
+
+
+def test_redrive_resends_stuck_comparisons_only(scenario, lead, monkeypatch):
+    sent = []
+    monkeypatch.setattr(
+        "procurement.tasks.comparison_run_task.apply_async", lambda args, **kw: sent.append(args)
+    )
+    old = timezone.now() - timedelta(hours=1)
+    stuck_queued = comparison_create(acting_user=lead, brief=scenario["brief"])
+    stuck_running = comparison_create(acting_user=lead, brief=scenario["brief"])
+    fresh = comparison_create(acting_user=lead, brief=scenario["brief"])
+    Comparison.objects.filter(pk=stuck_queued.pk).update(queued_at=old)
+    Comparison.objects.filter(pk=stuck_running.pk).update(
+        status=Comparison.Status.RUNNING, claimed_at=old
+    )
+    sent.clear()
+    assert comparisons_redrive_stuck(older_than=timedelta(minutes=5)) == 2
+    assert sorted(sent) == sorted([(stuck_queued.pk,), (stuck_running.pk,)])
+    assert (fresh.pk,) not in sent
+    stuck_queued.refresh_from_db()
+    assert stuck_queued.queued_at > old  # not re-sent again at the next beat
+
+
+def test_broker_down_at_request_time_still_saves_and_says_so(
+    scenario, lead, monkeypatch, django_capture_on_commit_callbacks
+):
+    def down(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr("procurement.tasks.comparison_run_task.apply_async", down)
+    with django_capture_on_commit_callbacks(execute=True):
+        comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    assert comparison.enqueue.sent is False
+    assert comparison.enqueue.error == QUEUE_UNAVAILABLE_MESSAGE
+    assert Comparison.objects.get(pk=comparison.pk).status == Comparison.Status.QUEUED
+    assert comparisons_redrive_stuck(older_than=timedelta(0)) == 0  # still down: nothing sent
+    monkeypatch.setattr("procurement.tasks.comparison_run_task.apply_async", lambda *a, **k: None)
+    assert comparisons_redrive_stuck(older_than=timedelta(0)) == 1
+
+
+def test_recompute_creates_a_new_revision_with_fresh_quotes(computed, scenario, lead):
+    newer = QuoteFactory(
+        provider=scenario["fast"].provider,
+        accelerator=scenario["fast"].accelerator,
+        supersedes=scenario["fast"],
+        version=2,
+        price_per_gpu_hour=Decimal("1.9900"),
+    )
+    revision = comparison_recompute(acting_user=lead, comparison=computed)
+    assert revision.revision == 2
+    assert revision.supersedes_id == computed.pk
+    assert revision.seed == computed.seed
+    assert sorted(q["id"] for q in revision.snapshot["quotes"]) == sorted(
+        [scenario["cheap"].pk, newer.pk]
+    )
+    with pytest.raises(Conflict):
+        comparison_recompute(acting_user=lead, comparison=computed)
+
+
+def test_recompute_waits_for_the_run_to_finish(scenario, lead):
+    queued = comparison_create(acting_user=lead, brief=scenario["brief"])
+    with pytest.raises(Conflict):
+        comparison_recompute(acting_user=lead, comparison=queued)
+
+
+def test_required_approvals_follow_the_commitment_threshold(scenario, lead, settings):
+    settings.DUAL_APPROVAL_THRESHOLD_USD = 1_000
+    big = comparison_create(
+        acting_user=lead, brief=scenario["brief"], quote_ids=[scenario["fast"].pk]
+    )
+    big = comparison_run(comparison_id=big.pk)
+    row = CandidateResult.objects.get(comparison=big, key=big.recommended_key)
+    # on-demand has no term: the whole 12-month horizon is committed
+    assert big.commitment_usd == row.total_usd * 12
+    assert big.required_approvals == 2
+    settings.DUAL_APPROVAL_THRESHOLD_USD = 10_000_000
+    small = comparison_create(
+        acting_user=lead, brief=scenario["brief"], quote_ids=[scenario["fast"].pk]
+    )
+    assert comparison_run(comparison_id=small.pk).required_approvals == 1
+
+
+def test_api_routes_are_candidates_and_can_win(scenario, lead):
+    route = ModelApiRouteFactory(region="eu-west", model_profile=scenario["brief"].model)
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison = comparison_run(comparison_id=comparison.pk)
+    rows = _rows(comparison)
+    api = rows[f"api:{route.pk}"]
+    assert api.kind == "api"
+    assert api.eligible
+    assert api.cost_lines["api_compute"]
+    assert len(rows) == 3
