@@ -1,0 +1,99 @@
+"""E-mail notifications of the review flow (Django e-mail; the console backend by default).
+
+- `notify_comparison_ready(comparison)`: a comparison is ready → its reviewers (finance, plus
+  platform engineers and security reviewers when two approvals are needed), never its creator;
+- `notify_approval_needed(comparison, review)`: the first of two approvals is in → the
+  reviewers who can give the second one;
+- `notify_comparison_decided(comparison, review)`: approved, rejected or changes requested →
+  the creator.
+
+Call them after the transaction commits (`transaction.on_commit`); a mail failure is logged
+and never undoes a decision. One message per recipient, so no one sees the others' addresses.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.core.mail import EmailMessage, get_connection
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from accounts.models import Role, User
+from procurement import access
+
+if TYPE_CHECKING:
+    from procurement.models import Comparison, Review
+
+logger = logging.getLogger(__name__)
+
+
+def _absolute(path: str) -> str:
+    return getattr(settings, "SITE_URL", "").rstrip("/") + path
+
+
+def reviewers_of(comparison: Comparison, *, roles: Iterable[str] | None = None) -> list[User]:
+    """Active users who may review this comparison (by role), minus its creator."""
+    if roles is None:
+        roles = {Role.FINANCE_REVIEWER}
+        if comparison.required_approvals > 1:
+            roles |= access.SECOND_APPROVER_ROLES
+    return list(
+        User.objects.filter(role__in=list(roles), is_active=True)
+        .exclude(pk=comparison.created_by_id)
+        .exclude(email="")
+        .order_by("username")
+    )
+
+
+def _send(template: str, context: dict[str, Any], recipients: Iterable[User]) -> int:
+    recipients = list(recipients)
+    if not recipients:
+        return 0
+    subject = render_to_string(f"emails/{template}_subject.txt", context).strip()
+    messages = [
+        EmailMessage(
+            subject=" ".join(subject.split()),
+            body=render_to_string(f"emails/{template}.txt", {**context, "recipient": user}),
+            to=[user.email],
+        )
+        for user in recipients
+    ]
+    try:
+        return get_connection().send_messages(messages) or 0
+    except Exception:  # a mail outage never breaks the review flow
+        logger.exception("could not send %s notifications for %s", template, context)
+        return 0
+
+
+def _context(comparison: Comparison) -> dict[str, Any]:
+    return {
+        "comparison": comparison,
+        "review_url": _absolute(reverse("procurement:comparison-review", args=[comparison.pk])),
+        "record_url": _absolute(reverse("procurement:comparison-record", args=[comparison.pk])),
+    }
+
+
+def notify_comparison_ready(comparison: Comparison) -> int:
+    """Tell the reviewers a comparison awaits them. Returns the number of messages sent."""
+    return _send("comparison_ready", _context(comparison), reviewers_of(comparison))
+
+
+def notify_approval_needed(comparison: Comparison, review: Review) -> int:
+    """First of two approvals given: ask the reviewers of the other slot."""
+    roles = (
+        access.SECOND_APPROVER_ROLES
+        if review.reviewer_role == Role.FINANCE_REVIEWER
+        else {Role.FINANCE_REVIEWER}
+    )
+    recipients = [u for u in reviewers_of(comparison, roles=roles) if u.pk != review.reviewer_id]
+    return _send("approval_needed", {**_context(comparison), "review": review}, recipients)
+
+
+def notify_comparison_decided(comparison: Comparison, review: Review) -> int:
+    """Tell the creator what was decided, by whom and why."""
+    creator = User.objects.filter(pk=comparison.created_by_id, is_active=True).exclude(email="")
+    return _send("comparison_decided", {**_context(comparison), "review": review}, creator)

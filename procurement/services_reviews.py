@@ -1,0 +1,254 @@
+"""Finance review of a comparison: approve, reject or request changes (four-eyes, dual approval).
+
+Rules, all re-checked here so no view can bypass them:
+
+- the creator of a comparison never reviews it, superusers and admins included;
+- only a READY comparison is reviewed; a decided one is frozen (a recompute makes a new
+  revision that supersedes it);
+- every decision carries a comment; approving a row other than the recommended one needs a
+  written justification; an ineligible row cannot be approved;
+- above the dual-approval threshold (`required_approvals == 2`) the comparison is approved
+  once finance AND a platform engineer or security reviewer have approved the same row; the
+  first approval keeps it READY ("1 of 2 approvals"); any reject or request for changes
+  decides at once.
+
+Two reviewers acting at the same moment cannot both win: the comparison row is locked with
+`select_for_update` inside the transaction and status and approvals are re-read under the
+lock (QUALITY.md 2.3: `atomic()` alone lets 40 of 40 races through). The loser gets
+`Conflict` (409 in the API, a form error in HTML).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import Role
+from procurement import access, notifications
+from procurement.audit import audit_record
+from procurement.errors import Conflict, DomainError, NotAllowed
+from procurement.models import CandidateResult, Comparison, Review
+
+if TYPE_CHECKING:
+    from accounts.models import User
+
+DECIDED_STATUSES = frozenset(
+    {
+        Comparison.Status.APPROVED,
+        Comparison.Status.REJECTED,
+        Comparison.Status.CHANGES_REQUESTED,
+    }
+)
+STATUS_AFTER = {
+    Review.Decision.REJECT: Comparison.Status.REJECTED,
+    Review.Decision.REQUEST_CHANGES: Comparison.Status.CHANGES_REQUESTED,
+}
+FINANCE_SLOT = "finance"
+SECOND_SLOT = "platform or security"
+COMMENT_MAX = 5000
+
+
+def approval_slot(role: str) -> str:
+    """Which of the two required approvals a reviewer's role fills."""
+    return FINANCE_SLOT if role == Role.FINANCE_REVIEWER else SECOND_SLOT
+
+
+def approvals_label(comparison: Comparison, approvals: int) -> str:
+    return f"{approvals} of {comparison.required_approvals} approvals"
+
+
+def review_refusal(user: User, comparison: Comparison) -> str | None:
+    """Why this user may not review this comparison now, in words; None when they may."""
+    if comparison.created_by_id == getattr(user, "id", None):
+        return "You created this comparison, so someone else must review it (four-eyes rule)."
+    if comparison.status in DECIDED_STATUSES:
+        return (
+            f"This comparison is already {comparison.get_status_display().lower()}; "
+            "it is frozen. Recompute it as a new revision to review again."
+        )
+    if comparison.status != Comparison.Status.READY:
+        return (
+            f"This comparison is {comparison.get_status_display().lower()}, not ready for review."
+        )
+    if not access.can_review(user, comparison):
+        if comparison.required_approvals > 1:
+            return "Only finance, platform engineering and security reviewers review this one."
+        return "Only finance reviewers review comparisons."
+    return None
+
+
+def _check_shape(decision: str, comment: str) -> None:
+    if decision not in Review.Decision.values:
+        raise DomainError(
+            "Choose approve, reject or request changes.",
+            fields={"decision": [f"Unknown decision {decision!r}."]},
+        )
+    if not comment.strip():
+        raise DomainError(
+            "Every decision needs a comment.",
+            fields={"comment": ["Write a comment: what you checked and why you decided."]},
+        )
+    if len(comment) > COMMENT_MAX:
+        raise DomainError(
+            f"The comment is longer than {COMMENT_MAX} characters.",
+            fields={"comment": [f"At most {COMMENT_MAX} characters."]},
+        )
+
+
+def _refuse(user: User, comparison: Comparison) -> None:
+    """Raise the right error when `review_refusal` says no (409 when someone decided first)."""
+    reason = review_refusal(user, comparison)
+    if reason is None:
+        return
+    if comparison.created_by_id == getattr(user, "id", None):
+        raise NotAllowed(reason)
+    if comparison.status in DECIDED_STATUSES:
+        raise Conflict(reason)
+    if comparison.status != Comparison.Status.READY:
+        raise DomainError(reason, fields={"comparison": [reason]})
+    raise NotAllowed(reason)
+
+
+def _candidate_for(
+    comparison: Comparison, decision: str, candidate_key: str | None, justification: str
+) -> CandidateResult | None:
+    """The row an approval is for (the recommended one by default), with its rules."""
+    if decision != Review.Decision.APPROVE and not candidate_key:
+        return None
+    key = candidate_key or comparison.recommended_key
+    if not key:
+        raise DomainError(
+            "This comparison has no recommended row: choose the candidate you approve.",
+            fields={"candidate": ["Choose a candidate."]},
+        )
+    candidate = comparison.candidates.filter(key=key).first()
+    if candidate is None:
+        raise DomainError(
+            f"No candidate {key!r} in this comparison.",
+            fields={"candidate": [f"Unknown candidate {key!r}."]},
+        )
+    if decision != Review.Decision.APPROVE:
+        return candidate
+    if not candidate.eligible:
+        raise DomainError(
+            f"{candidate.label} is not eligible ({'; '.join(candidate.reasons) or 'see its row'}),"
+            " so it cannot be approved.",
+            fields={"candidate": ["An ineligible candidate cannot be approved."]},
+        )
+    if key != comparison.recommended_key and not justification.strip():
+        raise DomainError(
+            "Approving a candidate other than the recommended one needs a written justification.",
+            fields={"justification": ["Explain why this row rather than the recommended one."]},
+        )
+    return candidate
+
+
+def _check_approval_slot(comparison: Comparison, user: User, candidate: CandidateResult) -> int:
+    """For dual approval: the reviewer fills the missing slot, for the same row. Returns the
+    number of approvals already given."""
+    approvals = list(
+        comparison.reviews.filter(decision=Review.Decision.APPROVE).select_related("candidate")
+    )
+    slot = approval_slot(str(user.role))
+    for earlier in approvals:
+        if approval_slot(earlier.reviewer_role) == slot:
+            raise Conflict(
+                f"The {slot} approval was already given by {earlier.reviewer}; the other "
+                f"approval must come from a "
+                f"{SECOND_SLOT if slot == FINANCE_SLOT else FINANCE_SLOT} reviewer.",
+            )
+        if earlier.candidate_id != candidate.pk:
+            raise DomainError(
+                f"The first approval is for {earlier.candidate}; approve that row, or reject "
+                "or request changes.",
+                fields={"candidate": [f"The first approval chose {earlier.candidate}."]},
+            )
+    return len(approvals)
+
+
+@transaction.atomic
+def review_submit(
+    *,
+    acting_user: User,
+    comparison: Comparison,
+    decision: str,
+    comment: str,
+    candidate_key: str | None = None,
+    justification: str = "",
+) -> Review:
+    """Record one reviewer's decision and move the comparison on. See the module docstring."""
+    _check_shape(decision, comment)
+    _refuse(acting_user, comparison)  # early, clear answer before taking the lock
+    locked = Comparison.objects.select_for_update().get(pk=comparison.pk)
+    _refuse(acting_user, locked)  # re-checked under the lock: someone may have decided
+    if locked.reviews.filter(reviewer=acting_user).exists():
+        raise Conflict("You already reviewed this comparison; a review is never edited.")
+    candidate = _candidate_for(locked, decision, candidate_key, justification)
+    before = {"status": locked.status}
+    given = 0
+    if decision == Review.Decision.APPROVE and locked.required_approvals > 1:
+        assert candidate is not None  # noqa: S101 - approvals always name a row
+        given = _check_approval_slot(locked, acting_user, candidate)
+    try:
+        with transaction.atomic():
+            review = Review.objects.create(
+                comparison=locked,
+                comparison_creator_id=locked.created_by_id,
+                reviewer=acting_user,
+                reviewer_role=str(acting_user.role),
+                decision=decision,
+                candidate=candidate,
+                comment=comment.strip(),
+                justification=justification.strip(),
+            )
+    except IntegrityError as exc:  # the DB backstops: four-eyes, one review per reviewer
+        raise Conflict("This review conflicts with an existing one; reload the page.") from exc
+    new_status = STATUS_AFTER.get(decision)
+    if decision == Review.Decision.APPROVE and given + 1 >= locked.required_approvals:
+        new_status = Comparison.Status.APPROVED
+    audit_record(
+        actor=acting_user,
+        action=f"review.{decision}",
+        obj=review,
+        summary={
+            "comparison": locked.pk,
+            "candidate": candidate.key if candidate else None,
+            "approvals": approvals_label(locked, given + 1)
+            if decision == Review.Decision.APPROVE
+            else None,
+            "justification": bool(review.justification),
+        },
+    )
+    if new_status is not None:
+        _decide(locked, acting_user, review, before, new_status, given)
+    elif decision == Review.Decision.APPROVE:
+        transaction.on_commit(partial(notifications.notify_approval_needed, locked, review))
+    comparison.refresh_from_db()
+    return review
+
+
+def _decide(
+    comparison: Comparison,
+    user: User,
+    review: Review,
+    before: dict[str, str],
+    status: str,
+    given: int,
+) -> None:
+    comparison.status = status
+    comparison.decided_at = timezone.now()
+    comparison.save(update_fields=["status", "decided_at"])
+    after: dict[str, str | None] = {"status": status}
+    if status == Comparison.Status.APPROVED:
+        after["approvals"] = approvals_label(comparison, given + 1)
+        after["candidate"] = review.candidate.key if review.candidate else None
+    audit_record(
+        actor=user,
+        action="comparison.decided",
+        obj=comparison,
+        summary={"before": before, "after": after, "review": review.pk},
+    )
+    transaction.on_commit(partial(notifications.notify_comparison_decided, comparison, review))
