@@ -1,0 +1,65 @@
+"""Catalog domain errors (rendered as {"detail", "code", "fields"} by the API handler)."""
+
+from __future__ import annotations
+
+from procurement.errors import Conflict, DomainError
+
+
+class CatalogInvalid(DomainError):
+    """One or more fields break a catalog rule; `fields` maps each field to its messages."""
+
+    code = "invalid"
+
+    def __init__(self, fields: dict[str, list[str]], message: str = "") -> None:
+        first = next(iter(fields.items()), ("", ["The input is not valid."]))
+        default = first[1][0] if first[0] in ("", "__all__") else f"{first[0]}: {first[1][0]}"
+        super().__init__(message or default, fields=fields)
+
+
+class QuoteNotCurrent(Conflict):
+    code = "quote_not_current"
+
+    def __init__(self, newer_version: int) -> None:
+        super().__init__(
+            f"A newer version (v{newer_version}) of this quote exists; revise or withdraw that one."
+        )
+
+
+class QuoteWithdrawn(Conflict):
+    code = "quote_withdrawn"
+
+    def default_message(self) -> str:
+        return "This quote was withdrawn; submit a new quote instead."
+
+
+class RfqClosed(Conflict):
+    code = "rfq_closed"
+
+    def default_message(self) -> str:
+        return (
+            "The RFQ deadline has passed, so answers can no longer be submitted or revised. "
+            "Ask the procurement lead to reopen it."
+        )
+
+
+class ImportRejected(DomainError):
+    """An import file had errors; nothing was saved. `errors` lists every row problem."""
+
+    code = "import_rejected"
+
+    def __init__(self, errors: list[dict[str, object]], message: str = "") -> None:
+        self.errors = errors
+        super().__init__(
+            message or f"The file has {len(errors)} error(s); nothing was imported.",
+            fields={"file": [_describe(e) for e in errors[:200]]},
+        )
+
+
+def _describe(error: dict[str, object]) -> str:
+    where = []
+    if error.get("row"):
+        where.append(f"row {error['row']}")
+    if error.get("column"):
+        where.append(f"column {error['column']}")
+    prefix = (", ".join(where) + ": ") if where else ""
+    return f"{prefix}{error['message']}"

@@ -1,0 +1,172 @@
+"""Catalog reads. Everything a user sees starts from the `procurement.access` querysets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
+
+from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
+from procurement import access
+
+ACCELERATOR_SORTS = {
+    "name": "name",
+    "vendor": "vendor",
+    "memory": "memory_gb",
+    "bandwidth": "memory_bandwidth_tbps",
+    "bf16": "bf16_dense_tflops",
+    "fp8": "fp8_dense_tflops",
+    "fp4": "fp4_dense_tflops",
+    "interconnect": "interconnect_gbps",
+    "tdp": "tdp_w",
+    "year": "launch_year",
+}
+
+# All versions of one quote: walk `supersedes` up to the first version and down to the
+# latest, in one query (PostgreSQL and SQLite both run WITH RECURSIVE).
+_LINEAGE_SQL = """
+WITH RECURSIVE up(id, supersedes_id) AS (
+    SELECT id, supersedes_id FROM catalog_quote WHERE id = %s
+    UNION
+    SELECT q.id, q.supersedes_id FROM catalog_quote q JOIN up ON q.id = up.supersedes_id
+), down(id) AS (
+    SELECT id FROM catalog_quote WHERE id = %s
+    UNION
+    SELECT q.id FROM catalog_quote q JOIN down ON q.supersedes_id = down.id
+)
+SELECT id FROM up UNION SELECT id FROM down
+"""
+
+
+# --- Accelerators and models -------------------------------------------------------------------
+
+
+def accelerators_list(filters: Mapping[str, Any] | None = None) -> QuerySet[Accelerator]:
+    """Catalog rows after the list page's filters and sort (already validated by a form)."""
+    filters = filters or {}
+    qs = Accelerator.objects.all()
+    if filters.get("vendor"):
+        qs = qs.filter(vendor__iexact=filters["vendor"])
+    if filters.get("segment"):
+        qs = qs.filter(segment=filters["segment"])
+    if filters.get("min_memory_gb") is not None:
+        qs = qs.filter(memory_gb__gte=filters["min_memory_gb"])
+    if filters.get("min_bandwidth_tbps") is not None:
+        qs = qs.filter(memory_bandwidth_tbps__gte=filters["min_bandwidth_tbps"])
+    if filters.get("fp8"):
+        qs = qs.filter(fp8_dense_tflops__isnull=False)
+    if filters.get("fp4"):
+        qs = qs.filter(fp4_dense_tflops__isnull=False)
+    if filters.get("q"):
+        qs = qs.filter(name__icontains=filters["q"])
+    sort = filters.get("sort") or ""
+    field = ACCELERATOR_SORTS.get(sort.lstrip("-"))
+    if field:
+        order = f"-{field}" if sort.startswith("-") else field
+        qs = qs.order_by(order, "name")
+    return qs
+
+
+def accelerator_vendors() -> list[str]:
+    return list(Accelerator.objects.order_by("vendor").values_list("vendor", flat=True).distinct())
+
+
+def accelerators_by_slugs(slugs: Iterable[str]) -> list[Accelerator]:
+    """The accelerators in the order asked for; missing slugs are simply absent."""
+    slugs = list(slugs)
+    found = {a.slug: a for a in Accelerator.objects.filter(slug__in=slugs)}
+    return [found[s] for s in slugs if s in found]
+
+
+def model_profiles_list() -> QuerySet[ModelProfile]:
+    return ModelProfile.objects.select_related("created_by")
+
+
+# --- Quotes ------------------------------------------------------------------------------------
+
+
+def quote_lineage(quote: Quote) -> QuerySet[Quote]:
+    """Every version of the quote's lineage, oldest first (one query)."""
+    ids = RawSQL(_LINEAGE_SQL, [quote.pk, quote.pk])  # noqa: S611 - constant SQL, bound params
+    return (
+        Quote.objects.filter(pk__in=ids)
+        .select_related("entered_by", "provider", "accelerator")
+        .order_by("version")
+    )
+
+
+def quote_versions_for(user: Any, quote: Quote) -> list[Quote]:
+    """The versions the user may see (all of them, since access is per provider)."""
+    allowed = access.quotes_for(user).filter(provider_id=quote.provider_id)
+    return list(quote_lineage(quote).filter(pk__in=allowed.values("pk")))
+
+
+def quote_latest_version(quote: Quote) -> Quote:
+    return quote_lineage(quote).order_by("-version").first() or quote
+
+
+def quote_successor_id(quote: Quote) -> int | None:
+    return Quote.objects.filter(supersedes_id=quote.pk).values_list("pk", flat=True).first()
+
+
+def quotes_for_rfq(user: Any, rfq: Rfq) -> QuerySet[Quote]:
+    """Answers to one RFQ that the user may see (vendors: only their own organisation's)."""
+    return access.quotes_for(user).filter(rfq=rfq).order_by("provider__name", "-version")
+
+
+def current_quotes_for_accelerator(user: Any, accelerator: Accelerator) -> QuerySet[Quote]:
+    return (
+        access.quotes_for(user)
+        .current()
+        .filter(accelerator=accelerator)
+        .order_by("price_per_gpu_hour", "provider__name")
+    )
+
+
+def checklist_summary(quote: Quote) -> dict[str, Any] | None:
+    """The checklist app's summary of one quote, or None while that app has no selector."""
+    try:
+        from checklist.selectors import quote_checklist_summary
+    except ImportError:
+        return None
+    return quote_checklist_summary(quote)
+
+
+def checklist_summaries(quotes: Iterable[Quote]) -> dict[int, dict[str, Any]]:
+    """{quote id: summary} in a fixed number of queries; empty while the app has none."""
+    quotes = list(quotes)
+    if not quotes:
+        return {}
+    try:
+        from checklist.selectors import quote_checklist_summaries
+    except ImportError:
+        return {}
+    return quote_checklist_summaries(quotes)
+
+
+# --- RFQs, API routes, FX ------------------------------------------------------------------------
+
+
+def rfqs_list(user: Any) -> QuerySet[Rfq]:
+    qs = access.rfqs_for(user).prefetch_related("accelerators")
+    if access.is_staff(user):
+        qs = qs.prefetch_related("providers")
+    return qs
+
+
+def api_routes_list(user: Any) -> QuerySet[ModelApiRoute]:
+    return access.api_routes_for(user).select_related("entered_by")
+
+
+def fx_rates_list(user: Any) -> QuerySet[FxRate]:
+    return access.fx_rates_for(user).select_related("entered_by")
+
+
+def fx_latest_rates() -> dict[str, FxRate]:
+    """The newest rate per currency."""
+    latest: dict[str, FxRate] = {}
+    for rate in FxRate.objects.order_by("currency", "-as_of"):
+        latest.setdefault(rate.currency, rate)
+    return latest

@@ -1,0 +1,245 @@
+"""Quote writes: submit, revise (a new version), withdraw (a new, withdrawn version).
+
+A submitted quote row is never updated (ADR 0001): a revision copies the current version,
+applies the changes, and saves a new row with `version + 1` and `supersedes` pointing at the
+old one. The one-to-one `supersedes` link and a row lock make two concurrent revisions of the
+same version impossible: the second one gets a clear 409.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import Provider
+from catalog import selectors
+from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed
+from catalog.models import Accelerator, Quote, Rfq
+from catalog.validation import quote_rule_errors
+from procurement import access
+from procurement.audit import audit_record
+from procurement.errors import Conflict, NotAllowed, NotFound
+
+# What a person enters for a quote; provider, rfq, version, status, supersedes and
+# entered_by are set by the service, never taken from input.
+QUOTE_INPUT_FIELDS = (
+    "accelerator",
+    "title",
+    "capacity_model",
+    "currency",
+    "price_per_gpu_hour",
+    "price_per_node",
+    "support_per_year",
+    "power_kw_per_node",
+    "amortisation_months",
+    "gpus_per_node",
+    "max_gpus_available",
+    "vcpu_per_node",
+    "ram_gb_per_node",
+    "local_nvme_tb_per_node",
+    "intra_node_interconnect",
+    "inter_node_fabric",
+    "inter_node_bandwidth_gbps",
+    "region",
+    "zone",
+    "placement",
+    "min_commitment_gpus",
+    "term_months",
+    "cancellation_terms",
+    "overage_rate_per_gpu_hour",
+    "storage_per_gb_month",
+    "egress_per_gb",
+    "snapshot_per_gb_month",
+    "public_ip_per_month",
+    "load_balancer_per_month",
+    "private_networking_per_month",
+    "idle_billed",
+    "shutdown_automation",
+    "usage_export_format",
+    "invoice_granularity",
+    "support_tier",
+    "quoted_at",
+    "valid_until",
+    "source_url",
+    "source_document",
+    "notes",
+)
+# Carried unchanged from one version to the next.
+LINEAGE_FIELDS = ("provider", "rfq", "is_public_list_price")
+# Model defaults for fields a partial input leaves out.
+INPUT_DEFAULTS: dict[str, Any] = {
+    "currency": "USD",
+    "gpus_per_node": 8,
+    "min_commitment_gpus": 0,
+    "term_months": 0,
+    "idle_billed": True,
+}
+
+
+def _clean(data: Mapping[str, Any]) -> dict[str, Any]:
+    values = {k: v for k, v in data.items() if k in QUOTE_INPUT_FIELDS}
+    if isinstance(values.get("currency"), str):
+        values["currency"] = values["currency"].strip().upper()
+    for key, value in list(values.items()):
+        if isinstance(value, str):
+            values[key] = value.strip()
+    return values
+
+
+def _validate(values: Mapping[str, Any], *, rfq: Rfq | None, require_source: bool) -> None:
+    accelerator = values.get("accelerator")
+    errors = quote_rule_errors(
+        values,
+        accelerator=accelerator if isinstance(accelerator, Accelerator) else None,
+        rfq=rfq,
+        require_source=require_source,
+    )
+    if errors:
+        raise CatalogInvalid(errors)
+
+
+def _audit_summary(quote: Quote) -> dict[str, Any]:
+    price = quote.price_per_gpu_hour if quote.price_per_gpu_hour is not None else None
+    return {
+        "provider": quote.provider.slug,
+        "accelerator": quote.accelerator.slug,
+        "capacity_model": quote.capacity_model,
+        "version": quote.version,
+        "price_per_gpu_hour": str(price) if price is not None else None,
+        "price_per_node": str(quote.price_per_node) if quote.price_per_node else None,
+        "currency": quote.currency,
+        "status": quote.status,
+    }
+
+
+def _resolve_submitter(
+    acting_user: Any, provider: Provider | None, rfq: Rfq | None
+) -> tuple[Provider, bool]:
+    """(provider the quote belongs to, whether it was entered by staff)."""
+    if access.is_vendor(acting_user):
+        if rfq is not None and not access.rfqs_for(acting_user).filter(pk=rfq.pk).exists():
+            raise NotFound("No such RFQ.")
+        return acting_user.provider, False
+    if not access.has_role(acting_user, *access.CATALOG_WRITERS):
+        raise NotAllowed("Only procurement leads, admins and vendors can enter quotes.")
+    if provider is None:
+        raise CatalogInvalid({"provider": ["Choose the provider this quote comes from."]})
+    if rfq is not None and not rfq.providers.filter(pk=provider.pk).exists():
+        raise CatalogInvalid({"rfq": [f"{provider} is not invited to this RFQ."]})
+    return provider, True
+
+
+@transaction.atomic
+def quote_submit(
+    *,
+    acting_user: Any,
+    data: Mapping[str, Any],
+    provider: Provider | None = None,
+    rfq: Rfq | None = None,
+    is_public_list_price: bool = False,
+) -> Quote:
+    """Create version 1 of a quote. Vendors always submit for their own organisation."""
+    provider, by_staff = _resolve_submitter(acting_user, provider, rfq)
+    if rfq is not None and not by_staff and not rfq.is_open_for_answers():
+        raise RfqClosed()
+    values = {**INPUT_DEFAULTS, **_clean(data)}
+    _validate(values, rfq=rfq, require_source=by_staff and rfq is None)
+    quote = Quote.objects.create(
+        **values,
+        provider=provider,
+        rfq=rfq,
+        is_public_list_price=is_public_list_price and by_staff,
+        version=1,
+        status=Quote.Status.SUBMITTED,
+        entered_by=acting_user,
+    )
+    audit_record(
+        actor=acting_user, action="quote.submitted", obj=quote, summary=_audit_summary(quote)
+    )
+    return quote
+
+
+def _lock_current(acting_user: Any, quote: Quote) -> Quote:
+    """Lock the version being replaced; refuse anything but the live, current version."""
+    if not access.quotes_for(acting_user).filter(pk=quote.pk).exists():
+        raise NotFound("No such quote.")
+    locked = (
+        Quote.objects.select_for_update(of=("self",))
+        .select_related("rfq", "provider")
+        .get(pk=quote.pk)
+    )
+    if Quote.objects.filter(supersedes_id=locked.pk).exists():
+        raise QuoteNotCurrent(selectors.quote_latest_version(locked).version)
+    if locked.status == Quote.Status.WITHDRAWN:
+        raise QuoteWithdrawn()
+    if not access.can_revise_quote(acting_user, locked):
+        if access.is_vendor(acting_user):
+            raise RfqClosed()
+        raise NotAllowed("Only procurement leads, admins and the quoting vendor can change it.")
+    return locked
+
+
+def _next_version(acting_user: Any, old: Quote, values: dict[str, Any], status: str) -> Quote:
+    lineage = {field: getattr(old, field) for field in LINEAGE_FIELDS}
+    try:
+        with transaction.atomic():
+            return Quote.objects.create(
+                **values,
+                **lineage,
+                version=old.version + 1,
+                supersedes=old,
+                status=status,
+                entered_by=acting_user,
+            )
+    except IntegrityError as exc:  # the one-to-one link: someone revised it first
+        raise Conflict() from exc
+
+
+def _changes(old: Quote, new: Quote) -> dict[str, list[str]]:
+    changed = {}
+    for field in QUOTE_INPUT_FIELDS:
+        before, after = getattr(old, field), getattr(new, field)
+        if before != after:
+            changed[field] = [str(before), str(after)]
+    return changed
+
+
+@transaction.atomic
+def quote_revise(*, acting_user: Any, quote: Quote, data: Mapping[str, Any]) -> Quote:
+    """Save a new version with the changes; the old row stays exactly as it was."""
+    old = _lock_current(acting_user, quote)
+    values = {field: getattr(old, field) for field in QUOTE_INPUT_FIELDS}
+    # A revision is a new capture of the price unless the caller says when it was captured.
+    values["quoted_at"] = timezone.now()
+    values.update(_clean(data))
+    by_staff = access.has_role(acting_user, *access.CATALOG_WRITERS)
+    _validate(values, rfq=old.rfq, require_source=by_staff and old.rfq is None)
+    new = _next_version(acting_user, old, values, Quote.Status.SUBMITTED)
+    audit_record(
+        actor=acting_user,
+        action="quote.revised",
+        obj=new,
+        summary={**_audit_summary(new), "supersedes": old.pk, "changed": _changes(old, new)},
+    )
+    return new
+
+
+@transaction.atomic
+def quote_withdraw(*, acting_user: Any, quote: Quote, reason: str = "") -> Quote:
+    """Withdraw by adding a version with status withdrawn (nothing is deleted)."""
+    old = _lock_current(acting_user, quote)
+    values = {field: getattr(old, field) for field in QUOTE_INPUT_FIELDS}
+    reason = reason.strip()
+    if reason:
+        values["notes"] = f"Withdrawn: {reason}"
+    new = _next_version(acting_user, old, values, Quote.Status.WITHDRAWN)
+    audit_record(
+        actor=acting_user,
+        action="quote.withdrawn",
+        obj=new,
+        summary={**_audit_summary(new), "supersedes": old.pk, "reason": reason[:500]},
+    )
+    return new

@@ -1,0 +1,89 @@
+"""RFQ writes: procurement opens an RFQ to chosen providers, and reopens it after the deadline."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from catalog.errors import CatalogInvalid
+from catalog.models import Rfq
+from catalog.validation import rfq_rule_errors
+from procurement import access
+from procurement.audit import audit_record
+from procurement.errors import Conflict
+
+RFQ_INPUT_FIELDS = (
+    "title",
+    "brief",
+    "requirements",
+    "gpus_needed",
+    "region",
+    "capacity_models",
+    "term_months",
+    "deadline",
+)
+
+
+@transaction.atomic
+def rfq_create(*, acting_user: Any, data: Mapping[str, Any]) -> Rfq:
+    """Open an RFQ. `data` carries `providers` and `accelerators` as iterables of instances."""
+    access.require_role(acting_user, *access.CATALOG_WRITERS)
+    providers = list(data.get("providers") or [])
+    accelerators = list(data.get("accelerators") or [])
+    values = {k: data.get(k) for k in RFQ_INPUT_FIELDS if k in data}
+    values["capacity_models"] = list(values.get("capacity_models") or [])
+    if errors := rfq_rule_errors({**values, "providers": providers}):
+        raise CatalogInvalid(errors)
+    rfq = Rfq.objects.create(**values, created_by=acting_user, status=Rfq.Status.OPEN)
+    rfq.providers.set(providers)
+    rfq.accelerators.set(accelerators)
+    audit_record(
+        actor=acting_user,
+        action="rfq.created",
+        obj=rfq,
+        summary={
+            "providers": sorted(p.slug for p in providers),
+            "accelerators": sorted(a.slug for a in accelerators),
+            "deadline": rfq.deadline.isoformat(),
+        },
+    )
+    return rfq
+
+
+@transaction.atomic
+def rfq_reopen(*, acting_user: Any, rfq: Rfq, deadline: datetime | None) -> Rfq:
+    """Give invited providers a new deadline; only once the old one has passed or was closed."""
+    access.require_role(acting_user, *access.CATALOG_WRITERS)
+    locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
+    if locked.is_open_for_answers():
+        raise Conflict("This RFQ is still open; it can be reopened once its deadline has passed.")
+    if deadline is None or deadline <= timezone.now():
+        raise CatalogInvalid({"deadline": ["The new deadline must be in the future."]})
+    old_deadline = locked.deadline
+    Rfq.objects.filter(pk=locked.pk).update(
+        deadline=deadline, status=Rfq.Status.OPEN, reopened_at=timezone.now()
+    )
+    locked.refresh_from_db()
+    audit_record(
+        actor=acting_user,
+        action="rfq.reopened",
+        obj=locked,
+        summary={"from": old_deadline.isoformat(), "to": deadline.isoformat()},
+    )
+    return locked
+
+
+@transaction.atomic
+def rfq_close(*, acting_user: Any, rfq: Rfq) -> Rfq:
+    """Stop taking answers before the deadline."""
+    access.require_role(acting_user, *access.CATALOG_WRITERS)
+    updated = Rfq.objects.filter(pk=rfq.pk, status=Rfq.Status.OPEN).update(status=Rfq.Status.CLOSED)
+    if not updated:
+        raise Conflict("This RFQ is already closed.")
+    rfq.refresh_from_db()
+    audit_record(actor=acting_user, action="rfq.closed", obj=rfq)
+    return rfq

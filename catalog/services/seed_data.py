@@ -1,0 +1,57 @@
+"""Upsert the checked-in accelerators and model profiles (catalog/data/*.json) by slug."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from catalog.models import Accelerator, ModelProfile
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(rows, list):
+        raise ValueError(f"{path.name} must hold a JSON list of objects.")
+    return rows
+
+
+def _accelerator_defaults(row: dict[str, Any]) -> dict[str, Any]:
+    fields = {f.name for f in Accelerator._meta.concrete_fields} - {"id", "slug"}
+    values = {k: v for k, v in row.items() if k in fields}
+    if isinstance(values.get("verified_on"), str):
+        values["verified_on"] = date.fromisoformat(values["verified_on"])
+    values["notes"] = values.get("notes") or ""
+    return values
+
+
+def _profile_defaults(row: dict[str, Any]) -> dict[str, Any]:
+    fields = {f.name for f in ModelProfile._meta.concrete_fields} - {"id", "slug", "created_by"}
+    values = {k: v for k, v in row.items() if k in fields}
+    for text in ("notes", "license", "source_url", "family"):
+        values[text] = values.get(text) or ""
+    values["is_custom"] = False
+    return values
+
+
+@transaction.atomic
+def catalog_load(data_dir: Path = DATA_DIR) -> dict[str, dict[str, int]]:
+    """Create or update every row; rows not in the files are left alone. Returns counts."""
+    counts: dict[str, dict[str, int]] = {}
+    for model, filename, defaults in (
+        (Accelerator, "accelerators.json", _accelerator_defaults),
+        (ModelProfile, "model_profiles.json", _profile_defaults),
+    ):
+        created = updated = 0
+        for row in _rows(data_dir / filename):
+            _, was_created = model.objects.update_or_create(  # type: ignore[attr-defined]
+                slug=row["slug"], defaults=defaults(row)
+            )
+            created, updated = created + was_created, updated + (not was_created)
+        counts[model.__name__] = {"created": created, "updated": updated}
+    return counts
