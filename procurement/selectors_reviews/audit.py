@@ -1,0 +1,49 @@
+"""The audit page's reads: the trail as a user may read it, filtered, and the filter menus."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING
+
+from django.db.models import QuerySet
+
+from accounts.models import Role
+from procurement import access
+from procurement.models import AuditEvent
+
+if TYPE_CHECKING:
+    from accounts.models import User
+
+AUDIT_READER_ROLES = frozenset({Role.ADMIN, Role.FINANCE_REVIEWER, Role.SECURITY_REVIEWER})
+
+
+def audit_filter_choices(user: User) -> tuple[list[str], list[str]]:
+    """The actions and object types present in the trail, for the filter menus."""
+    events = access.audit_events_for(user).order_by()
+    actions = sorted(events.values_list("action", flat=True).distinct())
+    object_types = sorted(events.values_list("object_type", flat=True).distinct())
+    return actions, object_types
+
+
+def audit_events_filtered(
+    user: User,
+    *,
+    actor: str = "",
+    action: str = "",
+    object_type: str = "",
+    date_from: date | None = None,
+    date_to: date | None = None,
+) -> QuerySet[AuditEvent]:
+    """The trail as this user may read it, filtered; newest first (dates are UTC days)."""
+    events = access.audit_events_for(user).order_by("-created_at", "-id")
+    if actor:
+        events = events.filter(actor_name__iexact=actor.strip())
+    if action:
+        events = events.filter(action=action)
+    if object_type:
+        events = events.filter(object_type=object_type)
+    if date_from:
+        events = events.filter(created_at__date__gte=date_from)
+    if date_to:
+        events = events.filter(created_at__date__lte=date_to)
+    return events

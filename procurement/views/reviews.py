@@ -1,0 +1,111 @@
+"""Finance review screens: the review page (rows, why the recommended one wins, decision
+form, history), the side-by-side view and the printable decision record. "Recompute as new
+revision" posts to the comparisons area's `procurement:comparison-recompute`.
+
+Vendors get 404 on every one of them (`access.access_comparison`); the decision rules live
+in `services_reviews.review_submit`, re-checked there whatever the view does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from procurement import access, services_reviews
+from procurement import selectors_reviews as sel
+from procurement.errors import DomainError
+from procurement.forms_reviews import PairForm, ReviewForm, RowFilterForm
+from procurement.models import Comparison
+from procurement.selectors_reviews.pages import record_context, review_context
+
+
+def add_domain_error(form: forms.Form, exc: DomainError) -> None:
+    """A service's refusal as form errors: per field where the form has it, else on top."""
+    matched = False
+    for name, field_messages in exc.fields.items():
+        if name in form.fields:
+            for message in field_messages:
+                form.add_error(name, message)
+            matched = True
+    if not matched:
+        form.add_error(None, exc.message)
+
+
+@require_http_methods(["GET", "POST"])
+def comparison_review(request: HttpRequest, pk: int) -> HttpResponse:
+    comparison = access.access_comparison(request.user, pk)
+    rows = sel.candidates_of(comparison)
+    filter_form = RowFilterForm(request.GET or None, rows=rows)
+    form = ReviewForm(
+        request.POST or None, candidates=rows, recommended_key=comparison.recommended_key
+    )
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                review = services_reviews.review_submit(
+                    acting_user=request.user,
+                    comparison=comparison,
+                    decision=form.cleaned_data["decision"],
+                    comment=form.cleaned_data["comment"],
+                    candidate_key=form.cleaned_data["candidate"] or None,
+                    justification=form.cleaned_data["justification"],
+                )
+            except DomainError as exc:
+                add_domain_error(form, exc)
+                status = exc.status_code
+            else:
+                messages.success(request, _decision_message(comparison, review))
+                return redirect("procurement:comparison-review", pk=comparison.pk)
+    context = review_context(request.user, comparison, rows, filter_form, form)
+    if request.htmx and request.method == "GET":
+        return render(request, "procurement/review_page.html#rows", context)
+    return render(request, "procurement/review_page.html", context, status=status)
+
+
+def _decision_message(comparison: Comparison, review: Any) -> str:
+    if comparison.status == Comparison.Status.READY:
+        given = comparison.reviews.filter(decision="approve").count()
+        return (
+            f"Approval recorded: {services_reviews.approvals_label(comparison, given)}. "
+            "The comparison stays ready until the second approval."
+        )
+    return f"Decision recorded: the comparison is now {comparison.get_status_display().lower()}."
+
+
+@require_http_methods(["GET"])
+def comparison_side_by_side(request: HttpRequest, pk: int) -> HttpResponse:
+    comparison = access.access_comparison(request.user, pk)
+    rows = sel.candidates_of(comparison)
+    by_key = {row.key: row for row in rows}
+    ranked = sel.filter_and_sort(rows, eligible_only=True) or rows
+    default_b = next((r.key for r in ranked if r.key != comparison.recommended_key), "")
+    data = {
+        "a": request.GET.get("a") or comparison.recommended_key or (rows[0].key if rows else ""),
+        "b": request.GET.get("b") or default_b,
+    }
+    form = PairForm(data, rows=rows)
+    valid = form.is_valid()
+    context = {
+        "comparison": comparison,
+        "form": form,
+        "a": by_key.get(data["a"]) if valid else None,
+        "b": by_key.get(data["b"]) if valid else None,
+    }
+    if valid:
+        context["pairs"] = sel.side_by_side(context["a"], context["b"])
+    status = 200 if valid or len(rows) < 2 else 400
+    return render(request, "procurement/side_by_side.html", context, status=status)
+
+
+@require_http_methods(["GET"])
+def comparison_record(request: HttpRequest, pk: int) -> HttpResponse:
+    comparison = access.access_comparison(request.user, pk)
+    context = record_context(request.user, comparison)
+    return render(request, "procurement/decision_record.html", context)

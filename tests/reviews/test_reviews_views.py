@@ -1,0 +1,340 @@
+"""HTML review screens: the access matrix, the decision form, filters, side by side, record."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult
+from procurement.models import Comparison, Review
+from tests.reviews.factories_reviews import CandidateResultFactory, ready_comparison
+
+pytestmark = pytest.mark.django_db
+
+STAFF = ["lead", "lead_other", "engineer", "finance", "finance_other", "security", "admin_user"]
+VENDORS = ["vendor_a", "vendor_b"]
+
+
+def url(comparison, name):
+    return f"/comparisons/{comparison.pk}/{name}/"
+
+
+def as_user(request, who) -> Client:
+    client = Client()
+    if who != "anonymous":
+        client.force_login(request.getfixturevalue(who))
+    return client
+
+
+@pytest.mark.parametrize("page", ["review", "side-by-side", "record"])
+@pytest.mark.parametrize(
+    ("who", "expected"),
+    [*((w, 200) for w in STAFF), *((v, 404) for v in VENDORS), ("anonymous", 302)],
+)
+def test_comparison_pages_access_matrix(request, comparison, page, who, expected):
+    response = as_user(request, who).get(url(comparison, page))
+    assert response.status_code == expected
+    if expected == 302:
+        assert response["Location"].startswith("/accounts/login/")
+
+
+@pytest.mark.parametrize("page", ["review", "side-by-side", "record"])
+def test_missing_comparison_is_404_for_staff(request, finance, page):
+    client = as_user(request, "finance")
+    assert client.get(f"/comparisons/999999/{page}/").status_code == 404
+
+
+@pytest.mark.parametrize("who", VENDORS)
+def test_vendor_post_review_is_404_and_changes_nothing(request, comparison, who):
+    response = as_user(request, who).post(
+        url(comparison, "review"), {"decision": "approve", "comment": "mine"}
+    )
+    assert response.status_code == 404
+    assert not Review.objects.exists()
+
+
+def test_finance_approves_through_the_form(client, comparison, finance, lead):
+    client.force_login(finance)
+    response = client.post(
+        url(comparison, "review"), {"decision": "approve", "comment": "Lines and evidence checked."}
+    )
+    assert response.status_code == 302
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.APPROVED
+    page = client.get(url(comparison, "review"))
+    assert "Decision recorded: the comparison is now approved." in page.content.decode()
+    # The creator sees the decision, and no decision form (frozen).
+    client.force_login(lead)
+    html = client.get(url(comparison, "review")).content.decode()
+    assert "Approved" in html
+    assert "Lines and evidence checked." in html
+    assert "frozen" in html
+    assert 'name="comment"' not in html
+
+
+def test_creator_approval_attempt_is_refused_in_html(client, comparison, lead):
+    client.force_login(lead)
+    assert 'name="comment"' not in client.get(url(comparison, "review")).content.decode()
+    response = client.post(url(comparison, "review"), {"decision": "approve", "comment": "mine"})
+    assert response.status_code == 403
+    assert "four-eyes" in response.content.decode()
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.READY
+    assert not Review.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("data", "field_message"),
+    [
+        ({"decision": "approve", "comment": ""}, "This field is required."),
+        ({"decision": "sign", "comment": "x"}, "Select a valid choice."),
+        (
+            {"decision": "approve", "comment": "x", "candidate": "q-h200"},
+            "Explain why this row rather than the recommended one.",
+        ),
+        (
+            {"decision": "approve", "comment": "x", "candidate": "q-l40s"},
+            "Select a valid choice.",  # ineligible rows are not offered
+        ),
+    ],
+)
+def test_bad_decision_input_is_a_clear_400(client, comparison, finance, data, field_message):
+    client.force_login(finance)
+    response = client.post(url(comparison, "review"), data)
+    assert response.status_code == 400
+    assert field_message in response.content.decode()
+    assert not Review.objects.exists()
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.READY
+
+
+def test_late_reviewer_gets_a_conflict_form_error(client, comparison, finance, finance_other):
+    client.force_login(finance)
+    client.post(url(comparison, "review"), {"decision": "approve", "comment": "ok"})
+    client.force_login(finance_other)
+    response = client.post(url(comparison, "review"), {"decision": "reject", "comment": "no"})
+    assert response.status_code == 409
+    assert "already approved" in response.content.decode()
+    assert Review.objects.count() == 1
+
+
+def test_first_of_two_approvals_says_one_of_two(client, dual_comparison, finance):
+    client.force_login(finance)
+    response = client.post(
+        url(dual_comparison, "review"), {"decision": "approve", "comment": "ok"}, follow=True
+    )
+    html = response.content.decode()
+    assert "1 of 2 approvals" in html
+    dual_comparison.refresh_from_db()
+    assert dual_comparison.status == Comparison.Status.READY
+
+
+def test_review_page_explains_why_the_recommended_row_wins(client, comparison, finance):
+    plan_result = BenchmarkResult.objects.create(
+        uploaded_by=finance,
+        quote=comparison.candidates.get(key="q-h100").quote,
+        accelerator=comparison.candidates.get(key="q-h100").quote.accelerator,
+        gpu_count=8,
+        raw_file="benchmarks/run.json",
+        original_name="vllm-run.json",
+        sha256="0" * 64,
+        size_bytes=10,
+        format_id="vllm-serve",
+        status="parsed",
+    )
+    client.force_login(finance)
+    html = client.get(url(comparison, "review")).content.decode()
+    assert "Why Northwind" in html
+    assert "recommended" in html
+    assert "HEADROOM_BELOW_MARGIN" in html  # warnings
+    assert "CHECKLIST_BELOW_COMMITMENT" in html
+    assert "weights do not fit in 48 GB" in html  # why a row is ineligible
+    assert "11.5% cheaper per accepted output" in html  # 6.4167 vs 7.25
+    assert "Cheapest per GPU-hour" not in html  # the winner is also cheapest per hour
+    assert "performance: measured" in html
+    assert "performance: estimated" in html
+    assert "vllm-run.json" in html  # evidence
+    assert f"/api/v1/comparisons/{comparison.pk}/export.csv" in html
+    assert f"/api/v1/comparisons/{comparison.pk}/export.xlsx" in html
+    assert plan_result.pk
+
+
+def test_review_page_names_the_hourly_trap(client, comparison, finance):
+    comparison.candidates.filter(key="q-h200").update(hourly_price_usd="1.2000")
+    client.force_login(finance)
+    html = client.get(url(comparison, "review")).content.decode()
+    assert "Cheapest per GPU-hour is" in html
+
+
+def rows_of(html: str) -> list[str]:
+    import re
+
+    return re.findall(r'data-key="([^"]+)"', html)
+
+
+@pytest.mark.parametrize(
+    ("query", "keys"),
+    [
+        ("", ["q-h100", "q-h200", "q-l40s"]),
+        ("?eligible=on", ["q-h100", "q-h200"]),
+        ("?capacity=reserved", ["q-h200"]),
+        ("?provider=Fabrikam", ["q-l40s"]),
+        ("?sort=hourly", ["q-l40s", "q-h100", "q-h200"]),
+        ("?sort=p90", ["q-h100", "q-h200", "q-l40s"]),
+        ("?sort=prob", ["q-h100", "q-h200", "q-l40s"]),
+        ("?eligible=on&sort=hourly", ["q-h100", "q-h200"]),
+    ],
+)
+def test_row_filters_and_sorting(client, comparison, finance, query, keys):
+    client.force_login(finance)
+    assert rows_of(client.get(url(comparison, "review") + query).content.decode()) == keys
+
+
+def test_htmx_filter_returns_only_the_rows_partial(client, comparison, finance):
+    client.force_login(finance)
+    response = client.get(url(comparison, "review") + "?eligible=on", HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<div id="candidate-rows">')
+    assert "<html" not in html
+    assert rows_of(html) == ["q-h100", "q-h200"]
+
+
+def test_bad_filter_value_is_reported(client, comparison, finance):
+    client.force_login(finance)
+    html = client.get(url(comparison, "review") + "?sort=cheapest&capacity=x").content.decode()
+    assert "Select a valid choice" in html
+    assert rows_of(html) == ["q-h100", "q-h200", "q-l40s"]  # defaults apply
+
+
+def test_side_by_side_defaults_to_recommended_and_runner_up(client, comparison, finance):
+    client.force_login(finance)
+    response = client.get(url(comparison, "side-by-side"))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "A: " + str(comparison.candidates.get(key="q-h100").label) in html
+    assert "B: " + str(comparison.candidates.get(key="q-h200").label) in html
+    assert 'class="differs"' in html
+    assert "gpu_compute" in html
+    assert "storage" in html
+
+
+def test_side_by_side_highlights_only_differences(client, comparison, finance):
+    client.force_login(finance)
+    html = client.get(url(comparison, "side-by-side") + "?a=q-h100&b=q-h200").content.decode()
+    import re
+
+    storage_row = re.search(r'<tr class="([^"]*)">\s*<td>storage</td>', html)
+    gpu_row = re.search(r'<tr class="([^"]*)">\s*<td>gpu_compute</td>', html)
+    assert storage_row.group(1) == ""  # 250.00 on both
+    assert gpu_row.group(1) == "differs"
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [("?a=q-h100&b=q-h100", "Choose two different candidates."), ("?a=zzz&b=q-h100", "valid")],
+)
+def test_side_by_side_bad_pair_is_a_clear_400(client, comparison, finance, query, message):
+    client.force_login(finance)
+    response = client.get(url(comparison, "side-by-side") + query)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+
+
+def test_decision_record_has_what_a_later_review_needs(client, comparison, finance, engineer):
+    chosen = comparison.candidates.get(key="q-h100")
+    plan = BenchmarkPlan.objects.create(
+        quote=chosen.quote, brief=comparison.brief, created_by=engineer
+    )
+    BenchmarkPlanStep.objects.create(
+        plan=plan,
+        phase=2,
+        code="ttft",
+        title="TTFT under load",
+        criterion="p95 TTFT ≤ 800 ms at 32 concurrent",
+        kind="auto",
+    )
+    client.force_login(finance)
+    client.post(url(comparison, "review"), {"decision": "approve", "comment": "Evidence ok."})
+    html = client.get(url(comparison, "record")).content.decode()
+    assert comparison.brief.title in html
+    assert "p95 TTFT ≤ 800 ms at 32 concurrent" in html  # acceptance criteria
+    assert "hours_per_month" in html
+    assert "override.utilisation_likely" in html
+    assert "Evidence ok." in html  # approvals
+    assert "review.approve" in html
+    assert "comparison.decided" in html
+    assert "css/print.css" in html
+    assert "data-print" in html
+    assert "Approved row" in html
+
+
+def test_recompute_button_for_leads_makes_a_new_revision(client, comparison, lead, monkeypatch):
+    import procurement.services_comparisons as services
+
+    calls = []
+
+    def fake_recompute(*, acting_user, comparison):
+        calls.append((acting_user, comparison))
+        return ready_comparison(
+            created_by=acting_user, revision=comparison.revision + 1, supersedes=comparison
+        )
+
+    monkeypatch.setattr(services, "comparison_recompute", fake_recompute)
+    client.force_login(lead)
+    assert "Recompute as new revision" in client.get(url(comparison, "review")).content.decode()
+    response = client.post(url(comparison, "recompute"))
+    assert response.status_code == 302
+    assert calls == [(lead, comparison)]
+    html = client.get(url(comparison, "review")).content.decode()
+    assert "Revision 2 supersedes this one" in html
+    assert "Recompute as new revision" not in html
+
+
+def test_recompute_refusal_is_shown(client, comparison, lead, monkeypatch):
+    import procurement.services_comparisons as services
+    from procurement.errors import Conflict
+
+    def refuse(**kwargs):
+        raise Conflict("This comparison already has a newer revision; recompute that one.")
+
+    monkeypatch.setattr(services, "comparison_recompute", refuse)
+    client.force_login(lead)
+    response = client.post(url(comparison, "recompute"), follow=True)
+    assert "already has a newer revision" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("who", "expected"),
+    [("finance", 404), ("engineer", 404), ("security", 404), ("vendor_a", 404)],
+)
+def test_recompute_is_for_leads_and_admins_only(request, comparison, who, expected):
+    assert as_user(request, who).post(url(comparison, "recompute")).status_code == 404
+    assert Comparison.objects.count() == 1
+
+
+def test_recompute_is_post_only(client, comparison, lead):
+    client.force_login(lead)
+    assert client.get(url(comparison, "recompute")).status_code == 405
+
+
+@pytest.mark.parametrize("page", ["review", "record", "side-by-side"])
+def test_page_queries_do_not_grow_with_rows(
+    client, finance, lead, page, django_assert_max_num_queries
+):
+    small = ready_comparison(created_by=lead, title="small")
+    big = ready_comparison(created_by=lead, title="big", provider_names=("Big A", "Big B", "Big C"))
+    for i in range(30):
+        CandidateResultFactory(comparison=big, key=f"extra-{i}", rank=3 + i)
+    client.force_login(finance)
+    counts = []
+    for comparison in (small, big):
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(url(comparison, page)).status_code == 200
+        counts.append(len(ctx.captured_queries))
+    assert counts[0] == counts[1], counts
+    with django_assert_max_num_queries(20):
+        client.get(url(big, page))
