@@ -276,7 +276,7 @@ def _sniff(data: bytes, filename: str | None) -> _Sniffed:
     if not isinstance(data, bytes | bytearray | memoryview):
         raise ParseError(f"expected bytes, got {type(data).__name__}")
     data = bytes(data)
-    if not data.strip():
+    if not data or data.isspace():
         raise ParseError(f"file{label} is empty; tried: {_tried(JSON_RULES)}; {_tried(TEXT_RULES)}")
     # Cheap check on the head first: large CSVs are not decoded as a whole.
     head_bytes = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")

@@ -475,11 +475,11 @@ def read_columns(
     newlines = sum(seg.lines for seg in segments)
     capacity = (newlines or data.count(b"\r", body_start)) + 1
     values: dict[str, np.ndarray] = {}
-    for col in wanted:
+    for col in wanted:  # every stored row writes every wanted column
         if col.kind == FLAG:
-            values[col.name] = np.full(capacity, -1, dtype=np.int8)
+            values[col.name] = np.empty(capacity, dtype=np.int8)
         elif col.kind in (FLOAT, TIME, LIST):
-            values[col.name] = np.full(capacity, np.nan, dtype=np.float64)
+            values[col.name] = np.empty(capacity, dtype=np.float64)
     out = Columns(rows=0, values=values, list_values={}, list_row={})
     fast_ok = (
         b'"' not in data
