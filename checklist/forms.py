@@ -81,6 +81,12 @@ class AnswerForm(forms.Form):
     def has_changed(self) -> bool:
         """Changed answer, status or evidence; a scope switch counts only for an existing
         answer (moving an empty item between scopes means nothing)."""
+        sent = any(
+            self.add_prefix(name) in self.data
+            for name in ("answer", "status", "evidence_url", "scope", "remove_evidence")
+        )
+        if not sent and self.add_prefix("evidence_file") not in self.files:
+            return self.add_prefix("evidence_file") in self.oversized  # item not on the page
         changed = set(self.changed_data)
         if "scope" in changed and not (
             self.initial.get("answer") and self.data.get(self.add_prefix("scope"))

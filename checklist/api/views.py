@@ -114,8 +114,9 @@ class QuoteChecklistAnswerCreateApi(APIView):
     )
     def post(self, request: Request, quote_id: int) -> Response:
         quote = access.access_quote(request.user, quote_id)
+        data = request.data  # parse first: the size guard records skipped files meanwhile
         oversized = getattr(request._request, "evidence_oversized", {})
-        serializer = AnswerInputSerializer(data=request.data, context={"oversized": oversized})
+        serializer = AnswerInputSerializer(data=data, context={"oversized": oversized})
         serializer.is_valid(raise_exception=True)
         answer = services.answer_submit(
             acting_user=request.user,
