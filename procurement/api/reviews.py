@@ -1,0 +1,205 @@
+"""API v1: reviews of a comparison, its CSV/XLSX exports, and the read-only audit trail.
+
+- `GET/POST /api/v1/comparisons/{id}/reviews/` — list (paginated) / submit a decision through
+  `services_reviews.review_submit` (403 four-eyes or role, 409 someone decided first);
+- `GET /api/v1/comparisons/{id}/export.csv` and `.xlsx` — attachments, streamed;
+- `GET /api/v1/audit-events/` and `/{id}/` — admins only; no write method exists.
+
+Vendors get 404 on every comparison route (`access.access_comparison`), never 403.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from django.http import FileResponse, Http404, StreamingHttpResponse
+from django_filters import rest_framework as filters
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status, viewsets
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Role
+from procurement import access, exports, services_reviews
+from procurement import selectors_reviews as sel
+from procurement.api.permissions import HasRole
+from procurement.audit import audit_record
+from procurement.models import AuditEvent, Comparison, Review
+from procurement.services_reviews import COMMENT_MAX
+
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+class ReviewOutputSerializer(serializers.ModelSerializer):
+    reviewer = serializers.CharField(source="reviewer.username", read_only=True)
+    candidate = serializers.CharField(source="candidate.key", read_only=True, default=None)
+
+    class Meta:
+        model = Review
+        fields = [
+            "id",
+            "comparison",
+            "reviewer",
+            "reviewer_role",
+            "decision",
+            "candidate",
+            "comment",
+            "justification",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class ComparisonReviewsApi(generics.ListAPIView):
+    """Reviews of one comparison, oldest first; POST submits a decision."""
+
+    serializer_class = ReviewOutputSerializer
+    filter_backends: list[type] = []
+
+    class InputSerializer(serializers.Serializer):
+        decision = serializers.ChoiceField(choices=Review.Decision.choices)
+        comment = serializers.CharField(max_length=COMMENT_MAX)
+        candidate = serializers.CharField(
+            max_length=60, required=False, allow_blank=True, help_text="Candidate key."
+        )
+        justification = serializers.CharField(
+            max_length=COMMENT_MAX, required=False, allow_blank=True
+        )
+
+    def comparison(self) -> Comparison:
+        return access.access_comparison(self.request.user, self.kwargs["pk"])
+
+    def get_queryset(self) -> Any:
+        return self.comparison().reviews.select_related("reviewer", "candidate").order_by("id")
+
+    @extend_schema(request=InputSerializer, responses={201: ReviewOutputSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        comparison = self.comparison()
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        review = services_reviews.review_submit(
+            acting_user=request.user,
+            comparison=comparison,
+            decision=data.validated_data["decision"],
+            comment=data.validated_data["comment"],
+            candidate_key=data.validated_data.get("candidate") or None,
+            justification=data.validated_data.get("justification", ""),
+        )
+        given = comparison.reviews.filter(decision=Review.Decision.APPROVE).count()
+        body = {
+            **ReviewOutputSerializer(review).data,
+            "comparison_status": comparison.status,
+            "approvals": services_reviews.approvals_label(comparison, given),
+        }
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class FirstRendererNegotiation(BaseContentNegotiation):
+    """Downloads ignore the Accept header (errors still render as JSON)."""
+
+    def select_parser(self, request: Request, parsers: list[Any]) -> Any:
+        return parsers[0]
+
+    def select_renderer(self, request: Request, renderers: list[Any], format_suffix: Any = None):
+        return renderers[0], renderers[0].media_type
+
+
+class _ExportApi(APIView):
+    content_negotiation_class = FirstRendererNegotiation
+    file_format = ""
+
+    def _prepare(self, request: Request, pk: int) -> tuple[Comparison, exports.ExportData, str]:
+        comparison = access.access_comparison(request.user, pk)
+        audit_record(
+            actor=request.user,
+            action=f"comparison.exported_{self.file_format}",
+            obj=comparison,
+            summary={"format": self.file_format},
+        )
+        name = f"comparison-{comparison.pk}-rev{comparison.revision}.{self.file_format}"
+        return comparison, sel.export_data_for(comparison), name
+
+
+class ComparisonExportCsvApi(_ExportApi):
+    file_format = "csv"
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.BINARY})
+    def get(self, request: Request, pk: int) -> StreamingHttpResponse:
+        _, data, name = self._prepare(request, pk)
+        response = StreamingHttpResponse(exports.iter_csv(data), content_type="text/csv")
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+
+class ComparisonExportXlsxApi(_ExportApi):
+    file_format = "xlsx"
+
+    @extend_schema(responses={(200, XLSX_TYPE): OpenApiTypes.BINARY})
+    def get(self, request: Request, pk: int) -> FileResponse:
+        _, data, name = self._prepare(request, pk)
+        return FileResponse(
+            io.BytesIO(exports.to_xlsx(data)),
+            as_attachment=True,
+            filename=name,
+            content_type=XLSX_TYPE,
+        )
+
+
+class NotForVendors(BasePermission):
+    """Vendors get 404 (never 403) on staff-only endpoints, so they cannot probe them."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if access.is_vendor(request.user):
+            raise Http404
+        return True
+
+
+class AuditEventSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = AuditEvent
+        fields = [
+            "id",
+            "created_at",
+            "actor",
+            "actor_name",
+            "action",
+            "object_type",
+            "object_id",
+            "object_repr",
+            "summary",
+            "outcome",
+            "prev_hash",
+            "row_hash",
+        ]
+        read_only_fields = fields
+
+
+class AuditEventFilter(filters.FilterSet):
+    actor = filters.CharFilter(field_name="actor_name", lookup_expr="iexact")
+    since = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    until = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lte")
+
+    class Meta:
+        model = AuditEvent
+        fields = ["actor", "action", "object_type", "object_id", "outcome", "since", "until"]
+
+
+@extend_schema(responses={200: AuditEventSerializer}, description="Admins only; read-only.")
+class AuditEventViewSet(viewsets.ReadOnlyModelViewSet):
+    """The append-only audit trail (admins only). There is no POST, PUT, PATCH or DELETE."""
+
+    serializer_class = AuditEventSerializer
+    permission_classes = [IsAuthenticated, NotForVendors, HasRole]
+    read_roles = frozenset({Role.ADMIN})
+    # Admins pass the role check on writes too, so they get an honest 405, not a 403.
+    write_roles = frozenset({Role.ADMIN})
+    filterset_class = AuditEventFilter
+    ordering_fields = ["created_at", "id"]
+
+    def get_queryset(self) -> Any:
+        return access.audit_events_for(self.request.user).order_by("-id")
