@@ -1,0 +1,57 @@
+"""Demo data: graceful without quotes, idempotent, and showing the intended situations."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from accounts.models import Role
+from checklist import demo, selectors
+from checklist.models import ChecklistAnswer, ChecklistReview
+from tests.factories import ProviderFactory, QuoteFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_demo_does_nothing_without_vendors_or_quotes(items):
+    out = io.StringIO()
+    demo.load(stdout=out)
+    assert not ChecklistAnswer.objects.exists()
+    assert "nothing to do" in out.getvalue()
+
+
+@pytest.fixture
+def demo_world(items, engineer, finance, security):
+    northwind = ProviderFactory(name="Northwind GPU Cloud", slug="northwind")
+    contoso = ProviderFactory(name="Contoso Compute", slug="contoso")
+    UserFactory(username="vendor_a", role=Role.VENDOR, provider=northwind)
+    UserFactory(username="vendor_b", role=Role.VENDOR, provider=contoso)
+    return {
+        "northwind": QuoteFactory(provider=northwind, capacity_model="reserved", term_months=12),
+        "contoso": QuoteFactory(provider=contoso, capacity_model="dedicated_cluster"),
+        "contoso_od": QuoteFactory(provider=contoso, capacity_model="on_demand"),
+    }
+
+
+def test_demo_builds_the_intended_situations_and_is_idempotent(demo_world):
+    demo.load(stdout=io.StringIO())
+    counts = (ChecklistAnswer.objects.count(), ChecklistReview.objects.count())
+    assert counts[0] == 28
+    summaries = selectors.quote_checklist_summaries(demo_world.values())
+    northwind = summaries[demo_world["northwind"].pk]
+    assert northwind["evidenced_count"] == 20
+    assert [m["reason"] for m in northwind["missing_items"]] == ["needs_info"]
+    contoso = summaries[demo_world["contoso"].pk]
+    assert contoso["required_level"] == "full"
+    assert not contoso["complete"]
+    assert contoso["red_flags"][0]["code"] == "network-boundary"
+    contoso_od = summaries[demo_world["contoso_od"].pk]
+    assert contoso_od["required_level"] == "basic"
+    assert {m["code"] for m in contoso_od["missing_items"]} == {
+        "idle-billing-shutdown",
+        "network-boundary",
+    }
+    assert ChecklistAnswer.objects.filter(review_status="accepted").exists()
+    demo.load(stdout=io.StringIO())
+    assert (ChecklistAnswer.objects.count(), ChecklistReview.objects.count()) == counts
