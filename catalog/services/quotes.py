@@ -81,6 +81,9 @@ INPUT_DEFAULTS: dict[str, Any] = {
 
 def _clean(data: Mapping[str, Any]) -> dict[str, Any]:
     values = {k: v for k, v in data.items() if k in QUOTE_INPUT_FIELDS}
+    for key, default in INPUT_DEFAULTS.items():  # an empty optional field means the default
+        if key in values and values[key] in (None, ""):
+            values[key] = default
     if isinstance(values.get("currency"), str):
         values["currency"] = values["currency"].strip().upper()
     for key, value in list(values.items()):

@@ -1,0 +1,220 @@
+"""The quote form (staff and vendors), with a help text for every field.
+
+A plain Form built from the model's fields, not a ModelForm: the rules (positive prices, a
+plausible node shape, purchase needs a node price...) live in the service, which reports them
+per field, so the form never half-validates against model constraints.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from django import forms
+from django.utils import timezone
+
+from accounts.models import Provider
+from catalog.models import Accelerator, CapacityModel, Quote, Rfq
+from catalog.services.quotes import QUOTE_INPUT_FIELDS
+
+DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
+
+HELP_TEXTS = {
+    "accelerator": "The exact GPU model in the node (memory size matters: A100 40 GB ≠ 80 GB).",
+    "title": "Optional short name, e.g. the instance type or offer name.",
+    "capacity_model": "How the capacity is sold: on-demand and spot are elastic; reserved, "
+    "dedicated cluster and private cloud are commitments; purchase means you buy the nodes.",
+    "currency": "Three-letter ISO 4217 code of every price on this quote (USD, EUR, GBP...).",
+    "price_per_gpu_hour": "Price of one GPU for one hour, all node resources included. "
+    "Required unless the capacity model is purchase.",
+    "price_per_node": "Purchase only: price of one complete node (all GPUs, CPUs, RAM, NICs).",
+    "support_per_year": "Purchase only: yearly support and warranty per node.",
+    "power_kw_per_node": "Purchase only: typical power draw of one node under load, in kW.",
+    "amortisation_months": "Purchase only: months over which the node is written off.",
+    "gpus_per_node": "GPUs in one node (or NVLink domain for rack-scale systems).",
+    "max_gpus_available": "The most GPUs you can provide for this offer.",
+    "vcpu_per_node": "Virtual CPUs per node.",
+    "ram_gb_per_node": "System memory per node, in GB.",
+    "local_nvme_tb_per_node": "Local NVMe scratch storage per node, in TB.",
+    "intra_node_interconnect": "How GPUs inside a node talk: e.g. NVLink 4 / NVSwitch, PCIe 5.",
+    "inter_node_fabric": "Network between nodes: e.g. InfiniBand NDR, RoCE, EFA, Ethernet.",
+    "inter_node_bandwidth_gbps": "Fabric bandwidth per node, in Gbit/s.",
+    "region": "Region of the capacity, e.g. eu-west or us-east.",
+    "zone": "Availability zone or data centre, if fixed.",
+    "placement": "Placement guarantees: same rack, placement group, dedicated cluster...",
+    "min_commitment_gpus": "Minimum number of GPUs that must be committed (0 = none).",
+    "term_months": "Commitment term in months (0 = no term). Required for reserved capacity.",
+    "cancellation_terms": "What cancelling early costs and how much notice is needed.",
+    "overage_rate_per_gpu_hour": "Price per GPU-hour beyond the committed capacity.",
+    "storage_per_gb_month": "Block or file storage, per GB-month.",
+    "egress_per_gb": "Data transfer out, per GB.",
+    "snapshot_per_gb_month": "Snapshots and backups, per GB-month.",
+    "public_ip_per_month": "Each public IP address, per month.",
+    "load_balancer_per_month": "Each load balancer, per month.",
+    "private_networking_per_month": "Private networking / VPC peering, per month.",
+    "idle_billed": "Tick if reserved but idle GPUs are still billed.",
+    "shutdown_automation": "How idle capacity is stopped: API, schedules, automatic shutdown...",
+    "usage_export_format": "How usage can be exported: CSV, FOCUS, API...",
+    "invoice_granularity": "Billing granularity: per second, per minute, per hour, monthly...",
+    "support_tier": "Support level included and its response times.",
+    "quoted_at": "When this price was captured (UTC). Cannot be in the future.",
+    "valid_until": "Until when the price is guaranteed (UTC). Leave empty if open-ended.",
+    "source_url": "Where the price comes from: a public price page or the offer document URL.",
+    "source_document": "Or the name of the offer document (e.g. 'Offer 2025-114.pdf').",
+    "notes": "Anything else a reviewer should know.",
+}
+
+LABELS = {
+    "price_per_gpu_hour": "Price per GPU-hour",
+    "price_per_node": "Price per node",
+    "power_kw_per_node": "Power per node (kW)",
+    "amortisation_months": "Amortisation (months)",
+    "gpus_per_node": "GPUs per node",
+    "max_gpus_available": "GPUs available",
+    "vcpu_per_node": "vCPUs per node",
+    "ram_gb_per_node": "RAM per node (GB)",
+    "local_nvme_tb_per_node": "Local NVMe per node (TB)",
+    "intra_node_interconnect": "Intra-node interconnect",
+    "inter_node_fabric": "Inter-node fabric",
+    "inter_node_bandwidth_gbps": "Inter-node bandwidth (Gbit/s)",
+    "min_commitment_gpus": "Minimum commitment (GPUs)",
+    "term_months": "Term (months)",
+    "overage_rate_per_gpu_hour": "Overage per GPU-hour",
+    "storage_per_gb_month": "Storage per GB-month",
+    "egress_per_gb": "Egress per GB",
+    "snapshot_per_gb_month": "Snapshots per GB-month",
+    "public_ip_per_month": "Public IP per month",
+    "load_balancer_per_month": "Load balancer per month",
+    "private_networking_per_month": "Private networking per month",
+    "idle_billed": "Idle capacity is billed",
+    "quoted_at": "Captured at (UTC)",
+    "valid_until": "Valid until (UTC)",
+    "source_url": "Source URL",
+}
+
+FIELD_GROUPS = [
+    ("Offer", ["accelerator", "title", "capacity_model", "currency", "price_per_gpu_hour"]),
+    (
+        "Purchase",
+        ["price_per_node", "support_per_year", "power_kw_per_node", "amortisation_months"],
+    ),
+    (
+        "Node shape and topology",
+        [
+            "gpus_per_node",
+            "max_gpus_available",
+            "vcpu_per_node",
+            "ram_gb_per_node",
+            "local_nvme_tb_per_node",
+            "intra_node_interconnect",
+            "inter_node_fabric",
+            "inter_node_bandwidth_gbps",
+            "region",
+            "zone",
+            "placement",
+        ],
+    ),
+    (
+        "Commitment and terms",
+        ["min_commitment_gpus", "term_months", "cancellation_terms", "overage_rate_per_gpu_hour"],
+    ),
+    (
+        "Other costs",
+        [
+            "storage_per_gb_month",
+            "egress_per_gb",
+            "snapshot_per_gb_month",
+            "public_ip_per_month",
+            "load_balancer_per_month",
+            "private_networking_per_month",
+        ],
+    ),
+    (
+        "Operations",
+        [
+            "idle_billed",
+            "shutdown_automation",
+            "usage_export_format",
+            "invoice_granularity",
+            "support_tier",
+        ],
+    ),
+    ("Validity and source", ["quoted_at", "valid_until", "source_url", "source_document", "notes"]),
+]
+
+_WIDGETS = {
+    "quoted_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
+    "valid_until": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
+    "cancellation_terms": forms.Textarea(attrs={"rows": 2}),
+    "notes": forms.Textarea(attrs={"rows": 2}),
+}
+_MODEL_FIELDS = forms.fields_for_model(
+    Quote, fields=QUOTE_INPUT_FIELDS, widgets=_WIDGETS, help_texts=HELP_TEXTS, labels=LABELS
+)
+
+
+class QuoteForm(forms.Form):
+    """Every commercial and topology field of a quote; `staff` adds provider and flags."""
+
+    def __init__(
+        self,
+        *args: Any,
+        staff: bool = False,
+        rfq: Rfq | None = None,
+        providers: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        for name in QUOTE_INPUT_FIELDS:
+            self.fields[name] = copy.deepcopy(_MODEL_FIELDS[name])
+        self.fields["quoted_at"].input_formats = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S"]
+        self.fields["valid_until"].input_formats = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S"]
+        self.fields["accelerator"].queryset = Accelerator.objects.order_by("vendor", "name")
+        if rfq is not None and rfq.accelerators.exists():
+            self.fields["accelerator"].queryset = rfq.accelerators.order_by("vendor", "name")
+        self.fields["accelerator"].empty_label = "choose the accelerator"
+        if rfq is not None and rfq.capacity_models:
+            self.fields["capacity_model"].choices = [("", "---------")] + [
+                (value, label)
+                for value, label in CapacityModel.choices
+                if value in rfq.capacity_models
+            ]
+        for name in ("min_commitment_gpus", "term_months", "currency", "gpus_per_node"):
+            self.fields[name].required = False
+        if not self.is_bound and "quoted_at" not in self.initial:
+            self.initial["quoted_at"] = timezone.now().strftime(DATETIME_FORMAT)
+        if staff:
+            self.fields["provider"] = forms.ModelChoiceField(
+                queryset=providers if providers is not None else Provider.objects.all(),
+                help_text="The organisation offering this capacity.",
+            )
+            self.fields["is_public_list_price"] = forms.BooleanField(
+                required=False,
+                label="Public list price",
+                help_text="Tick if the price comes from a public price list, not a negotiated "
+                "offer.",
+            )
+
+    def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
+        head = [self[n] for n in ("provider", "is_public_list_price") if n in self.fields]
+        groups = [(title, [self[n] for n in names]) for title, names in FIELD_GROUPS]
+        return [("Provider", head), *groups] if head else groups
+
+
+def quote_initial(quote: Quote) -> dict[str, Any]:
+    """Values of an existing version, to prefill the revise form."""
+    initial = {name: getattr(quote, name) for name in QUOTE_INPUT_FIELDS}
+    initial["accelerator"] = quote.accelerator_id
+    initial["quoted_at"] = timezone.now().strftime(DATETIME_FORMAT)
+    if quote.valid_until:
+        initial["valid_until"] = quote.valid_until.strftime(DATETIME_FORMAT)
+    return initial
+
+
+class QuoteWithdrawForm(forms.Form):
+    reason = forms.CharField(
+        required=False,
+        max_length=500,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Why the offer is withdrawn (shown to procurement).",
+    )

@@ -1,0 +1,161 @@
+"""Accelerator catalog, side-by-side comparison, model profiles."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from catalog import charts, selectors, services
+from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
+from catalog.models import Accelerator
+from catalog.views.common import form_error, query_without, staff_required
+from procurement import access
+from procurement.errors import DomainError
+
+# (label, attribute, unit, which way is better) for the comparison table.
+COMPARE_ROWS = [
+    ("Vendor", "vendor", "", None),
+    ("Architecture", "architecture", "", None),
+    ("Form factor", "form_factor", "", None),
+    ("Memory", "memory_gb", "GB", "high"),
+    ("Memory type", "memory_type", "", None),
+    ("Memory bandwidth", "memory_bandwidth_tbps", "TB/s", "high"),
+    ("BF16 dense", "bf16_dense_tflops", "TFLOPS", "high"),
+    ("FP8 dense", "fp8_dense_tflops", "TFLOPS", "high"),
+    ("FP4 dense", "fp4_dense_tflops", "TFLOPS", "high"),
+    ("INT8 dense", "int8_dense_tops", "TOPS", "high"),
+    ("Interconnect", "interconnect", "", None),
+    ("Interconnect bandwidth", "interconnect_gbps", "GB/s", "high"),
+    ("PCIe generation", "pcie_gen", "", None),
+    ("Power (TDP)", "tdp_w", "W", "low"),
+    ("MIG / partitions", "mig_instances", "", None),
+    ("GPUs per node", "max_gpus_per_node", "", None),
+    ("Segment", "segment", "", None),
+    ("Launch year", "launch_year", "", None),
+]
+SORTABLE = [
+    ("vendor", "Vendor"),
+    ("name", "Name"),
+    ("memory", "Memory (GB)"),
+    ("bandwidth", "TB/s"),
+    ("bf16", "BF16"),
+    ("fp8", "FP8"),
+    ("fp4", "FP4"),
+    ("interconnect", "Interconnect GB/s"),
+    ("tdp", "TDP (W)"),
+    ("year", "Year"),
+]
+
+
+def _point(a: Accelerator) -> charts.AcceleratorPoint:
+    return charts.AcceleratorPoint(
+        slug=a.slug,
+        name=a.name,
+        vendor=a.vendor,
+        memory_gb=a.memory_gb,
+        memory_bandwidth_tbps=a.memory_bandwidth_tbps,
+        bf16_dense_tflops=a.bf16_dense_tflops,
+        fp8_dense_tflops=a.fp8_dense_tflops,
+        fp4_dense_tflops=a.fp4_dense_tflops,
+    )
+
+
+def _sort_headers(request: HttpRequest, current: str) -> list[dict[str, str]]:
+    base = query_without(request, "sort")
+    headers = []
+    for key, label in SORTABLE:
+        descending = current == f"-{key}"
+        target = key if descending else f"-{key}"
+        arrow = " ▼" if descending else (" ▲" if current == key else "")
+        headers.append({"label": label + arrow, "query": f"{base}&sort={target}".lstrip("&")})
+    return headers
+
+
+@staff_required
+def accelerator_list(request: HttpRequest) -> HttpResponse:
+    form = AcceleratorListForm(request.GET or None, vendors=selectors.accelerator_vendors())
+    filters = form.cleaned_data if form.is_bound and form.is_valid() else {}
+    accelerators = list(selectors.accelerators_list(filters))
+    context = {
+        "form": form,
+        "accelerators": accelerators,
+        "headers": _sort_headers(request, filters.get("sort") or ""),
+        "compare_form": CompareForm(),
+        "fig": charts.memory_vs_bandwidth([_point(a) for a in accelerators]),
+    }
+    return render(
+        request,
+        "catalog/accelerator_list.html",
+        context,
+        status=200 if not form.is_bound or form.is_valid() else 400,
+    )
+
+
+@staff_required
+def accelerator_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    accelerator = access.get_or_404(Accelerator.objects.all(), slug=slug)
+    everyone = [_point(a) for a in Accelerator.objects.all()]
+    quotes = selectors.current_quotes_for_accelerator(request.user, accelerator)[:25]
+    context = {
+        "accelerator": accelerator,
+        "fig": charts.memory_vs_bandwidth(everyone, highlight=accelerator.slug),
+        "quotes": quotes,
+    }
+    return render(request, "catalog/accelerator_detail.html", context)
+
+
+def _compare_rows(accelerators: list[Accelerator]) -> list[dict[str, object]]:
+    rows = []
+    for label, attr, unit, better in COMPARE_ROWS:
+        values = [getattr(a, attr) for a in accelerators]
+        numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+        best = None
+        if better and len(numbers) > 1 and len(set(numbers)) > 1:
+            best = max(numbers) if better == "high" else min(numbers)
+        cells = [{"value": v, "best": best is not None and v == best} for v in values]
+        rows.append({"label": label, "unit": unit, "cells": cells})
+    return rows
+
+
+@staff_required
+def accelerator_compare(request: HttpRequest) -> HttpResponse:
+    form = CompareForm(request.GET or None)
+    if not form.is_bound or not form.is_valid():
+        status = 400 if form.is_bound else 200
+        return render(request, "catalog/compare.html", {"form": form}, status=status)
+    accelerators = selectors.accelerators_by_slugs(form.cleaned_data["slugs"])
+    context = {
+        "form": form,
+        "accelerators": accelerators,
+        "rows": _compare_rows(accelerators),
+        "fig": charts.compare_compute([_point(a) for a in accelerators]),
+        "fig_scatter": charts.memory_vs_bandwidth([_point(a) for a in accelerators]),
+    }
+    return render(request, "catalog/compare.html", context)
+
+
+@staff_required
+def model_list(request: HttpRequest) -> HttpResponse:
+    context = {
+        "models": selectors.model_profiles_list(),
+        "can_add": access.has_role(request.user, *services.MODEL_WRITERS),
+    }
+    return render(request, "catalog/model_list.html", context)
+
+
+@access.role_required(*services.MODEL_WRITERS)
+def model_create(request: HttpRequest) -> HttpResponse:
+    form = ModelProfileForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            profile = services.model_profile_create(
+                acting_user=request.user, data=form.cleaned_data
+            )
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"Model {profile.name} added.")
+            return redirect("catalog:model-list")
+    status = 400 if request.method == "POST" else 200
+    return render(request, "catalog/model_form.html", {"form": form}, status=status)

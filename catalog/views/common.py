@@ -1,0 +1,44 @@
+"""Small helpers shared by the catalog views: role gates, domain errors on forms, paging."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.paginator import Page, Paginator
+from django.http import HttpRequest
+
+from accounts.models import Role
+from procurement import access
+from procurement.errors import DomainError
+
+staff_required = access.role_required(*access.STAFF_ROLES)
+writer_required = access.role_required(*access.CATALOG_WRITERS)
+fx_writer_required = access.role_required(*access.FX_WRITERS)
+vendor_required = access.role_required(Role.VENDOR)
+
+PAGE_SIZE = 50
+
+
+def form_error(form: forms.Form, exc: DomainError) -> None:
+    """Put a service's per-field messages next to the fields (or on top of the form)."""
+    if not exc.fields:
+        form.add_error(None, exc.message)
+        return
+    for field, messages in exc.fields.items():
+        target = field if field in form.fields else None
+        for message in messages:
+            label = "" if target else f"{field.replace('_', ' ')}: "
+            form.add_error(target, f"{label}{message}" if target is None else message)
+
+
+def paginate(request: HttpRequest, items: Any, per_page: int = PAGE_SIZE) -> Page:
+    return Paginator(items, per_page).get_page(request.GET.get("page"))
+
+
+def query_without(request: HttpRequest, *names: str) -> str:
+    """The current query string minus some keys (for sort and page links)."""
+    params = request.GET.copy()
+    for name in names:
+        params.pop(name, None)
+    return params.urlencode()

@@ -1,0 +1,185 @@
+"""Quotes (staff): list with stale flags and filters, detail with versions, enter, revise,
+withdraw."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from catalog import charts, selectors, services
+from catalog.filters import QuoteFilter
+from catalog.forms import FIELD_GROUPS, QuoteForm, QuoteWithdrawForm, quote_initial
+from catalog.forms.quotes import LABELS
+from catalog.models import Quote
+from catalog.templatetags.catalog_tags import price
+from catalog.views.common import (
+    form_error,
+    paginate,
+    query_without,
+    staff_required,
+    writer_required,
+)
+from procurement import access
+from procurement.errors import DomainError
+
+STAFF_ONLY_FIELDS = ("provider", "is_public_list_price")
+
+
+MONEY_FIELDS = {
+    f.name for f in Quote._meta.concrete_fields if getattr(f, "decimal_places", None) == 4
+}
+
+
+def _display(quote: Quote, name: str) -> str:
+    value = getattr(quote, name)
+    if name == "capacity_model":
+        return quote.get_capacity_model_display()
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value in (None, ""):
+        return "—"
+    if name in MONEY_FIELDS:
+        return f"{quote.currency} {price(value)}"
+    if isinstance(value, datetime):
+        return f"{value:%Y-%m-%d %H:%M} UTC"
+    return str(value)
+
+
+def quote_facts(quote: Quote) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every entered field of a version, grouped as on the form; empty groups left out."""
+    groups = []
+    for title, names in FIELD_GROUPS:
+        rows = [
+            (
+                LABELS.get(n) or str(Quote._meta.get_field(n).verbose_name).capitalize(),
+                _display(quote, n),
+            )
+            for n in names
+        ]
+        if any(value not in ("—", "no") for _, value in rows):
+            groups.append((title, rows))
+    return groups
+
+
+def quote_page_context(user: Any, quote: Quote) -> dict[str, Any]:
+    """What both the staff and the vendor quote pages show: versions, chart, checklist."""
+    versions = selectors.quote_versions_for(user, quote)
+    latest = versions[-1] if versions else quote
+    points = [
+        charts.PricePoint(
+            v.version,
+            v.quoted_at,
+            float(v.price_per_gpu_hour) if v.price_per_gpu_hour is not None else None,
+            v.status,
+        )
+        for v in versions
+    ]
+    is_latest = latest.pk == quote.pk
+    return {
+        "quote": quote,
+        "facts": quote_facts(quote),
+        "versions": versions,
+        "latest": latest,
+        "is_latest": is_latest,
+        "can_change": is_latest
+        and quote.status == Quote.Status.SUBMITTED
+        and access.can_revise_quote(user, quote),
+        "checklist": selectors.checklist_summary(quote),
+        "fig": charts.price_history(points, quote.currency) if len(points) > 1 else None,
+    }
+
+
+@staff_required
+def quote_list(request: HttpRequest) -> HttpResponse:
+    params = request.GET.copy()
+    params.setdefault("current", "true")
+    quotes = access.quotes_for(request.user).order_by("accelerator__name", "price_per_gpu_hour")
+    quote_filter = QuoteFilter(params, queryset=quotes, user=request.user)
+    page = paginate(request, quote_filter.qs)
+    context = {
+        "filter": quote_filter,
+        "page": page,
+        "checklists": selectors.checklist_summaries(page.object_list),
+        "page_query": query_without(request, "page"),
+        "can_write": access.has_role(request.user, *access.CATALOG_WRITERS),
+    }
+    return render(request, "catalog/quote_list.html", context)
+
+
+@staff_required
+def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = access.access_quote(request.user, pk)
+    context = quote_page_context(request.user, quote)
+    context["staff"] = True
+    return render(request, "catalog/quote_detail.html", context)
+
+
+def _quote_data(form: QuoteForm) -> dict[str, Any]:
+    return {k: v for k, v in form.cleaned_data.items() if k not in STAFF_ONLY_FIELDS}
+
+
+@writer_required
+def quote_create(request: HttpRequest) -> HttpResponse:
+    rfq = access.access_rfq(request.user, request.GET["rfq"]) if request.GET.get("rfq") else None
+    form = QuoteForm(request.POST or None, staff=True, rfq=rfq)
+    if request.method == "POST" and form.is_valid():
+        try:
+            quote = services.quote_submit(
+                acting_user=request.user,
+                data=_quote_data(form),
+                rfq=rfq,
+                provider=form.cleaned_data["provider"],
+                is_public_list_price=form.cleaned_data["is_public_list_price"],
+            )
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"Quote saved as version {quote.version}.")
+            return redirect(quote)
+    status = 400 if request.method == "POST" else 200
+    context = {"form": form, "rfq": rfq, "title": "Enter a quote"}
+    return render(request, "catalog/quote_form.html", context, status=status)
+
+
+@writer_required
+def quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = access.access_quote(request.user, pk)
+    form = QuoteForm(request.POST or None, initial=quote_initial(quote), rfq=quote.rfq)
+    if request.method == "POST" and form.is_valid():
+        try:
+            new = services.quote_revise(
+                acting_user=request.user, quote=quote, data=form.cleaned_data
+            )
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(
+                request, f"Saved version {new.version}; version {quote.version} is kept unchanged."
+            )
+            return redirect(new)
+    status = 400 if request.method == "POST" else 200
+    context = {"form": form, "quote": quote, "title": f"Revise {quote}"}
+    return render(request, "catalog/quote_form.html", context, status=status)
+
+
+@writer_required
+def quote_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = access.access_quote(request.user, pk)
+    form = QuoteWithdrawForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            new = services.quote_withdraw(
+                acting_user=request.user, quote=quote, reason=form.cleaned_data["reason"]
+            )
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"Quote withdrawn (version {new.version}).")
+            return redirect(new)
+    status = 400 if request.method == "POST" else 200
+    context = {"form": form, "quote": quote, "cancel_url": quote.get_absolute_url()}
+    return render(request, "catalog/quote_withdraw.html", context, status=status)

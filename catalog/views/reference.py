@@ -1,0 +1,93 @@
+"""Providers, model API routes and FX rates: lists and entry forms."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from catalog import selectors, services
+from catalog.forms import ApiRouteForm, FxRateForm, ProviderForm
+from catalog.views.common import form_error, fx_writer_required, staff_required, writer_required
+from procurement import access
+from procurement.errors import DomainError
+
+
+@staff_required
+def provider_list(request: HttpRequest) -> HttpResponse:
+    context = {
+        "providers": access.providers_for(request.user),
+        "can_write": access.has_role(request.user, *access.CATALOG_WRITERS),
+    }
+    return render(request, "catalog/provider_list.html", context)
+
+
+@writer_required
+def provider_create(request: HttpRequest) -> HttpResponse:
+    form = ProviderForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            provider = services.provider_create(acting_user=request.user, data=form.cleaned_data)
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"Provider {provider} added.")
+            return redirect("catalog:provider-list")
+    status = 400 if request.method == "POST" else 200
+    context = {"form": form, "title": "Add a provider", "cancel": "catalog:provider-list"}
+    return render(request, "catalog/simple_form.html", context, status=status)
+
+
+@staff_required
+def api_route_list(request: HttpRequest) -> HttpResponse:
+    context = {
+        "routes": selectors.api_routes_list(request.user),
+        "can_write": access.has_role(request.user, *access.CATALOG_WRITERS),
+    }
+    return render(request, "catalog/api_route_list.html", context)
+
+
+@writer_required
+def api_route_create(request: HttpRequest) -> HttpResponse:
+    form = ApiRouteForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        try:
+            route = services.api_route_create(
+                acting_user=request.user, data=data, provider=data.pop("provider")
+            )
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"Model API route {route.model_name} added.")
+            return redirect("catalog:api-route-list")
+    status = 400 if request.method == "POST" else 200
+    context = {"form": form, "title": "Add a model API route", "cancel": "catalog:api-route-list"}
+    return render(request, "catalog/simple_form.html", context, status=status)
+
+
+@staff_required
+def fx_list(request: HttpRequest) -> HttpResponse:
+    context = {
+        "rates": selectors.fx_rates_list(request.user),
+        "base_currency": settings.BASE_CURRENCY,
+        "can_write": access.has_role(request.user, *access.FX_WRITERS),
+    }
+    return render(request, "catalog/fx_list.html", context)
+
+
+@fx_writer_required
+def fx_create(request: HttpRequest) -> HttpResponse:
+    form = FxRateForm(request.POST or None, base_currency=settings.BASE_CURRENCY)
+    if request.method == "POST" and form.is_valid():
+        try:
+            rate = services.fx_rate_create(acting_user=request.user, data=form.cleaned_data)
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"Rate saved: {rate}.")
+            return redirect("catalog:fx-list")
+    status = 400 if request.method == "POST" else 200
+    context = {"form": form, "title": "Add an FX rate", "cancel": "catalog:fx-list"}
+    return render(request, "catalog/simple_form.html", context, status=status)

@@ -1,0 +1,87 @@
+"""RFQs (staff): list, detail with every provider's answers, create, reopen, close."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from catalog import selectors, services
+from catalog.forms import RfqForm, RfqReopenForm
+from catalog.models import CapacityModel
+from catalog.views.common import form_error, staff_required, writer_required
+from procurement import access
+from procurement.errors import DomainError
+
+
+@staff_required
+def rfq_list(request: HttpRequest) -> HttpResponse:
+    context = {
+        "rfqs": selectors.rfqs_list(request.user),
+        "can_write": access.has_role(request.user, *access.CATALOG_WRITERS),
+    }
+    return render(request, "catalog/rfq_list.html", context)
+
+
+@staff_required
+def rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    rfq = access.access_rfq(request.user, pk)
+    can_write = access.has_role(request.user, *access.CATALOG_WRITERS)
+    context = {
+        "rfq": rfq,
+        "providers": rfq.providers.all(),
+        "accelerators": rfq.accelerators.all(),
+        "capacity_labels": [CapacityModel(c).label for c in rfq.capacity_models or []],
+        "quotes": selectors.quotes_for_rfq(request.user, rfq),
+        "can_write": can_write,
+        "can_reopen": can_write and not rfq.is_open_for_answers(),
+        "reopen_form": RfqReopenForm(),
+    }
+    return render(request, "catalog/rfq_detail.html", context)
+
+
+@writer_required
+def rfq_create(request: HttpRequest) -> HttpResponse:
+    form = RfqForm(request.POST or None, briefs=access.briefs_for(request.user))
+    if request.method == "POST" and form.is_valid():
+        try:
+            rfq = services.rfq_create(acting_user=request.user, data=form.cleaned_data)
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"RFQ sent to {rfq.providers.count()} provider(s).")
+            return redirect(rfq)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "catalog/rfq_form.html", {"form": form}, status=status)
+
+
+@writer_required
+def rfq_reopen(request: HttpRequest, pk: int) -> HttpResponse:
+    rfq = access.access_rfq(request.user, pk)
+    form = RfqReopenForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.rfq_reopen(
+                acting_user=request.user, rfq=rfq, deadline=form.cleaned_data["deadline"]
+            )
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, "RFQ reopened; invited providers can answer again.")
+            return redirect(rfq)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "catalog/rfq_reopen.html", {"form": form, "rfq": rfq}, status=status)
+
+
+@require_POST
+@writer_required
+def rfq_close(request: HttpRequest, pk: int) -> HttpResponse:
+    rfq = access.access_rfq(request.user, pk)
+    try:
+        services.rfq_close(acting_user=request.user, rfq=rfq)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "RFQ closed: no more answers are accepted.")
+    return redirect(rfq)

@@ -1,0 +1,119 @@
+"""The vendor portal: my RFQs, my answers, submit / revise / withdraw a quote.
+
+Everything goes through `procurement.access` scoped to the vendor's organisation, so another
+provider's RFQ or quote is a 404, exactly like one that does not exist.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from catalog import selectors, services
+from catalog.errors import RfqClosed
+from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial
+from catalog.views.common import form_error, vendor_required
+from catalog.views.quotes import quote_page_context
+from procurement import access
+from procurement.errors import DomainError
+
+
+def checklist_url(quote_id: int) -> str:
+    """The checklist answering page of a quote (built by the checklist app)."""
+    return f"/checklist/quotes/{quote_id}/answer/"
+
+
+@vendor_required
+def vendor_home(request: HttpRequest) -> HttpResponse:
+    mine = Q(quotes__provider_id=request.user.provider_id, quotes__superseded_by__isnull=True)
+    rfqs = access.rfqs_for(request.user).annotate(my_answers=Count("quotes", filter=mine))
+    quotes = access.quotes_for(request.user).current().order_by("-created_at")[:50]
+    return render(request, "catalog/vendor/home.html", {"rfqs": rfqs, "quotes": quotes})
+
+
+@vendor_required
+def vendor_rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    rfq = access.access_rfq(request.user, pk)
+    context = {
+        "rfq": rfq,
+        "accelerators": rfq.accelerators.all(),
+        "quotes": selectors.quotes_for_rfq(request.user, rfq),
+        "is_open": rfq.is_open_for_answers(),
+    }
+    return render(request, "catalog/vendor/rfq_detail.html", context)
+
+
+@vendor_required
+def vendor_quote_create(request: HttpRequest, rfq_pk: int) -> HttpResponse:
+    rfq = access.access_rfq(request.user, rfq_pk)
+    if not rfq.is_open_for_answers():
+        messages.error(request, RfqClosed().message)
+        return redirect("vendor:rfq-detail", pk=rfq.pk)
+    form = QuoteForm(request.POST or None, rfq=rfq)
+    if request.method == "POST" and form.is_valid():
+        try:
+            quote = services.quote_submit(acting_user=request.user, data=form.cleaned_data, rfq=rfq)
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(
+                request, "Quote submitted. Next: answer the procurement checklist for it."
+            )
+            return redirect("vendor:quote-detail", pk=quote.pk)
+    status = 400 if request.method == "POST" else 200
+    context = {"form": form, "rfq": rfq, "title": f"Answer “{rfq.title}”"}
+    return render(request, "catalog/vendor/quote_form.html", context, status=status)
+
+
+@vendor_required
+def vendor_quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = access.access_quote(request.user, pk)
+    context = quote_page_context(request.user, quote)
+    context["checklist_url"] = checklist_url(quote.pk)
+    return render(request, "catalog/vendor/quote_detail.html", context)
+
+
+@vendor_required
+def vendor_quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = access.access_quote(request.user, pk)
+    if not access.can_revise_quote(request.user, quote):
+        messages.error(request, RfqClosed().message)
+        return redirect("vendor:quote-detail", pk=quote.pk)
+    form = QuoteForm(request.POST or None, initial=quote_initial(quote), rfq=quote.rfq)
+    if request.method == "POST" and form.is_valid():
+        try:
+            new = services.quote_revise(
+                acting_user=request.user, quote=quote, data=form.cleaned_data
+            )
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"Saved version {new.version}.")
+            return redirect("vendor:quote-detail", pk=new.pk)
+    status = 400 if request.method == "POST" else 200
+    context = {"form": form, "quote": quote, "rfq": quote.rfq, "title": f"Revise {quote}"}
+    return render(request, "catalog/vendor/quote_form.html", context, status=status)
+
+
+@vendor_required
+def vendor_quote_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = access.access_quote(request.user, pk)
+    if not access.can_revise_quote(request.user, quote):
+        messages.error(request, RfqClosed().message)
+        return redirect("vendor:quote-detail", pk=quote.pk)
+    form = QuoteWithdrawForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            new = services.quote_withdraw(
+                acting_user=request.user, quote=quote, reason=form.cleaned_data["reason"]
+            )
+        except DomainError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, "Quote withdrawn.")
+            return redirect("vendor:quote-detail", pk=new.pk)
+    status = 400 if request.method == "POST" else 200
+    context = {"form": form, "quote": quote, "cancel_url": f"/vendor/quotes/{quote.pk}/"}
+    return render(request, "catalog/vendor/quote_withdraw.html", context, status=status)
