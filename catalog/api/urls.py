@@ -1,5 +1,16 @@
-"""API v1 routes of the catalog app."""
+"""API v1 routes of the catalog app (mounted under /api/v1/)."""
 
-from django.urls import URLPattern
+from rest_framework.routers import SimpleRouter
 
-urlpatterns: list[URLPattern] = []
+from catalog.api import views
+
+router = SimpleRouter()
+router.register("accelerators", views.AcceleratorViewSet, basename="accelerator")
+router.register("models", views.ModelProfileViewSet, basename="model-profile")
+router.register("providers", views.ProviderViewSet, basename="provider")
+router.register("quotes", views.QuoteViewSet, basename="quote")
+router.register("api-routes", views.ApiRouteViewSet, basename="api-route")
+router.register("fx-rates", views.FxRateViewSet, basename="fx-rate")
+router.register("rfqs", views.RfqViewSet, basename="rfq")
+
+urlpatterns = router.urls

@@ -1,0 +1,269 @@
+"""API serializers: shape only (types, required fields); the services apply the rules."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.db import models
+from rest_framework import serializers
+
+from accounts.models import Provider
+from catalog import selectors
+from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
+from catalog.services.quotes import QUOTE_INPUT_FIELDS
+from catalog.services.reference import API_ROUTE_FIELDS
+
+
+class StrictDecimalField(serializers.DecimalField):
+    """Money arrives as a string ("2.49") or an integer, never a binary float."""
+
+    default_error_messages = {
+        "float": 'Send money as a string such as "2.49", not a JSON float (floats lose cents).'
+    }
+
+    def to_internal_value(self, data: Any) -> Decimal:
+        if isinstance(data, float):
+            self.fail("float")
+        return super().to_internal_value(data)
+
+
+class _MoneyModelSerializer(serializers.ModelSerializer):
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.DecimalField: StrictDecimalField,
+    }
+
+
+class AcceleratorSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Accelerator
+        exclude = ("id",)
+
+
+class ModelProfileSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = ModelProfile
+        exclude = ("id",)
+
+
+class ProviderSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Provider
+        fields = ("id", "name", "slug", "kind", "website", "contact_email", "created_at")
+        read_only_fields = ("id", "created_at")
+        extra_kwargs = {"slug": {"required": False, "validators": []}, "name": {"validators": []}}
+
+
+# --- Quotes ----------------------------------------------------------------------------------
+
+
+class QuoteSerializer(_MoneyModelSerializer):
+    """A quote version as the API shows it, with its checklist summary."""
+
+    provider = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    accelerator = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    entered_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    superseded_by = serializers.SerializerMethodField()
+    is_stale = serializers.SerializerMethodField()
+    is_current = serializers.SerializerMethodField()
+    checklist = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Quote
+        fields = (
+            "id",
+            "provider",
+            "rfq",
+            "version",
+            "supersedes",
+            "superseded_by",
+            "status",
+            "is_public_list_price",
+            "is_stale",
+            "is_current",
+            *QUOTE_INPUT_FIELDS,
+            "entered_by",
+            "created_at",
+            "checklist",
+        )
+        read_only_fields = fields
+
+    def get_superseded_by(self, quote: Quote) -> int | None:
+        successor = getattr(quote, "superseded_by", None)
+        return successor.pk if successor is not None else None
+
+    def get_is_stale(self, quote: Quote) -> bool:
+        return quote.is_stale()
+
+    def get_is_current(self, quote: Quote) -> bool:
+        return self.get_superseded_by(quote) is None and quote.status == Quote.Status.SUBMITTED
+
+    def get_checklist(self, quote: Quote) -> dict[str, Any] | None:
+        """{"required_level", "completeness_pct", "missing_items", "red_flags"} or null."""
+        summaries = self.context.get("checklists")
+        if summaries is not None:
+            return summaries.get(quote.pk)
+        return selectors.checklist_summary(quote)
+
+
+class QuoteInputSerializer(_MoneyModelSerializer):
+    """What may be written. provider, version, status, supersedes and entered_by are not."""
+
+    accelerator = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Accelerator.objects.all()
+    )
+    provider = serializers.SlugRelatedField(
+        slug_field="slug",
+        queryset=Provider.objects.all(),
+        required=False,
+        help_text="Staff only (provider slug); a vendor's quote is always their own.",
+    )
+    rfq = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    is_public_list_price = serializers.BooleanField(required=False, default=False)
+
+    class Meta:
+        model = Quote
+        fields = (*QUOTE_INPUT_FIELDS, "provider", "rfq", "is_public_list_price")
+        extra_kwargs = {name: {"validators": []} for name in QUOTE_INPUT_FIELDS}
+
+
+class QuoteReviseInputSerializer(_MoneyModelSerializer):
+    """Only the fields that change; the rest is copied from the version being revised."""
+
+    accelerator = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Accelerator.objects.all(), required=False
+    )
+
+    class Meta:
+        model = Quote
+        fields = QUOTE_INPUT_FIELDS
+        extra_kwargs = {name: {"required": False, "validators": []} for name in QUOTE_INPUT_FIELDS}
+
+
+class QuoteWithdrawInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=500)
+
+
+# --- Model API routes, FX, RFQs --------------------------------------------------------------
+
+
+class ApiRouteSerializer(_MoneyModelSerializer):
+    provider = serializers.SlugRelatedField(slug_field="slug", queryset=Provider.objects.all())
+    model_profile = serializers.SlugRelatedField(
+        slug_field="slug", queryset=ModelProfile.objects.all(), required=False, allow_null=True
+    )
+    entered_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    is_stale = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ModelApiRoute
+        fields = (
+            "id",
+            "provider",
+            *API_ROUTE_FIELDS,
+            "is_active",
+            "is_stale",
+            "entered_by",
+            "created_at",
+        )
+        read_only_fields = ("id", "is_active", "entered_by", "created_at")
+        extra_kwargs = {name: {"validators": []} for name in API_ROUTE_FIELDS}
+
+    def get_is_stale(self, route: ModelApiRoute) -> bool:
+        return route.is_stale()
+
+
+class FxRateSerializer(_MoneyModelSerializer):
+    entered_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = FxRate
+        fields = ("id", "currency", "rate_to_base", "as_of", "entered_by", "created_at")
+        read_only_fields = ("id", "entered_by", "created_at")
+        validators: list[Any] = []
+
+
+class RfqSerializer(serializers.ModelSerializer):
+    """Staff view of an RFQ: who is invited, which brief it comes from."""
+
+    accelerators = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    providers = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    is_open = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Rfq
+        fields = (
+            "id",
+            "title",
+            "brief",
+            "requirements",
+            "accelerators",
+            "gpus_needed",
+            "region",
+            "capacity_models",
+            "term_months",
+            "deadline",
+            "status",
+            "is_open",
+            "providers",
+            "created_by",
+            "created_at",
+            "reopened_at",
+        )
+        read_only_fields = fields
+
+    def get_is_open(self, rfq: Rfq) -> bool:
+        return rfq.is_open_for_answers()
+
+
+class VendorRfqSerializer(RfqSerializer):
+    """A vendor sees the requirements, never the brief nor who else is invited."""
+
+    class Meta(RfqSerializer.Meta):
+        fields = (
+            "id",
+            "title",
+            "requirements",
+            "accelerators",
+            "gpus_needed",
+            "region",
+            "capacity_models",
+            "term_months",
+            "deadline",
+            "status",
+            "is_open",
+        )
+        read_only_fields = fields
+
+
+class RfqInputSerializer(serializers.ModelSerializer):
+    accelerators = serializers.SlugRelatedField(
+        slug_field="slug", many=True, queryset=Accelerator.objects.all(), required=False
+    )
+    providers = serializers.SlugRelatedField(
+        slug_field="slug", many=True, queryset=Provider.objects.all()
+    )
+    capacity_models = serializers.ListField(child=serializers.CharField(), required=False)
+
+    class Meta:
+        model = Rfq
+        fields = (
+            "title",
+            "brief",
+            "requirements",
+            "accelerators",
+            "gpus_needed",
+            "region",
+            "capacity_models",
+            "term_months",
+            "deadline",
+            "providers",
+        )
+
+
+class RfqReopenInputSerializer(serializers.Serializer):
+    deadline = serializers.DateTimeField()

@@ -1,0 +1,230 @@
+"""API v1 catalog endpoints. Querysets come from `procurement.access`; writes go through the
+services; there is no PUT, PATCH or DELETE on anything versioned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.models import Role
+from catalog import selectors, services
+from catalog.api import serializers as s
+from catalog.filters import AcceleratorFilter, QuoteFilter
+from catalog.models import Accelerator, ModelProfile, Quote
+from procurement import access
+from procurement.api.permissions import HasRole
+
+EVERYONE = frozenset(Role.values)
+STAFF_AND_VENDORS = access.STAFF_ROLES | {Role.VENDOR}
+
+
+class CatalogRole(HasRole):
+    """HasRole, but a vendor who is refused gets 404, never 403 (ADR 0004)."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        allowed = super().has_permission(request, view)
+        if not allowed and access.is_vendor(request.user):
+            raise exceptions.NotFound()
+        return allowed
+
+
+class _Base(viewsets.GenericViewSet):
+    permission_classes = [CatalogRole]
+    http_method_names = ["get", "post", "head", "options"]
+
+
+class AcceleratorViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    """The accelerator catalog. Filters: vendor, min_memory_gb, segment, fp8, fp4."""
+
+    queryset = Accelerator.objects.all()
+    serializer_class = s.AcceleratorSerializer
+    lookup_field = "slug"
+    filterset_class = AcceleratorFilter
+    ordering_fields = ("name", "vendor", "memory_gb", "memory_bandwidth_tbps", "bf16_dense_tflops")
+    read_roles = EVERYONE
+
+
+class ModelProfileViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    queryset = ModelProfile.objects.select_related("created_by")
+    serializer_class = s.ModelProfileSerializer
+    lookup_field = "slug"
+    ordering_fields = ("name", "params_total_b")
+    read_roles = EVERYONE
+
+
+class ProviderViewSet(
+    _Base, mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
+):
+    """Providers; a vendor sees only their own organisation. Lead or admin create."""
+
+    serializer_class = s.ProviderSerializer
+    read_roles = STAFF_AND_VENDORS
+    write_roles = access.CATALOG_WRITERS
+
+    def get_queryset(self) -> QuerySet[Any]:
+        return access.providers_for(self.request.user).order_by("name")
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = s.ProviderSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        provider = services.provider_create(
+            acting_user=request.user, data=serializer.validated_data
+        )
+        return Response(s.ProviderSerializer(provider).data, status=status.HTTP_201_CREATED)
+
+
+class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    """Quote versions. Filters: accelerator, provider, capacity_model, region, stale, current.
+
+    POST creates version 1; `revise/` and `withdraw/` add a version. Vendors read and write
+    only their own organisation's quotes; anything else is 404.
+    """
+
+    serializer_class = s.QuoteSerializer
+    filterset_class = QuoteFilter
+    ordering_fields = ("created_at", "quoted_at", "price_per_gpu_hour", "version")
+    ordering = ("-created_at",)
+    read_roles = STAFF_AND_VENDORS
+    write_roles = access.CATALOG_WRITERS | {Role.VENDOR}
+
+    def get_queryset(self) -> QuerySet[Quote]:
+        return access.quotes_for(self.request.user).select_related("superseded_by")
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        items = list(page if page is not None else queryset)
+        context = {**self.get_serializer_context(), "checklists": self._summaries(items)}
+        data = s.QuoteSerializer(items, many=True, context=context).data
+        return self.get_paginated_response(data) if page is not None else Response(data)
+
+    @staticmethod
+    def _summaries(items: list[Quote]) -> dict[int, Any]:
+        return selectors.checklist_summaries(items)
+
+    def _created(self, quote: Quote) -> Response:
+        fresh = self.get_queryset().get(pk=quote.pk)
+        return Response(s.QuoteSerializer(fresh).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.QuoteInputSerializer, responses={201: s.QuoteSerializer})
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = s.QuoteInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        provider, rfq_id = data.pop("provider", None), data.pop("rfq", None)
+        is_public = data.pop("is_public_list_price", False)
+        rfq = access.access_rfq(request.user, rfq_id) if rfq_id else None
+        quote = services.quote_submit(
+            acting_user=request.user,
+            data=data,
+            provider=None if access.is_vendor(request.user) else provider,
+            rfq=rfq,
+            is_public_list_price=is_public,
+        )
+        return self._created(quote)
+
+    @extend_schema(request=s.QuoteReviseInputSerializer, responses={201: s.QuoteSerializer})
+    @action(detail=True, methods=["post"])
+    def revise(self, request: Request, pk: str | None = None) -> Response:
+        """Save a new version with the fields given; the old version is kept unchanged."""
+        quote = self.get_object()
+        serializer = s.QuoteReviseInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        new = services.quote_revise(
+            acting_user=request.user, quote=quote, data=serializer.validated_data
+        )
+        return self._created(new)
+
+    @extend_schema(request=s.QuoteWithdrawInputSerializer, responses={201: s.QuoteSerializer})
+    @action(detail=True, methods=["post"])
+    def withdraw(self, request: Request, pk: str | None = None) -> Response:
+        """Withdraw: a new version with status withdrawn (nothing is deleted)."""
+        quote = self.get_object()
+        serializer = s.QuoteWithdrawInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        new = services.quote_withdraw(
+            acting_user=request.user,
+            quote=quote,
+            reason=serializer.validated_data.get("reason", ""),
+        )
+        return self._created(new)
+
+
+class ApiRouteViewSet(
+    _Base, mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
+):
+    """Model API routes (price per million input / output / cached tokens)."""
+
+    serializer_class = s.ApiRouteSerializer
+    filterset_fields = ("is_public_list_price", "currency")
+    read_roles = STAFF_AND_VENDORS
+    write_roles = access.CATALOG_WRITERS
+
+    def get_queryset(self) -> QuerySet[Any]:
+        return selectors.api_routes_list(self.request.user)
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = s.ApiRouteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        route = services.api_route_create(
+            acting_user=request.user, data=data, provider=data.pop("provider")
+        )
+        return Response(s.ApiRouteSerializer(route).data, status=status.HTTP_201_CREATED)
+
+
+class FxRateViewSet(
+    _Base, mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
+):
+    """FX rates to the base currency; finance or admin enter them."""
+
+    serializer_class = s.FxRateSerializer
+    filterset_fields = ("currency",)
+    read_roles = access.STAFF_ROLES
+    write_roles = access.FX_WRITERS
+
+    def get_queryset(self) -> QuerySet[Any]:
+        return selectors.fx_rates_list(self.request.user)
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = s.FxRateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        rate = services.fx_rate_create(acting_user=request.user, data=serializer.validated_data)
+        return Response(s.FxRateSerializer(rate).data, status=status.HTTP_201_CREATED)
+
+
+class RfqViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    """RFQs; a vendor sees only those addressed to their organisation."""
+
+    read_roles = STAFF_AND_VENDORS
+    write_roles = access.CATALOG_WRITERS
+
+    def get_queryset(self) -> QuerySet[Any]:
+        return selectors.rfqs_list(self.request.user).prefetch_related("providers")
+
+    def get_serializer_class(self) -> type[s.RfqSerializer]:
+        return s.VendorRfqSerializer if access.is_vendor(self.request.user) else s.RfqSerializer
+
+    @extend_schema(request=s.RfqInputSerializer, responses={201: s.RfqSerializer})
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = s.RfqInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        rfq = services.rfq_create(acting_user=request.user, data=serializer.validated_data)
+        return Response(s.RfqSerializer(rfq).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.RfqReopenInputSerializer, responses={200: s.RfqSerializer})
+    @action(detail=True, methods=["post"])
+    def reopen(self, request: Request, pk: str | None = None) -> Response:
+        rfq = self.get_object()
+        serializer = s.RfqReopenInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        rfq = services.rfq_reopen(
+            acting_user=request.user, rfq=rfq, deadline=serializer.validated_data["deadline"]
+        )
+        return Response(s.RfqSerializer(rfq).data)
