@@ -164,7 +164,7 @@ def overflow_share(fraction_of_peak: float, peak_to_average: float) -> float:
     if p <= 1:
         return 1.0 - f
     k = p - 1.0
-    share = 1.0 - f ** (p / k) - f * p * (1.0 - f ** (1.0 / k))
+    share = 1.0 - float(f ** (p / k)) - f * p * (1.0 - float(f ** (1.0 / k)))
     return min(1.0, max(0.0, share))
 
 

@@ -179,6 +179,11 @@ def run_comparison(
                 rank_by_hourly_price=hour_rank.get(cand.id),
                 warnings=tuple(found[cand.id]),
                 training=est.training if est else None,
+                horizon_total=(
+                    est.total * workload.horizon_months
+                    if est is not None and not workload.is_training
+                    else None
+                ),
             )
         )
     notes = [] if eligible else ["no eligible candidate: see each row's reasons"]

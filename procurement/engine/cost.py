@@ -492,7 +492,9 @@ def _training_lines(
     tps = training_tokens_per_s(workload, cand, v)
     compute_h = dec(v["tokens"]) / tps / SECONDS_PER_HOUR
     write_s = dec(checkpoint_write_s(workload, cand))
-    stall_h = Decimal(0) if write_s == 0 else compute_h / interval_h * write_s / SECONDS_PER_HOUR
+    # interval 0 only comes from Young/Daly with a (near-)zero write time: no stall then
+    no_stall = write_s == 0 or interval_h == 0
+    stall_h = Decimal(0) if no_stall else compute_h / interval_h * write_s / SECONDS_PER_HOUR
     nodes = training_nodes(cand)
     failures = (compute_h + stall_h) * nodes / dec(v["node_mtbf_h"])
     lost_h = failures * (interval_h / 2 + dec(spec.restart_h))

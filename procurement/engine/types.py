@@ -581,6 +581,7 @@ class CandidateOutcome(JsonMixin):
     rank_by_hourly_price: int | None
     warnings: tuple[EngineWarning, ...]
     training: TrainingDetail | None = None
+    horizon_total: Decimal | None = None  # monthly total × horizon months (volume classes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,11 +77,14 @@ def latency_status(workload: WorkloadInput, cand: CandidateInput) -> bool | None
     """True/False when the figures settle it against the targets; None when unknown."""
     if cand.latency_met is not None:
         return cand.latency_met
-    pairs = [
-        (workload.ttft_p95_target_ms, cand.p95_ttft_ms),
-        (workload.e2e_p99_target_ms, cand.p99_e2e_ms),
+    pairs: list[tuple[float, float | None]] = [
+        (target, actual)
+        for target, actual in (
+            (workload.ttft_p95_target_ms, cand.p95_ttft_ms),
+            (workload.e2e_p99_target_ms, cand.p99_e2e_ms),
+        )
+        if target is not None
     ]
-    pairs = [(target, actual) for target, actual in pairs if target is not None]
     if any(actual is not None and actual > target for target, actual in pairs):
         return False
     if any(actual is None for _, actual in pairs):

@@ -153,6 +153,8 @@ def test_money_is_decimal_and_lines_sum_to_total(result: ComparisonOutput) -> No
     assert "api_compute" in api.cost_lines
     assert "idle_capacity" not in api.cost_lines
     gpu = result.outcome("h100-fast")
+    assert gpu.total is not None
+    assert gpu.horizon_total == gpu.total * 12  # the brief's default 12-month horizon
     assert gpu.gpu_spend == sum(
         gpu.cost_lines[k] for k in ("gpu_compute", "retry_waste", "idle_capacity")
     )

@@ -369,18 +369,20 @@ def test_tornado_sorted_by_swing_and_includes_own_throughput() -> None:
 
 def test_performance_1000_candidates_10000_samples() -> None:
     """P-05: 1,000 × 10,000 in < 1.5 s on one core (gated at 3 s for a shared CI box),
-    ≥ 20× faster per (candidate, sample) than the pure-Python loop, peak < 512 MB."""
+    ≥ 20× faster per (candidate, sample) than the pure-Python loop, peak < 512 MB.
+
+    Timed in process CPU time (min of 3), so other jobs on a busy box do not count."""
     w, cands = workload(), make_candidates(1000)
     montecarlo.simulate(w, cands[:50], seed=1, samples=10_000)  # warm-up
     best = float("inf")
     for _ in range(3):
-        start = time.perf_counter()
+        start = time.process_time()
         montecarlo.simulate(w, cands, seed=1, samples=10_000)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     sub = cands[:20]
-    start = time.perf_counter()
+    start = time.process_time()
     reference_unit_costs(w, sub, seed=1, samples=10_000)
-    ref = time.perf_counter() - start
+    ref = time.process_time() - start
     ratio = (ref / (len(sub) * 10_000)) / (best / (len(cands) * 10_000))
     tracemalloc.start()
     montecarlo.simulate(w, cands, seed=1, samples=10_000)
