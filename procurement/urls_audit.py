@@ -1,5 +1,9 @@
-"""HTML routes: audit."""
+"""HTML routes: the audit trail."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from procurement.views import audit
+
+urlpatterns = [
+    path("audit/", audit.audit_list, name="audit-list"),
+]

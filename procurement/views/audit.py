@@ -1,0 +1,39 @@
+"""The audit page: the append-only trail, filterable and paginated, with the hash-chain status.
+
+Read-only by construction: this module has no form that writes, the admin is read-only, and
+the API exposes GET only. Admins, finance and security reviewers read it; others get 404.
+"""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_http_methods
+
+from procurement import access
+from procurement import selectors_reviews as sel
+from procurement.audit import audit_chain_verify
+from procurement.forms_reviews import AuditFilterForm
+
+PAGE_SIZE = 50
+
+
+@require_http_methods(["GET"])
+@access.role_required(*sel.AUDIT_READER_ROLES)
+def audit_list(request: HttpRequest) -> HttpResponse:
+    actions, object_types = sel.audit_filter_choices(request.user)
+    form = AuditFilterForm(request.GET or None, actions=actions, object_types=object_types)
+    valid = form.is_valid() if form.is_bound else True
+    filters = {k: v for k, v in (form.cleaned_data if form.is_bound and valid else {}).items() if v}
+    events = sel.audit_events_filtered(request.user, **filters)
+    page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "form": form,
+        "page": page,
+        "query": query.urlencode(),
+        "broken": audit_chain_verify(),
+    }
+    return render(request, "procurement/audit_list.html", context, status=200 if valid else 400)
