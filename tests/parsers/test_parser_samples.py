@@ -140,8 +140,12 @@ def test_aiperf_json_summary_values_and_agreement_with_records() -> None:
     summary = load("aiperf/aiperf_examples_run1_profile_export_aiperf.json")["records"]
     result = parse(raw("aiperf/aiperf_examples_run1_profile_export_aiperf.json"))
     m = result.metrics
-    for name, tag in (("ttft_ms", "ttft"), ("e2e_ms", "request_latency"),
-                      ("tpot_ms", "inter_token_latency"), ("itl_ms", "inter_chunk_latency")):
+    for name, tag in (
+        ("ttft_ms", "ttft"),
+        ("e2e_ms", "request_latency"),
+        ("tpot_ms", "inter_token_latency"),
+        ("itl_ms", "inter_chunk_latency"),
+    ):
         s = summary[tag]
         assert_pct(getattr(m, name), Percentiles(s["p50"], s["p95"], s["p99"], s["avg"]))
     assert m.requests_completed == 89
@@ -170,7 +174,9 @@ def test_aiperf_csv_matches_json_to_two_decimals() -> None:
     header = all_rows[0]
     ttft_row = dict(zip(header, rows["Time to First Token (ms)"], strict=False))
     assert m.ttft_ms == Percentiles(
-        float(ttft_row["p50"]), float(ttft_row["p95"]), float(ttft_row["p99"]),
+        float(ttft_row["p50"]),
+        float(ttft_row["p95"]),
+        float(ttft_row["p99"]),
         float(ttft_row["avg"]),
     )
     json_m = parse(raw("aiperf/aiperf_examples_run1_profile_export_aiperf.json")).metrics
@@ -195,8 +201,11 @@ def test_llmperf_individual_recomputed_and_matches_summary(provider: str) -> Non
     m = result.metrics
     assert m.requests_completed == len(ok) == summary["results_num_completed_requests"]
     assert m.requests_failed == len(items) - len(ok) == summary["results_number_errors"]
-    for name, key in (("ttft_ms", "ttft_s"), ("e2e_ms", "end_to_end_latency_s"),
-                      ("tpot_ms", "inter_token_latency_s")):
+    for name, key in (
+        ("ttft_ms", "ttft_s"),
+        ("e2e_ms", "end_to_end_latency_s"),
+        ("tpot_ms", "inter_token_latency_s"),
+    ):
         recomputed = pct([x[key] * 1000.0 for x in ok])
         assert_pct(getattr(m, name), recomputed)
         from_summary = Percentiles(
@@ -245,7 +254,9 @@ def test_vllm_llmd_summary_values_and_colon_typo() -> None:
     assert m.concurrency is None
     for family, name in (("ttft", "ttft_ms"), ("tpot", "tpot_ms"), ("itl", "itl_ms")):
         assert getattr(m, name) == Percentiles(
-            obj[f"median_{family}_ms"], obj[f"p95_{family}_ms"], obj[f"p99_{family}_ms"],
+            obj[f"median_{family}_ms"],
+            obj[f"p95_{family}_ms"],
+            obj[f"p99_{family}_ms"],
             obj[f"mean_{family}_ms"],
         )
     assert m.e2e_ms is None  # e2el was not requested in that run
@@ -291,7 +302,9 @@ def test_guidellm_v2_runs_per_load_point() -> None:
     for run, bench in zip(result.runs, obj["benchmarks"], strict=True):
         ttft = bench["metrics"]["time_to_first_token_ms"]["successful"]
         assert run.metrics.ttft_ms == Percentiles(
-            ttft["percentiles"]["p50"], ttft["percentiles"]["p95"], ttft["percentiles"]["p99"],
+            ttft["percentiles"]["p50"],
+            ttft["percentiles"]["p95"],
+            ttft["percentiles"]["p99"],
             ttft["mean"],
         )
         assert run.metrics.requests_completed == 2
