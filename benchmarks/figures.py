@@ -105,3 +105,21 @@ def meets_latency_targets(
         if target and observed is not None:
             verdicts.append(observed <= target)
     return all(verdicts) if verdicts else None
+
+
+def peak_memory_mib(metrics: dict[str, Any]) -> tuple[float, float] | None:
+    """(peak used, total) GPU memory in MiB from telemetry uploaded with the run, if any.
+
+    nvidia-smi CSV logs give `memory.used_max` / `memory.total_max`; a DCGM scrape gives
+    framebuffer used and free (`DCGM_FI_DEV_FB_USED_mean`, `..._FB_FREE_mean`).
+    """
+    extra = metrics.get("extra") or {}
+    used = _number(extra.get("memory.used_max"))
+    total = _number(extra.get("memory.total_max"))
+    if used is not None and total:
+        return used, total
+    used = _number(extra.get("DCGM_FI_DEV_FB_USED_mean"))
+    free = _number(extra.get("DCGM_FI_DEV_FB_FREE_mean"))
+    if used is not None and free is not None and used + free > 0:
+        return used, used + free
+    return None

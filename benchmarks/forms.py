@@ -35,7 +35,11 @@ class UploadForm(forms.Form):
     )
     brief = forms.ModelChoiceField(queryset=None, required=False, empty_label="— none —")
     phase = forms.TypedChoiceField(
-        choices=Phase.choices, coerce=int, initial=Phase.THROUGHPUT_LATENCY
+        choices=Phase.choices,
+        coerce=int,
+        initial=Phase.THROUGHPUT_LATENCY,
+        required=False,
+        empty_value=int(Phase.THROUGHPUT_LATENCY),
     )
     serving_engine = forms.CharField(max_length=60, required=False, help_text="e.g. vLLM 0.8.5")
     parallelism = forms.CharField(max_length=60, required=False, help_text="e.g. TP=4, PP=1")

@@ -25,7 +25,8 @@ def upload_cap_bytes() -> int:
 def too_large_message(size: int | None = None) -> str:
     cap = upload_cap_bytes()
     got = f" ({size:,} bytes)" if size else ""
-    return f"The file is too large{got}: the limit is {cap:,} bytes ({cap / 1e6:,.0f} MB)."
+    limit = f"{cap:,} bytes" + (f" ({cap / 1e6:,.0f} MB)" if cap >= 1_000_000 else "")
+    return f"The file is too large{got}: the limit is {limit}."
 
 
 def declared_length_too_large(request: HttpRequest) -> bool:

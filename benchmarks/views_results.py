@@ -14,13 +14,12 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods
 
 from benchmarks import charts, figures, selectors, services
-from benchmarks.errors import UploadRejected, UploadTooLarge
+from benchmarks.errors import UploadRejected
 from benchmarks.forms import SERVING_ENGINES, UploadForm
 from benchmarks.models import BenchmarkResult
 from benchmarks.upload_handlers import (
     declared_length_too_large,
     install_capped_handler,
-    too_large_message,
     upload_cap_bytes,
 )
 from procurement import access
@@ -45,15 +44,22 @@ def result_list(request: HttpRequest) -> HttpResponse:
         "filters": filters,
         "statuses": BenchmarkResult.Status.choices,
         "formats": selectors.formats_in_use(request.user),
-        "briefs": access.briefs_for(request.user).only("id", "title", "version"),
+        "briefs": access.briefs_for(request.user).order_by("-created_at"),
         "can_upload": access.has_role(request.user, *UPLOADERS),
         "query": urlencode({k: v for k, v in filters.items() if v}),
     }
     return render(request, "benchmarks/result_list.html", context)
 
 
-def _upload_page(request: HttpRequest, form: UploadForm, status: int = 200) -> HttpResponse:
-    context = {"form": form, "max_bytes": upload_cap_bytes(), "engines": SERVING_ENGINES}
+def _upload_page(
+    request: HttpRequest, form: UploadForm, status: int = 200, error: str = ""
+) -> HttpResponse:
+    context = {
+        "form": form,
+        "max_bytes": upload_cap_bytes(),
+        "engines": SERVING_ENGINES,
+        "upload_error": error,
+    }
     return render(request, "benchmarks/result_upload.html", context, status=status)
 
 
@@ -71,11 +77,8 @@ def _result_upload(request: HttpRequest, handler: Any) -> HttpResponse:
         return _upload_page(request, UploadForm(user=user, initial=initial))
     form = UploadForm(request.POST, request.FILES, user=user)
     if handler.too_large:
-        services.benchmark_upload_rejected(
-            acting_user=user, filename="", size=handler.received,
-            reason=too_large_message(), code=UploadTooLarge.code,
-        )  # fmt: skip
-        return _refuse(request, form, UploadTooLarge(too_large_message()))
+        exc = services.benchmark_upload_too_large(acting_user=user, size=None)
+        return _refuse(request, form, exc)
     if not form.is_valid():
         return _upload_page(request, form, status=400)
     data = form.cleaned_data
@@ -95,13 +98,9 @@ def _result_upload(request: HttpRequest, handler: Any) -> HttpResponse:
 def result_upload(request: HttpRequest) -> HttpResponse:
     """Drag-and-drop (XHR with progress, see benchmarks.js) or a plain form post without JS."""
     if request.method == "POST" and declared_length_too_large(request):
-        services.benchmark_upload_rejected(
-            acting_user=request.user, filename="", size=int(request.META["CONTENT_LENGTH"]),
-            reason=too_large_message(), code=UploadTooLarge.code,
-        )  # fmt: skip
-        form = UploadForm(user=request.user)
-        form.add_error(None, too_large_message(int(request.META["CONTENT_LENGTH"])))
-        return _upload_page(request, form, status=413)
+        size = int(request.META["CONTENT_LENGTH"])
+        exc = services.benchmark_upload_too_large(acting_user=request.user, size=size)
+        return _upload_page(request, UploadForm(user=request.user), status=413, error=exc.message)
     handler = install_capped_handler(request) if request.method == "POST" else None
     return _result_upload(request, handler)
 

@@ -18,12 +18,10 @@ from rest_framework.response import Response
 
 from benchmarks import services
 from benchmarks.api.serializers import ResultInputSerializer, ResultOutputSerializer
-from benchmarks.errors import UploadTooLarge
 from benchmarks.models import BenchmarkResult
 from benchmarks.upload_handlers import (
     declared_length_too_large,
     install_capped_handler,
-    too_large_message,
 )
 from procurement import access
 from procurement.api.permissions import HasRole
@@ -56,14 +54,7 @@ class ResultFilter(django_filters.FilterSet):
 
 
 def _reject_too_large(request: Request, size: int | None) -> None:
-    services.benchmark_upload_rejected(
-        acting_user=request.user,
-        filename="",
-        size=size,
-        reason=too_large_message(),
-        code=UploadTooLarge.code,
-    )
-    raise UploadTooLarge(too_large_message(size))
+    raise services.benchmark_upload_too_large(acting_user=request.user, size=size)
 
 
 class BenchmarkResultListCreateApi(ListAPIView):
@@ -126,6 +117,7 @@ class BenchmarkResultDetailApi(RetrieveAPIView):
 
     permission_classes = [BenchmarkPermission]
     read_roles = access.STAFF_ROLES
+    write_roles = access.BENCHMARK_UPLOADERS  # so other methods answer 405, not 403
     serializer_class = ResultOutputSerializer
     lookup_url_kwarg = "result_id"
     http_method_names = ["get", "head", "options"]

@@ -12,6 +12,7 @@ from benchmarks.services.uploads import (
     UploadMeta,
     benchmark_result_ingest,
     benchmark_upload_rejected,
+    benchmark_upload_too_large,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "benchmark_result_ingest",
     "benchmark_result_parse",
     "benchmark_upload_rejected",
+    "benchmark_upload_too_large",
 ]

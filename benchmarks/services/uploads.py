@@ -91,6 +91,15 @@ def benchmark_upload_rejected(
     )
 
 
+def benchmark_upload_too_large(*, acting_user: Any, size: int | None) -> UploadTooLarge:
+    """Audit an upload stopped at the size cap (before or while its body streamed in)."""
+    exc = UploadTooLarge(too_large_message(size))
+    benchmark_upload_rejected(
+        acting_user=acting_user, filename="", size=size, reason=exc.message, code=exc.code
+    )
+    return exc
+
+
 def _candidate(meta: UploadMeta) -> tuple[Any, Any]:
     quote, accelerator = meta.quote, meta.accelerator
     if quote is None and accelerator is None:

@@ -76,3 +76,60 @@ class BenchmarkPlanFactory(DjangoModelFactory[BenchmarkPlan]):
     quote = factory.SubFactory("tests.factories.QuoteFactory")
     brief = factory.SubFactory(WorkloadBriefFactory)
     created_by = factory.SubFactory(UserFactory, role=Role.PLATFORM_ENGINEER)
+
+
+def vllm_serve_bytes(requests: int, *, seed: int = 7, chunks: int = 8) -> bytes:
+    """A vLLM `benchmark_serving.py --save-result` file with per-request arrays (seconds),
+    its summary computed from those arrays (so the parser finds no discrepancy)."""
+    import json
+
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    ttfts = rng.gamma(4.0, 0.05, requests)
+    itls = rng.gamma(3.0, 0.006, (requests, chunks))
+    output_lens = np.full(requests, chunks + 1)
+    input_lens = rng.integers(200, 2000, requests)
+    latencies = ttfts + itls.sum(axis=1)
+    duration = float(latencies.sum() / 32)
+    tpot = (latencies - ttfts) / (output_lens - 1)
+
+    def stats(name: str, values_s) -> dict:
+        ms = np.asarray(values_s) * 1000
+        return {
+            f"mean_{name}_ms": float(ms.mean()),
+            f"median_{name}_ms": float(np.median(ms)),
+            f"std_{name}_ms": float(ms.std()),
+            f"p99_{name}_ms": float(np.percentile(ms, 99)),
+        }
+
+    body = {
+        "date": "20250101-120000",
+        "backend": "vllm",
+        "model_id": "meta-llama/Llama-3.1-70B-Instruct",
+        "tokenizer_id": "meta-llama/Llama-3.1-70B-Instruct",
+        "num_prompts": requests,
+        "request_rate": "inf",
+        "burstiness": 1.0,
+        "max_concurrency": 32,
+        "duration": duration,
+        "completed": requests,
+        "failed": 0,
+        "total_input_tokens": int(input_lens.sum()),
+        "total_output_tokens": int(output_lens.sum()),
+        "request_throughput": requests / duration,
+        "output_throughput": float(output_lens.sum()) / duration,
+        "total_token_throughput": float(input_lens.sum() + output_lens.sum()) / duration,
+        **stats("ttft", ttfts),
+        **stats("tpot", tpot),
+        **stats("itl", itls.ravel()),
+        **stats("e2el", latencies),
+        "input_lens": input_lens.tolist(),
+        "output_lens": output_lens.tolist(),
+        "ttfts": np.round(ttfts, 6).tolist(),
+        "itls": np.round(itls, 6).tolist(),
+        "latencies": np.round(latencies, 6).tolist(),
+        "generated_texts": [""] * requests,
+        "errors": [""] * requests,
+    }
+    return json.dumps(body).encode()

@@ -38,7 +38,8 @@ def test_realtime_plan_has_four_phases_with_brief_targets():
     assert by_code["p2-ttft-p95"].threshold == 800
     assert by_code["p1-fits-at-concurrency"].threshold == 32
     assert "3,500 tokens" in by_code["p1-fits-at-concurrency"].criterion
-    assert by_code["p1-peak-memory"].kind == plan_rules.MANUAL
+    assert by_code["p1-peak-memory"].kind == plan_rules.AUTO
+    assert "90%" in by_code["p1-peak-memory"].criterion
     assert by_code["p2-accepted-outputs"].kind == plan_rules.AUTO
     assert by_code["p4-normalised-row"].kind == plan_rules.AUTO
     ops = [s.code for s in specs if s.phase == 3]
@@ -238,3 +239,15 @@ def test_key_figures_per_gpu_and_acceptance():
         figures.key_figures({"output_tokens_per_s": float("nan")}, 2)["output_tokens_per_s"] is None
     )
     assert figures.key_figures({"output_tokens_per_s": True}, 2)["output_tokens_per_s"] is None
+
+
+def test_peak_memory_from_nvidia_smi_or_dcgm_telemetry():
+    spec = _spec("p1-peak-memory")
+    smi = {"extra": {"memory.used_max": 70000.0, "memory.total_max": 81559.0}}
+    verdict = plan_rules.evaluate(spec, [_facts(metrics_dict()), _facts(smi, rid=3)])
+    assert verdict.status == "passed"
+    assert verdict.result_id == 3
+    assert "85.8%" in verdict.observed
+    dcgm = {"extra": {"DCGM_FI_DEV_FB_USED_mean": 78000.0, "DCGM_FI_DEV_FB_FREE_mean": 2000.0}}
+    assert plan_rules.evaluate(spec, [_facts(dcgm)]).status == "failed"
+    assert plan_rules.evaluate(spec, [_facts(metrics_dict())]).status == "pending"

@@ -1,0 +1,67 @@
+"""Plain types and constants of the benchmark plan rules (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+AUTO = "auto"
+MANUAL = "manual"
+PENDING, PASSED, FAILED = "pending", "passed", "failed"
+
+# Peak GPU memory must stay this far below capacity (spikes, fragmentation): DOMAIN.md's
+# "safe margin". A stated default, shown in the step's criterion.
+SAFE_MEMORY_MARGIN = 0.10
+
+TRAINING_CLASSES = frozenset({"training", "full_finetune", "adapter_finetune"})
+SERVING_CLASSES = frozenset(
+    {"batch_inference", "realtime_inference", "retrieval", "evaluation", "media"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BriefFacts:
+    """What the plan needs from a workload brief."""
+
+    workload_class: str
+    model_name: str = ""
+    weight_precision: str = ""
+    p95_context_tokens: int | None = None
+    concurrency: int | None = None
+    batch_size: int | None = None
+    streaming: bool = True
+    ttft_p95_ms: float | None = None
+    itl_p95_ms: float | None = None
+    e2e_p99_ms: float | None = None
+    peak_to_average: float | None = None
+    checkpoint_write_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepSpec:
+    """One step: `check` names the automatic rule (None for manual steps)."""
+
+    phase: int
+    code: str
+    title: str
+    criterion: str
+    kind: str
+    check: str | None = None
+    threshold: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResultFacts:
+    """One parsed result that counts for the plan (best evidence first)."""
+
+    result_id: int
+    label: str
+    metrics: dict[str, Any]
+    gpu_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    status: str
+    observed: str = ""
+    result_id: int | None = None
