@@ -37,6 +37,12 @@ def _bar_label(row: AcceleratorFit) -> str:
     return f"{row.name} ×{gpus}"
 
 
+def _tick_label(row: AcceleratorFit) -> str:
+    """Two short lines under a bar: the accelerator, then the GPU count."""
+    gpus = row.result.gpus_required if row.result is not None else 0
+    return f"{row.name}<br>×{gpus} GPU{'s' if gpus != 1 else ''}"
+
+
 def per_gpu_parts(row: AcceleratorFit) -> dict[str, float]:
     """GB per GPU for each part; the parts add up to the accelerator's memory."""
     result = row.result
@@ -53,7 +59,7 @@ def memory_breakdown_figure(rows: Sequence[AcceleratorFit], *, title: str = "") 
     """Stacked bars per accelerator: per-GPU weights / KV / … / overhead / free / margin,
     with a marker at the usable memory (memory − margin − overhead)."""
     rows = [row for row in rows if row.result is not None]
-    labels = [_bar_label(row) for row in rows]
+    labels = [_tick_label(row) for row in rows]
     parts = [per_gpu_parts(row) for row in rows]
     data: list[dict[str, Any]] = []
     for key, name, colour in PARTS:

@@ -7,6 +7,7 @@ page. The calculator is open to anyone logged in, like its API: it reveals only 
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 from functools import wraps
 from typing import Any
 
@@ -92,7 +93,7 @@ def brief_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "groups": _detail_groups(brief),
         "versions": selectors_briefs.brief_versions(brief),
         "rows": rows,
-        "fit_context_tokens": context_tokens_for(brief),
+        "fit_context_tokens": _display(context_tokens_for(brief)),
         "fit_mode": mode_for(brief),
         "assumptions": next((r.result.assumptions for r in rows if r.result), None),
         "fig_breakdown": charts_briefs.memory_breakdown_figure(short) if short else None,
@@ -163,10 +164,25 @@ def _detail_groups(brief: WorkloadBrief) -> list[dict[str, Any]]:
             if callable(display):
                 value = display()
             if name == "allowed_regions":
-                value = ", ".join(brief.allowed_regions or []) or None
-            items.append({"name": name, "label": field_label(name), "value": value})
+                value = ", ".join(brief.allowed_regions or [])
+            items.append({"name": name, "label": field_label(name), "value": _display(value)})
         out.append({"title": group.title, "items": items})
     return out
+
+
+def _display(value: Any) -> str | None:
+    """A readable value: yes/no, thousands separators, no trailing zeros; None when empty."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Decimal):
+        return format(value.normalize(), ",f")
+    if isinstance(value, int | float):
+        if float(value).is_integer():
+            return f"{int(value):,}"
+        return f"{value:,.6g}" if abs(value) >= 1000 else f"{value:g}"
+    return str(value)
 
 
 def _breakdown_rows(result: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -50,7 +50,7 @@ def test_breakdown_is_stacked_bars_with_a_usable_marker():
         "Headroom (usable, free)",
         "Safety margin",
     ]
-    assert bars[0]["x"] == ["H100 ×4", "H200 ×2"]
+    assert bars[0]["x"] == ["H100<br>×4 GPUs", "H200<br>×2 GPUs"]
     assert bars[0]["y"] == [35.3, 70.6]  # 141.2 GB of weights split over 4 and 2 GPUs
     marker = fig["data"][-1]
     assert marker["name"] == "Usable per GPU"
