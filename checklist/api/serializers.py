@@ -12,13 +12,13 @@ from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview
 from procurement.errors import DomainError
 
 
-class ItemSerializer(serializers.ModelSerializer[ChecklistItem]):
+class ChecklistItemSerializer(serializers.ModelSerializer[ChecklistItem]):
     class Meta:
         model = ChecklistItem
         fields = ["code", "section", "order", "title", "help_text", "is_basic"]
 
 
-class ReviewOutputSerializer(serializers.ModelSerializer[ChecklistReview]):
+class ChecklistReviewOutputSerializer(serializers.ModelSerializer[ChecklistReview]):
     reviewer = serializers.CharField(source="reviewer.username", read_only=True)
 
     class Meta:
@@ -26,14 +26,14 @@ class ReviewOutputSerializer(serializers.ModelSerializer[ChecklistReview]):
         fields = ["id", "answer", "decision", "comment", "reviewer", "created_at"]
 
 
-class AnswerOutputSerializer(serializers.ModelSerializer[ChecklistAnswer]):
+class ChecklistAnswerOutputSerializer(serializers.ModelSerializer[ChecklistAnswer]):
     item = serializers.CharField(source="item.code", read_only=True)
     scope = serializers.SerializerMethodField()
     evidence_file_name = serializers.CharField(source="evidence_name", read_only=True)
     evidence_download_url = serializers.SerializerMethodField()
     has_evidence = serializers.BooleanField(read_only=True)
     answered_by = serializers.CharField(source="answered_by.username", read_only=True)
-    reviews = ReviewOutputSerializer(many=True, read_only=True)
+    reviews = ChecklistReviewOutputSerializer(many=True, read_only=True)
 
     class Meta:
         model = ChecklistAnswer
@@ -68,7 +68,7 @@ class AnswerOutputSerializer(serializers.ModelSerializer[ChecklistAnswer]):
         return request.build_absolute_uri(path) if request else path
 
 
-class AnswerInputSerializer(serializers.Serializer[Any]):
+class ChecklistAnswerInputSerializer(serializers.Serializer[Any]):
     item = serializers.SlugRelatedField(
         slug_field="code",
         queryset=ChecklistItem.objects.all(),
@@ -111,6 +111,6 @@ class AnswerInputSerializer(serializers.Serializer[Any]):
         return services.entry_from_data(data.pop("item"), data)
 
 
-class ReviewInputSerializer(serializers.Serializer[Any]):
+class ChecklistReviewInputSerializer(serializers.Serializer[Any]):
     decision = serializers.ChoiceField(choices=list(services.REVIEW_DECISIONS))
     comment = serializers.CharField(max_length=5000, required=False, allow_blank=True)

@@ -19,11 +19,11 @@ from rest_framework.views import APIView
 from accounts.models import Role
 from checklist import evidence, selectors, services
 from checklist.api.serializers import (
-    AnswerInputSerializer,
-    AnswerOutputSerializer,
-    ItemSerializer,
-    ReviewInputSerializer,
-    ReviewOutputSerializer,
+    ChecklistAnswerInputSerializer,
+    ChecklistAnswerOutputSerializer,
+    ChecklistItemSerializer,
+    ChecklistReviewInputSerializer,
+    ChecklistReviewOutputSerializer,
 )
 from checklist.models import ChecklistItem
 from procurement import access
@@ -53,7 +53,7 @@ class ChecklistItemListApi(generics.ListAPIView[ChecklistItem]):
 
     permission_classes = [HasRole]
     read_roles = READERS
-    serializer_class = ItemSerializer
+    serializer_class = ChecklistItemSerializer
     queryset = ChecklistItem.objects.order_by("order")
     filter_backends: list[Any] = []
 
@@ -80,10 +80,10 @@ class QuoteChecklistApi(APIView):
         context = {"request": request}
         items = [
             {
-                **ItemSerializer(row.item).data,
+                **ChecklistItemSerializer(row.item).data,
                 "effective_scope": row.scope or None,
                 "missing_reason": row.missing_reason,
-                "answer": AnswerOutputSerializer(row.answer, context=context).data
+                "answer": ChecklistAnswerOutputSerializer(row.answer, context=context).data
                 if row.answer
                 else None,
                 "earlier_answer_ids": [a.pk for a in row.history],
@@ -107,16 +107,16 @@ class QuoteChecklistAnswerCreateApi(APIView):
 
     @extend_schema(
         request={
-            "multipart/form-data": AnswerInputSerializer,
-            "application/json": AnswerInputSerializer,
+            "multipart/form-data": ChecklistAnswerInputSerializer,
+            "application/json": ChecklistAnswerInputSerializer,
         },
-        responses={201: AnswerOutputSerializer},
+        responses={201: ChecklistAnswerOutputSerializer},
     )
     def post(self, request: Request, quote_id: int) -> Response:
         quote = access.access_quote(request.user, quote_id)
         data = request.data  # parse first: the size guard records skipped files meanwhile
         oversized = getattr(request._request, "evidence_oversized", {})
-        serializer = AnswerInputSerializer(data=data, context={"oversized": oversized})
+        serializer = ChecklistAnswerInputSerializer(data=data, context={"oversized": oversized})
         serializer.is_valid(raise_exception=True)
         answer = services.answer_submit(
             acting_user=request.user,
@@ -124,7 +124,7 @@ class QuoteChecklistAnswerCreateApi(APIView):
             quote=quote,
             entry=serializer.entry(),
         )
-        output = AnswerOutputSerializer(answer, context={"request": request})
+        output = ChecklistAnswerOutputSerializer(answer, context={"request": request})
         return Response(output.data, status=status.HTTP_201_CREATED)
 
 
@@ -134,20 +134,22 @@ class ChecklistAnswerDetailApi(APIView):
     permission_classes = [HasRole]
     read_roles = READERS
 
-    @extend_schema(responses=AnswerOutputSerializer)
+    @extend_schema(responses=ChecklistAnswerOutputSerializer)
     def get(self, request: Request, answer_id: int) -> Response:
         answer = access.access_answer(request.user, answer_id)
-        return Response(AnswerOutputSerializer(answer, context={"request": request}).data)
+        return Response(ChecklistAnswerOutputSerializer(answer, context={"request": request}).data)
 
 
 class ChecklistAnswerReviewCreateApi(APIView):
     """Accept an answer, ask for more information, or raise a red flag (comment required
     unless accepted). Who may review depends on the item's section."""
 
-    @extend_schema(request=ReviewInputSerializer, responses={201: ReviewOutputSerializer})
+    @extend_schema(
+        request=ChecklistReviewInputSerializer, responses={201: ChecklistReviewOutputSerializer}
+    )
     def post(self, request: Request, answer_id: int) -> Response:
         answer = access.access_answer(request.user, answer_id)
-        serializer = ReviewInputSerializer(data=request.data)
+        serializer = ChecklistReviewInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         review = services.answer_review(
             acting_user=request.user,
@@ -155,4 +157,6 @@ class ChecklistAnswerReviewCreateApi(APIView):
             decision=serializer.validated_data["decision"],
             comment=serializer.validated_data.get("comment", ""),
         )
-        return Response(ReviewOutputSerializer(review).data, status=status.HTTP_201_CREATED)
+        return Response(
+            ChecklistReviewOutputSerializer(review).data, status=status.HTTP_201_CREATED
+        )

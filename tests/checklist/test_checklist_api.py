@@ -234,3 +234,16 @@ def test_quote_checklist_api_takes_a_fixed_number_of_queries(
     with django_assert_max_num_queries(10) as many:
         api_client.get(checklist_url(quote_a))
     assert len(many.captured_queries) == len(few.captured_queries)
+
+
+def test_quote_api_embeds_the_checklist_summary(api_client, vendor_a, quote_a, items):
+    for item in items[1:]:
+        AnswerFactory(provider=quote_a.provider, quote=quote_a, item=item, answered_by=vendor_a)
+    api_client.force_authenticate(vendor_a)
+    response = api_client.get(f"/api/v1/quotes/{quote_a.pk}/")
+    assert response.status_code == 200
+    checklist = response.json()["checklist"]
+    assert checklist["required_level"] == "full"
+    assert checklist["completeness_pct"] == 95
+    assert [m["code"] for m in checklist["missing_items"]] == [items[0].code]
+    assert checklist["red_flags"] == []
