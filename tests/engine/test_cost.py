@@ -344,10 +344,11 @@ def trainer(**kw: object) -> CandidateInput:
     )
 
 
-def test_training_run_hand_computed() -> None:
+@pytest.mark.parametrize("cls", ["training", "full_fine_tuning"])
+def test_training_run_hand_computed(cls: str) -> None:
     # compute 10 h; stall 10 × 36 s = 0.1 h; failures 10.1 h × 1 node / 101 h = 0.1;
     # lost 0.1 × (0.5 + 0.5) = 0.1 h; wall 10.2 h on 8 GPUs at 2.00.
-    est = cost.point_estimate(training(), trainer())
+    est = cost.point_estimate(training(workload_class=cls), trainer())
     assert est.lines["gpu_compute"] == D("160.00")
     assert est.lines["checkpointing"] == D("1.60")
     assert est.lines["failed_run_waste"] == D("1.60")
@@ -507,6 +508,14 @@ def test_range_low_above_high_names_the_field() -> None:
         Range(0.9, 0.8, 0.7)
     assert err.value.field == "low"
     assert "low ≤ likely ≤ high" in err.value.message
+
+
+def test_range_checked_names_the_owning_field() -> None:
+    with pytest.raises(EngineInputError) as err:
+        Range.checked("acceptance_rate", 0.95, 0.9, 0.8)
+    assert err.value.field == "acceptance_rate"
+    assert "low ≤ likely ≤ high" in err.value.message
+    assert Range.checked("x", 1, 2, 3) == Range(1.0, 2.0, 3.0)
 
 
 def test_range_likely_above_high_names_high() -> None:
