@@ -77,6 +77,32 @@ class MemoryFitInputSerializer(serializers.Serializer):
     lora_rank = _int(min_value=1, max_value=65_536)
 
 
+class MemoryFitOutputSerializer(serializers.Serializer):
+    """The answer (documents the schema; the engine's FitResult.to_dict() fills it)."""
+
+    model = serializers.DictField()
+    accelerator = serializers.DictField()
+    mode = serializers.CharField()
+    weights_gb = serializers.FloatField()
+    kv_bytes_per_token = serializers.IntegerField()
+    kv_cache_gb = serializers.FloatField()
+    overhead_gb = serializers.FloatField(help_text="Per GPU.")
+    margin_gb = serializers.FloatField(help_text="Per GPU, kept free.")
+    total_gb = serializers.FloatField()
+    per_gpu_gb = serializers.FloatField()
+    usable_gb_per_gpu = serializers.FloatField()
+    gpus_required = serializers.IntegerField()
+    nodes_required = serializers.IntegerField()
+    crosses_nodes = serializers.BooleanField()
+    fits = serializers.BooleanField()
+    headroom_pct = serializers.FloatField()
+    max_concurrent_sequences = serializers.IntegerField()
+    fit_curve = serializers.ListField(child=serializers.DictField())
+    breakdown = serializers.DictField(child=serializers.FloatField())
+    assumptions = serializers.DictField()
+    notes = serializers.ListField(child=serializers.CharField())
+
+
 class MemoryFitApi(APIView):
     """Size a model on an accelerator: weights, KV cache, GPUs required, headroom."""
 
@@ -84,7 +110,7 @@ class MemoryFitApi(APIView):
 
     @extend_schema(
         request=MemoryFitInputSerializer,
-        responses={200: dict},
+        responses={200: MemoryFitOutputSerializer},
         examples=[
             OpenApiExample(
                 "Llama 3.1 70B on H100",

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 from django.forms.models import model_to_dict
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rest_framework.test import APIClient
 
 from procurement.models import AuditEvent, WorkloadBrief
 from tests.briefs.factories_briefs import RANGES, brief_factory_kwargs
@@ -249,3 +252,49 @@ def test_detail_query_count_does_not_grow_with_versions(
     with django_assert_max_num_queries(3):
         body = client.get(_detail(latest)).json()
     assert [v["version"] for v in body["versions"]] == list(range(1, 8))
+
+
+JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+    st.lists(st.text(max_size=3), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=1),
+)
+FIELDS = [
+    "title",
+    "workload_class",
+    "model",
+    "weight_precision",
+    "context_window_tokens",
+    "p95_input_tokens",
+    "concurrency",
+    "acceptance_rate_low",
+    "acceptance_rate_likely",
+    "monthly_accepted_outputs_high",
+    "moderation_cost_per_asset",
+    "allowed_regions",
+    "operating_model",
+    "streaming",
+    "peak_to_average",
+    "horizon_months",
+]
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(overrides=st.dictionaries(st.sampled_from(FIELDS), JUNK, max_size=4))
+def test_junk_brief_bodies_never_cause_a_500(catalog, lead, overrides):
+    client = APIClient()
+    client.force_authenticate(lead)
+    before = WorkloadBrief.objects.count()
+    response = client.post(LIST, _body(**overrides), format="json")
+    assert response.status_code in (201, 400), (overrides, response.content)
+    if response.status_code == 400:
+        assert response.json()["fields"]
+        assert WorkloadBrief.objects.count() == before
