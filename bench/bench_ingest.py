@@ -1,0 +1,191 @@
+"""Ingest: a 100,000-request vLLM result file and a 1,000,000-row per-request CSV.
+
+Both files are generated here. Each measurement runs in its own subprocess so its peak RSS is
+its own: our parser (parse + percentiles) against pandas `read_csv` + `quantile` on the same
+CSV, in the same run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.common import emit, peak_rss_mb, record
+
+VLLM_REQUESTS = 100_000
+CSV_ROWS = 1_000_000
+
+
+def generate_csv(path: Path, rows: int = CSV_ROWS, seed: int = 1) -> None:
+    rng = np.random.default_rng(seed)
+    ttft = rng.lognormal(5.5, 0.5, rows)
+    itl = rng.lognormal(3.2, 0.3, rows)
+    out_tokens = rng.integers(16, 600, rows)
+    e2e = ttft + itl * (out_tokens - 1)
+    in_tokens = rng.integers(100, 4000, rows)
+    ok = rng.random(rows) > 0.01
+    accepted = rng.random(rows) > 0.08
+    start = 1_764_000_000 + np.arange(rows) * 0.01
+    with path.open("w") as fh:
+        fh.write("start_time,ttft_ms,itl_ms,e2e_ms,input_tokens,output_tokens,status,accepted\n")
+        block = 100_000
+        for lo in range(0, rows, block):
+            hi = min(rows, lo + block)
+            lines = [
+                f"{start[i]:.2f},{ttft[i]:.3f},{itl[i]:.3f},{e2e[i]:.3f},{in_tokens[i]},"
+                f"{out_tokens[i]},{'ok' if ok[i] else 'error'},{'yes' if accepted[i] else 'no'}\n"
+                for i in range(lo, hi)
+            ]
+            fh.writelines(lines)
+
+
+def generate_vllm(path: Path, requests: int = VLLM_REQUESTS, seed: int = 2) -> None:
+    rng = np.random.default_rng(seed)
+    out_lens = rng.integers(8, 64, requests)
+    in_lens = rng.integers(100, 2000, requests)
+    ttfts = rng.lognormal(-1.5, 0.4, requests)  # seconds, as vLLM stores them
+    itls = [np.round(rng.lognormal(-3.5, 0.2, int(n) - 1), 6).tolist() for n in out_lens]
+    latencies = ttfts + np.array([sum(x) for x in itls])
+    duration = float(requests / 40.0)
+    doc = {
+        "date": "20261201-120000",
+        "backend": "vllm",
+        "model_id": "meta-llama/Llama-3.1-8B-Instruct",
+        "tokenizer_id": "meta-llama/Llama-3.1-8B-Instruct",
+        "num_prompts": requests,
+        "request_rate": "inf",
+        "max_concurrency": 64,
+        "duration": duration,
+        "completed": requests,
+        "total_input_tokens": int(in_lens.sum()),
+        "total_output_tokens": int(out_lens.sum()),
+        "request_throughput": requests / duration,
+        "output_throughput": float(out_lens.sum()) / duration,
+        "total_token_throughput": float(in_lens.sum() + out_lens.sum()) / duration,
+        "mean_ttft_ms": float(ttfts.mean() * 1000),
+        "median_ttft_ms": float(np.median(ttfts) * 1000),
+        "p99_ttft_ms": float(np.percentile(ttfts, 99) * 1000),
+        "mean_e2el_ms": float(latencies.mean() * 1000),
+        "median_e2el_ms": float(np.median(latencies) * 1000),
+        "p99_e2el_ms": float(np.percentile(latencies, 99) * 1000),
+        "input_lens": in_lens.tolist(),
+        "output_lens": out_lens.tolist(),
+        "ttfts": np.round(ttfts, 6).tolist(),
+        "itls": itls,
+        "generated_texts": [""] * requests,
+        "errors": [""] * requests,
+    }
+    path.write_text(json.dumps(doc))
+
+
+def child_ours(path: str) -> None:
+    from benchmarks.parsers import parse
+
+    before = peak_rss_mb()
+    start = time.perf_counter()
+    result = parse(Path(path).read_bytes(), Path(path).name)
+    elapsed = time.perf_counter() - start
+    m = result.metrics
+    print(
+        json.dumps(
+            {
+                "s": elapsed,
+                "growth": peak_rss_mb() - before,
+                "rss": peak_rss_mb(),
+                "p99_ttft": m.ttft_ms.p99,
+                "format": result.format_id,
+            }
+        )
+    )
+
+
+def child_pandas(path: str) -> None:
+    import pandas as pd
+
+    before = peak_rss_mb()
+    start = time.perf_counter()
+    df = pd.read_csv(path)
+    ok = df[df["status"] == "ok"]  # percentiles over successful requests, as our parser does
+    q = ok[["ttft_ms", "itl_ms", "e2e_ms"]].quantile([0.5, 0.95, 0.99])
+    elapsed = time.perf_counter() - start
+    print(
+        json.dumps(
+            {
+                "s": elapsed,
+                "growth": peak_rss_mb() - before,
+                "rss": peak_rss_mb(),
+                "p99_ttft": float(q.loc[0.99, "ttft_ms"]),
+            }
+        )
+    )
+
+
+def run_child(kind: str, path: Path) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.bench_ingest", kind, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        csv_path, vllm_path = Path(tmp) / "requests.csv", Path(tmp) / "vllm.json"
+        # Generated in a child: Linux keeps the RSS high-water mark across fork+exec, so the
+        # parent must stay small for the children's peak RSS to be their own.
+        subprocess.run([sys.executable, "-m", "bench.bench_ingest", "generate", tmp], check=True)
+        ours_csv = min((run_child("ours", csv_path) for _ in range(3)), key=lambda r: r["s"])
+        pandas_csv = min((run_child("pandas", csv_path) for _ in range(3)), key=lambda r: r["s"])
+        ours_vllm = run_child("ours", vllm_path)
+        csv_mb = csv_path.stat().st_size / 1e6
+        vllm_mb = vllm_path.stat().st_size / 1e6
+    speed_ratio = pandas_csv["s"] / ours_csv["s"]
+    mem_ours = ours_csv["growth"]
+    mem_pandas = pandas_csv["growth"]
+    emit(
+        {
+            "ingest_csv_1m_rows_s": record(
+                ours_csv["s"], "s", f"parse+percentiles, {csv_mb:.0f} MB", True
+            ),
+            "ingest_csv_pandas_s": record(pandas_csv["s"], "s", "pandas read_csv+quantile", True),
+            "ingest_csv_speed_vs_pandas": record(
+                speed_ratio, "x", ">= 1.0 (no slower than pandas)", speed_ratio >= 1.0
+            ),
+            "ingest_csv_peak_rss_growth_mb": record(
+                mem_ours, "MB", "<= pandas'", mem_ours <= mem_pandas, pandas_mb=round(mem_pandas, 1)
+            ),
+            "ingest_csv_p99_agrees_with_pandas": record(
+                abs(ours_csv["p99_ttft"] - pandas_csv["p99_ttft"]),
+                "ms",
+                "< 0.01 ms difference",
+                abs(ours_csv["p99_ttft"] - pandas_csv["p99_ttft"]) < 0.01,
+            ),
+            "ingest_vllm_100k_requests_s": record(
+                ours_vllm["s"],
+                "s",
+                f"{vllm_mb:.0f} MB file",
+                True,
+                peak_rss_mb=round(ours_vllm["rss"], 1),
+            ),
+        }
+    )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "generate":
+        generate_csv(Path(sys.argv[2]) / "requests.csv")
+        generate_vllm(Path(sys.argv[2]) / "vllm.json")
+    elif len(sys.argv) == 3 and sys.argv[1] == "ours":
+        child_ours(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "pandas":
+        child_pandas(sys.argv[2])
+    else:
+        main()
