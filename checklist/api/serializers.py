@@ -5,14 +5,58 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from checklist import evidence, services
-from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview
+from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview, Section
 from procurement.errors import DomainError
 
 
+def _inline_enum(values: list[str]) -> dict[str, Any]:
+    return {"type": "string", "enum": values}
+
+
+ANSWER_STATUSES = list(ChecklistAnswer.Status.values)
+REVIEW_STATUSES = list(ChecklistAnswer.ReviewStatus.values)
+DECISIONS = list(services.REVIEW_DECISIONS)
+
+
+# Explicit enum schemas: other apps also have "status"/"decision" fields with other choices;
+# these keep drf-spectacular from colliding on the enum component names.
+@extend_schema_field(_inline_enum(ANSWER_STATUSES))
+class AnswerStatusField(serializers.ChoiceField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=ChecklistAnswer.Status.choices, **kwargs)
+
+
+@extend_schema_field(_inline_enum(REVIEW_STATUSES))
+class ReviewStatusField(serializers.ChoiceField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=ChecklistAnswer.ReviewStatus.choices, **kwargs)
+
+
+@extend_schema_field(_inline_enum(DECISIONS))
+class DecisionField(serializers.ChoiceField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=DECISIONS, **kwargs)
+
+
+@extend_schema_field(_inline_enum(list(services.SCOPES)))
+class ScopeField(serializers.ChoiceField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=list(services.SCOPES), **kwargs)
+
+
+@extend_schema_field(_inline_enum([c for c, _ in Section.choices]))
+class SectionField(serializers.ChoiceField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=Section.choices, **kwargs)
+
+
 class ChecklistItemSerializer(serializers.ModelSerializer[ChecklistItem]):
+    section = SectionField(read_only=True)
+
     class Meta:
         model = ChecklistItem
         fields = ["code", "section", "order", "title", "help_text", "is_basic"]
@@ -20,6 +64,7 @@ class ChecklistItemSerializer(serializers.ModelSerializer[ChecklistItem]):
 
 class ChecklistReviewOutputSerializer(serializers.ModelSerializer[ChecklistReview]):
     reviewer = serializers.CharField(source="reviewer.username", read_only=True)
+    decision = serializers.CharField(read_only=True, help_text="accepted, needs_info or red_flag")
 
     class Meta:
         model = ChecklistReview
@@ -29,6 +74,8 @@ class ChecklistReviewOutputSerializer(serializers.ModelSerializer[ChecklistRevie
 class ChecklistAnswerOutputSerializer(serializers.ModelSerializer[ChecklistAnswer]):
     item = serializers.CharField(source="item.code", read_only=True)
     scope = serializers.SerializerMethodField()
+    status = AnswerStatusField(read_only=True)
+    review_status = ReviewStatusField(read_only=True)
     evidence_file_name = serializers.CharField(source="evidence_name", read_only=True)
     evidence_download_url = serializers.SerializerMethodField()
     has_evidence = serializers.BooleanField(read_only=True)
@@ -57,6 +104,7 @@ class ChecklistAnswerOutputSerializer(serializers.ModelSerializer[ChecklistAnswe
             "reviews",
         ]
 
+    @extend_schema_field(_inline_enum(list(services.SCOPES)))
     def get_scope(self, obj: ChecklistAnswer) -> str:
         return services.SCOPE_PROVIDER if obj.quote_id is None else services.SCOPE_QUOTE
 
@@ -112,5 +160,5 @@ class ChecklistAnswerInputSerializer(serializers.Serializer[Any]):
 
 
 class ChecklistReviewInputSerializer(serializers.Serializer[Any]):
-    decision = serializers.ChoiceField(choices=list(services.REVIEW_DECISIONS))
+    decision = DecisionField()
     comment = serializers.CharField(max_length=5000, required=False, allow_blank=True)
