@@ -15,8 +15,8 @@ DATA = Path(__file__).resolve().parents[2] / "catalog" / "data"
 
 
 def load_catalog_rows(model: type, filename: str) -> None:
-    for row in json.loads((DATA / filename).read_text()):
-        model.objects.get_or_create(slug=row["slug"], defaults=row)
+    rows = [model(**row) for row in json.loads((DATA / filename).read_text())]
+    model.objects.bulk_create(rows, ignore_conflicts=True)
 
 
 @pytest.fixture
