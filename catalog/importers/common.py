@@ -72,7 +72,7 @@ def read_csv(
 ) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
     """Header plus (row number, {column: cell}) pairs; the header is row 1."""
     csv.field_size_limit(MAX_CELL_CHARS * 10)
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = [h.strip() for h in next(reader)]
     except (StopIteration, csv.Error) as exc:
