@@ -60,7 +60,7 @@ def checklist_index(request: HttpRequest) -> HttpResponse:
 
 
 def _save_answers(
-    request: HttpRequest, *, quote: Any, answer_forms: list[Any], anchor: str = ""
+    request: HttpRequest, *, quote: Any, answer_forms: list[Any]
 ) -> HttpResponse | None:
     """Save the changed forms (all or nothing); None means: show the page with errors."""
     entries = changed_entries(answer_forms)
@@ -78,7 +78,7 @@ def _save_answers(
         messages.error(request, f"{exc.message} Nothing was saved.")
         return None
     messages.success(request, f"Saved {len(entries)} answer{'s' if len(entries) > 1 else ''}.")
-    return redirect(request.path + anchor)
+    return redirect(f"{request.path}#item-{entries[0].item.code}")
 
 
 @evidence_upload_view
