@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -37,6 +38,14 @@ class Context:
         measured = snap.get("measured") or {}
         self.by_quote: dict[str, Any] = measured.get("by_quote") or {}
         self.by_accelerator: dict[str, Any] = measured.get("by_accelerator") or {}
+        self._memo: dict[tuple[Any, ...], Any] = {}
+
+    def memo(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+        """Memory fits and estimates depend on the accelerator and node shape, not the quote:
+        compute each once per snapshot (hundreds of quotes share a few shapes)."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
 
     def rate(self, currency: str) -> Decimal | None:
         found = self.snap["fx_rates"].get(currency)

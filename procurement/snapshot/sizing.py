@@ -52,6 +52,15 @@ def inference_fit(
     ctx: Context, gpu: GpuSpec, node: int, cap: int | None
 ) -> tuple[int, bool, dict[str, Any], list[str]]:
     """(GPUs per replica, fits within the offer, fit facts, reasons)."""
+    gpus, fits, facts, reasons = ctx.memo(
+        ("inference_fit", gpu, node, cap), lambda: _inference_fit(ctx, gpu, node, cap)
+    )
+    return gpus, fits, dict(facts), list(reasons)
+
+
+def _inference_fit(
+    ctx: Context, gpu: GpuSpec, node: int, cap: int | None
+) -> tuple[int, bool, dict[str, Any], list[str]]:
     brief = ctx.brief
     model = model_of(ctx)
     context = int(brief.get("p95_input_tokens") or 0) + int(brief.get("p95_output_tokens") or 0)
@@ -135,12 +144,9 @@ def _measured(ctx: Context, quote: dict[str, Any], acc: dict[str, Any]) -> dict[
     return None if found is None else {**found, "scope": "accelerator"}
 
 
-def inference_perf(
-    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpu: GpuSpec, gpus: int
-) -> dict[str, Any]:
-    """Throughput per replica and latency: measured when a benchmark exists, else estimated."""
+def _estimate(ctx: Context, gpu: GpuSpec, gpus: int) -> dict[str, Any]:
+    """The roofline estimate at the brief's p95 request and concurrency (or why not)."""
     brief = ctx.brief
-    perf: dict[str, Any] = {"throughput_source": "estimated", "latency_source": "estimated"}
     try:
         est = estimate_inference(
             InferencePerfInput(
@@ -156,15 +162,23 @@ def inference_perf(
                 compute_efficiency=float(ctx.a["compute_efficiency"]),
             )
         )
-        perf.update(
-            tokens_per_s=est.output_tokens_per_s,
-            ttft_p95_ms=est.ttft_ms,
-            itl_p95_ms=est.itl_ms,
-            e2e_p99_ms=est.e2e_ms,
-            bound=est.bound,
-        )
     except EngineInputError as exc:
-        perf["error"] = f"cannot estimate: {exc.message}"
+        return {"error": f"cannot estimate: {exc.message}"}
+    return {
+        "tokens_per_s": est.output_tokens_per_s,
+        "ttft_p95_ms": est.ttft_ms,
+        "itl_p95_ms": est.itl_ms,
+        "e2e_p99_ms": est.e2e_ms,
+        "bound": est.bound,
+    }
+
+
+def inference_perf(
+    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpu: GpuSpec, gpus: int
+) -> dict[str, Any]:
+    """Throughput per replica and latency: measured when a benchmark exists, else estimated."""
+    perf: dict[str, Any] = {"throughput_source": "estimated", "latency_source": "estimated"}
+    perf.update(ctx.memo(("estimate", gpu, gpus), lambda: _estimate(ctx, gpu, gpus)))
     measured = _measured(ctx, quote, acc)
     if measured is not None:
         perf["measured"] = measured

@@ -78,3 +78,33 @@ def scenario_quotes(lead, *, provider_a=None, provider_b=None):
         entered_by=lead,
     )
     return cheap, fast
+
+
+def many_quotes(n: int, lead, *, providers: int = 2) -> list:
+    """`n` current H100 quotes spread over a few providers whose checklist is complete."""
+    owners = []
+    for i in range(providers):
+        owner = ProviderFactory(name=f"Bulk provider {i}", slug=f"bulk-provider-{i}")
+        answer_checklist(owner, lead)
+        owners.append(owner)
+    accelerator = h100()
+    return [
+        QuoteFactory(
+            provider=owners[i % providers],
+            accelerator=accelerator,
+            entered_by=lead,
+            price_per_gpu_hour=Decimal("2.0000") + Decimal(i) / 100,
+            title=f"Offer {i}",
+        )
+        for i in range(n)
+    ]
+
+
+def ready_comparison(lead, brief, quotes, *, seed: int = 5):
+    """A comparison of `quotes`, computed in-process."""
+    from procurement.services_comparisons import comparison_create, comparison_run
+
+    comparison = comparison_create(
+        acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=seed
+    )
+    return comparison_run(comparison_id=comparison.pk)
