@@ -26,8 +26,19 @@ def brief_facts(brief: Any) -> list[tuple[str, Any]]:
             value = getattr(brief, f"get_{f.name}_display")()
         elif isinstance(value, list):
             value = ", ".join(str(v) for v in value)
-        facts.append((str(f.verbose_name).capitalize(), value))
+        facts.append((fact_label(str(f.verbose_name)), value))
     return facts
+
+
+ACRONYMS = {"kv": "KV", "ttft": "TTFT", "itl": "ITL", "e2e": "E2E", "fte": "FTE", "gb": "GB"}
+
+
+def fact_label(verbose_name: str) -> str:
+    """Sentence case that keeps acronyms: "ttft p95 ms" → "TTFT p95 ms"."""
+    words = [ACRONYMS.get(w.lower(), w) for w in verbose_name.split()]
+    if words and words[0] == verbose_name.split()[0]:
+        words[0] = words[0].capitalize()
+    return " ".join(words)
 
 
 def flatten(data: Any, prefix: str = "") -> list[tuple[str, Any]]:

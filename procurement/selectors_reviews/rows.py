@@ -72,6 +72,10 @@ class ReviewRow:
         return (self.candidate.checklist or {}).get("completeness_pct")
 
     @property
+    def capacity_label(self) -> str:
+        return self.candidate.capacity_model.replace("_", " ")
+
+    @property
     def is_measured(self) -> bool:
         return self.candidate.perf_source == "measured"
 

@@ -50,7 +50,12 @@ class CandidateResultFactory(DjangoModelFactory[CandidateResult]):
     perf_source = "estimated"
     fit = factory.LazyFunction(lambda: {"fits": True, "gpus_required": 2, "headroom_pct": 22.5})
     performance = factory.LazyFunction(
-        lambda: {"output_tokens_per_s": 2400.0, "ttft_p95_ms": 450.0, "source": "estimated"}
+        lambda: {
+            "tokens_per_s": 2400.0,
+            "ttft_p95_ms": 450.0,
+            "throughput_source": "estimated",
+            "latency_source": "estimated",
+        }
     )
     checklist = factory.LazyFunction(
         lambda: {"required_level": "basic", "completeness_pct": 100, "missing_items": []}
@@ -117,6 +122,12 @@ def ready_comparison(
         rank=1,
         rank_hourly=1,
         perf_source="measured",
+        performance={
+            "tokens_per_s": 3100.0,
+            "ttft_p95_ms": 420.0,
+            "throughput_source": "measured",
+            "latency_source": "estimated",
+        },
         warnings=[{"code": "HEADROOM_BELOW_MARGIN", "detail": "8% headroom", "severity": "warn"}],
     )
     CandidateResultFactory(

@@ -151,8 +151,8 @@ def test_review_page_explains_why_the_recommended_row_wins(client, comparison, f
     assert "weights do not fit in 48 GB" in html  # why a row is ineligible
     assert "11.5% cheaper per accepted output" in html  # 6.4167 vs 7.25
     assert "Cheapest per GPU-hour" not in html  # the winner is also cheapest per hour
-    assert "performance: measured" in html
-    assert "performance: estimated" in html
+    assert "throughput: measured" in html  # which figures are measured, which estimated
+    assert "latency: estimated" in html
     assert "vllm-run.json" in html  # evidence
     assert f"/api/v1/comparisons/{comparison.pk}/export.csv" in html
     assert f"/api/v1/comparisons/{comparison.pk}/export.xlsx" in html
