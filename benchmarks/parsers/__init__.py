@@ -395,6 +395,7 @@ def parse(
             f"file{_label(filename)} is too deeply nested or too large", format_id=fid
         ) from None
     except (
+        csv.Error,
         TypeError,
         ValueError,
         KeyError,

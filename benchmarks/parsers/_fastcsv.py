@@ -705,9 +705,15 @@ def _slow_segment(
     """Parse [start, end) with the csv module into rows starting at ``row``; returns rows stored."""
     text = data[start:end].decode("utf-8", "replace")
     stored = 0
-    for offset, cells in enumerate(csv.reader(text.split("\n"))):
-        if _store_row(cells, ncols, wanted, out, row + stored, line_no + offset):
-            stored += 1
+    offset = 0
+    try:
+        for offset, cells in enumerate(csv.reader(text.splitlines(keepends=True))):
+            if _store_row(cells, ncols, wanted, out, row + stored, line_no + offset):
+                stored += 1
+    except csv.Error as exc:
+        raise ParseError(
+            f"row {line_no + offset}: malformed CSV ({exc})", format_id="requests-csv"
+        ) from None
     return stored
 
 
