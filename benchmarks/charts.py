@@ -11,6 +11,7 @@ from typing import Any
 from benchmarks import figures
 
 _PERCENTILE_COLOURS = {"p50": "#7aa2ff", "p95": "#2454c5", "p99": "#17213a"}
+_HIST_MARKERS = (("p50", "#5d6675"), ("p99", "#a35b00"))
 _FONT = {"family": "system-ui, sans-serif", "size": 12}
 
 
@@ -45,13 +46,16 @@ def latency_percentiles_figure(metrics: dict[str, Any]) -> dict[str, Any] | None
     layout = _layout(
         "Latency percentiles",
         barmode="group",
-        yaxis={"title": {"text": "ms"}, "type": "log", "gridcolor": "#eef1f6"},
+        yaxis={"title": {"text": "ms"}, "type": "log", "dtick": 1, "gridcolor": "#eef1f6"},
         legend={"orientation": "h", "y": -0.15},
     )
     return {"data": data, "layout": layout}
 
 
-def _marker(x: float, label: str, colour: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def _marker(
+    x: float, label: str, colour: str, row: int = 0
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A dashed vertical line with its label; `row` staggers labels that would overlap."""
     shape = {
         "type": "line",
         "x0": x,
@@ -64,7 +68,7 @@ def _marker(x: float, label: str, colour: str) -> tuple[dict[str, Any], dict[str
     note = {
         "x": x,
         "yref": "paper",
-        "y": 1.02,
+        "y": 1.02 + 0.07 * row,
         "text": label,
         "showarrow": False,
         "font": {"color": colour, "size": 11},
@@ -80,13 +84,11 @@ def distribution_figure(
     centres = [(a + b) / 2 for a, b in itertools.pairwise(edges)]
     widths = [b - a for a, b in itertools.pairwise(edges)]
     shapes, notes = [], []
-    for key, colour in (("p50", "#5d6675"), ("p99", "#a35b00")):
-        if hist.get(key) is not None:
-            shape, note = _marker(hist[key], f"{key} {hist[key]:,.0f} ms", colour)
-            shapes.append(shape)
-            notes.append(note)
+    markers = [(hist.get(k), f"{k} {hist.get(k) or 0:,.0f} ms", c) for k, c in _HIST_MARKERS]
     if target_ms:
-        shape, note = _marker(float(target_ms), target_label or "target", "#b3261e")
+        markers.append((float(target_ms), target_label or "target", "#b3261e"))
+    for row, (x, label, colour) in enumerate(m for m in markers if m[0] is not None):
+        shape, note = _marker(x, label, colour, row)
         shapes.append(shape)
         notes.append(note)
     subtitle = f"{hist['count']:,} successful requests"
@@ -104,12 +106,13 @@ def distribution_figure(
         }
     ]
     layout = _layout(
-        title,
+        f"{title}<br><sup>{subtitle}</sup>",
         bargap=0.02,
         shapes=shapes,
         annotations=notes,
         showlegend=False,
-        xaxis={"title": {"text": f"ms ({subtitle})"}},
+        margin={"l": 60, "r": 20, "t": 100, "b": 50},
+        xaxis={"title": {"text": "ms"}},
         yaxis={"title": {"text": "requests"}, "gridcolor": "#eef1f6"},
     )
     return {"data": data, "layout": layout}
@@ -136,7 +139,8 @@ def compare_scatter_figure(
     data = [
         {
             "type": "scatter",
-            "mode": "markers",
+            "mode": "markers+text",
+            "textposition": "top center",
             "name": group,
             "x": [p["e2e_p99_ms"] for p in items],
             "y": [p["tokens_per_s_per_gpu"] for p in items],
@@ -160,8 +164,15 @@ def compare_scatter_figure(
         "Throughput per GPU against p99 end-to-end latency",
         shapes=shapes,
         annotations=notes,
-        xaxis={"title": {"text": "p99 end-to-end latency (ms); left of the line meets it"}},
-        yaxis={"title": {"text": "output tokens/s per GPU"}, "gridcolor": "#eef1f6"},
+        xaxis={
+            "title": {"text": "p99 end-to-end latency (ms); left of the line meets it"},
+            "rangemode": "tozero",
+        },
+        yaxis={
+            "title": {"text": "output tokens/s per GPU"},
+            "gridcolor": "#eef1f6",
+            "rangemode": "tozero",
+        },
         legend={"orientation": "h", "y": -0.2},
     )
     return {"data": data, "layout": layout}

@@ -172,6 +172,9 @@ def compare_rows(user: Any, brief: Any) -> list[dict[str, Any]]:
                 "meets": figures.meets_latency_targets(
                     item, e2e_p99_ms=brief.e2e_p99_ms, ttft_p95_ms=brief.ttft_p95_ms
                 ),
+                "checks": figures.target_checks(
+                    item, e2e_p99_ms=brief.e2e_p99_ms, ttft_p95_ms=brief.ttft_p95_ms
+                ),
             }
         )
     return rows

@@ -18,7 +18,6 @@ urlpatterns = [
     path("plans/", views_plans.plan_list, name="plan-list"),
     path("plans/new/", views_plans.plan_create, name="plan-create"),
     path("plans/<int:plan_id>/", views_plans.plan_detail, name="plan-detail"),
-    path("plans/<int:plan_id>/refresh/", views_plans.plan_refresh, name="plan-refresh"),
     path(
         "plans/<int:plan_id>/steps/<int:step_id>/check/",
         views_plans.plan_step_check,

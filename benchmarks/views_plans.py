@@ -91,6 +91,9 @@ def _plan_context(
 @access.role_required(*READERS)
 def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = access.access_plan(request.user, plan_id)
+    # Automatic verdicts are derived data: re-judged here (a comparison may have finished
+    # since), writing only the steps whose verdict changed.
+    services.benchmark_plan_refresh(plan=plan)
     return render(request, "benchmarks/plan_detail.html", _plan_context(request, plan))
 
 
@@ -107,22 +110,12 @@ def plan_step_check(request: HttpRequest, plan_id: int, step_id: int) -> HttpRes
         except NotFound as exc:
             raise Http404 from exc
         except DomainError as exc:
+            form.add_error(None, exc.message)
             for field, errors in exc.fields.items():
-                form.add_error(field if field in form.fields else None, errors)
-            if not exc.fields:
-                form.add_error(None, exc.message)
+                if field in form.fields:
+                    form.add_error(field, errors)
         else:
             messages.success(request, f"“{step.title}” marked {step.get_status_display()}.")
             return redirect(f"{plan.get_absolute_url()}#step-{step.pk}")
     context = _plan_context(request, plan, bound=(int(step_id), form))
     return render(request, "benchmarks/plan_detail.html", context, status=400)
-
-
-@require_POST
-@access.role_required(*WRITERS)
-def plan_refresh(request: HttpRequest, plan_id: int) -> HttpResponse:
-    """Re-judge the automatic steps (e.g. after a comparison finished)."""
-    plan = access.access_plan(request.user, plan_id)
-    changed = services.benchmark_plan_refresh(plan=plan, acting_user=request.user)
-    messages.success(request, f"Automatic steps re-judged: {len(changed)} changed.")
-    return redirect(plan.get_absolute_url())

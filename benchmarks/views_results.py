@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -57,6 +56,7 @@ def _upload_page(
     context = {
         "form": form,
         "max_bytes": upload_cap_bytes(),
+        "max_label": f"{upload_cap_bytes() / 1e6:,.0f} MB",
         "engines": SERVING_ENGINES,
         "upload_error": error,
     }
@@ -87,9 +87,8 @@ def _result_upload(request: HttpRequest, handler: Any) -> HttpResponse:
         outcome = services.benchmark_result_ingest(acting_user=user, upload=data["file"], meta=meta)
     except UploadRejected as exc:
         return _refuse(request, form, exc)
-    if not outcome.created:
-        messages.info(request, "These exact bytes were uploaded before: here is that result.")
-    return redirect(outcome.result.get_absolute_url(), permanent=False)
+    url = outcome.result.get_absolute_url()
+    return redirect(url if outcome.created else f"{url}?existing=1", permanent=False)
 
 
 @csrf_exempt  # the upload handlers must be set before CSRF reads the body; checked inside
@@ -151,7 +150,8 @@ def result_detail(request: HttpRequest, result_id: int) -> HttpResponse:
             response.status_code = HTMX_STOP_POLLING
             response["HX-Refresh"] = "true"
         return response
-    return render(request, "benchmarks/result_detail.html", _detail_context(result))
+    context = {**_detail_context(result), "existing": request.GET.get("existing") == "1"}
+    return render(request, "benchmarks/result_detail.html", context)
 
 
 @require_GET
@@ -184,5 +184,12 @@ def result_compare(request: HttpRequest) -> HttpResponse:
     figure = (
         charts.compare_scatter_figure(rows, target_e2e_p99_ms=brief.e2e_p99_ms) if rows else None
     )
-    context = {"briefs": briefs, "brief": brief, "rows": rows, "figure": figure}
+    unplotted = sum(1 for r in rows if r["e2e_p99_ms"] is None or r["tokens_per_s_per_gpu"] is None)
+    context = {
+        "briefs": briefs,
+        "brief": brief,
+        "rows": rows,
+        "figure": figure,
+        "unplotted": unplotted,
+    }
     return render(request, "benchmarks/result_compare.html", context)

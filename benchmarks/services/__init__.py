@@ -4,6 +4,7 @@ from benchmarks.services.plans import (
     benchmark_plan_create,
     benchmark_plan_refresh,
     benchmark_plan_step_check,
+    benchmark_plans_refresh_for_brief,
     benchmark_plans_refresh_for_result,
 )
 from benchmarks.services.results import benchmark_result_parse
@@ -21,6 +22,7 @@ __all__ = [
     "benchmark_plan_create",
     "benchmark_plan_refresh",
     "benchmark_plan_step_check",
+    "benchmark_plans_refresh_for_brief",
     "benchmark_plans_refresh_for_result",
     "benchmark_result_ingest",
     "benchmark_result_parse",

@@ -131,6 +131,16 @@ def benchmark_plans_refresh_for_result(result: BenchmarkResult) -> int:
     return count
 
 
+def benchmark_plans_refresh_for_brief(brief_id: int) -> int:
+    """Re-judge every plan of a brief (call when a comparison of it finishes: phase 4)."""
+    plans = BenchmarkPlan.objects.filter(brief_id=brief_id).select_related("quote", "brief")
+    count = 0
+    for plan in plans:
+        benchmark_plan_refresh(plan=plan)
+        count += 1
+    return count
+
+
 @transaction.atomic
 def benchmark_plan_create(
     *, acting_user: Any, quote: Any, brief: Any

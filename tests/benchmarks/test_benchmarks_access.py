@@ -36,7 +36,6 @@ HTML_ROUTES = [
     ("plan new page", "get", "/benchmarks/plans/new/?quote={quote}&brief={brief}", WRITE),
     ("plan new post", "post", "/benchmarks/plans/new/", WRITE),
     ("plan detail", "get", "/benchmarks/plans/{plan}/", READ),
-    ("plan refresh", "post", "/benchmarks/plans/{plan}/refresh/", WRITE),
     ("step check", "post", "/benchmarks/plans/{plan}/steps/{step}/check/", WRITE),
 ]
 
