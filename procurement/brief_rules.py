@@ -53,92 +53,58 @@ def range_fields(base: str) -> tuple[str, str, str]:
     return (f"{base}_low", f"{base}_likely", f"{base}_high")
 
 
+def _group(key: str, title: str, fields: str, classes: frozenset[str]) -> FieldGroup:
+    return FieldGroup(key, title, tuple(fields.split()), classes)
+
+
 GROUPS: tuple[FieldGroup, ...] = (
-    FieldGroup("workload", "Workload", ("title", "workload_class", "description"), ALL_CLASSES),
-    FieldGroup(
-        "model", "Model and precision", ("model", "weight_precision", "kv_precision"), ALL_CLASSES
-    ),
-    FieldGroup(
+    _group("workload", "Workload", "title workload_class description", ALL_CLASSES),
+    _group("model", "Model and precision", "model weight_precision kv_precision", ALL_CLASSES),
+    _group(
         "tokens",
         "Context, tokens and concurrency",
-        (
-            "context_window_tokens",
-            "p95_input_tokens",
-            "p95_output_tokens",
-            "mean_input_tokens",
-            "mean_output_tokens",
-            "streaming",
-            "concurrency",
-            "batch_size",
-        ),
+        "context_window_tokens p95_input_tokens p95_output_tokens mean_input_tokens "
+        "mean_output_tokens streaming concurrency batch_size",
         INFERENCE,
     ),
-    FieldGroup(
-        "latency", "Latency targets", ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"), INFERENCE
-    ),
+    _group("latency", "Latency targets", "ttft_p95_ms itl_p95_ms e2e_p99_ms", INFERENCE),
     FieldGroup(
         "volume",
         "Volume and uncertain assumptions (low / likely / high)",
         ("peak_to_average", *(f for base in RANGE_BASES for f in range_fields(base))),
         ALL_CLASSES,
     ),
-    FieldGroup(
+    _group(
         "training",
         "Training run",
-        (
-            "training_tokens_b",
-            "sequence_length",
-            "global_batch_tokens",
-            "optimizer",
-            "sharding",
-            "lora_rank",
-            "expected_mfu",
-            "target_gpus",
-            "run_success_probability",
-        ),
+        "training_tokens_b sequence_length global_batch_tokens optimizer sharding lora_rank "
+        "expected_mfu target_gpus run_success_probability",
         TRAINING,
     ),
-    FieldGroup(
+    _group(
         "checkpoints",
         "Checkpoints and failures",
-        (
-            "checkpoint_size_gb",
-            "checkpoint_interval_min",
-            "checkpoint_write_s",
-            "restart_time_min",
-            "node_failure_rate_per_day",
-        ),
+        "checkpoint_size_gb checkpoint_interval_min checkpoint_write_s restart_time_min "
+        "node_failure_rate_per_day",
         TRAINING,
     ),
-    FieldGroup(
+    _group(
         "media",
         "Media generation",
-        (
-            "media_kind",
-            "gpu_seconds_per_asset",
-            "moderation_cost_per_asset",
-            "review_minutes_per_asset",
-        ),
+        "media_kind gpu_seconds_per_asset moderation_cost_per_asset review_minutes_per_asset",
         frozenset({"media"}),
     ),
-    FieldGroup(
+    _group(
         "boundary",
         "Data boundary",
-        ("allowed_regions", "private_endpoint_required", "residency_notes"),
+        "allowed_regions private_endpoint_required residency_notes",
         ALL_CLASSES,
     ),
-    FieldGroup(
+    _group(
         "operations",
         "Operating model, labour and horizon",
-        (
-            "operating_model",
-            "platform_fte",
-            "loaded_monthly_cost_per_fte",
-            "storage_gb",
-            "egress_gb_month",
-            "horizon_months",
-            "expected_model_churn_months",
-        ),
+        "operating_model platform_fte loaded_monthly_cost_per_fte storage_gb egress_gb_month "
+        "horizon_months expected_model_churn_months",
         ALL_CLASSES,
     ),
 )
