@@ -288,3 +288,20 @@ def test_calculator_bad_input_is_explained(login, lead, catalog, change, text):
     response = login(lead).post("/briefs/memory-fit/", {**CALC, **change})
     assert response.status_code == 400
     assert text in response.content.decode()
+
+
+@pytest.mark.parametrize("workload_class", ["training", "full_finetune", "adapter_finetune"])
+def test_training_brief_detail_sizes_the_training_state(login, lead, catalog, workload_class):
+    from catalog.models import ModelProfile
+
+    brief = WorkloadBriefFactory(
+        created_by=lead,
+        model=ModelProfile.objects.get(slug="llama-3-1-8b"),
+        **brief_factory_kwargs(workload_class),
+    )
+    assert brief.is_complete
+    html = login(lead).get(f"/briefs/{brief.pk}/").content.decode()
+    assert "Max micro-batch" in html
+    assert "sequence length 4,096 tokens" in html
+    assert 'data-plotly="fig-brief-curve"' in html
+    assert "bytes_per_trained_param" in html
