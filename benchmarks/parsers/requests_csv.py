@@ -223,10 +223,9 @@ def _pct(values: FloatArray, mask: np.ndarray) -> Percentiles | None:
 
 
 def _sum(values: FloatArray, mask: np.ndarray | None) -> float | None:
-    sel = values if mask is None else values[mask]
-    if sel.size == 0:
+    present = ~np.isnan(values)
+    if mask is not None:
+        present &= mask
+    if not present.any():
         return None
-    total = float(np.nansum(sel))
-    if np.isnan(sel).all():
-        return None
-    return total
+    return float(np.add.reduce(values, where=present, initial=0.0))
