@@ -243,8 +243,28 @@ _FLAG_CODES: Final = sorted(
     [(_word_code(w), 1) for w in TRUE_WORDS if len(w) <= 8]
     + [(_word_code(w), 0) for w in FALSE_WORDS if len(w) <= 8]
 )
-_FLAG_KEYS: Final = _u64([c for c, _ in _FLAG_CODES])
-_FLAG_VALS: Final = np.array([v for _, v in _FLAG_CODES], dtype=np.int8)
+_FLAG_BITS: Final = 7
+
+
+def _perfect_hash() -> tuple[int, U64, npt.NDArray[np.int8]]:
+    """Multiplier m so that (code * m) >> 57 is collision-free over the known words."""
+    for i in range(1, 100_000):
+        mult = (0x9E3779B97F4A7C15 * i) & _ALL | 1
+        slots = {((code * mult) & _ALL) >> (64 - _FLAG_BITS) for code, _ in _FLAG_CODES}
+        if len(slots) == len(_FLAG_CODES):
+            keys = np.full(1 << _FLAG_BITS, _ALL, dtype=np.uint64)  # never a valid key
+            vals = np.full(1 << _FLAG_BITS, -1, dtype=np.int8)
+            for code, value in _FLAG_CODES:
+                slot = ((code * mult) & _ALL) >> (64 - _FLAG_BITS)
+                keys[slot] = code
+                vals[slot] = value
+            return mult, keys, vals
+    raise RuntimeError("no perfect hash for the status words")  # pragma: no cover
+
+
+_FLAG_MULT, _FLAG_KEYS, _FLAG_VALS = _perfect_hash()
+_FLAG_MULT_U64: Final = np.uint64(_FLAG_MULT)
+_FLAG_SHIFT: Final = np.uint64(64 - _FLAG_BITS)
 
 
 def _swar8(word: U64) -> U64:
@@ -390,9 +410,10 @@ def decode_flags(
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
     length = ends - starts
     key = (words[ends - 8] | _LOWER) & _KEEP[np.minimum(length, 8)]
-    pos = np.minimum(np.searchsorted(_FLAG_KEYS, key), _FLAG_KEYS.shape[0] - 1)
-    found = _FLAG_KEYS[pos] == key
-    out = np.where(found, _FLAG_VALS[pos], np.int8(-1)).astype(np.int8)
+    slot = (key * _FLAG_MULT_U64) >> _FLAG_SHIFT
+    found = _FLAG_KEYS[slot] == key
+    out = _FLAG_VALS[slot]
+    out[~found] = -1
     empty = length == 0
     bad = ~found & ~empty
     bad |= length > 8
@@ -457,6 +478,7 @@ def decode_iso(
         bad[ok] = True
         return values, bad
     values[ok] = stamps / 1e6 - offset_min[ok] * 60.0
+    bad[ok] |= stamps == np.iinfo(np.int64).min  # "NaT"
     return values, bad
 
 

@@ -322,16 +322,16 @@ def check_array(
             bad &= ~np.isnan(arr)
         if bad.any():
             idx = int(np.flatnonzero(bad)[0])
-            raise ParseError(f"{where}[{idx}] is {arr[idx]!r} (NaN/Infinity is not allowed)")
+            raise ParseError(f"{where}[{idx}] is {float(arr[idx])!r} (NaN/Infinity is not allowed)")
     with np.errstate(invalid="ignore"):
         low = arr < lo
         high = arr > hi
     if low.any():
         idx = int(np.flatnonzero(low)[0])
-        raise ParseError(f"{where}[{idx}] is {arr[idx]!r}: negative values are not allowed")
+        raise ParseError(f"{where}[{idx}] is {float(arr[idx])!r}: negative values are not allowed")
     if high.any():
         idx = int(np.flatnonzero(high)[0])
-        raise ParseError(f"{where}[{idx}] is {arr[idx]!r}: absurdly large (max {hi:g})")
+        raise ParseError(f"{where}[{idx}] is {float(arr[idx])!r}: absurdly large (max {hi:g})")
 
 
 def nan_array(n: int) -> FloatArray:

@@ -103,7 +103,7 @@ def parse(data: bytes, progress: ProgressFn | None = None) -> ParsedResult:
         if name in values:
             _check(b, values[name], name, MAX_COUNT)
     if "start_time" in values:
-        _check(b, values["start_time"], "start_time", 1e13, allow_negative=True)
+        _check(b, values["start_time"], "start_time", 1e11)
 
     status = values.get("status")
     success = np.ones(n, dtype=np.bool_) if status is None else status != 0
@@ -213,7 +213,7 @@ def _check(
         i = int(np.flatnonzero(bad)[0])
         problem = "negative" if arr[i] < 0 else f"absurdly large (max {limit:g})"
         raise b.error(
-            f"{FORMAT_NAME}: data row {i + 1} (line {i + 2}), column '{name}' = {arr[i]!r} "
+            f"{FORMAT_NAME}: data row {i + 1} (line {i + 2}), column '{name}' = {float(arr[i])!r} "
             f"is {problem}"
         )
 
