@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 
@@ -95,6 +96,33 @@ def quote_lineage(quote: Quote) -> QuerySet[Quote]:
         .select_related("entered_by", "provider", "accelerator")
         .order_by("version")
     )
+
+
+def quote_ancestor_ids(quote_ids: Iterable[int]) -> dict[int, list[int]]:
+    """{quote id: [its id, its predecessor's, ... back to version 1]} in one query.
+
+    For callers that need every earlier version of many quotes at once (e.g. answers given
+    to an earlier version still count for the current one).
+    """
+    ids = sorted({int(i) for i in quote_ids})
+    if not ids:
+        return {}
+    placeholders = ", ".join(["%s"] * len(ids))
+    sql = f"""
+        WITH RECURSIVE chain(start_id, id, supersedes_id, depth) AS (
+            SELECT id, id, supersedes_id, 0 FROM catalog_quote WHERE id IN ({placeholders})
+            UNION ALL
+            SELECT chain.start_id, q.id, q.supersedes_id, chain.depth + 1
+            FROM catalog_quote q JOIN chain ON q.id = chain.supersedes_id
+        )
+        SELECT start_id, id FROM chain ORDER BY start_id, depth
+    """  # noqa: S608 - only placeholders are interpolated
+    out: dict[int, list[int]] = {i: [] for i in ids}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, ids)
+        for start_id, quote_id in cursor.fetchall():
+            out[start_id].append(quote_id)
+    return out
 
 
 def quote_versions_for(user: Any, quote: Quote) -> list[Quote]:

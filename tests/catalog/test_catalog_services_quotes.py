@@ -155,3 +155,15 @@ def test_rfq_restricts_accelerators_and_capacity(vendor_a, rfq, quote_data, cata
     with pytest.raises(CatalogInvalid) as exc:
         services.quote_submit(acting_user=vendor_a, data=quote_data, rfq=rfq)
     assert {"accelerator", "capacity_model"} <= set(exc.value.fields)
+
+
+def test_lineage_selectors_walk_all_versions_in_one_query(lead, quote_a, django_assert_num_queries):
+    from catalog import selectors
+
+    v2 = services.quote_revise(acting_user=lead, quote=quote_a, data={})
+    v3 = services.quote_revise(acting_user=lead, quote=v2, data={})
+    with django_assert_num_queries(1):
+        assert [q.version for q in selectors.quote_lineage(v2)] == [1, 2, 3]
+    with django_assert_num_queries(1):
+        chains = selectors.quote_ancestor_ids([v3.pk, quote_a.pk])
+    assert chains == {v3.pk: [v3.pk, v2.pk, quote_a.pk], quote_a.pk: [quote_a.pk]}
