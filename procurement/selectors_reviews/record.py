@@ -64,12 +64,17 @@ def assumptions_of(comparison: Comparison) -> list[tuple[str, Any]]:
     ]
 
 
+def shown(value: Any) -> Any:
+    """Floats to 4 decimals for reading (differences are judged on the raw values)."""
+    return round(value, 4) if isinstance(value, float) else value
+
+
 def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]:
     """Every compared figure of two rows, grouped by section, with differences flagged."""
 
     def section(name: str, pairs: Iterable[tuple[str, Any, Any]]) -> list[dict[str, Any]]:
         return [
-            {"section": name, "label": label, "a": va, "b": vb, "differs": va != vb}
+            {"section": name, "label": label, "a": shown(va), "b": shown(vb), "differs": va != vb}
             for label, va, vb in pairs
         ]
 

@@ -118,7 +118,8 @@ def filter_and_sort(
     provider: str = "",
     sort: str = "unit",
 ) -> list[CandidateResult]:
-    """Filter by eligibility, capacity model and provider; sort with empty values last."""
+    """Filter by eligibility, capacity model and provider; sort eligible rows first, then by
+    the chosen figure with empty values last."""
     kept = [
         r
         for r in rows
@@ -129,9 +130,15 @@ def filter_and_sort(
     attr = SORTS.get(sort, SORTS["unit"])[1]
     sign = -1 if sort in DESCENDING_SORTS else 1
 
-    def key(row: CandidateResult) -> tuple[int, float, str]:
+    def key(row: CandidateResult) -> tuple[int, int, float, str]:
         value = getattr(row, attr)
-        return (1, 0.0, row.key) if value is None else (0, sign * float(value), row.key)
+        missing = value is None
+        return (
+            0 if row.eligible else 1,
+            int(missing),
+            0.0 if missing else sign * float(value),
+            row.key,
+        )
 
     return sorted(kept, key=key)
 

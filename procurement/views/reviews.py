@@ -84,17 +84,16 @@ def comparison_side_by_side(request: HttpRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     rows = sel.candidates_of(comparison)
     by_key = {row.key: row for row in rows}
-    ranked = sel.filter_and_sort(rows, eligible_only=True) or rows
-    default_b = next((r.key for r in ranked if r.key != comparison.recommended_key), "")
-    data = {
-        "a": request.GET.get("a") or comparison.recommended_key or (rows[0].key if rows else ""),
-        "b": request.GET.get("b") or default_b,
-    }
+    ranked = sel.filter_and_sort(rows, eligible_only=True) + sel.filter_and_sort(rows)
+    default_a = comparison.recommended_key or (ranked[0].key if ranked else "")
+    a = request.GET.get("a") or default_a
+    data = {"a": a, "b": request.GET.get("b") or next((r.key for r in ranked if r.key != a), "")}
     form = PairForm(data, rows=rows)
     valid = form.is_valid()
     context = {
         "comparison": comparison,
         "form": form,
+        "too_few": len(rows) < 2,
         "a": by_key.get(data["a"]) if valid else None,
         "b": by_key.get(data["b"]) if valid else None,
     }

@@ -179,7 +179,7 @@ def rows_of(html: str) -> list[str]:
         ("?eligible=on", ["q-h100", "q-h200"]),
         ("?capacity=reserved", ["q-h200"]),
         ("?provider=Fabrikam", ["q-l40s"]),
-        ("?sort=hourly", ["q-l40s", "q-h100", "q-h200"]),
+        ("?sort=hourly", ["q-h100", "q-h200", "q-l40s"]),  # eligible rows first, always
         ("?sort=p90", ["q-h100", "q-h200", "q-l40s"]),
         ("?sort=prob", ["q-h100", "q-h200", "q-l40s"]),
         ("?eligible=on&sort=hourly", ["q-h100", "q-h200"]),
@@ -188,6 +188,13 @@ def rows_of(html: str) -> list[str]:
 def test_row_filters_and_sorting(client, comparison, finance, query, keys):
     client.force_login(finance)
     assert rows_of(client.get(url(comparison, "review") + query).content.decode()) == keys
+
+
+def test_sort_by_hourly_price(client, comparison, finance):
+    comparison.candidates.filter(key="q-h200").update(hourly_price_usd="1.2000")
+    client.force_login(finance)
+    html = client.get(url(comparison, "review") + "?sort=hourly").content.decode()
+    assert rows_of(html) == ["q-h200", "q-h100", "q-l40s"]
 
 
 def test_htmx_filter_returns_only_the_rows_partial(client, comparison, finance):
@@ -338,3 +345,22 @@ def test_page_queries_do_not_grow_with_rows(
     assert counts[0] == counts[1], counts
     with django_assert_max_num_queries(20):
         client.get(url(big, page))
+
+
+def test_side_by_side_without_a_recommendation_picks_two_rows(client, comparison, finance):
+    Comparison.objects.filter(pk=comparison.pk).update(recommended_key="")
+    client.force_login(finance)
+    response = client.get(url(comparison, "side-by-side"))
+    assert response.status_code == 200
+    assert response.context["a"].key != response.context["b"].key
+
+
+def test_side_by_side_with_one_candidate_says_so(client, finance, lead):
+    from tests.factories import ComparisonFactory
+
+    lonely = ComparisonFactory(created_by=lead, status="ready")
+    CandidateResultFactory(comparison=lonely, key="only")
+    client.force_login(finance)
+    response = client.get(url(lonely, "side-by-side"))
+    assert response.status_code == 200
+    assert "fewer than two candidates" in response.content.decode()
