@@ -13,7 +13,7 @@ from catalog.models import Accelerator, Quote
 from procurement.models import WorkloadBrief
 
 
-class ResultInputSerializer(serializers.Serializer):
+class BenchmarkResultInputSerializer(serializers.Serializer):
     """Multipart body: `file`, plus `quote` (id) or `accelerator` (slug), `gpu_count`, …"""
 
     file = serializers.FileField(allow_empty_file=True, use_url=False)
@@ -46,7 +46,7 @@ class ResultInputSerializer(serializers.Serializer):
         return attrs
 
 
-class ResultOutputSerializer(serializers.ModelSerializer):
+class BenchmarkResultOutputSerializer(serializers.ModelSerializer):
     format = serializers.CharField(source="format_id", read_only=True)
     accelerator = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True)

@@ -12,12 +12,17 @@ import django_filters
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
 from rest_framework.generics import ListAPIView, RetrieveAPIView
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from benchmarks import services
-from benchmarks.api.serializers import ResultInputSerializer, ResultOutputSerializer
+from benchmarks.api.serializers import (
+    BenchmarkResultInputSerializer,
+    BenchmarkResultOutputSerializer,
+)
 from benchmarks.models import BenchmarkResult
 from benchmarks.upload_handlers import (
     declared_length_too_large,
@@ -34,6 +39,21 @@ class BenchmarkPermission(HasRole):
         if request.user and request.user.is_authenticated and not access.is_staff(request.user):
             raise exceptions.NotFound()
         return super().has_permission(request, view)
+
+
+class _NoFormatOverride:
+    """DRF settings, except that `?format=` is not a renderer override here."""
+
+    URL_FORMAT_OVERRIDE = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(api_settings, name)
+
+
+class FormatFilterNegotiation(DefaultContentNegotiation):
+    """On this endpoint `?format=vllm-serve` filters by file format (the issue's contract)."""
+
+    settings = _NoFormatOverride()
 
 
 class ResultFilter(django_filters.FilterSet):
@@ -63,8 +83,9 @@ class BenchmarkResultListCreateApi(ListAPIView):
     permission_classes = [BenchmarkPermission]
     read_roles = access.STAFF_ROLES
     write_roles = access.BENCHMARK_UPLOADERS
-    serializer_class = ResultOutputSerializer
+    serializer_class = BenchmarkResultOutputSerializer
     filterset_class = ResultFilter
+    content_negotiation_class = FormatFilterNegotiation
     ordering_fields = ["created_at", "id"]
     parser_classes = [MultiPartParser, FormParser]
     http_method_names = ["get", "post", "head", "options"]
@@ -87,10 +108,10 @@ class BenchmarkResultListCreateApi(ListAPIView):
             _reject_too_large(request, int(request.META["CONTENT_LENGTH"]))
 
     @extend_schema(
-        request={"multipart/form-data": ResultInputSerializer},
+        request={"multipart/form-data": BenchmarkResultInputSerializer},
         responses={
-            201: ResultOutputSerializer,
-            200: OpenApiResponse(ResultOutputSerializer, "Same bytes uploaded before"),
+            201: BenchmarkResultOutputSerializer,
+            200: OpenApiResponse(BenchmarkResultOutputSerializer, "Same bytes uploaded before"),
             400: OpenApiResponse(description="Unrecognised or malformed file; nothing saved"),
             413: OpenApiResponse(description="Over BENCHMARK_UPLOAD_MAX_BYTES; nothing saved"),
         },
@@ -99,14 +120,14 @@ class BenchmarkResultListCreateApi(ListAPIView):
         data = request.data
         if self.upload_handler is not None and self.upload_handler.too_large:
             _reject_too_large(request, self.upload_handler.received)
-        inp = ResultInputSerializer(data=data)
+        inp = BenchmarkResultInputSerializer(data=data)
         inp.is_valid(raise_exception=True)
         values = dict(inp.validated_data)
         upload = values.pop("file")
         outcome = services.benchmark_result_ingest(
             acting_user=request.user, upload=upload, meta=services.UploadMeta(**values)
         )
-        body = ResultOutputSerializer(outcome.result, context={"request": request}).data
+        body = BenchmarkResultOutputSerializer(outcome.result, context={"request": request}).data
         code = status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK
         headers = {"Location": f"/api/v1/benchmark-results/{outcome.result.pk}/"}
         return Response(body, status=code, headers=headers)
@@ -118,7 +139,7 @@ class BenchmarkResultDetailApi(RetrieveAPIView):
     permission_classes = [BenchmarkPermission]
     read_roles = access.STAFF_ROLES
     write_roles = access.BENCHMARK_UPLOADERS  # so other methods answer 405, not 403
-    serializer_class = ResultOutputSerializer
+    serializer_class = BenchmarkResultOutputSerializer
     lookup_url_kwarg = "result_id"
     http_method_names = ["get", "head", "options"]
 
