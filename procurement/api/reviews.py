@@ -55,21 +55,20 @@ class ReviewOutputSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class ReviewInputSerializer(serializers.Serializer):
+    decision = serializers.ChoiceField(choices=Review.Decision.choices)
+    comment = serializers.CharField(max_length=COMMENT_MAX)
+    candidate = serializers.CharField(
+        max_length=60, required=False, allow_blank=True, help_text="Candidate key."
+    )
+    justification = serializers.CharField(max_length=COMMENT_MAX, required=False, allow_blank=True)
+
+
 class ComparisonReviewsApi(generics.ListAPIView):
     """Reviews of one comparison, oldest first; POST submits a decision."""
 
     serializer_class = ReviewOutputSerializer
     filter_backends: list[type] = []
-
-    class InputSerializer(serializers.Serializer):
-        decision = serializers.ChoiceField(choices=Review.Decision.choices)
-        comment = serializers.CharField(max_length=COMMENT_MAX)
-        candidate = serializers.CharField(
-            max_length=60, required=False, allow_blank=True, help_text="Candidate key."
-        )
-        justification = serializers.CharField(
-            max_length=COMMENT_MAX, required=False, allow_blank=True
-        )
 
     def comparison(self) -> Comparison:
         return access.access_comparison(self.request.user, self.kwargs["pk"])
@@ -77,10 +76,10 @@ class ComparisonReviewsApi(generics.ListAPIView):
     def get_queryset(self) -> Any:
         return self.comparison().reviews.select_related("reviewer", "candidate").order_by("id")
 
-    @extend_schema(request=InputSerializer, responses={201: ReviewOutputSerializer})
+    @extend_schema(request=ReviewInputSerializer, responses={201: ReviewOutputSerializer})
     def post(self, request: Request, pk: int) -> Response:
         comparison = self.comparison()
-        data = self.InputSerializer(data=request.data)
+        data = ReviewInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         review = services_reviews.review_submit(
             acting_user=request.user,
@@ -128,7 +127,9 @@ class _ExportApi(APIView):
 class ComparisonExportCsvApi(_ExportApi):
     file_format = "csv"
 
-    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.BINARY})
+    @extend_schema(
+        operation_id="v1_comparisons_export_csv", responses={(200, "text/csv"): OpenApiTypes.BINARY}
+    )
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         _, data, name = self._prepare(request, pk)
         response = StreamingHttpResponse(exports.iter_csv(data), content_type="text/csv")
@@ -139,7 +140,9 @@ class ComparisonExportCsvApi(_ExportApi):
 class ComparisonExportXlsxApi(_ExportApi):
     file_format = "xlsx"
 
-    @extend_schema(responses={(200, XLSX_TYPE): OpenApiTypes.BINARY})
+    @extend_schema(
+        operation_id="v1_comparisons_export_xlsx", responses={(200, XLSX_TYPE): OpenApiTypes.BINARY}
+    )
     def get(self, request: Request, pk: int) -> FileResponse:
         _, data, name = self._prepare(request, pk)
         return FileResponse(
