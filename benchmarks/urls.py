@@ -15,6 +15,7 @@ urlpatterns = [
         views_results.result_download,
         name="result-download",
     ),
+    path("templates/<str:name>/", views_results.file_template, name="file-template"),
     path("plans/", views_plans.plan_list, name="plan-list"),
     path("plans/new/", views_plans.plan_create, name="plan-create"),
     path("plans/<int:plan_id>/", views_plans.plan_detail, name="plan-detail"),

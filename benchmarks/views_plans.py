@@ -35,7 +35,8 @@ def plan_list(request: HttpRequest) -> HttpResponse:
         )
         .order_by("-created_at")
     )
-    context = {"plans": plans, "can_create": access.has_role(request.user, *WRITERS)}
+    can_write = access.has_role(request.user, *WRITERS)
+    context = {"plans": plans, "can_create": can_write, "can_upload": can_write}
     return render(request, "benchmarks/plan_list.html", context)
 
 
@@ -52,10 +53,11 @@ def plan_create(request: HttpRequest) -> HttpResponse:
             if not created:
                 messages.info(request, "This candidate already has a plan for this brief.")
             return redirect(plan.get_absolute_url())
-        return render(request, "benchmarks/plan_create.html", {"form": form}, status=400)
+        context = {"form": form, "can_upload": True}
+        return render(request, "benchmarks/plan_create.html", context, status=400)
     initial = {k: request.GET.get(k) for k in ("quote", "brief") if request.GET.get(k)}
     form = PlanCreateForm(user=request.user, initial=initial)
-    return render(request, "benchmarks/plan_create.html", {"form": form})
+    return render(request, "benchmarks/plan_create.html", {"form": form, "can_upload": True})
 
 
 def _plan_context(
@@ -84,6 +86,7 @@ def _plan_context(
         "totals": {s: sum(1 for x in steps if x.status == s) for s in _STATUS.values},
         "results": plan_results(plan),
         "can_check": access.has_role(request.user, *WRITERS),
+        "can_upload": access.has_role(request.user, *WRITERS),
     }
 
 

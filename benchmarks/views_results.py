@@ -3,16 +3,17 @@ and the comparison of results across candidates for one brief."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods
 
-from benchmarks import charts, figures, selectors, services
+from benchmarks import charts, figures, parsers, selectors, services
 from benchmarks.errors import UploadRejected
 from benchmarks.forms import SERVING_ENGINES, UploadForm
 from benchmarks.models import BenchmarkResult
@@ -54,6 +55,7 @@ def _upload_page(
     request: HttpRequest, form: UploadForm, status: int = 200, error: str = ""
 ) -> HttpResponse:
     context = {
+        "can_upload": True,
         "form": form,
         "max_bytes": upload_cap_bytes(),
         "max_label": f"{upload_cap_bytes() / 1e6:,.0f} MB",
@@ -150,7 +152,11 @@ def result_detail(request: HttpRequest, result_id: int) -> HttpResponse:
             response.status_code = HTMX_STOP_POLLING
             response["HX-Refresh"] = "true"
         return response
-    context = {**_detail_context(result), "existing": request.GET.get("existing") == "1"}
+    context = {
+        **_detail_context(result),
+        "existing": request.GET.get("existing") == "1",
+        "can_upload": access.has_role(request.user, *UPLOADERS),
+    }
     return render(request, "benchmarks/result_detail.html", context)
 
 
@@ -170,6 +176,19 @@ def result_download(request: HttpRequest, result_id: int) -> FileResponse:
     return response
 
 
+TEMPLATES_DIR = Path(parsers.__file__).resolve().parent / "templates"
+FILE_TEMPLATES = ("requests_template.csv", "run_template.json")
+
+
+@require_GET
+@access.role_required(*READERS)
+def file_template(request: HttpRequest, name: str) -> FileResponse:
+    """Our own formats' templates, for accepted outputs and runs no tool writes for you."""
+    if name not in FILE_TEMPLATES:
+        raise Http404
+    return FileResponse((TEMPLATES_DIR / name).open("rb"), as_attachment=True, filename=name)
+
+
 @require_GET
 @access.role_required(*READERS)
 def result_compare(request: HttpRequest) -> HttpResponse:
@@ -186,6 +205,7 @@ def result_compare(request: HttpRequest) -> HttpResponse:
     )
     unplotted = sum(1 for r in rows if r["e2e_p99_ms"] is None or r["tokens_per_s_per_gpu"] is None)
     context = {
+        "can_upload": access.has_role(request.user, *UPLOADERS),
         "briefs": briefs,
         "brief": brief,
         "rows": rows,

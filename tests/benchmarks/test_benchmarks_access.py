@@ -32,6 +32,7 @@ HTML_ROUTES = [
     ("compare", "get", "/benchmarks/compare/?brief={brief}", READ),
     ("detail", "get", "/benchmarks/results/{result}/", READ),
     ("download", "get", "/benchmarks/results/{result}/download/", READ),
+    ("file template", "get", "/benchmarks/templates/requests_template.csv/", READ),
     ("plans", "get", "/benchmarks/plans/", READ),
     ("plan new page", "get", "/benchmarks/plans/new/?quote={quote}&brief={brief}", WRITE),
     ("plan new post", "post", "/benchmarks/plans/new/", WRITE),

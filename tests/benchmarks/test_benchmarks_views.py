@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from benchmarks.distributions import histogram
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult
@@ -290,3 +291,27 @@ def test_plan_pages_query_counts(
     with django_assert_max_num_queries(16):
         assert client.get(plans[0].get_absolute_url()).status_code == 200
     assert BenchmarkPlanStep.objects.filter(plan=plans[0]).count() >= 14
+
+
+def test_file_templates_download_and_upload_with_acceptance(login, engineer, h100):
+    client = login(engineer)
+    response = client.get("/benchmarks/templates/requests_template.csv/")
+    assert response["Content-Disposition"].startswith("attachment;")
+    data = b"".join(response.streaming_content)
+    assert data.startswith(b"start_time,ttft_ms")
+    assert client.get("/benchmarks/templates/../settings.py/").status_code == 404
+    assert client.get("/benchmarks/templates/README.md/").status_code == 404
+    upload = client.post(
+        "/benchmarks/upload/",
+        {"file": SimpleUploadedFile("mine.csv", data), "accelerator": h100.slug, "gpu_count": 1},
+    )
+    assert upload.status_code == 302
+    result = BenchmarkResult.objects.get()
+    assert result.metrics["acceptance_rate"] is not None
+    page = client.get(result.get_absolute_url())
+    assert b"accepted outputs" in page.content
+
+
+def test_upload_tab_hidden_from_readers(login, finance, engineer):
+    assert b"/benchmarks/upload/" not in login(finance).get("/benchmarks/plans/").content
+    assert b"/benchmarks/upload/" in login(engineer).get("/benchmarks/plans/").content
