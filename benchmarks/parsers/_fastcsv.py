@@ -217,6 +217,9 @@ _C30: Final = np.uint64(0x3030303030303030)
 _CF0: Final = np.uint64(0xF0F0F0F0F0F0F0F0)
 _C06: Final = np.uint64(0x0606060606060606)
 _LOWER: Final = np.uint64(0x2020202020202020)
+_C76: Final = np.uint64(0x7676767676767676)
+_BYTE: Final = np.uint64(0xFF)
+_DOT: Final = np.uint64(0x2E)
 _M1: Final = np.uint64(0x0F0F0F0F0F0F0F0F)
 _M2: Final = np.uint64(0x00FF00FF00FF00FF)
 _M3: Final = np.uint64(0x0000FFFF0000FFFF)
@@ -340,6 +343,22 @@ def decode_decimals_general(
     return values, bad
 
 
+def _digits_swar8(t: U64) -> U64:
+    """Eight digit values 0-9 (first digit in the lowest byte) -> integer."""
+    t = (t * _F1) >> _S8
+    t = ((t & _M2) * _F2) >> _S16
+    return ((t & _M3) * _F3) >> _S32
+
+
+def _non_digits(t: U64) -> U64:
+    """Non-zero where a byte of ``t`` (= ASCII ^ '0') is not 0-9.
+
+    (b + 0x76) sets bit 7 for b >= 10; b's own bit 7 catches b >= 0x80. A carry out of a bad
+    byte can only disturb bytes of a word that is already flagged, so the word test is exact.
+    """
+    return (t | (t + _C76)) & _HIGH
+
+
 def decode_decimals(
     data: bytes, buf: npt.NDArray[np.uint8], words: U64, starts: I64, ends: I64
 ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
@@ -362,38 +381,45 @@ def decode_decimals(
     x = words[ends - 8]
     fits: npt.NDArray[np.bool_] | None = None
     if frac:
-        fits = buf[ends - (frac + 1)] == 46
+        fits = ((x >> np.uint64(8 * (7 - frac))) & _BYTE) == _DOT
         fits &= length > frac
-        ndig = np.maximum(length - 1, 0)
+        ndig = length - 1
         x = (x & _HI[8 - frac]) | ((x & _LO[7 - frac]) << _S8)
     else:
         ndig = length
     max_dig = int(ndig.max())
     if frac and max_dig >= 8:
         x |= buf[ends - 9].astype(np.uint64)
-    k = np.minimum(ndig, 8) if max_dig > 8 else ndig
-    x = (x & _KEEP[k]) | _ZF[k]
-    errors = _digit_errors(x)
-    mantissa = _swar8(x)
+    k = np.clip(ndig, 0, 8) if (max_dig > 8 or frac) else ndig
+    t = x ^ _C30
+    t &= _KEEP[k]
+    errors = _non_digits(t)
+    mantissa = _digits_swar8(t)
     if max_dig > 8:
         y = words[ends - 17] if frac else words[ends - 16]
         k = np.clip(ndig - 8, 0, 8)
-        y = (y & _KEEP[k]) | _ZF[k]
-        errors |= _digit_errors(y)
-        mantissa += _swar8(y) * _E8
+        y ^= _C30
+        y &= _KEEP[k]
+        errors |= _non_digits(y)
+        mantissa += _digits_swar8(y) * _E8
     values = mantissa.astype(np.float64)
     if frac:
         values /= _POW10[frac]
     empty = length == 0
-    if bool(empty.any()):
+    any_empty = bool(empty.any())
+    if any_empty:
         values[empty] = np.nan
     if bool(np.bitwise_or.reduce(errors)):
         bad = errors != 0
-        bad &= ~empty
+        if any_empty:
+            bad &= ~empty
     else:
         bad = np.zeros(n, dtype=np.bool_)
     if fits is not None:
-        bad |= ~fits & ~empty
+        misfit = ~fits
+        if any_empty:
+            misfit &= ~empty
+        bad |= misfit
     if max_dig > 8:
         bad |= ndig > 16
         bad |= mantissa > _MAX_EXACT
@@ -701,11 +727,17 @@ def _run_segment(
         seps = np.flatnonzero(mask)
         nrows = seps.shape[0] // ncols
         grid = None
-        if data[end - 1] == 10 and seps.shape[0] == nrows * ncols and nrows > 0:
+        if (
+            data[end - 1] == 10
+            and seps.shape[0] == nrows * ncols
+            and nrows > 0
+            and int(np.count_nonzero(newline)) == nrows
+        ):
             cols = seps.reshape(nrows, ncols).T.copy()
-            # every ncols-th separator must be the row's newline (the others are then commas)
-            if np.array_equal(np.flatnonzero(newline), cols[-1]):
-                cols += pos
+            cols += pos
+            # every ncols-th separator must be the row's newline; as there are exactly nrows
+            # newlines, all the other separators are then commas
+            if bool((buf[cols[-1]] == 10).all()):
                 grid = cols
         if grid is None:
             stored = _slow_segment(data, pos, end, ncols, wanted, out, row, line_no)

@@ -380,3 +380,45 @@ def test_requests_csv_numbers_decode_exactly(values: list[float], decimals: int)
     result = parse(text.encode())
     assert result.per_request is not None
     assert result.per_request.e2e_ms.tolist() == [float(c) for c in cells]
+
+
+number_cell = st.one_of(
+    st.from_regex(r"\A[0-9]{0,18}(\.[0-9]{0,9})?\Z", fullmatch=True),
+    st.from_regex(r"\A\.?[0-9]{1,3}\.?\Z", fullmatch=True),
+    st.sampled_from(["", ".", "0", "00", "1.", ".5", "-0", "+1", "1e3", " 1", "9" * 17]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(st.tuples(number_cell, number_cell, number_cell), min_size=1, max_size=40))
+def test_fast_decoder_agrees_with_float(rows: list[tuple[str, str, str]]) -> None:
+    """Vectorised decoding == csv module + float() (or both refuse the same file)."""
+    body = "".join(f"{a},{b},{c}\n" for a, b, c in rows)
+    fast_data = ("ttft_ms,e2e_ms,input_tokens\n" + body).encode()
+    slow_data = ('ttft_ms,e2e_ms,"input_tokens"\n' + body).encode()  # quote -> csv module
+    outcomes = []
+    for data in (fast_data, slow_data):
+        error: ParseError | None = None
+        try:
+            result = parse(data)
+        except ParseError as exc:
+            error = exc
+        if error is not None:
+            assert not error.message.startswith("internal error"), error.message
+            outcomes.append(("error", error.message))
+            continue
+        samples = result.per_request
+        assert samples is not None
+        outcomes.append(
+            (
+                "ok",
+                [samples.ttft_ms.tolist(), samples.e2e_ms.tolist(), samples.input_tokens.tolist()],
+            )
+        )
+    (kind_a, a), (kind_b, b) = outcomes
+    assert kind_a == kind_b, (a, b)
+    if kind_a == "ok":
+        assert json.dumps(a) == json.dumps(b)
+        expected = [[float(r[i]) if r[i].strip() else None for r in rows] for i in range(3)]
+        got = [[None if math.isnan(v) else v for v in col] for col in a]
+        assert got == expected
