@@ -8,6 +8,7 @@ when there is nothing to draw. Pages pass them through `json_script`; `static/js
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -28,7 +29,7 @@ OPTION_LABELS = {
 BASE_LAYOUT: dict[str, Any] = {
     "margin": {"l": 60, "r": 20, "t": 40, "b": 60},
     "font": {"family": "system-ui, sans-serif", "size": 12},
-    "legend": {"orientation": "h", "y": -0.25},
+    "legend": {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "font": {"size": 11}},
     "paper_bgcolor": "#ffffff",
     "plot_bgcolor": "#ffffff",
 }
@@ -48,10 +49,25 @@ def _layout(title: str, **extra: Any) -> dict[str, Any]:
 
 
 def short_label(row: Any) -> str:
-    """'Provider · accelerator · capacity' (or the route), short enough for an axis."""
-    parts = [row.provider_name, row.accelerator_name or "API", row.capacity_model]
+    """'Provider · accelerator · capacity #id', short enough for an axis."""
+    name = re.sub(r"\([^)]*\)", "", row.accelerator_name or "model API")
+    name = " ".join(w for w in name.split() if not w.upper().endswith("GB"))
+    capacity = (row.capacity_model or "").replace("_", "-")
+    parts = [row.provider_name, name, capacity if capacity != "api" else ""]
     text = " · ".join(p for p in parts if p)
     return f"{text} #{row.key.split(':')[-1]}"
+
+
+def _height(rows: int) -> int:
+    return max(320, 30 * rows + 140)
+
+
+def _log_if_spread(values: Sequence[float | None]) -> dict[str, Any]:
+    """A log axis when the costs span more than 5×, so one outlier does not flatten the rest."""
+    finite = [v for v in values if v is not None and v > 0]
+    if finite and max(finite) / min(finite) > 5:
+        return {"type": "log"}
+    return {}
 
 
 def ranked(rows: Sequence[Any], top: int = TOP_N) -> list[Any]:
@@ -65,6 +81,7 @@ def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | 
     top = ranked(rows)
     if not top:
         return None
+    top = list(reversed(top))  # best at the top of a horizontal chart
     labels = [short_label(r) for r in top]
     names = [n for n in LINE_ORDER if any(n in (r.cost_lines or {}) for r in top)]
     data = []
@@ -75,14 +92,23 @@ def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | 
             unit = _num(row.unit_cost_usd) or 0.0
             line = _num((row.cost_lines or {}).get(name)) or 0.0
             values.append(round(line * unit / total, 6) if total else 0.0)
-        data.append({"type": "bar", "name": name.replace("_", " "), "x": labels, "y": values})
+        data.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": name.replace("_", " "),
+                "y": labels,
+                "x": values,
+            }
+        )
     return {
         "data": data,
         "layout": _layout(
-            f"Where the money goes, USD {unit_label}",
+            "Cost per accepted output, by line",
             barmode="stack",
-            yaxis={"title": {"text": f"USD {unit_label}"}},
-            xaxis={"tickangle": -30, "automargin": True},
+            xaxis={"title": {"text": f"USD {unit_label}"}},
+            yaxis={"automargin": True},
+            height=_height(len(top)),
         ),
     }
 
@@ -120,10 +146,10 @@ def unit_cost_range_figure(rows: Sequence[Any], unit_label: str) -> dict[str, An
             },
         ],
         "layout": _layout(
-            f"Unit cost uncertainty, USD {unit_label}",
-            xaxis={"title": {"text": f"USD {unit_label}"}},
+            "Uncertainty: p10–p90 of the unit cost",
+            xaxis={"title": {"text": f"USD {unit_label}"}, **_log_if_spread(p50)},
             yaxis={"automargin": True},
-            height=max(320, 34 * len(top) + 120),
+            height=_height(len(top)),
         ),
     }
 
@@ -153,21 +179,35 @@ def breakeven_from_result(
     return {
         "data": data,
         "layout": _layout(
-            f"Break-even across monthly volume ({data_in.get('accelerator', '')})",
+            f"Break-even across monthly volume: {data_in.get('accelerator', '')}",
             xaxis={"type": "log", "title": {"text": "accepted outputs per month"}},
             yaxis={"type": "log", "title": {"text": f"USD {unit}"}},
         ),
     }
 
 
-def tornado_from_result(result: Mapping[str, Any]) -> dict[str, Any] | None:
+def assumption_label(name: str, labels: Mapping[str, str]) -> str:
+    """'quote:19:throughput_per_replica' → 'throughput per replica (#19)': a candidate's own
+    assumption, named by the id its row label ends with."""
+    key, _, own = name.rpartition(":")
+    if key and key in labels:
+        return f"{own.replace('_', ' ')} (#{key.rpartition(':')[2]})"
+    return name.replace("_", " ")
+
+
+def tornado_from_result(
+    result: Mapping[str, Any], labels: Mapping[str, str] | None = None
+) -> dict[str, Any] | None:
     """How far each assumption, alone at its low/high, moves the recommended unit cost."""
     tornado = result.get("tornado")
     if not tornado or not tornado.get("entries"):
         return None
     entries = list(reversed(tornado["entries"][:TOP_N]))  # largest swing on top
     base = float(tornado["baseline_unit_cost"])
-    names = [e["assumption"].replace("_", " ") + (" ⚑" if e.get("flips") else "") for e in entries]
+    names = [
+        assumption_label(e["assumption"], labels or {}) + (" ⚑" if e.get("flips") else "")
+        for e in entries
+    ]
 
     def trace(name: str, key: str) -> dict[str, Any]:
         return {
@@ -189,7 +229,7 @@ def tornado_from_result(result: Mapping[str, Any]) -> dict[str, Any] | None:
             barmode="overlay",
             xaxis={"title": {"text": f"USD {tornado.get('unit_label', '')}"}},
             yaxis={"automargin": True},
-            height=max(300, 34 * len(entries) + 120),
+            height=_height(len(entries)),
         ),
     }
 
@@ -213,7 +253,8 @@ def breakeven_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any] | N
 
 
 def tornado_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any] | None:
-    return tornado_from_result(getattr(comparison, "result", None) or {})
+    labels = {r.key: short_label(r) for r in rows}
+    return tornado_from_result(getattr(comparison, "result", None) or {}, labels)
 
 
 def comparison_figures(comparison: Any, rows: Sequence[Any]) -> dict[str, Any]:

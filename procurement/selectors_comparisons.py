@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 
+from catalog.models import CapacityModel
 from procurement import access
 from procurement.models import CandidateResult, Comparison, WorkloadBrief
 
@@ -54,7 +55,11 @@ def comparisons_list(user: Any, filters: dict[str, Any] | None = None) -> QueryS
 
 def comparison_rows(comparison: Comparison) -> list[CandidateResult]:
     """Every row, ranked first (by unit cost), then the ineligible ones."""
-    return list(CandidateResult.objects.filter(comparison=comparison).order_by("rank", "key"))
+    return list(
+        CandidateResult.objects.filter(comparison=comparison).order_by(
+            F("rank").asc(nulls_last=True), F("unit_cost_usd").asc(nulls_last=True), "key"
+        )
+    )
 
 
 def complete_briefs(user: Any) -> list[WorkloadBrief]:
@@ -81,3 +86,51 @@ def candidate_choices(brief: WorkloadBrief) -> list[ProviderGroup]:
         groups.setdefault(name, ProviderGroup(name, [], [])).routes.append(route)
     return [groups[k] for k in sorted(groups)]
 
+
+def default_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
+    quotes = list(default_quotes().order_by("pk").values_list("pk", flat=True))
+    routes = list(default_api_routes(brief).order_by("pk").values_list("pk", flat=True))
+    return quotes, routes
+
+
+def comparison_get(user: Any, pk: Any) -> Comparison:
+    """One comparison the user may see (404 otherwise), with its revision links loaded."""
+    qs = access.comparisons_for(user).select_related("brief__model", "supersedes", "superseded_by")
+    return access.get_or_404(qs, pk=pk)
+
+
+LATENCY_CODES = {"LATENCY_TARGET_UNMET": "misses", "LATENCY_UNMEASURED": "unmeasured"}
+
+
+def _latency(row: CandidateResult, has_targets: bool) -> str:
+    codes = {w.get("code") for w in row.warnings or []}
+    if "LATENCY_TARGET_UNMET" in codes:
+        return "misses"
+    if not has_targets:
+        return "no target"
+    source = (row.performance or {}).get("latency_source")
+    if source is None and row.kind != "api":
+        return "unknown"
+    return "meets"
+
+
+def results_context(comparison: Comparison, rows: list[CandidateResult]) -> dict[str, Any]:
+    """What the results page shows besides the rows: the recommendation and counts."""
+    brief = comparison.brief
+    has_targets = any(getattr(brief, f) for f in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"))
+    labels = dict(CapacityModel.choices) | {"api": "Model API"}
+    for row in rows:
+        row.latency_fit = _latency(row, has_targets)  # type: ignore[attr-defined]
+        row.capacity_label = labels.get(row.capacity_model, row.capacity_model)  # type: ignore[attr-defined]
+        row.is_recommended = row.key == comparison.recommended_key  # type: ignore[attr-defined]
+    recommended = next((r for r in rows if r.key == comparison.recommended_key), None)
+    result = comparison.result or {}
+    return {
+        "rows": rows,
+        "recommended": recommended,
+        "eligible_count": sum(1 for r in rows if r.eligible),
+        "unit_label": result.get("unit_label", ""),
+        "hybrid": result.get("hybrid"),
+        "notes": result.get("notes", []),
+        "snapshot_as_of": (comparison.snapshot or {}).get("as_of"),
+    }

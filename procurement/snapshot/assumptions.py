@@ -82,6 +82,13 @@ SCALARS: dict[str, Scalar] = {
         36, 1, 120, "Hardware life when the quote gives none", integer=True
     ),
     "mfu_spread": Scalar(0.2, 0.0, 0.9, "Training MFU ± share"),
+    "media_reference_tflops": Scalar(
+        989.5,
+        1.0,
+        100_000.0,
+        "GPU the brief's GPU-seconds per asset were measured on",
+        "BF16 dense TFLOPS; other GPUs scale by theirs (H100 SXM).",
+    ),
     "reviewer_hourly_usd": Scalar(60.0, 0.0, 10_000.0, "Operator review, per hour (USD, media)"),
 }
 

@@ -30,7 +30,7 @@ from procurement.engine.memory_fit import GpuSpec
 from procurement.engine.performance import peak_dense_tflops
 from procurement.engine.types import HOURS_PER_MONTH, CandidateInput, PurchaseSpec, Range
 from procurement.snapshot.context import Context, latency_met, money, quote_key, rounded
-from procurement.snapshot.sizing import inference_fit, inference_perf, training_fit
+from procurement.snapshot.sizing import inference_fit, inference_perf, media_perf, training_fit
 from procurement.snapshot.workload import dec
 
 
@@ -97,12 +97,7 @@ def quote_candidate(
     try:
         if ctx.cls == "media":
             gpus, fits, fit = 1, True, {"note": "media: memory fit is not modelled"}
-            seconds = float(ctx.brief.get("gpu_seconds_per_asset") or 0)
-            perf = {
-                "outputs_per_s": 1 / seconds if seconds else None,
-                "throughput_source": "estimated",
-                "latency_source": None,
-            }
+            perf = media_perf(ctx, quote, acc, gpu)
         elif training:
             gpus, fits, fit, fit_reasons = training_fit(ctx, gpu, node, cap)
             reasons += fit_reasons

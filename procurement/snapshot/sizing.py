@@ -194,3 +194,30 @@ def inference_perf(
         if perf.get(key) is not None:
             perf[key] = rounded(float(perf[key]), 3)
     return perf
+
+
+def media_perf(
+    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpu: GpuSpec
+) -> dict[str, Any]:
+    """Assets per GPU-second: measured requests/s per GPU, else the brief's GPU-seconds per
+    asset read as measured on the reference GPU (`media_reference_tflops`, H100 SXM BF16
+    dense) and scaled by this GPU's BF16 dense TFLOPS (diffusion is compute-bound)."""
+    reference = float(ctx.a["media_reference_tflops"])
+    seconds = float(ctx.brief.get("gpu_seconds_per_asset") or 0)
+    tflops = gpu.bf16_dense_tflops or reference
+    perf: dict[str, Any] = {
+        "outputs_per_s": rounded(tflops / (seconds * reference), 6) if seconds else None,
+        "gpu_seconds_per_asset": rounded(seconds * reference / tflops, 3) if seconds else None,
+        "throughput_source": "estimated",
+        "latency_source": None,
+    }
+    measured = _measured(ctx, quote, acc)
+    if (
+        measured is not None
+        and measured.get("request_throughput_rps")
+        and measured.get("gpu_count")
+    ):
+        rate = float(measured["request_throughput_rps"]) / float(measured["gpu_count"])
+        perf.update(outputs_per_s=rounded(rate, 6), throughput_source="measured", measured=measured)
+        perf["has_acceptance_data"] = bool(measured.get("has_acceptance_data"))
+    return perf

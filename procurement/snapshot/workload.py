@@ -9,8 +9,9 @@ Mapping notes (stated here so a reviewer can check them):
 - training: tokens = the brief's training tokens; node MTBF = 24 h / node failures per day;
   MFU = expected MFU ± `mfu_spread`; checkpoint interval 60 min and restart 30 min when the
   brief gives none (adapter fine-tuning does not ask for them);
-- media: review cost per asset = review minutes / 60 × `reviewer_hourly_usd`, reviewing
-  every completed asset.
+- media: GPU-seconds per asset are read as measured on the `media_reference_tflops` GPU
+  (H100 SXM) and scaled per accelerator (sizing.py); review cost per asset = review
+  minutes / 60 × `reviewer_hourly_usd`, reviewing every completed asset.
 """
 
 from __future__ import annotations

@@ -33,8 +33,8 @@ def test_cost_stack_bars_add_up_to_the_unit_cost():
     ]
     fig = charts.cost_stack_figure(rows, "per 1M accepted output tokens")
     assert [t["name"] for t in fig["data"]] == ["gpu compute", "platform labor"]
-    assert sum(t["y"][0] for t in fig["data"]) == 10.0
-    assert len(fig["data"][0]["x"]) == 1  # the ineligible row is not drawn
+    assert sum(t["x"][0] for t in fig["data"]) == 10.0  # horizontal bars
+    assert len(fig["data"][0]["y"]) == 1  # the ineligible row is not drawn
     json.dumps(fig)
 
 
@@ -63,3 +63,23 @@ def test_figures_of_a_real_comparison_are_json_ready(computed):
     assert tornado["orientation"] == "h"
     assert tornado["base"] == float(computed.result["tornado"]["baseline_unit_cost"])
     json.dumps(figures)
+
+
+def test_a_candidates_own_assumption_is_named_by_its_row():
+    labels = {"quote:19": "RunPod · MI300X · on-demand #19"}
+    assert charts.assumption_label("quote:19:throughput_per_replica", labels) == (
+        "throughput per replica (#19)"
+    )
+    assert charts.assumption_label("monthly_accepted_outputs", labels) == (
+        "monthly accepted outputs"
+    )
+
+
+def test_short_label_drops_memory_sizes_and_board_names():
+    row = SimpleNamespace(
+        key="quote:31",
+        provider_name="Northwind",
+        accelerator_name="B200 (HGX B200) 180GB",
+        capacity_model="dedicated_cluster",
+    )
+    assert charts.short_label(row) == "Northwind · B200 · dedicated-cluster #31"
