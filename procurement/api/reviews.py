@@ -36,6 +36,9 @@ XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 class ReviewOutputSerializer(serializers.ModelSerializer):
+    # Plain text here: the enum lives on the input only, so the schema's enum component stays
+    # unique ("decision" has other choice sets in other apps; a collision fails check --deploy).
+    decision = serializers.CharField(read_only=True, help_text="approve, reject or request_changes")
     reviewer = serializers.CharField(source="reviewer.username", read_only=True)
     candidate = serializers.CharField(source="candidate.key", read_only=True, default=None)
 
