@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from benchmarks import parsers
@@ -105,9 +109,10 @@ def _claim(result_id: int) -> bool:
 
 def _fail(result: BenchmarkResult, reason: str) -> BenchmarkResult:
     with transaction.atomic():
-        updated = BenchmarkResult.objects.filter(
-            pk=result.pk, status=BenchmarkResult.Status.PARSING
-        ).update(status=BenchmarkResult.Status.FAILED, error=scrub(reason), progress=1.0)
+        unfinished = [BenchmarkResult.Status.PENDING, BenchmarkResult.Status.PARSING]
+        updated = BenchmarkResult.objects.filter(pk=result.pk, status__in=unfinished).update(
+            status=BenchmarkResult.Status.FAILED, error=scrub(reason), progress=1.0
+        )
         if updated:
             audit_record(
                 actor=None,
@@ -174,3 +179,36 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
             )
             benchmark_plans_refresh_for_result(result)
     return result
+
+
+# A PENDING row whose message was lost (broker flushed, enqueue failed) is re-enqueued after
+# this long; a PARSING row once the task's hard time limit has surely passed; either is given
+# up as FAILED after GIVE_UP_AFTER (a file that kills the worker every time must not loop).
+PENDING_GRACE = timedelta(minutes=5)
+GIVE_UP_AFTER = timedelta(hours=2)
+
+
+def benchmark_results_redrive_stuck(*, now: datetime | None = None) -> int:
+    """Re-enqueue results stuck in PENDING/PARSING (beat, every few minutes); returns how many.
+
+    Safe with duplicates: the parse claims the row and writes only while it is PARSING.
+    """
+    from benchmarks.tasks import benchmark_result_parse_task
+
+    now = now or timezone.now()
+    statuses = BenchmarkResult.Status
+    stale_parsing = timedelta(seconds=int(settings.CELERY_TASK_TIME_LIMIT) + 60)
+    given_up = BenchmarkResult.objects.filter(
+        status__in=[statuses.PENDING, statuses.PARSING], created_at__lt=now - GIVE_UP_AFTER
+    )
+    for result in given_up:
+        _fail(result, "The file was not parsed in time (the worker was lost repeatedly).")
+    stuck = list(
+        BenchmarkResult.objects.filter(
+            Q(status=statuses.PENDING, created_at__lt=now - PENDING_GRACE)
+            | Q(status=statuses.PARSING, created_at__lt=now - stale_parsing)
+        ).values_list("pk", flat=True)
+    )
+    for result_id in stuck:
+        transaction.on_commit(partial(benchmark_result_parse_task.delay, result_id))
+    return len(stuck)

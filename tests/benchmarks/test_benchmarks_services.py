@@ -218,3 +218,32 @@ def test_step_check_rules(engineer, quote_a, brief):
     )  # fmt: skip
     assert (step.status, step.checked_by, step.checked_at) == ("pending", None, None)
     assert AuditEvent.objects.filter(action="benchmark_plan.step_checked").count() == 2
+
+
+def test_stuck_results_are_redriven_then_given_up(
+    h100, django_capture_on_commit_callbacks, private_storage
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from benchmarks.services import benchmark_results_redrive_stuck
+
+    now = timezone.now()
+    fresh = BenchmarkResultFactory(accelerator=h100, status="pending")
+    lost = BenchmarkResultFactory(accelerator=h100, status="pending")
+    dead = BenchmarkResultFactory(accelerator=h100, status="parsing")
+    hopeless = BenchmarkResultFactory(accelerator=h100, status="parsing")
+    ages = {lost: 10, dead: 40, hopeless: 180}  # minutes
+    for row, minutes in ages.items():
+        BenchmarkResult.objects.filter(pk=row.pk).update(
+            created_at=now - timedelta(minutes=minutes)
+        )
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        assert benchmark_results_redrive_stuck(now=now) == 2
+    assert len(callbacks) == 2
+    hopeless.refresh_from_db()
+    assert hopeless.status == "failed"
+    assert "not parsed in time" in hopeless.error
+    fresh.refresh_from_db()
+    assert fresh.status == "pending"
