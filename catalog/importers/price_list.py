@@ -81,6 +81,7 @@ class PriceListRow:
     provider: str
     accelerator: str
     values: dict[str, Any]
+    shape_ok: bool = True
 
 
 def template_csv() -> str:
@@ -116,9 +117,10 @@ def parse_price_list(data: bytes) -> ParseResult[PriceListRow]:
             values[column] = reader.text(column, max_len=60 if column in ("region", "zone") else 80)
         provider = reader.text("provider", required=True)
         accelerator = reader.text("accelerator", required=True)
-        if reader.ok:
-            clean = {k: v for k, v in values.items() if v not in (None, "")}
-            result.rows.append(PriceListRow(number, provider, accelerator, clean))
-    if not result.rows and not result.errors:
+        # Rows with shape errors are still returned, so the catalog checks (unknown provider
+        # or accelerator) are reported too; the service never saves when any error exists.
+        clean = {k: v for k, v in values.items() if v not in (None, "")}
+        result.rows.append(PriceListRow(number, provider, accelerator, clean, reader.ok))
+    if not result.rows:
         result.errors.append(RowError(None, None, "The file has a header but no quote rows."))
     return result

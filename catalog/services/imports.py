@@ -354,5 +354,8 @@ def _plan(kind: str, data: bytes, *, outcome: ImportOutcome, **context: Any) -> 
         raise ImportFileError(f"Unknown import kind {kind!r}.")
     for reason, count in parsed.skipped.items():
         outcome.skip(reason, count)
-    plan.errors = sorted([*parsed.errors, *plan.errors], key=_row_order)
+    # One message per cell: a shape error ("not a number") hides the rule error it causes.
+    seen = {(e.row, e.column) for e in parsed.errors}
+    rule_errors = [e for e in plan.errors if (e.row, e.column) not in seen]
+    plan.errors = sorted([*parsed.errors, *rule_errors], key=_row_order)
     return plan

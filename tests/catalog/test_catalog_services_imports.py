@@ -84,6 +84,7 @@ def test_all_row_errors_are_reported_at_once(lead, catalog, providers):
         "northwind,h100-sxm-80gb,on_demand,USD,2.00,16,eu\n",
         "northwind,h100-sxm-80gb,purchase,USD,,8,eu\n",
         "northwind,h100-sxm-80gb,weekly,USD,2.00,8,eu\n",
+        "ghost,h100-sxm-80gb,on_demand,USD,=1+1,8,eu\n",
     ]
     with pytest.raises(ImportRejected) as exc:
         _import(lead, HEADER + "".join(rows))
