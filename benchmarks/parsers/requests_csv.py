@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import math
 from typing import Final
 
 import numpy as np
@@ -126,34 +127,35 @@ def parse(data: bytes, progress: ProgressFn | None = None) -> ParsedResult:
                 "ITL percentiles are computed over per-request mean ITL (itl_ms column), "
                 "not over pooled chunk gaps"
             )
-    tpot = np.full(n, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
-        multi = (out_tok > 1) & np.isfinite(e2e) & np.isfinite(ttft)
-        np.divide(e2e - ttft, out_tok - 1.0, out=tpot, where=multi)
+        tpot = e2e - ttft
+        tpot /= out_tok - 1.0
+        tpot[~(out_tok > 1)] = np.nan  # also NaN token counts
     accepted = None if accepted_raw is None else accepted_raw == 1
 
     ok_count = int(success.sum())
+    all_ok = ok_count == n
     metrics_kw: dict[str, object] = {}
     if ok_count:
-        metrics_kw["ttft_ms"] = _pct(ttft, success)
-        metrics_kw["e2e_ms"] = _pct(e2e, success)
-        metrics_kw["tpot_ms"] = _pct(tpot, success)
+        metrics_kw["ttft_ms"] = _pct(ttft, success, all_ok)
+        metrics_kw["e2e_ms"] = _pct(e2e, success, all_ok)
+        metrics_kw["tpot_ms"] = _pct(tpot, success, all_ok)
         metrics_kw["itl_ms"] = (
-            percentiles_of(pooled_itl) if pooled_itl is not None else _pct(itl, success)
+            percentiles_of(pooled_itl) if pooled_itl is not None else _pct(itl, success, all_ok)
         )
     else:
         b.note("no successful request in the file")
-    in_total = _sum(in_tok, success)
-    out_total = _sum(out_tok, success)
+    in_total = _sum(in_tok, None if all_ok else success)
+    out_total = _sum(out_tok, None if all_ok else success)
     duration = None
     if "start_time" in values:
         start = values["start_time"]
-        with np.errstate(invalid="ignore"):
-            finish = np.where(np.isfinite(e2e), start + e2e / 1000.0, start)
-        if np.isfinite(start).any():
-            duration = float(np.nanmax(finish) - np.nanmin(start))
-            if duration <= 0:
-                duration = None
+        first = float(np.fmin.reduce(start))
+        if not math.isnan(first):
+            with np.errstate(invalid="ignore"):
+                finish = start + e2e / 1000.0
+            last = float(np.fmax(np.fmax.reduce(finish), np.fmax.reduce(start)))
+            duration = last - first if last > first else None
         if duration is not None:
             busy = _sum(e2e, None)
             if busy is not None:
@@ -218,11 +220,23 @@ def _check(
         )
 
 
-def _pct(values: FloatArray, mask: np.ndarray) -> Percentiles | None:
-    return percentiles_owned(values[mask & ~np.isnan(values)])
+def _has_nan(values: FloatArray) -> bool:
+    """One pass, no temporary: values are bounded, so the sum is NaN only if some value is."""
+    return math.isnan(float(np.add.reduce(values)))
+
+
+def _pct(values: FloatArray, mask: np.ndarray, all_selected: bool) -> Percentiles | None:
+    if _has_nan(values):
+        keep = ~np.isnan(values)
+        if not all_selected:
+            keep &= mask
+        return percentiles_owned(values[keep])
+    return percentiles_owned(values.copy() if all_selected else values[mask])
 
 
 def _sum(values: FloatArray, mask: np.ndarray | None) -> float | None:
+    if values.size and not _has_nan(values):
+        return float(values.sum() if mask is None else np.add.reduce(values, where=mask))
     present = ~np.isnan(values)
     if mask is not None:
         present &= mask
