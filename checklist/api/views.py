@@ -98,6 +98,7 @@ class QuoteChecklistAnswerCreateApi(APIView):
     (scope "provider"). Multipart for a document; JSON works for a link."""
 
     permission_classes = [HasRole]
+    read_roles = READERS  # GET answers 405 for everyone: a vendor never sees a 403 here
     write_roles = frozenset({Role.VENDOR})
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
