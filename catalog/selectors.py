@@ -90,7 +90,7 @@ def model_profiles_list() -> QuerySet[ModelProfile]:
 
 def quote_lineage(quote: Quote) -> QuerySet[Quote]:
     """Every version of the quote's lineage, oldest first (one query)."""
-    ids = RawSQL(_LINEAGE_SQL, [quote.pk, quote.pk])  # noqa: S611 - constant SQL, bound params
+    ids = RawSQL(_LINEAGE_SQL, [quote.pk, quote.pk])  # noqa: S611 - constant SQL, bound params  # nosec B611
     return (
         Quote.objects.filter(pk__in=ids)
         .select_related("entered_by", "provider", "accelerator")
@@ -116,7 +116,7 @@ def quote_ancestor_ids(quote_ids: Iterable[int]) -> dict[int, list[int]]:
             FROM catalog_quote q JOIN chain ON q.id = chain.supersedes_id
         )
         SELECT start_id, id FROM chain ORDER BY start_id, depth
-    """  # noqa: S608 - only placeholders are interpolated
+    """  # noqa: S608 - only placeholders are interpolated  # nosec B608
     out: dict[int, list[int]] = {i: [] for i in ids}
     with connection.cursor() as cursor:
         cursor.execute(sql, ids)
@@ -140,8 +140,13 @@ def quote_successor_id(quote: Quote) -> int | None:
 
 
 def quotes_for_rfq(user: Any, rfq: Rfq) -> QuerySet[Quote]:
-    """Answers to one RFQ that the user may see (vendors: only their own organisation's)."""
-    return access.quotes_for(user).filter(rfq=rfq).order_by("provider__name", "-version")
+    """Latest version of each answer to one RFQ that the user may see (vendors: only their
+    own organisation's); withdrawn answers stay listed as withdrawn."""
+    return (
+        access.quotes_for(user)
+        .filter(rfq=rfq, superseded_by__isnull=True)
+        .order_by("provider__name", "accelerator__name", "-created_at")
+    )
 
 
 def current_quotes_for_accelerator(user: Any, accelerator: Accelerator) -> QuerySet[Quote]:
