@@ -310,3 +310,36 @@ def test_large_file_with_progress() -> None:
     assert_close(result.metrics.ttft_ms, ref["ttft_ms"])
     assert_close(result.metrics.tpot_ms, ref["tpot_ms"])
     assert not math.isnan(result.metrics.duration_s or math.nan)
+
+
+@pytest.mark.parametrize("suffix", ["Z", "+02:00", "-05:30", ""])
+def test_iso_fixed_layout_lane(suffix: str) -> None:
+    base = datetime(2026, 3, 1, 12, 0, tzinfo=UTC).timestamp()
+    rows = []
+    for i in range(500):
+        moment = datetime.fromtimestamp(base + i * 0.123456, UTC)
+        if suffix and suffix != "Z":
+            sign = 1 if suffix[0] == "+" else -1
+            hours, minutes = int(suffix[1:3]), int(suffix[4:6])
+            local = moment.timestamp() + sign * (hours * 3600 + minutes * 60)
+            text = datetime.fromtimestamp(local, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f") + suffix
+        else:
+            text = moment.strftime("%Y-%m-%dT%H:%M:%S.%f") + suffix
+        rows.append(f"{text},{10 + i % 7}.5,{100 + i}")
+    data = ("start_time,ttft_ms,e2e_ms\n" + "\n".join(rows) + "\n").encode()
+    result = parse(data)
+    assert result.per_request is not None
+    starts = result.per_request.start_s
+    assert starts is not None
+    expected = [base + i * 0.123456 for i in range(500)]
+    assert np.allclose(starts, expected, rtol=0, atol=2e-6)
+
+
+def test_iso_bad_calendar_value_is_reported() -> None:
+    rows = [f"2026-01-01T00:00:{i:02d}Z,1,2" for i in range(50)]
+    rows[20] = "2026-02-30T00:00:20Z,1,2"
+    data = ("start_time,ttft_ms,e2e_ms\n" + "\n".join(rows) + "\n").encode()
+    with pytest.raises(ParseError) as info:
+        parse(data)
+    assert "start_time" in info.value.message
+    assert "row 22" in info.value.message
