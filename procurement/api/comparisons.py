@@ -228,15 +228,18 @@ def _queued(request: Request, comparison: Comparison) -> Response:
 
 class ComparisonListApi(GenericAPIView):
     permission_classes = [ComparisonPermission]
+    queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     read_roles = access.STAFF_ROLES
     write_roles = access.COMPARISON_CREATORS
     serializer_class = ComparisonListSerializer
 
     @extend_schema(
+        operation_id="v1_comparisons_list",
+        responses={200: ComparisonListSerializer(many=True)},
         parameters=[
             OpenApiParameter("status", str, description="Filter by status."),
             OpenApiParameter("brief", int, description="Filter by brief id."),
-        ]
+        ],
     )
     def get(self, request: Request) -> Response:
         filters = {k: request.query_params.get(k) for k in ("status", "brief")}
@@ -246,7 +249,11 @@ class ComparisonListApi(GenericAPIView):
         page = self.paginate_queryset(qs)
         return self.get_paginated_response(ComparisonListSerializer(page, many=True).data)
 
-    @extend_schema(request=ComparisonInputSerializer, responses={202: ComparisonQueuedSerializer})
+    @extend_schema(
+        operation_id="v1_comparisons_create",
+        request=ComparisonInputSerializer,
+        responses={202: ComparisonQueuedSerializer},
+    )
     def post(self, request: Request) -> Response:
         data = ComparisonInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -268,9 +275,11 @@ class ComparisonListApi(GenericAPIView):
 
 class ComparisonDetailApi(GenericAPIView):
     permission_classes = [ComparisonPermission]
+    queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     read_roles = access.STAFF_ROLES
     serializer_class = ComparisonDetailSerializer
 
+    @extend_schema(operation_id="v1_comparisons_retrieve")
     def get(self, request: Request, pk: int) -> Response:
         comparison = access.get_or_404(selectors_comparisons.comparisons_list(request.user), pk=pk)
         rows = selectors_comparisons.comparison_rows(comparison)
@@ -279,6 +288,7 @@ class ComparisonDetailApi(GenericAPIView):
 
 class ComparisonRetryApi(GenericAPIView):
     permission_classes = [ComparisonPermission]
+    queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     write_roles = access.COMPARISON_CREATORS
     serializer_class = ComparisonQueuedSerializer
 
@@ -293,6 +303,7 @@ class ComparisonRetryApi(GenericAPIView):
 
 class ComparisonRecomputeApi(GenericAPIView):
     permission_classes = [ComparisonPermission]
+    queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     write_roles = access.COMPARISON_CREATORS
     serializer_class = ComparisonQueuedSerializer
 
