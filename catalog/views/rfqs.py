@@ -28,12 +28,14 @@ def rfq_list(request: HttpRequest) -> HttpResponse:
 def rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, pk)
     can_write = access.has_role(request.user, *access.CATALOG_WRITERS)
+    quotes = list(selectors.quotes_for_rfq(request.user, rfq))
     context = {
         "rfq": rfq,
         "providers": rfq.providers.all(),
         "accelerators": rfq.accelerators.all(),
         "capacity_labels": [CapacityModel(c).label for c in rfq.capacity_models or []],
-        "quotes": selectors.quotes_for_rfq(request.user, rfq),
+        "quotes": quotes,
+        "checklists": selectors.checklist_summaries(quotes),
         "can_write": can_write,
         "can_reopen": can_write and not rfq.is_open_for_answers(),
         "reopen_form": RfqReopenForm(),

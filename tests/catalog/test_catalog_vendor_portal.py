@@ -121,3 +121,15 @@ def test_vendor_pages_have_a_flat_query_count(
         latest = services.quote_revise(acting_user=vendor_a, quote=latest, data={})
     with django_assert_max_num_queries(len(small.captured_queries)):
         assert client.get(path).status_code == 200
+
+
+def test_rfq_pages_list_the_latest_version_of_each_answer(login, vendor_a, lead, quote_a):
+    from catalog import services
+
+    v2 = services.quote_revise(acting_user=vendor_a, quote=quote_a, data={})
+    mine = login(vendor_a).get(f"/vendor/rfqs/{quote_a.rfq_id}/").content.decode()
+    assert f"/vendor/quotes/{v2.pk}/" in mine
+    assert f"/vendor/quotes/{quote_a.pk}/" not in mine
+    staff = login(lead).get(f"/catalog/rfqs/{quote_a.rfq_id}/").content.decode()
+    assert f"/catalog/quotes/{v2.pk}/" in staff
+    assert f"/catalog/quotes/{quote_a.pk}/" not in staff
