@@ -14,6 +14,7 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
 
 from procurement import access, services_reviews
@@ -44,29 +45,35 @@ def comparison_review(request: HttpRequest, pk: int) -> HttpResponse:
     form = ReviewForm(
         request.POST or None, candidates=rows, recommended_key=comparison.recommended_key
     )
-    status = 200
-    if request.method == "POST":
-        status = 400
-        if form.is_valid():
-            try:
-                review = services_reviews.review_submit(
-                    acting_user=request.user,
-                    comparison=comparison,
-                    decision=form.cleaned_data["decision"],
-                    comment=form.cleaned_data["comment"],
-                    candidate_key=form.cleaned_data["candidate"] or None,
-                    justification=form.cleaned_data["justification"],
-                )
-            except DomainError as exc:
-                add_domain_error(form, exc)
-                status = exc.status_code
-            else:
-                messages.success(request, _decision_message(comparison, review))
-                return redirect("procurement:comparison-review", pk=comparison.pk)
+    status = _submit(request, comparison, form) if request.method == "POST" else 200
+    if status == 302:
+        return redirect("procurement:comparison-review", pk=comparison.pk)
     context = review_context(request.user, comparison, rows, filter_form, form)
-    if request.htmx and request.method == "GET":
-        return render(request, "procurement/review_page.html#rows", context)
-    return render(request, "procurement/review_page.html", context, status=status)
+    partial = request.method == "GET" and request.htmx and not request.htmx.history_restore_request
+    template = "procurement/review_page.html" + ("#rows" if partial else "")
+    response = render(request, template, context, status=status)
+    patch_vary_headers(response, ["HX-Request"])  # the same URL answers a page or a partial
+    return response
+
+
+def _submit(request: HttpRequest, comparison: Comparison, form: ReviewForm) -> int:
+    """Submit the decision; the HTTP status to answer (302 once recorded)."""
+    if not form.is_valid():
+        return 400
+    try:
+        review = services_reviews.review_submit(
+            acting_user=request.user,
+            comparison=comparison,
+            decision=form.cleaned_data["decision"],
+            comment=form.cleaned_data["comment"],
+            candidate_key=form.cleaned_data["candidate"] or None,
+            justification=form.cleaned_data["justification"],
+        )
+    except DomainError as exc:
+        add_domain_error(form, exc)
+        return exc.status_code
+    messages.success(request, _decision_message(comparison, review))
+    return 302
 
 
 def _decision_message(comparison: Comparison, review: Any) -> str:

@@ -207,6 +207,17 @@ def test_htmx_filter_returns_only_the_rows_partial(client, comparison, finance):
     assert rows_of(html) == ["q-h100", "q-h200"]
 
 
+def test_htmx_history_restore_gets_the_whole_page(client, comparison, finance):
+    client.force_login(finance)
+    response = client.get(
+        url(comparison, "review") + "?eligible=on",
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_HISTORY_RESTORE_REQUEST="true",
+    )
+    assert "<html" in response.content.decode()
+    assert "HX-Request" in response["Vary"]
+
+
 def test_bad_filter_value_is_reported(client, comparison, finance):
     client.force_login(finance)
     html = client.get(url(comparison, "review") + "?sort=cheapest&capacity=x").content.decode()
