@@ -156,6 +156,13 @@ class CellReader:
             return value[:max_len]
         return value
 
+    def url(self, column: str) -> str:
+        value = self.text(column, max_len=500)
+        if value and not value.lower().startswith(("https://", "http://")):
+            self.fail(column, "Give a web address starting with https:// (or leave it empty).")
+            return ""
+        return value
+
     def decimal(self, column: str, *, required: bool = False) -> Decimal | None:
         value = self.text(column, required=required)
         if not value:

@@ -106,7 +106,7 @@ def parse_price_list(data: bytes) -> ParseResult[PriceListRow]:
             "currency": reader.text("currency", required=True).upper(),
             "gpus_per_node": reader.integer("gpus_per_node", required=True),
             "valid_until": reader.moment("valid_until"),
-            "source_url": reader.text("source_url", max_len=500),
+            "source_url": reader.url("source_url"),
             "notes": reader.text("notes", max_len=2000),
         }
         for column in DECIMAL_COLUMNS:

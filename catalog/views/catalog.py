@@ -120,7 +120,9 @@ def _compare_rows(accelerators: list[Accelerator]) -> list[dict[str, object]]:
 
 @staff_required
 def accelerator_compare(request: HttpRequest) -> HttpResponse:
-    form = CompareForm(request.GET or None)
+    chosen = [request.GET.get(k) for k in "abcd" if request.GET.get(k)]
+    # Fewer than two picked (e.g. "Compare with…" from a detail page): prefill, no error yet.
+    form = CompareForm(request.GET) if len(chosen) >= 2 else CompareForm(initial=request.GET)
     if not form.is_bound or not form.is_valid():
         status = 400 if form.is_bound else 200
         return render(request, "catalog/compare.html", {"form": form}, status=status)

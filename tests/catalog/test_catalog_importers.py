@@ -67,6 +67,12 @@ def test_price_list_row_errors_name_row_and_column(line, column, fragment):
     assert fragment in result.errors[0].message
 
 
+def test_source_url_must_be_a_web_address():
+    header = HEADER.strip() + ",source_url\n"
+    result = parse_price_list((header + GOOD.strip() + ",javascript:alert(1)\n").encode())
+    assert [(e.row, e.column) for e in result.errors] == [(2, "source_url")]
+
+
 def test_negative_numbers_are_not_formulas():
     result = parse_price_list((HEADER + GOOD.replace("2.49", "-2.49")).encode())
     assert result.errors == []

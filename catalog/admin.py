@@ -1,0 +1,59 @@
+"""Admin for catalog reference data. Quotes are read-only here: a change is a new version,
+made through the services (ADR 0001), never an edit in place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
+
+
+@admin.register(Accelerator)
+class AcceleratorAdmin(admin.ModelAdmin):
+    list_display = ("name", "vendor", "memory_gb", "memory_bandwidth_tbps", "segment")
+    list_filter = ("vendor", "segment")
+    search_fields = ("name", "slug")
+
+
+@admin.register(ModelProfile)
+class ModelProfileAdmin(admin.ModelAdmin):
+    list_display = ("name", "family", "params_total_b", "layers", "kv_heads", "is_custom")
+    search_fields = ("name", "slug")
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Quote)
+class QuoteAdmin(ReadOnlyAdmin):
+    list_display = ("provider", "accelerator", "capacity_model", "version", "status", "quoted_at")
+    list_filter = ("capacity_model", "status", "is_public_list_price")
+    list_select_related = ("provider", "accelerator")
+    search_fields = ("title", "provider__name")
+
+
+@admin.register(ModelApiRoute)
+class ModelApiRouteAdmin(admin.ModelAdmin):
+    list_display = ("provider", "model_name", "price_input_per_m_tokens", "quoted_at")
+    list_select_related = ("provider",)
+
+
+@admin.register(FxRate)
+class FxRateAdmin(ReadOnlyAdmin):
+    list_display = ("currency", "rate_to_base", "as_of")
+
+
+@admin.register(Rfq)
+class RfqAdmin(ReadOnlyAdmin):
+    list_display = ("title", "deadline", "status")
