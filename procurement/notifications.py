@@ -78,7 +78,14 @@ def _context(comparison: Comparison) -> dict[str, Any]:
 
 
 def notify_comparison_ready(comparison: Comparison) -> int:
-    """Tell the reviewers a comparison awaits them. Returns the number of messages sent."""
+    """Tell the reviewers a comparison awaits them. Returns the number of messages sent.
+
+    Re-reads the row first: callers may hold an instance from before the queryset
+    `update()` that made it ready (its `required_approvals` decides who is told).
+    """
+    comparison.refresh_from_db()
+    if comparison.status != comparison.Status.READY:
+        return 0
     return _send("comparison_ready", _context(comparison), reviewers_of(comparison))
 
 

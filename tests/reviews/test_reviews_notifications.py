@@ -92,3 +92,21 @@ def test_a_mail_outage_never_breaks_the_flow(comparison, finance, monkeypatch, c
     monkeypatch.setattr(notifications, "get_connection", lambda: Broken())
     assert notifications.notify_comparison_ready(comparison) == 0
     assert "could not send comparison_ready" in caplog.text
+
+
+def test_ready_reads_the_row_not_a_stale_instance(dual_comparison, finance, engineer):
+    from procurement.models import Comparison
+
+    stale = Comparison.objects.get(pk=dual_comparison.pk)
+    stale.required_approvals = 1  # as held before the run's update() set 2
+    stale.status = Comparison.Status.RUNNING
+    assert notifications.notify_comparison_ready(stale) == 2
+    assert recipients() == ["engineer@example.com", "finance@example.com"]
+
+
+def test_ready_is_not_sent_for_a_comparison_that_is_not_ready(comparison, finance):
+    from procurement.models import Comparison
+
+    Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.Status.FAILED)
+    assert notifications.notify_comparison_ready(comparison) == 0
+    assert mail.outbox == []
