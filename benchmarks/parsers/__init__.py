@@ -23,6 +23,7 @@ from . import (
     run_json,
     sglang,
     telemetry,
+    training_log,
     vllm,
 )
 from .errors import ParseError
@@ -65,6 +66,7 @@ FORMATS: Final[dict[str, str]] = {
     telemetry.DCGM_ID: telemetry.DCGM_NAME,
     requests_csv.FORMAT_ID: requests_csv.FORMAT_NAME,
     run_json.FORMAT_ID: run_json.FORMAT_NAME,
+    training_log.FORMAT_ID: training_log.FORMAT_NAME,
 }
 
 #: what each detector looks for (used in "format not recognised" messages)
@@ -92,6 +94,10 @@ JSON_RULES: Final[dict[str, str]] = {
 TEXT_RULES: Final[dict[str, str]] = {
     mlperf.TRAINING_ID: "lines ':::MLLOG {...}'",
     telemetry.DCGM_ID: "lines 'DCGM_FI_...{labels} value'",
+    training_log.FORMAT_ID: (
+        "Megatron 'iteration ... elapsed time per iteration (ms)', torchtitan 'step: ... tps:' "
+        "or NeMo 'train_step_timing in s:' lines"
+    ),
     mlperf.INFERENCE_ID: "CSV header 'Organization,Availability,Division,SystemType,SystemName'",
     genai_perf.CSV_ID: "CSV 'Metric,avg,min,max,p99,p95,...' (descending percentiles)",
     aiperf.CSV_ID: "CSV 'Metric,avg,min,max,[sum,]p1,p5,...' (ascending percentiles)",
@@ -249,6 +255,8 @@ def _sniff_text(text: str, label: str) -> str:
         return mlperf.TRAINING_ID
     if telemetry.is_dcgm(head):
         return telemetry.DCGM_ID
+    if training_log.looks_like(head):
+        return training_log.FORMAT_ID
     first_line = head.split("\n", 1)[0].rstrip("\r")
     try:
         header = next(csv.reader([first_line]), [])
@@ -282,7 +290,17 @@ def _sniff(data: bytes, filename: str | None) -> _Sniffed:
     head_bytes = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     if head_bytes[:1] in (b"{", b"["):
         text = _decode(data)
-        fid, payload = _sniff_json(text.strip(), label)
+        try:
+            fid, payload = _sniff_json(text.strip(), label)
+        except ParseError as json_error:
+            if not head_bytes.startswith(b"["):
+                raise
+            # "[titan] ...", "[2025-...] iteration ..." logs also start with '['
+            try:
+                fid = _sniff_text(text[:65536], label)
+            except ParseError:
+                raise json_error from None
+            return _Sniffed(fid, text, data)
         return _Sniffed(fid, payload, data)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         text = _decode(data)
@@ -339,6 +357,7 @@ def _dispatch(s: _Sniffed, progress: ProgressFn | None) -> ParsedResult:
         telemetry.SMI_ID: telemetry.parse_smi,
         telemetry.DCGM_ID: telemetry.parse_dcgm,
         run_json.FORMAT_ID: run_json.parse,
+        training_log.FORMAT_ID: training_log.parse,
     }
     if fid == requests_csv.FORMAT_ID:
         return requests_csv.parse(s.data, progress)
