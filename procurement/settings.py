@@ -202,6 +202,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "procurement.tasks.comparisons_redrive_stuck_task",
         "schedule": timedelta(minutes=1),
     },
+    "redrive-stuck-benchmark-results": {
+        "task": "benchmarks.tasks.benchmark_results_redrive_stuck_task",
+        "schedule": timedelta(minutes=2),
+    },
 }
 
 # --- REST framework ---------------------------------------------------------------------------
