@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from . import (
     aiperf,
+    console,
     genai_perf,
     guidellm,
     llmperf,
@@ -67,6 +68,7 @@ FORMATS: Final[dict[str, str]] = {
     requests_csv.FORMAT_ID: requests_csv.FORMAT_NAME,
     run_json.FORMAT_ID: run_json.FORMAT_NAME,
     training_log.FORMAT_ID: training_log.FORMAT_NAME,
+    console.FORMAT_ID: console.FORMAT_NAME,
 }
 
 #: what each detector looks for (used in "format not recognised" messages)
@@ -94,6 +96,7 @@ JSON_RULES: Final[dict[str, str]] = {
 TEXT_RULES: Final[dict[str, str]] = {
     mlperf.TRAINING_ID: "lines ':::MLLOG {...}'",
     telemetry.DCGM_ID: "lines 'DCGM_FI_...{labels} value'",
+    console.FORMAT_ID: "a '==== Serving Benchmark Result ====' block",
     training_log.FORMAT_ID: (
         "Megatron 'iteration ... elapsed time per iteration (ms)', torchtitan 'step: ... tps:' "
         "or NeMo 'train_step_timing in s:' lines"
@@ -255,6 +258,8 @@ def _sniff_text(text: str, label: str) -> str:
         return mlperf.TRAINING_ID
     if telemetry.is_dcgm(head):
         return telemetry.DCGM_ID
+    if console.looks_like(head):
+        return console.FORMAT_ID
     if training_log.looks_like(head):
         return training_log.FORMAT_ID
     first_line = head.split("\n", 1)[0].rstrip("\r")
@@ -358,6 +363,7 @@ def _dispatch(s: _Sniffed, progress: ProgressFn | None) -> ParsedResult:
         telemetry.DCGM_ID: telemetry.parse_dcgm,
         run_json.FORMAT_ID: run_json.parse,
         training_log.FORMAT_ID: training_log.parse,
+        console.FORMAT_ID: console.parse,
     }
     if fid == requests_csv.FORMAT_ID:
         return requests_csv.parse(s.data, progress)

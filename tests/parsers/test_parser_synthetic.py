@@ -949,3 +949,49 @@ def test_to_dict_has_no_nan_or_numpy() -> None:
     assert "NaN" not in text
     assert isinstance(result.to_dict()["metrics"]["ttft_ms"]["p50"], float)
     assert not math.isnan(result.to_dict()["metrics"]["ttft_ms"]["p50"])
+
+
+CONSOLE = """\
+INFO 01-15 10:00:00 Namespace(backend='vllm', model='m', request_rate=inf)
+============ Serving Benchmark Result ============
+Successful requests:                     1000
+Failed requests:                         0
+Maximum request concurrency:             64
+Benchmark duration (s):                  30.85
+Total input tokens:                      229711
+Total generated tokens:                  203068
+Request throughput (req/s):              32.42
+Output token throughput (tok/s):         6582.87
+Peak output token throughput (tok/s):    14046.00
+Peak concurrent requests:                1000.00
+Total Token throughput (tok/s):          14029.44
+---------------Time to First Token----------------
+Mean TTFT (ms):                          120.50
+Median TTFT (ms):                        110.25
+P99 TTFT (ms):                           310.75
+-----Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          9.10
+Median TPOT (ms):                        9.00
+P99 TPOT (ms):                           12.00
+---------------Inter-token Latency----------------
+Mean ITL (ms):                           9.05
+Median ITL (ms):                         8.50
+P99 ITL (ms):                            40.00
+==================================================
+"""
+
+
+def test_serving_console_output() -> None:
+    result = parse((CONSOLE + CONSOLE.replace("32.42", "30.00")).encode(), "paste.txt")
+    assert result.format_id == "serving-console"
+    m = result.metrics
+    assert m.requests_completed == 1000
+    assert m.requests_failed == 0
+    assert m.concurrency == 64
+    assert m.ttft_ms == Percentiles(110.25, None, 310.75, 120.5)
+    assert m.itl_ms == Percentiles(8.5, None, 40.0, 9.05)
+    assert m.total_tokens_per_s == 14029.44
+    assert len(result.runs) == 2
+    assert result.runs[1].metrics.request_throughput_rps == 30.0
+    with pytest.raises(ParseError):
+        parse(CONSOLE.replace("32.42", "-1").encode())
