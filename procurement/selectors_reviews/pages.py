@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from django import forms
-
 from procurement import access, charts, services_reviews
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors_reviews.record import assumptions_of, brief_facts
@@ -25,11 +23,12 @@ from procurement.selectors_reviews.rows import (
 
 if TYPE_CHECKING:
     from accounts.models import User
+    from procurement.forms_reviews import ReviewForm, RowFilterForm
 
 HISTORY_LIMIT = 50
 
 
-def _common(user: User, comparison: Comparison) -> dict[str, Any]:
+def _common(comparison: Comparison) -> dict[str, Any]:
     reviews = reviews_of(comparison)
     given = approvals_given(reviews)
     return {
@@ -50,13 +49,13 @@ def review_context(
     user: User,
     comparison: Comparison,
     rows: list[CandidateResult],
-    filter_form: forms.Form,
-    form: forms.Form,
+    filter_form: RowFilterForm,
+    form: ReviewForm,
 ) -> dict[str, Any]:
-    filters = filter_form.filters()  # type: ignore[attr-defined]
+    filters = filter_form.filters()
     shown = filter_and_sort(rows, **filters)
     refusal = services_reviews.review_refusal(user, comparison)
-    context = _common(user, comparison)
+    context = _common(comparison)
     context.update(
         rows=review_rows(user, comparison, shown),
         total_rows=len(rows),
@@ -76,7 +75,7 @@ def review_context(
 
 def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
     rows = candidates_of(comparison)
-    context = _common(user, comparison)
+    context = _common(comparison)
     approved = next(
         (r.candidate for r in reversed(context["reviews"]) if r.decision == "approve"), None
     )
