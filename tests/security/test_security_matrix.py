@@ -1,0 +1,115 @@
+"""S-01/S-02: every route × every role answers what `matrix.MATRIX` says, and every route
+has a row. Vendor B never gets a 403 or a page showing provider A's objects."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from tests.security.factories_security import MARKERS, ROLES
+from tests.security.matrix import LOGIN, MATRIX
+from tests.security.routes import all_routes, allowlisted, call, outcome, url_for
+
+pytestmark = pytest.mark.django_db
+
+POST_ROUTES = sorted(name for name, route in MATRIX.items() if route.post is not None)
+
+
+def test_every_route_has_an_entry():
+    routes = all_routes()
+    missing = sorted(n for n in routes if n not in MATRIX and not allowlisted(n))
+    stale = sorted(n for n in MATRIX if n not in routes)
+    assert not missing, f"routes without a row in tests/security/matrix.py: {missing}"
+    assert not stale, f"rows in the matrix for routes that no longer exist: {stale}"
+
+
+def test_matrix_rows_have_one_outcome_per_role():
+    for name, route in MATRIX.items():
+        assert len(route.get) == len(ROLES), name
+        assert route.post is None or len(route.post) == len(ROLES), name
+
+
+def _vendor_b_leaks(response, where: str) -> list[str]:
+    """S-01: vendor B gets 404 (never 403) for A's objects, and reads none of A's rows."""
+    if response.status_code == 403:
+        return [f"{where} as vendor_b: 403 (must be 404: never confirm that A's object exists)"]
+    if 200 <= response.status_code < 300:
+        text = response.body.decode("utf-8", "replace")
+        if leaked := [marker for marker in MARKERS if marker in text]:
+            return [f"{where} as vendor_b shows provider A's {leaked}"]
+    return []
+
+
+def _mismatches(world, name: str, method: str) -> list[str]:
+    route = MATRIX[name]
+    expected_row = route.get if method == "get" else route.post
+    url = url_for(world, name)
+    where = f"{method.upper()} {url}"
+    out = []
+    for role, expected in zip(ROLES, expected_row, strict=True):
+        response = call(world, role, method, url, route)
+        got = outcome(response)
+        if got != expected:
+            out.append(f"{where} as {role}: expected {expected}, got {got} {response.body[:200]!r}")
+        if role == "vendor_b":
+            out += _vendor_b_leaks(response, where)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(MATRIX))
+def test_get_matrix(world, name):
+    mismatches = _mismatches(world, name, "get")
+    assert not mismatches, "\n".join(mismatches)
+
+
+@pytest.mark.parametrize("name", POST_ROUTES)
+def test_post_matrix(world, name):
+    mismatches = _mismatches(world, name, "post")
+    assert not mismatches, "\n".join(mismatches)
+
+
+# Objects of provider A behind URL kwargs (accelerators and model profiles are catalog data).
+A_OBJECTS = {"quote", "rfq", "answer", "provider", "route", "result", "plan", "step", "brief"}
+A_OBJECTS |= {"comparison", "event"}
+HTML_OPEN = {"healthz", "accounts:login"}
+
+
+def test_the_table_itself_keeps_the_rules():
+    """Guards the table against a careless edit: vendor B's column on A's objects is 404 (or
+    an id-independent 405), and anonymous is a login redirect (HTML) or 401/403 (API)."""
+    for name, route in MATRIX.items():
+        rows = [route.get] + ([route.post] if route.post else [])
+        if set(route.kwargs.values()) & A_OBJECTS:
+            for row in rows:
+                assert row[ROLES.index("vendor_b")] in (404, 405), name
+        anonymous = [row[0] for row in rows]
+        if name in HTML_OPEN:
+            assert anonymous[0] == 200, name
+        elif route.api and name != "api-token":
+            assert set(anonymous) <= {401, 403, 405}, name
+            assert anonymous[-1] in (401, 403), name  # the method the route serves
+        elif not route.api:
+            assert set(anonymous) == {LOGIN}, name
+
+
+def _missing_url(world, name: str) -> str:
+    """The same route with every object id replaced by one that does not exist."""
+    kwargs = {
+        key: "no-such-slug" if isinstance(value, str) else 987654321
+        for key, value in world.kwargs(MATRIX[name].kwargs).items()
+    }
+    return reverse(name, kwargs=kwargs)
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, r in MATRIX.items() if set(r.kwargs.values()) & A_OBJECTS)
+)
+def test_vendor_b_cannot_tell_a_objects_from_missing_ones(world, name):
+    """S-01: no object is reachable, or even confirmed, by guessing its id."""
+    route = MATRIX[name]
+    for method in ("get", "post") if route.post else ("get",):
+        real = call(world, "vendor_b", method, url_for(world, name), route)
+        missing = call(world, "vendor_b", method, _missing_url(world, name), route)
+        assert real.status_code == missing.status_code, method
+        if route.api:
+            assert real.body == missing.body, method
