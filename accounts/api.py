@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services
+from procurement.audit import audit_record
 from procurement.errors import DomainError, NotAllowed
 
 
@@ -34,13 +35,30 @@ class TokenObtainApi(APIView):
         username = data.validated_data["username"]
         ip = request.META.get("REMOTE_ADDR")
         if services.login_blocked(username=username, ip_address=ip):
+            _audit_refusal("login.throttled", username)
             raise NotAllowed("Too many failed attempts; wait 15 minutes and try again.")
         user = authenticate(request, username=username, password=data.validated_data["password"])
         if user is None:
             services.login_failure_record(username=username, ip_address=ip)
+            _audit_refusal("login.failed", username)
             raise DomainError(
                 "Unable to log in with these credentials.",
                 fields={"non_field_errors": ["Unable to log in with these credentials."]},
             )
-        token, _ = Token.objects.get_or_create(user=user)
+        services.login_failures_clear(username=user.username, ip_address=ip)
+        token, created = Token.objects.get_or_create(user=user)
+        if created:
+            audit_record(actor=user, action="token.created", obj=user, summary={"via": "api"})
         return Response({"token": token.key})
+
+
+def _audit_refusal(action: str, username: str) -> None:
+    """Like the login form: one event per refused attempt (the username, never the password)."""
+    audit_record(
+        actor=None,
+        action=action,
+        object_type="user",
+        object_id=username[:150],
+        outcome="refused",
+        summary={"via": "api"},
+    )

@@ -60,4 +60,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             "code": codes if isinstance(codes, str) else "error",
             "fields": {},
         }
+    if isinstance(exc, exceptions.AuthenticationFailed):
+        # Credentials were sent and refused (unknown token, deactivated user): 401 with a
+        # challenge. No credentials at all stays 403, as DRF answers with session auth first.
+        response.status_code = status.HTTP_401_UNAUTHORIZED
+        response["WWW-Authenticate"] = 'Token realm="api"'
     return response
