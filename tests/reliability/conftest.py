@@ -127,6 +127,14 @@ def redis_server(tmp_path) -> Iterator[RedisServer]:
         server.stop()
 
 
+def _drop_broker_connections(app) -> None:
+    """Forget pooled connections and producers (what Celery does after a fork)."""
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
 @pytest.fixture
 def celery_on(redis_server, settings, monkeypatch) -> Iterator[RedisServer]:
     """Web side AND worker subprocesses use the private Redis, with short redelivery times.
@@ -149,12 +157,12 @@ def celery_on(redis_server, settings, monkeypatch) -> Iterator[RedisServer]:
         "socket_connect_timeout": 1,
         "socket_timeout": 3,
     }
-    app.close()
+    _drop_broker_connections(app)
     try:
         yield redis_server
     finally:
         app.conf.broker_url, app.conf.broker_transport_options = old
-        app.close()
+        _drop_broker_connections(app)
 
 
 @pytest.fixture
