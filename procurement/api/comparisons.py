@@ -145,6 +145,12 @@ class CandidateSerializer(serializers.ModelSerializer):
 
 
 class ComparisonDetailSerializer(ComparisonListSerializer):
+    # Plain text here: the enum lives on the list serializer only, so the schema's enum
+    # component stays unique ("status" has other choice sets in other apps; a collision
+    # fails check --deploy).
+    status = serializers.CharField(
+        read_only=True, help_text=", ".join(Comparison.Status.values) + " (see ComparisonList)"
+    )
     candidates = serializers.SerializerMethodField()
     recommendation = serializers.SerializerMethodField()
     tornado = serializers.SerializerMethodField()
