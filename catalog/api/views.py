@@ -9,12 +9,14 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.models import Role
 from catalog import selectors, services
 from catalog.api import serializers as s
+from catalog.api.parsers import SafeJSONParser
 from catalog.filters import AcceleratorFilter, QuoteFilter
 from catalog.models import Accelerator, ModelProfile, Quote
 from procurement import access
@@ -36,6 +38,7 @@ class CatalogRole(HasRole):
 
 class _Base(viewsets.GenericViewSet):
     permission_classes = [CatalogRole]
+    parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
     http_method_names = ["get", "post", "head", "options"]
 
 

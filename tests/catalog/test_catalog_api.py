@@ -261,3 +261,14 @@ def test_rfq_create_reopen_and_vendor_view(api, lead, vendor_a, provider_a, prov
     assert bad.status_code == 400
     assert {"capacity_models", "deadline"} <= set(bad.json()["fields"])
     assert Provider.objects.count() == 2
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"[" * 100_000 + b"]" * 100_000, b'{"price_per_gpu_hour": NaN}', b'{"cut": "off', b"[1]"],
+)
+def test_junk_json_bodies_are_clear_400s(api, lead, provider_a, body):
+    response = api(lead).generic("POST", "/api/v1/quotes/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["detail"]
+    assert Quote.objects.count() == 0
