@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -60,8 +59,6 @@ def stat_value(b: Builder, stats: object, label: str, kind: str) -> float | None
 
 # ----------------------------------------------------------------------------- CSV export
 
-_NAME_RE: Final = re.compile(r"^(?P<name>.*?)\s*(?:\((?P<unit>[^)]*)\))?\s*$")
-
 
 @dataclass(slots=True)
 class StatsCsv:
@@ -73,10 +70,13 @@ class StatsCsv:
 
 
 def split_name(raw: str) -> tuple[str, str]:
-    match = _NAME_RE.match(raw.strip())
-    if match is None:
-        return raw.strip().lower(), ""
-    return match.group("name").strip().lower(), (match.group("unit") or "").strip()
+    """'Time to First Token (ms)' -> ('time to first token', 'ms')."""
+    text = raw.strip()
+    if text.endswith(")"):
+        cut = text.rfind("(")
+        if cut >= 0:
+            return text[:cut].strip().lower(), text[cut + 1 : -1].strip()
+    return text.lower(), ""
 
 
 def read_stats_csv(text: str) -> StatsCsv:

@@ -187,6 +187,22 @@ def metrics_from_csv(b: Builder, stats: _stats.StatsCsv) -> Metrics:
         b.note("itl_ms is AIPerf inter_chunk_latency (gap between SSE chunks)")
     if "reasoning token count" in stats.distributions:
         b.note(REASONING_NOTE)
+    known = {
+        "time to first token",
+        "inter token latency",
+        "inter chunk latency",
+        "request latency",
+        "benchmark duration",
+        "request count",
+        "request throughput",
+        "output token throughput",
+    }
+    if not known & (stats.distributions.keys() | stats.values.keys()):
+        found = ", ".join(sorted(stats.distributions.keys() | stats.values.keys())[:8])
+        raise b.error(
+            f"{b.format_name}: no known metric rows (Time to First Token, Request Latency, "
+            f"Request Throughput, ...); found: {found or 'none'}"
+        )
     b.note("CSV values are rounded to 2 decimals; prefer the JSON export")
     duration = _stats.csv_value(b, stats, "benchmark duration", "s")
     completed = _stats.csv_value(b, stats, "request count", "count")

@@ -21,7 +21,7 @@ from .types import Metrics, ParsedResult, Percentiles
 FORMAT_ID: Final = "serving-console"
 FORMAT_NAME: Final = "vLLM / SGLang serving benchmark console output (text)"
 
-_START: Final = re.compile(r"=+\s*Serving Benchmark Result\s*=+")
+_TITLE: Final = "Serving Benchmark Result"
 _END: Final = re.compile(r"^\s*={10,}\s*$")
 _LINE: Final = re.compile(r"^\s*(.+?):\s+(\S+)")
 
@@ -49,15 +49,19 @@ _FAMILIES: Final = {
 _STAT: Final = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)\s+(.+?)\s+\(ms\)$")
 
 
+def _is_start(line: str) -> bool:
+    return _TITLE in line and line.strip().startswith("=")
+
+
 def looks_like(text_head: str) -> bool:
-    return _START.search(text_head) is not None
+    return any(_is_start(line) for line in text_head.splitlines()[:20000] if _TITLE in line)
 
 
 def parse(text: str, progress: ProgressFn | None = None) -> ParsedResult:
     blocks: list[list[str]] = []
     current: list[str] | None = None
     for line in text.splitlines():
-        if _START.search(line):
+        if _is_start(line):
             current = []
             blocks.append(current)
             continue

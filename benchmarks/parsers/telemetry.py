@@ -43,7 +43,13 @@ _LABEL_RE: Final = re.compile(r'(\w+)="([^"]*)"')
 
 
 def _column_name(raw: str) -> str:
-    return re.sub(r"\s*\[[^\]]*\]\s*$", "", raw.strip()).strip().lower()
+    """'power.draw [W]' -> 'power.draw' (no regex: headers can be hostile)."""
+    name = raw.strip()
+    if name.endswith("]"):
+        cut = name.rfind("[")
+        if cut > 0:
+            name = name[:cut]
+    return name.strip().lower()
 
 
 def is_smi_header(header: list[str]) -> bool:
