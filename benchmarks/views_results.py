@@ -3,7 +3,9 @@ and the comparison of results across candidates for one brief."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import re
+import unicodedata
+from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import urlencode
 
@@ -160,6 +162,15 @@ def result_detail(request: HttpRequest, result_id: int) -> HttpResponse:
     return render(request, "benchmarks/result_detail.html", context)
 
 
+def download_name(name: str) -> str:
+    """The uploaded name made harmless for Content-Disposition: ASCII letters, digits and
+    ``._ ()-`` only (no path, quote, semicolon or control character)."""
+    base = PurePath(name.replace("\\", "/")).name
+    base = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode("ascii")
+    base = re.sub(r"[^A-Za-z0-9._ ()-]+", "_", base).strip(" ._")
+    return base[:150] or "benchmark-result"
+
+
 @require_GET
 @access.role_required(*READERS)
 def result_download(request: HttpRequest, result_id: int) -> FileResponse:
@@ -168,7 +179,7 @@ def result_download(request: HttpRequest, result_id: int) -> FileResponse:
     response = FileResponse(
         result.raw_file.open("rb"),
         as_attachment=True,
-        filename=result.original_name,
+        filename=download_name(result.original_name),
         content_type="application/octet-stream",
     )
     response["X-Content-Type-Options"] = "nosniff"
