@@ -90,7 +90,10 @@ def to_number(value: object, where: str, kind: str, *, thousands: bool = False) 
     if isinstance(value, bool):
         raise ParseError(f"{where} is a boolean ({value!r}), expected a number")
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            raise ParseError(f"{where} is an absurdly large integer") from None
     elif isinstance(value, str):
         text = value.strip()
         if text == "" or text.upper() in {"N/A", "NA", "NONE", "NULL", "[N/A]"}:

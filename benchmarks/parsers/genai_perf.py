@@ -183,7 +183,7 @@ def _experiment(obj: Mapping[str, Any], exp: object, index: int) -> ParsedResult
         stamps = req.get("response_timestamps")
         if (
             not isinstance(start, int)
-            or isinstance(start, bool)
+            or not _is_int(start)
             or not isinstance(stamps, list)
             or not all(map(_is_int, stamps))
         ):
@@ -251,4 +251,4 @@ def _experiment(obj: Mapping[str, Any], exp: object, index: int) -> ParsedResult
 
 
 def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63

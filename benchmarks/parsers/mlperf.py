@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -206,7 +207,11 @@ def parse_training(text: str, progress: ProgressFn | None = None) -> ParsedResul
 
 def _scalar_number(value: object) -> float | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            return None
+        return number if math.isfinite(number) else None
     return None
 
 

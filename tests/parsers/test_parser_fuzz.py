@@ -167,6 +167,7 @@ junk_values = st.recursive(
         st.integers(min_value=-(10**30), max_value=10**30),
         st.floats(allow_nan=True, allow_infinity=True),
         st.sampled_from(["=1+2", "-1", "nan", "Infinity", "1e999", "", "550", "[N/A]"]),
+        st.sampled_from([10**400, -(10**400), 2**63, 2**64 + 1]),
     ),
     lambda children: st.one_of(
         st.lists(children, max_size=4), st.dictionaries(st.text(max_size=6), children, max_size=4)
