@@ -65,7 +65,7 @@ def test_create_answers_202_and_queues_on_commit(
     assert comparison.assumptions == {"headroom_margin_pct": 15.0}
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_create_with_the_broker_down_still_answers_202_and_says_so(
     api_client, lead, scenario, monkeypatch
 ):

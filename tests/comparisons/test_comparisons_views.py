@@ -317,7 +317,7 @@ def test_new_page_queries_do_not_grow_with_quotes(
     assert few == many
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_broker_down_at_request_time_the_page_says_it_was_saved(login, lead, scenario, monkeypatch):
     from kombu.exceptions import OperationalError
 

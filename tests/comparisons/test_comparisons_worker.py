@@ -13,7 +13,7 @@ from tests.comparisons.factories_comparisons import many_quotes
 
 
 @pytest.mark.services
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_worker_computes_a_200_candidate_comparison(tmp_path, lead, brief, checklist_items):
     import redis
 

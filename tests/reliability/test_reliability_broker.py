@@ -29,7 +29,7 @@ from tests.reliability.factories_reliability import complete_brief
 
 pytestmark = [
     pytest.mark.services,
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
 ]
 
 

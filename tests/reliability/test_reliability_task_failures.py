@@ -136,7 +136,7 @@ def test_a_duplicate_delivery_computes_once(queued):
     assert _computed_events(queued) == 1
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_two_concurrent_deliveries_compute_once(celery_on, lead, checklist_items):
     """R-04 with real concurrency: two workers get the same id at the same instant."""
     cheap, fast = scenario_quotes(lead)
