@@ -654,13 +654,16 @@ def _read_fast(
 
 
 def _idle_cpus() -> int:
-    """CPUs not busy with other work (threads only pay off on idle cores)."""
+    """CPUs not busy with other work (threads only pay off on idle cores).
+
+    The 1-minute load average includes this process itself, hence the ``- 1``.
+    """
     cpus = os.cpu_count() or 1
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # not available on this platform
         return cpus
-    return max(1, int(cpus - load + 0.5))
+    return max(1, int(cpus - max(0.0, load - 1.0) + 0.5))
 
 
 def _split_segments(data: bytes, body_start: int) -> list[_Segment]:
@@ -730,6 +733,8 @@ def _run_segment(
     pos = seg.start
     row = seg.first_row
     line_no = seg.first_line
+    scratch = np.empty(CHUNK_BYTES + 1, dtype=np.bool_)
+    scratch_nl = np.empty(CHUNK_BYTES + 1, dtype=np.bool_)
     while pos < seg.end:
         if stop.is_set():
             return
@@ -738,8 +743,14 @@ def _run_segment(
             nxt = data.find(b"\n", pos, seg.end)
             end = seg.end if nxt < 0 else nxt + 1
         chunk = buf[pos:end]
-        newline = chunk == 10
-        mask = chunk == 44
+        width = end - pos
+        if scratch.shape[0] < width:
+            scratch = np.empty(width, dtype=np.bool_)
+            scratch_nl = np.empty(width, dtype=np.bool_)
+        mask = scratch[:width]
+        newline = scratch_nl[:width]
+        np.equal(chunk, 10, out=newline)
+        np.equal(chunk, 44, out=mask)
         mask |= newline
         seps = np.flatnonzero(mask)
         nrows = seps.shape[0] // ncols
@@ -750,8 +761,7 @@ def _run_segment(
             and nrows > 0
             and int(np.count_nonzero(newline)) == nrows
         ):
-            cols = seps.reshape(nrows, ncols).T.copy()
-            cols += pos
+            cols = np.add(seps.reshape(nrows, ncols).T, pos)  # contiguous per column
             # every ncols-th separator must be the row's newline; as there are exactly nrows
             # newlines, all the other separators are then commas
             if bool((buf[cols[-1]] == 10).all()):

@@ -135,13 +135,16 @@ def parse(data: bytes, progress: ProgressFn | None = None) -> ParsedResult:
 
     ok_count = int(success.sum())
     all_ok = ok_count == n
+    scratch = np.empty(ok_count)  # one reusable buffer for the percentile selections
     metrics_kw: dict[str, object] = {}
     if ok_count:
-        metrics_kw["ttft_ms"] = _pct(ttft, success, all_ok)
-        metrics_kw["e2e_ms"] = _pct(e2e, success, all_ok)
-        metrics_kw["tpot_ms"] = _pct(tpot, success, all_ok)
+        metrics_kw["ttft_ms"] = _pct(ttft, success, all_ok, scratch)
+        metrics_kw["e2e_ms"] = _pct(e2e, success, all_ok, scratch)
+        metrics_kw["tpot_ms"] = _pct(tpot, success, all_ok, scratch)
         metrics_kw["itl_ms"] = (
-            percentiles_of(pooled_itl) if pooled_itl is not None else _pct(itl, success, all_ok)
+            percentiles_of(pooled_itl)
+            if pooled_itl is not None
+            else _pct(itl, success, all_ok, scratch)
         )
     else:
         b.note("no successful request in the file")
@@ -152,9 +155,12 @@ def parse(data: bytes, progress: ProgressFn | None = None) -> ParsedResult:
         start = values["start_time"]
         first = float(np.fmin.reduce(start))
         if not math.isnan(first):
+            finish = np.empty(n)
             with np.errstate(invalid="ignore"):
-                finish = start + e2e / 1000.0
+                np.divide(e2e, 1000.0, out=finish)
+                finish += start
             last = float(np.fmax(np.fmax.reduce(finish), np.fmax.reduce(start)))
+            del finish
             duration = last - first if last > first else None
         if duration is not None:
             busy = _sum(e2e, None)
@@ -225,13 +231,20 @@ def _has_nan(values: FloatArray) -> bool:
     return math.isnan(float(np.add.reduce(values)))
 
 
-def _pct(values: FloatArray, mask: np.ndarray, all_selected: bool) -> Percentiles | None:
+def _pct(
+    values: FloatArray, mask: np.ndarray, all_selected: bool, scratch: FloatArray
+) -> Percentiles | None:
+    """Percentiles of the selected, recorded values; ``scratch`` (len = selected) is reused."""
     if _has_nan(values):
         keep = ~np.isnan(values)
         if not all_selected:
             keep &= mask
         return percentiles_owned(values[keep])
-    return percentiles_owned(values.copy() if all_selected else values[mask])
+    if all_selected:
+        np.copyto(scratch, values)
+    else:
+        np.compress(mask, values, out=scratch)
+    return percentiles_owned(scratch)
 
 
 def _sum(values: FloatArray, mask: np.ndarray | None) -> float | None:
