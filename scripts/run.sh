@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBUG="${DEBUG:-true}"
 PY=.venv/bin/python
-mkdir -p var/celery/queue var/celery/processed var/private
+mkdir -p var/celery/queue var/celery/processed var/celery/control var/private
 
 $PY manage.py migrate --noinput -v0
 if $PY manage.py help load_catalog >/dev/null 2>&1; then $PY manage.py load_catalog; fi
