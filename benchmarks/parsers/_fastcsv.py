@@ -45,6 +45,8 @@ I64 = npt.NDArray[np.int64]
 
 CHUNK_BYTES: Final = 1 << 20
 MAX_THREADS: Final = 4
+#: files are split into threaded segments of at least this many bytes
+MIN_SEGMENT_BYTES: Final = 4 << 20
 
 # column kinds
 FLOAT: Final = "float"
@@ -668,7 +670,7 @@ def _idle_cpus() -> int:
 
 def _split_segments(data: bytes, body_start: int) -> list[_Segment]:
     size = len(data)
-    workers = min(MAX_THREADS, _idle_cpus(), max(1, (size - body_start) // (4 << 20)))
+    workers = min(MAX_THREADS, _idle_cpus(), max(1, (size - body_start) // MIN_SEGMENT_BYTES))
     bounds = [body_start]
     for i in range(1, workers):
         target = body_start + (size - body_start) * i // workers

@@ -343,3 +343,48 @@ def test_iso_bad_calendar_value_is_reported() -> None:
         parse(data)
     assert "start_time" in info.value.message
     assert "row 22" in info.value.message
+
+
+@pytest.fixture
+def small_chunks_and_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Force many chunks and several threaded segments on a small file."""
+    monkeypatch.setattr(fc, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(fc, "MIN_SEGMENT_BYTES", 64 * 1024)
+    monkeypatch.setattr(fc, "_idle_cpus", lambda: 4)
+
+
+def test_threaded_segments_match_single_pass(
+    small_chunks_and_threads: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = make_rows(8000, seed=21)
+    lines = [",".join(r) for r in rows]
+    lines.insert(3000, "")  # blank lines leave gaps that must be compacted
+    lines.insert(6000, "")
+    data = (HEADER + "\n" + "\n".join(lines) + "\n").encode()
+    assert len(data) > 4 * 64 * 1024
+    seen: list[float] = []
+    threaded = parse(data, progress=seen.append)
+    assert seen == sorted(seen)
+    assert seen[-1] == 1.0
+    monkeypatch.setattr(fc, "_idle_cpus", lambda: 1)
+    single = parse(data)
+    assert threaded.metrics == single.metrics
+    assert threaded.per_request is not None
+    assert single.per_request is not None
+    for name in ("ttft_ms", "e2e_ms", "itl_ms", "input_tokens", "output_tokens", "start_s"):
+        assert np.array_equal(
+            getattr(threaded.per_request, name), getattr(single.per_request, name), equal_nan=True
+        )
+    assert len(threaded.per_request) == len(rows)
+    ref = reference(rows)
+    assert_close(threaded.metrics.ttft_ms, ref["ttft_ms"])
+
+
+def test_threaded_first_error_in_file_order(small_chunks_and_threads: None) -> None:
+    rows = make_rows(8000, seed=22)
+    rows[7000][1] = "late-bad"
+    rows[2500][3] = "early-bad"
+    with pytest.raises(ParseError) as info:
+        parse(to_csv(rows))
+    assert "early-bad" in info.value.message
+    assert "row 2502" in info.value.message
