@@ -113,3 +113,37 @@ def test_vendor_b_cannot_tell_a_objects_from_missing_ones(world, name):
         assert real.status_code == missing.status_code, method
         if route.api:
             assert real.body == missing.body, method
+
+
+LISTS = [
+    "/api/v1/quotes/",
+    "/api/v1/providers/",
+    "/api/v1/api-routes/",
+    "/api/v1/rfqs/",
+    "/vendor/",
+    "/checklist/",
+    "/",
+]
+PROBES = [
+    "",
+    "?provider=provider-a",
+    "?provider={provider}",
+    "?rfq={rfq}",
+    "?quote={quote}",
+    "?search=ZQXA",
+    "?current=false",
+    "?ordering=-price_per_gpu_hour",
+]
+
+
+@pytest.mark.parametrize("url", LISTS)
+def test_lists_and_filters_never_show_vendor_b_any_row_of_a(world, url):
+    """S-01: 0 of A's rows in B's lists, whatever the filter; A sees them (the check bites)."""
+    mine = call(world, "vendor_a", "get", url, MATRIX["dashboard"])
+    assert mine.status_code == 200
+    assert any(m in mine.body.decode() for m in MARKERS), f"{url}: A's own rows are missing"
+    for probe in PROBES:
+        full = url + probe.format(**world.ids)
+        response = call(world, "vendor_b", "get", full, MATRIX["dashboard"])
+        assert response.status_code in (200, 400, 404), full
+        assert not _vendor_b_leaks(response, f"GET {full}"), full
