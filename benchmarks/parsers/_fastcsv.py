@@ -629,30 +629,45 @@ def _read_fast(
 ) -> None:
     size = len(data)
     body_start = segments[0].start
-    stop = threading.Event()
+    stop = _Stop()
     if len(segments) == 1:
-        _run_segment(data, segments[0], ncols, wanted, out, stop, progress)
+        _run_segment(data, segments[0], 0, ncols, wanted, out, stop, progress)
     else:
         with ThreadPoolExecutor(max_workers=len(segments)) as pool:
             futures = [
-                pool.submit(_run_segment, data, seg, ncols, wanted, out, stop, None)
-                for seg in segments
+                pool.submit(_run_segment, data, seg, i, ncols, wanted, out, stop, None)
+                for i, seg in enumerate(segments)
             ]
             try:
-                while True:
-                    finished, pending = wait(futures, timeout=0.05)
+                pending = set(futures)
+                while pending:
+                    _, pending = wait(pending, timeout=0.05)
                     if progress is not None:
                         total = sum(seg.done_bytes for seg in segments)
                         progress(min(1.0, (body_start + total) / size))
-                    if not pending or any(f.exception() for f in finished):
-                        break
-            finally:
-                stop.set()
-            for fut in futures:  # first failure in file order wins
+            except BaseException:
+                stop.fail(-1)  # the caller aborted (progress callback): stop every segment
+                raise
+            for fut in futures:  # the first failure in file order wins
                 exc = fut.exception()
                 if exc is not None:
                     raise exc
     _compact(out, segments)
+
+
+class _Stop:
+    """Segments after a failed one stop early; earlier ones finish (they may fail earlier)."""
+
+    def __init__(self) -> None:
+        self.first_failed = 1 << 62
+        self._lock = threading.Lock()
+
+    def fail(self, index: int) -> None:
+        with self._lock:
+            self.first_failed = min(self.first_failed, index)
+
+    def should_stop(self, index: int) -> bool:
+        return self.first_failed < index
 
 
 def _idle_cpus() -> int:
@@ -722,10 +737,28 @@ def _compact(out: Columns, segments: Sequence[_Segment]) -> None:
 def _run_segment(
     data: bytes,
     seg: _Segment,
+    index: int,
     ncols: int,
     wanted: Sequence[Column],
     out: Columns,
-    stop: threading.Event,
+    stop: _Stop,
+    progress: Callable[[float], None] | None,
+) -> None:
+    try:
+        _decode_segment(data, seg, index, ncols, wanted, out, stop, progress)
+    except BaseException:
+        stop.fail(index)
+        raise
+
+
+def _decode_segment(
+    data: bytes,
+    seg: _Segment,
+    index: int,
+    ncols: int,
+    wanted: Sequence[Column],
+    out: Columns,
+    stop: _Stop,
     progress: Callable[[float], None] | None,
 ) -> None:
     size = len(data)
@@ -738,7 +771,7 @@ def _run_segment(
     scratch = np.empty(CHUNK_BYTES + 1, dtype=np.bool_)
     scratch_nl = np.empty(CHUNK_BYTES + 1, dtype=np.bool_)
     while pos < seg.end:
-        if stop.is_set():
+        if stop.should_stop(index):
             return
         end = data.rfind(b"\n", pos, min(seg.end, pos + CHUNK_BYTES)) + 1
         if end <= pos:  # a line longer than the chunk, or the unterminated last line

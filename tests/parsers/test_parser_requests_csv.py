@@ -388,3 +388,15 @@ def test_threaded_first_error_in_file_order(small_chunks_and_threads: None) -> N
         parse(to_csv(rows))
     assert "early-bad" in info.value.message
     assert "row 2502" in info.value.message
+
+
+def test_threaded_progress_cancel(small_chunks_and_threads: None) -> None:
+    class Cancelled(Exception):
+        pass
+
+    def cancel(fraction: float) -> None:
+        if fraction > 0.3:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        parse(to_csv(make_rows(8000, seed=23)), progress=cancel)
