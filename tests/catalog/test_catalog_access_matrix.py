@@ -46,6 +46,10 @@ def expected_html(who: str, kind: str) -> int:
         return 200 if who in WRITERS else 404
     if kind == "vendor_a":  # the vendor portal, for provider A's objects
         return 200 if who == "vendor_a" else 404
+    if kind == "fx_writer":
+        return 200 if who in {"finance", "admin_user"} else 404
+    if kind == "model_writer":
+        return 200 if who in {"lead", "engineer", "admin_user"} else 404
     if kind == "vendor_any":
         return 200 if who in {"vendor_a", "vendor_b"} else 404
     raise AssertionError(kind)
@@ -65,6 +69,15 @@ HTML_GET = [
     ("/catalog/import/template.csv", "writer"),
     ("/catalog/api-routes/", "staff"),
     ("/catalog/providers/", "staff"),
+    ("/catalog/providers/new/", "writer"),
+    ("/catalog/api-routes/new/", "writer"),
+    ("/catalog/fx/", "staff"),
+    ("/catalog/fx/new/", "fx_writer"),
+    ("/catalog/", "staff"),
+    ("/catalog/compare/", "staff"),
+    ("/catalog/accelerators/h100-sxm-80gb/", "staff"),
+    ("/catalog/models/", "staff"),
+    ("/catalog/models/new/", "model_writer"),
     ("/vendor/", "vendor_any"),
     ("/vendor/rfqs/{rfq_a}/", "vendor_a"),
     ("/vendor/rfqs/{rfq_a}/quote/", "vendor_a"),
