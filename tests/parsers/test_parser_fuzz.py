@@ -354,7 +354,7 @@ COLUMNS = [
 ]
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     header=st.lists(st.sampled_from(COLUMNS), min_size=1, max_size=9, unique=True),
     rows=st.lists(st.lists(cell, min_size=0, max_size=10), max_size=12),
@@ -391,7 +391,7 @@ number_cell = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(rows=st.lists(st.tuples(number_cell, number_cell, number_cell), min_size=1, max_size=40))
 def test_fast_decoder_agrees_with_float(rows: list[tuple[str, str, str]]) -> None:
     """Vectorised decoding == csv module + float() (or both refuse the same file)."""

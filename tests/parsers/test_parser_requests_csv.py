@@ -298,7 +298,7 @@ def test_header_only_and_no_known_columns() -> None:
 
 
 def test_large_file_with_progress() -> None:
-    rows = make_rows(200_000, seed=11)
+    rows = make_rows(120_000, seed=11)
     data = to_csv(rows)
     seen: list[float] = []
     result = parse(data, "big.csv", progress=seen.append)
