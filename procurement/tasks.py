@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 
 from procurement import services_comparisons, services_system
@@ -12,15 +14,22 @@ def worker_probe_complete_task(probe_id: int) -> None:
     services_system.worker_probe_complete(probe_id=probe_id)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def comparison_run_task(comparison_id: int) -> None:
-    """Run the engine for one comparison. Safe to run twice: the service claims the row."""
-    services_comparisons.comparison_run(comparison_id=comparison_id)
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=240)
+def comparison_run_task(self: Any, comparison_id: int) -> None:
+    """Run the engine for one comparison. Safe to run twice: the service claims the row.
+
+    Finding the row claimed by a run in progress (a duplicate, or a redelivery after a
+    crash), come back when that claim would be stale: by then it is finished or taken over.
+    """
+    wait = services_comparisons.comparison_deliver(comparison_id=comparison_id)
+    if wait is not None:
+        raise self.retry(countdown=wait)
 
 
 @shared_task
 def comparisons_redrive_stuck_task() -> int:
-    """Re-send comparisons stuck in queued/running (beat, every minute)."""
+    """Re-send comparisons queued, or running with a stale claim, for over 30 s (beat, every
+    minute). A re-sent message is harmless: the run claims the row or waits for its claim."""
     return services_comparisons.comparisons_redrive_stuck(
         older_than=services_comparisons.STALE_AFTER
     )

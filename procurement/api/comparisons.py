@@ -15,6 +15,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from catalog.api.parsers import SafeJSONParser
 from procurement import access, selectors_comparisons, services_comparisons
 from procurement.api.permissions import HasRole
 from procurement.models import CandidateResult, Comparison
@@ -234,6 +235,7 @@ def _queued(request: Request, comparison: Comparison) -> Response:
 
 class ComparisonListApi(GenericAPIView):
     permission_classes = [ComparisonPermission]
+    parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     read_roles = access.STAFF_ROLES
     write_roles = access.COMPARISON_CREATORS
@@ -281,6 +283,7 @@ class ComparisonListApi(GenericAPIView):
 
 class ComparisonDetailApi(GenericAPIView):
     permission_classes = [ComparisonPermission]
+    parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     read_roles = access.STAFF_ROLES
     serializer_class = ComparisonDetailSerializer
@@ -294,6 +297,7 @@ class ComparisonDetailApi(GenericAPIView):
 
 class ComparisonRetryApi(GenericAPIView):
     permission_classes = [ComparisonPermission]
+    parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     write_roles = access.COMPARISON_CREATORS
     serializer_class = ComparisonQueuedSerializer
@@ -309,6 +313,7 @@ class ComparisonRetryApi(GenericAPIView):
 
 class ComparisonRecomputeApi(GenericAPIView):
     permission_classes = [ComparisonPermission]
+    parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     write_roles = access.COMPARISON_CREATORS
     serializer_class = ComparisonQueuedSerializer

@@ -54,6 +54,9 @@ class Comparison(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
+    # "host:pid" of the worker process running it: a redelivery on the same host takes over
+    # at once from a dead process instead of waiting for the claim to go stale.
+    claimed_by = models.CharField(max_length=200, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
 

@@ -11,13 +11,19 @@ from procurement.services_comparisons.queue import (
     comparisons_redrive_stuck,
     send_comparison,
 )
-from procurement.services_comparisons.run import MAX_ATTEMPTS, STALE_AFTER, comparison_run
+from procurement.services_comparisons.run import (
+    MAX_ATTEMPTS,
+    STALE_AFTER,
+    comparison_deliver,
+    comparison_run,
+)
 
 __all__ = [
     "MAX_ATTEMPTS",
     "QUEUE_UNAVAILABLE_MESSAGE",
     "STALE_AFTER",
     "comparison_create",
+    "comparison_deliver",
     "comparison_recompute",
     "comparison_retry",
     "comparison_run",

@@ -3,7 +3,10 @@
 Safe to deliver twice (acks_late + reject_on_worker_lost redeliver after a crash):
 
 1. one conditional UPDATE claims the row (queued, or running with a claim older than
-   `STALE_AFTER`) and increments `attempts`; 0 rows means someone else has it — no-op;
+   `STALE_AFTER`) and increments `attempts`; 0 rows means someone else has it — no-op.
+   A run refreshes its claim with every progress write (the engine reports progress at
+   least every second or so), so a claim goes stale only when its worker died; the task
+   then comes back when the claim would be stale (`comparison_deliver`) and takes over;
 2. past `MAX_ATTEMPTS` the comparison fails ("gave up") instead of looping forever;
 3. the engine runs outside a transaction, saving progress (and refreshing the claim) at
    most every `PROGRESS_EVERY_S`;
@@ -15,9 +18,12 @@ Safe to deliver twice (acks_late + reject_on_worker_lost redeliver after a crash
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import time
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -33,7 +39,7 @@ from procurement.services_comparisons.compute import Computed, compute
 logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
-STALE_AFTER = timedelta(minutes=5)  # a running claim not refreshed for this long is dead
+STALE_AFTER = timedelta(seconds=30)  # a claim not refreshed for this long: its worker died
 PROGRESS_EVERY_S = 0.5
 TRAINING_UNIT_CLASSES = {"training", "full_finetune", "adapter_finetune"}
 
@@ -64,17 +70,46 @@ def describe_error(exc: BaseException) -> str:
     return f"Unexpected error while computing ({type(exc).__name__}): {exc}"[:2000]
 
 
-def _claim(comparison_id: int) -> Comparison | None:
+def claimer() -> str:
+    """This process, as written into `claimed_by`."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def claim_state(claimed_by: str) -> str:
+    """'dead', 'alive' or 'unknown' for the process named in `claimed_by`.
+
+    Only this host's processes can be checked. A process is dead when it is gone, a zombie,
+    or this very process (a worker process runs one task at a time, so its earlier run
+    ended without finishing)."""
+    host, _, pid_text = claimed_by.rpartition(":")
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return "unknown"
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return "dead"
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return "dead"
+    except (OSError, IndexError):
+        return "unknown"  # no /proc here: cannot tell
+    return "dead" if state in {"Z", "X"} else "alive"
+
+
+def _claim(comparison_id: int, *, take_over_from: str = "") -> Comparison | None:
     now = timezone.now()
+    claimable = Q(status=Comparison.Status.QUEUED) | Q(
+        status=Comparison.Status.RUNNING, claimed_at__lt=now - STALE_AFTER
+    )
+    if take_over_from:
+        claimable |= Q(status=Comparison.Status.RUNNING, claimed_by=take_over_from)
     claimed = (
         Comparison.objects.filter(pk=comparison_id)
-        .filter(
-            Q(status=Comparison.Status.QUEUED)
-            | Q(status=Comparison.Status.RUNNING, claimed_at__lt=now - STALE_AFTER)
-        )
+        .filter(claimable)
         .update(
             status=Comparison.Status.RUNNING,
             claimed_at=now,
+            claimed_by=claimer(),
             attempts=F("attempts") + 1,
             progress=0.0,
             error="",
@@ -152,9 +187,13 @@ def _save(mine: QuerySet[Comparison], comparison: Comparison, computed: Computed
     return True
 
 
-def comparison_run(*, comparison_id: int) -> Comparison | None:
-    """Compute one comparison if this call can claim it; None when there was nothing to do."""
-    comparison = _claim(comparison_id)
+def comparison_run(*, comparison_id: int, take_over_from: str = "") -> Comparison | None:
+    """Compute one comparison if this call can claim it; None when there was nothing to do.
+
+    `take_over_from`: the `claimed_by` of a run known to be dead, whose claim may be taken
+    although it still looks fresh.
+    """
+    comparison = _claim(comparison_id, take_over_from=take_over_from)
     if comparison is None:
         logger.info("comparison %s: nothing to do (finished or claimed elsewhere)", comparison_id)
         return None
@@ -181,3 +220,34 @@ def comparison_run(*, comparison_id: int) -> Comparison | None:
             logger.info("comparison %s: lost its claim; results discarded", comparison_id)
     comparison.refresh_from_db()
     return comparison
+
+
+def comparison_deliver(*, comparison_id: int) -> float | None:
+    """One task delivery: run the comparison, or say how long to wait before trying again.
+
+    Returns None when there is nothing more to do (computed now, or already finished), or
+    the seconds until the claim of a run still in progress would go stale: a redelivery
+    after a crash (acks_late + reject_on_worker_lost) must not be dropped while the dead
+    run's claim looks fresh, and a duplicate of a live run must not run it twice. On the
+    claiming process's own host the answer is immediate: a dead claimer is taken over at
+    once, a live one makes this delivery a no-op.
+    """
+    if comparison_run(comparison_id=comparison_id) is not None:
+        return None
+    row = (
+        Comparison.objects.filter(pk=comparison_id, status=Comparison.Status.RUNNING)
+        .values_list("claimed_at", "claimed_by")
+        .first()
+    )
+    if row is None:
+        return None
+    claimed_at, claimed_by = row
+    state = claim_state(claimed_by) if claimed_by else "unknown"
+    if state == "alive":
+        return None  # a live process runs it; should it die, its own message comes back
+    if state == "dead":
+        logger.warning("comparison %s: %s died mid-run; taking over", comparison_id, claimed_by)
+        if comparison_run(comparison_id=comparison_id, take_over_from=claimed_by) is not None:
+            return None
+    stale_at = claimed_at + STALE_AFTER
+    return max(1.0, (stale_at - timezone.now()).total_seconds() + 1.0)

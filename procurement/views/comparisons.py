@@ -104,7 +104,13 @@ def comparison_new(request: HttpRequest) -> HttpResponse:
         else:
             _enqueue_message(request, comparison)
             return redirect(comparison.get_absolute_url())
-    return render(request, "procurement/comparison_new.html", _new_context(request, brief, form))
+    status = 400 if request.method == "POST" else 200  # a re-shown form: the input was refused
+    return render(
+        request,
+        "procurement/comparison_new.html",
+        _new_context(request, brief, form),
+        status=status,
+    )
 
 
 def _enqueue_message(request: HttpRequest, comparison: Any) -> None:

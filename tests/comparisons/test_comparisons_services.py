@@ -327,3 +327,80 @@ def test_api_routes_are_candidates_and_can_win(scenario, lead):
     assert api.eligible
     assert api.cost_lines["api_compute"]
     assert len(rows) == 3
+
+
+def _running(comparison, *, claimed_by, attempts=1):
+    Comparison.objects.filter(pk=comparison.pk).update(
+        status=Comparison.Status.RUNNING,
+        attempts=attempts,
+        claimed_at=timezone.now(),
+        claimed_by=claimed_by,
+    )
+
+
+def test_a_delivery_that_finds_a_live_run_waits_for_its_claim_to_go_stale(scenario, lead):
+    from procurement.services_comparisons import STALE_AFTER, comparison_deliver
+
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    _running(comparison, claimed_by="another-host:4242")
+    wait = comparison_deliver(comparison_id=comparison.pk)
+    assert STALE_AFTER.total_seconds() - 5 < wait <= STALE_AFTER.total_seconds() + 1
+    comparison.refresh_from_db()
+    assert comparison.attempts == 1
+    assert comparison.status == Comparison.Status.RUNNING
+    assert not CandidateResult.objects.filter(comparison=comparison).exists()
+
+
+@pytest.mark.parametrize("who", ["dead pid", "this process"])
+def test_a_redelivery_after_the_worker_died_takes_over_at_once(scenario, lead, who):
+    import socket
+
+    from procurement.services_comparisons import comparison_deliver
+    from procurement.services_comparisons.run import claimer
+
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    dead = f"{socket.gethostname()}:999999999" if who == "dead pid" else claimer()
+    _running(comparison, claimed_by=dead)
+    assert comparison_deliver(comparison_id=comparison.pk) is None
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.READY
+    assert comparison.attempts == 2
+    assert comparison.claimed_by == claimer()
+
+
+def test_a_duplicate_of_a_run_alive_on_this_host_is_a_no_op(scenario, lead):
+    import os
+    import socket
+
+    from procurement.services_comparisons import comparison_deliver
+
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    alive = f"{socket.gethostname()}:{os.getppid()}"  # the process that started the tests
+    _running(comparison, claimed_by=alive)
+    assert comparison_deliver(comparison_id=comparison.pk) is None
+    comparison.refresh_from_db()
+    assert comparison.attempts == 1
+    assert comparison.status == Comparison.Status.RUNNING
+
+
+def test_a_delivery_of_a_finished_comparison_is_a_no_op(computed):
+    from procurement.services_comparisons import comparison_deliver
+
+    assert comparison_deliver(comparison_id=computed.pk) is None
+    computed.refresh_from_db()
+    assert computed.attempts == 1
+
+
+def test_the_task_runs_once_inline_and_asks_celery_to_retry_while_busy(scenario, lead):
+    from celery.exceptions import Retry
+
+    from procurement.tasks import comparison_run_task
+
+    done = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison_run_task(done.pk)
+    done.refresh_from_db()
+    assert done.status == Comparison.Status.READY
+    busy = comparison_create(acting_user=lead, brief=scenario["brief"])
+    _running(busy, claimed_by="another-host:1")
+    with pytest.raises(Retry):
+        comparison_run_task(busy.pk)

@@ -198,7 +198,7 @@ def test_new_comparison_errors_are_shown_and_nothing_is_saved(
     if data.get("quotes") == "FAST":
         data["quotes"] = [scenario["fast"].pk]
     response = login(lead).post("/comparisons/new/", data)
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert message in response.content.decode()
     assert not Comparison.objects.exists()
     assert no_broker == []
@@ -211,6 +211,7 @@ def test_incomplete_brief_cannot_be_compared_from_the_page(login, lead, scenario
     response = client.post(
         "/comparisons/new/", {"brief": brief.pk, "quotes": [scenario["fast"].pk]}
     )
+    assert response.status_code == 400
     assert "The brief is incomplete" in response.content.decode()
     assert not Comparison.objects.exists()
 

@@ -18,7 +18,8 @@ class Command(BaseCommand):
             "--older-than-minutes",
             type=float,
             default=STALE_AFTER.total_seconds() / 60,
-            help="Only comparisons stuck longer than this (default: the stale-claim limit).",
+            help="Only comparisons stuck longer than this (default: the stale-claim limit, "
+            "as the beat task).",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
