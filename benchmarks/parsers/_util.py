@@ -130,12 +130,6 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def as_dict(value: object, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ParseError(f"{where} is {type(value).__name__}, expected an object")
-    return value
-
-
 def get_path(obj: object, *path: str) -> object:
     """obj[path[0]][path[1]]... or None when any step is missing / not a dict."""
     cur = obj
@@ -220,16 +214,6 @@ def _linear_percentiles(values: FloatArray) -> tuple[float, float, float]:
     return float(out[0]), float(out[1]), float(out[2])
 
 
-def scaled(p: Percentiles | None, factor: float) -> Percentiles | None:
-    if p is None:
-        return None
-
-    def mul(v: float | None) -> float | None:
-        return None if v is None else v * factor
-
-    return Percentiles(mul(p.p50), mul(p.p95), mul(p.p99), mul(p.mean))
-
-
 def maybe_percentiles(
     p50: float | None, p95: float | None, p99: float | None, mean: float | None
 ) -> Percentiles | None:
@@ -264,15 +248,6 @@ def compare_percentiles(
         return
     for attr in ("p50", "p95", "p99", "mean"):
         compare(out, f"{name}.{attr}", getattr(file_p, attr), getattr(rec_p, attr))
-
-
-def merge_percentiles(
-    recomputed: Percentiles | None, from_file: Percentiles | None
-) -> Percentiles | None:
-    """Recomputed values win; fields the samples cannot give stay from the file."""
-    if recomputed is None:
-        return from_file
-    return recomputed
 
 
 # ----------------------------------------------------------------------------- arrays

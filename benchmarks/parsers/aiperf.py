@@ -12,8 +12,6 @@ from . import _stats
 from ._util import (
     Builder,
     ProgressFn,
-    compare,
-    compare_percentiles,
     get_path,
     percentiles_owned,
     safe_div,
@@ -389,23 +387,3 @@ def _rec_list_ms(b: Builder, entry: Mapping[str, Any], i: int) -> list[float]:
 
 def to_number_or_raise(b: Builder, value: object, label: str) -> float | None:
     return b.wrap(lambda: to_number(value, b.where(label), "ms"))
-
-
-def cross_check(summary: ParsedResult, records: ParsedResult) -> list[Any]:
-    """Discrepancies between an AIPerf summary and its per-request JSONL (used by tests/tools)."""
-    out: list[Any] = []
-    for name in ("ttft_ms", "e2e_ms", "tpot_ms", "itl_ms"):
-        compare_percentiles(
-            out, name, getattr(summary.metrics, name), getattr(records.metrics, name)
-        )
-    compare(
-        out,
-        "requests_completed",
-        None
-        if summary.metrics.requests_completed is None
-        else float(summary.metrics.requests_completed),
-        None
-        if records.metrics.requests_completed is None
-        else float(records.metrics.requests_completed),
-    )
-    return out
