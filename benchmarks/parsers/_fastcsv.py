@@ -395,43 +395,46 @@ def decode_decimals(
     else:
         ndig = length
     max_dig = int(ndig.max())
+    any_empty = int(length.min()) == 0
     if frac and max_dig >= 8:
         x |= buf[ends - 9].astype(np.uint64)
-    if frac:
+    if frac and any_empty:
         ndig = np.maximum(ndig, 0)
     k = np.minimum(ndig, 8) if max_dig > 8 else ndig
     t = x ^ _C30
     t &= _KEEP[k]
-    errors = _non_digits(t)
+    check = t + _C76
+    check |= t
     mantissa = _digits_swar8(t)
     if max_dig > 8:
         y = words[ends - 17] if frac else words[ends - 16]
         k = _clip8(ndig - 8)
         y ^= _C30
         y &= _KEEP[k]
-        errors |= _non_digits(y)
+        check_hi = y + _C76
+        check_hi |= y
+        check |= check_hi
         mantissa += _digits_swar8(y) * _E8
     values = mantissa.astype(np.float64)
     if frac:
         values /= _POW10[frac]
-    empty = length == 0
-    any_empty = bool(empty.any())
+    empty: npt.NDArray[np.bool_] | None = None
     if any_empty:
+        empty = length == 0
         values[empty] = np.nan
-    if bool(np.bitwise_or.reduce(errors)):
-        bad = errors != 0
-        if any_empty:
-            bad &= ~empty
-    else:
-        bad = np.zeros(n, dtype=np.bool_)
-    if fits is not None:
+    bad: npt.NDArray[np.bool_] | None = None
+    if int(np.bitwise_or.reduce(check)) & 0x8080808080808080:
+        bad = (check & _HIGH) != 0
+    if fits is not None and not bool(fits.all()):
         misfit = ~fits
-        if any_empty:
-            misfit &= ~empty
-        bad |= misfit
+        bad = misfit if bad is None else bad | misfit
     if max_dig > 8:
-        bad |= ndig > 16
-        bad |= mantissa > _MAX_EXACT
+        over = (ndig > 16) | (mantissa > _MAX_EXACT)
+        bad = over if bad is None else bad | over
+    if bad is None:
+        return values, np.zeros(n, dtype=np.bool_)
+    if empty is not None:
+        bad &= ~empty
     if bad.any():
         idx = np.flatnonzero(bad)
         sub_vals, sub_bad = decode_decimals_general(words, starts[idx], ends[idx])
