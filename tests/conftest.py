@@ -2,65 +2,85 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from accounts.models import Role
-from tests.factories import ProviderFactory, UserFactory
+# Django-dependent imports live inside the fixtures, so the pure engine and parser suites
+# also run without Django (`pytest tests/engine -p no:django`).
+
+
+def _user(**kwargs: Any) -> Any:
+    from tests.factories import UserFactory
+
+    return UserFactory(**kwargs)
+
+
+def _provider(**kwargs: Any) -> Any:
+    from tests.factories import ProviderFactory
+
+    return ProviderFactory(**kwargs)
+
+
+def _role(name: str) -> str:
+    from accounts.models import Role
+
+    return str(Role[name])
 
 
 @pytest.fixture
 def provider_a(db):
-    return ProviderFactory(name="Provider A", slug="provider-a")
+    return _provider(name="Provider A", slug="provider-a")
 
 
 @pytest.fixture
 def provider_b(db):
-    return ProviderFactory(name="Provider B", slug="provider-b")
+    return _provider(name="Provider B", slug="provider-b")
 
 
 @pytest.fixture
 def lead(db):
-    return UserFactory(username="lead", role=Role.PROCUREMENT_LEAD)
+    return _user(username="lead", role=_role("PROCUREMENT_LEAD"))
 
 
 @pytest.fixture
 def lead_other(db):
-    return UserFactory(username="lead2", role=Role.PROCUREMENT_LEAD)
+    return _user(username="lead2", role=_role("PROCUREMENT_LEAD"))
 
 
 @pytest.fixture
 def engineer(db):
-    return UserFactory(username="engineer", role=Role.PLATFORM_ENGINEER)
+    return _user(username="engineer", role=_role("PLATFORM_ENGINEER"))
 
 
 @pytest.fixture
 def finance(db):
-    return UserFactory(username="finance", role=Role.FINANCE_REVIEWER)
+    return _user(username="finance", role=_role("FINANCE_REVIEWER"))
 
 
 @pytest.fixture
 def finance_other(db):
-    return UserFactory(username="finance2", role=Role.FINANCE_REVIEWER)
+    return _user(username="finance2", role=_role("FINANCE_REVIEWER"))
 
 
 @pytest.fixture
 def security(db):
-    return UserFactory(username="security", role=Role.SECURITY_REVIEWER)
+    return _user(username="security", role=_role("SECURITY_REVIEWER"))
 
 
 @pytest.fixture
 def vendor_a(db, provider_a):
-    return UserFactory(username="vendor_a", role=Role.VENDOR, provider=provider_a)
+    return _user(username="vendor_a", role=_role("VENDOR"), provider=provider_a)
 
 
 @pytest.fixture
 def vendor_b(db, provider_b):
-    return UserFactory(username="vendor_b", role=Role.VENDOR, provider=provider_b)
+    return _user(username="vendor_b", role=_role("VENDOR"), provider=provider_b)
 
 
 @pytest.fixture
 def admin_user(db):
-    return UserFactory(username="admin", role=Role.ADMIN, is_staff=True, is_superuser=True)
+    return _user(username="admin", role=_role("ADMIN"), is_staff=True, is_superuser=True)
 
 
 @pytest.fixture
