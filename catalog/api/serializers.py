@@ -42,7 +42,9 @@ class AcceleratorSerializer(serializers.ModelSerializer):
 
 
 class ModelProfileSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = ModelProfile
@@ -65,7 +67,11 @@ class QuoteSerializer(_MoneyModelSerializer):
 
     provider = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     accelerator = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    entered_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    entered_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
+    # Blank when the price came from a document (`source_document`), so not always a URL.
+    source_url = serializers.URLField(read_only=True, allow_blank=True)
     superseded_by = serializers.SerializerMethodField()
     is_stale = serializers.SerializerMethodField()
     is_current = serializers.SerializerMethodField()
@@ -155,7 +161,9 @@ class ApiRouteSerializer(_MoneyModelSerializer):
     model_profile = serializers.SlugRelatedField(
         slug_field="slug", queryset=ModelProfile.objects.all(), required=False, allow_null=True
     )
-    entered_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    entered_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
     is_stale = serializers.SerializerMethodField()
 
     class Meta:
@@ -177,7 +185,9 @@ class ApiRouteSerializer(_MoneyModelSerializer):
 
 
 class FxRateSerializer(_MoneyModelSerializer):
-    entered_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    entered_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = FxRate
