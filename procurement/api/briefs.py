@@ -71,11 +71,11 @@ class VersionSerializer(serializers.ModelSerializer):
 
 
 class BriefOutputSerializer(serializers.ModelSerializer):
-    model = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    model = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     weight_precision = serializers.CharField(read_only=True)
     kv_precision = serializers.CharField(read_only=True)
     created_by = serializers.CharField(source="created_by.username", read_only=True)
-    supersedes = serializers.PrimaryKeyRelatedField(read_only=True)
+    supersedes = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
     superseded_by = serializers.SerializerMethodField()
     is_current = serializers.SerializerMethodField()
     missing_fields = serializers.SerializerMethodField()
