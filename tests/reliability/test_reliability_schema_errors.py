@@ -1,0 +1,62 @@
+"""The OpenAPI schema documents the API's one error shape on every operation.
+
+`procurement.api.schema.AutoSchema` adds the error statuses each operation can answer with
+(400 and 404 everywhere; 401/403 behind a login; 409/415 on writes; 413 on uploads), all
+with the `Error` body `{"detail", "code", "fields"}` that the exception handler renders.
+"""
+
+from __future__ import annotations
+
+import pytest
+from drf_spectacular.generators import SchemaGenerator
+
+from procurement.api.schema import ERROR_DESCRIPTIONS, ErrorSerializer, error_responses
+
+SCHEMA_CLASS = "procurement.api.schema.AutoSchema"
+METHODS = {"get", "post", "put", "patch", "delete"}
+
+
+@pytest.fixture
+def schema(settings) -> dict:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": SCHEMA_CLASS}
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+def _operations(schema: dict):
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            if method in METHODS:
+                yield path, method, operation
+
+
+def test_every_operation_documents_its_errors_with_the_error_body(schema):
+    error = schema["components"]["schemas"]["Error"]
+    assert set(error["required"]) == {"detail", "code", "fields"}
+    operations = list(_operations(schema))
+    assert len(operations) >= 40
+    for path, method, operation in operations:
+        responses = operation["responses"]
+        assert {"400", "404"} <= set(responses), (method, path)
+        if path != "/api/v1/auth/token/":
+            assert {"401", "403"} <= set(responses), (method, path)
+        if method == "post":
+            assert {"409", "415"} <= set(responses), (method, path)
+        for code, response in responses.items():
+            if code.startswith(("4", "5")) and "content" in response:
+                body = response["content"]["application/json"]["schema"]
+                assert body in ({"$ref": "#/components/schemas/Error"}, {}), (method, path, code)
+
+
+def test_uploads_document_413_and_hand_written_responses_are_kept(schema):
+    upload = schema["paths"]["/api/v1/benchmark-results/"]["post"]["responses"]
+    assert "413" in upload
+    assert {"200", "201"} <= set(upload)  # the area's own extend_schema entries stay
+    token = schema["paths"]["/api/v1/auth/token/"]["post"]["responses"]
+    assert "401" not in token  # AllowAny: no credentials to refuse
+
+
+def test_error_responses_helper_for_extend_schema():
+    responses = error_responses(400, 404)
+    assert set(responses) == {400, 404}
+    assert responses[404].description == ERROR_DESCRIPTIONS[404]
+    assert responses[400].response is ErrorSerializer
