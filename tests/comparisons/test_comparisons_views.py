@@ -334,3 +334,10 @@ def test_broker_down_at_request_time_the_page_says_it_was_saved(login, lead, sce
     assert response.status_code == 200
     assert "Saved; the worker queue is unavailable" in response.content.decode()
     assert Comparison.objects.get().status == Comparison.Status.QUEUED
+
+
+def test_results_table_has_exactly_one_body_row_per_candidate(login, lead, computed):
+    html = login(lead).get(f"/comparisons/{computed.pk}/").content.decode()
+    table = html[html.index('id="results"') : html.index("</table>", html.index('id="results"'))]
+    assert table.count("<table") == 0  # no nested tables: one <tr> per candidate
+    assert table.count('<tr id="row-') == 2
