@@ -23,6 +23,7 @@ import socket
 import time
 from datetime import timedelta
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -31,6 +32,8 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from benchmarks.services.plans import benchmark_plans_refresh_for_brief
+from procurement import notifications
 from procurement.audit import audit_record
 from procurement.engine.errors import EngineInputError
 from procurement.models import CandidateResult, Comparison
@@ -183,6 +186,15 @@ def _save(mine: QuerySet[Comparison], comparison: Comparison, computed: Computed
                 "commitment_usd": str(commitment),
                 "attempt": comparison.attempts,
             },
+        )
+        # After commit, and never able to undo the result: reviewers are told the comparison
+        # awaits them, and the brief's benchmark plans re-judge their "one row per candidate"
+        # step. robust=True logs a failure instead of raising it into the worker.
+        transaction.on_commit(
+            partial(notifications.notify_comparison_ready, comparison), robust=True
+        )
+        transaction.on_commit(
+            partial(benchmark_plans_refresh_for_brief, comparison.brief_id), robust=True
         )
     return True
 
