@@ -117,10 +117,20 @@ class Page:
             },
         )
 
-    def shot(self, label: str) -> Path:
+    def shot(self, label: str, *, element: Any = None, full_page: bool = True) -> Path:
+        """Screenshot the whole page; for long pages, only `element` (a locator) or, with
+        `full_page=False`, the top of the page as the user first sees it."""
         ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / f"{self.name}-{label}.png"
-        self.page.screenshot(path=str(path), full_page=True)
+        if element is not None:
+            element.screenshot(path=str(path))
+        else:
+            if not full_page:
+                self.page.evaluate("window.scrollTo(0, 0)")
+            self.page.screenshot(path=str(path), full_page=full_page)
+        # After a full-page shot of a tall page, headless Chromium can leave hit-testing at
+        # the old scroll offset and later clicks land nowhere; starting from the top avoids it.
+        self.page.evaluate("window.scrollTo(0, 0)")
         return path
 
     def assert_no_console_errors(self) -> None:
