@@ -70,6 +70,13 @@ CONTOSO_RED_FLAG = {
     "network-boundary": "No private endpoint or VPC peering: traffic to the GPUs crosses the "
     "public internet, which our data boundary does not allow."
 }
+# Public clouds whose basic answers a provider representative filled in from their public
+# documentation, so their on-demand and spot list prices can compete in the demo comparison.
+PUBLIC_BASICS: dict[str, tuple[str, str]] = {
+    "gcp": ("gcp_rep", "https://cloud.google.com/compute/docs/gpus"),
+    "runpod": ("runpod_rep", "https://docs.runpod.io/"),
+}
+PUBLIC_BASIC_TEXT = "Answered from the provider's public documentation (linked)."
 # Items answered once for all the provider's quotes; the others belong to the offer.
 PROVIDER_WIDE_SECTIONS = {"software", "security"}
 REVIEWER_BY_SECTION = {
@@ -130,9 +137,11 @@ def _load_northwind(vendor: User, items: list[ChecklistItem]) -> int:
         return 0
     created = 0
     for item in items:
+        # Basic items hold for every Northwind offer (so its on-demand and spot quotes meet
+        # their level); the rest belong to the reserved offer.
         scope = (
             services.SCOPE_PROVIDER
-            if item.section in PROVIDER_WIDE_SECTIONS
+            if item.section in PROVIDER_WIDE_SECTIONS or item.is_basic
             else services.SCOPE_QUOTE
         )
         url = f"https://northwind.example/trust/{item.code}.pdf"
@@ -160,6 +169,32 @@ def _load_contoso(vendor: User, items: list[ChecklistItem]) -> int:
     return created
 
 
+def _load_public(items: list[ChecklistItem]) -> int:
+    from django.conf import settings
+
+    from accounts.models import Provider
+
+    created = 0
+    for slug, (username, url) in PUBLIC_BASICS.items():
+        provider = Provider.objects.filter(slug=slug).first()
+        if provider is None:
+            continue
+        rep, made = User.objects.get_or_create(
+            username=username,
+            defaults={"role": Role.VENDOR, "provider": provider, "first_name": provider.name},
+        )
+        if made:
+            rep.set_password(settings.DEMO_PASSWORD)
+            rep.save(update_fields=["password"])
+        for item in items:
+            if item.is_basic:
+                answer = _answer(
+                    rep, None, item, PUBLIC_BASIC_TEXT, "yes", url, services.SCOPE_PROVIDER
+                )
+                created += answer is not None
+    return created
+
+
 def load(stdout: Any = None) -> None:
     """Create the demo answers and reviews (see the module docstring)."""
     items = list(ChecklistItem.objects.order_by("order"))
@@ -177,4 +212,5 @@ def load(stdout: Any = None) -> None:
         created += _load_northwind(vendors["northwind"], items)
     if "contoso" in vendors:
         created += _load_contoso(vendors["contoso"], items)
+    created += _load_public(items)
     _say(stdout, f"checklist: {created} demo answers created.\n")
