@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_http_methods, require_POST
 
 from procurement import access, charts, selectors_comparisons, services_comparisons
@@ -135,10 +137,33 @@ def comparison_detail(request: HttpRequest, pk: int) -> HttpResponse:
             response["HX-Refresh"] = "true"  # and reload the page with the results
         return response
     if comparison.is_finished:
-        rows = selectors_comparisons.comparison_rows(comparison)
-        context.update(selectors_comparisons.results_context(comparison, rows))
-        context["figures"] = charts.comparison_figures(comparison, rows)
+        context["results_html"] = _results_html(comparison)
     return render(request, "procurement/comparison_detail.html", context)
+
+
+RESULTS_CACHE_SECONDS = 24 * 3600
+
+
+def _results_html(comparison: Any) -> str:
+    """The results section (summary, table, charts) of a finished comparison; "" if no rows.
+
+    A finished comparison never changes (a recompute is a new revision, a retry a new
+    `finished_at`), and nothing in the section depends on the viewer, so it is rendered once
+    (seconds for 500 rows) and then served from the cache.
+    """
+    finished = comparison.finished_at.timestamp() if comparison.finished_at else 0
+    key = f"comparison-results:{comparison.pk}:{comparison.status}:{finished}"
+    html = cache.get(key)
+    if html is None:
+        rows = selectors_comparisons.comparison_rows(comparison)
+        html = ""
+        if rows:
+            context = selectors_comparisons.results_context(comparison, rows)
+            context["comparison"] = comparison
+            context["figures"] = charts.comparison_figures(comparison, rows)
+            html = render_to_string("procurement/comparison_detail.html#results", context)
+        cache.set(key, html, RESULTS_CACHE_SECONDS)
+    return html
 
 
 @require_POST
