@@ -123,6 +123,21 @@ def test_vendor_quotes_answers_checklist_revises_and_review_loop(
     assert revised.version == 2
     quote.refresh_from_db()
     assert quote.price_per_gpu_hour == Decimal("2.4900")  # v1 never changes
+    evidence_url = f"/checklist/evidence/{stored.pk}/"
+    assert page.request.get(browser_page.base_url + evidence_url).body() == MINIMAL_PDF
+
+    # The other provider's vendor reaches none of it: 404, as if it did not exist.
+    browser_page.login("vendor_b")
+    for path in (
+        f"/vendor/quotes/{revised.pk}/",
+        f"/vendor/rfqs/{mine.pk}/",
+        f"/checklist/quotes/{revised.pk}/answer/",
+        evidence_url,
+    ):
+        assert page.request.get(browser_page.base_url + path).status == 404, path
+    browser_page.goto("/vendor/")
+    expect(page.locator("#my-rfqs")).to_contain_text(other.title)
+    expect(page.locator("main")).not_to_contain_text(mine.title)
 
     # The engineer (hardware reviewer) asks for more information on the hardware answer.
     browser_page.login("engineer")
