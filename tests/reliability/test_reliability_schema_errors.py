@@ -7,19 +7,48 @@ with the `Error` body `{"detail", "code", "fields"}` that the exception handler 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
-from drf_spectacular.generators import SchemaGenerator
 
 from procurement.api.schema import ERROR_DESCRIPTIONS, ErrorSerializer, error_responses
 
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_CLASS = "procurement.api.schema.AutoSchema"
 METHODS = {"get", "post", "put", "patch", "delete"}
+# A fresh process: views decorated with @extend_schema bake the default schema class in at
+# import time, so it must be set before anything is imported (as settings.py does).
+SETTINGS = f"""
+from procurement.settings_test import *  # noqa: F403
+REST_FRAMEWORK = {{**REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": "{SCHEMA_CLASS}"}}  # noqa: F405
+"""
 
 
-@pytest.fixture
-def schema(settings) -> dict:
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": SCHEMA_CLASS}
-    return SchemaGenerator().get_schema(request=None, public=True)
+@pytest.fixture(scope="module")
+def schema(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("schema")
+    (folder / "schema_settings.py").write_text(SETTINGS)
+    out = folder / "schema.json"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "schema_settings",
+        "PYTHONPATH": os.pathsep.join([str(folder), str(ROOT)]),
+    }
+    done = subprocess.run(
+        [sys.executable, "manage.py", "spectacular", "--format", "openapi-json", "--file", out],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text())
 
 
 def _operations(schema: dict):
