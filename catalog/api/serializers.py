@@ -28,6 +28,15 @@ class StrictDecimalField(serializers.DecimalField):
         return super().to_internal_value(data)
 
 
+class SlugLookupField(serializers.SlugRelatedField):
+    """A slug reference; text PostgreSQL cannot search for (NUL bytes) is "does not exist"."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", ""))
+        return super().to_internal_value(data)
+
+
 class _MoneyModelSerializer(serializers.ModelSerializer):
     serializer_field_mapping = {
         **serializers.ModelSerializer.serializer_field_mapping,
@@ -118,10 +127,8 @@ class QuoteSerializer(_MoneyModelSerializer):
 class QuoteInputSerializer(_MoneyModelSerializer):
     """What may be written. provider, version, status, supersedes and entered_by are not."""
 
-    accelerator = serializers.SlugRelatedField(
-        slug_field="slug", queryset=Accelerator.objects.all()
-    )
-    provider = serializers.SlugRelatedField(
+    accelerator = SlugLookupField(slug_field="slug", queryset=Accelerator.objects.all())
+    provider = SlugLookupField(
         slug_field="slug",
         queryset=Provider.objects.all(),
         required=False,
@@ -139,7 +146,7 @@ class QuoteInputSerializer(_MoneyModelSerializer):
 class QuoteReviseInputSerializer(_MoneyModelSerializer):
     """Only the fields that change; the rest is copied from the version being revised."""
 
-    accelerator = serializers.SlugRelatedField(
+    accelerator = SlugLookupField(
         slug_field="slug", queryset=Accelerator.objects.all(), required=False
     )
 
@@ -157,8 +164,8 @@ class QuoteWithdrawInputSerializer(serializers.Serializer):
 
 
 class ApiRouteSerializer(_MoneyModelSerializer):
-    provider = serializers.SlugRelatedField(slug_field="slug", queryset=Provider.objects.all())
-    model_profile = serializers.SlugRelatedField(
+    provider = SlugLookupField(slug_field="slug", queryset=Provider.objects.all())
+    model_profile = SlugLookupField(
         slug_field="slug", queryset=ModelProfile.objects.all(), required=False, allow_null=True
     )
     entered_by = serializers.SlugRelatedField(
@@ -251,12 +258,10 @@ class VendorRfqSerializer(RfqSerializer):
 
 
 class RfqInputSerializer(serializers.ModelSerializer):
-    accelerators = serializers.SlugRelatedField(
+    accelerators = SlugLookupField(
         slug_field="slug", many=True, queryset=Accelerator.objects.all(), required=False
     )
-    providers = serializers.SlugRelatedField(
-        slug_field="slug", many=True, queryset=Provider.objects.all()
-    )
+    providers = SlugLookupField(slug_field="slug", many=True, queryset=Provider.objects.all())
     capacity_models = serializers.ListField(child=serializers.CharField(), required=False)
 
     class Meta:

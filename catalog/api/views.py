@@ -36,6 +36,9 @@ class CatalogRole(HasRole):
         return allowed
 
 
+SLUG_REGEX = "[-a-zA-Z0-9_]+"  # anything else (a NUL byte, say) is a plain 404
+
+
 class _Base(viewsets.GenericViewSet):
     permission_classes = [CatalogRole]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
@@ -48,6 +51,7 @@ class AcceleratorViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin
     queryset = Accelerator.objects.all()
     serializer_class = s.AcceleratorSerializer
     lookup_field = "slug"
+    lookup_value_regex = SLUG_REGEX
     filterset_class = AcceleratorFilter
     ordering_fields = ("name", "vendor", "memory_gb", "memory_bandwidth_tbps", "bf16_dense_tflops")
     read_roles = EVERYONE
@@ -57,6 +61,7 @@ class ModelProfileViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixi
     queryset = ModelProfile.objects.select_related("created_by")
     serializer_class = s.ModelProfileSerializer
     lookup_field = "slug"
+    lookup_value_regex = SLUG_REGEX
     ordering_fields = ("name", "params_total_b")
     read_roles = EVERYONE
 
