@@ -1,8 +1,9 @@
 """Playwright driving Debian's Chromium against pytest-django's live server.
 
 Never `playwright install`: the browser is the system's /usr/bin/chromium (`.ci/run` installs
-the Debian package). One Chromium per test session, one fresh context (cookies, storage) per
-test. Screenshots land in test-artifacts/ (gitignored, kept by CI as artifacts).
+the Debian package). One Chromium per test module on a profile shared by the session, a new
+page with cleared cookies per test. Screenshots land in test-artifacts/ (gitignored, kept by
+CI as artifacts).
 
 Tests here need `@pytest.mark.django_db(transaction=True)`: the live server runs in another
 thread and sees only committed rows, so worlds are built with factories and services inside
@@ -21,7 +22,6 @@ from typing import Any
 
 import pytest
 
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 # Assertions wait for the page; this box is shared with other test runs, so be patient.
 EXPECT_TIMEOUT_MS = 15_000
 
@@ -47,28 +47,45 @@ def chromium_path() -> str:
 
 
 @pytest.fixture(scope="session")
-def chromium(tmp_path_factory) -> Iterator[Any]:
-    """One Chromium for the session, as a persistent context (a profile in a temp folder).
+def chromium_profile(tmp_path_factory) -> Path:
+    """One Chromium profile for the whole session: V8 keeps its code cache on disk there."""
+    return tmp_path_factory.mktemp("chromium-profile")
 
-    A persistent profile keeps V8's code cache, so plotly.js (4.8 MB) is compiled once per
-    session, not once per page: on a busy 2-core box that is ~10 s saved on every chart page.
-    Each test gets its own page, with the cookies cleared (see `browser_page`).
+
+@pytest.fixture(scope="module")
+def chromium(chromium_profile) -> Iterator[Any]:
+    """Chromium as a persistent context on the session's profile, one launch per module.
+
+    The persistent profile keeps V8's code cache, so plotly.js (4.8 MB) is compiled once, not
+    once per page: on a busy 2-core box that saves ~10 s on every chart page. Module scope,
+    not session: Playwright's sync API cannot run twice at once in one thread, so another
+    area's browser fixture can start once this module is done. While the browser runs, the
+    test thread sits inside Playwright's event loop, so Django's async-safety check is
+    lifted, for these modules only (a session-wide DJANGO_ALLOW_ASYNC_UNSAFE would leak into
+    `manage.py check --deploy` subprocesses).
     """
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=EXPECT_TIMEOUT_MS)
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=chromium_path(),
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1400, "height": 1000},
-        )
-        context.set_default_timeout(20_000)
-        context.set_default_navigation_timeout(60_000)
-        yield context
-        context.close()
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as pw:
+            context = pw.chromium.launch_persistent_context(
+                str(chromium_profile),
+                executable_path=chromium_path(),
+                args=CHROMIUM_ARGS,
+                viewport={"width": 1400, "height": 1000},
+            )
+            context.set_default_timeout(20_000)
+            context.set_default_navigation_timeout(60_000)
+            yield context
+            context.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 class Page:
