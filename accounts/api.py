@@ -58,7 +58,7 @@ def _audit_refusal(action: str, username: str) -> None:
         actor=None,
         action=action,
         object_type="user",
-        object_id=username[:150],
+        object_id=username[:40],  # the audit object id holds 40 characters
         outcome="refused",
-        summary={"via": "api"},
+        summary={"via": "api", "username": username},
     )

@@ -19,15 +19,18 @@ class ThrottledAuthenticationForm(AuthenticationForm):
     }
 
     def clean(self) -> dict[str, Any]:
-        username = (self.data.get("username") or "").strip()
+        # A username is at most 150 characters; the audit object id at most 40 (the full
+        # name goes in the summary), so an absurd login attempt is refused, not a 500.
+        username = (self.data.get("username") or "").strip()[:150]
         ip = self.request.META.get("REMOTE_ADDR") if self.request else None
         if username and services.login_blocked(username=username, ip_address=ip):
             audit_record(
                 actor=None,
                 action="login.throttled",
                 object_type="user",
-                object_id=username,
+                object_id=username[:40],
                 outcome="refused",
+                summary={"username": username},
             )
             raise forms.ValidationError(self.error_messages["throttled"], code="throttled")
         try:
@@ -39,7 +42,8 @@ class ThrottledAuthenticationForm(AuthenticationForm):
                     actor=None,
                     action="login.failed",
                     object_type="user",
-                    object_id=username,
+                    object_id=username[:40],
                     outcome="refused",
+                    summary={"username": username},
                 )
             raise
