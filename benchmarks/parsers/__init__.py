@@ -6,6 +6,7 @@ tie-breaker. Every failure is reported as :class:`ParseError`.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
 import math
@@ -145,14 +146,45 @@ def _decode(data: bytes) -> str:
         ) from None
 
 
+def _check_utf8(data: bytes, label: str) -> None:
+    """Refuse a non-UTF-8 byte anywhere, in 1 MiB steps (no decoded copy of a large file)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    step = 1 << 20
+    for start in range(0, len(data), step):
+        try:
+            decoder.decode(view[start : start + step], final=start + step >= len(data))
+        except UnicodeDecodeError as exc:
+            offset = start + exc.start
+            line_start = data.rfind(b"\n", 0, offset) + 1
+            cell = data[line_start:offset].rsplit(b",", 1)[-1][-20:].decode("utf-8", "replace")
+            line = data.count(b"\n", 0, offset) + 1
+            raise ParseError(
+                f"file{label} is not UTF-8 text (invalid byte at offset {offset}, line "
+                f"{line}, in the cell starting {cell!r}); "
+                "every supported format is UTF-8 text"
+            ) from None
+
+
 def _json_constant(token: str) -> float:
     # Python's json accepts NaN/Infinity (SGLang writes a bare Infinity); keep them, the
     # parsers reject them where a finite value is required.
     return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[token]
 
 
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise ParseError(
+            f"JSON object has a duplicate key {dup!r}: which value is meant is ambiguous"
+        )
+    return obj
+
+
 def _loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_json_constant)
+    return json.loads(text, parse_constant=_json_constant, object_pairs_hook=_no_duplicate_keys)
 
 
 def _classify_object(obj: dict[str, Any]) -> str | None:
@@ -322,6 +354,7 @@ def _sniff(data: bytes, filename: str | None) -> _Sniffed:
         head_text = head[: exc.start].decode("utf-8-sig")
     fid = _sniff_text(head_text, label)
     if fid == requests_csv.FORMAT_ID:
+        _check_utf8(data, label)
         return _Sniffed(fid, None, data)  # parsed from bytes, never decoded as a whole
     return _Sniffed(fid, _decode(data), data)
 
