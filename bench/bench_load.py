@@ -36,6 +36,8 @@ def start_gunicorn() -> subprocess.Popen:
             f"127.0.0.1:{PORT}",
             "--workers",
             "2",
+            "--threads",
+            "4",
             "--access-logfile",
             "/dev/null",
             "--log-level",
@@ -61,6 +63,8 @@ def wrk(path: str, header: str) -> dict[str, float]:
             "-t1",
             "-c32",
             f"-d{DURATION}",
+            "--timeout",
+            "30s",  # a slow answer is latency (reported as p99), not an error
             "--latency",
             "-H",
             header,
