@@ -113,8 +113,10 @@ def test_plotly_and_htmx_are_served_locally(client, lead):
 
 
 def test_check_deploy_passes_with_production_settings():
+    # The browser tests need DJANGO_ALLOW_ASYNC_UNSAFE in the test process; a deployment
+    # never sets it (and check --deploy rightly reports async.E001 when it is set).
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"},
         "DEBUG": "false",
         "SECRET_KEY": "a-long-production-like-secret-key-for-the-deploy-check-0123456789",
         "ALLOWED_HOSTS": "workbench.example.com",
