@@ -55,8 +55,7 @@ def fuzz_database():
     dsn = _admin_dsn()
     with psycopg.connect(**dsn) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    db = settings.DATABASES["default"]
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    auth = str(dsn["user"]) + (f":{dsn['password']}" if dsn["password"] else "")
     try:
         yield f"postgres://{auth}@{dsn['host']}:{dsn['port']}/{name}"
     finally:
