@@ -78,6 +78,14 @@ def wait_until(predicate, timeout: float) -> bool:
 def test_worker_subprocess_completes_probe_enqueued_on_commit(tmp_path, admin_user):
     import redis
 
+    from procurement.celery import app
+
+    # Earlier tests may point the app at private brokers and close its pools: start clean.
+    app.conf.broker_url = settings.CELERY_BROKER_URL
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._pool = None
+    app.amqp._producer_pool = None
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
     worker = start_worker(tmp_path / "worker.log")
     try:
