@@ -77,6 +77,7 @@ def wait_until(predicate, timeout: float) -> bool:
 @pytest.mark.django_db(transaction=True)
 def test_worker_subprocess_completes_probe_enqueued_on_commit(tmp_path, admin_user):
     import redis
+    from kombu import pools
 
     from procurement.celery import app
 
@@ -86,6 +87,7 @@ def test_worker_subprocess_completes_probe_enqueued_on_commit(tmp_path, admin_us
         app._pool.force_close_all()
     app._pool = None
     app.amqp._producer_pool = None
+    pools.reset()  # kombu's process-wide producer pools too
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
     worker = start_worker(tmp_path / "worker.log")
     try:

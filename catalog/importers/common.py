@@ -71,7 +71,8 @@ def read_csv(
     text: str, *, required: tuple[str, ...], allowed: tuple[str, ...] | None = None
 ) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
     """Header plus (row number, {column: cell}) pairs; the header is row 1."""
-    csv.field_size_limit(MAX_CELL_CHARS * 10)
+    # Only ever raise the process-wide limit: other readers (benchmark parsers) share it.
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_CELL_CHARS * 10))
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = [h.strip() for h in next(reader)]
