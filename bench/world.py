@@ -85,6 +85,10 @@ def _quotes(lead: object) -> None:
             )
         )
     Quote.objects.bulk_create(rows, batch_size=2000)
+    from django.db import connection
+
+    with connection.cursor() as cursor:  # fresh statistics, as autovacuum would give later
+        cursor.execute("ANALYZE")
 
 
 def _brief(lead: object) -> object:
