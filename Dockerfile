@@ -8,4 +8,4 @@ RUN DEBUG=true python manage.py collectstatic --noinput -v0
 RUN useradd --create-home workbench && mkdir -p /app/var && chown -R workbench /app/var
 USER workbench
 EXPOSE 8000
-CMD ["gunicorn", "procurement.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]

@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services
-from procurement.audit import audit_record
-from procurement.errors import DomainError, NotAllowed
+from core.audit import audit_record
+from core.errors import DomainError, NotAllowed
 
 
 class TokenObtainApi(APIView):

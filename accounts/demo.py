@@ -6,7 +6,8 @@ from typing import Any
 
 from django.conf import settings
 
-from accounts.models import Provider, Role, User
+from accounts.models import Provider, User
+from core.roles import Role
 
 DEMO_PROVIDERS = [
     ("Northwind GPU Cloud", "northwind", Provider.Kind.GPU_CLOUD, "https://northwind.example"),

@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 
 from accounts import services
-from procurement.audit import audit_record
+from core.audit import audit_record
 
 
 class ThrottledAuthenticationForm(AuthenticationForm):

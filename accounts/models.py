@@ -6,14 +6,7 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
 
-
-class Role(models.TextChoices):
-    PROCUREMENT_LEAD = "lead", "Procurement lead"
-    PLATFORM_ENGINEER = "engineer", "Platform engineer"
-    FINANCE_REVIEWER = "finance", "Finance reviewer"
-    SECURITY_REVIEWER = "security", "Security reviewer"
-    VENDOR = "vendor", "Vendor"
-    ADMIN = "admin", "Administrator"
+from core.roles import Role
 
 
 class Provider(models.Model):

@@ -8,7 +8,7 @@ from django.utils.decorators import method_decorator
 
 from accounts import services
 from accounts.forms import ThrottledAuthenticationForm
-from procurement.audit import audit_record
+from core.audit import audit_record
 
 
 @method_decorator(login_not_required, name="dispatch")

@@ -17,7 +17,7 @@ CANDIDATES = 200
 
 
 def start_worker() -> subprocess.Popen:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "procurement.settings"}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
     return subprocess.Popen(
         [
             sys.executable,

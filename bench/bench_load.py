@@ -23,7 +23,7 @@ DURATION = os.environ.get("BENCH_LOAD_DURATION", "30s")
 def start_gunicorn() -> subprocess.Popen:
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "procurement.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "ALLOWED_HOSTS": "127.0.0.1",
     }
     proc = subprocess.Popen(
@@ -31,7 +31,7 @@ def start_gunicorn() -> subprocess.Popen:
             sys.executable,
             "-m",
             "gunicorn",
-            "procurement.wsgi",
+            "config.wsgi",
             "--bind",
             f"127.0.0.1:{PORT}",
             "--workers",

@@ -15,7 +15,7 @@ os.environ["DATABASE_URL"] = BENCH_DB
 os.environ.setdefault("DEBUG", "true")
 os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "procurement.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 QUOTES = 10_000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from procurement.errors import DomainError
+from core.errors import DomainError
 
 
 class UploadRejected(DomainError):

@@ -7,7 +7,8 @@ from typing import Any
 from django import forms
 
 from benchmarks.models import BenchmarkPlanStep, Phase
-from procurement import access
+from catalog import access as catalog_access
+from procurement import access as procurement_access
 
 SERVING_ENGINES = ["vLLM", "SGLang", "TensorRT-LLM", "TGI", "Triton", "llama.cpp", "Ollama"]
 MAX_GPUS = 100_000
@@ -50,12 +51,12 @@ class UploadForm(forms.Form):
         from catalog.models import Accelerator
 
         self.fields["quote"].queryset = (
-            access.quotes_for(user)
+            catalog_access.quotes_for(user)
             .current()
             .order_by("provider__name", "accelerator__name", "-version")
         )
         self.fields["accelerator"].queryset = Accelerator.objects.order_by("vendor", "name")
-        self.fields["brief"].queryset = access.briefs_for(user).order_by("-created_at")
+        self.fields["brief"].queryset = procurement_access.briefs_for(user).order_by("-created_at")
         self.fields["serving_engine"].widget.attrs["list"] = "serving-engines"
 
     def clean(self) -> dict[str, Any]:
@@ -72,9 +73,11 @@ class PlanCreateForm(forms.Form):
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["quote"].queryset = (
-            access.quotes_for(user).current().order_by("provider__name", "accelerator__name")
+            catalog_access.quotes_for(user)
+            .current()
+            .order_by("provider__name", "accelerator__name")
         )
-        self.fields["brief"].queryset = access.briefs_for(user).order_by("-created_at")
+        self.fields["brief"].queryset = procurement_access.briefs_for(user).order_by("-created_at")
 
 
 class StepCheckForm(forms.Form):

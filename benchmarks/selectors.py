@@ -113,7 +113,7 @@ def measured_performance_for(
 
 def results_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:
     """Results the user may see, newest first, with what the list pages show preloaded."""
-    from procurement import access
+    from benchmarks import access
 
     qs = access.results_for(user).select_related("brief")
     filters = filters or {}
@@ -137,7 +137,7 @@ def results_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[B
 
 def formats_in_use(user: Any) -> list[str]:
     """Format ids among the results the user may see (for the list filter)."""
-    from procurement import access
+    from benchmarks import access
 
     qs = access.results_for(user).order_by().values_list("format_id", flat=True).distinct()
     return sorted(f for f in qs if f)
@@ -151,7 +151,7 @@ def candidate_label(result: BenchmarkResult) -> str:
 
 def compare_rows(user: Any, brief: Any) -> list[dict[str, Any]]:
     """One row per parsed result for the brief, with its figures and whether it meets targets."""
-    from procurement import access
+    from benchmarks import access
 
     results = (
         access.results_for(user)

@@ -11,20 +11,20 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from benchmarks import services
+from benchmarks import access, services
 from benchmarks.forms import PlanCreateForm, StepCheckForm
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, Phase
 from benchmarks.services.plans import plan_results
-from procurement import access
-from procurement.errors import DomainError, NotFound
+from core.errors import DomainError, NotFound
+from core.roles import STAFF_ROLES, has_role, role_required
 
-READERS = tuple(access.STAFF_ROLES)
+READERS = tuple(STAFF_ROLES)
 WRITERS = tuple(access.BENCHMARK_UPLOADERS)
 _STATUS = BenchmarkPlanStep.Status
 
 
 @require_GET
-@access.role_required(*READERS)
+@role_required(*READERS)
 def plan_list(request: HttpRequest) -> HttpResponse:
     plans = (
         access.plans_for(request.user)
@@ -35,13 +35,13 @@ def plan_list(request: HttpRequest) -> HttpResponse:
         )
         .order_by("-created_at")
     )
-    can_write = access.has_role(request.user, *WRITERS)
+    can_write = has_role(request.user, *WRITERS)
     context = {"plans": plans, "can_create": can_write, "can_upload": can_write}
     return render(request, "benchmarks/plan_list.html", context)
 
 
 @require_http_methods(["GET", "POST"])
-@access.role_required(*WRITERS)
+@role_required(*WRITERS)
 def plan_create(request: HttpRequest) -> HttpResponse:
     """`?quote=&brief=` preselects the candidate; posting creates (or opens) its plan."""
     if request.method == "POST":
@@ -85,13 +85,13 @@ def _plan_context(
         "phases": phases,
         "totals": {s: sum(1 for x in steps if x.status == s) for s in _STATUS.values},
         "results": plan_results(plan),
-        "can_check": access.has_role(request.user, *WRITERS),
-        "can_upload": access.has_role(request.user, *WRITERS),
+        "can_check": has_role(request.user, *WRITERS),
+        "can_upload": has_role(request.user, *WRITERS),
     }
 
 
 @require_GET
-@access.role_required(*READERS)
+@role_required(*READERS)
 def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
     plan = access.access_plan(request.user, plan_id)
     # Automatic verdicts are derived data: re-judged here (a comparison may have finished
@@ -101,7 +101,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
 
 
 @require_POST
-@access.role_required(*WRITERS)
+@role_required(*WRITERS)
 def plan_step_check(request: HttpRequest, plan_id: int, step_id: int) -> HttpResponse:
     plan = access.access_plan(request.user, plan_id)
     form = StepCheckForm(request.POST, prefix=f"s{step_id}")

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods
 
-from benchmarks import charts, figures, parsers, selectors, services
+from benchmarks import access, charts, figures, parsers, selectors, services
 from benchmarks.errors import UploadRejected
 from benchmarks.forms import SERVING_ENGINES, UploadForm
 from benchmarks.models import BenchmarkResult
@@ -24,9 +24,10 @@ from benchmarks.upload_handlers import (
     install_capped_handler,
     upload_cap_bytes,
 )
-from procurement import access
+from core.roles import STAFF_ROLES, has_role, role_required
+from procurement import access as procurement_access
 
-READERS = tuple(access.STAFF_ROLES)
+READERS = tuple(STAFF_ROLES)
 UPLOADERS = tuple(access.BENCHMARK_UPLOADERS)
 LIST_FILTERS = ("status", "format", "brief", "accelerator", "quote")
 FINAL_STATES = {BenchmarkResult.Status.PARSED, BenchmarkResult.Status.FAILED}
@@ -34,7 +35,7 @@ HTMX_STOP_POLLING = 286
 
 
 @require_GET
-@access.role_required(*READERS)
+@role_required(*READERS)
 def result_list(request: HttpRequest) -> HttpResponse:
     filters = {key: request.GET.get(key, "").strip() for key in LIST_FILTERS}
     results = selectors.results_list(request.user, filters)
@@ -46,8 +47,8 @@ def result_list(request: HttpRequest) -> HttpResponse:
         "filters": filters,
         "statuses": BenchmarkResult.Status.choices,
         "formats": selectors.formats_in_use(request.user),
-        "briefs": access.briefs_for(request.user).order_by("-created_at"),
-        "can_upload": access.has_role(request.user, *UPLOADERS),
+        "briefs": procurement_access.briefs_for(request.user).order_by("-created_at"),
+        "can_upload": has_role(request.user, *UPLOADERS),
         "query": urlencode({k: v for k, v in filters.items() if v}),
     }
     return render(request, "benchmarks/result_list.html", context)
@@ -97,7 +98,7 @@ def _result_upload(request: HttpRequest, handler: Any) -> HttpResponse:
 
 @csrf_exempt  # the upload handlers must be set before CSRF reads the body; checked inside
 @require_http_methods(["GET", "POST"])
-@access.role_required(*UPLOADERS)
+@role_required(*UPLOADERS)
 def result_upload(request: HttpRequest) -> HttpResponse:
     """Drag-and-drop (XHR with progress, see benchmarks.js) or a plain form post without JS."""
     if request.method == "POST" and declared_length_too_large(request):
@@ -140,7 +141,7 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
 
 
 @require_GET
-@access.role_required(*READERS)
+@role_required(*READERS)
 def result_detail(request: HttpRequest, result_id: int) -> HttpResponse:
     result = access.access_result(request.user, result_id)
     if request.htmx:  # the status partial polls every second while the worker parses
@@ -157,7 +158,7 @@ def result_detail(request: HttpRequest, result_id: int) -> HttpResponse:
     context = {
         **_detail_context(result),
         "existing": request.GET.get("existing") == "1",
-        "can_upload": access.has_role(request.user, *UPLOADERS),
+        "can_upload": has_role(request.user, *UPLOADERS),
     }
     return render(request, "benchmarks/result_detail.html", context)
 
@@ -172,7 +173,7 @@ def download_name(name: str) -> str:
 
 
 @require_GET
-@access.role_required(*READERS)
+@role_required(*READERS)
 def result_download(request: HttpRequest, result_id: int) -> FileResponse:
     """The raw file as uploaded, only after the access check, always as an attachment."""
     result = access.access_result(request.user, result_id)
@@ -192,7 +193,7 @@ FILE_TEMPLATES = ("requests_template.csv", "run_template.json")
 
 
 @require_GET
-@access.role_required(*READERS)
+@role_required(*READERS)
 def file_template(request: HttpRequest, name: str) -> FileResponse:
     """Our own formats' templates, for accepted outputs and runs no tool writes for you."""
     if name not in FILE_TEMPLATES:
@@ -201,12 +202,12 @@ def file_template(request: HttpRequest, name: str) -> FileResponse:
 
 
 @require_GET
-@access.role_required(*READERS)
+@role_required(*READERS)
 def result_compare(request: HttpRequest) -> HttpResponse:
     """Every parsed result for one brief: throughput per GPU against p99 E2E, target line."""
-    briefs = access.briefs_for(request.user).order_by("-created_at")
+    briefs = procurement_access.briefs_for(request.user).order_by("-created_at")
     brief = (
-        access.access_brief(request.user, request.GET["brief"])
+        procurement_access.access_brief(request.user, request.GET["brief"])
         if request.GET.get("brief")
         else None
     )
@@ -216,7 +217,7 @@ def result_compare(request: HttpRequest) -> HttpResponse:
     )
     unplotted = sum(1 for r in rows if r["e2e_p99_ms"] is None or r["tokens_per_s_per_gpu"] is None)
     context = {
-        "can_upload": access.has_role(request.user, *UPLOADERS),
+        "can_upload": has_role(request.user, *UPLOADERS),
         "briefs": briefs,
         "brief": brief,
         "rows": rows,

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from accounts.models import Provider, Role, User
+from accounts.models import Provider, User
 from catalog import services
 from catalog.demo_data import (
     API_PROVIDERS,
@@ -24,6 +24,7 @@ from catalog.demo_data import (
 )
 from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
 from catalog.services.seed_data import catalog_load
+from core.roles import Role
 
 
 def _now_minus(days: int) -> Any:

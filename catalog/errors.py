@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from procurement.errors import Conflict, DomainError
+from core.errors import Conflict, DomainError
 
 
 class CatalogInvalid(DomainError):

@@ -8,8 +8,8 @@ import django_filters
 from django.db.models import Q, QuerySet
 
 from accounts.models import Provider
+from catalog import access
 from catalog.models import Accelerator, CapacityModel, Quote
-from procurement import access
 
 YES_NO = (("true", "Yes"), ("false", "No"))
 

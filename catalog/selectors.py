@@ -1,4 +1,4 @@
-"""Catalog reads. Everything a user sees starts from the `procurement.access` querysets."""
+"""Catalog reads. Everything a user sees starts from the `access` querysets."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 
+from catalog import access
 from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
-from procurement import access
+from core.roles import is_staff
 
 ACCELERATOR_SORTS = {
     "name": "name",
@@ -184,7 +185,7 @@ def checklist_summaries(quotes: Iterable[Quote]) -> dict[int, dict[str, Any]]:
 
 def rfqs_list(user: Any) -> QuerySet[Rfq]:
     qs = access.rfqs_for(user).prefetch_related("accelerators")
-    if access.is_staff(user):
+    if is_staff(user):
         qs = qs.prefetch_related("providers")
     return qs
 

@@ -1,6 +1,6 @@
 """The vendor portal: my RFQs, my answers, submit / revise / withdraw a quote.
 
-Everything goes through `procurement.access` scoped to the vendor's organisation, so another
+Everything goes through `catalog.access` scoped to the vendor's organisation, so another
 provider's RFQ or quote is a 404, exactly like one that does not exist.
 """
 
@@ -11,13 +11,12 @@ from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from catalog import selectors, services
+from catalog import access, selectors, services
 from catalog.errors import RfqClosed
 from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial
 from catalog.views.common import form_error, vendor_required
 from catalog.views.quotes import quote_page_context
-from procurement import access
-from procurement.errors import DomainError
+from core.errors import DomainError
 
 
 def checklist_url(quote_id: int) -> str:

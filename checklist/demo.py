@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts.models import Role, User
+from accounts.models import User
 from checklist import services
 from checklist.models import ChecklistAnswer, ChecklistItem
+from core.roles import Role
 
 NORTHWIND_ANSWERS: dict[str, str] = {
     "gpu-model-node-shape": "NVIDIA H100 SXM5 80 GB HBM3, 8 GPUs per node (HGX H100).",

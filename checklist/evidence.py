@@ -23,7 +23,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, SkipFile
 from django.http import HttpRequest
 
-from procurement.errors import DomainError
+from core.errors import DomainError
 
 _TEXT = "text/plain; charset=utf-8"
 CONTENT_TYPES: dict[str, str] = {

@@ -16,7 +16,7 @@ from django.core.files.uploadedfile import UploadedFile
 from checklist import evidence, services
 from checklist.models import ChecklistAnswer, ChecklistItem
 from checklist.selectors import SCOPE_PROVIDER, ItemRow
-from procurement.errors import DomainError
+from core.errors import DomainError
 
 SCOPE_CHOICES = [
     (services.SCOPE_QUOTE, "This quote only"),

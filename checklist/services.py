@@ -17,11 +17,11 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 
 from accounts.models import Provider
-from checklist import evidence, selectors
+from checklist import access, evidence, selectors
 from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview
-from procurement import access
-from procurement.audit import audit_record
-from procurement.errors import Conflict, DomainError, NotAllowed
+from core.audit import audit_record
+from core.errors import Conflict, DomainError, NotAllowed
+from core.roles import is_vendor
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -66,7 +66,7 @@ def _check_entry(entry: AnswerEntry, quote: Quote | None) -> None:
 
 
 def _check_vendor(acting_user: User, provider: Provider, quote: Quote | None) -> None:
-    if not access.is_vendor(acting_user) or acting_user.provider_id != provider.pk:
+    if not is_vendor(acting_user) or acting_user.provider_id != provider.pk:
         raise NotAllowed("Only the provider's own vendor users answer its checklist.")
     if quote is None:
         return

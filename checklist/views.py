@@ -18,16 +18,16 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.models import Role
-from checklist import evidence, selectors, services
+from catalog import access as catalog_access
+from checklist import access, evidence, selectors, services
 from checklist.forms import (
     ReviewForm,
     add_domain_error,
     build_answer_forms,
     changed_entries,
 )
-from procurement import access
-from procurement.errors import DomainError
+from core.errors import DomainError
+from core.roles import Role, get_or_404, is_staff, is_vendor, role_required
 
 
 def evidence_upload_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -46,15 +46,15 @@ def evidence_upload_view(view: Callable[..., HttpResponse]) -> Callable[..., Htt
 @require_GET
 def checklist_index(request: HttpRequest) -> HttpResponse:
     user = request.user
-    if not (access.is_staff(user) or access.is_vendor(user)):
+    if not (is_staff(user) or is_vendor(user)):
         raise Http404
-    quotes = access.quotes_for(user).current().order_by("provider__name", "-created_at")
+    quotes = catalog_access.quotes_for(user).current().order_by("provider__name", "-created_at")
     page = Paginator(quotes, 50).get_page(request.GET.get("page"))
     summaries = selectors.quote_checklist_summaries(page.object_list)
     context = {
         "rows": [(quote, summaries[quote.pk]) for quote in page.object_list],
         "page": page,
-        "is_vendor": access.is_vendor(user),
+        "is_vendor": is_vendor(user),
     }
     return render(request, "checklist/index.html", context)
 
@@ -84,8 +84,8 @@ def _save_answers(
 @evidence_upload_view
 @require_http_methods(["GET", "POST"])
 def quote_answer(request: HttpRequest, quote_id: int) -> HttpResponse:
-    quote = access.access_quote(request.user, quote_id)
-    if not access.is_vendor(request.user):
+    quote = catalog_access.access_quote(request.user, quote_id)
+    if not is_vendor(request.user):
         return redirect("checklist:quote-detail", quote.pk)
     detail = selectors.quote_checklist_detail(quote)
     closed_reason = selectors.quote_closed_reason(quote)
@@ -107,7 +107,7 @@ def quote_answer(request: HttpRequest, quote_id: int) -> HttpResponse:
 
 @evidence_upload_view
 @require_http_methods(["GET", "POST"])
-@access.role_required(Role.VENDOR)
+@role_required(Role.VENDOR)
 def provider_answer(request: HttpRequest) -> HttpResponse:
     detail = selectors.provider_defaults_detail(request.user.provider_id)
     bound = request.method == "POST"
@@ -134,8 +134,8 @@ def _attach_review_forms(user: Any, rows: list[selectors.ItemRow]) -> None:
 
 @require_GET
 def quote_checklist(request: HttpRequest, quote_id: int) -> HttpResponse:
-    quote = access.access_quote(request.user, quote_id)
-    if not access.is_staff(request.user):
+    quote = catalog_access.access_quote(request.user, quote_id)
+    if not is_staff(request.user):
         return redirect("checklist:quote-answer", quote.pk)
     detail = selectors.quote_checklist_detail(quote)
     _attach_review_forms(request.user, detail.rows)
@@ -144,11 +144,11 @@ def quote_checklist(request: HttpRequest, quote_id: int) -> HttpResponse:
 
 @require_POST
 def answer_review(request: HttpRequest, quote_id: int, answer_id: int) -> HttpResponse:
-    quote = access.access_quote(request.user, quote_id)
-    if not access.is_staff(request.user):
+    quote = catalog_access.access_quote(request.user, quote_id)
+    if not is_staff(request.user):
         raise Http404
     answers = access.answers_for(request.user).filter(provider_id=quote.provider_id)
-    answer = access.get_or_404(answers, pk=answer_id)
+    answer = get_or_404(answers, pk=answer_id)
     form = ReviewForm(request.POST, prefix=answer.item.code)
     status = _review(request, answer, form) if form.is_valid() else 400
     if status == 200 and not request.htmx:

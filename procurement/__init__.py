@@ -1,5 +1,1 @@
-"""The GPU procurement workbench: Django project package and the decision app."""
-
-from procurement.celery import app as celery_app
-
-__all__ = ("celery_app",)
+"""Decisions: comparisons of offers against a brief, their reviews and the decision record."""

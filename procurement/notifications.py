@@ -22,7 +22,8 @@ from django.core.mail import EmailMessage, get_connection
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from accounts.models import Role, User
+from accounts.models import User
+from core.roles import Role
 from procurement import access
 
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 
 from catalog.models import Accelerator, ModelProfile
+from core.roles import get_or_404
 from procurement import access
 from procurement.fit_adapter import AcceleratorFit, fit_accelerators
 from procurement.models import WorkloadBrief, WorkloadClass
@@ -34,7 +35,7 @@ def briefs_list(
 def brief_get(user: Any, brief_id: Any) -> WorkloadBrief:
     """One brief the user may read (404 for missing or forbidden, vendors included)."""
     qs = access.briefs_for(user).select_related("supersedes", "superseded_by")
-    return access.get_or_404(qs, pk=brief_id)
+    return get_or_404(qs, pk=brief_id)
 
 
 def _lineage_sql() -> str:

@@ -8,6 +8,7 @@ from typing import Any
 from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 
 from catalog.models import CapacityModel
+from core.roles import get_or_404
 from procurement import access
 from procurement.models import CandidateResult, Comparison, WorkloadBrief
 
@@ -96,7 +97,7 @@ def default_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
 def comparison_get(user: Any, pk: Any) -> Comparison:
     """One comparison the user may see (404 otherwise), with its revision links loaded."""
     qs = access.comparisons_for(user).select_related("brief__model", "supersedes", "superseded_by")
-    return access.get_or_404(qs, pk=pk)
+    return get_or_404(qs, pk=pk)
 
 
 LATENCY_CODES = {"LATENCY_TARGET_UNMET": "misses", "LATENCY_UNMEASURED": "unmeasured"}

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts.models import Role
+from benchmarks import access as benchmarks_access
+from catalog import access as catalog_access
+from core.roles import Role, role_of
 from procurement import access
 from procurement.models import Comparison, WorkerProbe
 
 
 def dashboard_context(user: Any) -> dict[str, Any]:
-    role = access.role_of(user)
+    role = role_of(user)
     ctx: dict[str, Any] = {"cards": []}
     if role == Role.VENDOR:
-        rfqs = access.rfqs_for(user)
-        quotes = access.quotes_for(user)
+        rfqs = catalog_access.rfqs_for(user)
+        quotes = catalog_access.quotes_for(user)
         ctx["cards"] = [
             {
                 "label": "Open RFQs for you",
@@ -29,7 +31,7 @@ def dashboard_context(user: Any) -> dict[str, Any]:
         ]
         return ctx
     comparisons = access.comparisons_for(user)
-    quotes = access.quotes_for(user)
+    quotes = catalog_access.quotes_for(user)
     ctx["cards"] = [
         {"label": "Workload briefs", "value": access.briefs_for(user).count(), "url": "/briefs/"},
         {"label": "Current quotes", "value": quotes.current().count(), "url": "/catalog/quotes/"},
@@ -45,7 +47,7 @@ def dashboard_context(user: Any) -> dict[str, Any]:
         },
         {
             "label": "Benchmark results",
-            "value": access.results_for(user).count(),
+            "value": benchmarks_access.results_for(user).count(),
             "url": "/benchmarks/",
         },
     ]

@@ -15,12 +15,13 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from catalog.models import Accelerator, ModelProfile
+from core.audit import audit_record
+from core.errors import BriefIncomplete, Conflict, DomainError, NotAllowed
+from core.roles import has_role
 from procurement import access
-from procurement.audit import audit_record
 from procurement.brief_rules import BRIEF_FIELDS, brief_errors, field_label
 from procurement.engine.errors import EngineInputError
 from procurement.engine.memory_fit import FitInput, FitResult, ModelSpec, memory_fit
-from procurement.errors import BriefIncomplete, Conflict, DomainError, NotAllowed
 from procurement.fit_adapter import gpu_spec_for, model_spec_for
 from procurement.models import WorkloadBrief
 
@@ -29,7 +30,7 @@ EDITABLE_FIELDS = BRIEF_FIELDS
 
 
 def _require_writer(user: Any) -> None:
-    if not access.has_role(user, *access.BRIEF_WRITERS):
+    if not has_role(user, *access.BRIEF_WRITERS):
         raise NotAllowed("Only a procurement lead or an admin can write workload briefs.")
 
 

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import Role
+from core.audit import audit_record
+from core.errors import Conflict, DomainError, NotAllowed
+from core.roles import Role
 from procurement import access, notifications
-from procurement.audit import audit_record
-from procurement.errors import Conflict, DomainError, NotAllowed
 from procurement.models import CandidateResult, Comparison, Review
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ def database_ok() -> tuple[bool, str]:
 
 
 def broker_ok() -> tuple[bool, str]:
-    from procurement.celery import app
+    from config.celery import app
 
     url = settings.CELERY_BROKER_URL
     transport = url.split("://", 1)[0]

@@ -13,7 +13,7 @@ if $PY manage.py help load_catalog >/dev/null 2>&1; then $PY manage.py load_cata
 $PY manage.py seed_demo
 
 echo "Starting Celery worker (broker: ${CELERY_BROKER_URL:-filesystem://})"
-.venv/bin/celery -A procurement worker -B -l info --concurrency 2 \
+.venv/bin/celery -A config worker -B -l info --concurrency 2 \
   --schedule var/celery/beat-schedule --without-gossip --without-mingle &
 WORKER=$!
 cleanup() { kill "$WORKER" 2>/dev/null || true; wait "$WORKER" 2>/dev/null || true; }

@@ -23,7 +23,7 @@ def _provider(**kwargs: Any) -> Any:
 
 
 def _role(name: str) -> str:
-    from accounts.models import Role
+    from core.roles import Role
 
     return str(Role[name])
 

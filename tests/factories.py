@@ -9,8 +9,9 @@ import factory
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
-from accounts.models import Provider, Role, User
+from accounts.models import Provider, User
 from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
+from core.roles import Role
 from procurement.models import Comparison, WorkloadBrief
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from procurement.models import AuditEvent
+from core.models import AuditEvent
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,7 +120,7 @@ def test_check_deploy_passes_with_production_settings():
         "DEBUG": "false",
         "SECRET_KEY": "a-long-production-like-secret-key-for-the-deploy-check-0123456789",
         "ALLOWED_HOSTS": "workbench.example.com",
-        "DJANGO_SETTINGS_MODULE": "procurement.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
@@ -135,7 +135,7 @@ def test_check_deploy_passes_with_production_settings():
 
 def test_production_refuses_to_start_without_secret_key():
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
-    env.update({"DEBUG": "false", "DJANGO_SETTINGS_MODULE": "procurement.settings"})
+    env.update({"DEBUG": "false", "DJANGO_SETTINGS_MODULE": "config.settings"})
     result = subprocess.run(
         [sys.executable, "manage.py", "check"],
         cwd=ROOT,
@@ -152,7 +152,7 @@ def test_production_refuses_to_start_without_secret_key():
 def test_audit_rows_cannot_be_changed_or_deleted(lead):
     from django.db import connection, transaction
 
-    from procurement.audit import audit_record
+    from core.audit import audit_record
 
     event = audit_record(actor=lead, action="test.event", object_type="x", object_id="1")
     with pytest.raises(PermissionError):

@@ -23,7 +23,7 @@ def start_worker(log_path: Path) -> subprocess.Popen:
     db = settings.DATABASES["default"]
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "procurement.settings_test",
+        "DJANGO_SETTINGS_MODULE": "config.settings_test",
         "DATABASE_URL": (
             f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{connection.settings_dict['NAME']}"
         ),
@@ -79,7 +79,7 @@ def test_worker_subprocess_completes_probe_enqueued_on_commit(tmp_path, admin_us
     import redis
     from kombu import pools
 
-    from procurement.celery import app
+    from config.celery import app
 
     # Earlier tests may point the app at private brokers and close its pools: start clean.
     app.conf.broker_url = settings.CELERY_BROKER_URL

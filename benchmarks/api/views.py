@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from benchmarks import services
+from benchmarks import access, services
 from benchmarks.api.serializers import (
     BenchmarkResultInputSerializer,
     BenchmarkResultOutputSerializer,
@@ -28,15 +28,15 @@ from benchmarks.upload_handlers import (
     declared_length_too_large,
     install_capped_handler,
 )
-from procurement import access
-from procurement.api.permissions import HasRole
+from core.api.permissions import HasRole
+from core.roles import STAFF_ROLES, is_staff
 
 
 class BenchmarkPermission(HasRole):
     """HasRole, but anyone who is not staff gets 404: these routes do not exist for them."""
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        if request.user and request.user.is_authenticated and not access.is_staff(request.user):
+        if request.user and request.user.is_authenticated and not is_staff(request.user):
             raise exceptions.NotFound()
         return super().has_permission(request, view)
 
@@ -81,7 +81,7 @@ class BenchmarkResultListCreateApi(ListAPIView):
     """GET: results (filters quote, accelerator, brief, status, format). POST: upload a file."""
 
     permission_classes = [BenchmarkPermission]
-    read_roles = access.STAFF_ROLES
+    read_roles = STAFF_ROLES
     write_roles = access.BENCHMARK_UPLOADERS
     serializer_class = BenchmarkResultOutputSerializer
     filterset_class = ResultFilter
@@ -137,7 +137,7 @@ class BenchmarkResultDetailApi(RetrieveAPIView):
     """Status, progress, format, metrics, discrepancies and error of one result."""
 
     permission_classes = [BenchmarkPermission]
-    read_roles = access.STAFF_ROLES
+    read_roles = STAFF_ROLES
     write_roles = access.BENCHMARK_UPLOADERS  # so other methods answer 405, not 403
     serializer_class = BenchmarkResultOutputSerializer
     lookup_url_kwarg = "result_id"

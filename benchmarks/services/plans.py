@@ -9,12 +9,12 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from benchmarks import plan_rules
+from benchmarks import access, plan_rules
 from benchmarks.errors import StepNotManual
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult
-from procurement import access
-from procurement.audit import audit_record
-from procurement.errors import DomainError, NotFound
+from core.audit import audit_record
+from core.errors import DomainError, NotFound
+from core.roles import require_role
 
 # A comparison in one of these states holds its normalised rows (phase 4 evidence).
 FINISHED_COMPARISON_STATES = ("ready", "approved", "rejected", "changes_requested")
@@ -87,7 +87,7 @@ def benchmark_plan_refresh(
     Called after each parse (no actor) and from the plan page (audited with the actor).
     """
     if acting_user is not None:
-        access.require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+        require_role(acting_user, *access.BENCHMARK_UPLOADERS)
     facts = _facts(plan_results(plan))
     has_row = _has_comparison_row(plan)
     specs = {s.code: s for s in plan_rules.plan_steps_for(brief_facts(plan.brief))}
@@ -146,7 +146,7 @@ def benchmark_plan_create(
     *, acting_user: Any, quote: Any, brief: Any
 ) -> tuple[BenchmarkPlan, bool]:
     """The plan of one candidate for one brief (one per pair: an existing one is returned)."""
-    access.require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+    require_role(acting_user, *access.BENCHMARK_UPLOADERS)
     existing = BenchmarkPlan.objects.filter(quote=quote, brief=brief).first()
     if existing is not None:
         return existing, False
@@ -187,7 +187,7 @@ def benchmark_plan_step_check(
 
     Passing needs an evidence URL and notes; failing needs notes saying what went wrong.
     """
-    access.require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+    require_role(acting_user, *access.BENCHMARK_UPLOADERS)
     try:
         step = BenchmarkPlanStep.objects.select_for_update().get(plan=plan, pk=step_id)
     except (BenchmarkPlanStep.DoesNotExist, ValueError, TypeError) as exc:

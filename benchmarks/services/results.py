@@ -23,7 +23,7 @@ from benchmarks.distributions import distributions_for
 from benchmarks.models import BenchmarkResult
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
-from procurement.audit import audit_record
+from core.audit import audit_record
 
 logger = logging.getLogger(__name__)
 

@@ -21,15 +21,15 @@ from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
 
-from benchmarks import parsers
+from benchmarks import access, parsers
 from benchmarks.errors import UploadRejected, UploadTooLarge
 from benchmarks.models import BenchmarkResult, Phase
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.results import apply_parsed, scrub
 from benchmarks.upload_handlers import too_large_message, upload_cap_bytes
-from procurement import access
-from procurement.audit import audit_record
+from core.audit import audit_record
+from core.roles import require_role
 
 # Files up to this size are parsed in the request (the journey "drop a file, see charts at
 # once"); larger ones are checked cheaply here and parsed by a Celery worker.
@@ -269,7 +269,7 @@ def benchmark_result_ingest(*, acting_user: Any, upload: File, meta: UploadMeta)
     Identical bytes uploaded again by the same user for the same candidate and brief return
     the existing result (`created=False`).
     """
-    access.require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+    require_role(acting_user, *access.BENCHMARK_UPLOADERS)
     filename = clean_filename(getattr(upload, "name", None))
     try:
         return _ingest(acting_user, upload, filename, meta)

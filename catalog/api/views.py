@@ -1,4 +1,4 @@
-"""API v1 catalog endpoints. Querysets come from `procurement.access`; writes go through the
+"""API v1 catalog endpoints. Querysets come from `catalog.access`; writes go through the
 services; there is no PUT, PATCH or DELETE on anything versioned."""
 
 from __future__ import annotations
@@ -13,17 +13,16 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.models import Role
-from catalog import selectors, services
+from catalog import access, selectors, services
 from catalog.api import serializers as s
-from catalog.api.parsers import SafeJSONParser
 from catalog.filters import AcceleratorFilter, QuoteFilter
 from catalog.models import Accelerator, ModelProfile, Quote
-from procurement import access
-from procurement.api.permissions import HasRole
+from core.api.parsers import SafeJSONParser
+from core.api.permissions import HasRole
+from core.roles import STAFF_ROLES, Role, is_vendor
 
 EVERYONE = frozenset(Role.values)
-STAFF_AND_VENDORS = access.STAFF_ROLES | {Role.VENDOR}
+STAFF_AND_VENDORS = STAFF_ROLES | {Role.VENDOR}
 
 
 class CatalogRole(HasRole):
@@ -31,7 +30,7 @@ class CatalogRole(HasRole):
 
     def has_permission(self, request: Request, view: Any) -> bool:
         allowed = super().has_permission(request, view)
-        if not allowed and access.is_vendor(request.user):
+        if not allowed and is_vendor(request.user):
             raise exceptions.NotFound()
         return allowed
 
@@ -131,7 +130,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         quote = services.quote_submit(
             acting_user=request.user,
             data=data,
-            provider=None if access.is_vendor(request.user) else provider,
+            provider=None if is_vendor(request.user) else provider,
             rfq=rfq,
             is_public_list_price=is_public,
         )
@@ -194,7 +193,7 @@ class FxRateViewSet(
 
     serializer_class = s.FxRateSerializer
     filterset_fields = ("currency",)
-    read_roles = access.STAFF_ROLES
+    read_roles = STAFF_ROLES
     write_roles = access.FX_WRITERS
 
     def get_queryset(self) -> QuerySet[Any]:
@@ -217,7 +216,7 @@ class RfqViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return selectors.rfqs_list(self.request.user).prefetch_related("providers")
 
     def get_serializer_class(self) -> type[s.RfqSerializer]:
-        return s.VendorRfqSerializer if access.is_vendor(self.request.user) else s.RfqSerializer
+        return s.VendorRfqSerializer if is_vendor(self.request.user) else s.RfqSerializer
 
     @extend_schema(request=s.RfqInputSerializer, responses={201: s.RfqSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -19,6 +19,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Provider
+from catalog import access
 from catalog.errors import ImportRejected
 from catalog.importers.common import ImportFileError, ParseResult, RowError
 from catalog.importers.litellm import LiteLlmRow, parse_litellm_prices
@@ -27,9 +28,9 @@ from catalog.importers.price_list import PriceListRow, parse_price_list
 from catalog.importers.skypilot import SkyPilotRow, parse_skypilot_vms
 from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfile, Quote
 from catalog.validation import api_route_rule_errors, max_gpus_per_node_for, quote_rule_errors
-from procurement import access
-from procurement.audit import audit_record
-from procurement.models import AuditEvent
+from core.audit import audit_record
+from core.models import AuditEvent
+from core.roles import require_role
 
 
 class ImportKind:
@@ -266,7 +267,7 @@ def catalog_import(
     only_providers: list[Provider] | None = None,
 ) -> ImportOutcome:
     """Import one file of public list prices; raises ImportRejected with every row error."""
-    access.require_role(acting_user, *access.CATALOG_WRITERS)
+    require_role(acting_user, *access.CATALOG_WRITERS)
     sha256 = hashlib.sha256(data).hexdigest()
     summary = {
         "kind": kind,

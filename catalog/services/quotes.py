@@ -15,13 +15,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Provider
-from catalog import selectors
+from catalog import access, selectors
 from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed
 from catalog.models import Accelerator, Quote, Rfq
 from catalog.validation import quote_rule_errors
-from procurement import access
-from procurement.audit import audit_record
-from procurement.errors import Conflict, NotAllowed, NotFound
+from core.audit import audit_record
+from core.errors import Conflict, NotAllowed, NotFound
+from core.roles import has_role, is_vendor
 
 # What a person enters for a quote; provider, rfq, version, status, supersedes and
 # entered_by are set by the service, never taken from input.
@@ -122,11 +122,11 @@ def _resolve_submitter(
     acting_user: Any, provider: Provider | None, rfq: Rfq | None
 ) -> tuple[Provider, bool]:
     """(provider the quote belongs to, whether it was entered by staff)."""
-    if access.is_vendor(acting_user):
+    if is_vendor(acting_user):
         if rfq is not None and not access.rfqs_for(acting_user).filter(pk=rfq.pk).exists():
             raise NotFound("No such RFQ.")
         return acting_user.provider, False
-    if not access.has_role(acting_user, *access.CATALOG_WRITERS):
+    if not has_role(acting_user, *access.CATALOG_WRITERS):
         raise NotAllowed("Only procurement leads, admins and vendors can enter quotes.")
     if provider is None:
         raise CatalogInvalid({"provider": ["Choose the provider this quote comes from."]})
@@ -179,7 +179,7 @@ def _lock_current(acting_user: Any, quote: Quote) -> Quote:
     if locked.status == Quote.Status.WITHDRAWN:
         raise QuoteWithdrawn()
     if not access.can_revise_quote(acting_user, locked):
-        if access.is_vendor(acting_user):
+        if is_vendor(acting_user):
             raise RfqClosed()
         raise NotAllowed("Only procurement leads, admins and the quoting vendor can change it.")
     return locked
@@ -218,7 +218,7 @@ def quote_revise(*, acting_user: Any, quote: Quote, data: Mapping[str, Any]) -> 
     # A revision is a new capture of the price unless the caller says when it was captured.
     values["quoted_at"] = timezone.now()
     values.update(_clean(data))
-    by_staff = access.has_role(acting_user, *access.CATALOG_WRITERS)
+    by_staff = has_role(acting_user, *access.CATALOG_WRITERS)
     _validate(values, rfq=old.rfq, require_source=by_staff and old.rfq is None)
     new = _next_version(acting_user, old, values, Quote.Status.SUBMITTED)
     audit_record(

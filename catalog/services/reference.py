@@ -10,14 +10,15 @@ from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
 from accounts.models import Provider
+from catalog import access
 from catalog.errors import CatalogInvalid
 from catalog.models import FxRate, ModelApiRoute, ModelProfile
 from catalog.validation import api_route_rule_errors, fx_rule_errors, model_profile_rule_errors
-from procurement import access
-from procurement.audit import audit_record
+from core.audit import audit_record
+from core.roles import Role, require_role
 
 # Who may add a custom model profile: those who write briefs or size hardware.
-MODEL_WRITERS = access.CATALOG_WRITERS | {access.Role.PLATFORM_ENGINEER}
+MODEL_WRITERS = access.CATALOG_WRITERS | {Role.PLATFORM_ENGINEER}
 
 PROVIDER_FIELDS = ("name", "slug", "kind", "website", "contact_email")
 MODEL_FIELDS = (
@@ -67,7 +68,7 @@ def _pick(data: Mapping[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
 
 @transaction.atomic
 def provider_create(*, acting_user: Any, data: Mapping[str, Any]) -> Provider:
-    access.require_role(acting_user, *access.CATALOG_WRITERS)
+    require_role(acting_user, *access.CATALOG_WRITERS)
     values = _pick(data, PROVIDER_FIELDS)
     values["slug"] = slugify(values.get("slug") or values.get("name") or "")
     errors: dict[str, list[str]] = {}
@@ -89,7 +90,7 @@ def provider_create(*, acting_user: Any, data: Mapping[str, Any]) -> Provider:
 @transaction.atomic
 def model_profile_create(*, acting_user: Any, data: Mapping[str, Any]) -> ModelProfile:
     """Add a custom model; its slug comes from the name and never collides with a seeded one."""
-    access.require_role(acting_user, *MODEL_WRITERS)
+    require_role(acting_user, *MODEL_WRITERS)
     values = _pick(data, MODEL_FIELDS)
     values.setdefault("params_active_b", values.get("params_total_b"))
     errors = model_profile_rule_errors(values)
@@ -116,7 +117,7 @@ def model_profile_create(*, acting_user: Any, data: Mapping[str, Any]) -> ModelP
 def api_route_create(
     *, acting_user: Any, data: Mapping[str, Any], provider: Provider | None
 ) -> ModelApiRoute:
-    access.require_role(acting_user, *access.CATALOG_WRITERS)
+    require_role(acting_user, *access.CATALOG_WRITERS)
     values = _pick(data, API_ROUTE_FIELDS)
     values["currency"] = str(values.get("currency") or "USD").upper()
     errors = api_route_rule_errors(values)
@@ -142,7 +143,7 @@ def api_route_create(
 @transaction.atomic
 def fx_rate_create(*, acting_user: Any, data: Mapping[str, Any]) -> FxRate:
     """Record a rate (finance or admin only); one rate per currency and day."""
-    access.require_role(acting_user, *access.FX_WRITERS)
+    require_role(acting_user, *access.FX_WRITERS)
     values = _pick(data, ("currency", "rate_to_base", "as_of"))
     values["currency"] = str(values.get("currency") or "").upper()
     if errors := fx_rule_errors(values, base_currency=settings.BASE_CURRENCY):

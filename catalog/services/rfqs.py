@@ -9,12 +9,13 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from catalog import access
 from catalog.errors import CatalogInvalid
 from catalog.models import Rfq
 from catalog.validation import rfq_rule_errors
-from procurement import access
-from procurement.audit import audit_record
-from procurement.errors import Conflict
+from core.audit import audit_record
+from core.errors import Conflict
+from core.roles import require_role
 
 RFQ_INPUT_FIELDS = (
     "title",
@@ -31,7 +32,7 @@ RFQ_INPUT_FIELDS = (
 @transaction.atomic
 def rfq_create(*, acting_user: Any, data: Mapping[str, Any]) -> Rfq:
     """Open an RFQ. `data` carries `providers` and `accelerators` as iterables of instances."""
-    access.require_role(acting_user, *access.CATALOG_WRITERS)
+    require_role(acting_user, *access.CATALOG_WRITERS)
     providers = list(data.get("providers") or [])
     accelerators = list(data.get("accelerators") or [])
     values = {k: data.get(k) for k in RFQ_INPUT_FIELDS if k in data}
@@ -57,7 +58,7 @@ def rfq_create(*, acting_user: Any, data: Mapping[str, Any]) -> Rfq:
 @transaction.atomic
 def rfq_reopen(*, acting_user: Any, rfq: Rfq, deadline: datetime | None) -> Rfq:
     """Give invited providers a new deadline; only once the old one has passed or was closed."""
-    access.require_role(acting_user, *access.CATALOG_WRITERS)
+    require_role(acting_user, *access.CATALOG_WRITERS)
     locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
     if locked.is_open_for_answers():
         raise Conflict("This RFQ is still open; it can be reopened once its deadline has passed.")
@@ -80,7 +81,7 @@ def rfq_reopen(*, acting_user: Any, rfq: Rfq, deadline: datetime | None) -> Rfq:
 @transaction.atomic
 def rfq_close(*, acting_user: Any, rfq: Rfq) -> Rfq:
     """Stop taking answers before the deadline."""
-    access.require_role(acting_user, *access.CATALOG_WRITERS)
+    require_role(acting_user, *access.CATALOG_WRITERS)
     updated = Rfq.objects.filter(pk=rfq.pk, status=Rfq.Status.OPEN).update(status=Rfq.Status.CLOSED)
     if not updated:
         raise Conflict("This RFQ is already closed.")

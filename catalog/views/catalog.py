@@ -10,8 +10,8 @@ from catalog import charts, selectors, services
 from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
 from catalog.models import Accelerator
 from catalog.views.common import form_error, query_without, staff_required
-from procurement import access
-from procurement.errors import DomainError
+from core.errors import DomainError
+from core.roles import get_or_404, has_role, role_required
 
 # (label, attribute, unit, which way is better) for the comparison table.
 COMPARE_ROWS = [
@@ -94,7 +94,7 @@ def accelerator_list(request: HttpRequest) -> HttpResponse:
 
 @staff_required
 def accelerator_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    accelerator = access.get_or_404(Accelerator.objects.all(), slug=slug)
+    accelerator = get_or_404(Accelerator.objects.all(), slug=slug)
     everyone = [_point(a) for a in Accelerator.objects.all()]
     quotes = selectors.current_quotes_for_accelerator(request.user, accelerator)[:25]
     context = {
@@ -141,12 +141,12 @@ def accelerator_compare(request: HttpRequest) -> HttpResponse:
 def model_list(request: HttpRequest) -> HttpResponse:
     context = {
         "models": selectors.model_profiles_list(),
-        "can_add": access.has_role(request.user, *services.MODEL_WRITERS),
+        "can_add": has_role(request.user, *services.MODEL_WRITERS),
     }
     return render(request, "catalog/model_list.html", context)
 
 
-@access.role_required(*services.MODEL_WRITERS)
+@role_required(*services.MODEL_WRITERS)
 def model_create(request: HttpRequest) -> HttpResponse:
     form = ModelProfileForm(request.POST or None)
     if request.method == "POST" and form.is_valid():

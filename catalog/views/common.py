@@ -8,14 +8,14 @@ from django import forms
 from django.core.paginator import Page, Paginator
 from django.http import HttpRequest
 
-from accounts.models import Role
-from procurement import access
-from procurement.errors import DomainError
+from catalog import access
+from core.errors import DomainError
+from core.roles import STAFF_ROLES, Role, role_required
 
-staff_required = access.role_required(*access.STAFF_ROLES)
-writer_required = access.role_required(*access.CATALOG_WRITERS)
-fx_writer_required = access.role_required(*access.FX_WRITERS)
-vendor_required = access.role_required(Role.VENDOR)
+staff_required = role_required(*STAFF_ROLES)
+writer_required = role_required(*access.CATALOG_WRITERS)
+fx_writer_required = role_required(*access.FX_WRITERS)
+vendor_required = role_required(Role.VENDOR)
 
 PAGE_SIZE = 50
 

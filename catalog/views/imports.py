@@ -11,7 +11,7 @@ from catalog.forms import ImportForm
 from catalog.importers.common import MAX_BYTES
 from catalog.importers.price_list import COLUMNS, template_csv
 from catalog.views.common import form_error, writer_required
-from procurement.errors import DomainError
+from core.errors import DomainError
 
 
 @writer_required

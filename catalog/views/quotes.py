@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from catalog import charts, selectors, services
+from catalog import access, charts, selectors, services
 from catalog.filters import QuoteFilter
 from catalog.forms import FIELD_GROUPS, QuoteForm, QuoteWithdrawForm, quote_initial
 from catalog.forms.quotes import LABELS
@@ -23,8 +23,8 @@ from catalog.views.common import (
     staff_required,
     writer_required,
 )
-from procurement import access
-from procurement.errors import DomainError
+from core.errors import DomainError
+from core.roles import has_role
 
 STAFF_ONLY_FIELDS = ("provider", "is_public_list_price")
 
@@ -105,7 +105,7 @@ def quote_list(request: HttpRequest) -> HttpResponse:
         "page": page,
         "checklists": selectors.checklist_summaries(page.object_list),
         "page_query": query_without(request, "page"),
-        "can_write": access.has_role(request.user, *access.CATALOG_WRITERS),
+        "can_write": has_role(request.user, *access.CATALOG_WRITERS),
     }
     return render(request, "catalog/quote_list.html", context)
 

@@ -7,18 +7,18 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from catalog import selectors, services
+from catalog import access, selectors, services
 from catalog.forms import ApiRouteForm, FxRateForm, ProviderForm
 from catalog.views.common import form_error, fx_writer_required, staff_required, writer_required
-from procurement import access
-from procurement.errors import DomainError
+from core.errors import DomainError
+from core.roles import has_role
 
 
 @staff_required
 def provider_list(request: HttpRequest) -> HttpResponse:
     context = {
         "providers": access.providers_for(request.user),
-        "can_write": access.has_role(request.user, *access.CATALOG_WRITERS),
+        "can_write": has_role(request.user, *access.CATALOG_WRITERS),
     }
     return render(request, "catalog/provider_list.html", context)
 
@@ -43,7 +43,7 @@ def provider_create(request: HttpRequest) -> HttpResponse:
 def api_route_list(request: HttpRequest) -> HttpResponse:
     context = {
         "routes": selectors.api_routes_list(request.user),
-        "can_write": access.has_role(request.user, *access.CATALOG_WRITERS),
+        "can_write": has_role(request.user, *access.CATALOG_WRITERS),
     }
     return render(request, "catalog/api_route_list.html", context)
 
@@ -72,7 +72,7 @@ def fx_list(request: HttpRequest) -> HttpResponse:
     context = {
         "rates": selectors.fx_rates_list(request.user),
         "base_currency": settings.BASE_CURRENCY,
-        "can_write": access.has_role(request.user, *access.FX_WRITERS),
+        "can_write": has_role(request.user, *access.FX_WRITERS),
     }
     return render(request, "catalog/fx_list.html", context)
 

@@ -7,19 +7,20 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from catalog import selectors, services
+from catalog import access, selectors, services
 from catalog.forms import RfqForm, RfqReopenForm
 from catalog.models import CapacityModel
 from catalog.views.common import form_error, staff_required, writer_required
-from procurement import access
-from procurement.errors import DomainError
+from core.errors import DomainError
+from core.roles import has_role
+from procurement import access as procurement_access
 
 
 @staff_required
 def rfq_list(request: HttpRequest) -> HttpResponse:
     context = {
         "rfqs": selectors.rfqs_list(request.user),
-        "can_write": access.has_role(request.user, *access.CATALOG_WRITERS),
+        "can_write": has_role(request.user, *access.CATALOG_WRITERS),
     }
     return render(request, "catalog/rfq_list.html", context)
 
@@ -27,7 +28,7 @@ def rfq_list(request: HttpRequest) -> HttpResponse:
 @staff_required
 def rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, pk)
-    can_write = access.has_role(request.user, *access.CATALOG_WRITERS)
+    can_write = has_role(request.user, *access.CATALOG_WRITERS)
     quotes = list(selectors.quotes_for_rfq(request.user, rfq))
     context = {
         "rfq": rfq,
@@ -45,7 +46,7 @@ def rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @writer_required
 def rfq_create(request: HttpRequest) -> HttpResponse:
-    form = RfqForm(request.POST or None, briefs=access.briefs_for(request.user))
+    form = RfqForm(request.POST or None, briefs=procurement_access.briefs_for(request.user))
     if request.method == "POST" and form.is_valid():
         try:
             rfq = services.rfq_create(acting_user=request.user, data=form.cleaned_data)

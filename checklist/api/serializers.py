@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from checklist import evidence, services
 from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview, Section
-from procurement.errors import DomainError
+from core.errors import DomainError
 
 
 def _inline_enum(values: list[str]) -> dict[str, Any]:

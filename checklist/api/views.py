@@ -16,8 +16,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Role
-from checklist import evidence, selectors, services
+from catalog import access as catalog_access
+from checklist import access, evidence, selectors, services
 from checklist.api.serializers import (
     ChecklistAnswerInputSerializer,
     ChecklistAnswerOutputSerializer,
@@ -26,10 +26,10 @@ from checklist.api.serializers import (
     ChecklistReviewOutputSerializer,
 )
 from checklist.models import ChecklistItem
-from procurement import access
-from procurement.api.permissions import HasRole
+from core.api.permissions import HasRole
+from core.roles import STAFF_ROLES, Role
 
-READERS = access.STAFF_ROLES | {Role.VENDOR}
+READERS = STAFF_ROLES | {Role.VENDOR}
 
 ChecklistSummarySchema = inline_serializer(
     "ChecklistSummary",
@@ -75,7 +75,7 @@ class QuoteChecklistApi(APIView):
         )
     )
     def get(self, request: Request, quote_id: int) -> Response:
-        quote = access.access_quote(request.user, quote_id)
+        quote = catalog_access.access_quote(request.user, quote_id)
         detail = selectors.quote_checklist_detail(quote)
         context = {"request": request}
         items = [
@@ -114,7 +114,7 @@ class QuoteChecklistAnswerCreateApi(APIView):
         responses={201: ChecklistAnswerOutputSerializer},
     )
     def post(self, request: Request, quote_id: int) -> Response:
-        quote = access.access_quote(request.user, quote_id)
+        quote = catalog_access.access_quote(request.user, quote_id)
         data = request.data  # parse first: the size guard records skipped files meanwhile
         oversized = getattr(request._request, "evidence_oversized", {})
         serializer = ChecklistAnswerInputSerializer(data=data, context={"oversized": oversized})

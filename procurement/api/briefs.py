@@ -15,9 +15,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from catalog.models import ModelProfile
+from core.api.permissions import HasRole
+from core.roles import STAFF_ROLES, is_staff
 from procurement import access, selectors_briefs, services_briefs
 from procurement.api.memory_fit import PrecisionField
-from procurement.api.permissions import HasRole
 from procurement.brief_rules import BRIEF_FIELDS, brief_errors, field_label
 from procurement.models import WorkloadBrief
 
@@ -26,7 +27,7 @@ class BriefPermission(HasRole):
     """HasRole, but anyone who is not staff gets 404: brief routes do not exist for them."""
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        if request.user and request.user.is_authenticated and not access.is_staff(request.user):
+        if request.user and request.user.is_authenticated and not is_staff(request.user):
             raise exceptions.NotFound()
         if not hasattr(view, (request.method or "").lower()):
             return True  # let the view answer 405 Method Not Allowed
@@ -136,7 +137,7 @@ class BriefListApi(GenericAPIView):
     `?workload_class=`). POST: create version 1."""
 
     permission_classes = [BriefPermission]
-    read_roles = access.STAFF_ROLES
+    read_roles = STAFF_ROLES
     write_roles = access.BRIEF_WRITERS
     serializer_class = BriefOutputSerializer
 
@@ -169,7 +170,7 @@ class BriefDetailApi(GenericAPIView):
     """GET one brief version with `missing_fields`, `is_complete` and its version chain."""
 
     permission_classes = [BriefPermission]
-    read_roles = access.STAFF_ROLES
+    read_roles = STAFF_ROLES
     serializer_class = BriefDetailOutputSerializer
 
     def get(self, request: Request, pk: int) -> Response:

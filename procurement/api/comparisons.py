@@ -15,9 +15,10 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from catalog.api.parsers import SafeJSONParser
+from core.api.parsers import SafeJSONParser
+from core.api.permissions import HasRole
+from core.roles import STAFF_ROLES, get_or_404, is_staff
 from procurement import access, selectors_comparisons, services_comparisons
-from procurement.api.permissions import HasRole
 from procurement.models import CandidateResult, Comparison
 
 MAX_IDS = 5000
@@ -27,7 +28,7 @@ class ComparisonPermission(HasRole):
     """HasRole, but anyone who is not staff gets 404: comparison routes do not exist for them."""
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        if request.user and request.user.is_authenticated and not access.is_staff(request.user):
+        if request.user and request.user.is_authenticated and not is_staff(request.user):
             raise exceptions.NotFound()
         if not hasattr(view, (request.method or "").lower()):
             return True  # let the view answer 405 Method Not Allowed
@@ -237,7 +238,7 @@ class ComparisonListApi(GenericAPIView):
     permission_classes = [ComparisonPermission]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
-    read_roles = access.STAFF_ROLES
+    read_roles = STAFF_ROLES
     write_roles = access.COMPARISON_CREATORS
     serializer_class = ComparisonListSerializer
 
@@ -285,12 +286,12 @@ class ComparisonDetailApi(GenericAPIView):
     permission_classes = [ComparisonPermission]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
-    read_roles = access.STAFF_ROLES
+    read_roles = STAFF_ROLES
     serializer_class = ComparisonDetailSerializer
 
     @extend_schema(operation_id="v1_comparisons_retrieve")
     def get(self, request: Request, pk: int) -> Response:
-        comparison = access.get_or_404(selectors_comparisons.comparisons_list(request.user), pk=pk)
+        comparison = get_or_404(selectors_comparisons.comparisons_list(request.user), pk=pk)
         rows = selectors_comparisons.comparison_rows(comparison)
         return Response(ComparisonDetailSerializer(comparison, context={"rows": rows}).data)
 

@@ -24,12 +24,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Role
+from core.api.permissions import HasRole
+from core.audit import audit_record
+from core.models import AuditEvent
+from core.roles import Role, is_vendor
 from procurement import access, exports, services_reviews
 from procurement import selectors_reviews as sel
-from procurement.api.permissions import HasRole
-from procurement.audit import audit_record
-from procurement.models import AuditEvent, Comparison, Review
+from procurement.models import Comparison, Review
 from procurement.services_reviews import COMMENT_MAX
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -160,7 +161,7 @@ class NotForVendors(BasePermission):
     """Vendors get 404 (never 403) on staff-only endpoints, so they cannot probe them."""
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        if access.is_vendor(request.user):
+        if is_vendor(request.user):
             raise Http404
         return True
 

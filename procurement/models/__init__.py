@@ -1,6 +1,5 @@
 """Models of the decision app, re-exported so `procurement.models.X` works."""
 
-from procurement.models.audit import AuditEvent
 from procurement.models.briefs import (
     INFERENCE_CLASSES,
     TRAINING_CLASSES,
@@ -15,7 +14,6 @@ from procurement.models.system import WorkerProbe
 __all__ = [
     "INFERENCE_CLASSES",
     "TRAINING_CLASSES",
-    "AuditEvent",
     "CandidateResult",
     "Comparison",
     "OperatingModel",

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from django.db.models import QuerySet
 
-from accounts.models import Role
+from core.models import AuditEvent
+from core.roles import Role
 from procurement import access
-from procurement.models import AuditEvent
 
 if TYPE_CHECKING:
     from accounts.models import User

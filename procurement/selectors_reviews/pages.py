@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core.roles import has_role
 from procurement import access, charts, services_reviews
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors_reviews.record import assumptions_of, brief_facts
@@ -66,7 +67,7 @@ def review_context(
         form=form,
         can_review=refusal is None,
         refusal=refusal,
-        can_recompute=access.has_role(user, *access.COMPARISON_CREATORS)
+        can_recompute=has_role(user, *access.COMPARISON_CREATORS)
         and comparison.is_finished
         and context["superseded_by"] is None,
     )

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Prefetch, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 
-from procurement import access
+from benchmarks import access as benchmarks_access
+from core.models import AuditEvent
 from procurement.engine.cost import LINE_ORDER
-from procurement.models import AuditEvent, CandidateResult, Comparison, Review
+from procurement.models import CandidateResult, Comparison, Review
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -157,7 +158,7 @@ def _evidence(user: User, rows: Sequence[CandidateResult]) -> dict[str, list[dic
     if not quote_ids and not any(used.values()):
         return {}
     results = (
-        access.results_for(user)
+        benchmarks_access.results_for(user)
         .filter(Q(quote_id__in=quote_ids) | Q(pk__in=[i for i in used.values() if i]))
         .order_by("-created_at")
     )
@@ -252,7 +253,9 @@ def plans_for_quotes(user: User, comparison: Comparison, quote_ids: Iterable[int
     """Benchmark plans (with steps) of these quotes for the comparison's brief, by quote id."""
     from benchmarks.models import BenchmarkPlanStep
 
-    plans = access.plans_for(user).filter(brief_id=comparison.brief_id, quote_id__in=quote_ids)
+    plans = benchmarks_access.plans_for(user).filter(
+        brief_id=comparison.brief_id, quote_id__in=quote_ids
+    )
     plans = plans.prefetch_related(
         Prefetch("steps", queryset=BenchmarkPlanStep.objects.order_by("phase", "id"))
     )

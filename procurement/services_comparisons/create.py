@@ -10,11 +10,13 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from catalog import access as catalog_access
+from core.audit import audit_record
+from core.errors import BriefIncomplete, Conflict, DomainError
+from core.roles import require_role
 from procurement import access
-from procurement.audit import audit_record
 from procurement.engine.comparison import ENGINE_VERSION
 from procurement.engine.errors import EngineInputError
-from procurement.errors import BriefIncomplete, Conflict, DomainError
 from procurement.models import Comparison, WorkloadBrief
 from procurement.selectors_comparisons import default_api_routes, default_quotes
 from procurement.services_comparisons.queue import enqueue_on_commit
@@ -43,7 +45,7 @@ def _ids(raw: Sequence[Any] | None, field: str) -> list[int] | None:
 
 
 def _explicit_quotes(user: Any, ids: list[int]) -> list[Any]:
-    found = {q.pk: q for q in access.quotes_for(user).filter(pk__in=ids)}
+    found = {q.pk: q for q in catalog_access.quotes_for(user).filter(pk__in=ids)}
     unknown = [i for i in ids if i not in found]
     if unknown:
         raise DomainError(
@@ -62,7 +64,7 @@ def _explicit_quotes(user: Any, ids: list[int]) -> list[Any]:
 
 
 def _explicit_routes(user: Any, ids: list[int]) -> list[Any]:
-    found = {r.pk: r for r in access.api_routes_for(user).filter(pk__in=ids)}
+    found = {r.pk: r for r in catalog_access.api_routes_for(user).filter(pk__in=ids)}
     unknown = [i for i in ids if i not in found]
     if unknown:
         msg = f"Unknown API route id(s): {', '.join(map(str, unknown))}."
@@ -123,7 +125,7 @@ def comparison_create(
     brief; give one or both to choose. Nothing is saved or queued on any error.
     `enqueue=False` leaves the run to the caller (the demo computes in-process).
     """
-    access.require_role(acting_user, *access.COMPARISON_CREATORS)
+    require_role(acting_user, *access.COMPARISON_CREATORS)
     if missing := brief.missing_fields():
         raise BriefIncomplete(missing)
     overrides, errors = assumption_rules.validate_overrides(assumptions)
@@ -212,7 +214,7 @@ def comparison_recompute(*, acting_user: Any, comparison: Comparison) -> Compari
     from chosen candidates takes the newest version of each chosen quote (withdrawn ones
     drop out) and the chosen routes that are still active. Same assumptions and seed.
     """
-    access.require_role(acting_user, *access.COMPARISON_CREATORS)
+    require_role(acting_user, *access.COMPARISON_CREATORS)
     if not comparison.is_finished:
         raise Conflict("This comparison is still being computed; recompute it once it is done.")
     if Comparison.objects.filter(supersedes=comparison).exists():

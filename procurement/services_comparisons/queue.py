@@ -17,9 +17,10 @@ from django.db.models import Q
 from django.utils import timezone
 from kombu.exceptions import KombuError
 
+from core.audit import audit_record
+from core.errors import Conflict
+from core.roles import require_role
 from procurement import access
-from procurement.audit import audit_record
-from procurement.errors import Conflict
 from procurement.models import Comparison
 
 logger = logging.getLogger(__name__)
@@ -76,7 +77,7 @@ def enqueue_on_commit(comparison: Comparison) -> EnqueueOutcome:
 
 def comparison_retry(*, acting_user: Any, comparison: Comparison) -> Comparison:
     """Re-queue a failed comparison (attempts start again from zero)."""
-    access.require_role(acting_user, *access.COMPARISON_CREATORS)
+    require_role(acting_user, *access.COMPARISON_CREATORS)
     with transaction.atomic():
         now = timezone.now()
         updated = Comparison.objects.filter(

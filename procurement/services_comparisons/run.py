@@ -33,8 +33,8 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from benchmarks.services.plans import benchmark_plans_refresh_for_brief
+from core.audit import audit_record
 from procurement import notifications
-from procurement.audit import audit_record
 from procurement.engine.errors import EngineInputError
 from procurement.models import CandidateResult, Comparison
 from procurement.services_comparisons.compute import Computed, compute

@@ -11,16 +11,16 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
-from procurement import access
+from core.audit import audit_chain_verify
+from core.roles import role_required
 from procurement import selectors_reviews as sel
-from procurement.audit import audit_chain_verify
 from procurement.forms_reviews import AuditFilterForm
 
 PAGE_SIZE = 50
 
 
 @require_http_methods(["GET"])
-@access.role_required(*sel.AUDIT_READER_ROLES)
+@role_required(*sel.AUDIT_READER_ROLES)
 def audit_list(request: HttpRequest) -> HttpResponse:
     actions, object_types = sel.audit_filter_choices(request.user)
     form = AuditFilterForm(request.GET or None, actions=actions, object_types=object_types)

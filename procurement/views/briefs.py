@@ -16,15 +16,16 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from core.errors import DomainError
+from core.roles import STAFF_ROLES, has_role, is_staff, role_required
 from procurement import access, charts_briefs, selectors_briefs, services_briefs
 from procurement.brief_rules import GROUPS, field_label, groups_for, missing_labels
-from procurement.errors import DomainError
 from procurement.fit_adapter import context_tokens_for, mode_for
 from procurement.forms_briefs import BriefForm, MemoryFitForm, brief_initial
 from procurement.models import WorkloadBrief, WorkloadClass
 
 View = Callable[..., HttpResponse]
-read_required = access.role_required(*access.STAFF_ROLES)
+read_required = role_required(*STAFF_ROLES)
 
 
 def write_required(view: View) -> View:
@@ -32,9 +33,9 @@ def write_required(view: View) -> View:
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not access.is_staff(request.user):
+        if not is_staff(request.user):
             raise Http404
-        if not access.has_role(request.user, *access.BRIEF_WRITERS):
+        if not has_role(request.user, *access.BRIEF_WRITERS):
             raise PermissionDenied("Only a procurement lead or an admin can write briefs.")
         return view(request, *args, **kwargs)
 
@@ -61,7 +62,7 @@ def brief_list(request: HttpRequest) -> HttpResponse:
         "all_versions": all_versions,
         "workload_class": workload_class,
         "classes": WorkloadClass.choices,
-        "can_write": access.has_role(request.user, *access.BRIEF_WRITERS),
+        "can_write": has_role(request.user, *access.BRIEF_WRITERS),
     }
     return render(request, "procurement/brief_list.html", context)
 
@@ -100,7 +101,7 @@ def brief_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "fig_curve": charts_briefs.concurrency_curve_figure(short, training=training)
         if short
         else None,
-        "can_revise": access.has_role(request.user, *access.BRIEF_WRITERS)
+        "can_revise": has_role(request.user, *access.BRIEF_WRITERS)
         and not hasattr(brief, "superseded_by"),
     }
     return render(request, "procurement/brief_detail.html", context)

@@ -12,8 +12,9 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.errors import DomainError
+from core.roles import STAFF_ROLES, has_role, role_required
 from procurement import access, charts, selectors_comparisons, services_comparisons
-from procurement.errors import DomainError
 from procurement.forms_comparisons import ComparisonCreateForm, ComparisonFilterForm
 
 PAGE_SIZE = 25
@@ -32,7 +33,7 @@ def _form_errors(form: ComparisonCreateForm, exc: DomainError) -> None:
         form.add_error(None, exc.message)
 
 
-@access.role_required(*access.STAFF_ROLES)
+@role_required(*STAFF_ROLES)
 def comparison_list(request: HttpRequest) -> HttpResponse:
     form = ComparisonFilterForm(request.GET or None)
     filters = form.cleaned_data if form.is_valid() else {}
@@ -45,7 +46,7 @@ def comparison_list(request: HttpRequest) -> HttpResponse:
             "form": form,
             "page": page,
             "filters": filters,
-            "can_create": access.has_role(request.user, *access.COMPARISON_CREATORS),
+            "can_create": has_role(request.user, *access.COMPARISON_CREATORS),
         },
     )
 
@@ -73,7 +74,7 @@ def _new_context(request: HttpRequest, brief: Any, form: ComparisonCreateForm) -
     }
 
 
-@access.role_required(*access.COMPARISON_CREATORS)
+@role_required(*access.COMPARISON_CREATORS)
 @require_http_methods(["GET", "POST"])
 def comparison_new(request: HttpRequest) -> HttpResponse:
     brief_id = request.POST.get("brief") or request.GET.get("brief")
@@ -123,12 +124,12 @@ def _enqueue_message(request: HttpRequest, comparison: Any) -> None:
         messages.success(request, "Comparison queued; the results appear here when ready.")
 
 
-@access.role_required(*access.STAFF_ROLES)
+@role_required(*STAFF_ROLES)
 def comparison_detail(request: HttpRequest, pk: int) -> HttpResponse:
     comparison = selectors_comparisons.comparison_get(request.user, pk)
     context = {
         "comparison": comparison,
-        "can_manage": access.has_role(request.user, *access.COMPARISON_CREATORS),
+        "can_manage": has_role(request.user, *access.COMPARISON_CREATORS),
     }
     if getattr(request, "htmx", False) and request.GET.get("partial") == "status":
         response = render(request, "procurement/comparison_detail.html#status", context)
@@ -167,7 +168,7 @@ def _results_html(comparison: Any) -> str:
 
 
 @require_POST
-@access.role_required(*access.COMPARISON_CREATORS)
+@role_required(*access.COMPARISON_CREATORS)
 def comparison_retry(request: HttpRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     try:
@@ -182,7 +183,7 @@ def comparison_retry(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@access.role_required(*access.COMPARISON_CREATORS)
+@role_required(*access.COMPARISON_CREATORS)
 def comparison_recompute(request: HttpRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     try:

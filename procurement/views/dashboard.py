@@ -8,12 +8,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from accounts.models import Role
-from procurement import access, selectors_dashboard, services_system
+from core.roles import Role, role_of, role_required
+from procurement import selectors_dashboard, services_system
 
 
 def dashboard(request: HttpRequest) -> HttpResponse:
-    role = access.role_of(request.user)
+    role = role_of(request.user)
     context = selectors_dashboard.dashboard_context(request.user)
     context["role"] = role
     context["can_probe_worker"] = role == Role.ADMIN
@@ -21,7 +21,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@access.role_required(Role.ADMIN)
+@role_required(Role.ADMIN)
 def worker_probe(request: HttpRequest) -> HttpResponse:
     services_system.worker_probe_request(acting_user=request.user)
     return redirect("dashboard")

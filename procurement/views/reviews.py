@@ -17,9 +17,9 @@ from django.shortcuts import redirect, render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
 
+from core.errors import DomainError
 from procurement import access, services_reviews
 from procurement import selectors_reviews as sel
-from procurement.errors import DomainError
 from procurement.forms_reviews import PairForm, ReviewForm, RowFilterForm
 from procurement.models import Comparison
 from procurement.selectors_reviews.pages import record_context, review_context

@@ -9,8 +9,8 @@ from django.core.files.base import ContentFile
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
-from accounts.models import Role
 from benchmarks.models import BenchmarkPlan, BenchmarkResult
+from core.roles import Role
 from tests.factories import AcceleratorFactory, UserFactory, WorkloadBriefFactory
 
 

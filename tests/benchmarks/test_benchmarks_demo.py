@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from accounts.models import Provider, Role
+from accounts.models import Provider
 from benchmarks import demo
 from benchmarks.models import BenchmarkPlan, BenchmarkResult
+from core.roles import Role
 from tests.factories import QuoteFactory, UserFactory, WorkloadBriefFactory
 
 pytestmark = pytest.mark.django_db

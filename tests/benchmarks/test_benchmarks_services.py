@@ -20,8 +20,9 @@ from benchmarks.services import (
 from benchmarks.services import results as results_service
 from benchmarks.services import uploads as uploads_service
 from benchmarks.tasks import benchmark_result_parse_task
-from procurement.errors import DomainError, NotAllowed
-from procurement.models import AuditEvent, CandidateResult
+from core.errors import DomainError, NotAllowed
+from core.models import AuditEvent
+from procurement.models import CandidateResult
 from tests.benchmarks.conftest import stored_files
 from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory, vllm_serve_bytes
 from tests.factories import ComparisonFactory

@@ -15,7 +15,7 @@ from rest_framework.authtoken.models import Token
 
 from benchmarks import parsers
 from benchmarks.models import BenchmarkResult
-from procurement.models import AuditEvent
+from core.models import AuditEvent
 from tests.benchmarks.conftest import stored_files
 from tests.benchmarks.factories_benchmarks import vllm_serve_bytes
 

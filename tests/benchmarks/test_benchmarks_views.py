@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from benchmarks.distributions import histogram
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult
 from benchmarks.services import benchmark_plan_create
-from procurement.models import AuditEvent
+from core.models import AuditEvent
 from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory, metrics_dict
 from tests.factories import QuoteFactory
 

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from benchmarks import parsers
 from benchmarks.models import BenchmarkResult
 from benchmarks.services import UploadMeta, benchmark_result_ingest
-from procurement.models import AuditEvent
+from core.models import AuditEvent
 from tests.benchmarks.factories_benchmarks import vllm_serve_bytes
 from tests.test_worker_integration import start_worker, stop_worker
 

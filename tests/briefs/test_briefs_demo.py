@@ -6,8 +6,9 @@ import io
 
 import pytest
 
+from core.models import AuditEvent
 from procurement import demo_briefs
-from procurement.models import AuditEvent, WorkloadBrief
+from procurement.models import WorkloadBrief
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,9 @@ import pytest
 from django.forms.models import model_to_dict
 
 from catalog.models import ModelProfile
-from procurement.errors import BriefIncomplete, Conflict, DomainError, NotAllowed
-from procurement.models import AuditEvent, WorkloadBrief
+from core.errors import BriefIncomplete, Conflict, DomainError, NotAllowed
+from core.models import AuditEvent
+from procurement.models import WorkloadBrief
 from procurement.services_briefs import brief_create, brief_require_complete, brief_revise
 from tests.briefs.factories_briefs import RANGES
 

@@ -6,7 +6,8 @@ import pytest
 from django.forms.models import model_to_dict
 
 from catalog.models import Accelerator
-from procurement.models import AuditEvent, WorkloadBrief
+from core.models import AuditEvent
+from procurement.models import WorkloadBrief
 from tests.briefs.factories_briefs import RANGES, brief_factory_kwargs
 from tests.factories import AcceleratorFactory, WorkloadBriefFactory
 

@@ -13,7 +13,8 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from procurement.models import AuditEvent, CandidateResult, Comparison, Review
+from core.models import AuditEvent
+from procurement.models import CandidateResult, Comparison, Review
 from tests import test_worker_integration as worker
 from tests.comparisons.factories_comparisons import many_quotes, scenario_quotes
 from tests.factories import WorkloadBriefFactory

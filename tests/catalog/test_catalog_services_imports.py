@@ -12,8 +12,8 @@ from django.utils import timezone
 from catalog.errors import ImportRejected
 from catalog.models import ModelApiRoute, Quote
 from catalog.services import ImportKind, catalog_import
-from procurement.errors import NotAllowed
-from procurement.models import AuditEvent
+from core.errors import NotAllowed
+from core.models import AuditEvent
 from tests.factories import ProviderFactory
 
 pytestmark = pytest.mark.django_db

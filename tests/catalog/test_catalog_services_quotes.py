@@ -12,8 +12,8 @@ from django.utils import timezone
 from catalog import services
 from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed
 from catalog.models import Quote, Rfq
-from procurement.errors import NotAllowed, NotFound
-from procurement.models import AuditEvent
+from core.errors import NotAllowed, NotFound
+from core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import factory
 from factory.django import DjangoModelFactory
 
-from accounts.models import Role
 from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview
+from core.roles import Role
 from tests.factories import ProviderFactory, UserFactory
 
 

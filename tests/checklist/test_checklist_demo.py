@@ -6,9 +6,9 @@ import io
 
 import pytest
 
-from accounts.models import Role
 from checklist import demo, selectors
 from checklist.models import ChecklistAnswer, ChecklistReview
+from core.roles import Role
 from tests.factories import ProviderFactory, QuoteFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

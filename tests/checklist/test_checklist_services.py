@@ -7,8 +7,8 @@ import pytest
 from checklist import selectors, services
 from checklist.models import ChecklistAnswer, ChecklistReview
 from checklist.services import AnswerEntry
-from procurement.errors import Conflict, DomainError, NotAllowed
-from procurement.models import AuditEvent
+from core.errors import Conflict, DomainError, NotAllowed
+from core.models import AuditEvent
 from tests.checklist import files_checklist as f
 from tests.factories import QuoteFactory
 

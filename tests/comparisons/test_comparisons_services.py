@@ -10,8 +10,9 @@ import pytest
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
-from procurement.errors import BriefIncomplete, Conflict, DomainError, NotAllowed
-from procurement.models import AuditEvent, CandidateResult, Comparison
+from core.errors import BriefIncomplete, Conflict, DomainError, NotAllowed
+from core.models import AuditEvent
+from procurement.models import CandidateResult, Comparison
 from procurement.services_comparisons import (
     MAX_ATTEMPTS,
     QUEUE_UNAVAILABLE_MESSAGE,

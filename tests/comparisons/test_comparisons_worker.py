@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from procurement.models import AuditEvent, CandidateResult, Comparison
+from core.models import AuditEvent
+from procurement.models import CandidateResult, Comparison
 from procurement.services_comparisons import comparison_create, send_comparison
 from tests import test_worker_integration as worker
 from tests.comparisons.factories_comparisons import many_quotes

@@ -21,7 +21,7 @@ from django.apps import apps
 
 DOMAIN_APPS = ("accounts", "catalog", "checklist", "benchmarks", "procurement")
 # Rejections are audit-logged on purpose (outside the rolled-back transaction).
-NOT_COUNTED = {"procurement.auditevent"}
+NOT_COUNTED = {"core.auditevent"}
 
 
 def domain_counts() -> dict[str, int]:
@@ -144,7 +144,7 @@ def celery_on(redis_server, settings, monkeypatch) -> Iterator[RedisServer]:
     The Celery app read its broker settings at import: point it at the private server and
     drop its connection pool (and again on the way out).
     """
-    from procurement.celery import app
+    from config.celery import app
 
     old = (app.conf.broker_url, copy.deepcopy(app.conf.broker_transport_options))
     settings.CELERY_BROKER_URL = redis_server.url

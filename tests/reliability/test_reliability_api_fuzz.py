@@ -66,7 +66,7 @@ def fuzz_database():
 def _env(database_url: str, broker_url: str, var_dir: Path) -> dict[str, str]:
     return {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "procurement.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DEBUG": "true",
         "DATABASE_URL": database_url,
         "CELERY_BROKER_URL": broker_url,

@@ -24,7 +24,7 @@ from django.db.models import Count
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from procurement.models import AuditEvent
+from core.models import AuditEvent
 from tests.factories import AcceleratorFactory, ProviderFactory, QuoteFactory
 from tests.reliability.conftest import domain_counts, stored_files
 

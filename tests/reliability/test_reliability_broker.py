@@ -14,7 +14,8 @@ import pytest
 from django.contrib.messages import get_messages
 from django.core.management import call_command
 
-from procurement.models import AuditEvent, CandidateResult, Comparison
+from core.models import AuditEvent
+from procurement.models import CandidateResult, Comparison
 from procurement.services_comparisons import (
     QUEUE_UNAVAILABLE_MESSAGE,
     STALE_AFTER,

@@ -1,6 +1,6 @@
 """The OpenAPI schema documents the API's one error shape on every operation.
 
-`procurement.api.schema.AutoSchema` adds the error statuses each operation can answer with
+`core.api.schema.AutoSchema` adds the error statuses each operation can answer with
 (400 and 404 everywhere; 401/403 behind a login; 409/415 on writes; 413 on uploads), all
 with the `Error` body `{"detail", "code", "fields"}` that the exception handler renders.
 """
@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from procurement.api.schema import ERROR_DESCRIPTIONS, ErrorSerializer, error_responses
+from core.api.schema import ERROR_DESCRIPTIONS, ErrorSerializer, error_responses
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_CLASS = "procurement.api.schema.AutoSchema"
+SCHEMA_CLASS = "core.api.schema.AutoSchema"
 METHODS = {"get", "post", "put", "patch", "delete"}
 # A fresh process: views decorated with @extend_schema bake the default schema class in at
 # import time, so it must be set before anything is imported (as settings.py does).
 SETTINGS = f"""
-from procurement.settings_test import *  # noqa: F403
+from config.settings_test import *  # noqa: F403
 REST_FRAMEWORK = {{**REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": "{SCHEMA_CLASS}"}}  # noqa: F405
 """
 

@@ -13,7 +13,8 @@ import pytest
 from django.contrib.messages import get_messages
 from django.db import close_old_connections, transaction
 
-from procurement.models import AuditEvent, CandidateResult, Comparison
+from core.models import AuditEvent
+from procurement.models import CandidateResult, Comparison
 from procurement.services_comparisons import MAX_ATTEMPTS, comparison_create, comparison_run
 from procurement.tasks import comparison_run_task
 from tests.comparisons.factories_comparisons import scenario_quotes

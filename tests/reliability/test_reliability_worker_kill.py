@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from procurement.models import AuditEvent, CandidateResult, Comparison
+from core.models import AuditEvent
+from procurement.models import CandidateResult, Comparison
 from procurement.services_comparisons import comparison_create
 from tests import test_worker_integration as worker
 from tests.reliability.conftest import wait_until

@@ -8,7 +8,7 @@ from typing import Any
 import factory
 from factory.django import DjangoModelFactory
 
-from accounts.models import Role
+from core.roles import Role
 from procurement.models import CandidateResult, Comparison
 from tests.factories import (
     AcceleratorFactory,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from procurement.models import AuditEvent, Comparison, Review
+from core.models import AuditEvent
+from procurement.models import Comparison, Review
 
 pytestmark = pytest.mark.django_db
 
@@ -154,7 +155,7 @@ def test_audit_events_api_lists_and_filters(api_client, comparison, finance, adm
 
 
 def test_audit_events_cannot_be_written_through_the_api(api_client, comparison, admin_user):
-    from procurement.audit import audit_record
+    from core.audit import audit_record
 
     event = audit_record(actor=admin_user, action="test.event", obj=comparison)
     api_client.force_authenticate(admin_user)

@@ -9,8 +9,8 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from procurement.audit import audit_record
-from procurement.models import AuditEvent
+from core.audit import audit_record
+from core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -152,9 +152,9 @@ def test_audit_admin_is_read_only(client, admin_user, finance):
     make_events(finance, 1)
     event = AuditEvent.objects.get()
     client.force_login(admin_user)
-    change = client.get(f"/admin/procurement/auditevent/{event.pk}/change/")
+    change = client.get(f"/admin/core/auditevent/{event.pk}/change/")
     assert change.status_code == 200
     assert b'name="_save"' not in change.content
-    assert client.get("/admin/procurement/auditevent/add/").status_code == 403
-    client.post(f"/admin/procurement/auditevent/{event.pk}/delete/", {"post": "yes"})
+    assert client.get("/admin/core/auditevent/add/").status_code == 403
+    client.post(f"/admin/core/auditevent/{event.pk}/delete/", {"post": "yes"})
     assert AuditEvent.objects.filter(pk=event.pk).exists()

@@ -8,8 +8,9 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from accounts.models import Role
-from procurement.models import AuditEvent, Comparison
+from core.models import AuditEvent
+from core.roles import Role
+from procurement.models import Comparison
 from tests.factories import UserFactory
 from tests.reviews.factories_reviews import ready_comparison
 

@@ -12,9 +12,10 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from accounts.models import Role
-from procurement.errors import Conflict
-from procurement.models import AuditEvent, Comparison, Review
+from core.errors import Conflict
+from core.models import AuditEvent
+from core.roles import Role
+from procurement.models import Comparison, Review
 from procurement.services_reviews import review_submit
 from tests.factories import UserFactory
 from tests.reviews.factories_reviews import ready_comparison

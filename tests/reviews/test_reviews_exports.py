@@ -9,8 +9,8 @@ from decimal import Decimal
 import openpyxl
 import pytest
 
+from core.models import AuditEvent
 from procurement import exports
-from procurement.models import AuditEvent
 from tests.reviews.factories_reviews import add_api_candidate, ready_comparison
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"

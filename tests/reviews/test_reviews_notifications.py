@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core import mail
 
-from accounts.models import Role
+from core.roles import Role
 from procurement import notifications
 from procurement.services_reviews import review_submit
 from tests.factories import UserFactory
@@ -58,7 +58,7 @@ def test_decision_mails_the_creator(comparison, finance, lead, django_capture_on
 
 
 def test_no_mail_when_the_decision_rolls_back(comparison, lead, django_capture_on_commit_callbacks):
-    from procurement.errors import NotAllowed
+    from core.errors import NotAllowed
 
     with django_capture_on_commit_callbacks(execute=True) as callbacks, pytest.raises(NotAllowed):
         review_submit(acting_user=lead, comparison=comparison, decision="approve", comment="x")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError
 
-from accounts.models import Role
-from procurement.errors import Conflict, DomainError, NotAllowed
-from procurement.models import AuditEvent, Comparison, Review
+from core.errors import Conflict, DomainError, NotAllowed
+from core.models import AuditEvent
+from core.roles import Role
+from procurement.models import Comparison, Review
 from procurement.services_reviews import review_refusal, review_submit
 from tests.factories import UserFactory
 

@@ -311,7 +311,7 @@ def test_recompute_button_for_leads_makes_a_new_revision(client, comparison, lea
 
 def test_recompute_refusal_is_shown(client, comparison, lead, monkeypatch):
     import procurement.services_comparisons as services
-    from procurement.errors import Conflict
+    from core.errors import Conflict
 
     def refuse(**kwargs):
         raise Conflict("This comparison already has a newer revision; recompute that one.")

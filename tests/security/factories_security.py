@@ -16,10 +16,10 @@ from django.apps import apps
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
-from accounts.models import Role
 from benchmarks.models import BenchmarkPlanStep, BenchmarkResult
 from checklist.models import ChecklistAnswer, ChecklistItem
-from procurement.audit import audit_record
+from core.audit import audit_record
+from core.roles import Role
 from procurement.models import CandidateResult, Comparison, Review
 from tests.factories import (
     AcceleratorFactory,

@@ -11,7 +11,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import LoginFailure
-from procurement.models import AuditEvent
+from core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 

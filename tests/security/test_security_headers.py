@@ -159,7 +159,7 @@ def production() -> dict[str, Any]:
         "DEBUG": "false",
         "SECRET_KEY": "a-long-production-like-secret-key-for-the-security-tests-0123456789",
         "ALLOWED_HOSTS": "testserver",
-        "DJANGO_SETTINGS_MODULE": "procurement.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
     }
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT],

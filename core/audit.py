@@ -7,7 +7,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Model
 
-from procurement.models import AuditEvent
+from core.models import AuditEvent
 
 _AUDIT_LOCK_KEY = 727_001  # advisory lock serialising the hash chain on PostgreSQL
 

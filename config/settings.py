@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "csp",
+    "core",
     "accounts",
     "catalog",
     "checklist",
@@ -85,8 +86,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
 ]
 
-ROOT_URLCONF = "procurement.urls"
-WSGI_APPLICATION = "procurement.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "dashboard"
@@ -103,7 +104,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "csp.context_processors.nonce",
-                "procurement.context_processors.navigation",
+                "core.navigation.navigation",
             ],
         },
     }
@@ -217,7 +218,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
-        "catalog.api.parsers.SafeJSONParser",  # absurd nesting is a clear 400, not a 500
+        "core.api.parsers.SafeJSONParser",  # absurd nesting is a clear 400, not a 500
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
@@ -225,10 +226,10 @@ REST_FRAMEWORK = {
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
     ],
-    "DEFAULT_PAGINATION_CLASS": "procurement.api.pagination.BoundedLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.api.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "procurement.api.schema.AutoSchema",
-    "EXCEPTION_HANDLER": "procurement.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "core.api.schema.AutoSchema",
+    "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
     "COERCE_DECIMAL_TO_STRING": True,
     "DEFAULT_THROTTLE_RATES": {"login": "10/min"},
 }

@@ -1,4 +1,4 @@
-"""DRF permission built on procurement.access (the same door as the HTML views)."""
+"""DRF permission built on the kernel's roles (the same door as the HTML views)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
-from procurement import access
+from core.roles import STAFF_ROLES, has_role
 
 
 class HasRole(BasePermission):
@@ -20,7 +20,7 @@ class HasRole(BasePermission):
 
     def has_permission(self, request: Request, view: Any) -> bool:
         if request.method in SAFE_METHODS:
-            roles = getattr(view, "read_roles", access.STAFF_ROLES)
+            roles = getattr(view, "read_roles", STAFF_ROLES)
         else:
             roles = getattr(view, "write_roles", frozenset())
-        return access.has_role(request.user, *roles)
+        return has_role(request.user, *roles)

@@ -38,8 +38,12 @@ class AuditEvent(models.Model):
     objects = AuditEventQuerySet.as_manager()
 
     class Meta:
+        # The table predates the kernel (it was created by the decisions app); keep its name.
+        db_table = "procurement_auditevent"
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["object_type", "object_id"])]
+        indexes = [
+            models.Index(fields=["object_type", "object_id"], name="procurement_object__92e3c8_idx")
+        ]
 
     def __str__(self) -> str:
         return (

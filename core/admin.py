@@ -3,7 +3,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from procurement.models import AuditEvent
+from core.models import AuditEvent
 
 
 @admin.register(AuditEvent)

@@ -6,26 +6,25 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from accounts.models import Role
-from procurement import access
+from core.roles import STAFF_ROLES, Role, role_of
 
 NAV: list[tuple[str, str, frozenset[str]]] = [
     ("Dashboard", "/", frozenset(Role.values)),
-    ("Catalog", "/catalog/", access.STAFF_ROLES),
-    ("Quotes", "/catalog/quotes/", access.STAFF_ROLES),
-    ("RFQs", "/catalog/rfqs/", access.STAFF_ROLES),
+    ("Catalog", "/catalog/", STAFF_ROLES),
+    ("Quotes", "/catalog/quotes/", STAFF_ROLES),
+    ("RFQs", "/catalog/rfqs/", STAFF_ROLES),
     ("My RFQs", "/vendor/", frozenset({Role.VENDOR})),
-    ("Briefs", "/briefs/", access.STAFF_ROLES),
-    ("Checklist", "/checklist/", access.STAFF_ROLES | {Role.VENDOR}),
-    ("Benchmarks", "/benchmarks/", access.STAFF_ROLES),
-    ("Comparisons", "/comparisons/", access.STAFF_ROLES),
+    ("Briefs", "/briefs/", STAFF_ROLES),
+    ("Checklist", "/checklist/", STAFF_ROLES | {Role.VENDOR}),
+    ("Benchmarks", "/benchmarks/", STAFF_ROLES),
+    ("Comparisons", "/comparisons/", STAFF_ROLES),
     ("Audit", "/audit/", frozenset({Role.ADMIN, Role.FINANCE_REVIEWER, Role.SECURITY_REVIEWER})),
-    ("API", "/api/docs/", access.STAFF_ROLES | {Role.VENDOR}),
+    ("API", "/api/docs/", STAFF_ROLES | {Role.VENDOR}),
 ]
 
 
 def navigation(request: HttpRequest) -> dict[str, Any]:
-    role = access.role_of(request.user)
+    role = role_of(request.user)
     if role is None:
         return {"nav_links": []}
     path = request.path

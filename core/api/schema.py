@@ -1,7 +1,7 @@
 """The error contract of the API in the OpenAPI schema.
 
 Every error the API returns has one shape, `{"detail", "code", "fields"}` (rendered by
-`procurement.api.errors.exception_handler`). `ErrorSerializer` documents it;
+`core.api.errors.exception_handler`). `ErrorSerializer` documents it;
 `error_responses(...)` gives the `responses=` entries for `@extend_schema` on one view; and
 `AutoSchema` (set as `REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]`) adds the error statuses that
 every operation can answer with, so clients and schema-driven fuzzers (schemathesis) see

@@ -10,7 +10,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from procurement.errors import DomainError
+from core.errors import DomainError
 
 
 def _flatten(detail: Any) -> dict[str, list[str]]:

@@ -1,0 +1,37 @@
+"""Who may see and upload benchmark results and plans (staff only; vendors never)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import QuerySet
+
+from core.roles import Role, get_or_404, is_staff
+
+if TYPE_CHECKING:
+    from accounts.models import User
+    from benchmarks.models import BenchmarkPlan, BenchmarkResult
+
+BENCHMARK_UPLOADERS = frozenset({Role.PLATFORM_ENGINEER, Role.PROCUREMENT_LEAD, Role.ADMIN})
+
+
+def results_for(user: User) -> QuerySet[BenchmarkResult]:
+    from benchmarks.models import BenchmarkResult
+
+    qs = BenchmarkResult.objects.select_related("accelerator", "quote__provider", "uploaded_by")
+    return qs if is_staff(user) else qs.none()
+
+
+def access_result(user: User, result_id: Any) -> BenchmarkResult:
+    return get_or_404(results_for(user), pk=result_id)
+
+
+def plans_for(user: User) -> QuerySet[BenchmarkPlan]:
+    from benchmarks.models import BenchmarkPlan
+
+    qs = BenchmarkPlan.objects.select_related("quote__provider", "quote__accelerator", "brief")
+    return qs if is_staff(user) else qs.none()
+
+
+def access_plan(user: User, plan_id: Any) -> BenchmarkPlan:
+    return get_or_404(plans_for(user), pk=plan_id)

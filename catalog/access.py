@@ -1,0 +1,87 @@
+"""Who may see and change catalog objects: quotes, model API routes, FX rates, RFQs, providers.
+
+The only way code obtains these objects on behalf of a user; HTML views and the API both
+start here (vendors see their own organisation only; others get the same 404 as missing).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import QuerySet
+
+from core.roles import Role, get_or_404, has_role, is_staff, is_vendor
+
+if TYPE_CHECKING:
+    from accounts.models import Provider, User
+    from catalog.models import FxRate, ModelApiRoute, Quote, Rfq
+
+CATALOG_WRITERS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
+FX_WRITERS = frozenset({Role.FINANCE_REVIEWER, Role.ADMIN})
+
+
+def providers_for(user: User) -> QuerySet[Provider]:
+    from accounts.models import Provider
+
+    if is_staff(user):
+        return Provider.objects.all()
+    if is_vendor(user):
+        return Provider.objects.filter(pk=user.provider_id)
+    return Provider.objects.none()
+
+
+def quotes_for(user: User) -> QuerySet[Quote]:
+    """The only way code obtains Quotes on behalf of a user."""
+    from catalog.models import Quote
+
+    qs = Quote.objects.select_related("provider", "accelerator", "entered_by", "rfq")
+    if is_staff(user):
+        return qs
+    if is_vendor(user):
+        return qs.filter(provider_id=user.provider_id)
+    return qs.none()
+
+
+def access_quote(user: User, quote_id: Any) -> Quote:
+    return get_or_404(quotes_for(user), pk=quote_id)
+
+
+def can_revise_quote(user: User, quote: Quote) -> bool:
+    """Vendors revise their own organisation's quotes while the RFQ is open; staff any time."""
+    if has_role(user, *CATALOG_WRITERS):
+        return True
+    if is_vendor(user) and quote.provider_id == user.provider_id:
+        return quote.rfq is None or quote.rfq.is_open_for_answers()
+    return False
+
+
+def api_routes_for(user: User) -> QuerySet[ModelApiRoute]:
+    from catalog.models import ModelApiRoute
+
+    qs = ModelApiRoute.objects.select_related("provider", "model_profile")
+    if is_staff(user):
+        return qs
+    if is_vendor(user):
+        return qs.filter(provider_id=user.provider_id)
+    return qs.none()
+
+
+def fx_rates_for(user: User) -> QuerySet[FxRate]:
+    from catalog.models import FxRate
+
+    return FxRate.objects.all() if is_staff(user) else FxRate.objects.none()
+
+
+def rfqs_for(user: User) -> QuerySet[Rfq]:
+    from catalog.models import Rfq
+
+    qs = Rfq.objects.select_related("created_by", "brief")
+    if is_staff(user):
+        return qs
+    if is_vendor(user):
+        return qs.filter(providers=user.provider_id)
+    return qs.none()
+
+
+def access_rfq(user: User, rfq_id: Any) -> Rfq:
+    return get_or_404(rfqs_for(user), pk=rfq_id)
