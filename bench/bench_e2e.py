@@ -50,7 +50,7 @@ def main() -> None:
     from django.conf import settings
 
     from procurement.models import Comparison
-    from procurement.services_comparisons import comparison_create
+    from procurement.services.comparisons import comparison_create
 
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
     worker = start_worker()

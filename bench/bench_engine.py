@@ -1,7 +1,7 @@
 """Engine: a comparison of 1,000 candidates × 10,000 Monte Carlo samples on one core.
 
 Also: the speed ratio against the straightforward pure-Python loop over the same cost model
-(`procurement.engine.reference`, on a subsample, scaled per candidate-sample), peak memory,
+(`bench.engine_reference`, on a subsample, scaled per candidate-sample), peak memory,
 and bit-identical results whatever the chunk size.
 """
 
@@ -17,10 +17,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 from bench.common import best_of, emit, peak_rss_mb, record  # noqa: E402
+from bench.engine_reference import reference_unit_costs  # noqa: E402
+from bench.synthetic import synthetic_comparison  # noqa: E402
 from procurement.engine import montecarlo  # noqa: E402
 from procurement.engine.comparison import run_comparison  # noqa: E402
-from procurement.engine.reference import reference_unit_costs  # noqa: E402
-from procurement.engine.synthetic import synthetic_comparison  # noqa: E402
 
 CANDIDATES = 1_000
 SAMPLES = 10_000

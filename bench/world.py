@@ -92,8 +92,8 @@ def _quotes(lead: object) -> None:
 
 
 def _brief(lead: object) -> object:
+    from briefs.models import WorkloadBrief
     from catalog.models import ModelProfile
-    from procurement.models import WorkloadBrief
 
     existing = WorkloadBrief.objects.filter(title="Bench chat").first()
     if existing:
@@ -144,7 +144,7 @@ def quote_ids(n: int) -> list[int]:
 
 def _comparison(lead: object, brief: object) -> object:
     from procurement.models import Comparison
-    from procurement.services_comparisons import comparison_create, comparison_run
+    from procurement.services.comparisons import comparison_create, comparison_run
 
     existing = Comparison.objects.filter(title="Bench 500", status="ready").first()
     if existing:

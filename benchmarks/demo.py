@@ -4,7 +4,7 @@
 are the vLLM and AIPerf samples of the parsers' fixtures (Apache-2.0, provenance next to
 them), uploaded by `engineer` against Northwind's H100 and H200 quotes and parsed in-process.
 Briefs are created later in the seed order; when none exists yet, the decision app's own
-idempotent brief loader (`procurement.demo_briefs.load`, which `procurement.demo` calls again
+idempotent brief loader (`briefs.demo.load`, which `procurement.demo` calls again
 harmlessly) is run first, so one `seed_demo` links the results and the plan to the first
 real-time brief. Without that module the results are uploaded without a brief and the plan
 waits for a later seed. Idempotent.
@@ -69,7 +69,7 @@ def _northwind_quote(accelerator_slug: str) -> Quote | None:
 
 def _demo_brief() -> Any:
     """The first complete, current real-time inference brief, if the briefs exist yet."""
-    from procurement.models import WorkloadBrief
+    from briefs.models import WorkloadBrief
 
     briefs = WorkloadBrief.objects.filter(
         workload_class="realtime_inference", superseded_by__isnull=True
@@ -79,9 +79,9 @@ def _demo_brief() -> Any:
 
 def _ensure_briefs(stdout: Any) -> None:
     try:
-        module = importlib.import_module("procurement.demo_briefs")
+        module = importlib.import_module("briefs.demo")
     except ModuleNotFoundError as exc:
-        if exc.name != "procurement.demo_briefs":
+        if exc.name != "briefs.demo":
             raise
         return
     module.load(stdout=stdout)

@@ -7,8 +7,8 @@ from typing import Any
 from django import forms
 
 from benchmarks.models import BenchmarkPlanStep, Phase
+from briefs import access as briefs_access
 from catalog import access as catalog_access
-from procurement import access as procurement_access
 
 SERVING_ENGINES = ["vLLM", "SGLang", "TensorRT-LLM", "TGI", "Triton", "llama.cpp", "Ollama"]
 MAX_GPUS = 100_000
@@ -56,7 +56,7 @@ class UploadForm(forms.Form):
             .order_by("provider__name", "accelerator__name", "-version")
         )
         self.fields["accelerator"].queryset = Accelerator.objects.order_by("vendor", "name")
-        self.fields["brief"].queryset = procurement_access.briefs_for(user).order_by("-created_at")
+        self.fields["brief"].queryset = briefs_access.briefs_for(user).order_by("-created_at")
         self.fields["serving_engine"].widget.attrs["list"] = "serving-engines"
 
     def clean(self) -> dict[str, Any]:
@@ -77,7 +77,7 @@ class PlanCreateForm(forms.Form):
             .current()
             .order_by("provider__name", "accelerator__name")
         )
-        self.fields["brief"].queryset = procurement_access.briefs_for(user).order_by("-created_at")
+        self.fields["brief"].queryset = briefs_access.briefs_for(user).order_by("-created_at")
 
 
 class StepCheckForm(forms.Form):

@@ -34,7 +34,7 @@ class BenchmarkResult(models.Model):
     )
     gpu_count = models.PositiveIntegerField()
     brief = models.ForeignKey(
-        "procurement.WorkloadBrief",
+        "briefs.WorkloadBrief",
         null=True,
         blank=True,
         on_delete=models.PROTECT,
@@ -81,7 +81,7 @@ class BenchmarkPlan(models.Model):
 
     quote = models.ForeignKey("catalog.Quote", on_delete=models.PROTECT, related_name="plans")
     brief = models.ForeignKey(
-        "procurement.WorkloadBrief", on_delete=models.PROTECT, related_name="plans"
+        "briefs.WorkloadBrief", on_delete=models.PROTECT, related_name="plans"
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"

@@ -30,7 +30,7 @@ _RESULT_FIELDS = (
 def _brief_targets(brief_id: int | None) -> tuple[float | None, float | None]:
     if brief_id is None:
         return None, None
-    from procurement.models import WorkloadBrief
+    from briefs.models import WorkloadBrief
 
     row = WorkloadBrief.objects.filter(pk=brief_id).values_list("e2e_p99_ms", "ttft_p95_ms").first()
     return (row[0], row[1]) if row else (None, None)

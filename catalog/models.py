@@ -290,7 +290,7 @@ class Rfq(models.Model):
 
     title = models.CharField(max_length=200)
     brief = models.ForeignKey(
-        "procurement.WorkloadBrief",
+        "briefs.WorkloadBrief",
         null=True,
         blank=True,
         on_delete=models.PROTECT,

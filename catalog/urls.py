@@ -1,8 +1,12 @@
-"""HTML routes of the catalog app (staff pages; vendors get 404 here)."""
+"""HTML routes of the catalog app: staff pages (vendors get 404 there) and the vendor portal.
+
+`urlpatterns` is mounted at /catalog/ (namespace `catalog`), `vendor_urlpatterns` at /vendor/
+(namespace `vendor`).
+"""
 
 from django.urls import path
 
-from catalog.views import catalog, imports, quotes, reference, rfqs
+from catalog.views import catalog, imports, quotes, reference, rfqs, vendor
 
 app_name = "catalog"
 urlpatterns = [
@@ -29,4 +33,13 @@ urlpatterns = [
     path("fx/new/", reference.fx_create, name="fx-create"),
     path("import/", imports.import_page, name="import"),
     path("import/template.csv", imports.import_template, name="import-template"),
+]
+
+vendor_urlpatterns = [
+    path("", vendor.vendor_home, name="home"),
+    path("rfqs/<int:pk>/", vendor.vendor_rfq_detail, name="rfq-detail"),
+    path("rfqs/<int:rfq_pk>/quote/", vendor.vendor_quote_create, name="quote-create"),
+    path("quotes/<int:pk>/", vendor.vendor_quote_detail, name="quote-detail"),
+    path("quotes/<int:pk>/revise/", vendor.vendor_quote_revise, name="quote-revise"),
+    path("quotes/<int:pk>/withdraw/", vendor.vendor_quote_withdraw, name="quote-withdraw"),
 ]

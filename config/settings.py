@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "accounts",
     "catalog",
     "checklist",
+    "briefs",
     "benchmarks",
     "procurement.apps.ProcurementConfig",
 ]

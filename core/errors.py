@@ -44,19 +44,6 @@ class Conflict(DomainError):
         return "Someone else changed this first; reload and try again."
 
 
-class BriefIncomplete(DomainError):
-    code = "brief_incomplete"
-
-    def __init__(self, missing: list[str]) -> None:
-        super().__init__(
-            "The brief is incomplete, so the selection is paused: fill in "
-            + ", ".join(missing)
-            + ".",
-            fields={"brief": [f"Missing: {', '.join(missing)}."]},
-        )
-        self.missing = missing
-
-
 class ServiceUnavailable(DomainError):
     code = "service_unavailable"
     status_code = 503

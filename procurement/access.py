@@ -1,4 +1,4 @@
-"""Who may see briefs, comparisons and the audit trail, create comparisons and review them."""
+"""Who may see comparisons and the audit trail, create comparisons and review them."""
 
 from __future__ import annotations
 
@@ -11,23 +11,11 @@ from core.roles import Role, get_or_404, has_role, is_staff
 if TYPE_CHECKING:
     from accounts.models import User
     from core.models import AuditEvent
-    from procurement.models import Comparison, WorkloadBrief
+    from procurement.models import Comparison
 
-BRIEF_WRITERS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
 COMPARISON_CREATORS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
 # A commitment above the threshold needs a second approval from one of these roles.
 SECOND_APPROVER_ROLES = frozenset({Role.PLATFORM_ENGINEER, Role.SECURITY_REVIEWER})
-
-
-def briefs_for(user: User) -> QuerySet[WorkloadBrief]:
-    from procurement.models import WorkloadBrief
-
-    qs = WorkloadBrief.objects.select_related("model", "created_by")
-    return qs if is_staff(user) else qs.none()
-
-
-def access_brief(user: User, brief_id: Any) -> WorkloadBrief:
-    return get_or_404(briefs_for(user), pk=brief_id)
 
 
 def comparisons_for(user: User) -> QuerySet[Comparison]:

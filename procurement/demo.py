@@ -11,8 +11,9 @@ import importlib
 from typing import Any
 
 from accounts.models import User
-from procurement.models import Comparison, WorkloadBrief
-from procurement.services_comparisons import comparison_create, comparison_run
+from briefs.models import WorkloadBrief
+from procurement.models import Comparison
+from procurement.services.comparisons import comparison_create, comparison_run
 
 DEMO_SEED = 20_260_101
 DEMO_TITLE = "Support chat: every current offer"
@@ -25,9 +26,9 @@ def _say(stdout: Any, text: str) -> None:
 
 def _load_briefs(stdout: Any) -> None:
     try:
-        module = importlib.import_module("procurement.demo_briefs")
+        module = importlib.import_module("briefs.demo")
     except ModuleNotFoundError as exc:
-        if exc.name != "procurement.demo_briefs":
+        if exc.name != "briefs.demo":
             raise
         return
     module.load(stdout=stdout)

@@ -6,7 +6,8 @@ from typing import Any
 
 from celery import shared_task
 
-from procurement import services_comparisons, services_system
+from procurement.services import comparisons as services_comparisons
+from procurement.services import system as services_system
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

@@ -10,9 +10,10 @@ from django.utils import timezone
 from factory.django import DjangoModelFactory
 
 from accounts.models import Provider, User
+from briefs.models import WorkloadBrief
 from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
 from core.roles import Role
-from procurement.models import Comparison, WorkloadBrief
+from procurement.models import Comparison
 
 
 class ProviderFactory(DjangoModelFactory[Provider]):

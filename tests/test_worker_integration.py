@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection
 
 from procurement.models import WorkerProbe
-from procurement.services_system import worker_probe_request
+from procurement.services.system import worker_probe_request
 
 ROOT = Path(__file__).resolve().parent.parent
 

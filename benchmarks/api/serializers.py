@@ -9,8 +9,8 @@ from rest_framework import serializers
 from benchmarks import figures
 from benchmarks.forms import MAX_GPUS
 from benchmarks.models import BenchmarkResult, Phase
+from briefs.models import WorkloadBrief
 from catalog.models import Accelerator, Quote
-from procurement.models import WorkloadBrief
 
 
 class BenchmarkResultInputSerializer(serializers.Serializer):

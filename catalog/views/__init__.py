@@ -1,1 +1,1 @@
-"""Catalog HTML views (staff pages); the vendor portal is `catalog.views_vendor`."""
+"""Catalog HTML views (staff pages); the vendor portal is `catalog.views.vendor`."""

@@ -7,13 +7,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from briefs import access as briefs_access
 from catalog import access, selectors, services
 from catalog.forms import RfqForm, RfqReopenForm
 from catalog.models import CapacityModel
 from catalog.views.common import form_error, staff_required, writer_required
 from core.errors import DomainError
 from core.roles import has_role
-from procurement import access as procurement_access
 
 
 @staff_required
@@ -46,7 +46,7 @@ def rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @writer_required
 def rfq_create(request: HttpRequest) -> HttpResponse:
-    form = RfqForm(request.POST or None, briefs=procurement_access.briefs_for(request.user))
+    form = RfqForm(request.POST or None, briefs=briefs_access.briefs_for(request.user))
     if request.method == "POST" and form.is_valid():
         try:
             rfq = services.rfq_create(acting_user=request.user, data=form.cleaned_data)

@@ -15,11 +15,14 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from briefs import access as briefs_access
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import HasRole
 from core.roles import STAFF_ROLES, get_or_404, is_staff
-from procurement import access, selectors_comparisons, services_comparisons
+from procurement import access
 from procurement.models import CandidateResult, Comparison
+from procurement.selectors import comparisons as selectors_comparisons
+from procurement.services import comparisons as services_comparisons
 
 MAX_IDS = 5000
 
@@ -267,7 +270,7 @@ class ComparisonListApi(GenericAPIView):
         data = ComparisonInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        brief = access.briefs_for(request.user).filter(pk=values["brief"]).first()
+        brief = briefs_access.briefs_for(request.user).filter(pk=values["brief"]).first()
         if brief is None:
             raise exceptions.ValidationError({"brief": [f"Unknown brief id {values['brief']}."]})
         comparison = services_comparisons.comparison_create(

@@ -28,10 +28,11 @@ from core.api.permissions import HasRole
 from core.audit import audit_record
 from core.models import AuditEvent
 from core.roles import Role, is_vendor
-from procurement import access, exports, services_reviews
-from procurement import selectors_reviews as sel
+from procurement import access, exports
 from procurement.models import Comparison, Review
-from procurement.services_reviews import COMMENT_MAX
+from procurement.selectors import reviews as sel
+from procurement.services import reviews as services_reviews
+from procurement.services.reviews import COMMENT_MAX
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 

@@ -23,7 +23,7 @@ class Comparison(models.Model):
 
     title = models.CharField(max_length=200)
     brief = models.ForeignKey(
-        "procurement.WorkloadBrief", on_delete=models.PROTECT, related_name="comparisons"
+        "briefs.WorkloadBrief", on_delete=models.PROTECT, related_name="comparisons"
     )
     quotes = models.ManyToManyField("catalog.Quote", blank=True, related_name="comparisons")
     api_routes = models.ManyToManyField(

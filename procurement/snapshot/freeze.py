@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import models
 
+from briefs.fit import gpu_spec_for, model_spec_for
 from procurement.engine.comparison import ENGINE_VERSION
-from procurement.fit_adapter import gpu_spec_for, model_spec_for
 from procurement.snapshot import assumptions
 
 if TYPE_CHECKING:
+    from briefs.models import WorkloadBrief
     from catalog.models import Accelerator, ModelApiRoute, Quote
-    from procurement.models import WorkloadBrief
 
 logger = logging.getLogger(__name__)
 

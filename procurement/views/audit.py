@@ -13,8 +13,8 @@ from django.views.decorators.http import require_http_methods
 
 from core.audit import audit_chain_verify
 from core.roles import role_required
-from procurement import selectors_reviews as sel
-from procurement.forms_reviews import AuditFilterForm
+from procurement.forms.reviews import AuditFilterForm
+from procurement.selectors import reviews as sel
 
 PAGE_SIZE = 50
 

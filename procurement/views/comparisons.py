@@ -12,10 +12,13 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_http_methods, require_POST
 
+from briefs import access as briefs_access
 from core.errors import DomainError
 from core.roles import STAFF_ROLES, has_role, role_required
-from procurement import access, charts, selectors_comparisons, services_comparisons
-from procurement.forms_comparisons import ComparisonCreateForm, ComparisonFilterForm
+from procurement import access, charts
+from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilterForm
+from procurement.selectors import comparisons as selectors_comparisons
+from procurement.services import comparisons as services_comparisons
 
 PAGE_SIZE = 25
 
@@ -78,7 +81,7 @@ def _new_context(request: HttpRequest, brief: Any, form: ComparisonCreateForm) -
 @require_http_methods(["GET", "POST"])
 def comparison_new(request: HttpRequest) -> HttpResponse:
     brief_id = request.POST.get("brief") or request.GET.get("brief")
-    brief = access.access_brief(request.user, brief_id) if brief_id else None
+    brief = briefs_access.access_brief(request.user, brief_id) if brief_id else None
     if brief is None:
         briefs = selectors_comparisons.complete_briefs(request.user)
         return render(request, "procurement/comparison_new.html", {"briefs": briefs})

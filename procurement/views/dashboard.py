@@ -9,7 +9,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from core.roles import Role, role_of, role_required
-from procurement import selectors_dashboard, services_system
+from procurement.selectors import dashboard as selectors_dashboard
+from procurement.services import system as services_system
 
 
 def dashboard(request: HttpRequest) -> HttpResponse:

@@ -18,11 +18,12 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
 
 from core.errors import DomainError
-from procurement import access, services_reviews
-from procurement import selectors_reviews as sel
-from procurement.forms_reviews import PairForm, ReviewForm, RowFilterForm
+from procurement import access
+from procurement.forms.reviews import PairForm, ReviewForm, RowFilterForm
 from procurement.models import Comparison
-from procurement.selectors_reviews.pages import record_context, review_context
+from procurement.selectors import reviews as sel
+from procurement.services import reviews as services_reviews
+from procurement.views.review_context import record_context, review_context
 
 
 def add_domain_error(form: forms.Form, exc: DomainError) -> None:

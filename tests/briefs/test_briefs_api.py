@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
+from briefs.models import WorkloadBrief
 from core.models import AuditEvent
-from procurement.models import WorkloadBrief
 from tests.briefs.factories_briefs import RANGES, brief_factory_kwargs
 from tests.factories import WorkloadBriefFactory
 

@@ -6,9 +6,9 @@ import io
 
 import pytest
 
+from briefs import demo as demo_briefs
+from briefs.models import WorkloadBrief
 from core.models import AuditEvent
-from procurement import demo_briefs
-from procurement.models import WorkloadBrief
 
 pytestmark = pytest.mark.django_db
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.models import Accelerator, ModelProfile
-from procurement.engine.memory_fit import memory_fit
-from procurement.fit_adapter import (
+from briefs.fit import (
     _zero_stage,
     context_tokens_for,
     fit_input_for_brief,
@@ -14,7 +12,9 @@ from procurement.fit_adapter import (
     mode_for,
     model_spec_for,
 )
-from procurement.models import WorkloadBrief
+from briefs.models import WorkloadBrief
+from catalog.models import Accelerator, ModelProfile
+from procurement.engine.memory_fit import memory_fit
 
 
 def _llama70b() -> ModelProfile:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.models import ModelProfile
-from procurement import brief_rules
-from procurement.brief_rules import (
+from briefs import rules as brief_rules
+from briefs.models import WorkloadBrief
+from briefs.rules import (
     BRIEF_FIELDS,
     brief_errors,
     field_label,
@@ -14,7 +14,7 @@ from procurement.brief_rules import (
     missing_fields,
     range_errors,
 )
-from procurement.models import WorkloadBrief
+from catalog.models import ModelProfile
 from tests.briefs.factories_briefs import brief_factory_kwargs
 
 ALL_CLASSES = sorted(brief_rules.ALL_CLASSES)

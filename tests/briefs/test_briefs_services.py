@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from django.forms.models import model_to_dict
 
+from briefs.errors import BriefIncomplete
+from briefs.models import WorkloadBrief
+from briefs.services import brief_create, brief_require_complete, brief_revise
 from catalog.models import ModelProfile
-from core.errors import BriefIncomplete, Conflict, DomainError, NotAllowed
+from core.errors import Conflict, DomainError, NotAllowed
 from core.models import AuditEvent
-from procurement.models import WorkloadBrief
-from procurement.services_briefs import brief_create, brief_require_complete, brief_revise
 from tests.briefs.factories_briefs import RANGES
 
 pytestmark = pytest.mark.django_db

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.forms.models import model_to_dict
 
+from briefs.models import WorkloadBrief
 from catalog.models import Accelerator
 from core.models import AuditEvent
-from procurement.models import WorkloadBrief
 from tests.briefs.factories_briefs import RANGES, brief_factory_kwargs
 from tests.factories import AcceleratorFactory, WorkloadBriefFactory
 

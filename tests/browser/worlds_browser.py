@@ -105,7 +105,7 @@ class DecisionWorld:
 
 def decision_world(*, lead: Any) -> DecisionWorld:
     """A complete brief and a comparison of two real quotes, computed in-process."""
-    from procurement.services_comparisons import comparison_create, comparison_run
+    from procurement.services.comparisons import comparison_create, comparison_run
 
     brief = WorkloadBriefFactory(title="Support chat assistant", created_by=lead, e2e_p99_ms=30_000)
     cheap, fast = scenario_quotes(lead)

@@ -8,7 +8,7 @@ import pytest
 from django.apps import apps
 
 from checklist.models import ChecklistItem
-from procurement.services_comparisons import comparison_create, comparison_run
+from procurement.services.comparisons import comparison_create, comparison_run
 from tests.comparisons.factories_comparisons import scenario_quotes
 from tests.factories import WorkloadBriefFactory
 

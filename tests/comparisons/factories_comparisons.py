@@ -102,7 +102,7 @@ def many_quotes(n: int, lead, *, providers: int = 2) -> list:
 
 def ready_comparison(lead, brief, quotes, *, seed: int = 5):
     """A comparison of `quotes`, computed in-process."""
-    from procurement.services_comparisons import comparison_create, comparison_run
+    from procurement.services.comparisons import comparison_create, comparison_run
 
     comparison = comparison_create(
         acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=seed

@@ -10,7 +10,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from procurement.models import Comparison
-from procurement.services_comparisons import QUEUE_UNAVAILABLE_MESSAGE, comparison_create
+from procurement.services.comparisons import QUEUE_UNAVAILABLE_MESSAGE, comparison_create
 from tests.comparisons.factories_comparisons import many_quotes, ready_comparison
 from tests.factories import WorkloadBriefFactory
 

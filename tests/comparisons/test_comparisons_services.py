@@ -10,10 +10,11 @@ import pytest
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
-from core.errors import BriefIncomplete, Conflict, DomainError, NotAllowed
+from briefs.errors import BriefIncomplete
+from core.errors import Conflict, DomainError, NotAllowed
 from core.models import AuditEvent
 from procurement.models import CandidateResult, Comparison
-from procurement.services_comparisons import (
+from procurement.services.comparisons import (
     MAX_ATTEMPTS,
     QUEUE_UNAVAILABLE_MESSAGE,
     comparison_create,
@@ -162,7 +163,7 @@ def test_running_twice_gives_one_result_set_and_one_computed_event(computed):
 
 def test_a_run_that_lost_its_claim_writes_nothing(scenario, lead, monkeypatch):
     comparison = comparison_create(acting_user=lead, brief=scenario["brief"], seed=3)
-    from procurement.services_comparisons import run
+    from procurement.services.comparisons import run
 
     real_compute = run.compute
 
@@ -211,7 +212,7 @@ def test_an_engine_error_fails_readably_and_retry_requeues(
 ):
     comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
     from procurement.engine.errors import EngineInputError
-    from procurement.services_comparisons import run
+    from procurement.services.comparisons import run
 
     def broken(*args, **kwargs):
         raise EngineInputError("utilisation", "must be > 0")
@@ -340,7 +341,7 @@ def _running(comparison, *, claimed_by, attempts=1):
 
 
 def test_a_delivery_that_finds_a_live_run_waits_for_its_claim_to_go_stale(scenario, lead):
-    from procurement.services_comparisons import STALE_AFTER, comparison_deliver
+    from procurement.services.comparisons import STALE_AFTER, comparison_deliver
 
     comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
     _running(comparison, claimed_by="another-host:4242")
@@ -356,8 +357,8 @@ def test_a_delivery_that_finds_a_live_run_waits_for_its_claim_to_go_stale(scenar
 def test_a_redelivery_after_the_worker_died_takes_over_at_once(scenario, lead, who):
     import socket
 
-    from procurement.services_comparisons import comparison_deliver
-    from procurement.services_comparisons.run import claimer
+    from procurement.services.comparisons import comparison_deliver
+    from procurement.services.comparisons.run import claimer
 
     comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
     dead = f"{socket.gethostname()}:999999999" if who == "dead pid" else claimer()
@@ -373,7 +374,7 @@ def test_a_duplicate_of_a_run_alive_on_this_host_is_a_no_op(scenario, lead):
     import os
     import socket
 
-    from procurement.services_comparisons import comparison_deliver
+    from procurement.services.comparisons import comparison_deliver
 
     comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
     alive = f"{socket.gethostname()}:{os.getppid()}"  # the process that started the tests
@@ -385,7 +386,7 @@ def test_a_duplicate_of_a_run_alive_on_this_host_is_a_no_op(scenario, lead):
 
 
 def test_a_delivery_of_a_finished_comparison_is_a_no_op(computed):
-    from procurement.services_comparisons import comparison_deliver
+    from procurement.services.comparisons import comparison_deliver
 
     assert comparison_deliver(comparison_id=computed.pk) is None
     computed.refresh_from_db()

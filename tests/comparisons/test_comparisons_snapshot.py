@@ -12,8 +12,8 @@ from django.utils import timezone
 from benchmarks.models import BenchmarkResult
 from catalog.models import Quote
 from procurement.models import CandidateResult
-from procurement.services_comparisons import comparison_create, comparison_run
-from procurement.services_comparisons.compute import compute
+from procurement.services.comparisons import comparison_create, comparison_run
+from procurement.services.comparisons.compute import compute
 from procurement.snapshot import thaw
 from tests.comparisons.factories_comparisons import answer_checklist
 from tests.factories import (

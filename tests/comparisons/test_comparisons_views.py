@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from procurement.models import Comparison
-from procurement.services_comparisons import comparison_create
+from procurement.services.comparisons import comparison_create
 from tests.comparisons.factories_comparisons import many_quotes, ready_comparison
 from tests.factories import WorkloadBriefFactory
 
@@ -84,7 +84,7 @@ def test_queued_page_polls_and_the_partial_stops_with_286_when_done(
     )
     running = client.get(f"/comparisons/{comparison.pk}/?partial=status", HTTP_HX_REQUEST="true")
     assert "42%" in running.content.decode()
-    from procurement.services_comparisons import comparison_run
+    from procurement.services.comparisons import comparison_run
 
     Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.Status.QUEUED)
     comparison_run(comparison_id=comparison.pk)

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.engine_reference import reference_unit_costs, triangular_value
 from procurement.engine import cost, montecarlo
 from procurement.engine.errors import EngineInputError
-from procurement.engine.reference import reference_unit_costs, triangular_value
 from procurement.engine.types import (
     ApiPricing,
     CandidateInput,

@@ -16,7 +16,7 @@ from django.core.management import call_command
 
 from core.models import AuditEvent
 from procurement.models import CandidateResult, Comparison
-from procurement.services_comparisons import (
+from procurement.services.comparisons import (
     QUEUE_UNAVAILABLE_MESSAGE,
     STALE_AFTER,
     comparison_create,

@@ -15,7 +15,7 @@ from django.db import close_old_connections, transaction
 
 from core.models import AuditEvent
 from procurement.models import CandidateResult, Comparison
-from procurement.services_comparisons import MAX_ATTEMPTS, comparison_create, comparison_run
+from procurement.services.comparisons import MAX_ATTEMPTS, comparison_create, comparison_run
 from procurement.tasks import comparison_run_task
 from tests.comparisons.factories_comparisons import scenario_quotes
 from tests.reliability.factories_reliability import complete_brief
@@ -40,7 +40,7 @@ def _engine_breaks(monkeypatch) -> None:
     def broken(*args, **kwargs):
         raise RuntimeError("the price feed timed out")
 
-    monkeypatch.setattr("procurement.services_comparisons.run.compute", broken)
+    monkeypatch.setattr("procurement.services.comparisons.run.compute", broken)
 
 
 def _fails_readably(comparison: Comparison, monkeypatch) -> None:

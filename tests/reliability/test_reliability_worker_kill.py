@@ -17,7 +17,7 @@ import pytest
 
 from core.models import AuditEvent
 from procurement.models import CandidateResult, Comparison
-from procurement.services_comparisons import comparison_create
+from procurement.services.comparisons import comparison_create
 from tests import test_worker_integration as worker
 from tests.reliability.conftest import wait_until
 from tests.reliability.factories_reliability import bulk_quotes, complete_brief

@@ -46,7 +46,7 @@ def test_anonymous_is_sent_to_login(client):
 def test_audit_page_shows_a_decision_and_verifies_the_chain(
     client, comparison, finance, admin_user
 ):
-    from procurement.services_reviews import review_submit
+    from procurement.services.reviews import review_submit
 
     review_submit(acting_user=finance, comparison=comparison, decision="approve", comment="ok")
     client.force_login(admin_user)

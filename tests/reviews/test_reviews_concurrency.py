@@ -16,7 +16,7 @@ from core.errors import Conflict
 from core.models import AuditEvent
 from core.roles import Role
 from procurement.models import Comparison, Review
-from procurement.services_reviews import review_submit
+from procurement.services.reviews import review_submit
 from tests.factories import UserFactory
 from tests.reviews.factories_reviews import ready_comparison
 

@@ -7,7 +7,7 @@ from django.core import mail
 
 from core.roles import Role
 from procurement import notifications
-from procurement.services_reviews import review_submit
+from procurement.services.reviews import review_submit
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

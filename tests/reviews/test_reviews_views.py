@@ -288,7 +288,7 @@ def test_decision_record_has_what_a_later_review_needs(client, comparison, finan
 
 
 def test_recompute_button_for_leads_makes_a_new_revision(client, comparison, lead, monkeypatch):
-    import procurement.services_comparisons as services
+    import procurement.services.comparisons as services
 
     calls = []
 
@@ -310,7 +310,7 @@ def test_recompute_button_for_leads_makes_a_new_revision(client, comparison, lea
 
 
 def test_recompute_refusal_is_shown(client, comparison, lead, monkeypatch):
-    import procurement.services_comparisons as services
+    import procurement.services.comparisons as services
     from core.errors import Conflict
 
     def refuse(**kwargs):

@@ -93,14 +93,14 @@ MATRIX: dict[str, Route] = {
     "accounts:logout":        html((L,  405, 405, 405, 405, 405, 405, 405),  # then to login:
                                    post=(L,   L,   L,   L,   L,   L,   L,   L)),
     # --- briefs ------------------------------------------------------------------------------
-    "procurement:brief-list":   html((L, 404, 404, 200, 200, 200, 200, 200)),
-    "procurement:brief-create": html((L, 404, 404, 200, 403, 403, 403, 200),
+    "briefs:brief-list":   html((L, 404, 404, 200, 200, 200, 200, 200)),
+    "briefs:brief-create": html((L, 404, 404, 200, 403, 403, 403, 200),
                                      post=(L, 404, 404, 400, 403, 403, 403, 400),
                                      body=blank_title_body),
-    "procurement:memory-fit":   html((L, 200, 200, 200, 200, 200, 200, 200),
+    "briefs:memory-fit":   html((L, 200, 200, 200, 200, 200, 200, 200),
                                      post=(L, 400, 400, 400, 400, 400, 400, 400)),
-    "procurement:brief-detail": html((L, 404, 404, 200, 200, 200, 200, 200), kwargs=PK_BRIEF),
-    "procurement:brief-revise": html((L, 404, 404, 200, 403, 403, 403, 200),
+    "briefs:brief-detail": html((L, 404, 404, 200, 200, 200, 200, 200), kwargs=PK_BRIEF),
+    "briefs:brief-revise": html((L, 404, 404, 200, 403, 403, 403, 200),
                                      post=(L, 404, 404, 400, 403, 403, 403, 400), kwargs=PK_BRIEF,
                                      body=blank_title_body),
     # --- comparisons -------------------------------------------------------------------------

@@ -56,7 +56,7 @@ CASES = [
         route_body("benchmarks:plan-step-check"),
         302,
     ),
-    ("procurement:brief-create", "lead", "form", route_body("procurement:brief-create"), 400),
+    ("briefs:brief-create", "lead", "form", route_body("briefs:brief-create"), 400),
     ("procurement:comparison-recompute", "lead", "form", empty, 302),
     (
         "procurement:comparison-review",

@@ -58,7 +58,7 @@ RESPONSES = [
     ("quote-detail", "vendor_b", 404),
     ("catalog:quote-detail", "vendor_b", 404),
     ("api-audit-event-list", "lead", 403),
-    ("procurement:brief-create", "engineer", 403),
+    ("briefs:brief-create", "engineer", 403),
     ("checklist:evidence", "vendor_a", 200),
     ("benchmarks:result-download", "engineer", 200),
     ("api-comparison-export-csv", "finance", 200),

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from catalog.models import FxRate, ModelApiRoute, Quote
 from checklist.models import ChecklistItem
 from procurement.models import Comparison
-from procurement.services_comparisons import comparison_create, comparison_run
+from procurement.services.comparisons import comparison_create, comparison_run
 from tests.factories import (
     AcceleratorFactory,
     ModelApiRouteFactory,

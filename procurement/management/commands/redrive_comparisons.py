@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from procurement.services_comparisons import STALE_AFTER, comparisons_redrive_stuck
+from procurement.services.comparisons import STALE_AFTER, comparisons_redrive_stuck
 
 
 class Command(BaseCommand):

@@ -1,0 +1,9 @@
+"""API v1 routes of the accounts app: token authentication."""
+
+from django.urls import path
+
+from accounts.api.views import TokenObtainApi
+
+urlpatterns = [
+    path("auth/token/", TokenObtainApi.as_view(), name="api-token"),
+]

@@ -1,0 +1,227 @@
+"""HTML views of benchmark results: list, upload, detail (with progress polling), download,
+and the comparison of results across candidates for one brief."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path, PurePath
+from typing import Any
+from urllib.parse import urlencode
+
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+from django.views.decorators.http import require_GET, require_http_methods
+
+from benchmarks import access, charts, figures, parsers, selectors, services
+from benchmarks.errors import UploadRejected
+from benchmarks.forms import SERVING_ENGINES, UploadForm
+from benchmarks.models import BenchmarkResult
+from benchmarks.upload_handlers import (
+    declared_length_too_large,
+    install_capped_handler,
+    upload_cap_bytes,
+)
+from briefs import access as briefs_access
+from core.roles import STAFF_ROLES, has_role, role_required
+
+READERS = tuple(STAFF_ROLES)
+UPLOADERS = tuple(access.BENCHMARK_UPLOADERS)
+LIST_FILTERS = ("status", "format", "brief", "accelerator", "quote")
+FINAL_STATES = {BenchmarkResult.Status.PARSED, BenchmarkResult.Status.FAILED}
+HTMX_STOP_POLLING = 286
+
+
+@require_GET
+@role_required(*READERS)
+def result_list(request: HttpRequest) -> HttpResponse:
+    filters = {key: request.GET.get(key, "").strip() for key in LIST_FILTERS}
+    results = selectors.results_list(request.user, filters)
+    page = Paginator(results, 50).get_page(request.GET.get("page"))
+    rows = [{"result": r, "figures": figures.key_figures(r.metrics, r.gpu_count)} for r in page]
+    context = {
+        "page": page,
+        "rows": rows,
+        "filters": filters,
+        "statuses": BenchmarkResult.Status.choices,
+        "formats": selectors.formats_in_use(request.user),
+        "briefs": briefs_access.briefs_for(request.user).order_by("-created_at"),
+        "can_upload": has_role(request.user, *UPLOADERS),
+        "query": urlencode({k: v for k, v in filters.items() if v}),
+    }
+    return render(request, "benchmarks/result_list.html", context)
+
+
+def _upload_page(
+    request: HttpRequest, form: UploadForm, status: int = 200, error: str = ""
+) -> HttpResponse:
+    context = {
+        "can_upload": True,
+        "form": form,
+        "max_bytes": upload_cap_bytes(),
+        "max_label": f"{upload_cap_bytes() / 1e6:,.0f} MB",
+        "engines": SERVING_ENGINES,
+        "upload_error": error,
+    }
+    return render(request, "benchmarks/result_upload.html", context, status=status)
+
+
+def _refuse(request: HttpRequest, form: UploadForm, exc: UploadRejected) -> HttpResponse:
+    field = next(iter(exc.fields), None)
+    form.add_error(field if field in form.fields else None, exc.message)
+    return _upload_page(request, form, status=exc.status_code)
+
+
+@csrf_protect
+def _result_upload(request: HttpRequest, handler: Any) -> HttpResponse:
+    user = request.user
+    if request.method != "POST":
+        initial = {k: request.GET.get(k) for k in ("quote", "brief") if request.GET.get(k)}
+        return _upload_page(request, UploadForm(user=user, initial=initial))
+    form = UploadForm(request.POST, request.FILES, user=user)
+    if handler.too_large:
+        exc = services.benchmark_upload_too_large(acting_user=user, size=None)
+        return _refuse(request, form, exc)
+    if not form.is_valid():
+        return _upload_page(request, form, status=400)
+    data = form.cleaned_data
+    meta = services.UploadMeta(**{k: v for k, v in data.items() if k != "file"})
+    try:
+        outcome = services.benchmark_result_ingest(acting_user=user, upload=data["file"], meta=meta)
+    except UploadRejected as exc:
+        return _refuse(request, form, exc)
+    url = outcome.result.get_absolute_url()
+    return redirect(url if outcome.created else f"{url}?existing=1", permanent=False)
+
+
+@csrf_exempt  # the upload handlers must be set before CSRF reads the body; checked inside
+@require_http_methods(["GET", "POST"])
+@role_required(*UPLOADERS)
+def result_upload(request: HttpRequest) -> HttpResponse:
+    """Drag-and-drop (XHR with progress, see benchmarks.js) or a plain form post without JS."""
+    if request.method == "POST" and declared_length_too_large(request):
+        size = int(request.META["CONTENT_LENGTH"])
+        exc = services.benchmark_upload_too_large(acting_user=request.user, size=size)
+        return _upload_page(request, UploadForm(user=request.user), status=413, error=exc.message)
+    handler = install_capped_handler(request) if request.method == "POST" else None
+    return _result_upload(request, handler)
+
+
+def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
+    metrics = result.metrics or {}
+    brief = result.brief
+    dists = result.distributions or {}
+    ttft_target = brief.ttft_p95_ms if brief else None
+    e2e_target = brief.e2e_p99_ms if brief else None
+    charts_out = {
+        "percentiles": charts.latency_percentiles_figure(metrics),
+        "ttft": dists.get("ttft_ms")
+        and charts.distribution_figure(
+            dists["ttft_ms"], title="Time to first token", target_ms=ttft_target,
+            target_label="brief p95 target",
+        ),
+        "e2e": dists.get("e2e_ms")
+        and charts.distribution_figure(
+            dists["e2e_ms"], title="End-to-end latency", target_ms=e2e_target,
+            target_label="brief p99 target",
+        ),
+    }  # fmt: skip
+    return {
+        "result": result,
+        "figures": figures.key_figures(metrics, result.gpu_count),
+        "percentile_rows": figures.percentile_rows(metrics),
+        "metrics": metrics,
+        "runs": metrics.get("runs") or [],
+        "extra": sorted((metrics.get("extra") or {}).items()),
+        "charts": {k: v for k, v in charts_out.items() if v},
+        "is_final": result.status in FINAL_STATES,
+    }
+
+
+@require_GET
+@role_required(*READERS)
+def result_detail(request: HttpRequest, result_id: int) -> HttpResponse:
+    result = access.access_result(request.user, result_id)
+    if request.htmx:  # the status partial polls every second while the worker parses
+        is_final = result.status in FINAL_STATES
+        response = render(
+            request,
+            "benchmarks/result_detail.html#status",
+            {"result": result, "is_final": is_final},
+        )
+        if is_final:
+            response.status_code = HTMX_STOP_POLLING
+            response["HX-Refresh"] = "true"
+        return response
+    context = {
+        **_detail_context(result),
+        "existing": request.GET.get("existing") == "1",
+        "can_upload": has_role(request.user, *UPLOADERS),
+    }
+    return render(request, "benchmarks/result_detail.html", context)
+
+
+def download_name(name: str) -> str:
+    """The uploaded name made harmless for Content-Disposition: ASCII letters, digits and
+    ``._ ()-`` only (no path, quote, semicolon or control character)."""
+    base = PurePath(name.replace("\\", "/")).name
+    base = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode("ascii")
+    base = re.sub(r"[^A-Za-z0-9._ ()-]+", "_", base).strip(" ._")
+    return base[:150] or "benchmark-result"
+
+
+@require_GET
+@role_required(*READERS)
+def result_download(request: HttpRequest, result_id: int) -> FileResponse:
+    """The raw file as uploaded, only after the access check, always as an attachment."""
+    result = access.access_result(request.user, result_id)
+    response = FileResponse(
+        result.raw_file.open("rb"),
+        as_attachment=True,
+        filename=download_name(result.original_name),
+        content_type="application/octet-stream",
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+TEMPLATES_DIR = Path(parsers.__file__).resolve().parent / "templates"
+FILE_TEMPLATES = ("requests_template.csv", "run_template.json")
+
+
+@require_GET
+@role_required(*READERS)
+def file_template(request: HttpRequest, name: str) -> FileResponse:
+    """Our own formats' templates, for accepted outputs and runs no tool writes for you."""
+    if name not in FILE_TEMPLATES:
+        raise Http404
+    return FileResponse((TEMPLATES_DIR / name).open("rb"), as_attachment=True, filename=name)
+
+
+@require_GET
+@role_required(*READERS)
+def result_compare(request: HttpRequest) -> HttpResponse:
+    """Every parsed result for one brief: throughput per GPU against p99 E2E, target line."""
+    briefs = briefs_access.briefs_for(request.user).order_by("-created_at")
+    brief = (
+        briefs_access.access_brief(request.user, request.GET["brief"])
+        if request.GET.get("brief")
+        else None
+    )
+    rows = selectors.compare_rows(request.user, brief) if brief else []
+    figure = (
+        charts.compare_scatter_figure(rows, target_e2e_p99_ms=brief.e2e_p99_ms) if rows else None
+    )
+    unplotted = sum(1 for r in rows if r["e2e_p99_ms"] is None or r["tokens_per_s_per_gpu"] is None)
+    context = {
+        "can_upload": has_role(request.user, *UPLOADERS),
+        "briefs": briefs,
+        "brief": brief,
+        "rows": rows,
+        "figure": figure,
+        "unplotted": unplotted,
+    }
+    return render(request, "benchmarks/result_compare.html", context)

@@ -1,0 +1,199 @@
+"""/api/v1/briefs/: list, create, read (with missing fields and versions), revise.
+
+Staff read; procurement leads and admins write; vendors get 404 on every route (they may not
+even list). No PUT, PATCH or DELETE: a change is a revision, and history stays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from briefs import access
+from briefs import selectors as selectors_briefs
+from briefs import services as services_briefs
+from briefs.api.memory_fit import PrecisionField
+from briefs.models import WorkloadBrief
+from briefs.rules import BRIEF_FIELDS, brief_errors, field_label
+from catalog.models import ModelProfile
+from core.api.permissions import HasRole
+from core.roles import STAFF_ROLES, is_staff
+
+
+class BriefPermission(HasRole):
+    """HasRole, but anyone who is not staff gets 404: brief routes do not exist for them."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.user and request.user.is_authenticated and not is_staff(request.user):
+            raise exceptions.NotFound()
+        if not hasattr(view, (request.method or "").lower()):
+            return True  # let the view answer 405 Method Not Allowed
+        return super().has_permission(request, view)
+
+
+class BriefInputSerializer(serializers.ModelSerializer):
+    """Shape of a brief body; `partial=True` for revisions (absent fields keep their value)."""
+
+    model = serializers.SlugRelatedField(
+        slug_field="slug", queryset=ModelProfile.objects.all(), allow_null=True, required=False
+    )
+    allowed_regions = serializers.ListField(
+        child=serializers.CharField(max_length=60), required=False, max_length=50
+    )
+    # Plain strings in the schema: one precision enum would get two names otherwise.
+    weight_precision = PrecisionField(required=False, max_length=10)
+    kv_precision = PrecisionField(required=False, max_length=10)
+
+    class Meta:
+        model = WorkloadBrief
+        fields = list(BRIEF_FIELDS)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # Range and token rules on the values given; the service re-checks the merged brief.
+        errors = brief_errors(attrs)
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", read_only=True)
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = WorkloadBrief
+        fields = ["id", "version", "title", "created_at", "created_by", "url"]
+
+    def get_url(self, obj: WorkloadBrief) -> str:
+        return f"/api/v1/briefs/{obj.pk}/"
+
+
+class BriefOutputSerializer(serializers.ModelSerializer):
+    model = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+    weight_precision = serializers.CharField(read_only=True)
+    kv_precision = serializers.CharField(read_only=True)
+    created_by = serializers.CharField(source="created_by.username", read_only=True)
+    supersedes = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    superseded_by = serializers.SerializerMethodField()
+    is_current = serializers.SerializerMethodField()
+    missing_fields = serializers.SerializerMethodField()
+    missing_labels = serializers.SerializerMethodField()
+    is_complete = serializers.SerializerMethodField()
+    status = serializers.SerializerMethodField()
+
+    class Meta:
+        model = WorkloadBrief
+        fields = [
+            "id",
+            "version",
+            "supersedes",
+            "superseded_by",
+            "is_current",
+            "status",
+            "is_complete",
+            "missing_fields",
+            "missing_labels",
+            *BRIEF_FIELDS,
+            "created_by",
+            "created_at",
+        ]
+
+    def get_superseded_by(self, obj: WorkloadBrief) -> int | None:
+        newer = getattr(obj, "superseded_by", None)
+        return newer.pk if newer is not None else None
+
+    def get_is_current(self, obj: WorkloadBrief) -> bool:
+        return self.get_superseded_by(obj) is None
+
+    def get_missing_fields(self, obj: WorkloadBrief) -> list[str]:
+        return obj.missing_fields()
+
+    def get_missing_labels(self, obj: WorkloadBrief) -> list[str]:
+        return [field_label(name) for name in obj.missing_fields()]
+
+    def get_is_complete(self, obj: WorkloadBrief) -> bool:
+        return not obj.missing_fields()
+
+    def get_status(self, obj: WorkloadBrief) -> str:
+        return "complete" if not obj.missing_fields() else "selection_paused"
+
+
+class BriefDetailOutputSerializer(BriefOutputSerializer):
+    versions = serializers.SerializerMethodField()
+
+    class Meta(BriefOutputSerializer.Meta):
+        fields = [*BriefOutputSerializer.Meta.fields, "versions"]
+
+    def get_versions(self, obj: WorkloadBrief) -> list[dict[str, Any]]:
+        versions = selectors_briefs.brief_versions(obj)
+        return VersionSerializer(versions, many=True).data  # type: ignore[return-value]
+
+
+class BriefListApi(GenericAPIView):
+    """GET: briefs (latest versions; `?all_versions=1` for every version,
+    `?workload_class=`). POST: create version 1."""
+
+    permission_classes = [BriefPermission]
+    read_roles = STAFF_ROLES
+    write_roles = access.BRIEF_WRITERS
+    serializer_class = BriefOutputSerializer
+
+    def get_queryset(self) -> Any:
+        params = self.request.query_params
+        return selectors_briefs.briefs_list(
+            self.request.user,
+            current_only=params.get("all_versions") not in ("1", "true", "yes"),
+            workload_class=params.get("workload_class"),
+        )
+
+    @extend_schema(responses=BriefOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        data = BriefOutputSerializer(page, many=True).data
+        return self.get_paginated_response(data)
+
+    @extend_schema(request=BriefInputSerializer, responses={201: BriefDetailOutputSerializer})
+    def post(self, request: Request) -> Response:
+        serializer = BriefInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        brief = services_briefs.brief_create(
+            acting_user=request.user, data=serializer.validated_data
+        )
+        brief = selectors_briefs.brief_get(request.user, brief.pk)
+        return Response(BriefDetailOutputSerializer(brief).data, status=status.HTTP_201_CREATED)
+
+
+class BriefDetailApi(GenericAPIView):
+    """GET one brief version with `missing_fields`, `is_complete` and its version chain."""
+
+    permission_classes = [BriefPermission]
+    read_roles = STAFF_ROLES
+    serializer_class = BriefDetailOutputSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        brief = selectors_briefs.brief_get(request.user, pk)
+        return Response(BriefDetailOutputSerializer(brief).data)
+
+
+class BriefReviseApi(GenericAPIView):
+    """POST changed fields: a new version that supersedes this one (which stays unchanged)."""
+
+    permission_classes = [BriefPermission]
+    write_roles = access.BRIEF_WRITERS
+    serializer_class = BriefInputSerializer
+
+    @extend_schema(request=BriefInputSerializer, responses={201: BriefDetailOutputSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        brief = selectors_briefs.brief_get(request.user, pk)
+        serializer = BriefInputSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        new = services_briefs.brief_revise(
+            acting_user=request.user, brief=brief, data=serializer.validated_data
+        )
+        new = selectors_briefs.brief_get(request.user, new.pk)
+        return Response(BriefDetailOutputSerializer(new).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,175 @@
+"""Workload briefs: the written description of the work, filled in before asking for quotes."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.urls import reverse
+
+FRACTION = [MinValueValidator(0.0), MaxValueValidator(1.0)]
+NON_NEGATIVE = [MinValueValidator(0.0)]
+
+
+class WorkloadClass(models.TextChoices):
+    TRAINING = "training", "Pre-training / training"
+    FULL_FINETUNE = "full_finetune", "Full fine-tuning"
+    ADAPTER_FINETUNE = "adapter_finetune", "Adapter fine-tuning (LoRA / QLoRA)"
+    BATCH_INFERENCE = "batch_inference", "Batch inference"
+    REALTIME_INFERENCE = "realtime_inference", "Real-time inference"
+    RETRIEVAL = "retrieval", "Retrieval pipeline"
+    MEDIA = "media", "Media generation"
+    EVALUATION = "evaluation", "Evaluation"
+
+
+INFERENCE_CLASSES = {
+    WorkloadClass.BATCH_INFERENCE,
+    WorkloadClass.REALTIME_INFERENCE,
+    WorkloadClass.RETRIEVAL,
+    WorkloadClass.EVALUATION,
+}
+TRAINING_CLASSES = {WorkloadClass.TRAINING, WorkloadClass.FULL_FINETUNE}
+
+
+class Precision(models.TextChoices):
+    FP32 = "fp32", "FP32"
+    BF16 = "bf16", "BF16"
+    FP16 = "fp16", "FP16"
+    FP8 = "fp8", "FP8"
+    INT8 = "int8", "INT8"
+    INT4 = "int4", "INT4"
+    FP4 = "fp4", "FP4"
+
+
+class OperatingModel(models.TextChoices):
+    SELF_MANAGED = "self_managed", "We run drivers, CUDA, serving stack and scheduler"
+    SHARED = "shared", "Provider runs the platform, we run the serving stack"
+    MANAGED = "managed", "Fully managed endpoint or model API"
+
+
+class WorkloadBrief(models.Model):
+    """One version of a workload brief. A revision is a new row pointing to this one."""
+
+    title = models.CharField(max_length=200)
+    version = models.PositiveIntegerField(default=1)
+    supersedes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+    )
+    workload_class = models.CharField(max_length=30, choices=WorkloadClass.choices)
+    description = models.TextField(blank=True)
+
+    model = models.ForeignKey(
+        "catalog.ModelProfile", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    weight_precision = models.CharField(
+        max_length=8, choices=Precision.choices, default=Precision.BF16
+    )
+    kv_precision = models.CharField(max_length=8, choices=Precision.choices, default=Precision.BF16)
+    context_window_tokens = models.PositiveIntegerField(null=True, blank=True)
+    p95_input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    p95_output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    mean_input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    mean_output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    streaming = models.BooleanField(default=True)
+    concurrency = models.PositiveIntegerField(null=True, blank=True)
+    batch_size = models.PositiveIntegerField(null=True, blank=True)
+    ttft_p95_ms = models.PositiveIntegerField(null=True, blank=True)
+    itl_p95_ms = models.PositiveIntegerField(null=True, blank=True)
+    e2e_p99_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    peak_to_average = models.FloatField(default=2.0, validators=[MinValueValidator(1.0)])
+    # Uncertain assumptions: low / likely / high (triangular in the Monte Carlo).
+    monthly_accepted_outputs_low = models.FloatField(null=True, blank=True, validators=NON_NEGATIVE)
+    monthly_accepted_outputs_likely = models.FloatField(
+        null=True, blank=True, validators=NON_NEGATIVE
+    )
+    monthly_accepted_outputs_high = models.FloatField(
+        null=True, blank=True, validators=NON_NEGATIVE
+    )
+    acceptance_rate_low = models.FloatField(null=True, blank=True, validators=FRACTION)
+    acceptance_rate_likely = models.FloatField(null=True, blank=True, validators=FRACTION)
+    acceptance_rate_high = models.FloatField(null=True, blank=True, validators=FRACTION)
+    failure_rate_low = models.FloatField(null=True, blank=True, validators=FRACTION)
+    failure_rate_likely = models.FloatField(null=True, blank=True, validators=FRACTION)
+    failure_rate_high = models.FloatField(null=True, blank=True, validators=FRACTION)
+    utilisation_low = models.FloatField(null=True, blank=True, validators=FRACTION)
+    utilisation_likely = models.FloatField(null=True, blank=True, validators=FRACTION)
+    utilisation_high = models.FloatField(null=True, blank=True, validators=FRACTION)
+
+    # Training and fine-tuning specifics.
+    training_tokens_b = models.FloatField(null=True, blank=True, help_text="Billions of tokens.")
+    sequence_length = models.PositiveIntegerField(null=True, blank=True)
+    global_batch_tokens = models.PositiveIntegerField(null=True, blank=True)
+    optimizer = models.CharField(max_length=40, blank=True, default="adamw")
+    sharding = models.CharField(max_length=40, blank=True, default="zero3")
+    lora_rank = models.PositiveIntegerField(null=True, blank=True)
+    checkpoint_size_gb = models.FloatField(null=True, blank=True)
+    checkpoint_interval_min = models.FloatField(null=True, blank=True)
+    checkpoint_write_s = models.FloatField(null=True, blank=True)
+    restart_time_min = models.FloatField(null=True, blank=True)
+    expected_mfu = models.FloatField(null=True, blank=True, validators=FRACTION)
+    node_failure_rate_per_day = models.FloatField(null=True, blank=True)
+    target_gpus = models.PositiveIntegerField(null=True, blank=True)
+    run_success_probability = models.FloatField(null=True, blank=True, validators=FRACTION)
+
+    # Media specifics.
+    media_kind = models.CharField(max_length=20, blank=True)
+    gpu_seconds_per_asset = models.FloatField(null=True, blank=True)
+    moderation_cost_per_asset = models.DecimalField(
+        max_digits=10, decimal_places=4, null=True, blank=True
+    )
+    review_minutes_per_asset = models.FloatField(null=True, blank=True)
+
+    # Data boundary.
+    allowed_regions = models.JSONField(default=list, blank=True)
+    private_endpoint_required = models.BooleanField(default=False)
+    residency_notes = models.TextField(blank=True)
+
+    # Operating model and labour.
+    operating_model = models.CharField(
+        max_length=20, choices=OperatingModel.choices, default=OperatingModel.SELF_MANAGED
+    )
+    platform_fte = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0.0)])
+    loaded_monthly_cost_per_fte = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, default=Decimal("18000")
+    )
+    storage_gb = models.FloatField(null=True, blank=True)
+    egress_gb_month = models.FloatField(null=True, blank=True)
+    horizon_months = models.PositiveIntegerField(default=12)
+    expected_model_churn_months = models.PositiveIntegerField(null=True, blank=True)
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # The table predates the briefs app (the decisions app created it); keep its name.
+        db_table = "procurement_workloadbrief"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.title} v{self.version}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("briefs:brief-detail", args=[self.pk])
+
+    @property
+    def is_inference(self) -> bool:
+        return self.workload_class in INFERENCE_CLASSES
+
+    @property
+    def is_training(self) -> bool:
+        return self.workload_class in TRAINING_CLASSES
+
+    def missing_fields(self) -> list[str]:
+        """Fields the brief needs for its class before a comparison can be run."""
+        from briefs.rules import missing_fields
+
+        return missing_fields(self)
+
+    @property
+    def is_complete(self) -> bool:
+        return not self.missing_fields()

@@ -1,0 +1,95 @@
+"""Reads on workload briefs: lists, one brief with its version chain, and its memory fit.
+
+Every function takes the user (or an object obtained through `procurement.access`), and the
+query count of each page is fixed: it does not grow with rows, versions or accelerators.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
+
+from briefs import access
+from briefs.fit import AcceleratorFit, fit_accelerators
+from briefs.models import WorkloadBrief, WorkloadClass
+from catalog.models import Accelerator, ModelProfile
+from core.roles import get_or_404
+
+SHORTLIST_SIZE = 6
+
+
+def briefs_list(
+    user: Any, *, current_only: bool = True, workload_class: str | None = None
+) -> QuerySet[WorkloadBrief]:
+    """Briefs the user may read, newest first; by default only the latest version of each."""
+    qs = access.briefs_for(user).select_related("supersedes", "superseded_by")
+    if current_only:
+        qs = qs.filter(superseded_by__isnull=True)
+    if workload_class in WorkloadClass.values:
+        qs = qs.filter(workload_class=workload_class)
+    return qs.order_by("-created_at", "-pk")
+
+
+def brief_get(user: Any, brief_id: Any) -> WorkloadBrief:
+    """One brief the user may read (404 for missing or forbidden, vendors included)."""
+    qs = access.briefs_for(user).select_related("supersedes", "superseded_by")
+    return get_or_404(qs, pk=brief_id)
+
+
+def _lineage_sql() -> str:
+    table = WorkloadBrief._meta.db_table
+    # Walk back through `supersedes` and forward through the rows superseding it: one query
+    # whatever the number of versions (PostgreSQL and SQLite both speak WITH RECURSIVE).
+    return f"""
+        WITH RECURSIVE back(id, supersedes_id) AS (
+            SELECT id, supersedes_id FROM {table} WHERE id = %s
+            UNION SELECT b.id, b.supersedes_id FROM {table} b JOIN back ON b.id = back.supersedes_id
+        ), fwd(id) AS (
+            SELECT id FROM {table} WHERE id = %s
+            UNION SELECT b.id FROM {table} b JOIN fwd ON b.supersedes_id = fwd.id
+        )
+        SELECT id FROM back UNION SELECT id FROM fwd
+    """  # noqa: S608 - the table name comes from the model, the ids are parameters  # nosec B608
+
+
+def brief_versions(brief: WorkloadBrief) -> list[WorkloadBrief]:
+    """Every version of the brief's lineage, oldest first (one query)."""
+    # The SQL is a constant built from the model's table name; the ids are parameters.
+    ids = RawSQL(_lineage_sql(), [brief.pk, brief.pk])  # noqa: S611  # nosec B611
+    return list(
+        WorkloadBrief.objects.filter(pk__in=ids)
+        .select_related("created_by")
+        .only("pk", "version", "title", "created_at", "created_by__username", "supersedes_id")
+        .order_by("version")
+    )
+
+
+def brief_fit_rows(brief: WorkloadBrief) -> list[AcceleratorFit]:
+    """The brief's memory fit on every catalog accelerator (one query), sorted."""
+    if brief.model is None:
+        return []
+    return fit_accelerators(brief, Accelerator.objects.order_by("name"))
+
+
+def shortlist(rows: list[AcceleratorFit], size: int = SHORTLIST_SIZE) -> list[AcceleratorFit]:
+    """The first `size` accelerators that fit (rows are already sorted best first)."""
+    return [row for row in rows if row.fits][:size]
+
+
+def calculator_choices() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(model choices, accelerator choices) for the calculator form, as (slug, label)."""
+    models = [
+        (slug, name)
+        for slug, name in ModelProfile.objects.order_by("family", "name").values_list(
+            "slug", "name"
+        )
+    ]
+    accelerators = [
+        (slug, f"{name} ({memory:g} GB)")
+        for slug, name, memory in Accelerator.objects.order_by("vendor", "name").values_list(
+            "slug", "name", "memory_gb"
+        )
+    ]
+    return models, accelerators

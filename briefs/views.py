@@ -1,0 +1,193 @@
+"""HTML pages for workload briefs and the memory-fit calculator.
+
+Staff read briefs; procurement leads and admins write them; vendors get 404 on every brief
+page. The calculator is open to anyone logged in, like its API: it reveals only catalog data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from briefs import access
+from briefs import charts as charts_briefs
+from briefs import selectors as selectors_briefs
+from briefs import services as services_briefs
+from briefs.fit import context_tokens_for, mode_for
+from briefs.forms import BriefForm, MemoryFitForm, brief_initial
+from briefs.models import WorkloadBrief, WorkloadClass
+from briefs.rules import GROUPS, field_label, groups_for, missing_labels
+from core.errors import DomainError
+from core.roles import STAFF_ROLES, has_role, is_staff, role_required
+
+View = Callable[..., HttpResponse]
+read_required = role_required(*STAFF_ROLES)
+
+
+def write_required(view: View) -> View:
+    """Brief writers only: vendors (and anyone not staff) 404, other staff 403."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not is_staff(request.user):
+            raise Http404
+        if not has_role(request.user, *access.BRIEF_WRITERS):
+            raise PermissionDenied("Only a procurement lead or an admin can write briefs.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _add_domain_errors(form: Any, exc: DomainError) -> None:
+    for name, messages_ in exc.fields.items():
+        for message in messages_:
+            form.add_error(name if name in form.fields else None, message)
+    if not exc.fields:
+        form.add_error(None, exc.message)
+
+
+@read_required
+def brief_list(request: HttpRequest) -> HttpResponse:
+    all_versions = request.GET.get("all_versions") == "1"
+    workload_class = request.GET.get("workload_class") or None
+    briefs = selectors_briefs.briefs_list(
+        request.user, current_only=not all_versions, workload_class=workload_class
+    )
+    context = {
+        "briefs": briefs,
+        "all_versions": all_versions,
+        "workload_class": workload_class,
+        "classes": WorkloadClass.choices,
+        "can_write": has_role(request.user, *access.BRIEF_WRITERS),
+    }
+    return render(request, "briefs/brief_list.html", context)
+
+
+@write_required
+def brief_create(request: HttpRequest) -> HttpResponse:
+    form = BriefForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            brief = services_briefs.brief_create(acting_user=request.user, data=form.to_data())
+        except DomainError as exc:
+            _add_domain_errors(form, exc)
+        else:
+            messages.success(request, f"Brief “{brief.title}” saved as version 1.")
+            return redirect(brief)
+    context = {"form": form, "fieldsets": form.fieldsets(), "mode": "create"}
+    return render(request, "briefs/brief_form.html", context, status=_status(form))
+
+
+@read_required
+def brief_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    brief = selectors_briefs.brief_get(request.user, pk)
+    rows = selectors_briefs.brief_fit_rows(brief)
+    short = selectors_briefs.shortlist(rows)
+    training = mode_for(brief) != "inference"
+    context = {
+        "brief": brief,
+        "missing": missing_labels(brief),
+        "groups": _detail_groups(brief),
+        "versions": selectors_briefs.brief_versions(brief),
+        "rows": rows,
+        "fit_context_tokens": _display(context_tokens_for(brief)),
+        "fit_mode": mode_for(brief),
+        "assumptions": next((r.result.assumptions for r in rows if r.result), None),
+        "fig_breakdown": charts_briefs.memory_breakdown_figure(short) if short else None,
+        "fig_curve": charts_briefs.concurrency_curve_figure(short, training=training)
+        if short
+        else None,
+        "can_revise": has_role(request.user, *access.BRIEF_WRITERS)
+        and not hasattr(brief, "superseded_by"),
+    }
+    return render(request, "briefs/brief_detail.html", context)
+
+
+@write_required
+def brief_revise(request: HttpRequest, pk: int) -> HttpResponse:
+    brief = selectors_briefs.brief_get(request.user, pk)
+    latest = getattr(brief, "superseded_by", None)
+    if latest is not None:
+        messages.info(request, f"Version {brief.version} has been revised; showing the latest.")
+        return redirect("briefs:brief-revise", pk=selectors_briefs.brief_versions(brief)[-1].pk)
+    form = BriefForm(request.POST or None, initial=brief_initial(brief))
+    if request.method == "POST" and form.is_valid():
+        try:
+            new = services_briefs.brief_revise(
+                acting_user=request.user, brief=brief, data=form.to_data()
+            )
+        except DomainError as exc:
+            _add_domain_errors(form, exc)
+        else:
+            messages.success(
+                request, f"Saved version {new.version}; version {brief.version} is kept."
+            )
+            return redirect(new)
+    context = {"form": form, "fieldsets": form.fieldsets(), "mode": "revise", "brief": brief}
+    return render(request, "briefs/brief_form.html", context, status=_status(form))
+
+
+def memory_fit(request: HttpRequest) -> HttpResponse:
+    models, accelerators = selectors_briefs.calculator_choices()
+    bound = request.POST if request.method == "POST" else (request.GET or None)
+    form = MemoryFitForm(bound, models=models, accelerators=accelerators)
+    result = None
+    if bound is not None and form.is_valid():
+        try:
+            result = services_briefs.memory_fit_calculate(data=form.to_data())
+        except DomainError as exc:
+            _add_domain_errors(form, exc)
+    context = {"form": form, "result": result, "breakdown": _breakdown_rows(result)}
+    return render(request, "briefs/memory_fit.html", context, status=_status(form))
+
+
+# --- small helpers for the templates ------------------------------------------------------
+
+
+def _status(form: Any) -> int:
+    return 400 if form.is_bound and form.errors else 200
+
+
+def _detail_groups(brief: WorkloadBrief) -> list[dict[str, Any]]:
+    """The fieldsets that matter for the brief's class, with display values."""
+    out = []
+    for group in groups_for(brief.workload_class) if brief.workload_class else GROUPS:
+        items = []
+        for name in group.fields:
+            value = getattr(brief, name, None)
+            display = getattr(brief, f"get_{name}_display", None)
+            if callable(display):
+                value = display()
+            if name == "allowed_regions":
+                value = ", ".join(brief.allowed_regions or [])
+            items.append({"name": name, "label": field_label(name), "value": _display(value)})
+        out.append({"title": group.title, "items": items})
+    return out
+
+
+def _display(value: Any) -> str | None:
+    """A readable value: yes/no, thousands separators, no trailing zeros; None when empty."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Decimal):
+        return format(value.normalize(), ",f")
+    if isinstance(value, int | float):
+        if float(value).is_integer():
+            return f"{int(value):,}"
+        return f"{value:,.6g}" if abs(value) >= 1000 else f"{value:g}"
+    return str(value)
+
+
+def _breakdown_rows(result: dict[str, Any] | None) -> list[dict[str, Any]]:
+    if not result:
+        return []
+    return [{"part": part, "gb": gb} for part, gb in result.get("breakdown", {}).items() if gb]

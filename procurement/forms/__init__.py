@@ -1,0 +1,1 @@
+"""Forms of the decisions app, one module per area."""

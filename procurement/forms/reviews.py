@@ -1,0 +1,118 @@
+"""Forms of the review screens: the decision, the row filters, the pair picker, audit filters.
+
+They validate shape only; `services_reviews.review_submit` enforces the rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django import forms
+
+from procurement.models import CandidateResult, Review
+from procurement.selectors.reviews import SORTS, capacity_choices, provider_choices
+from procurement.services.reviews import COMMENT_MAX
+
+
+class ReviewForm(forms.Form):
+    decision = forms.ChoiceField(choices=Review.Decision.choices, widget=forms.RadioSelect)
+    candidate = forms.ChoiceField(
+        required=False,
+        help_text="The row you approve; the recommended one unless you choose another.",
+    )
+    comment = forms.CharField(
+        max_length=COMMENT_MAX,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Required: what you checked and why you decided.",
+    )
+    justification = forms.CharField(
+        required=False,
+        max_length=COMMENT_MAX,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Required when you approve a row other than the recommended one.",
+    )
+
+    def __init__(
+        self, *args: Any, candidates: Sequence[CandidateResult], recommended_key: str, **kw: Any
+    ) -> None:
+        super().__init__(*args, **kw)
+        choices = [
+            (c.key, f"{c.label}{' (recommended)' if c.key == recommended_key else ''}")
+            for c in candidates
+            if c.eligible
+        ]
+        self.fields["candidate"].choices = [("", "The recommended row"), *choices]
+        self.fields["candidate"].initial = recommended_key
+
+
+class RowFilterForm(forms.Form):
+    """GET filters of the candidate table; bad values are reported, defaults then apply."""
+
+    eligible = forms.BooleanField(required=False, label="Eligible only")
+    capacity = forms.ChoiceField(required=False, label="Capacity model")
+    provider = forms.ChoiceField(required=False)
+    sort = forms.ChoiceField(
+        required=False, choices=[(k, label) for k, (label, _) in SORTS.items()], label="Sort by"
+    )
+
+    def __init__(self, *args: Any, rows: Sequence[CandidateResult], **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.fields["capacity"].choices = [("", "Any")] + [
+            (c, c.replace("_", " ")) for c in capacity_choices(rows)
+        ]
+        self.fields["provider"].choices = [("", "Any")] + [(p, p) for p in provider_choices(rows)]
+
+    def filters(self) -> dict[str, Any]:
+        data = self.cleaned_data if self.is_valid() else {}
+        return {
+            "eligible_only": bool(data.get("eligible")),
+            "capacity_model": data.get("capacity") or "",
+            "provider": data.get("provider") or "",
+            "sort": data.get("sort") or "unit",
+        }
+
+
+class PairForm(forms.Form):
+    """Which two candidates the side-by-side view compares."""
+
+    a = forms.ChoiceField(label="Candidate A")
+    b = forms.ChoiceField(label="Candidate B")
+
+    def __init__(self, *args: Any, rows: Sequence[CandidateResult], **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        choices = [(r.key, r.label) for r in rows]
+        self.fields["a"].choices = choices
+        self.fields["b"].choices = choices
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("a") and data.get("a") == data.get("b"):
+            raise forms.ValidationError("Choose two different candidates.")
+        return data
+
+
+class AuditFilterForm(forms.Form):
+    actor = forms.CharField(required=False, max_length=150, help_text="Username")
+    action = forms.ChoiceField(required=False)
+    object_type = forms.ChoiceField(required=False, label="Object type")
+    date_from = forms.DateField(
+        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    date_to = forms.DateField(
+        required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def __init__(
+        self, *args: Any, actions: Sequence[str], object_types: Sequence[str], **kw: Any
+    ) -> None:
+        super().__init__(*args, **kw)
+        self.fields["action"].choices = [("", "Any")] + [(a, a) for a in actions]
+        self.fields["object_type"].choices = [("", "Any")] + [(t, t) for t in object_types]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        start, end = data.get("date_from"), data.get("date_to")
+        if start and end and start > end:
+            self.add_error("date_to", "The end date is before the start date.")
+        return data

@@ -1,0 +1,1 @@
+"""Selectors of the decisions app, one module per area."""

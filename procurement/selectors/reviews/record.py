@@ -1,0 +1,213 @@
+"""The decision record's reads: brief facts, assumptions, the side-by-side comparison of two
+rows, and the plain data the CSV/XLSX exports lay out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from procurement import exports
+from procurement.engine.cost import LINE_ORDER
+from procurement.models import CandidateResult, Comparison
+from procurement.selectors.reviews.rows import candidates_of, ordered_lines
+
+
+def brief_facts(brief: Any) -> list[tuple[str, Any]]:
+    """Every filled-in field of the brief, labelled, for the decision record."""
+    skip = {"id", "supersedes", "created_by", "created_at", "title", "description"}
+    facts: list[tuple[str, Any]] = []
+    for f in brief._meta.concrete_fields:
+        if f.name in skip:
+            continue
+        value = getattr(brief, f.name)
+        if value in (None, "", [], {}):
+            continue
+        if f.choices:
+            value = getattr(brief, f"get_{f.name}_display")()
+        elif isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        facts.append((fact_label(str(f.verbose_name)), value))
+    return facts
+
+
+ACRONYMS = {"kv": "KV", "ttft": "TTFT", "itl": "ITL", "e2e": "E2E", "fte": "FTE", "gb": "GB"}
+
+
+def fact_label(verbose_name: str) -> str:
+    """Sentence case that keeps acronyms: "ttft p95 ms" → "TTFT p95 ms"."""
+    words = [ACRONYMS.get(w.lower(), w) for w in verbose_name.split()]
+    if words and words[0] == verbose_name.split()[0]:
+        words[0] = words[0].capitalize()
+    return " ".join(words)
+
+
+def flatten(data: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """Nested assumptions as (dotted name, value) pairs; lists joined as text."""
+    if isinstance(data, dict):
+        out: list[tuple[str, Any]] = []
+        for key in sorted(data, key=str):
+            out += flatten(data[key], f"{prefix}{key}.")
+        return out
+    if isinstance(data, list | tuple):
+        data = ", ".join(str(v) for v in data)
+    return [(prefix.rstrip("."), data)]
+
+
+def assumptions_of(comparison: Comparison) -> list[tuple[str, Any]]:
+    return [
+        ("Seed", comparison.seed),
+        ("Monte Carlo samples", comparison.samples),
+        ("Engine version", comparison.engine_version),
+        ("Brief", str(comparison.brief)),
+        *flatten(comparison.assumptions or {}, "override."),
+        *flatten((comparison.result or {}).get("assumptions", {})),
+    ]
+
+
+def shown(value: Any) -> Any:
+    """Floats to 4 decimals for reading (differences are judged on the raw values)."""
+    return round(value, 4) if isinstance(value, float) else value
+
+
+def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]:
+    """Every compared figure of two rows, grouped by section, with differences flagged."""
+
+    def section(name: str, pairs: Iterable[tuple[str, Any, Any]]) -> list[dict[str, Any]]:
+        return [
+            {"section": name, "label": label, "a": shown(va), "b": shown(vb), "differs": va != vb}
+            for label, va, vb in pairs
+        ]
+
+    def nested(name: str, da: dict[str, Any] | None, db: dict[str, Any] | None) -> list[dict]:
+        fa, fb = dict(flatten(da or {})), dict(flatten(db or {}))
+        return section(name, ((k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb))))
+
+    la, lb = dict(ordered_lines(a.cost_lines or {})), dict(ordered_lines(b.cost_lines or {}))
+    line_names = [n for n in [*LINE_ORDER, *sorted(set(la) | set(lb))] if n in la or n in lb]
+    basics = [
+        (label, getattr(a, attr), getattr(b, attr))
+        for label, attr in (
+            ("Provider", "provider_name"),
+            ("Accelerator", "accelerator_name"),
+            ("Capacity model", "capacity_model"),
+            ("GPUs", "gpus"),
+            ("Price per GPU-hour (USD)", "hourly_price_usd"),
+            ("Eligible", "eligible"),
+        )
+    ]
+    basics.append(("Ineligible because", "; ".join(a.reasons or []), "; ".join(b.reasons or [])))
+    outcome = [
+        (label, getattr(a, attr), getattr(b, attr))
+        for label, attr in (
+            ("Total (USD)", "total_usd"),
+            ("Accepted outputs", "accepted_outputs"),
+            (f"Unit cost ({a.unit_label or 'USD'})", "unit_cost_usd"),
+            ("p10", "p10"),
+            ("p50", "p50"),
+            ("p90", "p90"),
+            ("Probability cheapest", "prob_cheapest"),
+            ("Rank", "rank"),
+        )
+    ]
+    codes_a = sorted({w.get("code", "") for w in a.warnings or []})
+    codes_b = sorted({w.get("code", "") for w in b.warnings or []})
+    return [
+        *section("Offer", basics),
+        *section(
+            "Cost lines (USD)", ((n, la.get(n), lb.get(n)) for n in dict.fromkeys(line_names))
+        ),
+        *section("Outcome", outcome),
+        *nested("Fit", a.fit, b.fit),
+        *section("Performance", [("Source", a.perf_source, b.perf_source)]),
+        *nested("Performance", a.performance, b.performance),
+        *section("Warnings", [("Codes", ", ".join(codes_a), ", ".join(codes_b))]),
+        *nested("Checklist", a.checklist, b.checklist),
+    ]
+
+
+def _quote_row(row: CandidateResult) -> dict[str, Any] | None:
+    if row.quote is not None:
+        q = row.quote
+        purchase = q.price_per_gpu_hour is None and q.price_per_node is not None
+        return {
+            "candidate": row.key,
+            "kind": "quote",
+            "id": q.pk,
+            "provider": q.provider.name,
+            "offer": q.title or f"{q.accelerator} {q.get_capacity_model_display()}",
+            "version": q.version,
+            "capacity_model": q.capacity_model,
+            "currency": q.currency,
+            "price": q.price_per_node if purchase else q.price_per_gpu_hour,
+            "price_unit": "per node" if purchase else "per GPU-hour",
+            "quoted_at": q.quoted_at.isoformat(),
+            "valid_until": q.valid_until.isoformat() if q.valid_until else None,
+            "stale": q.is_stale(),
+            "source": q.source_url or q.source_document,
+        }
+    if row.api_route is not None:
+        r = row.api_route
+        return {
+            "candidate": row.key,
+            "kind": "api route",
+            "id": r.pk,
+            "provider": r.provider.name,
+            "offer": r.model_name,
+            "version": None,
+            "capacity_model": "api",
+            "currency": r.currency,
+            "price": r.price_output_per_m_tokens,
+            "price_unit": f"per 1M output tokens (input {r.price_input_per_m_tokens})",
+            "quoted_at": r.quoted_at.isoformat(),
+            "valid_until": r.valid_until.isoformat() if r.valid_until else None,
+            "stale": r.is_stale(),
+            "source": r.source_url,
+        }
+    return None
+
+
+def export_data_for(comparison: Comparison) -> exports.ExportData:
+    """The comparison's rows, assumptions and quote versions as plain values."""
+    rows = candidates_of(comparison)
+    line_names: dict[str, None] = {}
+    for row in rows:
+        line_names.update(dict.fromkeys(name for name, _ in ordered_lines(row.cost_lines or {})))
+    candidates = [
+        {
+            "key": r.key,
+            "label": r.label,
+            "kind": r.kind,
+            "provider": r.provider_name,
+            "accelerator": r.accelerator_name,
+            "capacity_model": r.capacity_model,
+            "gpus": r.gpus,
+            "eligible": r.eligible,
+            "recommended": r.key == comparison.recommended_key,
+            "rank": r.rank,
+            "hourly_price_usd": r.hourly_price_usd,
+            "cost_lines": dict(ordered_lines(r.cost_lines or {})),
+            "total_usd": r.total_usd,
+            "accepted_outputs": r.accepted_outputs,
+            "unit_cost_usd": r.unit_cost_usd,
+            "unit_label": r.unit_label,
+            "p10": r.p10,
+            "p50": r.p50,
+            "p90": r.p90,
+            "prob_cheapest": r.prob_cheapest,
+            "perf_source": r.perf_source,
+            "checklist_pct": (r.checklist or {}).get("completeness_pct"),
+            "warnings": ", ".join(w.get("code", "") for w in r.warnings or []),
+            "reasons": "; ".join(r.reasons or []),
+        }
+        for r in rows
+    ]
+    unit_label = next((r.unit_label for r in rows if r.unit_label), "")
+    quotes = [q for q in (_quote_row(r) for r in rows) if q is not None]
+    return exports.ExportData(
+        title=str(comparison),
+        unit_label=unit_label,
+        candidates=candidates,
+        line_names=list(line_names),
+        assumptions=assumptions_of(comparison),
+        quotes=quotes,
+    )

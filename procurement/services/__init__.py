@@ -1,0 +1,1 @@
+"""Services of the decisions app, one module per area."""

@@ -1,0 +1,32 @@
+"""Comparison lifecycle services (writes): create, run, retry, re-drive, recompute.
+
+Callable from views, the API, Celery tasks and other areas (the finance review uses
+`comparison_recompute` for "recompute creates a new revision").
+"""
+
+from procurement.services.comparisons.create import comparison_create, comparison_recompute
+from procurement.services.comparisons.queue import (
+    QUEUE_UNAVAILABLE_MESSAGE,
+    comparison_retry,
+    comparisons_redrive_stuck,
+    send_comparison,
+)
+from procurement.services.comparisons.run import (
+    MAX_ATTEMPTS,
+    STALE_AFTER,
+    comparison_deliver,
+    comparison_run,
+)
+
+__all__ = [
+    "MAX_ATTEMPTS",
+    "QUEUE_UNAVAILABLE_MESSAGE",
+    "STALE_AFTER",
+    "comparison_create",
+    "comparison_deliver",
+    "comparison_recompute",
+    "comparison_retry",
+    "comparison_run",
+    "comparisons_redrive_stuck",
+    "send_comparison",
+]

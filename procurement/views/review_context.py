@@ -1,0 +1,101 @@
+"""Context of the review page and the decision record: what the templates show, plus the
+booleans that say what the user may do (templates never decide access)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.roles import has_role
+from procurement import access, charts
+from procurement.models import CandidateResult, Comparison
+from procurement.selectors.reviews.record import assumptions_of, brief_facts
+from procurement.selectors.reviews.rows import (
+    SORTS,
+    approvals_given,
+    candidates_of,
+    filter_and_sort,
+    history_of,
+    plans_for_quotes,
+    recommendation_summary,
+    review_rows,
+    reviews_of,
+    safe_reverse,
+)
+from procurement.services import reviews as services_reviews
+
+if TYPE_CHECKING:
+    from accounts.models import User
+    from procurement.forms.reviews import ReviewForm, RowFilterForm
+
+HISTORY_LIMIT = 50
+
+
+def _common(comparison: Comparison) -> dict[str, Any]:
+    reviews = reviews_of(comparison)
+    given = approvals_given(reviews)
+    return {
+        "comparison": comparison,
+        "reviews": reviews,
+        "approvals_given": given,
+        "approvals_label": services_reviews.approvals_label(comparison, given),
+        "history": list(history_of(comparison, reviews)[:HISTORY_LIMIT]),
+        "detail_url": safe_reverse("procurement:comparison-detail", comparison.pk),
+        "list_url": safe_reverse("procurement:comparison-list"),
+        "superseded_by": Comparison.objects.filter(supersedes=comparison)
+        .only("id", "revision")
+        .first(),
+    }
+
+
+def review_context(
+    user: User,
+    comparison: Comparison,
+    rows: list[CandidateResult],
+    filter_form: RowFilterForm,
+    form: ReviewForm,
+) -> dict[str, Any]:
+    filters = filter_form.filters()
+    shown = filter_and_sort(rows, **filters)
+    refusal = services_reviews.review_refusal(user, comparison)
+    context = _common(comparison)
+    context.update(
+        rows=review_rows(user, comparison, shown),
+        total_rows=len(rows),
+        filters=filters,
+        sort_label=SORTS.get(filters["sort"], SORTS["unit"])[0],
+        filter_form=filter_form,
+        summary=recommendation_summary(comparison, rows),
+        form=form,
+        can_review=refusal is None,
+        refusal=refusal,
+        can_recompute=has_role(user, *access.COMPARISON_CREATORS)
+        and comparison.is_finished
+        and context["superseded_by"] is None,
+    )
+    return context
+
+
+def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
+    rows = candidates_of(comparison)
+    context = _common(comparison)
+    approved = next(
+        (r.candidate for r in reversed(context["reviews"]) if r.decision == "approve"), None
+    )
+    chosen = next(
+        (r for r in rows if approved is not None and r.pk == approved.pk),
+        next((r for r in rows if r.key == comparison.recommended_key), None),
+    )
+    plans = plans_for_quotes(
+        user, comparison, [chosen.quote_id] if chosen and chosen.quote_id else []
+    )
+    context.update(
+        rows=review_rows(user, comparison, rows),
+        summary=recommendation_summary(comparison, rows),
+        chosen=chosen,
+        plan=plans.get(chosen.quote_id) if chosen else None,
+        brief_facts=brief_facts(comparison.brief),
+        assumptions=assumptions_of(comparison),
+        charts=charts.comparison_figures(comparison, rows),
+        warnings=[(r.label, w) for r in rows for w in (r.warnings or [])],
+    )
+    return context
