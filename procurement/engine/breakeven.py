@@ -12,7 +12,7 @@ geometric grid (likely / 10 … likely × 10).
 D7: a fixed-capacity total is a step function of volume — it jumps where the peak first
 needs another replica, at volume ``n × likely / peak replicas(likely)`` for each whole n.
 Crossings are found on the grid refined with those step volumes (each step evaluated just
-at it and just past it): between two points where neither curve steps, totals are linear
+before it and just past it): between two points where neither curve steps, totals are linear
 and the crossing is interpolated; where the order changes across a step, the crossing is
 the step itself (``at_step``), never an interpolation through it.
 """
@@ -48,7 +48,7 @@ __all__ = [
 RESERVED_LIKE = frozenset({"reserved", "dedicated_cluster", "private_cloud"})
 GRID_POINTS = 25
 MAX_STEPS = 400  # step volumes refined per curve; beyond that the steps are tiny
-STEP_EPSILON = 1e-9  # relative: "just past" a step volume
+STEP_EPSILON = 1e-9  # relative: "just before" and "just past" a step volume
 
 
 def _option(cand: CandidateInput) -> str | None:
@@ -167,12 +167,14 @@ def _crossings(
     """Volumes where ``a``'s monthly total changes order with ``b``'s (see the docstring)."""
     lo, hi = volumes[0], volumes[-1]
     steps = sorted(set(step_volumes(workload, a, lo, hi)) | set(step_volumes(workload, b, lo, hi)))
-    # (volume, is the far side of a step): a step at s is s (old capacity) then s⁺ (new)
-    points = sorted(
-        {(v, False) for v in volumes}
-        | {(s, False) for s in steps}
-        | {(s * (1 + STEP_EPSILON), True) for s in steps if s < hi}
-    )
+    # (volume, step volume when this is the far side of a step, else None): each step s
+    # is evaluated just before it (old capacity) and just past it (one more replica)
+    marks: dict[float, float | None] = dict.fromkeys(volumes)
+    for step in steps:
+        marks[step * (1 - STEP_EPSILON)] = None
+        if step * (1 + STEP_EPSILON) <= hi:
+            marks[step * (1 + STEP_EPSILON)] = step
+    points = sorted(marks.items())
 
     def diff(volume: float) -> float:
         values = {"monthly_accepted_outputs": volume}
@@ -188,9 +190,10 @@ def _crossings(
             continue
         if last is not None and (d > 0) != (last[1] > 0):
             j, dj = last
-            at_step = points[k][1] and j == k - 1
-            if at_step:
-                at = points[j][0]
+            step = points[k][1] if j == k - 1 else None
+            at_step = step is not None
+            if step is not None:
+                at = step
             elif j == k - 1:
                 vj, vk = points[j][0], points[k][0]
                 at = vj + (vk - vj) * dj / (dj - d)
