@@ -239,9 +239,11 @@ def _assumptions(inp: ComparisonInput) -> dict[str, Any]:
         "random_streams": "SeedSequence(seed, spawn_key=(0, sha256(name))) shared; "
         "(1, sha256(candidate id), sha256(name)) per candidate",
         "fixed_capacity": "replicas for peak = ceil(peak-to-average × attempts × GPU-s / "
-        "(GPUs × 730 × 3600)); purchase in whole nodes",
-        "elastic_capacity": "billed GPU-hours = work / utilisation (work when idle is not "
-        "billed), at least the monthly commitment",
+        "(GPUs × 730 × 3600 × (1 − peak headroom))); purchase in whole nodes",
+        "elastic_capacity": "billed GPU-hours = work × (1 + spot rework) / utilisation (work "
+        "when idle is not billed), at least the monthly commitment",
+        "commitment": "fixed: max(commitment, GPUs held) × price × whole term (purchase: its "
+        "price); elastic and API: vendor spend over the horizon; labour excluded",
         "platform_labor": "self-managed: platform FTE × loaded cost; API or managed endpoint: "
         "vendor-management FTE × loaded cost",
         "interconnect_bars_gbps": {"intra_node": intra, "inter_node": fabric},

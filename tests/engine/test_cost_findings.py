@@ -252,3 +252,46 @@ def test_d9_owned_hardware_carries_cost_of_capital_and_residual_value() -> None:
     assert "cost_of_capital" not in cost.purchase_monthly_per_node(plain, 8)
     assert SCALARS["cost_of_capital_annual"].default > 0
     assert SCALARS["residual_value_share"].default > 0
+
+
+# ------------------------------------------------------------------ Monte Carlo agrees
+
+
+def test_d8_d12_d13_d15_the_monte_carlo_repeats_the_new_cost_terms() -> None:
+    """D8/D12/D13/D15: the simulation at degenerate ranges equals the point estimate."""
+    from procurement.engine import montecarlo
+
+    w = inference(
+        monthly_accepted_outputs=fixed(90_000),
+        failure_rate=fixed(0.2),
+        utilisation=fixed(0.6),
+        peak_to_average=fixed(2.0),
+        fixed_peak_headroom=0.2,
+        spot_rework_share=0.15,
+        api_failed_attempts_billed=0.25,
+    )
+    cands = [
+        gpu("rs", capacity_model="reserved", price_per_gpu_hour=D("2.00")),
+        gpu("sp", capacity_model="spot", price_per_gpu_hour=D("1.00")),
+        gpu("sp2", capacity_model="spot", spot_rework_share=0.5),
+        api("a"),
+        api("b", failed_attempts_billed=1.0),
+    ]
+    vec = montecarlo.sample_unit_costs(w, cands, seed=1, samples=3)
+    for i, c in enumerate(cands):
+        exact = float(cost.point_estimate(w, c).unit_cost_exact)
+        assert vec[i, 0] == pytest.approx(exact, rel=1e-5), c.id
+    t = tuning("full_fine_tuning", utilisation=fixed(0.5), acceptance_rate=fixed(0.8))
+    t = _mtbf(replace(t, training=replace(t.training, failure_rate_scope="cluster")), 50.0)
+    trainers = [
+        gpu(
+            "t",
+            gpus_per_replica=32,
+            throughput_per_replica=fixed(1e6),
+            fabric_gbps=100,
+            interconnect_gbps=900,
+        ),
+    ]
+    vec = montecarlo.sample_unit_costs(t, trainers, seed=1, samples=3)
+    exact = float(cost.point_estimate(t, trainers[0]).unit_cost_exact)
+    assert vec[0, 0] == pytest.approx(exact, rel=1e-5)
