@@ -54,7 +54,7 @@ def _volume_unit_cost(
     completed = accepted / v["acceptance_rate"]
     attempts = completed / (1.0 - v["failure_rate"])
     if c.path == "api":
-        gpu = c.api_per_attempt * attempts
+        gpu = c.api_per_attempt * (completed + c.api_failed_billed * (attempts - completed))
     else:
         if c.path == "elastic":
             billed = attempts / 3600.0 * c.gpu_s_numerator / thr
@@ -79,7 +79,7 @@ def _training_unit_cost(c: CandidateConstants, v: dict[str, float], thr: float) 
     wall *= c.checkpoint_factor
     wall *= 1.0 + c.failure_factor / v["node_mtbf_h"]
     accepted = v["success_probability"] * v.get("acceptance_rate", 1.0)
-    return wall * c.per_wall_hour / accepted
+    return wall * c.per_wall_hour / v.get("utilisation", 1.0) / accepted
 
 
 def reference_unit_costs(

@@ -42,6 +42,10 @@ HELP = {
     "sharding": "zero1, zero2, zero3 (= FSDP full shard) or ddp.",
     "allowed_regions": "Comma-separated, e.g. eu-west, eu-central. Empty: any region.",
     "platform_fte": "People running drivers, CUDA, serving stack, scheduler (0.5 = half a person).",
+    "node_failure_rate_per_day": "Failures of one node per day; the cost multiplies it by the "
+    "run's node count (0.01 = one failure per node every 100 days).",
+    "horizon_months": "The planning horizon, 1 to 120 months. A reserved term is committed "
+    "in full whatever the horizon.",
 }
 RANGE_HELP = {
     "monthly_accepted_outputs": "Accepted outputs per month (tokens, answers, images or runs).",

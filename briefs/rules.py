@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from procurement.engine.limits import BRIEF_BOUNDS, bound_message, out_of_bounds
+
 if TYPE_CHECKING:
     from briefs.models import WorkloadBrief
 
@@ -234,7 +236,7 @@ FIELD_LABELS: dict[str, str] = {
     "checkpoint_write_s": "Checkpoint write time (s)",
     "restart_time_min": "Restart after a failure (min)",
     "expected_mfu": "Expected MFU (0..1)",
-    "node_failure_rate_per_day": "Node failures per day",
+    "node_failure_rate_per_day": "Node failures per day (per node)",
     "target_gpus": "Target GPUs",
     "run_success_probability": "Run success probability (0..1)",
     "media_kind": "Media kind",
@@ -354,11 +356,27 @@ def shape_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
     return errors
 
 
+def bound_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Figures outside the engine's own limits (engine/limits.py), with the field named.
+
+    H3: the horizon is at least 1 month (0 would zero every elastic commitment).
+    """
+    errors: dict[str, list[str]] = {}
+    for name in BRIEF_BOUNDS:
+        value = _num(values.get(name))
+        if value is not None and math.isfinite(value) and out_of_bounds(name, value):
+            errors[name] = [bound_message(name, field_label(name))]
+    return errors
+
+
 def brief_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
     """Every rule on the values, keyed by field name (empty when the values are valid)."""
     errors = range_errors(values)
     for name, messages in shape_errors(values).items():
         errors.setdefault(name, []).extend(messages)
+    for name, messages in bound_errors(values).items():
+        if name not in errors:
+            errors[name] = messages
     for name, value in values.items():
         number = _num(value) if isinstance(value, float) else None
         if number is not None and not math.isfinite(number) and name not in errors:

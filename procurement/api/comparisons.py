@@ -164,6 +164,10 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     unit_label = serializers.SerializerMethodField()
     notes = serializers.SerializerMethodField()
     snapshot_as_of = serializers.SerializerMethodField()
+    assumptions_applied = serializers.SerializerMethodField(
+        help_text="Every default the engine used: name, label, value, source "
+        "(brief, override, product default, quote, route, engine default), candidate_id, note."
+    )
 
     class Meta(ComparisonListSerializer.Meta):
         fields = [
@@ -179,6 +183,7 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
             "breakeven",
             "hybrid",
             "notes",
+            "assumptions_applied",
         ]
 
     def _rows(self) -> list[CandidateResult]:
@@ -216,6 +221,9 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
 
     def get_notes(self, obj: Comparison) -> list[str]:
         return list((obj.result or {}).get("notes", []))
+
+    def get_assumptions_applied(self, obj: Comparison) -> list[dict[str, Any]]:
+        return list((obj.result or {}).get("assumptions_applied", []) or [])
 
     def get_snapshot_as_of(self, obj: Comparison) -> str | None:
         return (obj.snapshot or {}).get("as_of")

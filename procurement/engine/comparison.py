@@ -23,7 +23,9 @@ from decimal import Decimal
 from typing import Any
 
 from procurement.engine import cost, montecarlo
+from procurement.engine.assumptions import assumptions_applied
 from procurement.engine.breakeven import breakeven, hybrid_plan
+from procurement.engine.commitment import CommitmentDetail, commitment, commitment_warnings
 from procurement.engine.errors import EngineInputError
 from procurement.engine.types import (
     HOURS_PER_MONTH,
@@ -41,7 +43,7 @@ from procurement.engine.warnings import (
     interconnect_bars,
 )
 
-ENGINE_VERSION = "1.0.0"
+ENGINE_VERSION = "1.1.0"
 
 __all__ = ["ENGINE_VERSION", "run_comparison"]
 
@@ -93,6 +95,11 @@ def run_comparison(
         if estimate is not None:
             estimates[cand.id] = estimate
     eligible = [c for c in inp.candidates if not reasons[c.id]]
+    commitments: dict[str, CommitmentDetail] = {}
+    for cand in inp.candidates:
+        if cand.id in estimates:
+            commitments[cand.id] = commitment(workload, cand, estimates[cand.id])
+            found[cand.id] += commitment_warnings(workload, cand, commitments[cand.id])
     _report(progress, 0.05)
 
     # Exact ties go to the earlier candidate, as in the Monte Carlo and the tornado.
@@ -146,7 +153,9 @@ def run_comparison(
         if accelerator is not None
         else None
     )
-    hybrid = hybrid_plan(workload, eligible, estimates) if eligible else None
+    hybrid = (
+        hybrid_plan(workload, eligible, estimates, recommended_id=recommended) if eligible else None
+    )
 
     outcomes = []
     for cand in inp.candidates:
@@ -184,6 +193,10 @@ def run_comparison(
                     if est is not None and not workload.is_training
                     else None
                 ),
+                commitment_usd=(
+                    commitments[cand.id].commitment_usd if cand.id in commitments else None
+                ),
+                commitment=commitments.get(cand.id),
             )
         )
     notes = [] if eligible else ["no eligible candidate: see each row's reasons"]
@@ -202,6 +215,7 @@ def run_comparison(
         hybrid=hybrid,
         assumptions=_assumptions(inp),
         notes=tuple(notes),
+        assumptions_applied=assumptions_applied(inp),
     )
 
 
@@ -225,9 +239,11 @@ def _assumptions(inp: ComparisonInput) -> dict[str, Any]:
         "random_streams": "SeedSequence(seed, spawn_key=(0, sha256(name))) shared; "
         "(1, sha256(candidate id), sha256(name)) per candidate",
         "fixed_capacity": "replicas for peak = ceil(peak-to-average × attempts × GPU-s / "
-        "(GPUs × 730 × 3600)); purchase in whole nodes",
-        "elastic_capacity": "billed GPU-hours = work / utilisation (work when idle is not "
-        "billed), at least the monthly commitment",
+        "(GPUs × 730 × 3600 × (1 − peak headroom))); purchase in whole nodes",
+        "elastic_capacity": "billed GPU-hours = work × (1 + spot rework) / utilisation (work "
+        "when idle is not billed), at least the monthly commitment",
+        "commitment": "fixed: max(commitment, GPUs held) × price × whole term (purchase: its "
+        "price); elastic and API: vendor spend over the horizon; labour excluded",
         "platform_labor": "self-managed: platform FTE × loaded cost; API or managed endpoint: "
         "vendor-management FTE × loaded cost",
         "interconnect_bars_gbps": {"intra_node": intra, "inter_node": fabric},

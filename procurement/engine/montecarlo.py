@@ -33,8 +33,10 @@ Per sample the unit cost follows cost.py's formulas in float64 without the cent 
                 × scale / accepted
 
 Training path: ``unit = tokens / tokens_per_s / 3600 × (1 + write_s / (3600 × interval))
-× (1 + nodes × (interval / 2 + restart_h) / node_mtbf_h) × cost_per_wall_hour
-/ (success_probability × acceptance)``.
+× (1 + n × (interval / 2 + restart_h) / node_mtbf_h) × cost_per_wall_hour / utilisation
+/ (success_probability × acceptance)`` (n = nodes, or 1 for a per-cluster failure rate).
+API rows bill completed + failed_billed × (attempts − completed) attempts; fixed rows fold
+the peak headroom, spot rows the interruption rework, into their GPU-seconds.
 
 Outputs per candidate: p10 / p50 / p90 (linear interpolation), mean, and the probability
 of being the cheapest eligible candidate in a sample (ties go to the earlier candidate).
@@ -201,6 +203,7 @@ class CandidateConstants:
     checkpoint_factor: float  # 1 + write_s / (3600 × interval)
     failure_factor: float  # nodes × (interval / 2 + restart_h)
     per_wall_hour: float  # training: money per wall-clock hour of the run
+    api_failed_billed: float = 1.0  # D13: share of failed API attempts billed
 
 
 def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> CandidateConstants:
@@ -239,7 +242,9 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
             interval = cost.dec(spec.checkpoint_interval_h)
             write_s = cost.dec(cost.checkpoint_write_s(workload, cand))
             checkpoint_factor = 1 + write_s / (3600 * interval)
-            failure_factor = cost.training_nodes(cand) * (interval / 2 + cost.dec(spec.restart_h))
+            failure_factor = cost.failure_multiplier(workload, cand) * (
+                interval / 2 + cost.dec(spec.restart_h)
+            )
             billed_gpus = max(
                 Decimal(cand.gpus_per_replica),
                 cand.min_commitment_gpu_hours_per_month / HOURS_PER_MONTH,
@@ -281,6 +286,11 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
                     )
                 path = "fixed" if cand.is_fixed else "elastic"
                 gpu_s_num = cost.gpu_seconds_numerator(workload, cand)
+                # D12: fixed sized at (1 − headroom) of throughput; spot redoes some work
+                if cand.is_fixed:
+                    gpu_s_num /= cost.peak_capacity_share(workload)
+                else:
+                    gpu_s_num *= 1 + cost.spot_rework_share(workload, cand)
     return CandidateConstants(
         candidate_id=cand.id,
         path=path,
@@ -300,6 +310,7 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
         checkpoint_factor=float(checkpoint_factor),
         failure_factor=float(failure_factor),
         per_wall_hour=float(per_wall_hour),
+        api_failed_billed=cost.failed_attempts_billed(workload, cand) if cand.is_api else 1.0,
     )
 
 
@@ -375,7 +386,8 @@ def block_unit_costs(
     completed = accepted / shared["acceptance_rate"]
     attempts = completed / (1.0 - shared["failure_rate"])
     if block.path == "api":
-        gpu = block.col("api_per_attempt") * attempts[None, :]
+        billed_failed = block.col("api_failed_billed") * (attempts - completed)[None, :]
+        gpu = block.col("api_per_attempt") * (completed[None, :] + billed_failed)
     else:
         assert throughput is not None  # noqa: S101 - GPU paths always carry throughput
         if block.path == "elastic":
@@ -423,6 +435,7 @@ def _training_unit_costs(
     wall *= block.col("checkpoint_factor")
     wall *= 1.0 + block.col("failure_factor") / shared["node_mtbf_h"][None, :]
     wall *= block.col("per_wall_hour")
+    wall /= shared["utilisation"][None, :]  # D8: GPUs held for wall-clock / utilisation
     accepted = shared["success_probability"]
     if "acceptance_rate" in shared:
         accepted = accepted * shared["acceptance_rate"]

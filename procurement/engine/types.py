@@ -19,9 +19,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Literal, TypeAlias, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args
 
 from procurement.engine.errors import EngineInputError
+from procurement.engine.limits import MAX_HORIZON_MONTHS, MAX_TERM_MONTHS
+
+if TYPE_CHECKING:
+    from procurement.engine.assumptions import AppliedAssumption
+    from procurement.engine.commitment import CommitmentDetail
 
 WorkloadClass = Literal[
     "training",
@@ -204,6 +209,8 @@ class TrainingSpec(JsonMixin):
     checkpoint_size_gb: float = 0.0
     checkpoints_retained: int = 3
     restart_h: float = 0.5  # requeue + reload after a node failure
+    # D15: node_mtbf_h is per node ("node": failures × nodes) or for the whole cluster
+    failure_rate_scope: Literal["node", "cluster"] = "node"
 
     def __post_init__(self) -> None:
         _finite(self, "active_params_b", lo=0, lo_open=True)
@@ -217,6 +224,8 @@ class TrainingSpec(JsonMixin):
         _finite(self, "checkpoint_size_gb", lo=0)
         _finite(self, "checkpoints_retained", lo=0)
         _finite(self, "restart_h", lo=0)
+        if self.failure_rate_scope not in ("node", "cluster"):
+            raise EngineInputError("failure_rate_scope", "must be 'node' or 'cluster'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +276,14 @@ class WorkloadInput(JsonMixin):
     stale_quote_days: int = 30
     training: TrainingSpec | None = None
     media: MediaSpec | None = None
+    # D12: fixed capacity runs the peak at (1 − headroom) of its measured throughput
+    fixed_peak_headroom: float = 0.0
+    # D12: spot work redone after interruptions, as a share of the work (candidate overrides)
+    spot_rework_share: float = 0.0
+    # D13: share of failed API attempts the provider bills (a route may state its own)
+    api_failed_attempts_billed: float = 1.0
+    # D9: where each stated value came from ("brief", "override", "product default")
+    assumption_sources: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.workload_class not in WORKLOAD_CLASSES:
@@ -307,7 +324,10 @@ class WorkloadInput(JsonMixin):
         ):
             if getattr(self, name) is not None:
                 _finite(self, name, lo=0)
-        _finite(self, "horizon_months", lo=0, lo_open=True)
+        _finite(self, "horizon_months", lo=1, hi=MAX_HORIZON_MONTHS)
+        _finite(self, "fixed_peak_headroom", lo=0, hi=0.9)
+        _finite(self, "spot_rework_share", lo=0, hi=5)
+        _finite(self, "api_failed_attempts_billed", lo=0, hi=1)
         _finite(self, "expected_model_churn_months", lo=0, lo_open=True)
         _finite(self, "stale_quote_days", lo=0)
         for name in (
@@ -354,6 +374,8 @@ class PurchaseSpec(JsonMixin):
     pue: Decimal = Decimal("1.4")
     colocation_per_node_month: Decimal = Decimal(0)
     support_per_node_year: Decimal = Decimal(0)
+    cost_of_capital_annual: Decimal = Decimal(0)  # D9: e.g. 0.08 for 8 % a year
+    residual_value_share: Decimal = Decimal(0)  # D9: resale value at end of life / capex
 
     def __post_init__(self) -> None:
         for name in (
@@ -363,8 +385,13 @@ class PurchaseSpec(JsonMixin):
             "pue",
             "colocation_per_node_month",
             "support_per_node_year",
+            "cost_of_capital_annual",
+            "residual_value_share",
         ):
             _money(self, name)
+        if self.cost_of_capital_annual > 1 or self.residual_value_share > 1:
+            bad = "cost_of_capital_annual" if self.cost_of_capital_annual > 1 else "residual"
+            raise EngineInputError(bad, "must be a share between 0 and 1")
         _money(self, "power_kw_per_node", optional=True)
         _money(self, "gpu_tdp_w", optional=True)
         _finite(self, "life_months", lo=0, lo_open=True)
@@ -422,6 +449,8 @@ class CandidateInput(JsonMixin):
     has_acceptance_data: bool = False
     quote_age_days: float | None = None
     quote_stale: bool | None = None
+    spot_rework_share: float | None = None  # D12: None → the workload's
+    failed_attempts_billed: float | None = None  # D13 (API routes): None → the workload's
 
     def __post_init__(self) -> None:
         try:
@@ -459,7 +488,11 @@ class CandidateInput(JsonMixin):
             raise EngineInputError("price_per_gpu_hour", "a rented GPU needs its hourly price")
         _finite(self, "gpus_per_replica", lo=1)
         _finite(self, "gpus_per_node", lo=1)
-        _finite(self, "term_months", lo=0)
+        _finite(self, "term_months", lo=0, hi=MAX_TERM_MONTHS)
+        if self.spot_rework_share is not None:
+            _finite(self, "spot_rework_share", lo=0, hi=5)
+        if self.failed_attempts_billed is not None:
+            _finite(self, "failed_attempts_billed", lo=0, hi=1)
         _range(self, "throughput_per_replica", lo=0, lo_open=True, optional=True)
         _range(self, "utilisation", lo=0, hi=1, lo_open=True, optional=True)
         for name in (
@@ -539,6 +572,8 @@ class TrainingDetail(JsonMixin):
     checkpoint_interval_h: float
     recommended_checkpoint_interval_h: float  # Young/Daly: sqrt(2 × write × job MTBF)
     total_at_recommended_interval: Decimal
+    held_h: float | None = None  # D8: wall-clock / utilisation, the hours the GPUs are held
+    failure_rate_scope: str = "node"  # D15
 
 
 @dataclass(frozen=True, slots=True)
@@ -590,6 +625,8 @@ class CandidateOutcome(JsonMixin):
     warnings: tuple[EngineWarning, ...]
     training: TrainingDetail | None = None
     horizon_total: Decimal | None = None  # monthly total × horizon months (volume classes)
+    commitment_usd: Decimal | None = None  # D2: the obligation this row creates (commitment.py)
+    commitment: CommitmentDetail | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -647,6 +684,7 @@ class Crossing(JsonMixin):
     option_b: str
     monthly_accepted_outputs: float  # volume where the two monthly totals cross
     cheaper_above: str
+    at_step: bool = False  # D7: the crossing is a fixed-capacity step (a replica added)
 
 
 @dataclass(frozen=True, slots=True)
@@ -677,6 +715,10 @@ class HybridPlan(JsonMixin):
     unit_label: str
     unit_cost_per_accepted_output: Decimal
     split_curve: tuple[tuple[float, Decimal], ...]  # (fixed fraction of peak, unit cost)
+    # D6: the recommended single row's unit cost, whether the plan beats it, and why not
+    recommended_unit_cost: Decimal | None = None
+    beats_recommendation: bool | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -694,6 +736,8 @@ class ComparisonOutput(JsonMixin):
     hybrid: HybridPlan | None
     assumptions: dict[str, JSONValue]
     notes: tuple[str, ...] = ()
+    # D9: every default the engine used, with its value and source (assumptions.py)
+    assumptions_applied: tuple[AppliedAssumption, ...] = ()
 
     def outcome(self, candidate_id: str) -> CandidateOutcome:
         for row in self.candidates:

@@ -20,6 +20,8 @@ candidate is ineligible (it stays in the output, with the detail as its reason, 
 | LATENCY_UNMEASURED | latency targets set, figures missing or only estimated | warn |
 | DATA_BOUNDARY_VIOLATED | region/residency/private endpoint outside the brief | block |
 | CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT | lowest hourly price, not lowest unit cost | warn |
+| TERM_OUTLASTS_USE | the contract outlasts the run or the horizon (commitment.py) | warn |
+| STORAGE_NOT_PRICED | the brief needs storage but the row has no storage price | warn |
 
 Interconnect bars when the brief gives none (GB/s per GPU): training and full fine-tuning
 300 inside a node and 50 across nodes (NVLink-class; 400 Gb/s InfiniBand per GPU);
@@ -60,6 +62,8 @@ class WarningCode(StrEnum):
     LATENCY_UNMEASURED = "LATENCY_UNMEASURED"
     DATA_BOUNDARY_VIOLATED = "DATA_BOUNDARY_VIOLATED"
     CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT = "CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT"
+    TERM_OUTLASTS_USE = "TERM_OUTLASTS_USE"
+    STORAGE_NOT_PRICED = "STORAGE_NOT_PRICED"
 
 
 def interconnect_bars(workload: WorkloadInput) -> tuple[float, float]:
@@ -204,6 +208,12 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
             WarningCode.DATA_BOUNDARY_VIOLATED,
             "outside the brief's data boundary (region, residency or private endpoint)",
             "block",
+        )
+    if cand.is_api and workload.storage_gb > 0 and cand.storage_price_per_gb_month <= 0:
+        add(
+            WarningCode.STORAGE_NOT_PRICED,
+            f"the brief needs {workload.storage_gb:g} GB of storage but this route has no "
+            "storage price: its storage is counted as 0",
         )
     return tuple(out)
 

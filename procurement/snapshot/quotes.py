@@ -29,6 +29,7 @@ from procurement.engine.errors import EngineInputError
 from procurement.engine.memory_fit import GpuSpec
 from procurement.engine.performance import peak_dense_tflops
 from procurement.engine.types import HOURS_PER_MONTH, CandidateInput, PurchaseSpec, Range
+from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import Context, latency_met, money, quote_key, rounded
 from procurement.snapshot.sizing import inference_fit, inference_perf, media_perf, training_fit
 from procurement.snapshot.workload import dec
@@ -51,6 +52,8 @@ def _purchase(
         pue=dec(a["pue"]),
         colocation_per_node_month=dec(a["colocation_per_node_month"]),
         support_per_node_year=money(quote.get("support_per_year"), rate),
+        cost_of_capital_annual=dec(scalar(a, "cost_of_capital_annual")),
+        residual_value_share=dec(scalar(a, "residual_value_share")),
     )
 
 
@@ -195,6 +198,9 @@ def quote_candidate(
             has_acceptance_data=bool(perf.get("has_acceptance_data")),
             quote_age_days=rounded(ctx.age_days(quote["quoted_at"]), 1),
             quote_stale=facts["detail"]["stale"],
+            spot_rework_share=None
+            if quote.get("spot_rework_share") in (None, "")
+            else float(quote["spot_rework_share"]),
         )
     except EngineInputError as exc:
         return None, facts, [f"cannot be costed: {exc.message}"]

@@ -7,7 +7,9 @@ from typing import Any
 
 from procurement.engine.errors import EngineInputError
 from procurement.engine.types import HOURS_PER_MONTH, ApiPricing, CandidateInput
+from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import Context, money, rounded, route_key
+from procurement.snapshot.workload import dec
 
 
 def _rate_limit_reasons(ctx: Context, route: dict[str, Any]) -> list[str]:
@@ -96,6 +98,13 @@ def route_candidate(
             ineligible_reasons=tuple(reasons),
             quote_age_days=rounded(ctx.age_days(route["quoted_at"]), 1),
             quote_stale=facts["detail"]["stale"],
+            # D10: the workload's storage and egress are paid beside an API too (stated
+            # product defaults, in the base currency); D13: a route may state its billing
+            storage_price_per_gb_month=dec(scalar(ctx.a, "api_storage_per_gb_month")),
+            egress_price_per_gb=dec(scalar(ctx.a, "api_egress_per_gb")),
+            failed_attempts_billed=None
+            if route.get("failed_attempts_billed") in (None, "")
+            else float(route["failed_attempts_billed"]),
         )
     except EngineInputError as exc:
         return None, facts, [f"cannot be costed: {exc.message}"]

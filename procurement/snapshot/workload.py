@@ -6,7 +6,8 @@ Mapping notes (stated here so a reviewer can check them):
   unless the comparison overrides them; peak-to-average is the brief's single figure;
 - tokens per request for costs are the mean input/output tokens (p95 when no mean is given);
   memory fit and latency use the p95 figures;
-- training: tokens = the brief's training tokens; node MTBF = 24 h / node failures per day;
+- training: tokens = the brief's training tokens; node MTBF = 24 h / node failures per day,
+  read per node (the field's label says "per node"; D15) and multiplied by the run's nodes;
   MFU = expected MFU ± `mfu_spread`; checkpoint interval 60 min and restart 30 min when the
   brief gives none (adapter fine-tuning does not ask for them);
 - media: GPU-seconds per asset are read as measured on the `media_reference_tflops` GPU
@@ -20,6 +21,8 @@ from decimal import Decimal
 from typing import Any
 
 from procurement.engine.types import MediaSpec, Range, TrainingSpec, WorkloadInput
+from procurement.snapshot.assumptions import scalar
+from procurement.snapshot.assumptions import sources as scalar_sources
 
 ENGINE_CLASS = {
     "full_finetune": "full_fine_tuning",
@@ -78,6 +81,7 @@ def _training_spec(snap: dict[str, Any], a: dict[str, Any]) -> TrainingSpec:
         success_probability=Range.fixed(float(brief.get("run_success_probability") or 1.0)),
         checkpoint_size_gb=float(brief.get("checkpoint_size_gb") or 0),
         restart_h=float(brief.get("restart_time_min") or 30) / 60,
+        failure_rate_scope="node",
     )
 
 
@@ -88,6 +92,31 @@ def _media_spec(brief: dict[str, Any], a: dict[str, Any]) -> MediaSpec:
         review_fraction=1.0 if minutes > 0 else 0.0,
         review_cost_per_asset=dec(minutes) / 60 * dec(a["reviewer_hourly_usd"]),
     )
+
+
+BRIEF_SOURCED = {
+    "horizon_months": "horizon_months",
+    "platform_labor_fte": "platform_fte",
+    "loaded_monthly_cost_per_fte": "loaded_monthly_cost_per_fte",
+    "storage_gb": "storage_gb",
+    "egress_gb_per_month": "egress_gb_month",
+    "utilisation": "utilisation_likely",
+}
+
+
+def _sources(brief: dict[str, Any], overrides: dict[str, Any]) -> dict[str, str]:
+    """D9: where each assumption the engine lists came from."""
+    out = scalar_sources(overrides)
+    for name, field in BRIEF_SOURCED.items():
+        given = brief.get(field) not in (None, "")
+        out[name] = "override" if name in overrides else "brief" if given else "engine default"
+    for name in ("life_months", "price_per_kwh", "pue", "colocation_per_node_month"):
+        scalar = "purchase_life_months" if name == "life_months" else name
+        out[f"purchase.{name}"] = out.get(scalar, "product default")
+    for name in ("cost_of_capital_annual", "residual_value_share"):
+        out[f"purchase.{name}"] = out[name]
+    out["purchase.support_per_node_year"] = "quote"
+    return out
 
 
 def workload_input(snap: dict[str, Any]) -> WorkloadInput:
@@ -104,7 +133,9 @@ def workload_input(snap: dict[str, Any]) -> WorkloadInput:
     )
     defaults = WorkloadInput.__dataclass_fields__
     managed = brief.get("operating_model") == "managed"
-    horizon = int(brief.get("horizon_months") or 12)
+    # H3: a horizon of 0 is refused by the engine (and at brief entry), never read as 12
+    raw_horizon = brief.get("horizon_months")
+    horizon = 12 if raw_horizon in (None, "") else int(raw_horizon)
     values: dict[str, Any] = {
         "workload_class": cls,
         "monthly_accepted_outputs": brief_range(brief, overrides, "monthly_accepted_outputs"),
@@ -131,6 +162,10 @@ def workload_input(snap: dict[str, Any]) -> WorkloadInput:
         "observability_per_month": dec(a["observability_per_month"]),
         "headroom_margin_pct": float(a["headroom_margin_pct"]),
         "stale_quote_days": int(snap.get("stale_quote_days") or 30),
+        "fixed_peak_headroom": float(scalar(a, "fixed_peak_headroom")),
+        "spot_rework_share": float(scalar(a, "spot_rework_share")),
+        "api_failed_attempts_billed": float(scalar(a, "api_failed_attempts_billed")),
+        "assumption_sources": _sources(brief, overrides),
     }
     if brief["workload_class"] in TRAINING_BRIEF_CLASSES:
         values["training"] = _training_spec(snap, a)

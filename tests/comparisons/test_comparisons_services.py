@@ -309,8 +309,11 @@ def test_required_approvals_follow_the_commitment_threshold(scenario, lead, sett
     )
     big = comparison_run(comparison_id=big.pk)
     row = CandidateResult.objects.get(comparison=big, key=big.recommended_key)
-    # on-demand has no term: the whole 12-month horizon is committed
-    assert big.commitment_usd == row.total_usd * 12
+    # on-demand has no term: the expected vendor spend over the whole 12-month horizon is
+    # committed (D2: the team's own platform labour is not an obligation to a vendor)
+    labour = Decimal(row.cost_lines.get("platform_labor", "0"))
+    assert big.commitment_usd == (row.total_usd - labour) * 12
+    assert row.detail["commitment_usd"] == str(big.commitment_usd)
     assert big.required_approvals == 2
     settings.DUAL_APPROVAL_THRESHOLD_USD = 10_000_000
     small = comparison_create(

@@ -270,7 +270,13 @@ def test_training_briefs_cost_a_run_on_the_target_gpus(scenario, lead, workload_
     row = _row(comparison, scenario["fast"])
     assert row.eligible, row.reasons
     assert row.gpus == 32
-    assert row.unit_label == "per completed training run"
+    # D8: a fine-tuning run is costed per accepted fine-tuned model
+    expected = (
+        "per completed training run"
+        if workload_class == "training"
+        else ("per accepted fine-tuned model")
+    )
+    assert row.unit_label == expected
     assert row.cost_lines["failed_run_waste"]
     assert not _row(comparison, route).eligible
 

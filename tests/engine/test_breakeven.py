@@ -171,7 +171,7 @@ def test_hybrid_beats_both_pure_plans_on_a_peaky_load() -> None:
     assert plan.unit_cost < min(est["rs"].unit_cost, est["od"].unit_cost)
     assert plan.total == sum(plan.cost_lines.values())
     assert plan.fixed_replicas == round(40 * plan.fixed_fraction_of_peak)
-    assert len(plan.split_curve) == 20
+    assert len(plan.split_curve) == 21  # D6: f = 0 (all elastic) … 1 (all fixed), 21 points
     f_last, unit_last = plan.split_curve[-1]
     assert f_last == 1.0
     assert unit_last == est["rs"].unit_cost  # all fixed = the base offer alone

@@ -348,14 +348,21 @@ def trainer(**kw: object) -> CandidateInput:
 def test_training_run_hand_computed(cls: str) -> None:
     # compute 10 h; stall 10 × 36 s = 0.1 h; failures 10.1 h × 1 node / 101 h = 0.1;
     # lost 0.1 × (0.5 + 0.5) = 0.1 h; wall 10.2 h on 8 GPUs at 2.00.
+    # D8 (was: billed = wall, 163.20): the GPUs are held wall / utilisation (default 0.7)
+    # = 14.571429 h → 116.571429 GPU-h × 2.00 = 233.142857 → 233.14; idle (116.571429 −
+    # 81.6) × 2 = 69.942857, rounded cumulatively after stall 1.60 and lost 1.60:
+    # q(73.142857) − 3.20 = 69.94; gpu_compute = 233.14 − 73.14 = 160.00.
     est = cost.point_estimate(training(workload_class=cls), trainer())
     assert est.lines["gpu_compute"] == D("160.00")
     assert est.lines["checkpointing"] == D("1.60")
     assert est.lines["failed_run_waste"] == D("1.60")
-    assert est.lines["idle_capacity"] == D("0.00")
-    assert est.total == D("163.20")
-    assert est.unit_cost == D("204.000000")  # ÷ success probability 0.8
-    assert est.unit_label == "per completed training run"
+    assert est.lines["idle_capacity"] == D("69.94")
+    assert est.total == D("233.14")
+    assert est.unit_cost == D("291.425000")  # ÷ success probability 0.8 (× acceptance 1.0)
+    # D8: full fine-tuning is costed per accepted fine-tuned model, like adapters
+    assert est.unit_label == (
+        "per completed training run" if cls == "training" else "per accepted fine-tuned model"
+    )
     assert est.training is not None
     assert est.training.recommended_checkpoint_interval_h == pytest.approx(math.sqrt(2.02))
     assert est.training.wall_clock_h == pytest.approx(10.2)
@@ -388,7 +395,8 @@ def test_adapter_fine_tuning_divides_by_accepted_models() -> None:
     )
     est = cost.point_estimate(w, trainer())
     assert est.unit_label == "per accepted fine-tuned model"
-    assert est.unit_cost == D("408.000000")  # 163.20 / (0.8 × 0.5)
+    # D8: 233.14 (held wall / utilisation 0.7, see above; was 163.20) / (0.8 × 0.5)
+    assert est.unit_cost == D("582.850000")
 
 
 def test_api_routes_do_not_train() -> None:

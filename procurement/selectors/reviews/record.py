@@ -61,7 +61,20 @@ def assumptions_of(comparison: Comparison) -> list[tuple[str, Any]]:
         ("Brief", str(comparison.brief)),
         *flatten(comparison.assumptions or {}, "override."),
         *flatten((comparison.result or {}).get("assumptions", {})),
+        *applied_of(comparison),
     ]
+
+
+def applied_of(comparison: Comparison) -> list[tuple[str, Any]]:
+    """D9: every default the engine used, "applied.<name>[@row]" → "value (source)"."""
+    out: list[tuple[str, Any]] = []
+    for item in (comparison.result or {}).get("assumptions_applied", []) or []:
+        name = f"applied.{item.get('name')}"
+        if item.get("candidate_id"):
+            name += f"@{item['candidate_id']}"
+        value = item.get("note") or item.get("value")
+        out.append((name, f"{value} ({item.get('source')})"))
+    return out
 
 
 def shown(value: Any) -> Any:

@@ -94,6 +94,8 @@ def outcome_row(outcome: CandidateOutcome, facts: dict[str, Any]) -> dict[str, A
             gpu_spend_breakdown=to_jsonable(outcome.gpu_spend_breakdown),
             unit_cost_per_accepted_output=to_jsonable(outcome.unit_cost_per_accepted_output),
             training=to_jsonable(outcome.training),
+            commitment_usd=to_jsonable(outcome.commitment_usd),
+            commitment=to_jsonable(outcome.commitment),
         )
     else:
         row["cost_lines"] = {}

@@ -44,7 +44,6 @@ logger = logging.getLogger(__name__)
 MAX_ATTEMPTS = 3
 STALE_AFTER = timedelta(seconds=30)  # a claim not refreshed for this long: its worker died
 PROGRESS_EVERY_S = 0.5
-TRAINING_UNIT_CLASSES = {"training", "full_finetune", "adapter_finetune"}
 
 
 class _Progress:
@@ -135,25 +134,21 @@ def _fail(mine: QuerySet[Comparison], comparison: Comparison, message: str) -> N
             )
 
 
-def commitment_usd(computed: Computed, brief_class: str, horizon_months: int) -> Decimal | None:
-    """The recommended row's commitment: monthly total × min(term, horizon) months.
+def commitment_usd(computed: Computed) -> Decimal | None:
+    """The recommended row's commitment, as the engine states it (engine/commitment.py).
 
-    No term (on-demand, APIs) counts the whole horizon; training briefs count one run.
+    Fixed capacity: the contract over its whole term (or the purchase price), whatever the
+    horizon; elastic capacity and APIs: the expected vendor spend over the horizon.
     """
     row = next((r for r in computed.rows if r["key"] == computed.recommended_key), None)
     if row is None or row.get("total_usd") is None:
         return None
-    total: Decimal = row["total_usd"]
-    if brief_class in TRAINING_UNIT_CLASSES:
-        return total
-    term = int(row["detail"].get("term_months") or 0)
-    months = min(term, horizon_months) if term > 0 else horizon_months
-    return (total * months).quantize(Decimal("0.01"))
+    value = row["detail"].get("commitment_usd")
+    return None if value is None else Decimal(str(value)).quantize(Decimal("0.01"))
 
 
 def _save(mine: QuerySet[Comparison], comparison: Comparison, computed: Computed) -> bool:
-    brief = comparison.brief
-    commitment = commitment_usd(computed, brief.workload_class, brief.horizon_months)
+    commitment = commitment_usd(computed)
     threshold = Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD)
     approvals = 2 if commitment is not None and commitment > threshold else 1
     with transaction.atomic():
