@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from procurement.brief_rules import brief_errors
+from briefs.rules import brief_errors
 from procurement.engine.limits import BRIEF_BOUNDS, MAX_HORIZON_MONTHS
 
 

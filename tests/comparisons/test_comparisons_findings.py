@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from procurement.models import CandidateResult
-from procurement.services_comparisons import comparison_create, comparison_run
+from procurement.services.comparisons import comparison_create, comparison_run
 from tests.factories import ModelApiRouteFactory
 
 

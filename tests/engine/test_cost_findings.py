@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from procurement.brief_rules import FIELD_LABELS
+from briefs.rules import FIELD_LABELS
 from procurement.engine import cost
 from procurement.engine.assumptions import NOT_ASSESSED
 from procurement.engine.comparison import run_comparison
