@@ -24,7 +24,7 @@ def start_worker() -> subprocess.Popen:
             "-m",
             "celery",
             "-A",
-            "procurement",
+            "config",
             "worker",
             "-P",
             "prefork",

@@ -100,6 +100,26 @@ class BenchmarkPlan(models.Model):
         return reverse("benchmarks:plan-detail", args=[self.pk])
 
 
+class ComparedCandidate(models.Model):
+    """A candidate (quote) that has a row in a finished comparison of a brief.
+
+    The decisions app reports it when a comparison finishes, so a plan's "one row per
+    candidate" step can be judged here without reading the decisions app's tables.
+    """
+
+    brief = models.ForeignKey("briefs.WorkloadBrief", on_delete=models.CASCADE, related_name="+")
+    quote = models.ForeignKey("catalog.Quote", on_delete=models.CASCADE, related_name="+")
+    first_compared_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["brief", "quote"], name="one_compared_candidate")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quote} compared for {self.brief}"
+
+
 class BenchmarkPlanStep(models.Model):
     """A step of a plan with its acceptance criterion; automatic or checked off by hand."""
 

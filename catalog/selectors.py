@@ -159,27 +159,6 @@ def current_quotes_for_accelerator(user: Any, accelerator: Accelerator) -> Query
     )
 
 
-def checklist_summary(quote: Quote) -> dict[str, Any] | None:
-    """The checklist app's summary of one quote, or None while that app has no selector."""
-    try:
-        from checklist.selectors import quote_checklist_summary
-    except ImportError:
-        return None
-    return quote_checklist_summary(quote)
-
-
-def checklist_summaries(quotes: Iterable[Quote]) -> dict[int, dict[str, Any]]:
-    """{quote id: summary} in a fixed number of queries; empty while the app has none."""
-    quotes = list(quotes)
-    if not quotes:
-        return {}
-    try:
-        from checklist.selectors import quote_checklist_summaries
-    except ImportError:
-        return {}
-    return quote_checklist_summaries(quotes)
-
-
 # --- RFQs, API routes, FX ------------------------------------------------------------------------
 
 

@@ -36,7 +36,7 @@ def start_worker(log_path: Path) -> subprocess.Popen:
             "-m",
             "celery",
             "-A",
-            "procurement",
+            "config",
             "worker",
             "-P",
             "prefork",

@@ -1,6 +1,7 @@
 """Services (writes) of the benchmarks area, re-exported: uploads, parsing, plans."""
 
 from benchmarks.services.plans import (
+    benchmark_candidates_compared,
     benchmark_plan_create,
     benchmark_plan_refresh,
     benchmark_plan_step_check,
@@ -19,6 +20,7 @@ from benchmarks.services.uploads import (
 __all__ = [
     "IngestOutcome",
     "UploadMeta",
+    "benchmark_candidates_compared",
     "benchmark_plan_create",
     "benchmark_plan_refresh",
     "benchmark_plan_step_check",

@@ -11,13 +11,10 @@ from django.utils import timezone
 
 from benchmarks import access, plan_rules
 from benchmarks.errors import StepNotManual
-from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult
+from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult, ComparedCandidate
 from core.audit import audit_record
 from core.errors import DomainError, NotFound
 from core.roles import require_role
-
-# A comparison in one of these states holds its normalised rows (phase 4 evidence).
-FINISHED_COMPARISON_STATES = ("ready", "approved", "rejected", "changes_requested")
 
 
 def brief_facts(brief: Any) -> plan_rules.BriefFacts:
@@ -69,13 +66,7 @@ def _facts(rows: list[BenchmarkResult]) -> list[plan_rules.ResultFacts]:
 
 
 def _has_comparison_row(plan: BenchmarkPlan) -> bool:
-    from procurement.models import CandidateResult
-
-    return CandidateResult.objects.filter(
-        quote_id=plan.quote_id,
-        comparison__brief_id=plan.brief_id,
-        comparison__status__in=FINISHED_COMPARISON_STATES,
-    ).exists()
+    return ComparedCandidate.objects.filter(brief_id=plan.brief_id, quote_id=plan.quote_id).exists()
 
 
 @transaction.atomic
@@ -129,6 +120,19 @@ def benchmark_plans_refresh_for_result(result: BenchmarkResult) -> int:
         benchmark_plan_refresh(plan=plan)
         count += 1
     return count
+
+
+def benchmark_candidates_compared(*, brief_id: int, quote_ids: list[int]) -> int:
+    """A comparison of the brief finished with rows for these quotes (phase 4 evidence).
+
+    The decisions app calls this after commit; the brief's plans are then re-judged.
+    Returns how many plans were looked at.
+    """
+    ComparedCandidate.objects.bulk_create(
+        [ComparedCandidate(brief_id=brief_id, quote_id=q) for q in sorted(set(quote_ids))],
+        ignore_conflicts=True,
+    )
+    return benchmark_plans_refresh_for_brief(brief_id)
 
 
 def benchmark_plans_refresh_for_brief(brief_id: int) -> int:

@@ -23,12 +23,15 @@ from benchmarks.distributions import distributions_for
 from benchmarks.models import BenchmarkResult
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
+from core import jobs
 from core.audit import audit_record
 
 logger = logging.getLogger(__name__)
 
 PROGRESS_INTERVAL_S = 0.5
 _READ, _PARSE_END, _DIST_END = 0.05, 0.9, 0.97
+
+PARSE_TASK = "benchmarks.tasks.benchmark_result_parse_task"
 
 
 def scrub(value: Any) -> Any:
@@ -193,7 +196,6 @@ def benchmark_results_redrive_stuck(*, now: datetime | None = None) -> int:
 
     Safe with duplicates: the parse claims the row and writes only while it is PARSING.
     """
-    from benchmarks.tasks import benchmark_result_parse_task
 
     now = now or timezone.now()
     statuses = BenchmarkResult.Status
@@ -210,5 +212,7 @@ def benchmark_results_redrive_stuck(*, now: datetime | None = None) -> int:
         ).values_list("pk", flat=True)
     )
     for result_id in stuck:
-        transaction.on_commit(partial(benchmark_result_parse_task.delay, result_id))
+        transaction.on_commit(
+            partial(jobs.send, PARSE_TASK, (result_id,))
+        )
     return len(stuck)

@@ -28,6 +28,7 @@ from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.results import apply_parsed, scrub
 from benchmarks.upload_handlers import too_large_message, upload_cap_bytes
+from core import jobs
 from core.audit import audit_record
 from core.roles import require_role
 
@@ -36,6 +37,8 @@ from core.roles import require_role
 DEFAULT_INLINE_PARSE_MAX_BYTES = 5 * 1000 * 1000
 _EXTENSION = re.compile(r"^\.[a-z0-9]{1,10}$")
 _LOCK_SALT = 727_100
+
+PARSE_TASK = "benchmarks.tasks.benchmark_result_parse_task"
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +183,6 @@ def _store(
     meta: UploadMeta,
 ) -> IngestOutcome:
     from benchmarks.services.plans import benchmark_plans_refresh_for_result
-    from benchmarks.tasks import benchmark_result_parse_task
 
     stored = ""
     try:
@@ -223,7 +225,9 @@ def _store(
             if parsed is not None:
                 benchmark_plans_refresh_for_result(result)
             else:
-                transaction.on_commit(partial(benchmark_result_parse_task.delay, result.pk))
+                transaction.on_commit(
+                    partial(jobs.send, PARSE_TASK, (result.pk,))
+                )
     except BaseException:
         if stored:
             default_storage.delete(stored)

@@ -9,7 +9,7 @@ from django.db import models
 from rest_framework import serializers
 
 from accounts.models import Provider
-from catalog import selectors
+from catalog import panels
 from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from catalog.services.reference import API_ROUTE_FIELDS
@@ -121,7 +121,7 @@ class QuoteSerializer(_MoneyModelSerializer):
         summaries = self.context.get("checklists")
         if summaries is not None:
             return summaries.get(quote.pk)
-        return selectors.checklist_summary(quote)
+        return panels.checklist_summary(quote)
 
 
 class QuoteInputSerializer(_MoneyModelSerializer):

@@ -13,7 +13,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from catalog import access, selectors, services
+from catalog import access, panels, selectors, services
 from catalog.api import serializers as s
 from catalog.filters import AcceleratorFilter, QuoteFilter
 from catalog.models import Accelerator, ModelProfile, Quote
@@ -113,7 +113,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     @staticmethod
     def _summaries(items: list[Quote]) -> dict[int, Any]:
-        return selectors.checklist_summaries(items)
+        return panels.checklist_summaries(items)
 
     def _created(self, quote: Quote) -> Response:
         fresh = self.get_queryset().get(pk=quote.pk)

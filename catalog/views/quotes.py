@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from catalog import access, charts, selectors, services
+from catalog import access, charts, panels, selectors, services
 from catalog.filters import QuoteFilter
 from catalog.forms import FIELD_GROUPS, QuoteForm, QuoteWithdrawForm, quote_initial
 from catalog.forms.quotes import LABELS
@@ -88,7 +88,7 @@ def quote_page_context(user: Any, quote: Quote) -> dict[str, Any]:
         "can_change": is_latest
         and quote.status == Quote.Status.SUBMITTED
         and access.can_revise_quote(user, quote),
-        "checklist": selectors.checklist_summary(quote),
+        "checklist": panels.checklist_summary(quote),
         "fig": charts.price_history(points, quote.currency) if len(points) > 1 else None,
     }
 
@@ -103,7 +103,7 @@ def quote_list(request: HttpRequest) -> HttpResponse:
     context = {
         "filter": quote_filter,
         "page": page,
-        "checklists": selectors.checklist_summaries(page.object_list),
+        "checklists": panels.checklist_summaries(page.object_list),
         "page_query": query_without(request, "page"),
         "can_write": has_role(request.user, *access.CATALOG_WRITERS),
     }

@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from briefs import access as briefs_access
-from catalog import access, selectors, services
+from catalog import access, panels, selectors, services
 from catalog.forms import RfqForm, RfqReopenForm
 from catalog.models import CapacityModel
 from catalog.views.common import form_error, staff_required, writer_required
@@ -36,7 +36,7 @@ def rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "accelerators": rfq.accelerators.all(),
         "capacity_labels": [CapacityModel(c).label for c in rfq.capacity_models or []],
         "quotes": quotes,
-        "checklists": selectors.checklist_summaries(quotes),
+        "checklists": panels.checklist_summaries(quotes),
         "can_write": can_write,
         "can_reopen": can_write and not rfq.is_open_for_answers(),
         "reopen_form": RfqReopenForm(),

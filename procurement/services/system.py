@@ -6,19 +6,21 @@ import socket
 from functools import partial
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core import jobs
 from procurement.models import WorkerProbe
 
 
 def worker_probe_request(*, acting_user: Any) -> WorkerProbe:
     """Create a probe row and ring the worker once the row is committed."""
-    from procurement.tasks import worker_probe_complete_task
-
     probe = WorkerProbe.objects.create(requested_by=acting_user)
-    transaction.on_commit(partial(worker_probe_complete_task.delay, probe.pk))
+    transaction.on_commit(
+        partial(jobs.send, "procurement.tasks.worker_probe_complete_task", (probe.pk,))
+    )
     return probe
 
 
@@ -39,12 +41,10 @@ def database_ok() -> tuple[bool, str]:
 
 
 def broker_ok() -> tuple[bool, str]:
-    from config.celery import app
-
     url = settings.CELERY_BROKER_URL
     transport = url.split("://", 1)[0]
     try:
-        with app.connection_for_write() as conn:
+        with current_app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
     except Exception as exc:  # a broker that is down raises many types; report it
         return False, f"{transport}: {type(exc).__name__}"

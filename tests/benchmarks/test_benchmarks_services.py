@@ -11,6 +11,7 @@ from benchmarks.errors import StepNotManual, UploadRejected
 from benchmarks.models import BenchmarkResult
 from benchmarks.services import (
     UploadMeta,
+    benchmark_candidates_compared,
     benchmark_plan_create,
     benchmark_plan_step_check,
     benchmark_plans_refresh_for_brief,
@@ -22,10 +23,8 @@ from benchmarks.services import uploads as uploads_service
 from benchmarks.tasks import benchmark_result_parse_task
 from core.errors import DomainError, NotAllowed
 from core.models import AuditEvent
-from procurement.models import CandidateResult
 from tests.benchmarks.conftest import stored_files
 from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory, vllm_serve_bytes
-from tests.factories import ComparisonFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -175,10 +174,10 @@ def test_plan_steps_follow_uploads_and_comparisons(engineer, quote_a, brief):
     e2e = plan.steps.get(code="p2-e2e-p99")
     assert e2e.status == "passed"
     assert e2e.result is not None
-    comparison = ComparisonFactory(brief=brief, status="ready")
-    CandidateResult.objects.create(
-        comparison=comparison, key=f"q{quote_a.pk}", kind="gpu", quote=quote_a, label="A"
-    )
+    # The decisions app reports the candidates a finished comparison has rows for.
+    assert benchmark_candidates_compared(brief_id=brief.pk, quote_ids=[quote_a.pk]) == 1
+    assert plan.steps.get(code="p4-normalised-row").status == "passed"
+    # A plan made afterwards knows at once (the fact is kept, not recomputed from comparisons).
     assert benchmark_plans_refresh_for_brief(brief.pk) == 1
     assert plan.steps.get(code="p4-normalised-row").status == "passed"
 

@@ -105,9 +105,9 @@ def test_shared_rfq_shows_only_my_answers(login, vendor_a, quote_a, quote_b):
 def test_vendor_pages_have_a_flat_query_count(
     login, vendor_a, rfq, quote_a, h100, url, monkeypatch, django_assert_max_num_queries
 ):
-    from catalog import selectors, services
+    from catalog import panels, services
 
-    monkeypatch.setattr(selectors, "checklist_summary", lambda quote: None)
+    monkeypatch.setattr(panels, "checklist_summary", lambda quote: None)
     client = login(vendor_a)
     path = url.format(rfq=rfq.pk, quote=quote_a.pk)
     client.get(path)

@@ -269,9 +269,9 @@ def test_quote_detail_query_count_is_flat_in_versions(
     login, lead, quote_a, monkeypatch, django_assert_max_num_queries
 ):
     """Our part of the page is flat; the checklist summary is the checklist app's budget."""
-    from catalog import selectors, services
+    from catalog import panels, services
 
-    monkeypatch.setattr(selectors, "checklist_summary", lambda quote: None)
+    monkeypatch.setattr(panels, "checklist_summary", lambda quote: None)
     client = login(lead)
     client.get(f"/catalog/quotes/{quote_a.pk}/")
     with django_assert_max_num_queries(40) as small:

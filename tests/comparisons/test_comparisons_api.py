@@ -21,9 +21,7 @@ STAFF = ["lead", "lead_other", "engineer", "finance", "security", "admin_user"]
 @pytest.fixture
 def sent(monkeypatch):
     out = []
-    monkeypatch.setattr(
-        "procurement.tasks.comparison_run_task.apply_async", lambda args, **kw: out.append(args)
-    )
+    monkeypatch.setattr("core.jobs.send", lambda name, args, **kw: out.append(args))
     return out
 
 
@@ -74,7 +72,7 @@ def test_create_with_the_broker_down_still_answers_202_and_says_so(
     def down(*args, **kwargs):
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr("procurement.tasks.comparison_run_task.apply_async", down)
+    monkeypatch.setattr("core.jobs.send", down)
     response = _as(api_client, lead).post(URL, {"brief": scenario["brief"].pk}, format="json")
     assert response.status_code == 202
     assert response.json()["queue"] == "unavailable"

@@ -39,9 +39,7 @@ def test_demo_without_a_complete_realtime_brief_skips(db):
 
 def test_redrive_command_resends_stuck_comparisons(lead, brief, checklist_items, monkeypatch):
     sent = []
-    monkeypatch.setattr(
-        "procurement.tasks.comparison_run_task.apply_async", lambda args, **kw: sent.append(args)
-    )
+    monkeypatch.setattr("core.jobs.send", lambda name, args, **kw: sent.append(args))
     quotes = many_quotes(1, lead)
     from procurement.services.comparisons import comparison_create
 

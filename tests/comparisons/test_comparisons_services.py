@@ -58,8 +58,8 @@ def test_create_queues_on_commit_with_a_frozen_snapshot(
 ):
     sent = []
     monkeypatch.setattr(
-        "procurement.tasks.comparison_run_task.apply_async",
-        lambda args, **kw: sent.append(args),
+        "core.jobs.send",
+        lambda name, args, **kw: sent.append(args),
     )
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         comparison = comparison_create(acting_user=lead, brief=scenario["brief"], seed=11)
@@ -241,9 +241,7 @@ def test_retry_refuses_a_comparison_that_did_not_fail(computed, lead, engineer):
 
 def test_redrive_resends_stuck_comparisons_only(scenario, lead, monkeypatch):
     sent = []
-    monkeypatch.setattr(
-        "procurement.tasks.comparison_run_task.apply_async", lambda args, **kw: sent.append(args)
-    )
+    monkeypatch.setattr("core.jobs.send", lambda name, args, **kw: sent.append(args))
     old = timezone.now() - timedelta(hours=1)
     stuck_queued = comparison_create(acting_user=lead, brief=scenario["brief"])
     stuck_running = comparison_create(acting_user=lead, brief=scenario["brief"])
@@ -266,14 +264,14 @@ def test_broker_down_at_request_time_still_saves_and_says_so(
     def down(*args, **kwargs):
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr("procurement.tasks.comparison_run_task.apply_async", down)
+    monkeypatch.setattr("core.jobs.send", down)
     with django_capture_on_commit_callbacks(execute=True):
         comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
     assert comparison.enqueue.sent is False
     assert comparison.enqueue.error == QUEUE_UNAVAILABLE_MESSAGE
     assert Comparison.objects.get(pk=comparison.pk).status == Comparison.Status.QUEUED
     assert comparisons_redrive_stuck(older_than=timedelta(0)) == 0  # still down: nothing sent
-    monkeypatch.setattr("procurement.tasks.comparison_run_task.apply_async", lambda *a, **k: None)
+    monkeypatch.setattr("core.jobs.send", lambda *a, **k: None)
     assert comparisons_redrive_stuck(older_than=timedelta(0)) == 1
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 
-DOMAIN_APPS = ("accounts", "catalog", "checklist", "benchmarks", "procurement")
+DOMAIN_APPS = ("accounts", "catalog", "checklist", "briefs", "benchmarks", "procurement")
 # Rejections are audit-logged on purpose (outside the rolled-back transaction).
 NOT_COUNTED = {"core.auditevent"}
 

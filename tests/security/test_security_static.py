@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("accounts", "catalog", "checklist", "benchmarks", "procurement")
+APPS = ("core", "accounts", "catalog", "checklist", "briefs", "benchmarks", "procurement")
 SCRIPT_TAG = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
 TAG = re.compile(r"<[a-zA-Z][^<>]*>", re.DOTALL)
 EVENT_ATTRIBUTE = re.compile(r"(?:^|[\s\"'])(on[a-z]+|hx-on[:\w-]*)\s*=", re.IGNORECASE)

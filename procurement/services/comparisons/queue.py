@@ -17,6 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 from kombu.exceptions import KombuError
 
+from core import jobs
 from core.audit import audit_record
 from core.errors import Conflict
 from core.roles import require_role
@@ -48,11 +49,12 @@ class EnqueueOutcome:
 
 def send_comparison(comparison_id: int) -> bool:
     """Publish the run task now; False (logged) when the broker cannot be reached."""
-    from procurement.tasks import comparison_run_task
-
     try:
-        comparison_run_task.apply_async(
-            args=(comparison_id,), retry=True, retry_policy=PUBLISH_RETRY_POLICY
+        jobs.send(
+            "procurement.tasks.comparison_run_task",
+            (comparison_id,),
+            retry=True,
+            retry_policy=PUBLISH_RETRY_POLICY,
         )
     except (KombuError, OSError) as exc:
         logger.warning("comparison %s not sent, broker unavailable: %s", comparison_id, exc)

@@ -32,7 +32,7 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from benchmarks.services.plans import benchmark_plans_refresh_for_brief
+from benchmarks.services.plans import benchmark_candidates_compared
 from core.audit import audit_record
 from procurement import notifications
 from procurement.engine.errors import EngineInputError
@@ -183,13 +183,18 @@ def _save(mine: QuerySet[Comparison], comparison: Comparison, computed: Computed
             },
         )
         # After commit, and never able to undo the result: reviewers are told the comparison
-        # awaits them, and the brief's benchmark plans re-judge their "one row per candidate"
-        # step. robust=True logs a failure instead of raising it into the worker.
+        # awaits them, and the benchmarks app learns which candidates now have a row (its
+        # plans re-judge their "one row per candidate" step). robust=True logs a failure
+        # instead of raising it into the worker.
+        quote_ids = [row["quote_id"] for row in computed.rows if row.get("quote_id")]
         transaction.on_commit(
             partial(notifications.notify_comparison_ready, comparison), robust=True
         )
         transaction.on_commit(
-            partial(benchmark_plans_refresh_for_brief, comparison.brief_id), robust=True
+            partial(
+                benchmark_candidates_compared, brief_id=comparison.brief_id, quote_ids=quote_ids
+            ),
+            robust=True,
         )
     return True
 
