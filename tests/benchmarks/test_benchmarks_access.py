@@ -12,9 +12,9 @@ from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory
 pytestmark = pytest.mark.django_db
 
 READ, WRITE = "read", "write"
-ROLES = ["lead", "engineer", "finance", "security", "admin_user", "vendor_a"]
-CAN_READ = {"lead", "engineer", "finance", "security", "admin_user"}
-CAN_WRITE = {"lead", "engineer", "admin_user"}
+ROLES = ["lead", "engineer", "finance", "security", "admin_member", "vendor_a"]
+CAN_READ = {"lead", "engineer", "finance", "security", "admin_member"}
+CAN_WRITE = {"lead", "engineer", "admin_member"}
 
 
 @pytest.fixture

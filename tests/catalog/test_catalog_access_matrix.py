@@ -13,9 +13,9 @@ from tests.factories import ModelApiRouteFactory, QuoteFactory, RfqFactory
 
 pytestmark = pytest.mark.django_db
 
-ROLES = ["lead", "engineer", "finance", "security", "admin_user", "vendor_a", "vendor_b"]
-STAFF = {"lead", "engineer", "finance", "security", "admin_user"}
-WRITERS = {"lead", "admin_user"}
+ROLES = ["lead", "engineer", "finance", "security", "admin_member", "vendor_a", "vendor_b"]
+STAFF = {"lead", "engineer", "finance", "security", "admin_member"}
+WRITERS = {"lead", "admin_member"}
 
 
 @pytest.fixture
@@ -47,9 +47,9 @@ def expected_html(who: str, kind: str) -> int:
     if kind == "vendor_a":  # the vendor portal, for provider A's objects
         return 200 if who == "vendor_a" else 404
     if kind == "fx_writer":
-        return 200 if who in {"finance", "admin_user"} else 404
+        return 200 if who in {"finance", "admin_member"} else 404
     if kind == "model_writer":
-        return 200 if who in {"lead", "engineer", "admin_user"} else 404
+        return 200 if who in {"lead", "engineer", "admin_member"} else 404
     if kind == "vendor_any":
         return 200 if who in {"vendor_a", "vendor_b"} else 404
     raise AssertionError(kind)

@@ -20,9 +20,9 @@ ROLES = [
     "engineer",
     "finance",
     "security",
-    "admin_user",
+    "admin_member",
 ]
-STAFF = {"lead": None, "engineer": None, "finance": None, "security": None, "admin_user": None}
+STAFF = {"lead": None, "engineer": None, "finance": None, "security": None, "admin_member": None}
 
 
 def _expect(**by_role):
@@ -72,7 +72,7 @@ MATRIX = [
             engineer=302,
             finance=403,
             security=403,
-            admin_user=302,
+            admin_member=302,
         ),
     ),
     (
@@ -117,7 +117,7 @@ MATRIX = [
             engineer=201,
             finance=403,
             security=403,
-            admin_user=201,
+            admin_member=201,
         ),
     ),
 ]

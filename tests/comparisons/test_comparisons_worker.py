@@ -8,7 +8,7 @@ from django.conf import settings
 
 from procurement.models import AuditEvent, CandidateResult, Comparison
 from procurement.services_comparisons import comparison_create, send_comparison
-from tests import test_worker_integration as worker
+from tests.support import worker
 from tests.comparisons.factories_comparisons import many_quotes
 
 

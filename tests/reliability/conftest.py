@@ -11,13 +11,14 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from django.apps import apps
+
+from tests.support.waiting import wait_until
 
 DOMAIN_APPS = ("accounts", "catalog", "checklist", "benchmarks", "procurement")
 # Rejections are audit-logged on purpose (outside the rolled-back transaction).
@@ -43,15 +44,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def wait_until(predicate, timeout: float, every: float = 0.1) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(every)
-    return False
 
 
 @dataclass
@@ -115,6 +107,14 @@ class RedisServer:
         import redis
 
         return int(redis.Redis.from_url(self.url).llen(queue))
+
+    def idle(self, queue: str = "celery") -> bool:
+        """Nothing queued and nothing delivered but unacknowledged (kombu's `unacked` hash):
+        with acks_late, every delivery has finished its run."""
+        import redis
+
+        client = redis.Redis.from_url(self.url)
+        return int(client.llen(queue)) == 0 and int(client.hlen("unacked")) == 0
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """THE authorisation matrix: every URL name × every role → the status it must answer.
 
-Columns (ROLES): anonymous, vendor_a, vendor_b, lead, engineer, finance, security, admin.
+Columns (ROLES): anonymous, vendor_a, vendor_b, lead, engineer, finance, security,
+admin_member.
 Every object in the URL belongs to provider A (or to the staff world), so the `vendor_b`
 column is "another vendor probing A's ids": it must be 404 (never 403, never 2xx).
 
