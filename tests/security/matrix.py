@@ -67,6 +67,11 @@ def accept_answer_body(world: Any) -> dict[str, Any]:
     return {f"{world.objects['answer'].item.code}-decision": "accepted"}
 
 
+def answer_api_body(world: Any) -> dict[str, Any]:
+    """A valid answer (vendor A's 201 proves the whole write path, rolled back)."""
+    return {"item": "region-placement", "answer": "eu-west", "status": "yes"}
+
+
 def verdict_body(world: Any) -> dict[str, Any]:
     return {"decision": "accepted"}
 
@@ -242,8 +247,8 @@ MATRIX: dict[str, Route] = {
     "api-quote-checklist": api((403, 200, 404, 200, 200, 200, 200, 200),
                                kwargs={"quote_id": "quote"}),
     "api-quote-checklist-answers": api((403, 405, 405, 405, 405, 405, 405, 405),
-                                       post=(403, 400, 404, 403, 403, 403, 403, 403),
-                                       kwargs={"quote_id": "quote"}),
+                                       post=(403, 201, 404, 403, 403, 403, 403, 403),
+                                       kwargs={"quote_id": "quote"}, body=answer_api_body),
     "api-checklist-answer": api((403, 200, 404, 200, 200, 200, 200, 200),
                                 kwargs={"answer_id": "answer"}),
     "api-checklist-answer-reviews": api((403, 405, 405, 405, 405, 405, 405, 405),
