@@ -14,9 +14,9 @@ from django.conf import settings
 from playwright.sync_api import expect
 
 from procurement.models import AuditEvent, CandidateResult, Comparison, Review
-from tests.support import worker
 from tests.comparisons.factories_comparisons import many_quotes, scenario_quotes
 from tests.factories import WorkloadBriefFactory
+from tests.support import worker
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

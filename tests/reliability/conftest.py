@@ -19,6 +19,7 @@ import pytest
 from django.apps import apps
 
 from tests.support.waiting import wait_until
+from tests.support.worker import broker_idle
 
 DOMAIN_APPS = ("accounts", "catalog", "checklist", "benchmarks", "procurement")
 # Rejections are audit-logged on purpose (outside the rolled-back transaction).
@@ -109,12 +110,8 @@ class RedisServer:
         return int(redis.Redis.from_url(self.url).llen(queue))
 
     def idle(self, queue: str = "celery") -> bool:
-        """Nothing queued and nothing delivered but unacknowledged (kombu's `unacked` hash):
-        with acks_late, every delivery has finished its run."""
-        import redis
-
-        client = redis.Redis.from_url(self.url)
-        return int(client.llen(queue)) == 0 and int(client.hlen("unacked")) == 0
+        """Every delivery has run (see `tests.support.worker.broker_idle`)."""
+        return broker_idle(self.url, queue)
 
 
 @pytest.fixture

@@ -22,10 +22,10 @@ from procurement.services_comparisons import (
     comparisons_redrive_stuck,
 )
 from procurement.tasks import comparisons_redrive_stuck_task
-from tests.support import worker
 from tests.comparisons.factories_comparisons import scenario_quotes
-from tests.support.waiting import wait_until
 from tests.reliability.factories_reliability import complete_brief
+from tests.support import worker
+from tests.support.waiting import wait_until
 
 pytestmark = [
     pytest.mark.services,

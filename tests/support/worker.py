@@ -7,9 +7,10 @@
     finally:
         worker.stop_worker(proc)
 
-`start_worker(app="tests.support.paused_worker", env={...})` starts the barrier worker
-instead (see `paused_worker`). `bench/bench_e2e.py` calls it with `settings_module` and
-`env=worker_env_from_os()` to run against the benchmark database.
+`start_worker(log, app="tests.support.paused_worker", env={...})` starts the barrier worker
+instead (see `paused_worker`). `bench/bench_e2e.py` passes `env` (the production settings
+module; database and broker from its own environment), so no Django test setup is needed.
+`broker_idle(url)` is the fact to wait for when "every delivery has run" matters.
 """
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ from pathlib import Path
 
 from tests.support.waiting import wait_until
 
-__all__ = ["kill_group", "reset_broker", "start_worker", "stop_worker", "test_env", "wait_until"]
+__all__ = [
+    "broker_idle",
+    "kill_group",
+    "reset_broker",
+    "start_worker",
+    "stop_worker",
+    "test_env",
+    "wait_until",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_SETTINGS = "procurement.settings_test"
@@ -92,6 +101,16 @@ def kill_group(proc: subprocess.Popen, timeout: float = 10) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(os.getpgid(proc.pid), signal.SIGKILL)
     proc.wait(timeout=timeout)
+
+
+def broker_idle(url: str, queue: str = "celery") -> bool:
+    """Nothing queued on the Redis broker at `url` and nothing delivered but unacknowledged
+    (kombu's `unacked` hash). The tasks are acks_late: a message is acknowledged after its
+    run, so idle means every delivery, retries and redelivered copies included, has run."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    return int(client.llen(queue)) == 0 and int(client.hlen("unacked")) == 0
 
 
 def reset_broker() -> None:
