@@ -5,10 +5,12 @@
 - `worker`: start and stop a real Celery worker subprocess (its own process group) against
   the test database and broker; `reset_broker` for a test that follows one that pointed the
   app at a private Redis. `bench/bench_e2e.py` uses it too.
+- `cast`: THE cast of users (one per role, each with why it exists), made into fixtures by
+  `tests/conftest.py`.
 - `paused_worker`: a Celery app for tests (`celery -A tests.support.paused_worker worker`)
   whose comparison compute step stops at a progress point and says so with a flag file: the
   barrier that makes "kill the worker mid-run" a fact rather than a race.
 
-Modules here import Django lazily (inside functions), so `bench/` can use them with the
-production settings and the pure suites keep running with `-p no:django`.
+Modules here import Django lazily (inside functions, except `paused_worker`, which is a
+worker's app module), so `bench/` can use them with its own settings.
 """
