@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: run test lint bench venv worker clean check-deploy
+.PHONY: run test test-fast lint bench venv worker clean check-deploy
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,9 +17,14 @@ venv: $(VENV)/.installed
 run: venv
 	@bash scripts/run.sh
 
-## make test: ruff, then the whole suite against PostgreSQL and Redis (started if down).
+## make test: system packages (scripts/deps.sh), ruff, import contracts, then the whole suite
+## against PostgreSQL and Redis (started if down). Extra pytest arguments: ARGS="--lf".
 test: venv
-	@bash scripts/test.sh
+	@bash scripts/test.sh $(ARGS)
+
+## make test-fast: the inner loop: no browser, no worker (`services`) tests, -x --ff, no lint.
+test-fast: venv
+	@bash scripts/test.sh --fast $(ARGS)
 
 lint: venv
 	$(VENV)/bin/ruff check .

@@ -3,45 +3,20 @@ until it is ready (commit → broker → worker → engine → rows in PostgreSQ
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 from bench import world
 from bench.common import emit, record
+from tests.support import worker
 
 CANDIDATES = 200
 
 
 def start_worker() -> subprocess.Popen:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-P",
-            "prefork",
-            "-c",
-            "1",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-l",
-            "warning",
-        ],
-        cwd=Path(__file__).resolve().parent.parent,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    """The tests' worker (tests/support/worker.py), on the benchmark database and settings."""
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings"}  # the rest: this environment
+    return worker.start_worker(None, env=env, loglevel="warning")
 
 
 def main() -> None:
@@ -53,7 +28,7 @@ def main() -> None:
     from procurement.services.comparisons import comparison_create
 
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
-    worker = start_worker()
+    proc = start_worker()
     try:
         time.sleep(4)  # worker boot is not what we measure
         timings = []
@@ -76,8 +51,7 @@ def main() -> None:
             assert status == "ready", status
             timings.append(elapsed)
     finally:
-        os.killpg(os.getpgid(worker.pid), signal.SIGTERM)
-        worker.wait(timeout=30)
+        worker.stop_worker(proc, timeout=30)
     best = min(timings)
     emit(
         {

@@ -1,12 +1,63 @@
 #!/usr/bin/env bash
-# make test: lint, then the whole suite against real PostgreSQL and Redis.
+# make test:      system packages (scripts/deps.sh), services, ruff, import contracts, the suite.
+# make test-fast: services, then the suite without browser and worker (`services`) tests,
+#                 failures first, stopping at the first one (the inner loop).
+# Extra arguments go to pytest: `make test ARGS="--lf"`, `make test-fast ARGS="-k quote"`.
+#
+# The test database is kept between runs (--reuse-db) and created afresh (--create-db) in CI
+# (CI=true), when a migration file changed since the last run against this database, or when
+# you pass --create-db yourself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+fast=0
+if [ "${1:-}" = "--fast" ]; then
+  fast=1
+  shift
+fi
+
+if [ $fast -eq 0 ]; then
+  bash scripts/deps.sh
+fi
 bash scripts/services.sh
-echo "== ruff"
-.venv/bin/ruff check .
-echo "== import contracts"
-.venv/bin/lint-imports --no-cache
-echo "== pytest"
+if [ $fast -eq 0 ]; then
+  echo "== ruff"
+  .venv/bin/ruff check .
+  echo "== import contracts"
+  .venv/bin/lint-imports --no-cache
+fi
+
+# One stamp per database: the hash of every migration file when it was last (re)created.
+migrations_hash() {
+  find . -path ./.venv -prune -o -path '*/migrations/*.py' -print | LC_ALL=C sort \
+    | xargs sha256sum | sha256sum | cut -d' ' -f1
+}
+db_key=$(printf '%s' "${DATABASE_URL:-default}" | sha256sum | cut -c1-16)
+stamp="var/test-db/$db_key.migrations"
+current=$(migrations_hash)
+create=()
+fresh=0
+case " $* " in
+  *" --create-db "*) fresh=1 ;;  # the caller decides
+  *" --reuse-db "*) ;;
+  *)
+    if [ "${CI:-}" = "true" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$current" ]; then
+      create=(--create-db)
+      fresh=1
+    fi
+    ;;
+esac
+
+echo "== pytest${create:+ (fresh test database)}"
 export DJANGO_ALLOW_ASYNC_UNSAFE=true
-.venv/bin/python -m pytest -q --create-db "$@"
+selection=()
+[ $fast -eq 1 ] && selection=(-m "not browser and not services" -x --ff)
+set +e
+.venv/bin/python -m pytest -q "${create[@]}" "${selection[@]}" "$@"
+rc=$?
+set -e
+# 0: passed, 1: some tests failed; either way the database was built and migrated.
+if [ $fresh -eq 1 ] && [ $rc -le 1 ]; then
+  mkdir -p "$(dirname "$stamp")" && echo "$current" >"$stamp"
+fi
+exit $rc

@@ -1,86 +1,79 @@
-"""The cast (Healthchecks' alice/bob): one user per role, two vendors in two providers."""
+"""The cast (Healthchecks' alice/bob) as fixtures: one user per role, two vendors in two
+providers. Who they are, and why each exists: `tests/support/cast.py` (docs/testing.md)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+
+from tests.support.cast import build_member, build_provider
 
 # Django-dependent imports live inside the fixtures, so the pure engine and parser suites
 # also run without Django (`pytest tests/engine -p no:django`).
 
 
-def _user(**kwargs: Any) -> Any:
-    from tests.factories import UserFactory
-
-    return UserFactory(**kwargs)
-
-
-def _provider(**kwargs: Any) -> Any:
-    from tests.factories import ProviderFactory
-
-    return ProviderFactory(**kwargs)
-
-
-def _role(name: str) -> str:
-    from core.roles import Role
-
-    return str(Role[name])
-
-
 @pytest.fixture
 def provider_a(db):
-    return _provider(name="Provider A", slug="provider-a")
+    return build_provider("provider_a")
 
 
 @pytest.fixture
 def provider_b(db):
-    return _provider(name="Provider B", slug="provider-b")
+    return build_provider("provider_b")
 
 
 @pytest.fixture
 def lead(db):
-    return _user(username="lead", role=_role("PROCUREMENT_LEAD"))
+    return build_member("lead")
 
 
 @pytest.fixture
 def lead_other(db):
-    return _user(username="lead2", role=_role("PROCUREMENT_LEAD"))
+    return build_member("lead_other")
 
 
 @pytest.fixture
 def engineer(db):
-    return _user(username="engineer", role=_role("PLATFORM_ENGINEER"))
+    return build_member("engineer")
 
 
 @pytest.fixture
 def finance(db):
-    return _user(username="finance", role=_role("FINANCE_REVIEWER"))
+    return build_member("finance")
 
 
 @pytest.fixture
 def finance_other(db):
-    return _user(username="finance2", role=_role("FINANCE_REVIEWER"))
+    return build_member("finance_other")
 
 
 @pytest.fixture
 def security(db):
-    return _user(username="security", role=_role("SECURITY_REVIEWER"))
+    return build_member("security")
 
 
 @pytest.fixture
 def vendor_a(db, provider_a):
-    return _user(username="vendor_a", role=_role("VENDOR"), provider=provider_a)
+    return build_member("vendor_a", provider_a=provider_a)
 
 
 @pytest.fixture
 def vendor_b(db, provider_b):
-    return _user(username="vendor_b", role=_role("VENDOR"), provider=provider_b)
+    return build_member("vendor_b", provider_b=provider_b)
 
 
 @pytest.fixture
-def admin_user(db):
-    return _user(username="admin", role=_role("ADMIN"), is_staff=True, is_superuser=True)
+def admin_member(db):
+    return build_member("admin_member")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The cast's admin is `admin_member`; pytest-django's `admin_user` has no role."""
+    misused = [item.nodeid for item in items if "admin_user" in getattr(item, "fixturenames", ())]
+    if misused:
+        raise pytest.UsageError(
+            "use the cast's `admin_member` (role ADMIN), not pytest-django's `admin_user`: "
+            + ", ".join(misused[:5])
+        )
 
 
 @pytest.fixture

@@ -212,7 +212,5 @@ def benchmark_results_redrive_stuck(*, now: datetime | None = None) -> int:
         ).values_list("pk", flat=True)
     )
     for result_id in stuck:
-        transaction.on_commit(
-            partial(jobs.send, PARSE_TASK, (result_id,))
-        )
+        transaction.on_commit(partial(jobs.send, PARSE_TASK, (result_id,)))
     return len(stuck)

@@ -225,9 +225,7 @@ def _store(
             if parsed is not None:
                 benchmark_plans_refresh_for_result(result)
             else:
-                transaction.on_commit(
-                    partial(jobs.send, PARSE_TASK, (result.pk,))
-                )
+                transaction.on_commit(partial(jobs.send, PARSE_TASK, (result.pk,)))
     except BaseException:
         if stored:
             default_storage.delete(stored)

@@ -15,8 +15,8 @@ from tests.factories import WorkloadBriefFactory
 
 pytestmark = pytest.mark.django_db
 LIST = "/api/v1/briefs/"
-STAFF = ["lead", "engineer", "finance", "security", "admin_user"]
-WRITERS = ["lead", "admin_user"]
+STAFF = ["lead", "engineer", "finance", "security", "admin_member"]
+WRITERS = ["lead", "admin_member"]
 READ_ONLY_STAFF = ["engineer", "finance", "security"]
 VENDORS = ["vendor_a", "vendor_b"]
 

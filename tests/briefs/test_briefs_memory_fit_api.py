@@ -195,7 +195,7 @@ def test_body_that_is_not_an_object_is_a_400(client_as, lead):
 
 
 @pytest.mark.parametrize(
-    "who", ["lead", "engineer", "finance", "security", "admin_user", "vendor_a", "vendor_b"]
+    "who", ["lead", "engineer", "finance", "security", "admin_member", "vendor_a", "vendor_b"]
 )
 def test_every_logged_in_role_may_call_it(client_as, request, who):
     response = client_as(request.getfixturevalue(who)).post(URL, LLAMA_70B, format="json")

@@ -64,8 +64,8 @@ def test_only_leads_and_admins_write_briefs(who, request, catalog):
     assert not AuditEvent.objects.filter(action__startswith="brief.").exists()
 
 
-def test_admin_can_write(admin_user, catalog):
-    assert brief_create(acting_user=admin_user, data=_data()).pk
+def test_admin_can_write(admin_member, catalog):
+    assert brief_create(acting_user=admin_member, data=_data()).pk
 
 
 def test_invalid_ranges_are_refused_with_a_message_per_field(lead, catalog):

@@ -12,7 +12,7 @@ from tests.briefs.factories_briefs import RANGES, brief_factory_kwargs
 from tests.factories import AcceleratorFactory, WorkloadBriefFactory
 
 pytestmark = pytest.mark.django_db
-STAFF = ["lead", "engineer", "finance", "security", "admin_user"]
+STAFF = ["lead", "engineer", "finance", "security", "admin_member"]
 VENDORS = ["vendor_a", "vendor_b"]
 
 
@@ -61,7 +61,7 @@ def _pages(brief) -> dict[str, str]:
     ("who", "expected"),
     [
         ("lead", {"list": 200, "detail": 200, "create": 200, "revise": 200}),
-        ("admin_user", {"list": 200, "detail": 200, "create": 200, "revise": 200}),
+        ("admin_member", {"list": 200, "detail": 200, "create": 200, "revise": 200}),
         ("engineer", {"list": 200, "detail": 200, "create": 403, "revise": 403}),
         ("finance", {"list": 200, "detail": 200, "create": 403, "revise": 403}),
         ("security", {"list": 200, "detail": 200, "create": 403, "revise": 403}),

@@ -15,9 +15,9 @@ from playwright.sync_api import expect
 
 from core.models import AuditEvent
 from procurement.models import CandidateResult, Comparison, Review
-from tests import test_worker_integration as worker
 from tests.comparisons.factories_comparisons import many_quotes, scenario_quotes
 from tests.factories import WorkloadBriefFactory
+from tests.support import worker
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -40,7 +40,7 @@ def test_comparison_computed_by_worker_then_approved_by_finance(
     tmp_path,
     lead,
     finance,
-    admin_user,
+    admin_member,
 ):
     brief = WorkloadBriefFactory(title="Support chat assistant", created_by=lead, e2e_p99_ms=30_000)
     scenario_quotes(lead)  # a cheap-per-hour L40S and an H100 of two more providers

@@ -75,10 +75,10 @@ class Tour:
 
 
 def test_dashboard_renders_for_every_role(
-    browser_page, lead, engineer, finance, security, vendor_a, admin_user
+    browser_page, lead, engineer, finance, security, vendor_a, admin_member
 ):
     tour = Tour(browser_page)
-    for user in (lead, engineer, finance, security, vendor_a, admin_user):
+    for user in (lead, engineer, finance, security, vendor_a, admin_member):
         tour.as_user(user.username).visit(
             "/", f"dashboard-{user.role}", text="Dashboard", check=_nav_names_role(user)
         )
@@ -170,7 +170,7 @@ def test_brief_memory_fit_and_benchmark_pages_render(
 
 
 def test_comparison_review_record_audit_and_api_docs_render(
-    browser_page, checklist_items, lead, finance, admin_user
+    browser_page, checklist_items, lead, finance, admin_member
 ):
     world = decision_world(lead=lead)
     pk = world.comparison.pk

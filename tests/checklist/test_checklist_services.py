@@ -126,7 +126,7 @@ def test_bad_answers_are_refused_with_a_field_message(vendor_a, quote_a, items, 
     assert not ChecklistAnswer.objects.exists()
 
 
-@pytest.mark.parametrize("who", ["vendor_b", "lead", "engineer", "admin_user"])
+@pytest.mark.parametrize("who", ["vendor_b", "lead", "engineer", "admin_member"])
 def test_only_the_providers_own_vendors_answer(request, who, quote_a, items):
     with pytest.raises(NotAllowed):
         _submit(request.getfixturevalue(who), quote_a, items[0])
@@ -165,8 +165,8 @@ def test_every_answer_and_review_is_audited(vendor_a, engineer, quote_a, items):
         ("lead", "security", False),
         ("security", "security", True),
         ("security", "software", False),
-        ("admin_user", "security", True),
-        ("admin_user", "hardware", True),
+        ("admin_member", "security", True),
+        ("admin_member", "hardware", True),
         ("vendor_a", "hardware", False),
     ],
 )

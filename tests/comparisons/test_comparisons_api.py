@@ -15,7 +15,7 @@ from tests.comparisons.factories_comparisons import many_quotes, ready_compariso
 from tests.factories import WorkloadBriefFactory
 
 URL = "/api/v1/comparisons/"
-STAFF = ["lead", "lead_other", "engineer", "finance", "security", "admin_user"]
+STAFF = ["lead", "lead_other", "engineer", "finance", "security", "admin_member"]
 
 
 @pytest.fixture
@@ -194,8 +194,8 @@ def test_recompute_answers_202_with_the_new_revision(api_client, lead, computed,
     assert response.json()["revision"] == 2
 
 
-def test_no_put_patch_or_delete(api_client, admin_user, computed):
-    client = _as(api_client, admin_user)
+def test_no_put_patch_or_delete(api_client, admin_member, computed):
+    client = _as(api_client, admin_member)
     for method in ("put", "patch", "delete"):
         assert getattr(client, method)(f"{URL}{computed.pk}/").status_code == 405
 
@@ -219,7 +219,7 @@ def test_read_role_matrix(api_client, request, who, computed):
     ("who", "expected"),
     [
         ("lead", 202),
-        ("admin_user", 202),
+        ("admin_member", 202),
         ("engineer", 403),
         ("finance", 403),
         ("security", 403),

@@ -145,8 +145,8 @@ def test_only_leads_and_admins_create(scenario, request, who):
     assert not Comparison.objects.exists()
 
 
-def test_admin_can_create(scenario, admin_user):
-    assert comparison_create(acting_user=admin_user, brief=scenario["brief"]).pk
+def test_admin_can_create(scenario, admin_member):
+    assert comparison_create(acting_user=admin_member, brief=scenario["brief"]).pk
 
 
 def test_running_twice_gives_one_result_set_and_one_computed_event(computed):

@@ -12,8 +12,8 @@ from procurement.services.comparisons import comparison_create
 from tests.comparisons.factories_comparisons import many_quotes, ready_comparison
 from tests.factories import WorkloadBriefFactory
 
-STAFF = ["lead", "lead_other", "engineer", "finance", "security", "admin_user"]
-CREATORS = ["lead", "admin_user"]
+STAFF = ["lead", "lead_other", "engineer", "finance", "security", "admin_member"]
+CREATORS = ["lead", "admin_member"]
 NOT_CREATORS = ["engineer", "finance", "security", "vendor_a", "vendor_b"]
 
 

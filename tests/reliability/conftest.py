@@ -11,13 +11,15 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from django.apps import apps
+
+from tests.support.waiting import wait_until
+from tests.support.worker import broker_idle
 
 DOMAIN_APPS = ("accounts", "catalog", "checklist", "briefs", "benchmarks", "procurement")
 # Rejections are audit-logged on purpose (outside the rolled-back transaction).
@@ -43,15 +45,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def wait_until(predicate, timeout: float, every: float = 0.1) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(every)
-    return False
 
 
 @dataclass
@@ -115,6 +108,10 @@ class RedisServer:
         import redis
 
         return int(redis.Redis.from_url(self.url).llen(queue))
+
+    def idle(self, queue: str = "celery") -> bool:
+        """Every delivery has run (see `tests.support.worker.broker_idle`)."""
+        return broker_idle(self.url, queue)
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def api(api_client, admin_user):
+def api(api_client, admin_member):
     """Answers 500 instead of raising, so each test reports every failing URL at once."""
     api_client.raise_request_exception = False
-    api_client.force_authenticate(admin_user)
+    api_client.force_authenticate(admin_member)
     return api_client
 
 

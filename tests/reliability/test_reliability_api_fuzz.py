@@ -25,7 +25,8 @@ import psycopg
 import pytest
 from django.conf import settings
 
-from tests.reliability.conftest import free_port, wait_until
+from tests.reliability.conftest import free_port
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")

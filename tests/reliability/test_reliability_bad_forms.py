@@ -333,8 +333,8 @@ RAW_BODIES = [
 ]
 
 
-def test_reliability_raw_junk_bodies_are_clear_400s(api_client, admin_user, world):
-    client = _json_api(api_client, admin_user)
+def test_reliability_raw_junk_bodies_are_clear_400s(api_client, admin_member, world):
+    client = _json_api(api_client, admin_member)
     for url in WRITE_ENDPOINTS:
         _all_refused(
             RAW_BODIES,

@@ -23,10 +23,10 @@ from procurement.services.comparisons import (
     comparisons_redrive_stuck,
 )
 from procurement.tasks import comparisons_redrive_stuck_task
-from tests import test_worker_integration as worker
 from tests.comparisons.factories_comparisons import scenario_quotes
-from tests.reliability.conftest import wait_until
 from tests.reliability.factories_reliability import complete_brief
+from tests.support import worker
+from tests.support.waiting import wait_until
 
 pytestmark = [
     pytest.mark.services,

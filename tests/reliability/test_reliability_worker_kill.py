@@ -1,5 +1,11 @@
 """R-01: a REAL Celery worker (prefork, own process group) is SIGKILLed in the middle of a
-300-candidate comparison. After a restart the comparison completes exactly once.
+comparison. After a restart the comparison completes exactly once, as attempt 2.
+
+A7: "in the middle" is a barrier the test owns, not a race against the engine. The first
+worker runs `tests.support.paused_worker`: at the first progress ≥ 0.2 its compute step
+creates a flag file and blocks. The test waits for that file, so at the kill the row is
+claimed (RUNNING, attempt 1) and no result is written, however fast the machine is. The
+sizes are the test defaults.
 
 The broker is a private redis-server with a 5 s visibility timeout and a 1 s restore sweep
 (`CELERY_VISIBILITY_TIMEOUT`, `CELERY_UNACKED_RESTORE_INTERVAL`), so the unacknowledged
@@ -10,7 +16,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -18,12 +23,13 @@ import pytest
 from core.models import AuditEvent
 from procurement.models import CandidateResult, Comparison
 from procurement.services.comparisons import comparison_create
-from tests import test_worker_integration as worker
-from tests.reliability.conftest import wait_until
 from tests.reliability.factories_reliability import bulk_quotes, complete_brief
+from tests.support import worker
+from tests.support.paused_worker import PAUSE_FLAG_ENV
+from tests.support.waiting import wait_until
 
-CANDIDATES = 300
-SAMPLES = 40_000  # ~7 s of engine time for 300 candidates here: long enough to kill mid-run
+CANDIDATES = 12
+BARRIER_APP = "tests.support.paused_worker"
 
 pytestmark = [
     pytest.mark.services,
@@ -39,8 +45,7 @@ def _tail(*logs: Path) -> str:
     return "\n".join(f"--- {log.name}\n{log.read_text()[-3000:]}" for log in logs if log.exists())
 
 
-def _queue_big_comparison(lead, settings) -> Comparison:
-    settings.MONTE_CARLO_SAMPLES = SAMPLES
+def _queue_comparison(lead) -> Comparison:
     quotes = bulk_quotes(CANDIDATES, lead)
     comparison = comparison_create(
         acting_user=lead,
@@ -52,15 +57,25 @@ def _queue_big_comparison(lead, settings) -> Comparison:
     return comparison
 
 
-def _wait_mid_run(comparison: Comparison, *logs: Path) -> None:
-    """Until the worker has claimed the row and the engine is visibly under way."""
+def _start_paused(log: Path, flag: Path):
+    return worker.start_worker(
+        log, app=BARRIER_APP, env={**worker.test_env(), PAUSE_FLAG_ENV: str(flag)}
+    )
 
-    def mid_run() -> bool:
-        status, progress, _ = _status(comparison.pk)
-        assert status != Comparison.Status.READY, "finished before the kill: raise SAMPLES"
-        return status == Comparison.Status.RUNNING and progress >= 0.2
 
-    assert wait_until(mid_run, 90), _tail(*logs)
+def _wait_for_barrier(comparison: Comparison, flag: Path, *logs: Path) -> None:
+    """Until the paused worker says it is mid-run (the flag). The deadline only guards
+    against a worker that never starts; finishing first is impossible, hence a failure."""
+
+    def paused() -> bool:
+        status = _status(comparison.pk)[0]
+        assert status in (Comparison.Status.QUEUED, Comparison.Status.RUNNING), _tail(*logs)
+        return flag.exists()
+
+    assert wait_until(paused, 120), _tail(*logs)
+    status, _, attempts = _status(comparison.pk)
+    assert (status, attempts) == (Comparison.Status.RUNNING, 1)
+    assert not CandidateResult.objects.filter(comparison=comparison).exists()
 
 
 def _assert_exactly_one_result_set(comparison: Comparison, *logs: Path) -> None:
@@ -82,10 +97,9 @@ def _assert_exactly_one_result_set(comparison: Comparison, *logs: Path) -> None:
 
 
 def _drained(broker, comparison: Comparison, *logs: Path) -> None:
-    """Copies restored meanwhile (the 5 s visibility timeout is shorter than the run) are
-    delivered too, and change nothing: still one result set, still attempt 2."""
-    assert wait_until(lambda: broker.queue_length() == 0, 60), _tail(*logs)
-    time.sleep(1)  # let a last delivery finish its (no-op) run
+    """Every delivery has finished (nothing queued, nothing unacknowledged: with acks_late a
+    message is acknowledged only after its run), copies included, and changed nothing."""
+    assert wait_until(broker.idle, 60), _tail(*logs)
     comparison.refresh_from_db()
     assert (comparison.status, comparison.attempts) == (Comparison.Status.READY, 2)
     assert CandidateResult.objects.filter(comparison=comparison).count() == CANDIDATES
@@ -105,37 +119,38 @@ def _pool_children(pid: int) -> list[int]:
 
 
 def test_killing_the_whole_worker_group_mid_comparison_loses_nothing(
-    tmp_path, celery_on, settings, lead, checklist_items
+    tmp_path, celery_on, lead, checklist_items
 ):
     first_log, second_log = tmp_path / "worker-1.log", tmp_path / "worker-2.log"
-    comparison = _queue_big_comparison(lead, settings)
-    first = worker.start_worker(first_log)
+    flag = tmp_path / "paused.flag"
+    comparison = _queue_comparison(lead)
+    first = _start_paused(first_log, flag)
     second = None
     try:
-        _wait_mid_run(comparison, first_log)
-        os.killpg(os.getpgid(first.pid), signal.SIGKILL)
-        first.wait(timeout=10)
+        _wait_for_barrier(comparison, flag, first_log)
+        worker.kill_group(first)
         assert _status(comparison.pk)[0] == Comparison.Status.RUNNING
         assert not CandidateResult.objects.filter(comparison=comparison).exists()
 
-        second = worker.start_worker(second_log)
+        second = worker.start_worker(second_log)  # a normal worker
         _assert_exactly_one_result_set(comparison, first_log, second_log)
         _drained(celery_on, comparison, second_log)
     finally:
         if first.poll() is None:
-            worker.stop_worker(first)
+            worker.kill_group(first)
         if second is not None:
             worker.stop_worker(second)
 
 
 def test_killing_only_the_pool_child_reruns_the_comparison_at_once(
-    tmp_path, celery_on, settings, lead, checklist_items
+    tmp_path, celery_on, lead, checklist_items
 ):
-    log = tmp_path / "worker.log"
-    comparison = _queue_big_comparison(lead, settings)
-    proc = worker.start_worker(log)
+    """The restarted pool child inherits the barrier, which holds once: the redelivery runs."""
+    log, flag = tmp_path / "worker.log", tmp_path / "paused.flag"
+    comparison = _queue_comparison(lead)
+    proc = _start_paused(log, flag)
     try:
-        _wait_mid_run(comparison, log)
+        _wait_for_barrier(comparison, flag, log)
         children = _pool_children(proc.pid)
         assert len(children) == 1, children  # -c 1
         os.kill(children[0], signal.SIGKILL)

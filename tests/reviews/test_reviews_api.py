@@ -10,7 +10,7 @@ from procurement.models import Comparison, Review
 
 pytestmark = pytest.mark.django_db
 
-STAFF = ["lead", "lead_other", "engineer", "finance", "finance_other", "security", "admin_user"]
+STAFF = ["lead", "lead_other", "engineer", "finance", "finance_other", "security", "admin_member"]
 VENDORS = ["vendor_a", "vendor_b"]
 COMPARISON_ROUTES = ["reviews/", "export.csv", "export.xlsx"]
 
@@ -125,7 +125,7 @@ def test_reviews_have_no_put_patch_or_delete(api_client, comparison, finance):
 @pytest.mark.parametrize(
     ("who", "expected"),
     [
-        ("admin_user", 200),
+        ("admin_member", 200),
         ("finance", 403),
         ("security", 403),
         ("lead", 403),
@@ -138,11 +138,11 @@ def test_audit_events_api_is_for_admins(request, comparison, who, expected):
     assert api(request, who).get("/api/v1/audit-events/").status_code == expected
 
 
-def test_audit_events_api_lists_and_filters(api_client, comparison, finance, admin_user):
+def test_audit_events_api_lists_and_filters(api_client, comparison, finance, admin_member):
     client = APIClient()
     client.force_authenticate(finance)
     client.post(reviews_url(comparison), {"decision": "approve", "comment": "ok"})
-    api_client.force_authenticate(admin_user)
+    api_client.force_authenticate(admin_member)
     body = api_client.get("/api/v1/audit-events/", {"action": "comparison.decided"}).json()
     assert body["count"] == 1
     event = body["results"][0]
@@ -154,11 +154,11 @@ def test_audit_events_api_lists_and_filters(api_client, comparison, finance, adm
     assert api_client.get("/api/v1/audit-events/", {"actor": "nobody"}).json()["count"] == 0
 
 
-def test_audit_events_cannot_be_written_through_the_api(api_client, comparison, admin_user):
+def test_audit_events_cannot_be_written_through_the_api(api_client, comparison, admin_member):
     from core.audit import audit_record
 
-    event = audit_record(actor=admin_user, action="test.event", obj=comparison)
-    api_client.force_authenticate(admin_user)
+    event = audit_record(actor=admin_member, action="test.event", obj=comparison)
+    api_client.force_authenticate(admin_member)
     before = AuditEvent.objects.count()
     assert api_client.post("/api/v1/audit-events/", {"action": "x"}).status_code == 405
     url = f"/api/v1/audit-events/{event.pk}/"

@@ -22,7 +22,7 @@ def page_of(client, query=""):
 @pytest.mark.parametrize(
     ("who", "expected"),
     [
-        ("admin_user", 200),
+        ("admin_member", 200),
         ("finance", 200),
         ("security", 200),
         ("lead", 404),
@@ -44,12 +44,12 @@ def test_anonymous_is_sent_to_login(client):
 
 
 def test_audit_page_shows_a_decision_and_verifies_the_chain(
-    client, comparison, finance, admin_user
+    client, comparison, finance, admin_member
 ):
     from procurement.services.reviews import review_submit
 
     review_submit(acting_user=finance, comparison=comparison, decision="approve", comment="ok")
-    client.force_login(admin_user)
+    client.force_login(admin_member)
     html = page_of(client).content.decode()
     assert "comparison.decided" in html
     assert "review.approve" in html
@@ -57,7 +57,7 @@ def test_audit_page_shows_a_decision_and_verifies_the_chain(
     assert "Hash chain verified" in html
 
 
-def test_a_tampered_row_breaks_the_chain_status(client, admin_user, finance):
+def test_a_tampered_row_breaks_the_chain_status(client, admin_member, finance):
     event = audit_record(actor=finance, action="quote.created", object_type="x", object_id="1")
     audit_record(actor=finance, action="quote.revised", object_type="x", object_id="1")
     with connection.cursor() as cursor:  # what only a superuser could do: skip the trigger
@@ -67,7 +67,7 @@ def test_a_tampered_row_breaks_the_chain_status(client, admin_user, finance):
             [event.pk],
         )
         cursor.execute("SET LOCAL session_replication_role = DEFAULT")
-    client.force_login(admin_user)
+    client.force_login(admin_member)
     html = page_of(client).content.decode()
     assert "Hash chain broken" in html
     assert str(event.pk) in html
@@ -78,10 +78,10 @@ def make_events(actor, count, action="quote.created", object_type="catalog.quote
         audit_record(actor=actor, action=action, object_type=object_type, object_id=str(i))
 
 
-def test_filters_by_actor_action_type_and_dates(client, admin_user, finance, security):
+def test_filters_by_actor_action_type_and_dates(client, admin_member, finance, security):
     make_events(finance, 3, action="quote.created")
     make_events(security, 2, action="checklist.reviewed", object_type="checklist.answer")
-    client.force_login(admin_user)
+    client.force_login(admin_member)
 
     def count(query):
         return page_of(client, query).context["page"].paginator.count
@@ -105,16 +105,16 @@ def test_filters_by_actor_action_type_and_dates(client, admin_user, finance, sec
         ("?action=rm%20-rf", "Select a valid choice."),
     ],
 )
-def test_bad_filters_are_a_clear_400(client, admin_user, query, message):
-    client.force_login(admin_user)
+def test_bad_filters_are_a_clear_400(client, admin_member, query, message):
+    client.force_login(admin_member)
     response = page_of(client, query)
     assert response.status_code == 400
     assert message in response.content.decode()
 
 
-def test_fifty_per_page_newest_first(client, admin_user, finance):
+def test_fifty_per_page_newest_first(client, admin_member, finance):
     make_events(finance, 120)
-    client.force_login(admin_user)
+    client.force_login(admin_member)
     first = page_of(client)
     page = first.context["page"]
     assert len(page.object_list) == 50
@@ -126,11 +126,11 @@ def test_fifty_per_page_newest_first(client, admin_user, finance):
     assert "actor=finance&amp;page=2" in page_of(client, "?actor=finance&page=3").content.decode()
 
 
-def test_audit_page_queries_do_not_grow(client, admin_user, finance):
+def test_audit_page_queries_do_not_grow(client, admin_member, finance):
     from django.test.utils import CaptureQueriesContext
 
     make_events(finance, 5)
-    client.force_login(admin_user)
+    client.force_login(admin_member)
     with CaptureQueriesContext(connection) as small:
         page_of(client)
     make_events(finance, 60)
@@ -140,18 +140,18 @@ def test_audit_page_queries_do_not_grow(client, admin_user, finance):
 
 
 @pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
-def test_audit_page_cannot_write(client, admin_user, finance, method):
+def test_audit_page_cannot_write(client, admin_member, finance, method):
     make_events(finance, 1)
-    client.force_login(admin_user)
+    client.force_login(admin_member)
     response = getattr(client, method)("/audit/", {"action": "x"})
     assert response.status_code == 405
     assert AuditEvent.objects.count() == 1
 
 
-def test_audit_admin_is_read_only(client, admin_user, finance):
+def test_audit_admin_is_read_only(client, admin_member, finance):
     make_events(finance, 1)
     event = AuditEvent.objects.get()
-    client.force_login(admin_user)
+    client.force_login(admin_member)
     change = client.get(f"/admin/core/auditevent/{event.pk}/change/")
     assert change.status_code == 200
     assert b'name="_save"' not in change.content

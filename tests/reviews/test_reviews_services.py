@@ -52,12 +52,12 @@ def test_creator_cannot_approve_own_comparison(finance):
     assert_unchanged(own)
 
 
-def test_superuser_creator_has_no_bypass(admin_user):
+def test_superuser_creator_has_no_bypass(admin_member):
     from tests.reviews.factories_reviews import ready_comparison
 
-    own = ready_comparison(created_by=admin_user)
+    own = ready_comparison(created_by=admin_member)
     with pytest.raises(NotAllowed):
-        submit(admin_user, own)
+        submit(admin_member, own)
     assert_unchanged(own)
 
 
@@ -83,7 +83,7 @@ def test_database_backstops_four_eyes(comparison):
         )
 
 
-@pytest.mark.parametrize("who", ["lead_other", "engineer", "security", "admin_user", "vendor_a"])
+@pytest.mark.parametrize("who", ["lead_other", "engineer", "security", "admin_member", "vendor_a"])
 def test_only_finance_reviews_a_single_approval_comparison(request, comparison, who):
     user = request.getfixturevalue(who)
     with pytest.raises(NotAllowed):

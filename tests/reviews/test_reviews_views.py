@@ -11,7 +11,7 @@ from tests.reviews.factories_reviews import CandidateResultFactory, ready_compar
 
 pytestmark = pytest.mark.django_db
 
-STAFF = ["lead", "lead_other", "engineer", "finance", "finance_other", "security", "admin_user"]
+STAFF = ["lead", "lead_other", "engineer", "finance", "finance_other", "security", "admin_member"]
 VENDORS = ["vendor_a", "vendor_b"]
 
 

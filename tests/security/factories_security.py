@@ -1,7 +1,8 @@
 """The security area's world: the cast, and one object of each kind owned by provider A.
 
-Built once per module (see `world` in tests/security/conftest.py) inside a transaction that is
-rolled back at the end, so it costs one build for hundreds of requests.
+The users are the suite's one cast (`tests/support/cast.py`). Built once per module (see
+`world` in tests/security/conftest.py) inside a transaction that is rolled back at the end,
+so it costs one build for hundreds of requests.
 """
 
 from __future__ import annotations
@@ -27,17 +28,25 @@ from tests.factories import (
     FxRateFactory,
     ModelApiRouteFactory,
     ModelProfileFactory,
-    ProviderFactory,
     QuoteFactory,
     RfqFactory,
-    UserFactory,
     WorkloadBriefFactory,
 )
+from tests.support.cast import build_cast
 
 PASSWORD = "gpu-demo"  # the factories' password
 # The matrix's columns, in order. "vendor_b" is a vendor of provider B looking at A's objects.
-ROLES = ("anonymous", "vendor_a", "vendor_b", "lead", "engineer", "finance", "security", "admin")
-STAFF = ("lead", "engineer", "finance", "security", "admin")
+ROLES = (
+    "anonymous",
+    "vendor_a",
+    "vendor_b",
+    "lead",
+    "engineer",
+    "finance",
+    "security",
+    "admin_member",
+)
+STAFF = ("lead", "engineer", "finance", "security", "admin_member")
 EVIDENCE_BYTES = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF\n"
 RAW_RESULT_BYTES = b'{"demo": true}'
 EVIDENCE_NAME = 'A "spec"\r\nsheet ../é.pdf'  # hostile on purpose: the download must tame it
@@ -63,23 +72,6 @@ def _seed_checklist_items() -> None:
     seed = importlib.import_module("checklist.migrations.0002_seed_items")
     if ChecklistItem.objects.count() != len(seed.ITEMS):
         seed.seed_items(apps, None)
-
-
-def _cast() -> dict[str, Any]:
-    provider_a = ProviderFactory(name="Provider A", slug="provider-a")
-    provider_b = ProviderFactory(name="Provider B", slug="provider-b")
-    return {
-        "vendor_a": UserFactory(username="vendor_a", role=Role.VENDOR, provider=provider_a),
-        "vendor_b": UserFactory(username="vendor_b", role=Role.VENDOR, provider=provider_b),
-        "lead": UserFactory(username="lead", role=Role.PROCUREMENT_LEAD),
-        "engineer": UserFactory(username="engineer", role=Role.PLATFORM_ENGINEER),
-        "finance": UserFactory(username="finance", role=Role.FINANCE_REVIEWER),
-        "finance_other": UserFactory(username="finance2", role=Role.FINANCE_REVIEWER),
-        "security": UserFactory(username="security", role=Role.SECURITY_REVIEWER),
-        "admin": UserFactory(username="admin", role=Role.ADMIN, is_staff=True, is_superuser=True),
-        "provider_a": provider_a,
-        "provider_b": provider_b,
-    }
 
 
 def _comparison(users: dict[str, Any], brief: Any, quote: Any) -> tuple[Comparison, Review]:
@@ -143,7 +135,7 @@ def build_world() -> World:
     from benchmarks.services import benchmark_plan_create
 
     _seed_checklist_items()
-    users = _cast()
+    users = build_cast()  # the one cast (tests/support/cast.py)
     accelerator = AcceleratorFactory(slug="h100-sxm-80gb", name="H100 SXM 80GB")
     model = ModelProfileFactory()
     brief = WorkloadBriefFactory(created_by=users["lead"], model=model, title="ZQXA brief")

@@ -1,6 +1,7 @@
 """THE authorisation matrix: every URL name × every role → the status it must answer.
 
-Columns (ROLES): anonymous, vendor_a, vendor_b, lead, engineer, finance, security, admin.
+Columns (ROLES): anonymous, vendor_a, vendor_b, lead, engineer, finance, security,
+admin_member.
 Every object in the URL belongs to provider A (or to the staff world), so the `vendor_b`
 column is "another vendor probing A's ids": it must be 404 (never 403, never 2xx).
 
@@ -64,6 +65,11 @@ def blank_title_body(world: Any) -> dict[str, Any]:
 def accept_answer_body(world: Any) -> dict[str, Any]:
     """The checklist review form is prefixed by the item's code."""
     return {f"{world.objects['answer'].item.code}-decision": "accepted"}
+
+
+def answer_api_body(world: Any) -> dict[str, Any]:
+    """A valid answer (vendor A's 201 proves the whole write path, rolled back)."""
+    return {"item": "region-placement", "answer": "eu-west", "status": "yes"}
 
 
 def verdict_body(world: Any) -> dict[str, Any]:
@@ -241,8 +247,8 @@ MATRIX: dict[str, Route] = {
     "api-quote-checklist": api((403, 200, 404, 200, 200, 200, 200, 200),
                                kwargs={"quote_id": "quote"}),
     "api-quote-checklist-answers": api((403, 405, 405, 405, 405, 405, 405, 405),
-                                       post=(403, 400, 404, 403, 403, 403, 403, 403),
-                                       kwargs={"quote_id": "quote"}),
+                                       post=(403, 201, 404, 403, 403, 403, 403, 403),
+                                       kwargs={"quote_id": "quote"}, body=answer_api_body),
     "api-checklist-answer": api((403, 200, 404, 200, 200, 200, 200, 200),
                                 kwargs={"answer_id": "answer"}),
     "api-checklist-answer-reviews": api((403, 405, 405, 405, 405, 405, 405, 405),

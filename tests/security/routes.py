@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
-from django.db import transaction
+from django.apps import apps
+from django.db import connection, transaction
 from django.http import HttpResponse
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
@@ -44,12 +46,43 @@ def outcome(response: HttpResponse) -> int | str:
     return response.status_code
 
 
+# Every domain table but the audit trail (a refusal is audit-logged on purpose).
+DOMAIN_APPS = ("accounts", "catalog", "checklist", "briefs", "benchmarks", "procurement")
+NOT_FINGERPRINTED = {"core.auditevent"}
+
+
+@cache
+def _fingerprint_sql() -> str:
+    tables = sorted(
+        model._meta.db_table
+        for label in DOMAIN_APPS
+        for model in apps.get_app_config(label).get_models(include_auto_created=True)
+        if model._meta.label_lower not in NOT_FINGERPRINTED
+    )
+    qn = connection.ops.quote_name
+    per_table = "(SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) FROM {} t)"
+    parts = [per_table.format(qn(t)) for t in tables]  # our own table names, quoted
+    return "SELECT " + ", ".join(parts)
+
+
+def fingerprint() -> tuple[str, ...]:
+    """Every row of every domain table, hashed per table (one query): equal means unchanged."""
+    with connection.cursor() as cursor:
+        cursor.execute(_fingerprint_sql())
+        return tuple(cursor.fetchone())
+
+
 def call(world: Any, role: str, method: str, url: str, route: Route) -> HttpResponse:
-    """One request as `role`, rolled back afterwards (database and the client's cookies)."""
+    """One request as `role`, rolled back afterwards (database and the client's cookies).
+
+    A POST's response carries `changed`: whether it changed any domain row (before the
+    rollback), so a refused write can be shown to have written nothing.
+    """
     client = world.clients[role]
     cookies = copy.deepcopy(client.cookies)
     try:
         with transaction.atomic():
+            before = fingerprint() if method == "post" else None
             if method == "get":
                 response = client.get(url)
             else:
@@ -61,6 +94,7 @@ def call(world: Any, role: str, method: str, url: str, route: Route) -> HttpResp
             response.body = (  # type: ignore[attr-defined]
                 b"".join(response.streaming_content) if response.streaming else response.content
             )
+            response.changed = before is not None and fingerprint() != before  # type: ignore[attr-defined]
             transaction.set_rollback(True)
     finally:
         client.cookies = cookies

@@ -43,7 +43,7 @@ def answer_body(world: Any) -> dict[str, Any]:
 CASES = [
     ("accounts:login", "anonymous", "form", credentials, 302),
     ("accounts:logout", "lead", "form", empty, 302),
-    ("worker-probe", "admin", "form", empty, 302),
+    ("worker-probe", "admin_member", "form", empty, 302),
     ("catalog:rfq-close", "lead", "form", empty, 302),
     ("vendor:quote-withdraw", "vendor_a", "form", empty, 302),
     ("checklist:answer-review", "engineer", "htmx", route_body("checklist:answer-review"), 200),

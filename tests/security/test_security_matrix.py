@@ -1,5 +1,6 @@
 """S-01/S-02: every route × every role answers what `matrix.MATRIX` says, and every route
-has a row. Vendor B never gets a 403 or a page showing provider A's objects."""
+has a row. Vendor B never gets a 403 or a page showing provider A's objects. A refused POST
+(a 4xx or the login redirect) changes no domain row."""
 
 from __future__ import annotations
 
@@ -40,6 +41,11 @@ def _vendor_b_leaks(response, where: str) -> list[str]:
     return []
 
 
+def refused(expected: int | str) -> bool:
+    """A refusal or bad input: such a POST must change no domain row."""
+    return expected == LOGIN or (isinstance(expected, int) and expected >= 400)
+
+
 def _mismatches(world, name: str, method: str) -> list[str]:
     route = MATRIX[name]
     expected_row = route.get if method == "get" else route.post
@@ -51,6 +57,8 @@ def _mismatches(world, name: str, method: str) -> list[str]:
         got = outcome(response)
         if got != expected:
             out.append(f"{where} as {role}: expected {expected}, got {got} {response.body[:200]!r}")
+        elif method == "post" and refused(expected) and response.changed:
+            out.append(f"{where} as {role}: refused with {got}, yet it changed data")
         if role == "vendor_b":
             out += _vendor_b_leaks(response, where)
     return out
@@ -122,6 +130,7 @@ LISTS = [
     "/api/v1/rfqs/",
     "/vendor/",
     "/checklist/",
+    "/checklist/provider/",
     "/",
 ]
 PROBES = [
