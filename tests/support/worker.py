@@ -58,7 +58,7 @@ test_env.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
 def start_worker(
     log_path: Path | None,
     *,
-    app: str = "procurement",
+    app: str = "config",
     env: dict[str, str] | None = None,
     loglevel: str = "info",
 ) -> subprocess.Popen:
