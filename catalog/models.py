@@ -159,6 +159,11 @@ class Quote(models.Model):
     inter_node_bandwidth_gbps = models.PositiveIntegerField(null=True, blank=True)
     region = models.CharField(max_length=60, blank=True)
     zone = models.CharField(max_length=60, blank=True)
+    zones = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Every zone the same price holds in (an imported list collapses zones).",
+    )
     placement = models.CharField(max_length=200, blank=True)
 
     min_commitment_gpus = models.PositiveIntegerField(default=0)
@@ -181,6 +186,13 @@ class Quote(models.Model):
     valid_until = models.DateTimeField(null=True, blank=True)
     source_url = models.URLField(max_length=500, blank=True)
     source_document = models.CharField(max_length=200, blank=True)
+    list_key = models.CharField(
+        max_length=300,
+        blank=True,
+        db_index=True,
+        help_text="An imported list price's offer identity (provider, instance type, region, "
+        "capacity model): a re-import revises the quote with the same key.",
+    )
     notes = models.TextField(blank=True)
     entered_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
@@ -232,9 +244,22 @@ class ModelApiRoute(models.Model):
     price_cached_input_per_m_tokens = models.DecimalField(
         **MONEY, null=True, blank=True, validators=POSITIVE
     )
+    price_tiers = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Priced variants per million tokens: batch, priority, flex, long context "
+        "(`above_input_tokens`) and cache writes, as the public price file lists them.",
+    )
+    max_input_tokens = models.PositiveIntegerField(null=True, blank=True)
     rate_limit_rpm = models.PositiveIntegerField(null=True, blank=True)
     rate_limit_tpm = models.PositiveIntegerField(null=True, blank=True)
     region = models.CharField(max_length=60, blank=True)
+    processing_regions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Where the provider processes requests: region codes or geographies "
+        "(EU, US, eu-west-1). Empty: not stated, so a brief's data boundary is not met.",
+    )
     p95_ttft_ms = models.FloatField(null=True, blank=True)
     p99_e2e_ms = models.FloatField(null=True, blank=True)
     is_public_list_price = models.BooleanField(default=False)
