@@ -211,8 +211,10 @@ def litellm_plan(
     quoted_at: datetime,
     only_providers: list[Provider] | None,
 ) -> Plan:
-    plan = Plan()
     providers = list(only_providers or Provider.objects.all())
+    # The file lists every model of every provider: an earlier LiteLLM route of any of these
+    # providers that the file no longer has is retired.
+    plan = Plan(providers={p.pk for p in providers})
     profiles = {p.slug: p for p in ModelProfile.objects.all()}
     found: dict[str, Provider | None] = {}
     for row in rows:
@@ -236,7 +238,6 @@ def litellm_plan(
         if row.tiers:
             for tier in row.tiers:
                 plan.kept[f"{tier} prices"] = plan.kept.get(f"{tier} prices", 0) + 1
-        plan.providers.add(provider.pk)
         profile_slug = model_profile_slug_for(row.model_name, set(profiles))
         plan.items.append(
             Planned(
