@@ -6,8 +6,8 @@ prices per token (`input_cost_per_token`, `output_cost_per_token`,
 tokens. Numbers are parsed as Decimal (no float rounding); NaN/Infinity are refused.
 
 Entries that are not models are skipped, never errors: `sample_spec` (the format's own
-documentation, silently), and, counted, `{"alias_of": "<key>"}` aliases (their target entry is imported instead)
-and metadata entries with neither provider nor price (routing rules such as
+documentation, silently), and, counted, `{"alias_of": "<key>"}` aliases (their target entry is
+imported instead) and metadata entries with neither provider nor price (routing rules such as
 `fallback_generalizations`). Priced variants of the base prices are kept as tiers
 (`PriceTier`): batch (`*_batches`), priority and flex (`*_priority`, `*_flex`), long context
 (`*_above_200k_tokens`, from N input tokens up) and cache writes

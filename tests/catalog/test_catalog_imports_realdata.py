@@ -286,7 +286,8 @@ def test_file_of_another_cloud_is_refused(lead, catalog, clouds):
     with pytest.raises(ImportRejected) as exc:
         _import(lead, GCP_VMS, ImportKind.SKYPILOT, provider=clouds["aws"])
     message = exc.value.errors[0]["message"]
-    assert "Google Cloud" in message and "Amazon Web Services" in message
+    assert "Google Cloud" in message
+    assert "Amazon Web Services" in message
     assert Quote.objects.count() == 0
     assert AuditEvent.objects.filter(action="catalog.import_rejected").exists()
 
