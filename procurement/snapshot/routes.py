@@ -70,6 +70,10 @@ def route_candidate(
         },
     }
     reasons = _rate_limit_reasons(ctx, route)
+    # Where the provider processes requests; the route's region when it states nothing else.
+    boundary = ctx.boundary_reason(list(route.get("processing_regions") or [route.get("region")]))
+    if boundary:
+        reasons.append(boundary)
     brief_model = ctx.brief.get("model_id")
     if route.get("model_profile_id") and brief_model and route["model_profile_id"] != brief_model:
         reasons.append(f"serves {route['model_name']}, not the brief's model")
@@ -91,7 +95,7 @@ def route_candidate(
             p95_ttft_ms=route.get("p95_ttft_ms"),
             p99_e2e_ms=route.get("p99_e2e_ms"),
             latency_source="estimated",
-            data_boundary_ok=ctx.region_ok(route.get("region", "")),
+            data_boundary_ok=boundary is None,
             fx_available=rate is not None,
             ineligible_reasons=tuple(reasons),
             quote_age_days=rounded(ctx.age_days(route["quoted_at"]), 1),
