@@ -84,6 +84,11 @@ class QuoteSerializer(_MoneyModelSerializer):
     superseded_by = serializers.SerializerMethodField()
     is_stale = serializers.SerializerMethodField()
     is_current = serializers.SerializerMethodField()
+    market_position = serializers.SerializerMethodField(
+        help_text="Detail only (null in lists): percentile among the public list prices for "
+        "the same accelerator, capacity model and currency current on the quoted date, and an "
+        "outlier flag (low/high/null)."
+    )
     checklist = serializers.SerializerMethodField()
 
     class Meta:
@@ -100,11 +105,18 @@ class QuoteSerializer(_MoneyModelSerializer):
             "is_stale",
             "is_current",
             *QUOTE_INPUT_FIELDS,
+            "zones",
             "entered_by",
             "created_at",
             "checklist",
+            "market_position",
         )
         read_only_fields = fields
+
+    def get_market_position(self, quote: Quote) -> dict[str, Any] | None:
+        if not self.context.get("market_position"):
+            return None
+        return selectors.quote_market_position(quote)
 
     def get_superseded_by(self, quote: Quote) -> int | None:
         successor = getattr(quote, "superseded_by", None)

@@ -112,6 +112,10 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         data = s.QuoteSerializer(items, many=True, context=context).data
         return self.get_paginated_response(data) if page is not None else Response(data)
 
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        context = {**self.get_serializer_context(), "market_position": True}
+        return Response(s.QuoteSerializer(self.get_object(), context=context).data)
+
     @staticmethod
     def _summaries(items: list[Quote]) -> dict[int, Any]:
         return selectors.checklist_summaries(items)
