@@ -11,6 +11,7 @@ from rest_framework import serializers
 from accounts.models import Provider
 from catalog import selectors
 from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
+from catalog.services.imports import ImportKind
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from catalog.services.reference import API_ROUTE_FIELDS
 
@@ -294,3 +295,27 @@ class RfqInputSerializer(serializers.ModelSerializer):
 
 class RfqReopenInputSerializer(serializers.Serializer):
     deadline = serializers.DateTimeField()
+
+
+class CatalogImportSerializer(serializers.Serializer):
+    """A public price file to import (multipart): the same choices as the import page."""
+
+    kind = serializers.ChoiceField(choices=ImportKind.CHOICES)
+    file = serializers.FileField()
+    captured_on = serializers.DateField(required=False, help_text="Default: today.")
+    provider = SlugLookupField(
+        slug_field="slug",
+        queryset=Provider.objects.all(),
+        required=False,
+        help_text="SkyPilot: the provider (cloud) the file lists.",
+    )
+    only_providers = serializers.ListField(
+        child=serializers.SlugField(), required=False, help_text="LiteLLM: only these providers."
+    )
+    all_or_nothing = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Refuse the whole file when any row is wrong (default: yes for the price-list "
+        "template, no for public files, whose bad rows are reported).",
+    )

@@ -207,7 +207,14 @@ class ImportForm(forms.Form):
         required=False,
         label="LiteLLM: only these providers",
         help_text="LiteLLM only: import these providers' models (default: every provider we "
-        "know, matched by identifier).",
+        "know, matched by identifier or name).",
+    )
+    all_or_nothing = forms.BooleanField(
+        required=False,
+        label="All or nothing",
+        help_text="Refuse the whole file when any row is wrong. Always on for our price-list "
+        "template; for SkyPilot and LiteLLM files the good rows are imported and the bad ones "
+        "listed unless this is ticked.",
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -39,6 +39,7 @@ def import_page(request: HttpRequest) -> HttpResponse:
                 captured_on=form.cleaned_data["captured_on"],
                 provider=form.cleaned_data["provider"],
                 only_providers=list(form.cleaned_data["only_providers"]) or None,
+                all_or_nothing=form.cleaned_data["all_or_nothing"] or None,
             )
         except ImportRejected as exc:
             errors = exc.errors
