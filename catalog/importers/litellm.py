@@ -28,6 +28,8 @@ TEXT_MODES = frozenset({"chat", "completion", "responses"})
 PER_MILLION = Decimal(1_000_000)
 MAX_ENTRIES = 50_000
 NOT_MODELS = frozenset({"sample_spec"})
+# Top-level entries LiteLLM ships that are not models (routing rules and the like).
+METADATA_KEYS = frozenset({"fallback_generalizations"})
 PRICE_KINDS = {
     "input_cost_per_token": "input_per_m",
     "output_cost_per_token": "output_per_m",
@@ -144,8 +146,11 @@ def parse_litellm_prices(data: bytes) -> ParseResult[LiteLlmRow]:
     for key, entry in entries.items():
         if key in NOT_MODELS:  # the format's own documentation entry
             continue
-        if not isinstance(entry, dict):
+        if key in METADATA_KEYS:
             result.skip(SKIP_METADATA)
+            continue
+        if not isinstance(entry, dict):
+            result.errors.append(RowError(key, None, "Each entry must be a JSON object."))
             continue
         if "alias_of" in entry and "litellm_provider" not in entry:
             target = entries.get(str(entry["alias_of"]))
@@ -186,6 +191,15 @@ def parse_litellm_prices(data: bytes) -> ParseResult[LiteLlmRow]:
                 if isinstance(max_input, int) and not isinstance(max_input, bool) and max_input > 0
                 else None,
                 tiers=tiers,
+            )
+        )
+    if not result.rows and not result.errors and set(result.skipped) <= {SKIP_METADATA}:
+        result.errors.append(
+            RowError(
+                None,
+                None,
+                "The file has no model entries with token prices (LiteLLM's "
+                "format: an object keyed by model name, with litellm_provider and prices).",
             )
         )
     return result
