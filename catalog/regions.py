@@ -100,6 +100,21 @@ def place_of(region: str) -> Place | None:
     return None
 
 
+def _geo_within(inner: str, outer: str) -> bool:
+    v = _vocabulary()
+    if outer not in v["geo_names"]:
+        return False
+    members = {c for c, geos in v["geos"].items() if inner in geos}
+    return all(outer in v["geos"][c] for c in members)
+
+
+def is_geography(name: str) -> bool:
+    """A geography name or alias the vocabulary knows (EU, Europe, US, APAC, ...)."""
+    v = _vocabulary()
+    token = _norm(v["aliases"].get(_norm(name), name))
+    return token in v["geo_names"] or token in ("us", "gb")
+
+
 def _matches(place: Place, token: str) -> bool:
     v = _vocabulary()
     token = _norm(token)
@@ -128,8 +143,14 @@ def boundary_reason(regions: Iterable[str], allowed: Iterable[str]) -> str | Non
     regions = [r for r in regions if r and r.strip()]
     if not regions:
         return f"states no region, so it cannot be shown to be inside {wanted}"
-    names = _vocabulary()["names"]
+    v = _vocabulary()
+    names = v["names"]
     for region in regions:
+        geo = _norm(v["aliases"].get(_norm(region), region))
+        if geo in v["geo_names"]:  # a whole geography: inside only a geography containing it
+            if not any(_geo_within(geo, _norm(v["aliases"].get(_norm(a), a))) for a in allowed):
+                return f"region {region} (a whole geography) is wider than the allowed {wanted}"
+            continue
         place = place_of(region)
         if place is None:
             if any(_norm(region) == _norm(a) for a in allowed):

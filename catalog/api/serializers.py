@@ -185,6 +185,13 @@ class ApiRouteSerializer(_MoneyModelSerializer):
         slug_field="username", read_only=True, allow_null=True
     )
     is_stale = serializers.SerializerMethodField()
+    processing_regions = serializers.ListField(
+        child=serializers.CharField(max_length=60),
+        max_length=30,
+        required=False,
+        help_text="Where the provider processes requests: geographies (EU, US), countries (DE) "
+        "or cloud regions (eu-west-1). Empty: not stated (fails a brief's data boundary).",
+    )
 
     class Meta:
         model = ModelApiRoute
@@ -192,12 +199,21 @@ class ApiRouteSerializer(_MoneyModelSerializer):
             "id",
             "provider",
             *API_ROUTE_FIELDS,
+            "price_tiers",
+            "max_input_tokens",
             "is_active",
             "is_stale",
             "entered_by",
             "created_at",
         )
-        read_only_fields = ("id", "is_active", "entered_by", "created_at")
+        read_only_fields = (
+            "id",
+            "price_tiers",
+            "max_input_tokens",
+            "is_active",
+            "entered_by",
+            "created_at",
+        )
         extra_kwargs = {name: {"validators": []} for name in API_ROUTE_FIELDS}
 
     def get_is_stale(self, route: ModelApiRoute) -> bool:

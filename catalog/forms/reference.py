@@ -103,6 +103,14 @@ class ProviderForm(forms.ModelForm):
 
 
 class ApiRouteForm(forms.ModelForm):
+    processing_regions = forms.CharField(
+        required=False,
+        max_length=600,
+        help_text="Where the provider processes requests, comma-separated: geographies (EU, US), "
+        "countries (DE) or cloud regions (eu-west-1). Empty: not stated, so a brief with "
+        "allowed regions refuses the route.",
+    )
+
     class Meta:
         model = ModelApiRoute
         fields = ("provider", *API_ROUTE_FIELDS)
@@ -122,6 +130,10 @@ class ApiRouteForm(forms.ModelForm):
             self.fields[name].input_formats = _DT_FORMATS
         if not self.is_bound:
             self.initial.setdefault("quoted_at", timezone.now().strftime(DATETIME_FORMAT))
+
+    def clean_processing_regions(self) -> list[str]:
+        text = self.cleaned_data.get("processing_regions") or ""
+        return [part.strip() for part in text.split(",") if part.strip()]
 
     def _post_clean(self) -> None:
         pass

@@ -109,3 +109,35 @@ def test_comparison_reason_names_the_region_and_api_routes_can_pass(lead, checkl
     assert not boundary_failed(rows[f"api:{eu_route.pk}"])
     assert boundary_failed(rows[f"api:{unstated.pk}"])
     assert any("states no region" in r for r in rows[f"api:{unstated.pk}"].reasons)
+
+
+def test_a_whole_geography_passes_only_a_boundary_that_contains_it():
+    assert boundary_reason(["EU"], ["Europe"]) is None
+    assert "wider than the allowed eu-west, eu-central" in boundary_reason(["EU"], DEMO)
+
+
+@pytest.mark.django_db
+def test_api_route_states_where_it_processes_data(lead, api_client):
+    """R9: a route's processing regions are written and read through the API, and checked."""
+    from tests.factories import ProviderFactory
+
+    ProviderFactory(slug="mistral", name="Mistral")
+    api_client.force_authenticate(user=lead)
+    body = {
+        "provider": "mistral",
+        "model_name": "mistral-large",
+        "currency": "EUR",
+        "price_input_per_m_tokens": "2",
+        "price_output_per_m_tokens": "6",
+        "quoted_at": "2026-11-20T00:00:00Z",
+        "source_url": "https://mistral.ai/pricing",
+        "processing_regions": ["EU"],
+    }
+    created = api_client.post("/api/v1/api-routes/", body, format="json")
+    assert created.status_code == 201, created.content
+    assert created.json()["processing_regions"] == ["EU"]
+    bad = api_client.post(
+        "/api/v1/api-routes/", {**body, "processing_regions": ["atlantis-1"]}, format="json"
+    )
+    assert bad.status_code == 400
+    assert "atlantis-1" in bad.content.decode()
