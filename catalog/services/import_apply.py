@@ -1,10 +1,14 @@
 """Writing a planned import so a weekly refresh can repeat it (R2).
 
 Quotes: a planned quote whose offer key matches a current imported quote of the same provider
-revises it through `quote_revise` (a new, audited version) when the price changed and leaves it
+revises it (a new version; the old row is never updated) when the price changed and leaves it
 alone when it did not; current imported quotes of the same providers whose key is no longer in
-the file are withdrawn through `quote_withdraw`. Model API routes are not versioned: a changed
-route is deactivated and replaced, a route that left the file is deactivated.
+the file are withdrawn (a withdrawn version). Up to BULK_FROM changes go through
+`quote_revise` / `quote_withdraw` one by one (one audit event each); a larger refresh writes the
+same versions in bulk, after the same locks, checks and rules, with one audit event per
+AUDIT_CHUNK versions listing each version and its price change. Model API routes are not
+versioned: a changed route is deactivated and replaced, a route that left the file is
+deactivated.
 """
 
 from __future__ import annotations
@@ -12,10 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from catalog.errors import CatalogInvalid
 from catalog.models import ModelApiRoute, Quote
 from catalog.services.import_plans import LITELLM_SOURCE, Planned
-from catalog.services.quotes import QUOTE_INPUT_FIELDS, quote_revise, quote_withdraw
+from catalog.services.quotes import (
+    IMPORT_FIELDS,
+    LINEAGE_FIELDS,
+    QUOTE_INPUT_FIELDS,
+    quote_revise,
+    quote_withdraw,
+)
+from catalog.validation import quote_rule_errors
 from procurement.audit import audit_record
+from procurement.errors import Conflict
 
 QUOTE_PRICE_FIELDS = (
     "price_per_gpu_hour",
@@ -40,6 +53,8 @@ ROUTE_PRICE_FIELDS = (
     "model_profile_id",
 )
 LEFT_THE_FILE = "no longer in the imported price list"
+BULK_FROM = 200  # more changes than this are written in bulk
+AUDIT_CHUNK = 500
 
 
 @dataclass(slots=True)
@@ -67,6 +82,7 @@ def apply_quotes(
         .select_related("provider", "accelerator")
     }
     new: list[Quote] = []
+    changes: list[tuple[Quote, Quote]] = []
     for item in items:
         quote: Quote = item.obj
         quote.list_key = quote.list_key or item.key[:300]
@@ -78,21 +94,92 @@ def apply_quotes(
         ):
             done.unchanged += 1
         else:
-            data = {f: getattr(quote, f) for f in QUOTE_INPUT_FIELDS}
-            revised = quote_revise(
-                acting_user=acting_user,
-                quote=old,
-                data=data,
-                imported={"zones": quote.zones, "list_key": quote.list_key},
-            )
-            done.revised += 1
-            done.revised_ids.append(revised.pk)
+            changes.append((old, quote))
     Quote.objects.bulk_create(new, batch_size=500)
     done.created = len(new)
-    for old in current.values():
+    gone = list(current.values())
+    if len(changes) + len(gone) > BULK_FROM:
+        _bulk_versions(acting_user, changes, gone, done)
+        return done
+    for old, quote in changes:
+        data = {f: getattr(quote, f) for f in QUOTE_INPUT_FIELDS}
+        revised = quote_revise(
+            acting_user=acting_user,
+            quote=old,
+            data=data,
+            imported={"zones": quote.zones, "list_key": quote.list_key},
+        )
+        done.revised += 1
+        done.revised_ids.append(revised.pk)
+    for old in gone:
         quote_withdraw(acting_user=acting_user, quote=old, reason=LEFT_THE_FILE)
         done.withdrawn += 1
     return done
+
+
+def _version_of(acting_user: Any, old: Quote, source: Quote | None) -> Quote:
+    """The next version of `old`: the import's values (a revision) or old's (a withdrawal)."""
+    values = {f: getattr(source or old, f) for f in QUOTE_INPUT_FIELDS}
+    lineage = {f: getattr(old, f) for f in (*LINEAGE_FIELDS, *IMPORT_FIELDS)}
+    if source is not None:
+        lineage.update({f: getattr(source, f) for f in IMPORT_FIELDS})
+    else:
+        values["notes"] = f"Withdrawn: {LEFT_THE_FILE}"
+    status = Quote.Status.SUBMITTED if source is not None else Quote.Status.WITHDRAWN
+    return Quote(
+        **values,
+        **lineage,
+        version=old.version + 1,
+        supersedes=old,
+        status=status,
+        entered_by=acting_user,
+    )
+
+
+def _bulk_versions(
+    acting_user: Any, changes: list[tuple[Quote, Quote]], gone: list[Quote], done: Applied
+) -> None:
+    """Revise and withdraw many quotes at once: the rows being replaced are locked and must
+    still be current, every revision passes the quote rules, and each new version is listed
+    in an audit event."""
+    olds = [old for old, _ in changes] + gone
+    ids = [q.pk for q in olds]
+    locked = set(
+        Quote.objects.select_for_update(of=("self",))
+        .filter(pk__in=ids, status=Quote.Status.SUBMITTED)
+        .values_list("pk", flat=True)
+    )
+    if len(locked) != len(ids) or Quote.objects.filter(supersedes_id__in=ids).exists():
+        raise Conflict("Some of these quotes changed while importing; import the file again.")
+    versions = []
+    for old, quote in changes:
+        values = {f: getattr(quote, f) for f in QUOTE_INPUT_FIELDS}
+        errors = quote_rule_errors(values, accelerator=quote.accelerator, require_source=True)
+        if errors:
+            raise CatalogInvalid(errors)
+        versions.append(_version_of(acting_user, old, quote))
+    versions += [_version_of(acting_user, old, None) for old in gone]
+    Quote.objects.bulk_create(versions, batch_size=500)
+    done.revised, done.withdrawn = len(changes), len(gone)
+    done.revised_ids = [v.pk for v in versions[: len(changes)]]
+    rows = [
+        {
+            "quote": v.pk,
+            "supersedes": v.supersedes_id,
+            "status": v.status,
+            "price_per_gpu_hour": [str(v.supersedes.price_per_gpu_hour), str(v.price_per_gpu_hour)],
+        }
+        for v in versions
+    ]
+    for start in range(0, len(rows), AUDIT_CHUNK):
+        chunk = rows[start : start + AUDIT_CHUNK]
+        audit_record(
+            actor=acting_user,
+            action="quote.revised_by_import",
+            object_type="catalog.quote",
+            object_id=f"{chunk[0]['quote']}-{chunk[-1]['quote']}",
+            summary={"versions": chunk, "reason_withdrawn": LEFT_THE_FILE},
+        )
 
 
 def apply_routes(items: list[Planned], *, acting_user: Any, providers: set[int]) -> Applied:

@@ -325,3 +325,28 @@ def test_reimport_revises_changed_quotes_and_withdraws_gone_ones(lead, catalog, 
     )
     assert (third.created, third.revised, third.withdrawn) == (0, 0, 0)
     assert Quote.objects.current().filter(provider=lam).count() == 5
+
+
+def test_large_refresh_writes_versions_in_bulk_with_audit(lead, catalog, clouds, monkeypatch):
+    """R2 at scale: many changes are written as new versions in bulk, each listed in an
+    audit event; old versions stay as they were."""
+    from catalog.services import import_apply
+
+    monkeypatch.setattr(import_apply, "BULK_FROM", 1)
+    lam = clouds["lambda"]
+    _import(lead, RUNPOD_LAMBDA, ImportKind.SKYPILOT, provider=lam)
+    before = {q.pk: q.price_per_gpu_hour for q in Quote.objects.all()}
+    cheaper = RUNPOD_LAMBDA.replace(",2.49,", ",2.29,").replace(",1.49,", ",1.19,")
+    cheaper = cheaper.replace("gpu_1x_a10,A10,1.0,30.0,200.0,,0.75,,us-west-1,\n", "")
+    outcome = _import(
+        lead, cheaper, ImportKind.SKYPILOT, provider=lam, captured_on=DAY + timedelta(days=7)
+    )
+    assert (outcome.revised, outcome.withdrawn, outcome.unchanged) == (2, 1, 3)
+    assert {q.pk: q.price_per_gpu_hour for q in Quote.objects.filter(pk__in=before)} == before
+    current = Quote.objects.current().filter(provider=lam)
+    assert current.get(title="gpu_1x_h100_pcie").price_per_gpu_hour == Decimal("2.2900")
+    assert current.get(title="gpu_1x_h100_pcie").version == 2
+    assert not current.filter(title="gpu_1x_a10").exists()
+    [event] = AuditEvent.objects.filter(action="quote.revised_by_import")
+    assert len(event.summary["versions"]) == 3
+    assert {v["status"] for v in event.summary["versions"]} == {"submitted", "withdrawn"}
