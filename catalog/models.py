@@ -349,3 +349,40 @@ class Rfq(models.Model):
     def is_open_for_answers(self, now: object | None = None) -> bool:
         now = now or timezone.now()
         return self.status == self.Status.OPEN and self.deadline >= now  # type: ignore[operator]
+
+
+class CatalogImportJob(models.Model):
+    """A price file imported by a worker (large files), with its progress and outcome."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=20)
+    filename = models.CharField(max_length=200)
+    data = models.BinaryField(help_text="The file, kept until the import has run.")
+    captured_on = models.DateField()
+    provider = models.ForeignKey(Provider, null=True, blank=True, on_delete=models.PROTECT)
+    only_providers = models.JSONField(default=list, blank=True)  # provider slugs
+    all_or_nothing = models.BooleanField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress = models.FloatField(default=0)
+    stage = models.CharField(max_length=120, blank=True)
+    outcome = models.JSONField(default=dict, blank=True)
+    errors = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Import of {self.filename} ({self.get_status_display()})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("catalog:import-job", args=[self.pk])

@@ -228,6 +228,12 @@ class ImportForm(forms.Form):
         "template; for SkyPilot and LiteLLM files the good rows are imported and the bad ones "
         "listed unless this is ticked.",
     )
+    background = forms.BooleanField(
+        required=False,
+        label="Import in the background",
+        help_text="A worker imports the file and a page shows its progress (always for files "
+        "over 2 MB).",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

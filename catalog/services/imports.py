@@ -15,6 +15,7 @@ rollback). Importing the same bytes again for the same date is a no-op that says
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
@@ -157,11 +158,14 @@ def catalog_import(
     provider: Provider | None = None,
     only_providers: list[Provider] | None = None,
     all_or_nothing: bool | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> ImportOutcome:
     """Import one file of public list prices; raises ImportRejected with every row error.
 
     `all_or_nothing`: refuse the whole file when any row is wrong (default: yes for our
-    price-list template, no for public files, whose bad rows are reported in the outcome)."""
+    price-list template, no for public files, whose bad rows are reported in the outcome).
+    `progress(fraction, stage)` is called between the stages (read, planned, written)."""
+    report = progress or (lambda fraction, stage: None)
     access.require_role(acting_user, *access.CATALOG_WRITERS)
     sha256 = hashlib.sha256(data).hexdigest()
     summary = {
@@ -187,6 +191,7 @@ def catalog_import(
     if previous := _previous_import(sha256, kind, captured_on):
         outcome.duplicate_of = f"{previous.created_at:%Y-%m-%d %H:%M} UTC by {previous.actor_name}"
         return outcome
+    report(0.1, "reading the file")
     try:
         plan, errors = _plan(
             kind,
@@ -201,6 +206,7 @@ def catalog_import(
         raise _reject(acting_user, summary, [RowError(None, None, str(exc))]) from exc
     if errors and (all_or_nothing or not plan.items):
         raise _reject(acting_user, summary, errors)
+    report(0.5, f"writing {len(plan.items)} offers")
     bad_rows = {e.row for e in errors}
     items = [item for item in plan.items if item.row is None or item.row not in bad_rows]
     outcome.skipped, outcome.unknown, outcome.kept = plan.skipped, plan.unknown, plan.kept
@@ -231,6 +237,7 @@ def catalog_import(
                 "provider": provider.slug if provider else None,
             },
         )
+    report(1.0, "done")
     return outcome
 
 

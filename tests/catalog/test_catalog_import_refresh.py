@@ -198,3 +198,72 @@ def test_form_all_or_nothing_refuses_a_file_with_one_bad_entry(login, lead, cata
     assert "1 row not imported" in html
     assert "Missing provider." in html
     assert ModelApiRoute.objects.count() == 1
+
+
+def test_background_import_runs_in_a_worker_with_progress(
+    login, lead, catalog, monkeypatch, django_capture_on_commit_callbacks
+):
+    """R13: a file handed to a worker shows its progress, then its outcome."""
+    from catalog.models import CatalogImportJob
+    from catalog.services import import_jobs
+
+    sent = []
+    monkeypatch.setattr(import_jobs, "_send", sent.append)
+    ProviderFactory(slug="lambda", name="Lambda")
+    client = login(lead)
+    upload = SimpleUploadedFile("vms.csv", LAMBDA_VMS.encode())
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/catalog/import/",
+            {
+                "kind": "skypilot",
+                "file": upload,
+                "captured_on": "2026-11-20",
+                "provider": ProviderFactory._meta.model.objects.get(slug="lambda").pk,
+                "background": "on",
+            },
+        )
+    job = CatalogImportJob.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/catalog/import/jobs/{job.pk}/"
+    assert Quote.objects.count() == 0
+    queued = client.get(response["Location"]).content.decode()
+    assert "Queued" in queued
+    assert 'http-equiv="refresh"' in queued
+    assert sent == [job.pk]  # sent once the transaction committed
+
+    stages = []
+    real = import_jobs.catalog_import
+
+    def spy(**kwargs):
+        stages.append(kwargs["progress"])
+        return real(**kwargs)
+
+    monkeypatch.setattr(import_jobs, "catalog_import", spy)
+    import_jobs.import_job_run(job.pk)
+    import_jobs.import_job_run(job.pk)  # a second delivery does nothing
+    assert len(stages) == 1
+    job.refresh_from_db()
+    assert (job.status, job.progress, job.outcome["created"]) == ("done", 1.0, 2)
+    assert bytes(job.data) == b""
+    done = client.get(f"/catalog/import/jobs/{job.pk}/").content.decode()
+    assert "2</strong> rows imported" in done
+    assert 'http-equiv="refresh"' not in done
+
+
+def test_background_import_of_a_refused_file_lists_its_errors(lead, catalog, monkeypatch):
+    from catalog.models import CatalogImportJob
+    from catalog.services import import_jobs
+
+    monkeypatch.setattr(import_jobs, "_send", lambda job_id: None)
+    job = import_jobs.import_job_create(
+        acting_user=lead,
+        kind="price_list",
+        data=b"provider,accelerator\nx,y\n",
+        filename="bad.csv",
+        captured_on=date(2026, 11, 20),
+    )
+    import_jobs.import_job_run(job.pk)
+    job = CatalogImportJob.objects.get(pk=job.pk)
+    assert job.status == "failed"
+    assert "Missing column" in job.errors[0]["message"]

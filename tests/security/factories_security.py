@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from accounts.models import Role
 from benchmarks.models import BenchmarkPlanStep, BenchmarkResult
+from catalog.models import CatalogImportJob
 from checklist.models import ChecklistAnswer, ChecklistItem
 from procurement.audit import audit_record
 from procurement.models import CandidateResult, Comparison, Review
@@ -177,6 +178,13 @@ def build_world() -> World:
     step = plan.steps.filter(kind=BenchmarkPlanStep.Kind.MANUAL).first()
     comparison, review = _comparison(users, brief, quote)
     event = audit_record(actor=users["vendor_a"], action="security.matrix", obj=quote)
+    import_job = CatalogImportJob.objects.create(
+        kind="litellm",
+        filename="prices.json",
+        data=b"{}",
+        captured_on=brief.created_at.date(),
+        created_by=users["lead"],
+    )
     ids = {
         "accelerator": accelerator.slug,
         "model": model.slug,
@@ -193,6 +201,7 @@ def build_world() -> World:
         "comparison": comparison.pk,
         "review": review.pk,
         "event": event.pk,
+        "import_job": import_job.pk,
         "file_template": "requests_template.csv",
     }
     objects = {

@@ -159,6 +159,8 @@ MATRIX: dict[str, Route] = {
     "catalog:import":    html((L, 404, 404, 200, 404, 404, 404, 200),
                               post=(L, 404, 404, 400, 404, 404, 404, 400)),
     "catalog:import-template": html((L, 404, 404, 200, 404, 404, 404, 200)),
+    "catalog:import-job": html((L, 404, 404, 200, 404, 404, 404, 200),
+                               kwargs={"pk": "import_job"}),
     # --- vendor portal -----------------------------------------------------------------------
     "vendor:home":         html((L, 200, 200, 404, 404, 404, 404, 404)),
     "vendor:rfq-detail":   html((L, 200, 404, 404, 404, 404, 404, 404), kwargs=PK_RFQ),
