@@ -36,7 +36,9 @@ GCP_HOSTS = {
     "b200": "a4-highgpu-{n}g",
 }
 SKIP_NO_HOST = "GPU row whose host machine type has no price in the file (not imported GPU-only)"
-SKIP_ATTACHABLE = "attachable GPU with no fixed host machine type (price depends on the VM)"
+SKIP_ATTACHABLE = (
+    "GPU row with no instance type and no known host machine type (price depends on the VM)"
+)
 # How each cloud names its instance types and regions, to check the provider chosen.
 CLOUD_PATTERNS = {
     "aws": re.compile(r"^[a-z][a-z0-9-]*\.[0-9a-z]+$"),

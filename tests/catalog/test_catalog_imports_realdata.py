@@ -13,6 +13,7 @@ from decimal import Decimal
 import pytest
 
 from catalog.errors import ImportRejected
+from catalog.importers.skypilot import SKIP_ATTACHABLE, SKIP_NO_HOST
 from catalog.models import ModelApiRoute, Quote
 from catalog.services import ImportKind, catalog_import
 from procurement.models import AuditEvent
@@ -213,16 +214,8 @@ def test_gcp_gpu_rows_are_priced_with_their_host_machine_type(lead, catalog, clo
     assert a100_80.price_per_gpu_hour == Decimal("5.2000")
     assert a100_80.price_per_gpu_hour > a100.price_per_gpu_hour
     assert all(q.title for q in Quote.objects.all())
-    assert (
-        outcome.skipped[
-            "GPU row whose host machine type has no price in the file (not imported GPU-only)"
-        ]
-        == 1
-    )
-    assert (
-        outcome.skipped["attachable GPU with no fixed host machine type (price depends on the VM)"]
-        == 1
-    )
+    assert outcome.skipped[SKIP_NO_HOST] == 1
+    assert outcome.skipped[SKIP_ATTACHABLE] == 1
 
 
 def test_identical_zone_prices_collapse_into_one_quote(lead, catalog, clouds):
