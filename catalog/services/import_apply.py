@@ -18,7 +18,7 @@ from typing import Any
 
 from catalog.errors import CatalogInvalid
 from catalog.models import ModelApiRoute, Quote
-from catalog.services.import_plans import LITELLM_SOURCE, Planned
+from catalog.services.import_plans import LITELLM_SOURCE, Planned, legacy_key
 from catalog.services.quotes import (
     IMPORT_FIELDS,
     LINEAGE_FIELDS,
@@ -29,6 +29,7 @@ from catalog.services.quotes import (
 from catalog.validation import quote_rule_errors
 from procurement.audit import audit_record
 from procurement.errors import Conflict
+from procurement.models import AuditEvent
 
 QUOTE_PRICE_FIELDS = (
     "price_per_gpu_hour",
@@ -74,13 +75,25 @@ def apply_quotes(
     items: list[Planned], *, acting_user: Any, providers: set[int], prefix: str
 ) -> Applied:
     done = Applied()
+    mine = Quote.objects.current().filter(
+        provider_id__in=providers, is_public_list_price=True, rfq__isnull=True
+    )
     current = {
         q.list_key: q
-        for q in Quote.objects.current()
-        .filter(provider_id__in=providers, is_public_list_price=True, rfq__isnull=True)
-        .filter(list_key__startswith=prefix)
-        .select_related("provider", "accelerator")
+        for q in mine.filter(list_key__startswith=prefix).select_related("provider", "accelerator")
     }
+    # Quotes imported before quotes carried a key (named after an earlier import's file) are
+    # matched on the same fields; extra copies of one offer are withdrawn as left the file.
+    kind = prefix.rstrip(":")
+    files = set(
+        AuditEvent.objects.filter(action="catalog.imported", summary__kind=kind).values_list(
+            "summary__filename", flat=True
+        )
+    )
+    legacy = mine.filter(list_key="", source_document__in=files - {"", None})
+    for q in legacy.select_related("provider", "accelerator").order_by("-quoted_at", "-pk"):
+        key = legacy_key(kind, q)
+        current[key if key not in current else f"{key}#{q.pk}"] = q
     new: list[Quote] = []
     changes: list[tuple[Quote, Quote]] = []
     for item in items:

@@ -54,6 +54,26 @@ class Plan:
         self.unknown[label] = self.unknown.get(label, 0) + 1
 
 
+def price_list_key(provider_slug: str, accelerator_slug: str, values: Any) -> str:
+    get = values.get if isinstance(values, dict) else lambda k: getattr(values, k, "")
+    parts = "|".join(
+        str(get(k) or "")
+        for k in ("region", "zone", "capacity_model", "gpus_per_node", "term_months")
+    )
+    return f"price_list:{provider_slug}:{accelerator_slug}|{parts}"
+
+
+def skypilot_key(provider_slug: str, title: str, region: str, capacity: str) -> str:
+    return f"skypilot:{provider_slug}:{title}|{region}|{capacity}"
+
+
+def legacy_key(kind: str, quote: Quote) -> str:
+    """The offer key of a quote imported before quotes carried one (same rules as a plan)."""
+    if kind == "skypilot":
+        return skypilot_key(quote.provider.slug, quote.title, quote.region, quote.capacity_model)
+    return price_list_key(quote.provider.slug, quote.accelerator.slug, quote)[:300]
+
+
 def _accelerators() -> dict[str, Accelerator]:
     return {a.slug: a for a in Accelerator.objects.all()}
 
@@ -95,14 +115,10 @@ def price_list_plan(
         if provider is None or accelerator is None:
             continue
         plan.providers.add(provider.pk)
-        key = "|".join(
-            str(values.get(k) or "")
-            for k in ("region", "zone", "capacity_model", "gpus_per_node", "term_months")
-        )
         plan.items.append(
             Planned(
                 row.row,
-                f"price_list:{provider.slug}:{accelerator.slug}|{key}",
+                price_list_key(provider.slug, accelerator.slug, values),
                 Quote(
                     **values,
                     provider=provider,
@@ -162,7 +178,7 @@ def skypilot_plan(
     for (title, region, capacity, price), members in groups.items():
         row, accelerator = members[0]
         zones = sorted({r.zone for r, _ in members if r.zone})
-        key = f"skypilot:{provider.slug}:{title}|{region}|{capacity}"
+        key = skypilot_key(provider.slug, title, region, capacity)
         if prices_per_offer[(title, region, capacity)] > 1:  # zones priced differently
             key += "|" + ",".join(zones)
         if len(members) > 1:

@@ -343,3 +343,44 @@ def test_large_refresh_writes_versions_in_bulk_with_audit(lead, catalog, clouds,
     [event] = AuditEvent.objects.filter(action="quote.revised_by_import")
     assert len(event.summary["versions"]) == 3
     assert {v["status"] for v in event.summary["versions"]} == {"submitted", "withdrawn"}
+
+
+def test_quotes_imported_before_offer_keys_are_revised_and_their_copies_withdrawn(
+    lead, catalog, clouds
+):
+    """R2 after an upgrade: three earlier imports left three copies of each offer (no offer
+    key); the next refresh keeps one version line per offer and withdraws the copies."""
+    from procurement.audit import audit_record
+    from tests.factories import QuoteFactory
+
+    lam = clouds["lambda"]
+    audit_record(
+        actor=lead,
+        action="catalog.imported",
+        object_type="catalog.import",
+        summary={"kind": "skypilot", "filename": "vms.csv"},
+    )
+    copies = [
+        QuoteFactory(
+            provider=lam,
+            accelerator=catalog["gh200-96gb"],
+            title="gpu_1x_gh200",
+            region="us-east-3",
+            capacity_model="on_demand",
+            gpus_per_node=1,
+            price_per_gpu_hour=Decimal("1.4900"),
+            is_public_list_price=True,
+            source_document="vms.csv",
+            source_url="",
+        )
+        for _ in range(3)
+    ]
+    hand_entered = QuoteFactory(
+        provider=lam, accelerator=catalog["gh200-96gb"], is_public_list_price=True
+    )
+    outcome = _import(lead, RUNPOD_LAMBDA, ImportKind.SKYPILOT, provider=lam, filename="vms.csv")
+    current = Quote.objects.current().filter(provider=lam, title="gpu_1x_gh200")
+    assert current.count() == 1
+    assert current.get().supersedes_id in {c.pk for c in copies} | {None}
+    assert outcome.withdrawn == 2
+    assert Quote.objects.current().filter(pk=hand_entered.pk).exists()
