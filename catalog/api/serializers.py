@@ -10,7 +10,15 @@ from rest_framework import serializers
 
 from accounts.models import Provider
 from catalog import selectors
-from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
+from catalog.models import (
+    Accelerator,
+    CatalogImportJob,
+    FxRate,
+    ModelApiRoute,
+    ModelProfile,
+    Quote,
+    Rfq,
+)
 from catalog.services.imports import ImportKind
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from catalog.services.reference import API_ROUTE_FIELDS
@@ -335,3 +343,31 @@ class CatalogImportSerializer(serializers.Serializer):
         help_text="Refuse the whole file when any row is wrong (default: yes for the price-list "
         "template, no for public files, whose bad rows are reported).",
     )
+    background = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Import in a worker: 202 with the job; GET /catalog-imports/{id}/ shows its "
+        "progress and outcome.",
+    )
+
+
+class CatalogImportJobSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = CatalogImportJob
+        fields = (
+            "id",
+            "kind",
+            "filename",
+            "captured_on",
+            "status",
+            "progress",
+            "stage",
+            "outcome",
+            "errors",
+            "created_by",
+            "created_at",
+            "finished_at",
+        )
+        read_only_fields = fields

@@ -20,7 +20,8 @@ from catalog.api import serializers as s
 from catalog.api.parsers import SafeJSONParser
 from catalog.filters import AcceleratorFilter, QuoteFilter
 from catalog.importers.common import MAX_BYTES
-from catalog.models import Accelerator, ModelProfile, Quote
+from catalog.models import Accelerator, CatalogImportJob, ModelProfile, Quote
+from catalog.services.import_jobs import import_job_create
 from procurement import access
 from procurement.api.permissions import HasRole
 
@@ -255,7 +256,18 @@ class CatalogImportViewSet(_Base):
     parser_classes = [MultiPartParser, FormParser]
     serializer_class = s.CatalogImportSerializer
 
-    @extend_schema(request=s.CatalogImportSerializer, responses={201: dict, 200: dict})
+    def get_queryset(self) -> QuerySet[CatalogImportJob]:
+        return CatalogImportJob.objects.defer("data").select_related("created_by")
+
+    @extend_schema(responses={200: s.CatalogImportJobSerializer})
+    def retrieve(self, request: Request, pk: str | None = None) -> Response:
+        """A background import: status, progress, stage, then the outcome or row errors."""
+        return Response(s.CatalogImportJobSerializer(self.get_object()).data)
+
+    @extend_schema(
+        request=s.CatalogImportSerializer,
+        responses={201: dict, 200: dict, 202: s.CatalogImportJobSerializer},
+    )
     def create(self, request: Request) -> Response:
         form = s.CatalogImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -264,15 +276,20 @@ class CatalogImportViewSet(_Base):
         if upload.size > MAX_BYTES:
             raise exceptions.ValidationError({"file": [f"At most {MAX_BYTES // 1_000_000} MB."]})
         slugs = data.get("only_providers") or []
-        outcome = services.catalog_import(
-            acting_user=request.user,
-            kind=data["kind"],
-            data=upload.read(),
-            filename=upload.name or "upload",
-            captured_on=data.get("captured_on") or timezone.now().date(),
-            provider=data.get("provider"),
-            only_providers=list(Provider.objects.filter(slug__in=slugs)) or None,
-            all_or_nothing=data.get("all_or_nothing"),
-        )
+        arguments = {
+            "acting_user": request.user,
+            "kind": data["kind"],
+            "data": upload.read(),
+            "filename": upload.name or "upload",
+            "captured_on": data.get("captured_on") or timezone.now().date(),
+            "provider": data.get("provider"),
+            "only_providers": list(Provider.objects.filter(slug__in=slugs)) or None,
+            "all_or_nothing": data.get("all_or_nothing"),
+        }
+        if data.get("background"):
+            job = import_job_create(**arguments)
+            body = s.CatalogImportJobSerializer(job).data
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        outcome = services.catalog_import(**arguments)
         code = status.HTTP_200_OK if outcome.duplicate_of else status.HTTP_201_CREATED
         return Response(outcome.as_dict(), status=code)

@@ -267,3 +267,31 @@ def test_background_import_of_a_refused_file_lists_its_errors(lead, catalog, mon
     job = CatalogImportJob.objects.get(pk=job.pk)
     assert job.status == "failed"
     assert "Missing column" in job.errors[0]["message"]
+
+
+def test_api_background_import_returns_the_job_and_its_progress(
+    lead, catalog, api_client, monkeypatch
+):
+    """R13 through the API: 202 with the job, then GET shows its outcome."""
+    from catalog.services import import_jobs
+
+    monkeypatch.setattr(import_jobs, "_send", lambda job_id: None)
+    ProviderFactory(slug="lambda", name="Lambda")
+    api_client.force_authenticate(user=lead)
+    queued = api_client.post(
+        "/api/v1/catalog-imports/",
+        {
+            "kind": "skypilot",
+            "provider": "lambda",
+            "captured_on": "2026-11-20",
+            "background": "true",
+            "file": SimpleUploadedFile("vms.csv", LAMBDA_VMS.encode()),
+        },
+        format="multipart",
+    )
+    assert queued.status_code == 202, queued.content
+    job_id = queued.json()["id"]
+    assert queued.json()["status"] == "queued"
+    import_jobs.import_job_run(job_id)
+    done = api_client.get(f"/api/v1/catalog-imports/{job_id}/").json()
+    assert (done["status"], done["progress"], done["outcome"]["created"]) == ("done", 1.0, 2)

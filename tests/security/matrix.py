@@ -240,6 +240,8 @@ MATRIX: dict[str, Route] = {
                       post=(403, 404, 404, 400, 403, 403, 403, 400), kwargs=PK_RFQ),
     "catalog-import-list": api((403, 404, 404, 405, 403, 403, 403, 405),
                                post=(403, 404, 404, 400, 403, 403, 403, 400), multipart=True),
+    "catalog-import-detail": api((403, 404, 404, 200, 403, 403, 403, 200),
+                                 kwargs={"pk": "import_job"}),
     # --- API: checklist ----------------------------------------------------------------------
     "api-checklist-items": api((403, 200, 200, 200, 200, 200, 200, 200)),
     "api-quote-checklist": api((403, 200, 404, 200, 200, 200, 200, 200),
