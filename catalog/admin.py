@@ -8,7 +8,15 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
+from catalog.models import (
+    Accelerator,
+    CatalogImportJob,
+    FxRate,
+    ModelApiRoute,
+    ModelProfile,
+    Quote,
+    Rfq,
+)
 
 
 @admin.register(Accelerator)
@@ -57,3 +65,10 @@ class FxRateAdmin(ReadOnlyAdmin):
 @admin.register(Rfq)
 class RfqAdmin(ReadOnlyAdmin):
     list_display = ("title", "deadline", "status")
+
+
+@admin.register(CatalogImportJob)
+class CatalogImportJobAdmin(ReadOnlyAdmin):
+    list_display = ("filename", "kind", "status", "progress", "created_by", "created_at")
+    list_filter = ("status", "kind")
+    exclude = ("data",)

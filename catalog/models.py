@@ -159,6 +159,11 @@ class Quote(models.Model):
     inter_node_bandwidth_gbps = models.PositiveIntegerField(null=True, blank=True)
     region = models.CharField(max_length=60, blank=True)
     zone = models.CharField(max_length=60, blank=True)
+    zones = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Every zone the same price holds in (an imported list collapses zones).",
+    )
     placement = models.CharField(max_length=200, blank=True)
 
     min_commitment_gpus = models.PositiveIntegerField(default=0)
@@ -181,6 +186,13 @@ class Quote(models.Model):
     valid_until = models.DateTimeField(null=True, blank=True)
     source_url = models.URLField(max_length=500, blank=True)
     source_document = models.CharField(max_length=200, blank=True)
+    list_key = models.CharField(
+        max_length=300,
+        blank=True,
+        db_index=True,
+        help_text="An imported list price's offer identity (provider, instance type, region, "
+        "capacity model): a re-import revises the quote with the same key.",
+    )
     notes = models.TextField(blank=True)
     entered_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
@@ -232,9 +244,22 @@ class ModelApiRoute(models.Model):
     price_cached_input_per_m_tokens = models.DecimalField(
         **MONEY, null=True, blank=True, validators=POSITIVE
     )
+    price_tiers = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Priced variants per million tokens: batch, priority, flex, long context "
+        "(`above_input_tokens`) and cache writes, as the public price file lists them.",
+    )
+    max_input_tokens = models.PositiveIntegerField(null=True, blank=True)
     rate_limit_rpm = models.PositiveIntegerField(null=True, blank=True)
     rate_limit_tpm = models.PositiveIntegerField(null=True, blank=True)
     region = models.CharField(max_length=60, blank=True)
+    processing_regions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Where the provider processes requests: region codes or geographies "
+        "(EU, US, eu-west-1). Empty: not stated, so a brief's data boundary is not met.",
+    )
     p95_ttft_ms = models.FloatField(null=True, blank=True)
     p99_e2e_ms = models.FloatField(null=True, blank=True)
     is_public_list_price = models.BooleanField(default=False)
@@ -324,3 +349,40 @@ class Rfq(models.Model):
     def is_open_for_answers(self, now: object | None = None) -> bool:
         now = now or timezone.now()
         return self.status == self.Status.OPEN and self.deadline >= now  # type: ignore[operator]
+
+
+class CatalogImportJob(models.Model):
+    """A price file imported by a worker (large files), with its progress and outcome."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=20)
+    filename = models.CharField(max_length=200)
+    data = models.BinaryField(help_text="The file, kept until the import has run.")
+    captured_on = models.DateField()
+    provider = models.ForeignKey(Provider, null=True, blank=True, on_delete=models.PROTECT)
+    only_providers = models.JSONField(default=list, blank=True)  # provider slugs
+    all_or_nothing = models.BooleanField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress = models.FloatField(default=0)
+    stage = models.CharField(max_length=120, blank=True)
+    outcome = models.JSONField(default=dict, blank=True)
+    errors = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Import of {self.filename} ({self.get_status_display()})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("catalog:import-job", args=[self.pk])

@@ -33,6 +33,7 @@ urlpatterns = [
     path("fx/new/", reference.fx_create, name="fx-create"),
     path("import/", imports.import_page, name="import"),
     path("import/template.csv", imports.import_template, name="import-template"),
+    path("import/jobs/<int:pk>/", imports.import_job, name="import-job"),
 ]
 
 vendor_urlpatterns = [

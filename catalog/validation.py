@@ -15,6 +15,7 @@ from typing import Any
 from django.utils import timezone
 
 from catalog.models import Accelerator, CapacityModel, Rfq
+from catalog.regions import is_geography, place_of
 
 # ISO 4217 codes of the currencies GPU providers price in; others are refused, not guessed.
 CURRENCIES = frozenset(
@@ -194,6 +195,18 @@ def api_route_rule_errors(
         _add(errors, "price_cached_input_per_m_tokens", "Cannot be negative.")
     if not str(values.get("model_name") or "").strip():
         _add(errors, "model_name", "Give the model name as the API calls it.")
+    regions = values.get("processing_regions") or []
+    if not isinstance(regions, list) or not all(
+        isinstance(r, str) and 0 < len(r.strip()) <= 60 for r in regions
+    ):
+        _add(errors, "processing_regions", "Give a list of region codes or geographies.")
+    elif unknown := [r for r in regions if place_of(r) is None and not is_geography(r)]:
+        _add(
+            errors,
+            "processing_regions",
+            f"Unknown region or geography: {', '.join(unknown[:5])} (use e.g. EU, US, DE, "
+            "eu-west-1).",
+        )
     _time_errors(values, errors, now or timezone.now())
     return errors
 

@@ -6,6 +6,7 @@ With nothing set the workbench runs embedded: SQLite and a real Celery worker ov
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -210,6 +211,18 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(minutes=2),
     },
 }
+# Scheduled catalog refresh (docs/imports.md): a JSON list of public price files, e.g.
+# [{"kind": "litellm", "url": "https://.../model_prices_and_context_window.json"},
+#  {"kind": "skypilot", "path": "/srv/catalogs/aws/vms.csv", "provider": "aws"}],
+# imported every CATALOG_IMPORT_EVERY_HOURS as CATALOG_IMPORT_USER (a lead or admin).
+CATALOG_IMPORT_SOURCES = json.loads(env_str("CATALOG_IMPORT_SOURCES", "[]") or "[]")
+CATALOG_IMPORT_USER = env_str("CATALOG_IMPORT_USER", "")
+CATALOG_IMPORT_EVERY_HOURS = env_int("CATALOG_IMPORT_EVERY_HOURS", 24 * 7)
+if CATALOG_IMPORT_SOURCES:
+    CELERY_BEAT_SCHEDULE["catalog-import-refresh"] = {
+        "task": "catalog.tasks.catalog_import_refresh_task",
+        "schedule": timedelta(hours=CATALOG_IMPORT_EVERY_HOURS),
+    }
 
 # --- REST framework ---------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -9,8 +9,17 @@ from django.db import models
 from rest_framework import serializers
 
 from accounts.models import Provider
-from catalog import panels
-from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
+from catalog import panels, selectors
+from catalog.models import (
+    Accelerator,
+    CatalogImportJob,
+    FxRate,
+    ModelApiRoute,
+    ModelProfile,
+    Quote,
+    Rfq,
+)
+from catalog.services.imports import ImportKind
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from catalog.services.reference import API_ROUTE_FIELDS
 
@@ -84,6 +93,11 @@ class QuoteSerializer(_MoneyModelSerializer):
     superseded_by = serializers.SerializerMethodField()
     is_stale = serializers.SerializerMethodField()
     is_current = serializers.SerializerMethodField()
+    market_position = serializers.SerializerMethodField(
+        help_text="Detail only (null in lists): percentile among the public list prices for "
+        "the same accelerator, capacity model and currency current on the quoted date, and an "
+        "outlier flag (low/high/null)."
+    )
     checklist = serializers.SerializerMethodField()
 
     class Meta:
@@ -100,11 +114,18 @@ class QuoteSerializer(_MoneyModelSerializer):
             "is_stale",
             "is_current",
             *QUOTE_INPUT_FIELDS,
+            "zones",
             "entered_by",
             "created_at",
             "checklist",
+            "market_position",
         )
         read_only_fields = fields
+
+    def get_market_position(self, quote: Quote) -> dict[str, Any] | None:
+        if not self.context.get("market_position"):
+            return None
+        return selectors.quote_market_position(quote)
 
     def get_superseded_by(self, quote: Quote) -> int | None:
         successor = getattr(quote, "superseded_by", None)
@@ -172,6 +193,13 @@ class ApiRouteSerializer(_MoneyModelSerializer):
         slug_field="username", read_only=True, allow_null=True
     )
     is_stale = serializers.SerializerMethodField()
+    processing_regions = serializers.ListField(
+        child=serializers.CharField(max_length=60),
+        max_length=30,
+        required=False,
+        help_text="Where the provider processes requests: geographies (EU, US), countries (DE) "
+        "or cloud regions (eu-west-1). Empty: not stated (fails a brief's data boundary).",
+    )
 
     class Meta:
         model = ModelApiRoute
@@ -179,12 +207,21 @@ class ApiRouteSerializer(_MoneyModelSerializer):
             "id",
             "provider",
             *API_ROUTE_FIELDS,
+            "price_tiers",
+            "max_input_tokens",
             "is_active",
             "is_stale",
             "entered_by",
             "created_at",
         )
-        read_only_fields = ("id", "is_active", "entered_by", "created_at")
+        read_only_fields = (
+            "id",
+            "price_tiers",
+            "max_input_tokens",
+            "is_active",
+            "entered_by",
+            "created_at",
+        )
         extra_kwargs = {name: {"validators": []} for name in API_ROUTE_FIELDS}
 
     def get_is_stale(self, route: ModelApiRoute) -> bool:
@@ -282,3 +319,55 @@ class RfqInputSerializer(serializers.ModelSerializer):
 
 class RfqReopenInputSerializer(serializers.Serializer):
     deadline = serializers.DateTimeField()
+
+
+class CatalogImportSerializer(serializers.Serializer):
+    """A public price file to import (multipart): the same choices as the import page."""
+
+    kind = serializers.ChoiceField(choices=ImportKind.CHOICES)
+    file = serializers.FileField()
+    captured_on = serializers.DateField(required=False, help_text="Default: today.")
+    provider = SlugLookupField(
+        slug_field="slug",
+        queryset=Provider.objects.all(),
+        required=False,
+        help_text="SkyPilot: the provider (cloud) the file lists.",
+    )
+    only_providers = serializers.ListField(
+        child=serializers.SlugField(), required=False, help_text="LiteLLM: only these providers."
+    )
+    all_or_nothing = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Refuse the whole file when any row is wrong (default: yes for the price-list "
+        "template, no for public files, whose bad rows are reported).",
+    )
+    background = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Import in a worker: 202 with the job; GET /catalog-imports/{id}/ shows its "
+        "progress and outcome.",
+    )
+
+
+class CatalogImportJobSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = CatalogImportJob
+        fields = (
+            "id",
+            "kind",
+            "filename",
+            "captured_on",
+            "status",
+            "progress",
+            "stage",
+            "outcome",
+            "errors",
+            "created_by",
+            "created_at",
+            "finished_at",
+        )
+        read_only_fields = fields

@@ -12,5 +12,6 @@ router.register("quotes", views.QuoteViewSet, basename="quote")
 router.register("api-routes", views.ApiRouteViewSet, basename="api-route")
 router.register("fx-rates", views.FxRateViewSet, basename="fx-rate")
 router.register("rfqs", views.RfqViewSet, basename="rfq")
+router.register("catalog-imports", views.CatalogImportViewSet, basename="catalog-import")
 
 urlpatterns = router.urls

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.decorators import action
@@ -13,10 +14,13 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.models import Provider
 from catalog import access, panels, selectors, services
 from catalog.api import serializers as s
 from catalog.filters import AcceleratorFilter, QuoteFilter
-from catalog.models import Accelerator, ModelProfile, Quote
+from catalog.importers.common import MAX_BYTES
+from catalog.models import Accelerator, CatalogImportJob, ModelProfile, Quote
+from catalog.services.import_jobs import import_job_create
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import HasRole
 from core.roles import STAFF_ROLES, Role, is_vendor
@@ -110,6 +114,10 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         context = {**self.get_serializer_context(), "checklists": self._summaries(items)}
         data = s.QuoteSerializer(items, many=True, context=context).data
         return self.get_paginated_response(data) if page is not None else Response(data)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        context = {**self.get_serializer_context(), "market_position": True}
+        return Response(s.QuoteSerializer(self.get_object(), context=context).data)
 
     @staticmethod
     def _summaries(items: list[Quote]) -> dict[int, Any]:
@@ -235,3 +243,53 @@ class RfqViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             acting_user=request.user, rfq=rfq, deadline=serializer.validated_data["deadline"]
         )
         return Response(s.RfqSerializer(rfq).data)
+
+
+class CatalogImportViewSet(_Base):
+    """POST a public price file (multipart): SkyPilot `vms.csv`, LiteLLM JSON or our price-list
+    CSV. 201 with the outcome (created, revised, unchanged, withdrawn, skipped, unknown, row
+    errors reported); 200 when the same bytes were already imported for that date; 400
+    `import_rejected` with every row error when the file is refused."""
+
+    read_roles = access.CATALOG_WRITERS
+    write_roles = access.CATALOG_WRITERS
+    parser_classes = [MultiPartParser, FormParser]
+    serializer_class = s.CatalogImportSerializer
+
+    def get_queryset(self) -> QuerySet[CatalogImportJob]:
+        return CatalogImportJob.objects.defer("data").select_related("created_by")
+
+    @extend_schema(responses={200: s.CatalogImportJobSerializer})
+    def retrieve(self, request: Request, pk: str | None = None) -> Response:
+        """A background import: status, progress, stage, then the outcome or row errors."""
+        return Response(s.CatalogImportJobSerializer(self.get_object()).data)
+
+    @extend_schema(
+        request=s.CatalogImportSerializer,
+        responses={201: dict, 200: dict, 202: s.CatalogImportJobSerializer},
+    )
+    def create(self, request: Request) -> Response:
+        form = s.CatalogImportSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        upload = data["file"]
+        if upload.size > MAX_BYTES:
+            raise exceptions.ValidationError({"file": [f"At most {MAX_BYTES // 1_000_000} MB."]})
+        slugs = data.get("only_providers") or []
+        arguments = {
+            "acting_user": request.user,
+            "kind": data["kind"],
+            "data": upload.read(),
+            "filename": upload.name or "upload",
+            "captured_on": data.get("captured_on") or timezone.now().date(),
+            "provider": data.get("provider"),
+            "only_providers": list(Provider.objects.filter(slug__in=slugs)) or None,
+            "all_or_nothing": data.get("all_or_nothing"),
+        }
+        if data.get("background"):
+            job = import_job_create(**arguments)
+            body = s.CatalogImportJobSerializer(job).data
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        outcome = services.catalog_import(**arguments)
+        code = status.HTTP_200_OK if outcome.duplicate_of else status.HTTP_201_CREATED
+        return Response(outcome.as_dict(), status=code)

@@ -103,6 +103,14 @@ class ProviderForm(forms.ModelForm):
 
 
 class ApiRouteForm(forms.ModelForm):
+    processing_regions = forms.CharField(
+        required=False,
+        max_length=600,
+        help_text="Where the provider processes requests, comma-separated: geographies (EU, US), "
+        "countries (DE) or cloud regions (eu-west-1). Empty: not stated, so a brief with "
+        "allowed regions refuses the route.",
+    )
+
     class Meta:
         model = ModelApiRoute
         fields = ("provider", *API_ROUTE_FIELDS)
@@ -122,6 +130,10 @@ class ApiRouteForm(forms.ModelForm):
             self.fields[name].input_formats = _DT_FORMATS
         if not self.is_bound:
             self.initial.setdefault("quoted_at", timezone.now().strftime(DATETIME_FORMAT))
+
+    def clean_processing_regions(self) -> list[str]:
+        text = self.cleaned_data.get("processing_regions") or ""
+        return [part.strip() for part in text.split(",") if part.strip()]
 
     def _post_clean(self) -> None:
         pass
@@ -207,7 +219,20 @@ class ImportForm(forms.Form):
         required=False,
         label="LiteLLM: only these providers",
         help_text="LiteLLM only: import these providers' models (default: every provider we "
-        "know, matched by identifier).",
+        "know, matched by identifier or name).",
+    )
+    all_or_nothing = forms.BooleanField(
+        required=False,
+        label="All or nothing",
+        help_text="Refuse the whole file when any row is wrong. Always on for our price-list "
+        "template; for SkyPilot and LiteLLM files the good rows are imported and the bad ones "
+        "listed unless this is ticked.",
+    )
+    background = forms.BooleanField(
+        required=False,
+        label="Import in the background",
+        help_text="A worker imports the file and a page shows its progress (always for files "
+        "over 2 MB).",
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

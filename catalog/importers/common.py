@@ -43,6 +43,7 @@ class ParseResult(Generic[T]):
     rows: list[T] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
+    facts: dict[str, object] = field(default_factory=dict)  # about the file as a whole
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1

@@ -4,12 +4,21 @@ The file is an object keyed by model name; each entry has `litellm_provider`, `m
 prices per token (`input_cost_per_token`, `output_cost_per_token`,
 `cache_read_input_token_cost`). We keep chat/completion models and convert to USD per million
 tokens. Numbers are parsed as Decimal (no float rounding); NaN/Infinity are refused.
+
+Entries that are not models are skipped, never errors: `sample_spec` (the format's own
+documentation, silently), and, counted, `{"alias_of": "<key>"}` aliases (their target entry is
+imported instead) and metadata entries with neither provider nor price (routing rules such as
+`fallback_generalizations`). Priced variants of the base prices are kept as tiers
+(`PriceTier`): batch (`*_batches`), priority and flex (`*_priority`, `*_flex`), long context
+(`*_above_200k_tokens`, from N input tokens up) and cache writes
+(`cache_creation_input_token_cost`, `*_above_1hr`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -18,6 +27,23 @@ from catalog.importers.common import ImportFileError, ParseResult, RowError, dec
 TEXT_MODES = frozenset({"chat", "completion", "responses"})
 PER_MILLION = Decimal(1_000_000)
 MAX_ENTRIES = 50_000
+NOT_MODELS = frozenset({"sample_spec"})
+# Top-level entries LiteLLM ships that are not models (routing rules and the like).
+METADATA_KEYS = frozenset({"fallback_generalizations"})
+PRICE_KINDS = {
+    "input_cost_per_token": "input_per_m",
+    "output_cost_per_token": "output_per_m",
+    "cache_read_input_token_cost": "cached_input_per_m",
+    "cache_creation_input_token_cost": "cache_write_per_m",
+}
+TIER_KEY = re.compile(
+    r"^(?P<kind>input_cost_per_token|output_cost_per_token|cache_read_input_token_cost"
+    r"|cache_creation_input_token_cost)"
+    r"(?:_(?P<tier>batches|priority|flex|above_(?P<k>\d+)k_tokens|above_1hr))?$"
+)
+SKIP_ALIAS = "alias of another entry (the target entry is imported)"
+SKIP_ALIAS_MISSING = "alias whose target is not in the file"
+SKIP_METADATA = "not a model entry (metadata or documentation)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +55,7 @@ class LiteLlmRow:
     output_per_m: Decimal
     cached_input_per_m: Decimal | None
     max_input_tokens: int | None
+    tiers: dict[str, dict[str, object]] = field(default_factory=dict)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -76,13 +103,61 @@ def _price(entry: dict[str, Any], field: str, key: str, errors: list[RowError]) 
     return Decimal(value) * PER_MILLION
 
 
+def _tier_name(match: re.Match[str]) -> str:
+    tier = match["tier"]
+    if tier is None:
+        return "standard"
+    return {"batches": "batch", "above_1hr": "standard"}.get(tier, tier)
+
+
+def _tiers(entry: dict[str, Any], key: str, errors: list[RowError]) -> dict[str, dict[str, Any]]:
+    """Every priced variant except the three base prices, as strings per million tokens.
+
+    `{"batch": {"input_per_m": "1.25", ...}, "above_200k_tokens": {"above_input_tokens":
+    200000, ...}, "standard": {"cache_write_per_m": ...}}`.
+    """
+    tiers: dict[str, dict[str, Any]] = {}
+    for name in sorted(entry):
+        match = TIER_KEY.match(name)
+        if match is None:
+            continue
+        tier, price_kind = _tier_name(match), PRICE_KINDS[match["kind"]]
+        if tier == "standard" and price_kind != "cache_write_per_m":
+            continue  # the base prices are columns of the route
+        price = _price(entry, name, key, errors)
+        if price is None:
+            continue
+        if match["tier"] == "above_1hr":
+            price_kind = "cache_write_1h_per_m"
+        bucket = tiers.setdefault(tier, {})
+        if match["k"]:
+            bucket["above_input_tokens"] = int(match["k"]) * 1000
+        bucket[price_kind] = format(price.normalize(), "f")
+    return tiers
+
+
+def _is_model_entry(entry: dict[str, Any]) -> bool:
+    return "litellm_provider" in entry or any(TIER_KEY.match(k) for k in entry)
+
+
 def parse_litellm_prices(data: bytes) -> ParseResult[LiteLlmRow]:
     result: ParseResult[LiteLlmRow] = ParseResult()
-    for key, entry in _load(data).items():
-        if key == "sample_spec":
+    entries = _load(data)
+    for key, entry in entries.items():
+        if key in NOT_MODELS:  # the format's own documentation entry
+            continue
+        if key in METADATA_KEYS:
+            result.skip(SKIP_METADATA)
             continue
         if not isinstance(entry, dict):
             result.errors.append(RowError(key, None, "Each entry must be a JSON object."))
+            continue
+        if "alias_of" in entry and "litellm_provider" not in entry:
+            target = entries.get(str(entry["alias_of"]))
+            result.skip(SKIP_ALIAS if isinstance(target, dict) else SKIP_ALIAS_MISSING)
+            continue
+        if not _is_model_entry(entry):
+            result.skip(SKIP_METADATA)
             continue
         if entry.get("mode", "chat") not in TEXT_MODES:
             result.skip(f"mode {str(entry.get('mode'))[:30]} (not a text-generation model)")
@@ -95,6 +170,7 @@ def parse_litellm_prices(data: bytes) -> ParseResult[LiteLlmRow]:
         input_per_m = _price(entry, "input_cost_per_token", key, result.errors)
         output_per_m = _price(entry, "output_cost_per_token", key, result.errors)
         cached = _price(entry, "cache_read_input_token_cost", key, result.errors)
+        tiers = _tiers(entry, key, result.errors)
         if len(result.errors) > before:
             continue
         if not input_per_m or not output_per_m:
@@ -111,7 +187,19 @@ def parse_litellm_prices(data: bytes) -> ParseResult[LiteLlmRow]:
                 input_per_m=input_per_m,
                 output_per_m=output_per_m,
                 cached_input_per_m=cached,
-                max_input_tokens=max_input if isinstance(max_input, int) else None,
+                max_input_tokens=max_input
+                if isinstance(max_input, int) and not isinstance(max_input, bool) and max_input > 0
+                else None,
+                tiers=tiers,
+            )
+        )
+    if not result.rows and not result.errors and set(result.skipped) <= {SKIP_METADATA}:
+        result.errors.append(
+            RowError(
+                None,
+                None,
+                "The file has no model entries with token prices (LiteLLM's "
+                "format: an object keyed by model name, with litellm_provider and prices).",
             )
         )
     return result

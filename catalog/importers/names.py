@@ -29,6 +29,34 @@ ACCELERATOR_ALIASES: dict[str, str] = {
     "a10080gb": "a100-sxm-80gb",
     "a10080gbsxm": "a100-sxm-80gb",
     "a100sxm80gb": "a100-sxm-80gb",
+    "a100sxm": "a100-sxm-40gb",
+    "a100pcie": "a100-pcie-40gb",
+    "a10040gbpcie": "a100-pcie-40gb",
+    "a10080gbpcie": "a100-pcie-80gb",
+    "a100pcie80gb": "a100-pcie-80gb",
+    "h100sxm80gb": "h100-sxm-80gb",
+    "h100pcie80gb": "h100-pcie-80gb",
+    "h100nvlpcie": "h100-nvl-94gb",
+    "a10g": "a10g-24gb",
+    "a10": "a10-24gb",
+    "a10pcie": "a10-24gb",
+    "a10gpcie": "a10g-24gb",
+    "t4": "t4-16gb",
+    "t4pcie": "t4-16gb",
+    "v100": "v100-sxm2-16gb",
+    "v10016gb": "v100-sxm2-16gb",
+    "v100sxm2": "v100-sxm2-16gb",
+    "v10032gb": "v100-sxm2-32gb",
+    "v100sxm232gb": "v100-sxm2-32gb",
+    "l40": "l40-48gb",
+    "l40pcie": "l40-48gb",
+    "l4pcie": "l4-24gb",
+    "l40spcie": "l40s-48gb",
+    "a6000": "rtx-a6000-48gb",
+    "rtxa6000": "rtx-a6000-48gb",
+    "a6000pcie": "rtx-a6000-48gb",
+    "gh200": "gh200-96gb",
+    "gh20096gb": "gh200-96gb",
     "l40s": "l40s-48gb",
     "l4": "l4-24gb",
     "rtx4090": "rtx-4090-24gb",
@@ -43,17 +71,69 @@ ACCELERATOR_ALIASES: dict[str, str] = {
 }
 
 
+# Cards sold in one form factor only: a PCIe/NVL hint does not change them.
+_PCIE_ONLY = frozenset({"l4", "l40", "l40s", "a10", "a10g", "t4", "a6000", "rtxa6000"})
+# LiteLLM `litellm_provider` ids whose catalog provider slug differs beyond `_` → `-`.
+LITELLM_PROVIDER_ALIASES: dict[str, tuple[str, ...]] = {
+    "lambda_ai": ("lambda", "lambda-ai", "lambda-labs"),
+    "together_ai": ("together-ai", "together"),
+    "fireworks_ai": ("fireworks-ai", "fireworks"),
+    "vertex_ai": ("gcp", "google", "google-cloud"),
+    "vertex_ai-language-models": ("gcp", "google", "google-cloud"),
+    "gemini": ("google", "gemini", "google-ai-studio"),
+    "bedrock": ("aws", "amazon-bedrock"),
+    "bedrock_converse": ("aws", "amazon-bedrock"),
+    "azure": ("azure", "microsoft-azure"),
+    "azure_ai": ("azure", "microsoft-azure"),
+    "nebius": ("nebius", "nebius-ai-studio"),
+    "deepinfra": ("deepinfra", "deep-infra"),
+    "mistral": ("mistral", "mistral-ai"),
+}
+
+
+def provider_candidates(litellm_provider: str) -> list[str]:
+    """Normalised names a catalog provider's slug or name may have for a LiteLLM provider id.
+
+    "lambda_ai" → ["lambdaai", "lambda", "lambdalabs"]: the id itself, the listed aliases and
+    the id without its "_ai" suffix, each lower-case letters and digits only.
+    """
+    raw = litellm_provider.strip().lower()
+    names = [raw, *LITELLM_PROVIDER_ALIASES.get(raw, ())]
+    if raw.endswith("_ai"):
+        names.append(raw[: -len("_ai")])
+    out: list[str] = []
+    for name in names:
+        if normalise_name(name) and normalise_name(name) not in out:
+            out.append(normalise_name(name))
+    return out
+
+
 def normalise_name(name: str) -> str:
     """Lower-case letters and digits only: "A100-80GB" → "a10080gb"."""
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def accelerator_slug_for(name: str, known_slugs: frozenset[str] | set[str]) -> str | None:
-    """A catalog slug for a file's accelerator name: the slug itself, or a listed alias."""
+def accelerator_slug_for(
+    name: str, known_slugs: frozenset[str] | set[str], *, form_factor: str = ""
+) -> str | None:
+    """A catalog slug for a file's accelerator name: the slug itself, or a listed alias.
+
+    With a form factor ("pcie", "nvl", "sxm") from elsewhere in the file, the name plus the
+    form factor must be listed ("A100-80GB" + PCIe → a100-pcie-80gb); a PCIe or NVL card
+    whose variant is not listed is unknown rather than taken for the SXM card.
+    """
     cleaned = name.strip().lower()
     if cleaned in known_slugs:
         return cleaned
-    slug = ACCELERATOR_ALIASES.get(normalise_name(name))
+    base = normalise_name(name)
+    if form_factor in ("pcie", "nvl") and base not in _PCIE_ONLY and form_factor not in base:
+        slug = ACCELERATOR_ALIASES.get(base + form_factor)
+        if slug is None and base.endswith("gb"):  # "a10080gb" + pcie → "a100pcie80gb"
+            size = re.search(r"\d+gb$", base)
+            if size:
+                slug = ACCELERATOR_ALIASES.get(base[: size.start()] + form_factor + size.group())
+        return slug if slug in known_slugs else None
+    slug = ACCELERATOR_ALIASES.get(base)
     return slug if slug in known_slugs else None
 
 

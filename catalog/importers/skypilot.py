@@ -1,21 +1,54 @@
 """SkyPilot catalog `vms.csv` (schema v5+): instance list prices → per-GPU-hour rows.
 
-Columns used: InstanceType, AcceleratorName, AcceleratorCount, vCPUs, MemoryGiB, Price,
+Columns used: InstanceType, AcceleratorName, AcceleratorCount, vCPUs, MemoryGiB, GpuInfo, Price,
 SpotPrice, Region, AvailabilityZone (column order differs between clouds). Price and SpotPrice
-are USD per instance-hour, so the per-GPU-hour price is Price / AcceleratorCount. CPU-only rows
-and rows without a price are skipped and counted, never errors.
+are USD per instance-hour, so the per-GPU-hour price is Price / AcceleratorCount.
+
+Priced as billed: Google Cloud's catalog lists the host machine type (`a2-highgpu-1g`, no
+accelerator) and the GPUs (no instance type) in separate rows; a GPU row without an instance
+type is combined with its host row (same region and zone, the machine type that carries that
+GPU count) and titled by it. GPUs with no fixed host (N1 + T4/V100) or whose host row is
+missing are skipped and counted, never imported GPU-only. CPU-only rows and rows without a
+price are skipped and counted, never errors. The form factor (PCIe, NVL, SXM) is read from the
+instance type and GpuInfo so a PCIe card is not taken for the SXM one.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 from catalog.importers.common import CellReader, ParseResult, RowError, decode_text, read_csv
+from catalog.importers.names import normalise_name
 
 REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region")
 GIB_TO_GB = Decimal("1.073741824")
 PRICE_QUANTUM = Decimal("0.0001")
+# GCP: the machine type that carries N of these GPUs ({n} = the GPU count).
+GCP_HOSTS = {
+    "a100": "a2-highgpu-{n}g",
+    "a10080gb": "a2-ultragpu-{n}g",
+    "h100": "a3-highgpu-{n}g",
+    "h100mega": "a3-megagpu-{n}g",
+    "h200": "a3-ultragpu-{n}g",
+    "b200": "a4-highgpu-{n}g",
+}
+SKIP_NO_HOST = "GPU row whose host machine type has no price in the file (not imported GPU-only)"
+SKIP_ATTACHABLE = (
+    "GPU row with no instance type and no known host machine type (price depends on the VM)"
+)
+# How each cloud names its instance types and regions, to check the provider chosen.
+CLOUD_PATTERNS = {
+    "aws": re.compile(r"^[a-z][a-z0-9-]*\.[0-9a-z]+$"),
+    "gcp": re.compile(r"^[a-z][a-z0-9]*-(highgpu|ultragpu|megagpu|edgegpu|standard|highmem)-"),
+    "azure": re.compile(r"^Standard_"),
+    "lambda": re.compile(r"^gpu_\d+x_"),
+    "runpod": re.compile(r"^\d+x_.+_(SECURE|COMMUNITY)$"),
+    "nebius": re.compile(r"^(gpu|cpu)-[a-z0-9-]+_\d+(gpu|vcpu)"),
+    "oci": re.compile(r"^(BM|VM)\.GPU"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +63,17 @@ class SkyPilotRow:
     zone: str
     on_demand_per_gpu_hour: Decimal | None
     spot_per_gpu_hour: Decimal | None
+    form_factor: str = ""  # "pcie", "nvl", "sxm" or "" (not stated)
+    title: str = ""
+    host_included: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Host:
+    price: Decimal | None
+    spot: Decimal | None
+    vcpus: Decimal | None
+    memory: Decimal | None
 
 
 def per_gpu(price: Decimal | None, count: int) -> Decimal | None:
@@ -38,48 +82,126 @@ def per_gpu(price: Decimal | None, count: int) -> Decimal | None:
     return (price / count).quantize(PRICE_QUANTUM, rounding=ROUND_HALF_UP)
 
 
+def form_factor_of(*texts: str) -> str:
+    """PCIe / NVL / SXM as the instance type or GpuInfo states it ("" when neither does)."""
+    text = " ".join(texts).lower()
+    if "pcie" in text:
+        return "pcie"
+    if re.search(r"nvl(?!ink)", text):
+        return "nvl"
+    if "sxm" in text:
+        return "sxm"
+    if re.match(r"standard_nc\d+ads_a100", text):  # Azure NC A100 v4: PCIe cards
+        return "pcie"
+    return ""
+
+
+def detect_cloud(instance_types: list[str]) -> str | None:
+    """The cloud whose naming most instance types follow (None when it is not clear)."""
+    votes: Counter[str] = Counter()
+    for name in instance_types:
+        for cloud, pattern in CLOUD_PATTERNS.items():
+            if pattern.match(name):
+                votes[cloud] += 1
+                break
+    if not votes:
+        return None
+    cloud, count = votes.most_common(1)[0]
+    return cloud if count * 2 > len(instance_types) else None
+
+
+def _sum(a: Decimal | None, b: Decimal | None) -> Decimal | None:
+    return None if a is None or b is None else a + b
+
+
 def parse_skypilot_vms(data: bytes) -> ParseResult[SkyPilotRow]:
     result: ParseResult[SkyPilotRow] = ParseResult()
     _, rows = read_csv(decode_text(data), required=REQUIRED_COLUMNS)
+    hosts: dict[tuple[str, str, str], _Host] = {}
+    gpu_rows: list[tuple[int, CellReader, Decimal, str]] = []
+    instance_types: list[str] = []
     for number, cells in rows:
         reader = CellReader(number, cells, result.errors)
         name = reader.text("AcceleratorName", max_len=80)
-        if not name:
-            result.skip("CPU-only instance (no accelerator)")
-            continue
-        count = reader.decimal("AcceleratorCount", required=True)
+        instance = reader.text("InstanceType", max_len=120)
+        if instance:
+            instance_types.append(instance)
         price = reader.decimal("Price")
         spot = reader.decimal("SpotPrice")
-        vcpus = reader.decimal("vCPUs")
-        memory = reader.decimal("MemoryGiB")
         for column, value in (("Price", price), ("SpotPrice", spot)):
             if value is not None and value < 0:
                 reader.fail(column, f"A price cannot be negative ({value}).")
         region = reader.text("Region", required=True, max_len=60)
+        zone = reader.text("AvailabilityZone", max_len=60)
+        if not name:
+            if reader.ok and instance:
+                hosts[(instance, region, zone)] = _Host(
+                    price or None,
+                    spot or None,
+                    reader.decimal("vCPUs"),
+                    reader.decimal("MemoryGiB"),
+                )
+            result.skip("CPU-only instance (no accelerator)")
+            continue
+        count = reader.decimal("AcceleratorCount", required=True)
         if not reader.ok or count is None:
             continue
         if count < 1 or count != count.to_integral_value():
             result.skip("fractional or zero accelerator count (shared GPU)")
             continue
-        gpus = int(count)
-        on_demand, spot_gpu = per_gpu(price or None, gpus), per_gpu(spot or None, gpus)
-        if not on_demand and not spot_gpu:
-            result.skip("no price listed")
-            continue
-        result.rows.append(
-            SkyPilotRow(
-                row=number,
-                instance_type=reader.text("InstanceType", max_len=120),
-                accelerator_name=name,
-                accelerator_count=gpus,
-                vcpus=int(vcpus) if vcpus else None,
-                ram_gb=int(memory * GIB_TO_GB) if memory else None,
-                region=region,
-                zone=reader.text("AvailabilityZone", max_len=60),
-                on_demand_per_gpu_hour=on_demand or None,
-                spot_per_gpu_hour=spot_gpu or None,
-            )
-        )
+        gpu_rows.append((number, reader, count, name))
+    result.facts["cloud"] = detect_cloud(instance_types)
+    for number, reader, count, name in gpu_rows:
+        row = _gpu_row(number, reader, int(count), name, hosts, result)
+        if row is not None:
+            result.rows.append(row)
     if not result.rows and not result.errors:
         result.errors.append(RowError(None, None, "The file lists no GPU instance with a price."))
     return result
+
+
+def _gpu_row(
+    number: int,
+    reader: CellReader,
+    gpus: int,
+    name: str,
+    hosts: dict[tuple[str, str, str], _Host],
+    result: ParseResult[SkyPilotRow],
+) -> SkyPilotRow | None:
+    instance = reader.text("InstanceType", max_len=120)
+    region = reader.text("Region", max_len=60)
+    zone = reader.text("AvailabilityZone", max_len=60)
+    price, spot = reader.decimal("Price") or None, reader.decimal("SpotPrice") or None
+    vcpus, memory = reader.decimal("vCPUs"), reader.decimal("MemoryGiB")
+    host_included = False
+    if not instance:  # GCP: the GPUs alone; add the host machine type's price
+        pattern = GCP_HOSTS.get(normalise_name(name))
+        if pattern is None:
+            result.skip(SKIP_ATTACHABLE)
+            return None
+        instance = pattern.format(n=gpus)
+        host = hosts.get((instance, region, zone))
+        if host is None or (host.price is None and host.spot is None):
+            result.skip(SKIP_NO_HOST)
+            return None
+        price, spot = _sum(price, host.price), _sum(spot, host.spot)
+        vcpus, memory, host_included = host.vcpus, host.memory, True
+    on_demand, spot_gpu = per_gpu(price, gpus), per_gpu(spot, gpus)
+    if not on_demand and not spot_gpu:
+        result.skip("no price listed")
+        return None
+    return SkyPilotRow(
+        row=number,
+        instance_type=instance,
+        accelerator_name=name,
+        accelerator_count=gpus,
+        vcpus=int(vcpus) if vcpus else None,
+        ram_gb=int(memory * GIB_TO_GB) if memory else None,
+        region=region,
+        zone=zone,
+        on_demand_per_gpu_hour=on_demand or None,
+        spot_per_gpu_hour=spot_gpu or None,
+        form_factor=form_factor_of(instance, reader.text("GpuInfo", max_len=2000)),
+        title=instance or f"{gpus}x {name}",
+        host_included=host_included,
+    )

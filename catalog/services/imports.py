@@ -1,19 +1,23 @@
-"""Bulk imports of public list prices: all rows valid, or nothing saved.
+"""Bulk imports of public list prices, repeatable as a weekly refresh.
 
-The pure parsers (`catalog.importers`) turn bytes into rows and shape errors; this module maps
-the rows onto the catalog (unknown accelerators, models and providers are reported, never
-invented), applies the same rules as a hand-entered quote, and writes everything in one
-transaction. A rejected file is still audit-logged (after the rollback). Importing the same
-bytes again for the same date is a no-op that says so.
+The pure parsers (`catalog.importers`) turn bytes into rows and shape errors;
+`import_plans` maps the rows onto the catalog (unknown accelerators, models and providers are
+reported, never invented) and applies the same rules as a hand-entered quote; `import_apply`
+writes them in one transaction, revising the matching current quote rather than adding a
+second one, and withdrawing the offers that left the file.
+
+All or nothing: our price-list template is refused whole when any row is wrong (the default
+for it). Public files (SkyPilot, LiteLLM) import their good rows and report the bad ones,
+unless the caller asks for all-or-nothing. A rejected file is still audit-logged (after the
+rollback). Importing the same bytes again for the same date is a no-op that says so.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.db import transaction
@@ -22,15 +26,40 @@ from accounts.models import Provider
 from catalog import access
 from catalog.errors import ImportRejected
 from catalog.importers.common import ImportFileError, ParseResult, RowError
-from catalog.importers.litellm import LiteLlmRow, parse_litellm_prices
-from catalog.importers.names import accelerator_slug_for, model_profile_slug_for
-from catalog.importers.price_list import PriceListRow, parse_price_list
-from catalog.importers.skypilot import SkyPilotRow, parse_skypilot_vms
-from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfile, Quote
-from catalog.validation import api_route_rule_errors, max_gpus_per_node_for, quote_rule_errors
+from catalog.importers.litellm import parse_litellm_prices
+from catalog.importers.names import normalise_name
+from catalog.importers.price_list import parse_price_list
+from catalog.importers.skypilot import parse_skypilot_vms
+from catalog.services.import_apply import Applied, apply_quotes, apply_routes
+from catalog.services.import_plans import Plan, litellm_plan, price_list_plan, skypilot_plan
 from core.audit import audit_record
 from core.models import AuditEvent
 from core.roles import require_role
+
+# Provider slug or name (normalised) → the cloud whose SkyPilot catalog lists it.
+PROVIDER_CLOUDS = {
+    "aws": "aws",
+    "amazonwebservices": "aws",
+    "gcp": "gcp",
+    "googlecloud": "gcp",
+    "azure": "azure",
+    "microsoftazure": "azure",
+    "lambda": "lambda",
+    "lambdalabs": "lambda",
+    "runpod": "runpod",
+    "nebius": "nebius",
+    "oci": "oci",
+    "oraclecloud": "oci",
+}
+CLOUD_NAMES = {
+    "aws": "AWS",
+    "gcp": "Google Cloud",
+    "azure": "Azure",
+    "lambda": "Lambda",
+    "runpod": "RunPod",
+    "nebius": "Nebius",
+    "oci": "Oracle Cloud",
+}
 
 
 class ImportKind:
@@ -42,193 +71,42 @@ class ImportKind:
         (SKYPILOT, "SkyPilot catalog vms.csv"),
         (LITELLM, "LiteLLM model_prices_and_context_window.json"),
     )
+    ALL_OR_NOTHING_BY_DEFAULT = frozenset({PRICE_LIST})
 
 
 @dataclass(slots=True)
 class ImportOutcome:
     kind: str
     created: int = 0
+    revised: int = 0
+    unchanged: int = 0
+    withdrawn: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     unknown: dict[str, int] = field(default_factory=dict)
+    kept: dict[str, int] = field(default_factory=dict)
+    errors: list[dict[str, Any]] = field(default_factory=list)  # rows reported, not imported
     duplicate_of: str | None = None
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + count
 
-
-@dataclass(slots=True)
-class _Plan:
-    objects: list[Any] = field(default_factory=list)
-    errors: list[RowError] = field(default_factory=list)
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "created": self.created,
+            "revised": self.revised,
+            "unchanged": self.unchanged,
+            "withdrawn": self.withdrawn,
+            "skipped": self.skipped,
+            "unknown": self.unknown,
+            "kept": self.kept,
+            "errors": self.errors,
+            "duplicate_of": self.duplicate_of,
+        }
 
 
 def _moment(captured_on: date) -> datetime:
     return datetime(captured_on.year, captured_on.month, captured_on.day, tzinfo=UTC)
-
-
-def _accelerators() -> dict[str, Accelerator]:
-    return {a.slug: a for a in Accelerator.objects.all()}
-
-
-# --- Price-list CSV --------------------------------------------------------------------------
-
-
-def _plan_price_list(
-    rows: Iterable[PriceListRow], *, acting_user: Any, quoted_at: datetime, filename: str
-) -> _Plan:
-    plan = _Plan()
-    accelerators = _accelerators()
-    rows = list(rows)
-    providers = {p.slug: p for p in Provider.objects.filter(slug__in={r.provider for r in rows})}
-    for row in rows:
-        provider = providers.get(row.provider)
-        slug = accelerator_slug_for(row.accelerator, set(accelerators))
-        if provider is None:
-            plan.errors.append(
-                RowError(
-                    row.row,
-                    "provider",
-                    f"Unknown provider {row.provider!r}: add it on the Providers page first.",
-                )
-            )
-        if slug is None:
-            plan.errors.append(
-                RowError(
-                    row.row,
-                    "accelerator",
-                    f"{row.accelerator!r} is not in "
-                    "the catalog (use a catalog slug such as h100-sxm-80gb).",
-                )
-            )
-        values = {**row.values, "quoted_at": quoted_at}
-        if not values.get("source_url"):
-            values["source_document"] = filename[:200]
-        accelerator = accelerators.get(slug or "")
-        for column, messages in quote_rule_errors(values, accelerator=accelerator).items():
-            if column != "accelerator" or accelerator is not None:
-                plan.errors.extend(RowError(row.row, column, m) for m in messages)
-        if provider is not None and accelerator is not None:
-            plan.objects.append(
-                Quote(
-                    **values,
-                    provider=provider,
-                    accelerator=accelerator,
-                    is_public_list_price=True,
-                    entered_by=acting_user,
-                )
-            )
-    return plan
-
-
-# --- SkyPilot vms.csv --------------------------------------------------------------------------
-
-
-def _plan_skypilot(
-    rows: Iterable[SkyPilotRow],
-    *,
-    acting_user: Any,
-    quoted_at: datetime,
-    filename: str,
-    provider: Provider,
-    outcome: ImportOutcome,
-) -> _Plan:
-    plan = _Plan()
-    accelerators = _accelerators()
-    for row in rows:
-        slug = accelerator_slug_for(row.accelerator_name, set(accelerators))
-        if slug is None:
-            outcome.unknown[row.accelerator_name] = outcome.unknown.get(row.accelerator_name, 0) + 1
-            continue
-        accelerator = accelerators[slug]
-        if row.accelerator_count > max_gpus_per_node_for(accelerator):
-            outcome.skip(f"more GPUs per instance than the catalog allows for {accelerator.name}")
-            continue
-        common = {
-            "provider": provider,
-            "accelerator": accelerator,
-            "title": row.instance_type,
-            "currency": "USD",
-            "gpus_per_node": row.accelerator_count,
-            "vcpu_per_node": row.vcpus,
-            "ram_gb_per_node": row.ram_gb,
-            "region": row.region,
-            "zone": row.zone,
-            "quoted_at": quoted_at,
-            "source_document": filename[:200],
-            "is_public_list_price": True,
-            "entered_by": acting_user,
-        }
-        for capacity, price in (
-            (CapacityModel.ON_DEMAND, row.on_demand_per_gpu_hour),
-            (CapacityModel.SPOT, row.spot_per_gpu_hour),
-        ):
-            if price is None:
-                continue
-            if price <= 0:
-                outcome.skip("price rounds to zero per GPU-hour")
-                continue
-            plan.objects.append(Quote(**common, capacity_model=capacity, price_per_gpu_hour=price))
-    return plan
-
-
-# --- LiteLLM JSON -------------------------------------------------------------------------------
-
-
-def _provider_for(name: str, providers: dict[str, Provider]) -> Provider | None:
-    for candidate in (name, name.replace("_", "-"), name.lower().replace("_", "-")):
-        if candidate in providers:
-            return providers[candidate]
-    return None
-
-
-def _plan_litellm(
-    rows: Iterable[LiteLlmRow],
-    *,
-    acting_user: Any,
-    quoted_at: datetime,
-    only_providers: list[Provider] | None,
-    outcome: ImportOutcome,
-) -> _Plan:
-    plan = _Plan()
-    providers = {p.slug: p for p in (only_providers or Provider.objects.all())}
-    profiles = {p.slug: p for p in ModelProfile.objects.all()}
-    quantum = Decimal("0.0001")
-    for row in rows:
-        provider = _provider_for(row.litellm_provider, providers)
-        if provider is None:
-            label = f"provider {row.litellm_provider}"
-            outcome.unknown[label] = outcome.unknown.get(label, 0) + 1
-            continue
-        values: dict[str, Any] = {
-            "model_name": row.model_name,
-            "currency": "USD",
-            "price_input_per_m_tokens": row.input_per_m.quantize(quantum, ROUND_HALF_UP),
-            "price_output_per_m_tokens": row.output_per_m.quantize(quantum, ROUND_HALF_UP),
-            "price_cached_input_per_m_tokens": (
-                row.cached_input_per_m.quantize(quantum, ROUND_HALF_UP)
-                if row.cached_input_per_m is not None
-                else None
-            ),
-            "quoted_at": quoted_at,
-        }
-        if api_route_rule_errors(values):
-            outcome.skip("price rounds to zero per million tokens")
-            continue
-        profile_slug = model_profile_slug_for(row.model_name, set(profiles))
-        plan.objects.append(
-            ModelApiRoute(
-                **values,
-                provider=provider,
-                model_profile=profiles.get(profile_slug or ""),
-                is_public_list_price=True,
-                entered_by=acting_user,
-                source_url="https://github.com/BerriAI/litellm",
-            )
-        )
-    return plan
-
-
-# --- The service -------------------------------------------------------------------------------
 
 
 def _previous_import(sha256: str, kind: str, captured_on: date) -> AuditEvent | None:
@@ -256,6 +134,21 @@ def _reject(acting_user: Any, summary: dict[str, Any], errors: list[RowError]) -
     return ImportRejected([e.as_dict() for e in errors])
 
 
+def cloud_mismatch(provider: Provider, file_cloud: object) -> RowError | None:
+    """R16: a SkyPilot file of one cloud imported under another provider is refused."""
+    chosen = PROVIDER_CLOUDS.get(normalise_name(provider.slug)) or PROVIDER_CLOUDS.get(
+        normalise_name(provider.name)
+    )
+    if not chosen or not isinstance(file_cloud, str) or chosen == file_cloud:
+        return None
+    return RowError(
+        None,
+        "provider",
+        f"This file lists {CLOUD_NAMES[file_cloud]} instance types, but the provider chosen is "
+        f"{provider.name}: choose {CLOUD_NAMES[file_cloud]}'s provider or the right file.",
+    )
+
+
 def catalog_import(
     *,
     acting_user: Any,
@@ -265,8 +158,15 @@ def catalog_import(
     captured_on: date,
     provider: Provider | None = None,
     only_providers: list[Provider] | None = None,
+    all_or_nothing: bool | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> ImportOutcome:
-    """Import one file of public list prices; raises ImportRejected with every row error."""
+    """Import one file of public list prices; raises ImportRejected with every row error.
+
+    `all_or_nothing`: refuse the whole file when any row is wrong (default: yes for our
+    price-list template, no for public files, whose bad rows are reported in the outcome).
+    `progress(fraction, stage)` is called between the stages (read, planned, written)."""
+    report = progress or (lambda fraction, stage: None)
     require_role(acting_user, *access.CATALOG_WRITERS)
     sha256 = hashlib.sha256(data).hexdigest()
     summary = {
@@ -276,6 +176,8 @@ def catalog_import(
         "captured_on": captured_on.isoformat(),
         "bytes": len(data),
     }
+    if all_or_nothing is None:
+        all_or_nothing = kind in ImportKind.ALL_OR_NOTHING_BY_DEFAULT
     outcome = ImportOutcome(kind=kind)
     if kind == ImportKind.SKYPILOT and provider is None:
         raise _reject(
@@ -290,26 +192,36 @@ def catalog_import(
     if previous := _previous_import(sha256, kind, captured_on):
         outcome.duplicate_of = f"{previous.created_at:%Y-%m-%d %H:%M} UTC by {previous.actor_name}"
         return outcome
-    quoted_at = _moment(captured_on)
+    report(0.1, "reading the file")
     try:
-        plan = _plan(
+        plan, errors = _plan(
             kind,
             data,
             acting_user=acting_user,
-            quoted_at=quoted_at,
+            quoted_at=_moment(captured_on),
             filename=filename,
             provider=provider,
             only_providers=only_providers,
-            outcome=outcome,
         )
     except ImportFileError as exc:
         raise _reject(acting_user, summary, [RowError(None, None, str(exc))]) from exc
-    if plan.errors:
-        raise _reject(acting_user, summary, plan.errors)
+    if errors and (all_or_nothing or not plan.items):
+        raise _reject(acting_user, summary, errors)
+    report(0.5, f"writing {len(plan.items)} offers")
+    bad_rows = {e.row for e in errors}
+    items = [item for item in plan.items if item.row is None or item.row not in bad_rows]
+    outcome.skipped, outcome.unknown, outcome.kept = plan.skipped, plan.unknown, plan.kept
+    outcome.errors = [e.as_dict() for e in errors]
     with transaction.atomic():
-        model = ModelApiRoute if kind == ImportKind.LITELLM else Quote
-        model.objects.bulk_create(plan.objects, batch_size=500)
-        outcome.created = len(plan.objects)
+        applied: Applied
+        if kind == ImportKind.LITELLM:
+            applied = apply_routes(items, acting_user=acting_user, providers=plan.providers)
+        else:
+            applied = apply_quotes(
+                items, acting_user=acting_user, providers=plan.providers, prefix=f"{kind}:"
+            )
+        outcome.created, outcome.revised = applied.created, applied.revised
+        outcome.unchanged, outcome.withdrawn = applied.unchanged, applied.withdrawn
         audit_record(
             actor=acting_user,
             action="catalog.imported",
@@ -318,10 +230,15 @@ def catalog_import(
             summary={
                 **summary,
                 "created": outcome.created,
+                "revised": outcome.revised,
+                "unchanged": outcome.unchanged,
+                "withdrawn": outcome.withdrawn,
+                "row_errors": len(errors),
                 "unknown": outcome.unknown,
                 "provider": provider.slug if provider else None,
             },
         )
+    report(1.0, "done")
     return outcome
 
 
@@ -331,32 +248,28 @@ def _row_order(error: RowError) -> tuple[int, int, str]:
     return (0, 0, "") if error.row is None else (2, 0, str(error.row))
 
 
-def _plan(kind: str, data: bytes, *, outcome: ImportOutcome, **context: Any) -> _Plan:
+def _plan(kind: str, data: bytes, **context: Any) -> tuple[Plan, list[RowError]]:
     common = {"acting_user": context["acting_user"], "quoted_at": context["quoted_at"]}
     parsed: ParseResult[Any]
     if kind == ImportKind.PRICE_LIST:
         parsed = parse_price_list(data)
-        plan = _plan_price_list(parsed.rows, filename=context["filename"], **common)
+        plan = price_list_plan(parsed.rows, filename=context["filename"], **common)
     elif kind == ImportKind.SKYPILOT:
         parsed = parse_skypilot_vms(data)
-        plan = _plan_skypilot(
-            parsed.rows,
-            filename=context["filename"],
-            provider=context["provider"],
-            outcome=outcome,
-            **common,
+        mismatch = cloud_mismatch(context["provider"], parsed.facts.get("cloud"))
+        if mismatch is not None:
+            raise ImportFileError(mismatch.message)
+        plan = skypilot_plan(
+            parsed.rows, filename=context["filename"], provider=context["provider"], **common
         )
     elif kind == ImportKind.LITELLM:
         parsed = parse_litellm_prices(data)
-        plan = _plan_litellm(
-            parsed.rows, only_providers=context["only_providers"], outcome=outcome, **common
-        )
+        plan = litellm_plan(parsed.rows, only_providers=context["only_providers"], **common)
     else:
         raise ImportFileError(f"Unknown import kind {kind!r}.")
     for reason, count in parsed.skipped.items():
-        outcome.skip(reason, count)
+        plan.skip(reason, count)
     # One message per cell: a shape error ("not a number") hides the rule error it causes.
     seen = {(e.row, e.column) for e in parsed.errors}
     rule_errors = [e for e in plan.errors if (e.row, e.column) not in seen]
-    plan.errors = sorted([*parsed.errors, *rule_errors], key=_row_order)
-    return plan
+    return plan, sorted([*parsed.errors, *rule_errors], key=_row_order)

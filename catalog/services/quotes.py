@@ -69,6 +69,9 @@ QUOTE_INPUT_FIELDS = (
 )
 # Carried unchanged from one version to the next.
 LINEAGE_FIELDS = ("provider", "rfq", "is_public_list_price")
+# Set by the catalog import (never by a person); carried to the next version unless the
+# import that revises the quote gives new values.
+IMPORT_FIELDS = ("zones", "list_key")
 # Model defaults for fields a partial input leaves out.
 INPUT_DEFAULTS: dict[str, Any] = {
     "currency": "USD",
@@ -185,8 +188,15 @@ def _lock_current(acting_user: Any, quote: Quote) -> Quote:
     return locked
 
 
-def _next_version(acting_user: Any, old: Quote, values: dict[str, Any], status: str) -> Quote:
-    lineage = {field: getattr(old, field) for field in LINEAGE_FIELDS}
+def _next_version(
+    acting_user: Any,
+    old: Quote,
+    values: dict[str, Any],
+    status: str,
+    imported: Mapping[str, Any] | None = None,
+) -> Quote:
+    lineage = {field: getattr(old, field) for field in (*LINEAGE_FIELDS, *IMPORT_FIELDS)}
+    lineage.update({k: v for k, v in (imported or {}).items() if k in IMPORT_FIELDS})
     try:
         with transaction.atomic():
             return Quote.objects.create(
@@ -211,8 +221,16 @@ def _changes(old: Quote, new: Quote) -> dict[str, list[str]]:
 
 
 @transaction.atomic
-def quote_revise(*, acting_user: Any, quote: Quote, data: Mapping[str, Any]) -> Quote:
-    """Save a new version with the changes; the old row stays exactly as it was."""
+def quote_revise(
+    *,
+    acting_user: Any,
+    quote: Quote,
+    data: Mapping[str, Any],
+    imported: Mapping[str, Any] | None = None,
+) -> Quote:
+    """Save a new version with the changes; the old row stays exactly as it was.
+
+    `imported`: the import-only fields (`IMPORT_FIELDS`) a catalog re-import sets."""
     old = _lock_current(acting_user, quote)
     values = {field: getattr(old, field) for field in QUOTE_INPUT_FIELDS}
     # A revision is a new capture of the price unless the caller says when it was captured.
@@ -220,7 +238,7 @@ def quote_revise(*, acting_user: Any, quote: Quote, data: Mapping[str, Any]) -> 
     values.update(_clean(data))
     by_staff = has_role(acting_user, *access.CATALOG_WRITERS)
     _validate(values, rfq=old.rfq, require_source=by_staff and old.rfq is None)
-    new = _next_version(acting_user, old, values, Quote.Status.SUBMITTED)
+    new = _next_version(acting_user, old, values, Quote.Status.SUBMITTED, imported)
     audit_record(
         actor=acting_user,
         action="quote.revised",

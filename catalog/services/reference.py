@@ -49,6 +49,7 @@ API_ROUTE_FIELDS = (
     "rate_limit_rpm",
     "rate_limit_tpm",
     "region",
+    "processing_regions",
     "p95_ttft_ms",
     "p99_e2e_ms",
     "is_public_list_price",

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 
 from catalog import services
 from catalog.errors import ImportRejected
 from catalog.forms import ImportForm
 from catalog.importers.common import MAX_BYTES
 from catalog.importers.price_list import COLUMNS, template_csv
+from catalog.models import CatalogImportJob
+from catalog.services.import_jobs import BACKGROUND_FROM_BYTES, import_job_create
 from catalog.views.common import form_error, writer_required
 from core.errors import DomainError
 
@@ -31,15 +33,19 @@ def import_page(request: HttpRequest) -> HttpResponse:
                         }
                     ]
                 )
-            outcome = services.catalog_import(
-                acting_user=request.user,
-                kind=form.cleaned_data["kind"],
-                data=upload.read(),
-                filename=upload.name or "upload",
-                captured_on=form.cleaned_data["captured_on"],
-                provider=form.cleaned_data["provider"],
-                only_providers=list(form.cleaned_data["only_providers"]) or None,
-            )
+            arguments = {
+                "acting_user": request.user,
+                "kind": form.cleaned_data["kind"],
+                "data": upload.read(),
+                "filename": upload.name or "upload",
+                "captured_on": form.cleaned_data["captured_on"],
+                "provider": form.cleaned_data["provider"],
+                "only_providers": list(form.cleaned_data["only_providers"]) or None,
+                "all_or_nothing": form.cleaned_data["all_or_nothing"] or None,
+            }
+            if form.cleaned_data["background"] or upload.size > BACKGROUND_FROM_BYTES:
+                return redirect(import_job_create(**arguments))
+            outcome = services.catalog_import(**arguments)
         except ImportRejected as exc:
             errors = exc.errors
         except DomainError as exc:
@@ -54,3 +60,12 @@ def import_template(request: HttpRequest) -> HttpResponse:
     response = HttpResponse(template_csv(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="quote-price-list-template.csv"'
     return response
+
+
+@writer_required
+def import_job(request: HttpRequest, pk: int) -> HttpResponse:
+    """A background import: progress while it runs (the page refreshes), then its outcome."""
+    job = get_object_or_404(CatalogImportJob.objects.defer("data"), pk=pk)
+    running = job.status in (CatalogImportJob.Status.QUEUED, CatalogImportJob.Status.RUNNING)
+    context = {"job": job, "running": running, "outcome": job.outcome or None}
+    return render(request, "catalog/import_job.html", context)

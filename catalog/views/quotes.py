@@ -115,6 +115,7 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     context = quote_page_context(request.user, quote)
     context["staff"] = True
+    context["market"] = selectors.quote_market_position(quote)
     return render(request, "catalog/quote_detail.html", context)
 
 

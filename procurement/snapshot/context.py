@@ -8,6 +8,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from catalog.regions import boundary_reason
 from procurement.engine.memory_fit import ModelSpec
 from procurement.engine.types import Range, WorkloadInput
 from procurement.snapshot.workload import engine_class
@@ -52,7 +53,12 @@ class Context:
         return None if found is None else Decimal(found["rate_to_base"])
 
     def region_ok(self, region: str) -> bool:
-        return not self.allowed or (region or "").strip().lower() in self.allowed
+        return self.boundary_reason([region]) is None
+
+    def boundary_reason(self, regions: list[str]) -> str | None:
+        """Why the regions fall outside the brief's data boundary (None: inside, or no
+        boundary). Regions are geography (`catalog.regions`): `eu-west-2` is in Europe."""
+        return boundary_reason(regions, self.allowed)
 
     def age_days(self, quoted_at: str) -> float:
         return max(0.0, (self.as_of - datetime.fromisoformat(quoted_at)).total_seconds() / 86400)

@@ -7,8 +7,8 @@ Eligibility facts (DOMAIN.md; the engine turns them into blocking warnings):
   for inference; the brief's target GPUs for training. A quote offers at most
   `max_gpus_available` GPUs (unbounded when the quote does not say); nodes hold
   `gpus_per_node` GPUs;
-- data boundary: the quote's region must be one of the brief's allowed regions, when the
-  brief lists any;
+- data boundary: the quote's region must lie inside the brief's allowed regions, when the
+  brief lists any, read as geography (`catalog.regions`); the reason names the region;
 - latency: measured figures when a parsed benchmark exists (this quote's first, else the
   same accelerator's), else the roofline estimate; a target exceeded makes the row
   ineligible (TTFT p95, inter-token p95, end-to-end p99);
@@ -93,6 +93,9 @@ def quote_candidate(
         "fx_missing": not fx_ok,
     }
     reasons: list[str] = []
+    boundary = ctx.boundary_reason([quote.get("region", "")])
+    if boundary:
+        reasons.append(boundary)
     training = ctx.workload.is_training
     latency_ok = None
     perf: dict[str, Any] = {}
@@ -185,7 +188,7 @@ def quote_candidate(
             private_networking_per_month=money(quote.get("private_networking_per_month"), conv),
             idle_billed=bool(quote.get("idle_billed", True)),
             fits=fits,
-            data_boundary_ok=ctx.region_ok(quote.get("region", "")),
+            data_boundary_ok=boundary is None,
             checklist_complete=ok,
             fx_available=fx_ok,
             latency_met=latency_ok,

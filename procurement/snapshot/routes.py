@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from catalog.tiers import input_limit_reason, prices_for
 from procurement.engine.errors import EngineInputError
 from procurement.engine.types import HOURS_PER_MONTH, ApiPricing, CandidateInput
 from procurement.snapshot.assumptions import scalar
@@ -72,6 +73,20 @@ def route_candidate(
         },
     }
     reasons = _rate_limit_reasons(ctx, route)
+    # Batch and long-context briefs pay the route's batch / long-context tier, when it has one.
+    tier = prices_for(
+        route,
+        batch=ctx.brief.get("workload_class") == "batch_inference",
+        input_tokens=ctx.brief.get("mean_input_tokens") or ctx.brief.get("p95_input_tokens"),
+    )
+    facts["detail"]["price_tiers_applied"] = list(tier.tiers)
+    limit = input_limit_reason(route, ctx.brief.get("p95_input_tokens"))
+    if limit:
+        reasons.append(limit)
+    # Where the provider processes requests; the route's region when it states nothing else.
+    boundary = ctx.boundary_reason(list(route.get("processing_regions") or [route.get("region")]))
+    if boundary:
+        reasons.append(boundary)
     brief_model = ctx.brief.get("model_id")
     if route.get("model_profile_id") and brief_model and route["model_profile_id"] != brief_model:
         reasons.append(f"serves {route['model_name']}, not the brief's model")
@@ -84,16 +99,16 @@ def route_candidate(
             kind="api",
             capacity_model="api",
             api_pricing=ApiPricing(
-                price_per_m_input_tokens=money(route["price_input_per_m_tokens"], conv),
-                price_per_m_output_tokens=money(route["price_output_per_m_tokens"], conv),
+                price_per_m_input_tokens=money(tier.input_per_m, conv),
+                price_per_m_output_tokens=money(tier.output_per_m, conv),
                 price_per_m_cached_input_tokens=None
-                if route.get("price_cached_input_per_m_tokens") in (None, "")
-                else money(route["price_cached_input_per_m_tokens"], conv),
+                if tier.cached_input_per_m is None
+                else money(tier.cached_input_per_m, conv),
             ),
             p95_ttft_ms=route.get("p95_ttft_ms"),
             p99_e2e_ms=route.get("p99_e2e_ms"),
             latency_source="estimated",
-            data_boundary_ok=ctx.region_ok(route.get("region", "")),
+            data_boundary_ok=boundary is None,
             fx_available=rate is not None,
             ineligible_reasons=tuple(reasons),
             quote_age_days=rounded(ctx.age_days(route["quoted_at"]), 1),

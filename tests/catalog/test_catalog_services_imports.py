@@ -126,7 +126,7 @@ SKYPILOT = (
     "m5.large,,,2.0,8.0,,0.096,0.035,us-east-1,use1-az1\n"
     "p5.48xlarge,H100,8.0,192.0,2048.0,,98.32,39.33,us-east-1,use1-az2\n"
     "g6.xlarge,L4,1.0,4.0,16.0,,0.805,,eu-west-1,euw1-az1\n"
-    "g5.xlarge,A10G,1.0,4.0,16.0,,1.006,0.4,eu-west-1,euw1-az1\n"
+    "inf2.xlarge,Inferentia2,1.0,4.0,16.0,,0.758,0.3,eu-west-1,euw1-az1\n"
     "a2-megagpu-16g,A100,16.0,96.0,1360.0,,55.74,,us-central1,us-central1-a\n"
 )
 
@@ -143,7 +143,7 @@ def test_skypilot_import_creates_on_demand_and_spot_per_gpu_hour(lead, catalog, 
     assert quotes["p5.48xlarge", "on_demand"].price_per_gpu_hour == Decimal("12.2900")
     assert quotes["p5.48xlarge", "spot"].price_per_gpu_hour == Decimal("4.9163")
     assert quotes["p5.48xlarge", "on_demand"].accelerator.slug == "h100-sxm-80gb"
-    assert outcome.unknown == {"A10G": 1}
+    assert outcome.unknown == {"Inferentia2": 1}
     assert any("more GPUs per instance" in reason for reason in outcome.skipped)
     assert outcome.created == 3
 

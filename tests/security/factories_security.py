@@ -18,6 +18,7 @@ from django.core.files.base import ContentFile
 from django.utils import timezone
 
 from benchmarks.models import BenchmarkPlanStep, BenchmarkResult
+from catalog.models import CatalogImportJob
 from checklist.models import ChecklistAnswer, ChecklistItem
 from core.audit import audit_record
 from core.roles import Role
@@ -169,6 +170,13 @@ def build_world() -> World:
     step = plan.steps.filter(kind=BenchmarkPlanStep.Kind.MANUAL).first()
     comparison, review = _comparison(users, brief, quote)
     event = audit_record(actor=users["vendor_a"], action="security.matrix", obj=quote)
+    import_job = CatalogImportJob.objects.create(
+        kind="litellm",
+        filename="prices.json",
+        data=b"{}",
+        captured_on=brief.created_at.date(),
+        created_by=users["lead"],
+    )
     ids = {
         "accelerator": accelerator.slug,
         "model": model.slug,
@@ -185,6 +193,7 @@ def build_world() -> World:
         "comparison": comparison.pk,
         "review": review.pk,
         "event": event.pk,
+        "import_job": import_job.pk,
         "file_template": "requests_template.csv",
     }
     objects = {

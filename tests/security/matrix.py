@@ -165,6 +165,8 @@ MATRIX: dict[str, Route] = {
     "catalog:import":    html((L, 404, 404, 200, 404, 404, 404, 200),
                               post=(L, 404, 404, 400, 404, 404, 404, 400)),
     "catalog:import-template": html((L, 404, 404, 200, 404, 404, 404, 200)),
+    "catalog:import-job": html((L, 404, 404, 200, 404, 404, 404, 200),
+                               kwargs={"pk": "import_job"}),
     # --- vendor portal -----------------------------------------------------------------------
     "vendor:home":         html((L, 200, 200, 404, 404, 404, 404, 404)),
     "vendor:rfq-detail":   html((L, 200, 404, 404, 404, 404, 404, 404), kwargs=PK_RFQ),
@@ -242,6 +244,10 @@ MATRIX: dict[str, Route] = {
     "rfq-detail": api((403, 200, 404, 200, 200, 200, 200, 200), kwargs=PK_RFQ),
     "rfq-reopen": api((403, 405, 405, 405, 405, 405, 405, 405),
                       post=(403, 404, 404, 400, 403, 403, 403, 400), kwargs=PK_RFQ),
+    "catalog-import-list": api((403, 404, 404, 405, 403, 403, 403, 405),
+                               post=(403, 404, 404, 400, 403, 403, 403, 400), multipart=True),
+    "catalog-import-detail": api((403, 404, 404, 200, 403, 403, 403, 200),
+                                 kwargs={"pk": "import_job"}),
     # --- API: checklist ----------------------------------------------------------------------
     "api-checklist-items": api((403, 200, 200, 200, 200, 200, 200, 200)),
     "api-quote-checklist": api((403, 200, 404, 200, 200, 200, 200, 200),
