@@ -6,15 +6,14 @@ tie-breaker. Every failure is reported as :class:`ParseError`.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from . import (
+    _head,
     aiperf,
     console,
     genai_perf,
@@ -131,62 +130,6 @@ def _tried(rules: dict[str, str]) -> str:
     return "; ".join(f"{fid} ({rule})" for fid, rule in rules.items())
 
 
-def _decode(data: bytes) -> str:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            raise ParseError("file has a UTF-16 byte-order mark but is not valid UTF-16") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ParseError(
-            f"file is not UTF-8 text (invalid byte at offset {exc.start}); tried every format, "
-            "all of them are UTF-8 text"
-        ) from None
-
-
-def _check_utf8(data: bytes, label: str) -> None:
-    """Refuse a non-UTF-8 byte anywhere, in 1 MiB steps (no decoded copy of a large file)."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(data)
-    step = 1 << 20
-    for start in range(0, len(data), step):
-        try:
-            decoder.decode(view[start : start + step], final=start + step >= len(data))
-        except UnicodeDecodeError as exc:
-            offset = start + exc.start
-            line_start = data.rfind(b"\n", 0, offset) + 1
-            cell = data[line_start:offset].rsplit(b",", 1)[-1][-20:].decode("utf-8", "replace")
-            line = data.count(b"\n", 0, offset) + 1
-            raise ParseError(
-                f"file{label} is not UTF-8 text (invalid byte at offset {offset}, line "
-                f"{line}, in the cell starting {cell!r}); "
-                "every supported format is UTF-8 text"
-            ) from None
-
-
-def _json_constant(token: str) -> float:
-    # Python's json accepts NaN/Infinity (SGLang writes a bare Infinity); keep them, the
-    # parsers reject them where a finite value is required.
-    return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[token]
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise ParseError(
-            f"JSON object has a duplicate key {dup!r}: which value is meant is ambiguous"
-        )
-    return obj
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_json_constant, object_pairs_hook=_no_duplicate_keys)
-
-
 def _classify_object(obj: dict[str, Any]) -> str | None:
     checks: list[tuple[str, Callable[[object], bool]]] = [
         (guidellm.FORMAT_ID, guidellm.is_guidellm),
@@ -220,7 +163,7 @@ def _classify_list(items: list[Any]) -> str | None:
 
 def _sniff_json(text: str, label: str) -> tuple[str, Any]:
     try:
-        obj = _loads(text)
+        obj = _head.loads(text)
     except RecursionError:
         raise ParseError(f"file{label}: JSON nesting is too deep") from None
     except json.JSONDecodeError as exc:
@@ -230,6 +173,10 @@ def _sniff_json(text: str, label: str) -> tuple[str, Any]:
                 f"{exc.lineno}, column {exc.colno}); tried: {_tried(JSON_RULES)}"
             ) from None
         return _sniff_json_lines(text, label)
+    return _classify_doc(obj, label)
+
+
+def _classify_doc(obj: Any, label: str) -> tuple[str, Any]:
     if isinstance(obj, dict):
         fid = _classify_object(obj)
         if fid is not None:
@@ -263,7 +210,7 @@ def _sniff_json_lines(text: str, label: str) -> tuple[str, Any]:
         if not stripped:
             continue
         try:
-            objs.append(_loads(stripped))
+            objs.append(_head.loads(stripped))
         except RecursionError:
             raise ParseError(f"file{label}: JSON nesting too deep on line {number}") from None
         except json.JSONDecodeError as exc:
@@ -271,6 +218,10 @@ def _sniff_json_lines(text: str, label: str) -> tuple[str, Any]:
                 f"file{label} looks like JSON Lines but line {number} is not valid JSON "
                 f"({exc.msg}); tried: {_tried(JSON_RULES)}"
             ) from None
+    return _classify_lines(objs, label)
+
+
+def _classify_lines(objs: list[Any], label: str) -> tuple[str, Any]:
     if objs and all(aiperf.is_record(o) for o in objs):
         return aiperf.JSONL_ID, objs
     if objs and all(sglang.is_sglang(o) for o in objs):
@@ -316,7 +267,40 @@ def _sniff_text(text: str, label: str) -> str:
     )
 
 
-def _sniff(data: bytes, filename: str | None) -> _Sniffed:
+def _sniff_head_json(data: bytes, label: str) -> str:
+    """Format of a large JSON (Lines) file from its first HEAD_BYTES alone."""
+    head = data[: _head.HEAD_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")
+    lines = head.split(b"\n")
+    complete = [ln.strip() for ln in lines[:-1] if ln.strip()]
+    if len(complete) >= 2 or (complete and not lines[-1].strip()):
+        try:
+            objs = [_head.loads(ln) for ln in complete]
+        except (ValueError, RecursionError):  # incl. JSONDecodeError, UnicodeDecodeError
+            objs = []
+        if len(objs) >= 2:
+            return _classify_lines(objs, label)[0]
+    prefix = _head.close_prefix(head)
+    if prefix is None:
+        raise ParseError(f"file{label} starts like JSON but its first 64 KB hold no JSON value")
+    try:
+        obj = _head.loads(prefix)
+    except RecursionError:
+        raise ParseError(f"file{label}: JSON nesting is too deep") from None
+    except UnicodeDecodeError as exc:
+        raise ParseError(
+            f"file{label} is not UTF-8 text (invalid byte at offset {exc.start}); "
+            "every supported format is UTF-8 text"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            f"file{label} starts like JSON but is not valid JSON ({exc.msg} at line "
+            f"{exc.lineno}, column {exc.colno}); tried: {_tried(JSON_RULES)}"
+        ) from None
+    return _classify_doc(obj, label)[0]
+
+
+def _sniff(data: bytes, filename: str | None, head_only: bool = False) -> _Sniffed:
+    """The format and its payload; ``head_only`` (detection) reads at most HEAD_BYTES."""
     label = _label(filename)
     if not isinstance(data, bytes | bytearray | memoryview):
         raise ParseError(f"expected bytes, got {type(data).__name__}")
@@ -325,8 +309,23 @@ def _sniff(data: bytes, filename: str | None) -> _Sniffed:
         raise ParseError(f"file{label} is empty; tried: {_tried(JSON_RULES)}; {_tried(TEXT_RULES)}")
     # Cheap check on the head first: large CSVs are not decoded as a whole.
     head_bytes = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head_bytes[:1] in (b"{", b"[") and len(data) > _head.HEAD_BYTES:
+        try:
+            fid = _sniff_head_json(data, label)
+        except ParseError:
+            if head_only and not head_bytes.startswith(b"["):
+                raise
+            fid = ""
+        if head_only and fid:
+            return _Sniffed(fid, None, data)
+        if fid == vllm.SERVE_ID:
+            fast = _head.load_serve(data)
+            if fast is not None and vllm.is_serve(vllm.normalise_keys(fast)):
+                return _Sniffed(fid, fast, data)
+        if head_only:  # "[titan] ..." logs start with '[' too
+            return _Sniffed(_sniff_text(_head.decode_head(data), label), None, data)
     if head_bytes[:1] in (b"{", b"["):
-        text = _decode(data)
+        text = _head.decode(data)
         try:
             fid, payload = _sniff_json(text.strip(), label)
         except ParseError as json_error:
@@ -340,8 +339,8 @@ def _sniff(data: bytes, filename: str | None) -> _Sniffed:
             return _Sniffed(fid, text, data)
         return _Sniffed(fid, payload, data)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = _decode(data)
-        return _sniff(text.encode("utf-8"), filename)
+        text = _head.decode(data)
+        return _sniff(text.encode("utf-8"), filename, head_only)
     head = data[:65536]
     try:
         head_text = head.decode("utf-8-sig")
@@ -354,15 +353,16 @@ def _sniff(data: bytes, filename: str | None) -> _Sniffed:
         head_text = head[: exc.start].decode("utf-8-sig")
     fid = _sniff_text(head_text, label)
     if fid == requests_csv.FORMAT_ID:
-        _check_utf8(data, label)
+        if not head_only:
+            _head.check_utf8(data, label)
         return _Sniffed(fid, None, data)  # parsed from bytes, never decoded as a whole
-    return _Sniffed(fid, _decode(data), data)
+    return _Sniffed(fid, None if head_only else _head.decode(data), data)
 
 
 def detect(data: bytes, filename: str | None = None) -> str:
     """Return the format id of ``data`` (see :data:`FORMATS`); raise ParseError if unknown."""
     try:
-        return _sniff(data, filename).format_id
+        return _sniff(data, filename, head_only=True).format_id
     except ParseError:
         raise
     except (RecursionError, MemoryError):

@@ -183,35 +183,8 @@ def percentiles_owned(finite: FloatArray) -> Percentiles | None:
     if finite.size == 0:
         return None
     mean = float(finite.mean())
-    if finite.size < 4096 or float(np.fmin.reduce(finite)) < 0.0:
-        p50, p95, p99 = np.percentile(finite, PERCENTILE_QS, overwrite_input=True)
-        return Percentiles(float(p50), float(p95), float(p99), mean)
-    return Percentiles(*_linear_percentiles(finite), mean)
-
-
-def _linear_percentiles(values: FloatArray) -> tuple[float, float, float]:
-    """numpy.percentile(values, [50, 95, 99]) (method "linear") for non-negative finite values.
-
-    Same order statistics and the same interpolation formula as numpy (so results are
-    identical), but the selection runs on the int64 view of the floats: for non-negative IEEE
-    doubles the integer order is the numeric order, and integer selection is faster.
-    """
-    n = values.shape[0]
-    quantiles = np.asarray(PERCENTILE_QS, dtype=np.float64) / 100.0
-    virtual = (n - 1) * quantiles
-    lower = np.floor(virtual).astype(np.int64)
-    upper = np.minimum(lower + 1, n - 1)
-    kth = np.unique(np.concatenate([lower, upper]))
-    as_int = values.view(np.int64)
-    as_int.partition(kth)
-    a = values[lower]
-    b = values[upper]
-    gamma = virtual - lower
-    diff = b - a
-    out = a + diff * gamma
-    high = gamma >= 0.5
-    out[high] = (b - diff * (1 - gamma))[high]
-    return float(out[0]), float(out[1]), float(out[2])
+    p50, p95, p99 = np.percentile(finite, PERCENTILE_QS, method="linear", overwrite_input=True)
+    return Percentiles(float(p50), float(p95), float(p99), mean)
 
 
 def maybe_percentiles(

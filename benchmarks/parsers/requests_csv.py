@@ -8,7 +8,7 @@ from typing import Final
 
 import numpy as np
 
-from . import _fastcsv as fc
+from . import _csvread as fc
 from ._util import (
     MAX_COUNT,
     MAX_MS,

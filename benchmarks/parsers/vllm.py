@@ -9,6 +9,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from ._head import FlatLists
 from ._util import (
     Builder,
     ProgressFn,
@@ -278,8 +279,8 @@ def _file_percentiles(b: Builder, obj: Mapping[str, Any], family: str) -> Percen
 def _per_request(
     obj: Mapping[str, Any], b: Builder
 ) -> tuple[RequestSamples | None, FloatArray | None]:
-    has_ttfts = isinstance(obj.get("ttfts"), list)
-    has_lat = isinstance(obj.get("latencies"), list)
+    has_ttfts = isinstance(obj.get("ttfts"), list | np.ndarray)
+    has_lat = isinstance(obj.get("latencies"), list | np.ndarray)
     if not has_ttfts and not has_lat:
         return None, None
     anchor = "ttfts" if has_ttfts else "latencies"
@@ -291,7 +292,11 @@ def _per_request(
         value = obj.get(key)
         if value is None:
             return None
-        out = b.wrap(lambda: float_array(value, b.where(key), kind, scale=scale))
+        if isinstance(value, np.ndarray):  # decoded straight from the file's bytes
+            b.wrap(lambda: check_array(value, b.where(key), kind, allow_nan=False))
+            out = value * scale if scale != 1.0 else value
+        else:
+            out = b.wrap(lambda: float_array(value, b.where(key), kind, scale=scale))
         if out.shape[0] != n:
             raise b.error(
                 f"{b.format_name}: per-request array '{key}' has {out.shape[0]} entries, "
@@ -319,7 +324,7 @@ def _per_request(
     itl_mean = np.full(n, np.nan)
     pooled: FloatArray | None = None
     itls = obj.get("itls")
-    if isinstance(itls, list):
+    if isinstance(itls, list | FlatLists):
         pooled, itl_mean, itl_sum = pooled_itls(itls, n, success, b)
         if latency is None and ttft is not None:
             latency = ttft + itl_sum
@@ -349,10 +354,12 @@ def _per_request(
 
 
 def pooled_itls(
-    itls: list[Any], n: int, success: np.ndarray, b: Builder
+    itls: list[Any] | FlatLists, n: int, success: np.ndarray, b: Builder
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     if len(itls) != n:
         raise b.error(f"{b.format_name}: 'itls' has {len(itls)} entries, expected {n}")
+    if isinstance(itls, FlatLists):
+        return _pool(itls.flat, itls.counts, n, success, b)
     if not all(isinstance(x, list) for x in itls):
         raise b.error(f"{b.format_name}: every 'itls' entry must be a list of seconds")
     counts = np.fromiter(map(len, itls), dtype=np.int64, count=n)
@@ -368,14 +375,25 @@ def pooled_itls(
             raise b.error(f"{b.format_name}: field 'itls' holds null values") from None
     if any(isinstance(v, bool) for row in itls[:50] for v in row):
         raise b.error(f"{b.format_name}: field 'itls' holds booleans, expected seconds")
+    return _pool(flat, counts, n, success, b)
+
+
+def _pool(
+    flat: FloatArray, counts: np.ndarray, n: int, success: np.ndarray, b: Builder
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    total = int(flat.shape[0])
     b.wrap(lambda: check_array(flat, b.where("itls"), "s", allow_nan=False))
     flat_ms = flat * 1000.0
-    row_of = np.repeat(np.arange(n), counts)
-    sums = np.bincount(row_of, weights=flat_ms, minlength=n) if total else np.zeros(n)
+    sums = np.zeros(n)
+    filled = counts > 0
+    if total:
+        starts = np.cumsum(counts) - counts
+        sums[filled] = np.add.reduceat(flat_ms, starts[filled])
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    pooled: FloatArray = flat_ms[success[row_of]] if total else flat_ms
-    return pooled, means.astype(np.float64), sums.astype(np.float64)
+        means = np.where(filled, sums / np.maximum(counts, 1), np.nan)
+    if total and not success.all():
+        flat_ms = flat_ms[np.repeat(success, counts)]
+    return flat_ms, means, sums
 
 
 # ----------------------------------------------------------------------------- latency / throughput
