@@ -85,7 +85,9 @@ JSON_RULES: Final[dict[str, str]] = {
     ),
     vllm.LATENCY_ID: "avg_latency + latencies + percentiles",
     vllm.THROUGHPUT_ID: "elapsed_time + requests_per_second + tokens_per_second",
-    llmperf.SUMMARY_ID: "version '2023-08-31' + results_* keys",
+    llmperf.SUMMARY_ID: (
+        "version '2023-08-31' + results_* keys, or an object of such summaries by concurrency"
+    ),
     mlperf.SYSTEM_ID: "submitter + division + system_name + accelerator_*",
     run_json.FORMAT_ID: "'kind': training | media | inference",
     aiperf.JSONL_ID: "JSON Lines of {metadata, metrics, error} records",
@@ -141,6 +143,7 @@ def _classify_object(obj: dict[str, Any]) -> str | None:
         (vllm.LATENCY_ID, vllm.is_latency),
         (vllm.THROUGHPUT_ID, vllm.is_throughput),
         (llmperf.SUMMARY_ID, llmperf.is_summary),
+        (llmperf.SUMMARY_ID, llmperf.is_summary_set),
         (mlperf.SYSTEM_ID, mlperf.is_system),
         (run_json.FORMAT_ID, run_json.is_run_json),
         (aiperf.JSONL_ID, aiperf.is_record),

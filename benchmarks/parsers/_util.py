@@ -392,32 +392,84 @@ def safe_div(num: float | None, den: float | None) -> float | None:
     return num / den
 
 
+def run_label(metrics: Metrics, index: int) -> str:
+    """How a run of a sweep is named: its concurrency, else its request rate, else its number."""
+    if metrics.concurrency is not None:
+        return f"concurrency {metrics.concurrency:g}"
+    if metrics.request_rate is not None:
+        return f"request rate {metrics.request_rate:g}/s"
+    return f"run {index + 1}"
+
+
+def _throughput(metrics: Metrics) -> float:
+    for value in (
+        metrics.output_tokens_per_s,
+        metrics.total_tokens_per_s,
+        metrics.request_throughput_rps,
+        metrics.tokens_per_s,
+    ):
+        if value is not None:
+            return value
+    return -1.0
+
+
+def saturation_index(
+    runs: Sequence[ParsedResult], comparable: Callable[[ParsedResult], object] | None = None
+) -> int:
+    """The run with the highest throughput (output tokens/s, else total tokens/s, req/s).
+
+    ``comparable`` restricts the choice to the runs like the first one (same model and unit
+    in an MLPerf summary, whose rows are not one sweep).
+    """
+    group = None if comparable is None else comparable(runs[0])
+    best = 0
+    for i, run in enumerate(runs):
+        if comparable is not None and comparable(run) != group:
+            continue
+        if _throughput(run.metrics) > _throughput(runs[best].metrics):
+            best = i
+    return best
+
+
 def combine_runs(
-    runs: Sequence[ParsedResult], kind: str, file_notes: Sequence[str] = ()
+    runs: Sequence[ParsedResult],
+    kind: str,
+    file_notes: Sequence[str] = (),
+    plural: str | None = None,
+    comparable: Callable[[ParsedResult], object] | None = None,
 ) -> ParsedResult:
-    """Top-level result for a multi-run file: the first run, with all runs attached."""
-    first = runs[0]
+    """Top-level result for a multi-run file: the saturation run, stated, with all runs attached.
+
+    R6: the headline is the run with the highest throughput, not the first (lowest-load) one;
+    a brief's own targets choose among the runs later (see ``operating_points``).
+    """
     if len(runs) == 1 and not file_notes:
-        return first
-    notes = list(first.notes)
+        return runs[0]
+    index = saturation_index(runs, comparable)
+    head = runs[index]
+    notes = list(head.notes)
+    extra = dict(head.extra)
     if len(runs) > 1:
+        label = run_label(head.metrics, index)
         notes.insert(
             0,
-            f"file holds {len(runs)} {kind}s; top-level metrics are from the first one, "
-            "see 'runs' for all of them",
+            f"file holds {len(runs)} {plural or kind + 's'}; headline: saturation run "
+            f"(highest throughput), {label} of {len(runs)} runs; see 'runs' for all of them",
         )
+        extra["headline_run"] = f"saturation run, {label} of {len(runs)} runs"
+        extra["headline_run_index"] = index
     for n in file_notes:
         if n not in notes:
             notes.append(n)
     return ParsedResult(
-        format_id=first.format_id,
-        format_name=first.format_name,
-        tool_version=first.tool_version,
-        model=first.model,
-        metrics=first.metrics,
-        per_request=first.per_request,
-        discrepancies=first.discrepancies,
+        format_id=head.format_id,
+        format_name=head.format_name,
+        tool_version=head.tool_version,
+        model=head.model,
+        metrics=head.metrics,
+        per_request=head.per_request,
+        discrepancies=head.discrepancies,
         notes=tuple(notes),
         runs=tuple(runs) if len(runs) > 1 else (),
-        extra=first.extra,
+        extra=extra,
     )

@@ -131,8 +131,8 @@ def parse_json(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pa
         total_tokens_per_s=val("rate", "total_token_throughput"),
         input_tokens_total=_int(in_total),
         output_tokens_total=_int(out_total),
-        concurrency=_config_number(b, config, "loadgen", "concurrency"),
-        request_rate=_config_number(b, config, "loadgen", "request_rate"),
+        concurrency=_load_setting(b, config, "concurrency"),
+        request_rate=_load_setting(b, config, "request_rate"),
         ttft_ms=ttft,
         itl_ms=itl,
         tpot_ms=tpot,
@@ -151,7 +151,40 @@ def _model(config: object) -> str | None:
     names = get_path(config, "endpoint", "model_names")
     if isinstance(names, list) and names and isinstance(names[0], str):
         return names[0]
+    items = get_path(config, "models", "items")  # R7: AIPerf 0.10 (schema 1.3)
+    if isinstance(items, list) and items:
+        first = items[0]
+        name = first.get("name") if isinstance(first, dict) else first
+        if isinstance(name, str) and name:
+            return name
     return to_str(get_path(config, "endpoint", "model_name"))
+
+
+def _profiling_phase(config: object) -> object:
+    """R7: AIPerf 0.10 keeps the load settings per phase in ``input_config.phases``."""
+    phases = get_path(config, "phases")
+    if isinstance(phases, dict):
+        return phases.get("profiling")
+    if not isinstance(phases, list):
+        return None
+    found = None
+    for phase in phases:
+        if not isinstance(phase, dict):
+            continue
+        kinds = {str(phase.get(k, "")).lower() for k in ("name", "phase", "type", "kind")}
+        if "profiling" in kinds:
+            return phase
+        found = phase if "warmup" not in kinds else found
+    return found
+
+
+def _load_setting(b: Builder, config: object, key: str) -> float | None:
+    value = _config_number(b, config, "loadgen", key)
+    if value is None:
+        phase = _profiling_phase(config)
+        if isinstance(phase, dict) and isinstance(phase.get(key), int | float):
+            value = b.value(phase.get(key), f"input_config.phases[profiling].{key}", "rate")
+    return value
 
 
 def _config_number(b: Builder, config: object, *path: str) -> float | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 import numpy as np
@@ -10,9 +11,11 @@ import numpy as np
 from ._util import (
     Builder,
     ProgressFn,
+    combine_runs,
     maybe_percentiles,
     percentiles_of,
     scalars,
+    to_number,
     to_str,
 )
 from .types import Metrics, ParsedResult, Percentiles, RequestSamples
@@ -40,6 +43,14 @@ def is_summary(obj: object) -> bool:
     )
 
 
+def is_summary_set(obj: object) -> bool:
+    """R18: one JSON object holding several LLMPerf summaries (keyed by concurrency)."""
+    if not isinstance(obj, dict) or not obj or is_summary(obj):
+        return False
+    members = [v for v in obj.values() if isinstance(v, dict)]
+    return bool(members) and all(is_summary(v) for v in members)
+
+
 def is_individual(obj: object) -> bool:
     if not isinstance(obj, list) or not obj:
         return False
@@ -58,6 +69,29 @@ def _summary_pct(b: Builder, obj: Mapping[str, Any], metric: str) -> Percentiles
 
 
 def parse_summary(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
+    if is_summary_set(obj):
+        return _parse_summary_set(obj, progress)
+    return _summary(obj, progress)
+
+
+def _parse_summary_set(obj: Mapping[str, Any], progress: ProgressFn | None) -> ParsedResult:
+    runs = []
+    for key, member in obj.items():
+        if not isinstance(member, dict):
+            continue
+        run = _summary(member, None)
+        if run.metrics.concurrency is None:
+            b = Builder(SUMMARY_ID, SUMMARY_NAME)
+            level = b.wrap(lambda key=key: to_number(str(key).split("_")[-1], "key", "count"))
+            run = replace(run, metrics=replace(run.metrics, concurrency=level))
+        runs.append(replace(run, extra={**run.extra, "member_key": str(key)}))
+    if progress is not None:
+        progress(1.0)
+    note = f"one JSON object holding {len(runs)} LLMPerf summaries, one run per member"
+    return combine_runs(runs, "LLMPerf summary", [note], plural="LLMPerf summaries")
+
+
+def _summary(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
     b = Builder(SUMMARY_ID, SUMMARY_NAME)
     per_min = b.num(obj, "results_num_completed_requests_per_min", "rate")
     tpot = _summary_pct(b, obj, "inter_token_latency_s")

@@ -64,7 +64,12 @@ def parse_inference(text: str, progress: ProgressFn | None = None) -> ParsedResu
         raise Builder(INFERENCE_ID, INFERENCE_NAME).error(f"{INFERENCE_NAME}: no data rows")
     if progress is not None:
         progress(1.0)
-    return combine_runs(runs, "result row (system x model x scenario)")
+    return combine_runs(
+        runs,
+        "result row",
+        plural="result rows (system × model × scenario)",
+        comparable=lambda run: (run.model, run.extra.get("scenario"), run.extra.get("units")),
+    )
 
 
 def _inference_row(rec: Mapping[str, str], line: int) -> ParsedResult:

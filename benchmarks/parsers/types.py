@@ -163,8 +163,9 @@ class ParsedResult:
 
     Files that hold several runs (GuideLLM sweeps, SGLang/vLLM JSON Lines, ``vllm bench
     sweep`` summaries, MLPerf summary CSVs with many rows, Perf Analyzer exports with several
-    experiments) return the first run at the top level and every run, in file order, in
-    :attr:`runs` (empty for single-run files). :attr:`extra` keeps format-specific scalars
+    experiments, LLMPerf summaries by concurrency) return the saturation run (highest
+    throughput; ``extra["headline_run"]`` says which) at the top level and every run, in file
+    order, in :attr:`runs` (empty for single-run files). :attr:`extra` keeps format-specific scalars
     (configuration, units, hardware strings) that have no normalised field.
     """
 

@@ -19,12 +19,19 @@ from ._util import (
     compare_percentiles,
     float_array,
     maybe_percentiles,
-    percentiles_of,
     scalars,
     summarize_samples,
     to_str,
 )
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
+from .vllm_offline import (  # noqa: F401  (re-exported: one module per tool for callers)
+    LATENCY_ID,
+    LATENCY_NAME,
+    THROUGHPUT_ID,
+    THROUGHPUT_NAME,
+    parse_latency,
+    parse_throughput,
+)
 
 SERVE_ID: Final = "vllm-serve"
 SERVE_NAME: Final = "vLLM serving benchmark (JSON)"
@@ -32,10 +39,6 @@ SWEEP_ID: Final = "vllm-sweep"
 SWEEP_NAME: Final = "vLLM bench sweep summary (JSON array)"
 PYTORCH_ID: Final = "vllm-pytorch"
 PYTORCH_NAME: Final = "vLLM benchmark, PyTorch OSS benchmark format (JSON)"
-LATENCY_ID: Final = "vllm-latency"
-LATENCY_NAME: Final = "vLLM latency benchmark (JSON)"
-THROUGHPUT_ID: Final = "vllm-throughput"
-THROUGHPUT_NAME: Final = "vLLM throughput benchmark (JSON)"
 
 PER_REQUEST_KEYS: Final = frozenset(
     {
@@ -181,6 +184,15 @@ def _serve(
         total_tok_s = in_tok_s + out_tok_s
         b.note("old file: total_token_throughput computed as input_throughput + output_throughput")
     file_pct = {name: _file_percentiles(b, obj, fam) for fam, name in FAMILIES.items()}
+    old_e2e = _file_percentiles(b, obj, "latency")  # 2024 files: mean/median/p99_latency_ms
+    if old_e2e is not None:
+        if file_pct["e2e_ms"] is None:
+            file_pct["e2e_ms"] = old_e2e
+            b.note("end-to-end latency read from the 2024 keys *_latency_ms")
+        else:
+            compare_percentiles(
+                b.discrepancies, "e2e_ms (file *_latency_ms)", file_pct["e2e_ms"], old_e2e
+            )
 
     samples, pooled_itl = _per_request(obj, b)
     if progress is not None:
@@ -216,8 +228,9 @@ def _serve(
                 _f(out_total),
                 _f(rec["output_tokens_total"]),
             )
-        if completed is None:
+        if completed is None or b.extra.get("no_token_requests"):
             completed = rec["requests_completed"]
+            failed = rec["requests_failed"]
     if completed == 0:
         b.note(
             "completed == 0: every request failed; the file's statistics are 0.0 placeholders "
@@ -332,6 +345,9 @@ def _per_request(
     elif itls is not None:
         raise b.error(f"{b.format_name}: 'itls' must be a list of lists")
     nan = np.full(n, np.nan)
+    success = _no_token_failed(
+        b, success, ttft, itl_mean, out_lens, isinstance(itls, list | FlatLists)
+    )
     ttft_ms = ttft if ttft is not None else nan
     e2e_ms = latency if latency is not None else nan.copy()
     out_tok = out_lens if out_lens is not None else nan.copy()
@@ -351,6 +367,32 @@ def _per_request(
     )
     b.note(f"percentiles recomputed from {n} per-request records (failed requests excluded)")
     return samples, pooled
+
+
+def _no_token_failed(
+    b: Builder,
+    success: np.ndarray,
+    ttft: FloatArray | None,
+    itl_mean: FloatArray,
+    out_lens: FloatArray | None,
+    has_itls: bool,
+) -> np.ndarray:
+    """R5: a request that produced no token (TTFT 0, no gaps, or 0 output tokens) failed."""
+    no_token = np.zeros_like(success)
+    if ttft is not None and has_itls:
+        no_token |= (ttft <= 0.0) & np.isnan(itl_mean)
+    if out_lens is not None:
+        no_token |= out_lens == 0
+    no_token &= success
+    count = int(no_token.sum())
+    if count:
+        b.extra["no_token_requests"] = count
+        b.note(
+            f"{count} request(s) produced no token but carry no error: counted as failed, not "
+            "as 0 ms successes (the file's own TTFT/latency statistics include them)"
+        )
+        return success & ~no_token
+    return success
 
 
 def pooled_itls(
@@ -394,68 +436,3 @@ def _pool(
     if total and not success.all():
         flat_ms = flat_ms[np.repeat(success, counts)]
     return flat_ms, means, sums
-
-
-# ----------------------------------------------------------------------------- latency / throughput
-
-
-def parse_latency(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
-    b = Builder(LATENCY_ID, LATENCY_NAME)
-    lat = obj.get("latencies")
-    arr = b.wrap(lambda: float_array(lat, b.where("latencies"), "s", scale=1000.0))
-    pcts = obj.get("percentiles")
-    if not isinstance(pcts, dict):
-        raise b.error(f"{LATENCY_NAME}: field 'percentiles' must be an object")
-    file_p = maybe_percentiles(
-        _ms(b, pcts.get("50"), "percentiles.50"),
-        _ms(b, pcts.get("95"), "percentiles.95"),
-        _ms(b, pcts.get("99"), "percentiles.99"),
-        _ms(b, obj.get("avg_latency"), "avg_latency"),
-    )
-    rec = percentiles_of(arr) if arr.size else None
-    compare_percentiles(b.discrepancies, "e2e_ms", file_p, rec)
-    b.note(
-        "vLLM latency benchmark: each latency is one whole batch (batch size, input and output "
-        "lengths are not in the file), not a per-request latency"
-    )
-    if rec is not None:
-        b.note(f"percentiles recomputed from {arr.size} iteration latencies")
-    std = b.num(obj, "std_latency", "s")
-    if std is not None:
-        b.extra["std_latency_ms"] = std * 1000.0
-    for key, value in pcts.items():
-        number = _ms(b, value, f"percentiles.{key}")
-        if number is not None:
-            b.extra[f"percentile_{key}_ms"] = number
-    b.extra["iterations"] = int(arr.size)
-    metrics = Metrics(e2e_ms=rec if rec is not None else file_p)
-    if progress is not None:
-        progress(1.0)
-    return b.result(metrics)
-
-
-def _ms(b: Builder, value: object, label: str) -> float | None:
-    seconds = b.value(value, label, "s")
-    return None if seconds is None else seconds * 1000.0
-
-
-def parse_throughput(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
-    b = Builder(THROUGHPUT_ID, THROUGHPUT_NAME)
-    elapsed = b.num(obj, "elapsed_time", "s")
-    total_tokens = b.int_(obj, "total_num_tokens")
-    b.note(
-        "offline throughput run: tokens_per_second includes prompt tokens (not comparable with "
-        "serving output_throughput); for hf/mii backends token counts are expected, not measured"
-    )
-    if total_tokens is not None:
-        b.extra["total_num_tokens"] = total_tokens
-    b.extra.update(scalars(obj))
-    metrics = Metrics(
-        requests_completed=b.int_(obj, "num_requests"),
-        duration_s=elapsed,
-        request_throughput_rps=b.num(obj, "requests_per_second", "rate"),
-        total_tokens_per_s=b.num(obj, "tokens_per_second", "rate"),
-    )
-    if progress is not None:
-        progress(1.0)
-    return b.result(metrics)
