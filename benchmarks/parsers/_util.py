@@ -9,6 +9,7 @@ from typing import Any, Final, TypeVar
 
 import numpy as np
 
+from ._points import is_serving, operating_point, run_label
 from .errors import ParseError
 from .types import (
     Discrepancy,
@@ -372,6 +373,9 @@ class Builder:
         per_request: RequestSamples | None = None,
         runs: Sequence[ParsedResult] = (),
     ) -> ParsedResult:
+        points = (
+            (operating_point(metrics, per_request, 0, self.extra),) if is_serving(metrics) else ()
+        )
         return ParsedResult(
             format_id=self.format_id,
             format_name=self.format_name,
@@ -383,6 +387,7 @@ class Builder:
             notes=tuple(self.notes),
             runs=tuple(runs),
             extra=dict(self.extra),
+            operating_points=points,
         )
 
 
@@ -390,15 +395,6 @@ def safe_div(num: float | None, den: float | None) -> float | None:
     if num is None or den is None or den <= 0:
         return None
     return num / den
-
-
-def run_label(metrics: Metrics, index: int) -> str:
-    """How a run of a sweep is named: its concurrency, else its request rate, else its number."""
-    if metrics.concurrency is not None:
-        return f"concurrency {metrics.concurrency:g}"
-    if metrics.request_rate is not None:
-        return f"request rate {metrics.request_rate:g}/s"
-    return f"run {index + 1}"
 
 
 def _throughput(metrics: Metrics) -> float:
@@ -450,7 +446,7 @@ def combine_runs(
     notes = list(head.notes)
     extra = dict(head.extra)
     if len(runs) > 1:
-        label = run_label(head.metrics, index)
+        label = run_label(head.metrics, index, head.extra)
         notes.insert(
             0,
             f"file holds {len(runs)} {plural or kind + 's'}; headline: saturation run "
@@ -461,6 +457,11 @@ def combine_runs(
     for n in file_notes:
         if n not in notes:
             notes.append(n)
+    points = tuple(
+        operating_point(run.metrics, run.per_request, i, run.extra)
+        for i, run in enumerate(runs)
+        if is_serving(run.metrics)
+    )
     return ParsedResult(
         format_id=head.format_id,
         format_name=head.format_name,
@@ -472,4 +473,5 @@ def combine_runs(
         notes=tuple(notes),
         runs=tuple(runs) if len(runs) > 1 else (),
         extra=extra,
+        operating_points=points,
     )

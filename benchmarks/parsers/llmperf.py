@@ -8,6 +8,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from ._points import operating_point
 from ._util import (
     Builder,
     ProgressFn,
@@ -83,7 +84,8 @@ def _parse_summary_set(obj: Mapping[str, Any], progress: ProgressFn | None) -> P
         if run.metrics.concurrency is None:
             b = Builder(SUMMARY_ID, SUMMARY_NAME)
             level = b.wrap(lambda key=key: to_number(str(key).split("_")[-1], "key", "count"))
-            run = replace(run, metrics=replace(run.metrics, concurrency=level))
+            metrics = replace(run.metrics, concurrency=level)
+            run = replace(run, metrics=metrics, operating_points=(operating_point(metrics, None),))
         runs.append(replace(run, extra={**run.extra, "member_key": str(key)}))
     if progress is not None:
         progress(1.0)
