@@ -30,8 +30,11 @@ from . import (
 from .errors import ParseError
 from .types import Discrepancy, Metrics, ParsedResult, Percentiles, RequestSamples
 
+HEAD_BYTES: Final = _head.HEAD_BYTES
+
 __all__ = [
     "FORMATS",
+    "HEAD_BYTES",
     "Discrepancy",
     "Metrics",
     "ParseError",
@@ -302,8 +305,13 @@ def _sniff_head_json(data: bytes, label: str) -> str:
     return _classify_doc(obj, label)[0]
 
 
-def _sniff(data: bytes, filename: str | None, head_only: bool = False) -> _Sniffed:
-    """The format and its payload; ``head_only`` (detection) reads at most HEAD_BYTES."""
+def _sniff(
+    data: bytes, filename: str | None, head_only: bool = False, partial: bool = False
+) -> _Sniffed:
+    """The format and its payload; ``head_only`` (detection) reads at most HEAD_BYTES.
+
+    ``partial``: ``data`` is only the head of a larger file (detection only).
+    """
     label = _label(filename)
     if not isinstance(data, bytes | bytearray | memoryview):
         raise ParseError(f"expected bytes, got {type(data).__name__}")
@@ -312,7 +320,7 @@ def _sniff(data: bytes, filename: str | None, head_only: bool = False) -> _Sniff
         raise ParseError(f"file{label} is empty; tried: {_tried(JSON_RULES)}; {_tried(TEXT_RULES)}")
     # Cheap check on the head first: large CSVs are not decoded as a whole.
     head_bytes = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head_bytes[:1] in (b"{", b"[") and len(data) > _head.HEAD_BYTES:
+    if head_bytes[:1] in (b"{", b"[") and (len(data) > _head.HEAD_BYTES or partial):
         try:
             fid = _sniff_head_json(data, label)
         except ParseError:
@@ -343,7 +351,7 @@ def _sniff(data: bytes, filename: str | None, head_only: bool = False) -> _Sniff
         return _Sniffed(fid, payload, data)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         text = _head.decode(data)
-        return _sniff(text.encode("utf-8"), filename, head_only)
+        return _sniff(text.encode("utf-8"), filename, head_only, partial)
     head = data[:65536]
     try:
         head_text = head.decode("utf-8-sig")
@@ -362,10 +370,16 @@ def _sniff(data: bytes, filename: str | None, head_only: bool = False) -> _Sniff
     return _Sniffed(fid, None if head_only else _head.decode(data), data)
 
 
-def detect(data: bytes, filename: str | None = None) -> str:
-    """Return the format id of ``data`` (see :data:`FORMATS`); raise ParseError if unknown."""
+def detect(data: bytes, filename: str | None = None, *, partial: bool = False) -> str:
+    """Return the format id of ``data`` (see :data:`FORMATS`); raise ParseError if unknown.
+
+    Only the first :data:`HEAD_BYTES` are read (a large JSON file is never decoded whole);
+    ``partial=True`` says that ``data`` is just that head of a larger file.
+    """
+    if partial:
+        data = data[: _head.HEAD_BYTES]
     try:
-        return _sniff(data, filename, head_only=True).format_id
+        return _sniff(data, filename, head_only=True, partial=partial).format_id
     except ParseError:
         raise
     except (RecursionError, MemoryError):

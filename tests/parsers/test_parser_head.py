@@ -98,3 +98,11 @@ def test_large_vllm_file_with_a_bad_per_request_value_is_refused_by_name() -> No
     with pytest.raises(ParseError) as info:
         parse(json.dumps(doc).encode())
     assert "'ttfts'[17]" in info.value.message
+
+
+def test_detect_on_the_head_alone_of_a_large_file() -> None:
+    data = json.dumps(vllm_doc(5000)).encode()
+    head = data[: _head.HEAD_BYTES]
+    assert detect(head, "big.json", partial=True) == "vllm-serve"
+    csv_head = b"ttft_ms,e2e_ms\n" + b"12.5,100\n" * 20000
+    assert detect(csv_head[:70000], "r.csv", partial=True) == "requests-csv"
