@@ -22,6 +22,7 @@ import codecs
 import csv
 import io
 import math
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .errors import ParseError
@@ -40,6 +42,20 @@ I64 = npt.NDArray[np.int64]
 
 #: bytes of CSV text decoded per streamed block
 BLOCK_BYTES: Final = 1 << 22
+
+
+def use_threads() -> bool:
+    """Decode blocks on pyarrow's thread pool only when a CPU is idle.
+
+    On a busy 2-core machine the hand-offs cost more wall-clock time than the parallelism
+    saves (measured: 0.22 s serial vs 0.35 s threaded for 54 MB at load 4).
+    """
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # pragma: no cover - platforms without a load average
+        return False
+    return (os.cpu_count() or 1) - load >= 1.0
+
 
 # column kinds
 FLOAT: Final = "float"
@@ -204,6 +220,15 @@ def _time_type(data: bytes, body_start: int, col: Column) -> pa.DataType:
     return pa.timestamp("ns", "UTC") if zoned else pa.timestamp("ns")
 
 
+def _estimate_rows(data: bytes, body_start: int) -> int:
+    """Rows in the body, from the line length of its first 256 KiB (a little over, not a count)."""
+    sample = data[body_start : body_start + (1 << 18)]
+    lines = sample.count(b"\n") or sample.count(b"\r")
+    if not lines or len(sample) == len(data) - body_start:
+        return lines + 1
+    return int((len(data) - body_start) / (len(sample) / lines) * 1.02) + 64
+
+
 def read_columnar(
     data: bytes,
     body_start: int,
@@ -221,7 +246,7 @@ def read_columnar(
             types[names[col.index]] = _time_type(data, body_start, col)
         else:
             types[names[col.index]] = pa.float64()
-    capacity = data.count(b"\n", body_start) + 1
+    capacity = _estimate_rows(data, body_start)
     values: dict[str, np.ndarray] = {
         c.name: np.empty(capacity, dtype=np.int8 if c.kind == FLAG else np.float64) for c in wanted
     }
@@ -230,7 +255,9 @@ def read_columnar(
     try:
         reader = pacsv.open_csv(
             pa.BufferReader(body),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=BLOCK_BYTES),
+            read_options=pacsv.ReadOptions(
+                column_names=names, block_size=BLOCK_BYTES, use_threads=use_threads()
+            ),
             parse_options=pacsv.ParseOptions(newlines_in_values=False),
             convert_options=pacsv.ConvertOptions(
                 column_types=types,
@@ -244,8 +271,10 @@ def read_columnar(
         row = 0
         for batch in reader:
             n = batch.num_rows
-            if row + n > capacity:
-                raise _Untrusted
+            if row + n > capacity:  # longer than estimated from the first lines: grow
+                capacity = max(row + n, capacity + capacity // 2)
+                for name, arr in values.items():
+                    values[name] = np.resize(arr, capacity)
             for col in wanted:
                 arr = batch.column(names[col.index])
                 nulls[col.name] += arr.null_count
@@ -265,12 +294,12 @@ def read_columnar(
 
 def _store_block(arr: pa.Array, col: Column, target: np.ndarray) -> None:
     if col.kind == FLAG:  # bool -> 1/0, empty -> -1
-        target[:] = _values(arr.cast(pa.int8()), np.int8)
+        target[:] = _values(pc.cast(arr, pa.int8()), np.int8)
         if arr.null_count:
             target[_nulls(arr)] = -1
         return
     if pa.types.is_timestamp(arr.type):
-        np.divide(_values(arr.cast(pa.int64()), np.int64), 1e9, out=target)
+        np.divide(_values(pc.cast(arr, pa.int64()), np.int64), 1e9, out=target)
     else:
         target[:] = _values(arr, np.float64)
     if arr.null_count:

@@ -145,6 +145,8 @@ def decode(data: bytes) -> str:
 
 def check_utf8(data: bytes, label: str) -> None:
     """Refuse a non-UTF-8 byte anywhere, in 1 MiB steps (no decoded copy of a large file)."""
+    if data.isascii():  # one C pass; ASCII is UTF-8
+        return
     decoder = codecs.getincrementaldecoder("utf-8")()
     view = memoryview(data)
     step = 1 << 20

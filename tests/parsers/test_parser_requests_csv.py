@@ -403,3 +403,17 @@ def test_streamed_progress_cancel(small_blocks: None) -> None:
 
     with pytest.raises(Cancelled):
         parse(to_csv(make_rows(8000, seed=23)), progress=cancel)
+
+
+def test_more_rows_than_the_first_lines_suggest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows are preallocated from the first lines' length; a file that gets denser grows."""
+    long_rows = [f"{10 + i % 5},{100 + i},ok,{'x' * 400}" for i in range(1000)]
+    short_rows = [f"{20 + i % 3},{200 + i},ok," for i in range(20000)]
+    data = ("ttft_ms,e2e_ms,status,comment\n" + "\n".join(long_rows + short_rows) + "\n").encode()
+    result = parse(data)
+    assert result.metrics.requests_completed == 21000
+    monkeypatch.setattr(fc, "read_columnar", _refuse)
+    exact = parse(data)
+    assert result.per_request is not None
+    assert exact.per_request is not None
+    assert np.array_equal(result.per_request.e2e_ms, exact.per_request.e2e_ms)
