@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from . import (
+    _aiperf_columns,
     _head,
     aiperf,
     console,
@@ -333,6 +334,8 @@ def _sniff(
             fast = _head.load_serve(data)
             if fast is not None and vllm.is_serve(vllm.normalise_keys(fast)):
                 return _Sniffed(fid, fast, data)
+        if fid == aiperf.JSONL_ID and (cols := _aiperf_columns.read_columns(data, "record")):
+            return _Sniffed(fid, cols, data)
         if head_only:  # "[titan] ..." logs start with '[' too
             return _Sniffed(_sniff_text(_head.decode_head(data), label), None, data)
     if head_bytes[:1] in (b"{", b"["):

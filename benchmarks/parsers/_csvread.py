@@ -294,19 +294,19 @@ def read_columnar(
 
 def _store_block(arr: pa.Array, col: Column, target: np.ndarray) -> None:
     if col.kind == FLAG:  # bool -> 1/0, empty -> -1
-        target[:] = _values(pc.cast(arr, pa.int8()), np.int8)
+        target[:] = numpy_values(pc.cast(arr, pa.int8()), np.int8)
         if arr.null_count:
-            target[_nulls(arr)] = -1
+            target[numpy_nulls(arr)] = -1
         return
     if pa.types.is_timestamp(arr.type):
-        np.divide(_values(pc.cast(arr, pa.int64()), np.int64), 1e9, out=target)
+        np.divide(numpy_values(pc.cast(arr, pa.int64()), np.int64), 1e9, out=target)
     else:
-        target[:] = _values(arr, np.float64)
+        target[:] = numpy_values(arr, np.float64)
     if arr.null_count:
-        target[_nulls(arr)] = np.nan
+        target[numpy_nulls(arr)] = np.nan
 
 
-def _values(arr: pa.Array, dtype: type) -> np.ndarray:
+def numpy_values(arr: pa.Array, dtype: type) -> np.ndarray:
     """Zero-copy numpy view of a fixed-width array's values (null slots hold anything).
 
     Read from the buffer directly: ``Array.to_numpy`` imports pandas when it is installed.
@@ -316,7 +316,7 @@ def _values(arr: pa.Array, dtype: type) -> np.ndarray:
     )
 
 
-def _nulls(arr: pa.Array) -> np.ndarray:
+def numpy_nulls(arr: pa.Array) -> np.ndarray:
     bits = np.frombuffer(arr.buffers()[0], dtype=np.uint8)
     valid = np.unpackbits(bits, count=arr.offset + len(arr), bitorder="little")[arr.offset :]
     return valid == 0

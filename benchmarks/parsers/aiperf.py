@@ -9,6 +9,7 @@ from typing import Any, Final
 import numpy as np
 
 from . import _stats
+from ._aiperf_columns import JsonlColumns
 from ._util import (
     Builder,
     ProgressFn,
@@ -259,8 +260,67 @@ def metrics_from_csv(b: Builder, stats: _stats.StatsCsv) -> Metrics:
 # ----------------------------------------------------------------------------- JSONL
 
 
-def parse_jsonl(records: Sequence[Any], progress: ProgressFn | None = None) -> ParsedResult:
+def parse_jsonl(
+    records: Sequence[Any] | JsonlColumns, progress: ProgressFn | None = None
+) -> ParsedResult:
     b = Builder(JSONL_ID, JSONL_NAME)
+    cols = records if isinstance(records, JsonlColumns) else _record_columns(b, records, progress)
+    if cols.warmup:
+        b.note(f"{cols.warmup} warmup record(s) excluded")
+    n = len(cols.success)
+    if n == 0:
+        raise b.error(f"{JSONL_NAME}: no profiling records (only warmup)")
+    ttft, e2e, tpot, itl_mean = cols.ttft, cols.e2e, cols.tpot, cols.itl_mean
+    in_tok, out_tok, success = cols.in_tok, cols.out_tok, cols.success
+    pooled, first_req, last_resp = cols.pooled, cols.first_req, cols.last_resp
+    ok = success
+    with np.errstate(invalid="ignore", divide="ignore"):
+        computed = np.where(out_tok > 1, (e2e - ttft) / (out_tok - 1.0), np.nan)
+    tpot = np.where(np.isnan(tpot), computed, tpot)
+    duration = None
+    if first_req is not None and last_resp is not None and last_resp > first_req:
+        duration = (last_resp - first_req) / 1e9
+    completed = int(ok.sum())
+    out_total = float(np.nansum(out_tok[ok])) if completed else None
+    in_total = float(np.nansum(in_tok[ok])) if completed else None
+    b.note(_stats.TPOT_NOTE)
+    b.note("itl_ms is pooled inter_chunk_latency of successful requests (gap between SSE chunks)")
+    b.note(REASONING_NOTE)
+    b.note(f"percentiles recomputed from {n} per-request records (failed requests excluded)")
+    metrics_out = Metrics(
+        requests_completed=completed,
+        requests_failed=n - completed,
+        duration_s=duration,
+        request_throughput_rps=safe_div(float(completed), duration),
+        output_tokens_per_s=safe_div(out_total, duration),
+        total_tokens_per_s=safe_div(
+            None if out_total is None else out_total + (in_total or 0.0), duration
+        ),
+        input_tokens_total=None if in_total is None else round(in_total),
+        output_tokens_total=None if out_total is None else round(out_total),
+        ttft_ms=_pct(ttft, ok),
+        e2e_ms=_pct(e2e, ok),
+        tpot_ms=_pct(tpot, ok),
+        itl_ms=percentiles_owned(np.array(pooled, dtype=np.float64)) if len(pooled) else None,
+    )
+    samples = RequestSamples(
+        ttft_ms=ttft,
+        e2e_ms=e2e,
+        itl_ms=itl_mean,
+        input_tokens=in_tok,
+        output_tokens=out_tok,
+        success=success,
+        tpot_ms=tpot,
+    )
+    if progress is not None:
+        progress(1.0)
+    return b.result(metrics_out, per_request=samples)
+
+
+def _record_columns(
+    b: Builder, records: Sequence[Any], progress: ProgressFn | None
+) -> JsonlColumns:
+    """The per-request arrays, one record at a time (messages name the record)."""
     kept: list[Mapping[str, Any]] = []
     warmup = 0
     for i, rec in enumerate(records):
@@ -272,11 +332,7 @@ def parse_jsonl(records: Sequence[Any], progress: ProgressFn | None = None) -> P
             warmup += 1
             continue
         kept.append(rec)
-    if warmup:
-        b.note(f"{warmup} warmup record(s) excluded")
     n = len(kept)
-    if n == 0:
-        raise b.error(f"{JSONL_NAME}: no profiling records (only warmup)")
     ttft = np.full(n, np.nan)
     e2e = np.full(n, np.nan)
     tpot = np.full(n, np.nan)
@@ -311,48 +367,19 @@ def parse_jsonl(records: Sequence[Any], progress: ProgressFn | None = None) -> P
                 last_resp = end if last_resp is None else max(last_resp, end)
         if progress is not None and i % 20000 == 0:
             progress(0.5 + 0.5 * i / n)
-    ok = success
-    with np.errstate(invalid="ignore", divide="ignore"):
-        computed = np.where(out_tok > 1, (e2e - ttft) / (out_tok - 1.0), np.nan)
-    tpot = np.where(np.isnan(tpot), computed, tpot)
-    duration = None
-    if first_req is not None and last_resp is not None and last_resp > first_req:
-        duration = (last_resp - first_req) / 1e9
-    completed = int(ok.sum())
-    out_total = float(np.nansum(out_tok[ok])) if completed else None
-    in_total = float(np.nansum(in_tok[ok])) if completed else None
-    b.note(_stats.TPOT_NOTE)
-    b.note("itl_ms is pooled inter_chunk_latency of successful requests (gap between SSE chunks)")
-    b.note(REASONING_NOTE)
-    b.note(f"percentiles recomputed from {n} per-request records (failed requests excluded)")
-    metrics_out = Metrics(
-        requests_completed=completed,
-        requests_failed=n - completed,
-        duration_s=duration,
-        request_throughput_rps=safe_div(float(completed), duration),
-        output_tokens_per_s=safe_div(out_total, duration),
-        total_tokens_per_s=safe_div(
-            None if out_total is None else out_total + (in_total or 0.0), duration
-        ),
-        input_tokens_total=None if in_total is None else round(in_total),
-        output_tokens_total=None if out_total is None else round(out_total),
-        ttft_ms=_pct(ttft, ok),
-        e2e_ms=_pct(e2e, ok),
-        tpot_ms=_pct(tpot, ok),
-        itl_ms=percentiles_owned(np.asarray(pooled, dtype=np.float64)) if pooled else None,
+    return JsonlColumns(
+        ttft,
+        e2e,
+        tpot,
+        itl_mean,
+        in_tok,
+        out_tok,
+        success,
+        np.asarray(pooled, dtype=np.float64),
+        first_req,
+        last_resp,
+        warmup,
     )
-    samples = RequestSamples(
-        ttft_ms=ttft,
-        e2e_ms=e2e,
-        itl_ms=itl_mean,
-        input_tokens=in_tok,
-        output_tokens=out_tok,
-        success=success,
-        tpot_ms=tpot,
-    )
-    if progress is not None:
-        progress(1.0)
-    return b.result(metrics_out, per_request=samples)
 
 
 def _pct(values: FloatArray, mask: np.ndarray) -> Percentiles | None:

@@ -408,7 +408,7 @@ def pooled_itls(
     total = int(counts.sum())
     try:
         flat = np.fromiter(itertools.chain.from_iterable(itls), dtype=np.float64, count=total)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         flat = np.array(
             [b.value(v, "itls[]", "s") for v in itertools.chain.from_iterable(itls)],
             dtype=np.float64,

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from benchmarks.parsers import ParseError, _head, detect, parse
+from benchmarks.parsers import ParseError, _aiperf_columns, _head, aiperf, detect, parse
 
 
 def vllm_doc(n: int, seed: int = 3) -> dict[str, Any]:
@@ -106,3 +106,45 @@ def test_detect_on_the_head_alone_of_a_large_file() -> None:
     assert detect(head, "big.json", partial=True) == "vllm-serve"
     csv_head = b"ttft_ms,e2e_ms\n" + b"12.5,100\n" * 20000
     assert detect(csv_head[:70000], "r.csv", partial=True) == "requests-csv"
+
+
+def aiperf_line(i: int, phase: str = "profiling", error: bool = False) -> str:
+    metrics: dict[str, Any] = {
+        "ttft": {"value": 100.0 + i % 7, "unit": "ms"},
+        "request_latency": {"value": 1.5 + (i % 5) / 10, "unit": "s"},
+        "inter_token_latency": {"value": 20.0 + i % 3, "unit": "ms"},
+        "input_sequence_length": {"value": 100, "unit": "tokens"},
+        "output_sequence_length": {"value": 50 + i % 4, "unit": "tokens"},
+        "inter_chunk_latency": {"value": [19.5, 20.5 + i % 2, 21.0], "unit": "ms"},
+        "min_request_timestamp": {"value": 1_759_522_419_154_829_652 + i * 10**7, "unit": "ns"},
+        "max_response_timestamp": {"value": 1_759_522_421_154_829_659 + i * 10**7, "unit": "ns"},
+    }
+    err = {"code": 500, "type": "ServerError", "message": "x"} if error else None
+    return json.dumps(
+        {
+            "metadata": {"x_request_id": str(i), "credit_phase": phase},
+            "metrics": metrics,
+            "error": err,
+        }
+    )
+
+
+def test_large_aiperf_jsonl_read_column_wise_matches_the_record_reader() -> None:
+    lines = [aiperf_line(i, "warmup" if i < 5 else "profiling", i % 50 == 7) for i in range(3000)]
+    data = ("\n".join(lines) + "\n").encode()
+    assert len(data) > _head.HEAD_BYTES
+    assert _aiperf_columns.read_columns(data, "record") is not None
+    fast = parse(data)
+    slow = aiperf.parse_jsonl([json.loads(ln) for ln in lines])
+    assert fast.metrics == slow.metrics
+    assert fast.notes == slow.notes
+    assert fast.metrics.requests_failed == sum(1 for i in range(5, 3000) if i % 50 == 7)
+    assert fast.metrics.e2e_ms is not None
+    assert fast.metrics.e2e_ms.p50 == pytest.approx(1700.0)
+
+
+def test_large_aiperf_jsonl_with_a_foreign_line_uses_the_record_reader() -> None:
+    lines = [aiperf_line(i) for i in range(2000)] + [json.dumps({"something": "else"})]
+    with pytest.raises(ParseError) as info:
+        parse(("\n".join(lines) + "\n").encode())
+    assert "not all AIPerf records" in info.value.message or "line 2001" in info.value.message
