@@ -27,8 +27,10 @@ from . import (
     telemetry,
     training_log,
     vllm,
+    vllm_offline,
 )
 from .errors import ParseError
+from .registry import CSV_HEADER, JSON_LIST, JSON_OBJECT, TEXT, Format
 from .types import Discrepancy, Metrics, ParsedResult, Percentiles, RequestSamples
 
 HEAD_BYTES: Final = _head.HEAD_BYTES
@@ -48,71 +50,40 @@ __all__ = [
 
 ProgressFn = Callable[[float], None]
 
-FORMATS: Final[dict[str, str]] = {
-    vllm.SERVE_ID: vllm.SERVE_NAME,
-    vllm.SWEEP_ID: vllm.SWEEP_NAME,
-    vllm.PYTORCH_ID: vllm.PYTORCH_NAME,
-    vllm.LATENCY_ID: vllm.LATENCY_NAME,
-    vllm.THROUGHPUT_ID: vllm.THROUGHPUT_NAME,
-    genai_perf.JSON_ID: genai_perf.JSON_NAME,
-    genai_perf.CSV_ID: genai_perf.CSV_NAME,
-    genai_perf.PA_ID: genai_perf.PA_NAME,
-    aiperf.JSON_ID: aiperf.JSON_NAME,
-    aiperf.CSV_ID: aiperf.CSV_NAME,
-    aiperf.JSONL_ID: aiperf.JSONL_NAME,
-    guidellm.FORMAT_ID: guidellm.FORMAT_NAME,
-    sglang.FORMAT_ID: sglang.FORMAT_NAME,
-    llmperf.SUMMARY_ID: llmperf.SUMMARY_NAME,
-    llmperf.INDIVIDUAL_ID: llmperf.INDIVIDUAL_NAME,
-    mlperf.INFERENCE_ID: mlperf.INFERENCE_NAME,
-    mlperf.TRAINING_ID: mlperf.TRAINING_NAME,
-    mlperf.SYSTEM_ID: mlperf.SYSTEM_NAME,
-    telemetry.SMI_ID: telemetry.SMI_NAME,
-    telemetry.DCGM_ID: telemetry.DCGM_NAME,
-    requests_csv.FORMAT_ID: requests_csv.FORMAT_NAME,
-    run_json.FORMAT_ID: run_json.FORMAT_NAME,
-    training_log.FORMAT_ID: training_log.FORMAT_NAME,
-    console.FORMAT_ID: console.FORMAT_NAME,
-}
+_MODULES: Final = (
+    vllm,
+    vllm_offline,
+    genai_perf,
+    aiperf,
+    guidellm,
+    sglang,
+    llmperf,
+    mlperf,
+    telemetry,
+    requests_csv,
+    run_json,
+    training_log,
+    console,
+)
+#: every format, as its module declares it (A8: one entry per format, not parallel tables)
+REGISTRY: Final[dict[str, Format]] = {f.id: f for m in _MODULES for f in m.FORMATS}
+FORMATS: Final[dict[str, str]] = {f.id: f.name for f in REGISTRY.values()}
 
+
+def _ordered(*inputs: str) -> list[Format]:
+    return [
+        f
+        for kind in inputs
+        for f in sorted(REGISTRY.values(), key=lambda f: f.order)
+        if f.input == kind
+    ]
+
+
+_JSON: Final = _ordered(JSON_OBJECT, JSON_LIST)
+_TEXT: Final = _ordered(TEXT, CSV_HEADER)
 #: what each detector looks for (used in "format not recognised" messages)
-JSON_RULES: Final[dict[str, str]] = {
-    guidellm.FORMAT_ID: "'benchmarks' list of type_ 'generative_benchmark'",
-    aiperf.JSON_ID: (
-        "'aiperf_version'/'schema_version' + metric objects, or 'records' with tag/unit"
-    ),
-    genai_perf.JSON_ID: "'input_config' + metric objects {unit, avg, ...}",
-    genai_perf.PA_ID: "'experiments' with requests[].timestamp/response_timestamps",
-    sglang.FORMAT_ID: "'total_output_tokens_retokenized' or mean_e2e_latency_ms + dataset_name",
-    vllm.SERVE_ID: (
-        "numeric request_throughput + mean_ttft_ms/output_throughput + completed/num_prompts"
-    ),
-    vllm.LATENCY_ID: "avg_latency + latencies + percentiles",
-    vllm.THROUGHPUT_ID: "elapsed_time + requests_per_second + tokens_per_second",
-    llmperf.SUMMARY_ID: (
-        "version '2023-08-31' + results_* keys, or an object of such summaries by concurrency"
-    ),
-    mlperf.SYSTEM_ID: "submitter + division + system_name + accelerator_*",
-    run_json.FORMAT_ID: "'kind': training | media | inference",
-    aiperf.JSONL_ID: "JSON Lines of {metadata, metrics, error} records",
-    llmperf.INDIVIDUAL_ID: "array of objects with ttft_s, end_to_end_latency_s, error_code",
-    vllm.SWEEP_ID: "array of vLLM serving results",
-    vllm.PYTORCH_ID: "array of {benchmark, model, metric{benchmark_values}}",
-}
-TEXT_RULES: Final[dict[str, str]] = {
-    mlperf.TRAINING_ID: "lines ':::MLLOG {...}'",
-    telemetry.DCGM_ID: "lines 'DCGM_FI_...{labels} value'",
-    console.FORMAT_ID: "a '==== Serving Benchmark Result ====' block",
-    training_log.FORMAT_ID: (
-        "Megatron 'iteration ... elapsed time per iteration (ms)', torchtitan 'step: ... tps:' "
-        "or NeMo 'train_step_timing in s:' lines"
-    ),
-    mlperf.INFERENCE_ID: "CSV header 'Organization,Availability,Division,SystemType,SystemName'",
-    genai_perf.CSV_ID: "CSV 'Metric,avg,min,max,p99,p95,...' (descending percentiles)",
-    aiperf.CSV_ID: "CSV 'Metric,avg,min,max,[sum,]p1,p5,...' (ascending percentiles)",
-    telemetry.SMI_ID: "CSV header with utilization.gpu / memory.used / power.draw",
-    requests_csv.FORMAT_ID: "CSV header with ttft_ms / e2e_ms / itl_ms / itl_ms_list",
-}
+JSON_RULES: Final[dict[str, str]] = {f.id: f.rule for f in _JSON}
+TEXT_RULES: Final[dict[str, str]] = {f.id: f.rule for f in _TEXT}
 
 
 @dataclass(slots=True)
@@ -136,36 +107,19 @@ def _tried(rules: dict[str, str]) -> str:
     return "; ".join(f"{fid} ({rule})" for fid, rule in rules.items())
 
 
-def _classify_object(obj: dict[str, Any]) -> str | None:
-    checks: list[tuple[str, Callable[[object], bool]]] = [
-        (guidellm.FORMAT_ID, guidellm.is_guidellm),
-        (aiperf.JSON_ID, aiperf.is_json),
-        (genai_perf.JSON_ID, genai_perf.is_json),
-        (genai_perf.PA_ID, genai_perf.is_perf_analyzer),
-        (sglang.FORMAT_ID, sglang.is_sglang),
-        (vllm.SERVE_ID, lambda o: vllm.is_serve(vllm.normalise_keys(o))),  # type: ignore[arg-type]
-        (vllm.LATENCY_ID, vllm.is_latency),
-        (vllm.THROUGHPUT_ID, vllm.is_throughput),
-        (llmperf.SUMMARY_ID, llmperf.is_summary),
-        (llmperf.SUMMARY_ID, llmperf.is_summary_set),
-        (mlperf.SYSTEM_ID, mlperf.is_system),
-        (run_json.FORMAT_ID, run_json.is_run_json),
-        (aiperf.JSONL_ID, aiperf.is_record),
-    ]
-    for fid, check in checks:
-        if check(obj):
-            return fid
+def _first(kind: str, value: Any) -> str | None:
+    for f in _JSON if kind in (JSON_OBJECT, JSON_LIST) else _TEXT:
+        if f.input == kind and f.sniff is not None and f.sniff(value):
+            return f.id
     return None
+
+
+def _classify_object(obj: dict[str, Any]) -> str | None:
+    return _first(JSON_OBJECT, obj)
 
 
 def _classify_list(items: list[Any]) -> str | None:
-    if llmperf.is_individual(items):
-        return llmperf.INDIVIDUAL_ID
-    if vllm.is_sweep_summary([vllm.normalise_keys(x) if isinstance(x, dict) else x for x in items]):
-        return vllm.SWEEP_ID
-    if vllm.is_pytorch(items):
-        return vllm.PYTORCH_ID
-    return None
+    return _first(JSON_LIST, items)
 
 
 def _sniff_json(text: str, label: str) -> tuple[str, Any]:
@@ -244,30 +198,17 @@ def _classify_lines(objs: list[Any], label: str) -> tuple[str, Any]:
 
 def _sniff_text(text: str, label: str) -> str:
     head = text[:65536]
-    if mlperf.is_mllog(head):
-        return mlperf.TRAINING_ID
-    if telemetry.is_dcgm(head):
-        return telemetry.DCGM_ID
-    if console.looks_like(head):
-        return console.FORMAT_ID
-    if training_log.looks_like(head):
-        return training_log.FORMAT_ID
+    fid = _first(TEXT, head)
+    if fid is not None:
+        return fid
     first_line = head.split("\n", 1)[0].rstrip("\r")
     try:
         header = next(csv.reader([first_line]), [])
     except csv.Error:
         header = []
-    lower = [h.strip().lower() for h in header]
-    if mlperf.is_inference_header(header):
-        return mlperf.INFERENCE_ID
-    if lower[:1] == ["metric"] and "avg" in lower:
-        if "p99" in lower and "p50" in lower and lower.index("p99") < lower.index("p50"):
-            return genai_perf.CSV_ID
-        return aiperf.CSV_ID
-    if telemetry.is_smi_header(header):
-        return telemetry.SMI_ID
-    if requests_csv.looks_like([h.strip().strip('"').lower() for h in header]):
-        return requests_csv.FORMAT_ID
+    fid = _first(CSV_HEADER, header)
+    if fid is not None:
+        return fid
     shown = first_line[:120]
     raise ParseError(
         f"unrecognised text file{label} (first line: {shown!r}); tried: {_tried(TEXT_RULES)}"
@@ -334,8 +275,10 @@ def _sniff(
             fast = _head.load_serve(data)
             if fast is not None and vllm.is_serve(vllm.normalise_keys(fast)):
                 return _Sniffed(fid, fast, data)
-        if fid == aiperf.JSONL_ID and (cols := _aiperf_columns.read_columns(data, "record")):
-            return _Sniffed(fid, cols, data)
+        if fid == aiperf.JSONL_ID:
+            _head.check_utf8(data, label)  # pyarrow.json does not check the text it skips
+            if cols := _aiperf_columns.read_columns(data, "record"):
+                return _Sniffed(fid, cols, data)
         if head_only:  # "[titan] ..." logs start with '[' too
             return _Sniffed(_sniff_text(_head.decode_head(data), label), None, data)
     if head_bytes[:1] in (b"{", b"["):
@@ -390,37 +333,8 @@ def detect(data: bytes, filename: str | None = None, *, partial: bool = False) -
 
 
 def _dispatch(s: _Sniffed, progress: ProgressFn | None) -> ParsedResult:
-    fid, payload = s.format_id, s.payload
-    table: dict[str, Callable[[Any, ProgressFn | None], ParsedResult]] = {
-        vllm.SERVE_ID: lambda p, cb: (
-            vllm.parse_serve_lines(p, cb) if isinstance(p, list) else vllm.parse_serve(p, cb)
-        ),
-        vllm.SWEEP_ID: vllm.parse_sweep,
-        vllm.PYTORCH_ID: vllm.parse_pytorch,
-        vllm.LATENCY_ID: vllm.parse_latency,
-        vllm.THROUGHPUT_ID: vllm.parse_throughput,
-        genai_perf.JSON_ID: genai_perf.parse_json,
-        genai_perf.CSV_ID: genai_perf.parse_csv,
-        genai_perf.PA_ID: genai_perf.parse_perf_analyzer,
-        aiperf.JSON_ID: aiperf.parse_json,
-        aiperf.CSV_ID: aiperf.parse_csv,
-        aiperf.JSONL_ID: aiperf.parse_jsonl,
-        guidellm.FORMAT_ID: guidellm.parse,
-        sglang.FORMAT_ID: sglang.parse_lines,
-        llmperf.SUMMARY_ID: llmperf.parse_summary,
-        llmperf.INDIVIDUAL_ID: llmperf.parse_individual,
-        mlperf.INFERENCE_ID: mlperf.parse_inference,
-        mlperf.TRAINING_ID: mlperf.parse_training,
-        mlperf.SYSTEM_ID: mlperf.parse_system,
-        telemetry.SMI_ID: telemetry.parse_smi,
-        telemetry.DCGM_ID: telemetry.parse_dcgm,
-        run_json.FORMAT_ID: run_json.parse,
-        training_log.FORMAT_ID: training_log.parse,
-        console.FORMAT_ID: console.parse,
-    }
-    if fid == requests_csv.FORMAT_ID:
-        return requests_csv.parse(s.data, progress)
-    return table[fid](payload, progress)
+    f = REGISTRY[s.format_id]
+    return f.parse(s.data if f.raw else s.payload, progress)
 
 
 class _Progress:

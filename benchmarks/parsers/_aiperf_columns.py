@@ -45,6 +45,8 @@ def read_columns(data: bytes, where: str) -> JsonlColumns | None:
         return _columns(table.combine_chunks(), where)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, _Fallback):
         return None
+    except UnicodeDecodeError:  # pyarrow.json does not validate UTF-8; the full path says where
+        return None
 
 
 def _struct(table: pa.Table, name: str) -> pa.StructArray:

@@ -20,6 +20,7 @@ from ._util import (
     to_str,
     unit_to_ms,
 )
+from .registry import CSV_HEADER, JSON_OBJECT, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
 
 JSON_ID: Final = "aiperf-json"
@@ -447,3 +448,40 @@ def _rec_list_ms(b: Builder, entry: Mapping[str, Any], i: int) -> list[float]:
 
 def to_number_or_raise(b: Builder, value: object, label: str) -> float | None:
     return b.wrap(lambda: to_number(value, b.where(label), "ms"))
+
+
+def is_csv_header(header: list[str]) -> bool:
+    """``Metric,avg,...`` (ascending percentiles; GenAI-Perf's descending ones are tried first)."""
+    lower = [h.strip().lower() for h in header]
+    return lower[:1] == ["metric"] and "avg" in lower
+
+
+FORMATS: Final = (
+    Format(
+        JSON_ID,
+        JSON_NAME,
+        "'aiperf_version'/'schema_version' + metric objects, or 'records' with tag/unit",
+        parse_json,
+        is_json,
+        JSON_OBJECT,
+        20,
+    ),
+    Format(
+        CSV_ID,
+        CSV_NAME,
+        "CSV 'Metric,avg,min,max,[sum,]p1,p5,...' (ascending percentiles)",
+        parse_csv,
+        is_csv_header,
+        CSV_HEADER,
+        30,
+    ),
+    Format(
+        JSONL_ID,
+        JSONL_NAME,
+        "JSON Lines of {metadata, metrics, error} records",
+        parse_jsonl,
+        is_record,
+        JSON_OBJECT,
+        120,
+    ),
+)

@@ -16,6 +16,7 @@ import re
 from typing import Final
 
 from ._util import Builder, ProgressFn, combine_runs, maybe_percentiles
+from .registry import TEXT, Format
 from .types import Metrics, ParsedResult, Percentiles
 
 FORMAT_ID: Final = "serving-console"
@@ -149,3 +150,16 @@ def _block(lines: list[str], index: int, model: str | None) -> ParsedResult:
     )
     named = b.extra.get("model id") or b.extra.get("model") or model
     return b.result(metrics, model=named if isinstance(named, str) else None)
+
+
+FORMATS: Final = (
+    Format(
+        FORMAT_ID,
+        FORMAT_NAME,
+        "a '==== Serving Benchmark Result ====' block",
+        parse,
+        looks_like,
+        TEXT,
+        30,
+    ),
+)

@@ -19,6 +19,7 @@ from ._util import (
     to_number,
     to_str,
 )
+from .registry import JSON_LIST, JSON_OBJECT, Format
 from .types import Metrics, ParsedResult, Percentiles, RequestSamples
 
 SUMMARY_ID: Final = "llmperf-summary"
@@ -190,3 +191,25 @@ def parse_individual(items: Sequence[Any], progress: ProgressFn | None = None) -
 def _num(b: Builder, item: Mapping[str, Any], index: int, key: str, kind: str) -> float:
     value = b.value(item.get(key), f"[{index}].{key}", kind)
     return np.nan if value is None else value
+
+
+FORMATS: Final = (
+    Format(
+        SUMMARY_ID,
+        SUMMARY_NAME,
+        "version '2023-08-31' + results_* keys, or an object of such summaries by concurrency",
+        parse_summary,
+        lambda o: is_summary(o) or is_summary_set(o),
+        JSON_OBJECT,
+        90,
+    ),
+    Format(
+        INDIVIDUAL_ID,
+        INDIVIDUAL_NAME,
+        "array of objects with ttft_s, end_to_end_latency_s, error_code",
+        parse_individual,
+        is_individual,
+        JSON_LIST,
+        10,
+    ),
+)

@@ -23,12 +23,15 @@ from ._util import (
     summarize_samples,
     to_str,
 )
+from .registry import JSON_LIST, JSON_OBJECT, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
 from .vllm_offline import (  # noqa: F401  (re-exported: one module per tool for callers)
     LATENCY_ID,
     LATENCY_NAME,
     THROUGHPUT_ID,
     THROUGHPUT_NAME,
+    is_latency,
+    is_throughput,
     parse_latency,
     parse_throughput,
 )
@@ -77,17 +80,6 @@ def is_serve(obj: object) -> bool:
     has_latency = "mean_ttft_ms" in obj or "output_throughput" in obj or "mean_e2el_ms" in obj
     has_count = "completed" in obj or "num_prompts" in obj
     return numeric and has_latency and has_count
-
-
-def is_latency(obj: object) -> bool:
-    return isinstance(obj, dict) and {"avg_latency", "latencies", "percentiles"} <= obj.keys()
-
-
-def is_throughput(obj: object) -> bool:
-    return (
-        isinstance(obj, dict)
-        and {"elapsed_time", "requests_per_second", "tokens_per_second"} <= obj.keys()
-    )
 
 
 def is_sweep_summary(obj: object) -> bool:
@@ -436,3 +428,43 @@ def _pool(
     if total and not success.all():
         flat_ms = flat_ms[np.repeat(success, counts)]
     return flat_ms, means, sums
+
+
+def parse_serve_any(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
+    """One serving result, or JSON Lines of them (``--append-result``)."""
+    if isinstance(payload, list):
+        return parse_serve_lines(payload, progress)
+    return parse_serve(payload, progress)
+
+
+FORMATS: Final = (
+    Format(
+        SERVE_ID,
+        SERVE_NAME,
+        "numeric request_throughput + mean_ttft_ms/output_throughput + completed/num_prompts",
+        parse_serve_any,
+        lambda o: is_serve(normalise_keys(o)),
+        JSON_OBJECT,
+        60,
+    ),
+    Format(
+        SWEEP_ID,
+        SWEEP_NAME,
+        "array of vLLM serving results",
+        parse_sweep,
+        lambda items: is_sweep_summary(
+            [normalise_keys(x) if isinstance(x, dict) else x for x in items]
+        ),
+        JSON_LIST,
+        20,
+    ),
+    Format(
+        PYTORCH_ID,
+        PYTORCH_NAME,
+        "array of {benchmark, model, metric{benchmark_values}}",
+        parse_pytorch,
+        is_pytorch,
+        JSON_LIST,
+        30,
+    ),
+)

@@ -14,6 +14,7 @@ from ._util import (
     percentiles_of,
     scalars,
 )
+from .registry import JSON_OBJECT, Format
 from .types import Metrics, ParsedResult
 
 LATENCY_ID: Final = "vllm-latency"
@@ -85,3 +86,36 @@ def parse_throughput(obj: Mapping[str, Any], progress: ProgressFn | None = None)
     if progress is not None:
         progress(1.0)
     return b.result(metrics)
+
+
+def is_latency(obj: object) -> bool:
+    return isinstance(obj, dict) and {"avg_latency", "latencies", "percentiles"} <= obj.keys()
+
+
+def is_throughput(obj: object) -> bool:
+    return (
+        isinstance(obj, dict)
+        and {"elapsed_time", "requests_per_second", "tokens_per_second"} <= obj.keys()
+    )
+
+
+FORMATS: Final = (
+    Format(
+        LATENCY_ID,
+        LATENCY_NAME,
+        "avg_latency + latencies + percentiles",
+        parse_latency,
+        is_latency,
+        JSON_OBJECT,
+        70,
+    ),
+    Format(
+        THROUGHPUT_ID,
+        THROUGHPUT_NAME,
+        "elapsed_time + requests_per_second + tokens_per_second",
+        parse_throughput,
+        is_throughput,
+        JSON_OBJECT,
+        80,
+    ),
+)
