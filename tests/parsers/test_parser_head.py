@@ -148,3 +148,16 @@ def test_large_aiperf_jsonl_with_a_foreign_line_uses_the_record_reader() -> None
     with pytest.raises(ParseError) as info:
         parse(("\n".join(lines) + "\n").encode())
     assert "not all AIPerf records" in info.value.message or "line 2001" in info.value.message
+
+
+def test_a8_every_format_is_declared_once_by_its_module() -> None:
+    """A8: one Format entry per format (no parallel tables in parsers/__init__.py)."""
+    from benchmarks import parsers
+
+    assert set(parsers.REGISTRY) == set(parsers.FORMATS)
+    assert len(parsers.FORMATS) == 24
+    assert set(parsers.JSON_RULES) | set(parsers.TEXT_RULES) == set(parsers.FORMATS)
+    for fid, fmt in parsers.REGISTRY.items():
+        assert fmt.id == fid
+        assert fmt.sniff is not None
+        assert fmt.rule
