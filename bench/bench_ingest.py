@@ -2,7 +2,9 @@
 
 Both files are generated here. Each measurement runs in its own subprocess so its peak RSS is
 its own: our parser (parse + percentiles) against pandas `read_csv` + `quantile` on the same
-CSV, in the same run.
+CSV, and against `json.load` + numpy percentiles on the same vLLM file, in the same run. The
+runs alternate (ours, theirs, ours, ...) and the fastest of each is kept, so a burst of load
+from other jobs on a shared machine does not land on one side only.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ def child_ours(path: str) -> None:
     from benchmarks.parsers import parse
 
     before = peak_rss_mb()
+    cpu = time.process_time()
     start = time.perf_counter()
     result = parse(Path(path).read_bytes(), Path(path).name)
     elapsed = time.perf_counter() - start
@@ -96,6 +99,7 @@ def child_ours(path: str) -> None:
         json.dumps(
             {
                 "s": elapsed,
+                "cpu": time.process_time() - cpu,
                 "growth": peak_rss_mb() - before,
                 "rss": peak_rss_mb(),
                 "p99_ttft": m.ttft_ms.p99,
@@ -109,6 +113,7 @@ def child_pandas(path: str) -> None:
     import pandas as pd
 
     before = peak_rss_mb()
+    cpu = time.process_time()
     start = time.perf_counter()
     df = pd.read_csv(path)
     ok = df[df["status"] == "ok"]  # percentiles over successful requests, as our parser does
@@ -118,9 +123,39 @@ def child_pandas(path: str) -> None:
         json.dumps(
             {
                 "s": elapsed,
+                "cpu": time.process_time() - cpu,
                 "growth": peak_rss_mb() - before,
                 "rss": peak_rss_mb(),
                 "p99_ttft": float(q.loc[0.99, "ttft_ms"]),
+            }
+        )
+    )
+
+
+def child_json(path: str) -> None:
+    """What a notebook does with a vLLM file: json.load, then numpy percentiles."""
+    import itertools
+
+    before = peak_rss_mb()
+    cpu = time.process_time()
+    start = time.perf_counter()
+    with open(path, "rb") as fh:
+        doc = json.load(fh)
+    ttft = np.asarray(doc["ttfts"], dtype=np.float64) * 1000.0
+    itls = doc["itls"]
+    counts = np.fromiter(map(len, itls), dtype=np.int64, count=len(itls))
+    flat = np.fromiter(itertools.chain.from_iterable(itls), dtype=np.float64, count=counts.sum())
+    q = np.percentile(ttft, [50, 95, 99])
+    np.percentile(flat * 1000.0, [50, 95, 99])
+    elapsed = time.perf_counter() - start
+    print(
+        json.dumps(
+            {
+                "s": elapsed,
+                "cpu": time.process_time() - cpu,
+                "growth": peak_rss_mb() - before,
+                "rss": peak_rss_mb(),
+                "p99_ttft": q[2],
             }
         )
     )
@@ -136,20 +171,29 @@ def run_child(kind: str, path: Path) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def fastest_pair(a: str, b: str, path: Path, repeat: int = 3) -> tuple[dict, dict]:
+    runs_a, runs_b = [], []
+    for _ in range(repeat):
+        runs_a.append(run_child(a, path))
+        runs_b.append(run_child(b, path))
+    return min(runs_a, key=lambda r: r["s"]), min(runs_b, key=lambda r: r["s"])
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         csv_path, vllm_path = Path(tmp) / "requests.csv", Path(tmp) / "vllm.json"
         # Generated in a child: Linux keeps the RSS high-water mark across fork+exec, so the
         # parent must stay small for the children's peak RSS to be their own.
         subprocess.run([sys.executable, "-m", "bench.bench_ingest", "generate", tmp], check=True)
-        ours_csv = min((run_child("ours", csv_path) for _ in range(3)), key=lambda r: r["s"])
-        pandas_csv = min((run_child("pandas", csv_path) for _ in range(3)), key=lambda r: r["s"])
-        ours_vllm = run_child("ours", vllm_path)
+        ours_csv, pandas_csv = fastest_pair("ours", "pandas", csv_path)
+        ours_vllm, json_vllm = fastest_pair("ours", "json", vllm_path)
         csv_mb = csv_path.stat().st_size / 1e6
         vllm_mb = vllm_path.stat().st_size / 1e6
     speed_ratio = pandas_csv["s"] / ours_csv["s"]
+    vllm_ratio = json_vllm["s"] / ours_vllm["s"]
     mem_ours = ours_csv["growth"]
     mem_pandas = pandas_csv["growth"]
+    p99_gap = abs(ours_csv["p99_ttft"] - pandas_csv["p99_ttft"])
     emit(
         {
             "ingest_csv_1m_rows_s": record(
@@ -157,16 +201,22 @@ def main() -> None:
             ),
             "ingest_csv_pandas_s": record(pandas_csv["s"], "s", "pandas read_csv+quantile", True),
             "ingest_csv_speed_vs_pandas": record(
-                speed_ratio, "x", ">= 1.0 (no slower than pandas)", speed_ratio >= 1.0
+                speed_ratio, "x", ">= 2.0 (pandas time / ours)", speed_ratio >= 2.0
+            ),
+            "ingest_csv_cpu_speed_vs_pandas": record(
+                pandas_csv["cpu"] / ours_csv["cpu"],
+                "x",
+                "reported (CPU time of the fastest runs: other jobs on the machine do not count)",
+                True,
             ),
             "ingest_csv_peak_rss_growth_mb": record(
                 mem_ours, "MB", "<= pandas'", mem_ours <= mem_pandas, pandas_mb=round(mem_pandas, 1)
             ),
+            "ingest_csv_pandas_peak_rss_growth_mb": record(
+                mem_pandas, "MB", "reference for ingest_csv_peak_rss_growth_mb", True
+            ),
             "ingest_csv_p99_agrees_with_pandas": record(
-                abs(ours_csv["p99_ttft"] - pandas_csv["p99_ttft"]),
-                "ms",
-                "< 0.01 ms difference",
-                abs(ours_csv["p99_ttft"] - pandas_csv["p99_ttft"]) < 0.01,
+                p99_gap, "ms", "< 0.01 ms difference", p99_gap < 0.01
             ),
             "ingest_vllm_100k_requests_s": record(
                 ours_vllm["s"],
@@ -174,6 +224,15 @@ def main() -> None:
                 f"{vllm_mb:.0f} MB file",
                 True,
                 peak_rss_mb=round(ours_vllm["rss"], 1),
+            ),
+            "ingest_vllm_json_load_s": record(
+                json_vllm["s"], "s", "json.load + numpy percentiles", True
+            ),
+            "ingest_vllm_cpu_speed_vs_json": record(
+                json_vllm["cpu"] / ours_vllm["cpu"], "x", "reported (CPU time)", True
+            ),
+            "ingest_vllm_speed_vs_json": record(
+                vllm_ratio, "x", ">= 3.0 (json.load time / ours)", vllm_ratio >= 3.0
             ),
         }
     )
@@ -187,5 +246,7 @@ if __name__ == "__main__":
         child_ours(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "pandas":
         child_pandas(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "json":
+        child_json(sys.argv[2])
     else:
         main()

@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 
 def record(value: float, unit: str, target: str, ok: bool, **extra: Any) -> dict[str, Any]:
     return {"value": round(value, 4), "unit": unit, "target": target, "ok": bool(ok), **extra}
@@ -35,12 +37,10 @@ def best_of(
 
 
 def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
+    """The q-quantile (0..1) with numpy's linear interpolation (NaN for no values)."""
+    if not values:
         return float("nan")
-    k = (len(ordered) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+    return float(np.percentile(values, q * 100.0, method="linear"))
 
 
 def median(values: list[float]) -> float:

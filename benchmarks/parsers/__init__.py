@@ -6,15 +6,15 @@ tie-breaker. Every failure is reported as :class:`ParseError`.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from . import (
+    _aiperf_columns,
+    _head,
     aiperf,
     console,
     genai_perf,
@@ -27,12 +27,17 @@ from . import (
     telemetry,
     training_log,
     vllm,
+    vllm_offline,
 )
 from .errors import ParseError
+from .registry import CSV_HEADER, JSON_LIST, JSON_OBJECT, TEXT, Format
 from .types import Discrepancy, Metrics, ParsedResult, Percentiles, RequestSamples
+
+HEAD_BYTES: Final = _head.HEAD_BYTES
 
 __all__ = [
     "FORMATS",
+    "HEAD_BYTES",
     "Discrepancy",
     "Metrics",
     "ParseError",
@@ -45,69 +50,40 @@ __all__ = [
 
 ProgressFn = Callable[[float], None]
 
-FORMATS: Final[dict[str, str]] = {
-    vllm.SERVE_ID: vllm.SERVE_NAME,
-    vllm.SWEEP_ID: vllm.SWEEP_NAME,
-    vllm.PYTORCH_ID: vllm.PYTORCH_NAME,
-    vllm.LATENCY_ID: vllm.LATENCY_NAME,
-    vllm.THROUGHPUT_ID: vllm.THROUGHPUT_NAME,
-    genai_perf.JSON_ID: genai_perf.JSON_NAME,
-    genai_perf.CSV_ID: genai_perf.CSV_NAME,
-    genai_perf.PA_ID: genai_perf.PA_NAME,
-    aiperf.JSON_ID: aiperf.JSON_NAME,
-    aiperf.CSV_ID: aiperf.CSV_NAME,
-    aiperf.JSONL_ID: aiperf.JSONL_NAME,
-    guidellm.FORMAT_ID: guidellm.FORMAT_NAME,
-    sglang.FORMAT_ID: sglang.FORMAT_NAME,
-    llmperf.SUMMARY_ID: llmperf.SUMMARY_NAME,
-    llmperf.INDIVIDUAL_ID: llmperf.INDIVIDUAL_NAME,
-    mlperf.INFERENCE_ID: mlperf.INFERENCE_NAME,
-    mlperf.TRAINING_ID: mlperf.TRAINING_NAME,
-    mlperf.SYSTEM_ID: mlperf.SYSTEM_NAME,
-    telemetry.SMI_ID: telemetry.SMI_NAME,
-    telemetry.DCGM_ID: telemetry.DCGM_NAME,
-    requests_csv.FORMAT_ID: requests_csv.FORMAT_NAME,
-    run_json.FORMAT_ID: run_json.FORMAT_NAME,
-    training_log.FORMAT_ID: training_log.FORMAT_NAME,
-    console.FORMAT_ID: console.FORMAT_NAME,
-}
+_MODULES: Final = (
+    vllm,
+    vllm_offline,
+    genai_perf,
+    aiperf,
+    guidellm,
+    sglang,
+    llmperf,
+    mlperf,
+    telemetry,
+    requests_csv,
+    run_json,
+    training_log,
+    console,
+)
+#: every format, as its module declares it (A8: one entry per format, not parallel tables)
+REGISTRY: Final[dict[str, Format]] = {f.id: f for m in _MODULES for f in m.FORMATS}
+FORMATS: Final[dict[str, str]] = {f.id: f.name for f in REGISTRY.values()}
 
+
+def _ordered(*inputs: str) -> list[Format]:
+    return [
+        f
+        for kind in inputs
+        for f in sorted(REGISTRY.values(), key=lambda f: f.order)
+        if f.input == kind
+    ]
+
+
+_JSON: Final = _ordered(JSON_OBJECT, JSON_LIST)
+_TEXT: Final = _ordered(TEXT, CSV_HEADER)
 #: what each detector looks for (used in "format not recognised" messages)
-JSON_RULES: Final[dict[str, str]] = {
-    guidellm.FORMAT_ID: "'benchmarks' list of type_ 'generative_benchmark'",
-    aiperf.JSON_ID: (
-        "'aiperf_version'/'schema_version' + metric objects, or 'records' with tag/unit"
-    ),
-    genai_perf.JSON_ID: "'input_config' + metric objects {unit, avg, ...}",
-    genai_perf.PA_ID: "'experiments' with requests[].timestamp/response_timestamps",
-    sglang.FORMAT_ID: "'total_output_tokens_retokenized' or mean_e2e_latency_ms + dataset_name",
-    vllm.SERVE_ID: (
-        "numeric request_throughput + mean_ttft_ms/output_throughput + completed/num_prompts"
-    ),
-    vllm.LATENCY_ID: "avg_latency + latencies + percentiles",
-    vllm.THROUGHPUT_ID: "elapsed_time + requests_per_second + tokens_per_second",
-    llmperf.SUMMARY_ID: "version '2023-08-31' + results_* keys",
-    mlperf.SYSTEM_ID: "submitter + division + system_name + accelerator_*",
-    run_json.FORMAT_ID: "'kind': training | media | inference",
-    aiperf.JSONL_ID: "JSON Lines of {metadata, metrics, error} records",
-    llmperf.INDIVIDUAL_ID: "array of objects with ttft_s, end_to_end_latency_s, error_code",
-    vllm.SWEEP_ID: "array of vLLM serving results",
-    vllm.PYTORCH_ID: "array of {benchmark, model, metric{benchmark_values}}",
-}
-TEXT_RULES: Final[dict[str, str]] = {
-    mlperf.TRAINING_ID: "lines ':::MLLOG {...}'",
-    telemetry.DCGM_ID: "lines 'DCGM_FI_...{labels} value'",
-    console.FORMAT_ID: "a '==== Serving Benchmark Result ====' block",
-    training_log.FORMAT_ID: (
-        "Megatron 'iteration ... elapsed time per iteration (ms)', torchtitan 'step: ... tps:' "
-        "or NeMo 'train_step_timing in s:' lines"
-    ),
-    mlperf.INFERENCE_ID: "CSV header 'Organization,Availability,Division,SystemType,SystemName'",
-    genai_perf.CSV_ID: "CSV 'Metric,avg,min,max,p99,p95,...' (descending percentiles)",
-    aiperf.CSV_ID: "CSV 'Metric,avg,min,max,[sum,]p1,p5,...' (ascending percentiles)",
-    telemetry.SMI_ID: "CSV header with utilization.gpu / memory.used / power.draw",
-    requests_csv.FORMAT_ID: "CSV header with ttft_ms / e2e_ms / itl_ms / itl_ms_list",
-}
+JSON_RULES: Final[dict[str, str]] = {f.id: f.rule for f in _JSON}
+TEXT_RULES: Final[dict[str, str]] = {f.id: f.rule for f in _TEXT}
 
 
 @dataclass(slots=True)
@@ -131,96 +107,24 @@ def _tried(rules: dict[str, str]) -> str:
     return "; ".join(f"{fid} ({rule})" for fid, rule in rules.items())
 
 
-def _decode(data: bytes) -> str:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            raise ParseError("file has a UTF-16 byte-order mark but is not valid UTF-16") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ParseError(
-            f"file is not UTF-8 text (invalid byte at offset {exc.start}); tried every format, "
-            "all of them are UTF-8 text"
-        ) from None
-
-
-def _check_utf8(data: bytes, label: str) -> None:
-    """Refuse a non-UTF-8 byte anywhere, in 1 MiB steps (no decoded copy of a large file)."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(data)
-    step = 1 << 20
-    for start in range(0, len(data), step):
-        try:
-            decoder.decode(view[start : start + step], final=start + step >= len(data))
-        except UnicodeDecodeError as exc:
-            offset = start + exc.start
-            line_start = data.rfind(b"\n", 0, offset) + 1
-            cell = data[line_start:offset].rsplit(b",", 1)[-1][-20:].decode("utf-8", "replace")
-            line = data.count(b"\n", 0, offset) + 1
-            raise ParseError(
-                f"file{label} is not UTF-8 text (invalid byte at offset {offset}, line "
-                f"{line}, in the cell starting {cell!r}); "
-                "every supported format is UTF-8 text"
-            ) from None
-
-
-def _json_constant(token: str) -> float:
-    # Python's json accepts NaN/Infinity (SGLang writes a bare Infinity); keep them, the
-    # parsers reject them where a finite value is required.
-    return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[token]
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise ParseError(
-            f"JSON object has a duplicate key {dup!r}: which value is meant is ambiguous"
-        )
-    return obj
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_json_constant, object_pairs_hook=_no_duplicate_keys)
+def _first(kind: str, value: Any) -> str | None:
+    for f in _JSON if kind in (JSON_OBJECT, JSON_LIST) else _TEXT:
+        if f.input == kind and f.sniff is not None and f.sniff(value):
+            return f.id
+    return None
 
 
 def _classify_object(obj: dict[str, Any]) -> str | None:
-    checks: list[tuple[str, Callable[[object], bool]]] = [
-        (guidellm.FORMAT_ID, guidellm.is_guidellm),
-        (aiperf.JSON_ID, aiperf.is_json),
-        (genai_perf.JSON_ID, genai_perf.is_json),
-        (genai_perf.PA_ID, genai_perf.is_perf_analyzer),
-        (sglang.FORMAT_ID, sglang.is_sglang),
-        (vllm.SERVE_ID, lambda o: vllm.is_serve(vllm.normalise_keys(o))),  # type: ignore[arg-type]
-        (vllm.LATENCY_ID, vllm.is_latency),
-        (vllm.THROUGHPUT_ID, vllm.is_throughput),
-        (llmperf.SUMMARY_ID, llmperf.is_summary),
-        (mlperf.SYSTEM_ID, mlperf.is_system),
-        (run_json.FORMAT_ID, run_json.is_run_json),
-        (aiperf.JSONL_ID, aiperf.is_record),
-    ]
-    for fid, check in checks:
-        if check(obj):
-            return fid
-    return None
+    return _first(JSON_OBJECT, obj)
 
 
 def _classify_list(items: list[Any]) -> str | None:
-    if llmperf.is_individual(items):
-        return llmperf.INDIVIDUAL_ID
-    if vllm.is_sweep_summary([vllm.normalise_keys(x) if isinstance(x, dict) else x for x in items]):
-        return vllm.SWEEP_ID
-    if vllm.is_pytorch(items):
-        return vllm.PYTORCH_ID
-    return None
+    return _first(JSON_LIST, items)
 
 
 def _sniff_json(text: str, label: str) -> tuple[str, Any]:
     try:
-        obj = _loads(text)
+        obj = _head.loads(text)
     except RecursionError:
         raise ParseError(f"file{label}: JSON nesting is too deep") from None
     except json.JSONDecodeError as exc:
@@ -230,6 +134,10 @@ def _sniff_json(text: str, label: str) -> tuple[str, Any]:
                 f"{exc.lineno}, column {exc.colno}); tried: {_tried(JSON_RULES)}"
             ) from None
         return _sniff_json_lines(text, label)
+    return _classify_doc(obj, label)
+
+
+def _classify_doc(obj: Any, label: str) -> tuple[str, Any]:
     if isinstance(obj, dict):
         fid = _classify_object(obj)
         if fid is not None:
@@ -263,7 +171,7 @@ def _sniff_json_lines(text: str, label: str) -> tuple[str, Any]:
         if not stripped:
             continue
         try:
-            objs.append(_loads(stripped))
+            objs.append(_head.loads(stripped))
         except RecursionError:
             raise ParseError(f"file{label}: JSON nesting too deep on line {number}") from None
         except json.JSONDecodeError as exc:
@@ -271,6 +179,10 @@ def _sniff_json_lines(text: str, label: str) -> tuple[str, Any]:
                 f"file{label} looks like JSON Lines but line {number} is not valid JSON "
                 f"({exc.msg}); tried: {_tried(JSON_RULES)}"
             ) from None
+    return _classify_lines(objs, label)
+
+
+def _classify_lines(objs: list[Any], label: str) -> tuple[str, Any]:
     if objs and all(aiperf.is_record(o) for o in objs):
         return aiperf.JSONL_ID, objs
     if objs and all(sglang.is_sglang(o) for o in objs):
@@ -286,37 +198,62 @@ def _sniff_json_lines(text: str, label: str) -> tuple[str, Any]:
 
 def _sniff_text(text: str, label: str) -> str:
     head = text[:65536]
-    if mlperf.is_mllog(head):
-        return mlperf.TRAINING_ID
-    if telemetry.is_dcgm(head):
-        return telemetry.DCGM_ID
-    if console.looks_like(head):
-        return console.FORMAT_ID
-    if training_log.looks_like(head):
-        return training_log.FORMAT_ID
+    fid = _first(TEXT, head)
+    if fid is not None:
+        return fid
     first_line = head.split("\n", 1)[0].rstrip("\r")
     try:
         header = next(csv.reader([first_line]), [])
     except csv.Error:
         header = []
-    lower = [h.strip().lower() for h in header]
-    if mlperf.is_inference_header(header):
-        return mlperf.INFERENCE_ID
-    if lower[:1] == ["metric"] and "avg" in lower:
-        if "p99" in lower and "p50" in lower and lower.index("p99") < lower.index("p50"):
-            return genai_perf.CSV_ID
-        return aiperf.CSV_ID
-    if telemetry.is_smi_header(header):
-        return telemetry.SMI_ID
-    if requests_csv.looks_like([h.strip().strip('"').lower() for h in header]):
-        return requests_csv.FORMAT_ID
+    fid = _first(CSV_HEADER, header)
+    if fid is not None:
+        return fid
     shown = first_line[:120]
     raise ParseError(
         f"unrecognised text file{label} (first line: {shown!r}); tried: {_tried(TEXT_RULES)}"
     )
 
 
-def _sniff(data: bytes, filename: str | None) -> _Sniffed:
+def _sniff_head_json(data: bytes, label: str) -> str:
+    """Format of a large JSON (Lines) file from its first HEAD_BYTES alone."""
+    head = data[: _head.HEAD_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")
+    lines = head.split(b"\n")
+    complete = [ln.strip() for ln in lines[:-1] if ln.strip()]
+    if len(complete) >= 2 or (complete and not lines[-1].strip()):
+        try:
+            objs = [_head.loads(ln) for ln in complete]
+        except (ValueError, RecursionError):  # incl. JSONDecodeError, UnicodeDecodeError
+            objs = []
+        if len(objs) >= 2:
+            return _classify_lines(objs, label)[0]
+    prefix = _head.close_prefix(head)
+    if prefix is None:
+        raise ParseError(f"file{label} starts like JSON but its first 64 KB hold no JSON value")
+    try:
+        obj = _head.loads(prefix)
+    except RecursionError:
+        raise ParseError(f"file{label}: JSON nesting is too deep") from None
+    except UnicodeDecodeError as exc:
+        raise ParseError(
+            f"file{label} is not UTF-8 text (invalid byte at offset {exc.start}); "
+            "every supported format is UTF-8 text"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            f"file{label} starts like JSON but is not valid JSON ({exc.msg} at line "
+            f"{exc.lineno}, column {exc.colno}); tried: {_tried(JSON_RULES)}"
+        ) from None
+    return _classify_doc(obj, label)[0]
+
+
+def _sniff(
+    data: bytes, filename: str | None, head_only: bool = False, partial: bool = False
+) -> _Sniffed:
+    """The format and its payload; ``head_only`` (detection) reads at most HEAD_BYTES.
+
+    ``partial``: ``data`` is only the head of a larger file (detection only).
+    """
     label = _label(filename)
     if not isinstance(data, bytes | bytearray | memoryview):
         raise ParseError(f"expected bytes, got {type(data).__name__}")
@@ -325,8 +262,27 @@ def _sniff(data: bytes, filename: str | None) -> _Sniffed:
         raise ParseError(f"file{label} is empty; tried: {_tried(JSON_RULES)}; {_tried(TEXT_RULES)}")
     # Cheap check on the head first: large CSVs are not decoded as a whole.
     head_bytes = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head_bytes[:1] in (b"{", b"[") and (len(data) > _head.HEAD_BYTES or partial):
+        try:
+            fid = _sniff_head_json(data, label)
+        except ParseError:
+            if head_only and not head_bytes.startswith(b"["):
+                raise
+            fid = ""
+        if head_only and fid:
+            return _Sniffed(fid, None, data)
+        if fid == vllm.SERVE_ID:
+            fast = _head.load_serve(data)
+            if fast is not None and vllm.is_serve(vllm.normalise_keys(fast)):
+                return _Sniffed(fid, fast, data)
+        if fid == aiperf.JSONL_ID:
+            _head.check_utf8(data, label)  # pyarrow.json does not check the text it skips
+            if cols := _aiperf_columns.read_columns(data, "record"):
+                return _Sniffed(fid, cols, data)
+        if head_only:  # "[titan] ..." logs start with '[' too
+            return _Sniffed(_sniff_text(_head.decode_head(data), label), None, data)
     if head_bytes[:1] in (b"{", b"["):
-        text = _decode(data)
+        text = _head.decode(data)
         try:
             fid, payload = _sniff_json(text.strip(), label)
         except ParseError as json_error:
@@ -340,8 +296,8 @@ def _sniff(data: bytes, filename: str | None) -> _Sniffed:
             return _Sniffed(fid, text, data)
         return _Sniffed(fid, payload, data)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = _decode(data)
-        return _sniff(text.encode("utf-8"), filename)
+        text = _head.decode(data)
+        return _sniff(text.encode("utf-8"), filename, head_only, partial)
     head = data[:65536]
     try:
         head_text = head.decode("utf-8-sig")
@@ -354,15 +310,22 @@ def _sniff(data: bytes, filename: str | None) -> _Sniffed:
         head_text = head[: exc.start].decode("utf-8-sig")
     fid = _sniff_text(head_text, label)
     if fid == requests_csv.FORMAT_ID:
-        _check_utf8(data, label)
+        if not head_only:
+            _head.check_utf8(data, label)
         return _Sniffed(fid, None, data)  # parsed from bytes, never decoded as a whole
-    return _Sniffed(fid, _decode(data), data)
+    return _Sniffed(fid, None if head_only else _head.decode(data), data)
 
 
-def detect(data: bytes, filename: str | None = None) -> str:
-    """Return the format id of ``data`` (see :data:`FORMATS`); raise ParseError if unknown."""
+def detect(data: bytes, filename: str | None = None, *, partial: bool = False) -> str:
+    """Return the format id of ``data`` (see :data:`FORMATS`); raise ParseError if unknown.
+
+    Only the first :data:`HEAD_BYTES` are read (a large JSON file is never decoded whole);
+    ``partial=True`` says that ``data`` is just that head of a larger file.
+    """
+    if partial:
+        data = data[: _head.HEAD_BYTES]
     try:
-        return _sniff(data, filename).format_id
+        return _sniff(data, filename, head_only=True, partial=partial).format_id
     except ParseError:
         raise
     except (RecursionError, MemoryError):
@@ -370,37 +333,8 @@ def detect(data: bytes, filename: str | None = None) -> str:
 
 
 def _dispatch(s: _Sniffed, progress: ProgressFn | None) -> ParsedResult:
-    fid, payload = s.format_id, s.payload
-    table: dict[str, Callable[[Any, ProgressFn | None], ParsedResult]] = {
-        vllm.SERVE_ID: lambda p, cb: (
-            vllm.parse_serve_lines(p, cb) if isinstance(p, list) else vllm.parse_serve(p, cb)
-        ),
-        vllm.SWEEP_ID: vllm.parse_sweep,
-        vllm.PYTORCH_ID: vllm.parse_pytorch,
-        vllm.LATENCY_ID: vllm.parse_latency,
-        vllm.THROUGHPUT_ID: vllm.parse_throughput,
-        genai_perf.JSON_ID: genai_perf.parse_json,
-        genai_perf.CSV_ID: genai_perf.parse_csv,
-        genai_perf.PA_ID: genai_perf.parse_perf_analyzer,
-        aiperf.JSON_ID: aiperf.parse_json,
-        aiperf.CSV_ID: aiperf.parse_csv,
-        aiperf.JSONL_ID: aiperf.parse_jsonl,
-        guidellm.FORMAT_ID: guidellm.parse,
-        sglang.FORMAT_ID: sglang.parse_lines,
-        llmperf.SUMMARY_ID: llmperf.parse_summary,
-        llmperf.INDIVIDUAL_ID: llmperf.parse_individual,
-        mlperf.INFERENCE_ID: mlperf.parse_inference,
-        mlperf.TRAINING_ID: mlperf.parse_training,
-        mlperf.SYSTEM_ID: mlperf.parse_system,
-        telemetry.SMI_ID: telemetry.parse_smi,
-        telemetry.DCGM_ID: telemetry.parse_dcgm,
-        run_json.FORMAT_ID: run_json.parse,
-        training_log.FORMAT_ID: training_log.parse,
-        console.FORMAT_ID: console.parse,
-    }
-    if fid == requests_csv.FORMAT_ID:
-        return requests_csv.parse(s.data, progress)
-    return table[fid](payload, progress)
+    f = REGISTRY[s.format_id]
+    return f.parse(s.data if f.raw else s.payload, progress)
 
 
 class _Progress:

@@ -9,6 +9,7 @@ from typing import Any, Final, TypeVar
 
 import numpy as np
 
+from ._points import is_serving, operating_point, run_label
 from .errors import ParseError
 from .types import (
     Discrepancy,
@@ -183,35 +184,8 @@ def percentiles_owned(finite: FloatArray) -> Percentiles | None:
     if finite.size == 0:
         return None
     mean = float(finite.mean())
-    if finite.size < 4096 or float(np.fmin.reduce(finite)) < 0.0:
-        p50, p95, p99 = np.percentile(finite, PERCENTILE_QS, overwrite_input=True)
-        return Percentiles(float(p50), float(p95), float(p99), mean)
-    return Percentiles(*_linear_percentiles(finite), mean)
-
-
-def _linear_percentiles(values: FloatArray) -> tuple[float, float, float]:
-    """numpy.percentile(values, [50, 95, 99]) (method "linear") for non-negative finite values.
-
-    Same order statistics and the same interpolation formula as numpy (so results are
-    identical), but the selection runs on the int64 view of the floats: for non-negative IEEE
-    doubles the integer order is the numeric order, and integer selection is faster.
-    """
-    n = values.shape[0]
-    quantiles = np.asarray(PERCENTILE_QS, dtype=np.float64) / 100.0
-    virtual = (n - 1) * quantiles
-    lower = np.floor(virtual).astype(np.int64)
-    upper = np.minimum(lower + 1, n - 1)
-    kth = np.unique(np.concatenate([lower, upper]))
-    as_int = values.view(np.int64)
-    as_int.partition(kth)
-    a = values[lower]
-    b = values[upper]
-    gamma = virtual - lower
-    diff = b - a
-    out = a + diff * gamma
-    high = gamma >= 0.5
-    out[high] = (b - diff * (1 - gamma))[high]
-    return float(out[0]), float(out[1]), float(out[2])
+    p50, p95, p99 = np.percentile(finite, PERCENTILE_QS, method="linear", overwrite_input=True)
+    return Percentiles(float(p50), float(p95), float(p99), mean)
 
 
 def maybe_percentiles(
@@ -399,6 +373,9 @@ class Builder:
         per_request: RequestSamples | None = None,
         runs: Sequence[ParsedResult] = (),
     ) -> ParsedResult:
+        points = (
+            (operating_point(metrics, per_request, 0, self.extra),) if is_serving(metrics) else ()
+        )
         return ParsedResult(
             format_id=self.format_id,
             format_name=self.format_name,
@@ -410,6 +387,7 @@ class Builder:
             notes=tuple(self.notes),
             runs=tuple(runs),
             extra=dict(self.extra),
+            operating_points=points,
         )
 
 
@@ -419,32 +397,81 @@ def safe_div(num: float | None, den: float | None) -> float | None:
     return num / den
 
 
+def _throughput(metrics: Metrics) -> float:
+    for value in (
+        metrics.output_tokens_per_s,
+        metrics.total_tokens_per_s,
+        metrics.request_throughput_rps,
+        metrics.tokens_per_s,
+    ):
+        if value is not None:
+            return value
+    return -1.0
+
+
+def saturation_index(
+    runs: Sequence[ParsedResult], comparable: Callable[[ParsedResult], object] | None = None
+) -> int:
+    """The run with the highest throughput (output tokens/s, else total tokens/s, req/s).
+
+    ``comparable`` restricts the choice to the runs like the first one (same model and unit
+    in an MLPerf summary, whose rows are not one sweep).
+    """
+    group = None if comparable is None else comparable(runs[0])
+    best = 0
+    for i, run in enumerate(runs):
+        if comparable is not None and comparable(run) != group:
+            continue
+        if _throughput(run.metrics) > _throughput(runs[best].metrics):
+            best = i
+    return best
+
+
 def combine_runs(
-    runs: Sequence[ParsedResult], kind: str, file_notes: Sequence[str] = ()
+    runs: Sequence[ParsedResult],
+    kind: str,
+    file_notes: Sequence[str] = (),
+    plural: str | None = None,
+    comparable: Callable[[ParsedResult], object] | None = None,
 ) -> ParsedResult:
-    """Top-level result for a multi-run file: the first run, with all runs attached."""
-    first = runs[0]
+    """Top-level result for a multi-run file: the saturation run, stated, with all runs attached.
+
+    R6: the headline is the run with the highest throughput, not the first (lowest-load) one;
+    a brief's own targets choose among the runs later (see ``operating_points``).
+    """
     if len(runs) == 1 and not file_notes:
-        return first
-    notes = list(first.notes)
+        return runs[0]
+    index = saturation_index(runs, comparable)
+    head = runs[index]
+    notes = list(head.notes)
+    extra = dict(head.extra)
     if len(runs) > 1:
+        label = run_label(head.metrics, index, head.extra)
         notes.insert(
             0,
-            f"file holds {len(runs)} {kind}s; top-level metrics are from the first one, "
-            "see 'runs' for all of them",
+            f"file holds {len(runs)} {plural or kind + 's'}; headline: saturation run "
+            f"(highest throughput), {label} of {len(runs)} runs; see 'runs' for all of them",
         )
+        extra["headline_run"] = f"saturation run, {label} of {len(runs)} runs"
+        extra["headline_run_index"] = index
     for n in file_notes:
         if n not in notes:
             notes.append(n)
+    points = tuple(
+        operating_point(run.metrics, run.per_request, i, run.extra)
+        for i, run in enumerate(runs)
+        if is_serving(run.metrics)
+    )
     return ParsedResult(
-        format_id=first.format_id,
-        format_name=first.format_name,
-        tool_version=first.tool_version,
-        model=first.model,
-        metrics=first.metrics,
-        per_request=first.per_request,
-        discrepancies=first.discrepancies,
+        format_id=head.format_id,
+        format_name=head.format_name,
+        tool_version=head.tool_version,
+        model=head.model,
+        metrics=head.metrics,
+        per_request=head.per_request,
+        discrepancies=head.discrepancies,
         notes=tuple(notes),
         runs=tuple(runs) if len(runs) > 1 else (),
-        extra=first.extra,
+        extra=extra,
+        operating_points=points,
     )

@@ -9,6 +9,7 @@ from typing import Any, Final
 import numpy as np
 
 from . import _stats
+from ._aiperf_columns import JsonlColumns
 from ._util import (
     Builder,
     ProgressFn,
@@ -19,6 +20,7 @@ from ._util import (
     to_str,
     unit_to_ms,
 )
+from .registry import CSV_HEADER, JSON_OBJECT, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
 
 JSON_ID: Final = "aiperf-json"
@@ -131,8 +133,8 @@ def parse_json(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pa
         total_tokens_per_s=val("rate", "total_token_throughput"),
         input_tokens_total=_int(in_total),
         output_tokens_total=_int(out_total),
-        concurrency=_config_number(b, config, "loadgen", "concurrency"),
-        request_rate=_config_number(b, config, "loadgen", "request_rate"),
+        concurrency=_load_setting(b, config, "concurrency"),
+        request_rate=_load_setting(b, config, "request_rate"),
         ttft_ms=ttft,
         itl_ms=itl,
         tpot_ms=tpot,
@@ -151,7 +153,40 @@ def _model(config: object) -> str | None:
     names = get_path(config, "endpoint", "model_names")
     if isinstance(names, list) and names and isinstance(names[0], str):
         return names[0]
+    items = get_path(config, "models", "items")  # R7: AIPerf 0.10 (schema 1.3)
+    if isinstance(items, list) and items:
+        first = items[0]
+        name = first.get("name") if isinstance(first, dict) else first
+        if isinstance(name, str) and name:
+            return name
     return to_str(get_path(config, "endpoint", "model_name"))
+
+
+def _profiling_phase(config: object) -> object:
+    """R7: AIPerf 0.10 keeps the load settings per phase in ``input_config.phases``."""
+    phases = get_path(config, "phases")
+    if isinstance(phases, dict):
+        return phases.get("profiling")
+    if not isinstance(phases, list):
+        return None
+    found = None
+    for phase in phases:
+        if not isinstance(phase, dict):
+            continue
+        kinds = {str(phase.get(k, "")).lower() for k in ("name", "phase", "type", "kind")}
+        if "profiling" in kinds:
+            return phase
+        found = phase if "warmup" not in kinds else found
+    return found
+
+
+def _load_setting(b: Builder, config: object, key: str) -> float | None:
+    value = _config_number(b, config, "loadgen", key)
+    if value is None:
+        phase = _profiling_phase(config)
+        if isinstance(phase, dict) and isinstance(phase.get(key), int | float):
+            value = b.value(phase.get(key), f"input_config.phases[profiling].{key}", "rate")
+    return value
 
 
 def _config_number(b: Builder, config: object, *path: str) -> float | None:
@@ -226,8 +261,67 @@ def metrics_from_csv(b: Builder, stats: _stats.StatsCsv) -> Metrics:
 # ----------------------------------------------------------------------------- JSONL
 
 
-def parse_jsonl(records: Sequence[Any], progress: ProgressFn | None = None) -> ParsedResult:
+def parse_jsonl(
+    records: Sequence[Any] | JsonlColumns, progress: ProgressFn | None = None
+) -> ParsedResult:
     b = Builder(JSONL_ID, JSONL_NAME)
+    cols = records if isinstance(records, JsonlColumns) else _record_columns(b, records, progress)
+    if cols.warmup:
+        b.note(f"{cols.warmup} warmup record(s) excluded")
+    n = len(cols.success)
+    if n == 0:
+        raise b.error(f"{JSONL_NAME}: no profiling records (only warmup)")
+    ttft, e2e, tpot, itl_mean = cols.ttft, cols.e2e, cols.tpot, cols.itl_mean
+    in_tok, out_tok, success = cols.in_tok, cols.out_tok, cols.success
+    pooled, first_req, last_resp = cols.pooled, cols.first_req, cols.last_resp
+    ok = success
+    with np.errstate(invalid="ignore", divide="ignore"):
+        computed = np.where(out_tok > 1, (e2e - ttft) / (out_tok - 1.0), np.nan)
+    tpot = np.where(np.isnan(tpot), computed, tpot)
+    duration = None
+    if first_req is not None and last_resp is not None and last_resp > first_req:
+        duration = (last_resp - first_req) / 1e9
+    completed = int(ok.sum())
+    out_total = float(np.nansum(out_tok[ok])) if completed else None
+    in_total = float(np.nansum(in_tok[ok])) if completed else None
+    b.note(_stats.TPOT_NOTE)
+    b.note("itl_ms is pooled inter_chunk_latency of successful requests (gap between SSE chunks)")
+    b.note(REASONING_NOTE)
+    b.note(f"percentiles recomputed from {n} per-request records (failed requests excluded)")
+    metrics_out = Metrics(
+        requests_completed=completed,
+        requests_failed=n - completed,
+        duration_s=duration,
+        request_throughput_rps=safe_div(float(completed), duration),
+        output_tokens_per_s=safe_div(out_total, duration),
+        total_tokens_per_s=safe_div(
+            None if out_total is None else out_total + (in_total or 0.0), duration
+        ),
+        input_tokens_total=None if in_total is None else round(in_total),
+        output_tokens_total=None if out_total is None else round(out_total),
+        ttft_ms=_pct(ttft, ok),
+        e2e_ms=_pct(e2e, ok),
+        tpot_ms=_pct(tpot, ok),
+        itl_ms=percentiles_owned(np.array(pooled, dtype=np.float64)) if len(pooled) else None,
+    )
+    samples = RequestSamples(
+        ttft_ms=ttft,
+        e2e_ms=e2e,
+        itl_ms=itl_mean,
+        input_tokens=in_tok,
+        output_tokens=out_tok,
+        success=success,
+        tpot_ms=tpot,
+    )
+    if progress is not None:
+        progress(1.0)
+    return b.result(metrics_out, per_request=samples)
+
+
+def _record_columns(
+    b: Builder, records: Sequence[Any], progress: ProgressFn | None
+) -> JsonlColumns:
+    """The per-request arrays, one record at a time (messages name the record)."""
     kept: list[Mapping[str, Any]] = []
     warmup = 0
     for i, rec in enumerate(records):
@@ -239,11 +333,7 @@ def parse_jsonl(records: Sequence[Any], progress: ProgressFn | None = None) -> P
             warmup += 1
             continue
         kept.append(rec)
-    if warmup:
-        b.note(f"{warmup} warmup record(s) excluded")
     n = len(kept)
-    if n == 0:
-        raise b.error(f"{JSONL_NAME}: no profiling records (only warmup)")
     ttft = np.full(n, np.nan)
     e2e = np.full(n, np.nan)
     tpot = np.full(n, np.nan)
@@ -278,48 +368,19 @@ def parse_jsonl(records: Sequence[Any], progress: ProgressFn | None = None) -> P
                 last_resp = end if last_resp is None else max(last_resp, end)
         if progress is not None and i % 20000 == 0:
             progress(0.5 + 0.5 * i / n)
-    ok = success
-    with np.errstate(invalid="ignore", divide="ignore"):
-        computed = np.where(out_tok > 1, (e2e - ttft) / (out_tok - 1.0), np.nan)
-    tpot = np.where(np.isnan(tpot), computed, tpot)
-    duration = None
-    if first_req is not None and last_resp is not None and last_resp > first_req:
-        duration = (last_resp - first_req) / 1e9
-    completed = int(ok.sum())
-    out_total = float(np.nansum(out_tok[ok])) if completed else None
-    in_total = float(np.nansum(in_tok[ok])) if completed else None
-    b.note(_stats.TPOT_NOTE)
-    b.note("itl_ms is pooled inter_chunk_latency of successful requests (gap between SSE chunks)")
-    b.note(REASONING_NOTE)
-    b.note(f"percentiles recomputed from {n} per-request records (failed requests excluded)")
-    metrics_out = Metrics(
-        requests_completed=completed,
-        requests_failed=n - completed,
-        duration_s=duration,
-        request_throughput_rps=safe_div(float(completed), duration),
-        output_tokens_per_s=safe_div(out_total, duration),
-        total_tokens_per_s=safe_div(
-            None if out_total is None else out_total + (in_total or 0.0), duration
-        ),
-        input_tokens_total=None if in_total is None else round(in_total),
-        output_tokens_total=None if out_total is None else round(out_total),
-        ttft_ms=_pct(ttft, ok),
-        e2e_ms=_pct(e2e, ok),
-        tpot_ms=_pct(tpot, ok),
-        itl_ms=percentiles_owned(np.asarray(pooled, dtype=np.float64)) if pooled else None,
+    return JsonlColumns(
+        ttft,
+        e2e,
+        tpot,
+        itl_mean,
+        in_tok,
+        out_tok,
+        success,
+        np.asarray(pooled, dtype=np.float64),
+        first_req,
+        last_resp,
+        warmup,
     )
-    samples = RequestSamples(
-        ttft_ms=ttft,
-        e2e_ms=e2e,
-        itl_ms=itl_mean,
-        input_tokens=in_tok,
-        output_tokens=out_tok,
-        success=success,
-        tpot_ms=tpot,
-    )
-    if progress is not None:
-        progress(1.0)
-    return b.result(metrics_out, per_request=samples)
 
 
 def _pct(values: FloatArray, mask: np.ndarray) -> Percentiles | None:
@@ -387,3 +448,40 @@ def _rec_list_ms(b: Builder, entry: Mapping[str, Any], i: int) -> list[float]:
 
 def to_number_or_raise(b: Builder, value: object, label: str) -> float | None:
     return b.wrap(lambda: to_number(value, b.where(label), "ms"))
+
+
+def is_csv_header(header: list[str]) -> bool:
+    """``Metric,avg,...`` (ascending percentiles; GenAI-Perf's descending ones are tried first)."""
+    lower = [h.strip().lower() for h in header]
+    return lower[:1] == ["metric"] and "avg" in lower
+
+
+FORMATS: Final = (
+    Format(
+        JSON_ID,
+        JSON_NAME,
+        "'aiperf_version'/'schema_version' + metric objects, or 'records' with tag/unit",
+        parse_json,
+        is_json,
+        JSON_OBJECT,
+        20,
+    ),
+    Format(
+        CSV_ID,
+        CSV_NAME,
+        "CSV 'Metric,avg,min,max,[sum,]p1,p5,...' (ascending percentiles)",
+        parse_csv,
+        is_csv_header,
+        CSV_HEADER,
+        30,
+    ),
+    Format(
+        JSONL_ID,
+        JSONL_NAME,
+        "JSON Lines of {metadata, metrics, error} records",
+        parse_jsonl,
+        is_record,
+        JSON_OBJECT,
+        120,
+    ),
+)

@@ -16,6 +16,7 @@ import re
 from typing import Final
 
 from ._util import Builder, ProgressFn, combine_runs, maybe_percentiles
+from .registry import TEXT, Format
 from .types import Metrics, ParsedResult, Percentiles
 
 FORMAT_ID: Final = "serving-console"
@@ -33,6 +34,7 @@ _COUNTS: Final = {
 }
 _VALUES: Final = {
     "maximum request concurrency": ("concurrency", "count"),
+    "max request concurrency": ("concurrency", "count"),  # R7: SGLang
     "benchmark duration (s)": ("duration_s", "s"),
     "request throughput (req/s)": ("request_throughput_rps", "rate"),
     "output token throughput (tok/s)": ("output_tokens_per_s", "rate"),
@@ -46,6 +48,8 @@ _FAMILIES: Final = {
     "e2el": "e2e_ms",
     "e2e latency": "e2e_ms",
 }
+#: R7: SGLang prints its arguments first: ``Namespace(backend='sglang', ..., model='org/m', ...)``
+_NAMESPACE_MODEL: Final = re.compile(r"Namespace\(.*?\bmodel='([^']+)'")
 _STAT: Final = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)\s+(.+?)\s+\(ms\)$")
 
 
@@ -59,11 +63,16 @@ def looks_like(text_head: str) -> bool:
 
 def parse(text: str, progress: ProgressFn | None = None) -> ParsedResult:
     blocks: list[list[str]] = []
+    models: list[str | None] = []
+    model: str | None = None
     current: list[str] | None = None
     for line in text.splitlines():
+        if found := _NAMESPACE_MODEL.search(line):
+            model = found.group(1)
         if _is_start(line):
             current = []
             blocks.append(current)
+            models.append(model)
             continue
         if current is not None:
             if _END.match(line):
@@ -74,13 +83,13 @@ def parse(text: str, progress: ProgressFn | None = None) -> ParsedResult:
         raise Builder(FORMAT_ID, FORMAT_NAME).error(
             f"{FORMAT_NAME}: no '==== Serving Benchmark Result ====' block"
         )
-    runs = [_block(lines, i) for i, lines in enumerate(blocks)]
+    runs = [_block(lines, i, models[i]) for i, lines in enumerate(blocks)]
     if progress is not None:
         progress(1.0)
     return combine_runs(runs, "result block")
 
 
-def _block(lines: list[str], index: int) -> ParsedResult:
+def _block(lines: list[str], index: int, model: str | None) -> ParsedResult:
     b = Builder(FORMAT_ID, FORMAT_NAME)
     values: dict[str, float | None] = {}
     stats: dict[str, dict[str, float | None]] = {}
@@ -117,7 +126,7 @@ def _block(lines: list[str], index: int) -> ParsedResult:
         pct[family] = maybe_percentiles(p50, s.get("p95"), s.get("p99"), s.get("mean"))
     if "itl_ms" in pct:
         b.note("ITL is the gap between streamed chunks pooled over all requests (not per token)")
-    b.note("console output: values are rounded to 2 decimals; no model or configuration")
+    b.note("console output: values are rounded to 2 decimals; little configuration")
 
     def count(name: str) -> int | None:
         value = values.get(name)
@@ -139,4 +148,18 @@ def _block(lines: list[str], index: int) -> ParsedResult:
         tpot_ms=pct.get("tpot_ms"),
         e2e_ms=pct.get("e2e_ms"),
     )
-    return b.result(metrics)
+    named = b.extra.get("model id") or b.extra.get("model") or model
+    return b.result(metrics, model=named if isinstance(named, str) else None)
+
+
+FORMATS: Final = (
+    Format(
+        FORMAT_ID,
+        FORMAT_NAME,
+        "a '==== Serving Benchmark Result ====' block",
+        parse,
+        looks_like,
+        TEXT,
+        30,
+    ),
+)

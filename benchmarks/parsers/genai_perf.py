@@ -19,6 +19,7 @@ from ._util import (
     to_str,
 )
 from .aiperf import metrics_from_csv
+from .registry import CSV_HEADER, JSON_OBJECT, Format
 from .types import Metrics, ParsedResult, RequestSamples
 
 JSON_ID: Final = "genai-perf-json"
@@ -252,3 +253,46 @@ def _experiment(obj: Mapping[str, Any], exp: object, index: int) -> ParsedResult
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
+def is_csv_header(header: list[str]) -> bool:
+    """``Metric,avg,...`` with descending percentiles (p99 before p50)."""
+    lower = [h.strip().lower() for h in header]
+    return (
+        lower[:1] == ["metric"]
+        and "avg" in lower
+        and "p99" in lower
+        and "p50" in lower
+        and lower.index("p99") < lower.index("p50")
+    )
+
+
+FORMATS: Final = (
+    Format(
+        JSON_ID,
+        JSON_NAME,
+        "'input_config' + metric objects {unit, avg, ...}",
+        parse_json,
+        is_json,
+        JSON_OBJECT,
+        30,
+    ),
+    Format(
+        CSV_ID,
+        CSV_NAME,
+        "CSV 'Metric,avg,min,max,p99,p95,...' (descending percentiles)",
+        parse_csv,
+        is_csv_header,
+        CSV_HEADER,
+        20,
+    ),
+    Format(
+        PA_ID,
+        PA_NAME,
+        "'experiments' with requests[].timestamp/response_timestamps",
+        parse_perf_analyzer,
+        is_perf_analyzer,
+        JSON_OBJECT,
+        40,
+    ),
+)

@@ -17,6 +17,7 @@ from ._util import (
     percentiles_owned,
     to_str,
 )
+from .registry import JSON_OBJECT, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
 
 FORMAT_ID: Final = "guidellm"
@@ -245,3 +246,16 @@ def _samples(b: Builder, bench: Mapping[str, Any], completed: int | None) -> Req
 def _num(b: Builder, req: Mapping[str, Any], key: str, kind: str, i: int) -> float:
     value = b.value(req.get(key), f"requests[{i}].{key}", kind)
     return float("nan") if value is None else value
+
+
+FORMATS: Final = (
+    Format(
+        FORMAT_ID,
+        FORMAT_NAME,
+        "'benchmarks' list of type_ 'generative_benchmark'",
+        parse,
+        is_guidellm,
+        JSON_OBJECT,
+        10,
+    ),
+)

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 import numpy as np
 
+from ._points import operating_point
 from ._util import (
     Builder,
     ProgressFn,
+    combine_runs,
     maybe_percentiles,
     percentiles_of,
     scalars,
+    to_number,
     to_str,
 )
+from .registry import JSON_LIST, JSON_OBJECT, Format
 from .types import Metrics, ParsedResult, Percentiles, RequestSamples
 
 SUMMARY_ID: Final = "llmperf-summary"
@@ -40,6 +45,14 @@ def is_summary(obj: object) -> bool:
     )
 
 
+def is_summary_set(obj: object) -> bool:
+    """R18: one JSON object holding several LLMPerf summaries (keyed by concurrency)."""
+    if not isinstance(obj, dict) or not obj or is_summary(obj):
+        return False
+    members = [v for v in obj.values() if isinstance(v, dict)]
+    return bool(members) and all(is_summary(v) for v in members)
+
+
 def is_individual(obj: object) -> bool:
     if not isinstance(obj, list) or not obj:
         return False
@@ -58,6 +71,30 @@ def _summary_pct(b: Builder, obj: Mapping[str, Any], metric: str) -> Percentiles
 
 
 def parse_summary(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
+    if is_summary_set(obj):
+        return _parse_summary_set(obj, progress)
+    return _summary(obj, progress)
+
+
+def _parse_summary_set(obj: Mapping[str, Any], progress: ProgressFn | None) -> ParsedResult:
+    runs = []
+    for key, member in obj.items():
+        if not isinstance(member, dict):
+            continue
+        run = _summary(member, None)
+        if run.metrics.concurrency is None:
+            b = Builder(SUMMARY_ID, SUMMARY_NAME)
+            level = b.wrap(lambda key=key: to_number(str(key).split("_")[-1], "key", "count"))
+            metrics = replace(run.metrics, concurrency=level)
+            run = replace(run, metrics=metrics, operating_points=(operating_point(metrics, None),))
+        runs.append(replace(run, extra={**run.extra, "member_key": str(key)}))
+    if progress is not None:
+        progress(1.0)
+    note = f"one JSON object holding {len(runs)} LLMPerf summaries, one run per member"
+    return combine_runs(runs, "LLMPerf summary", [note], plural="LLMPerf summaries")
+
+
+def _summary(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
     b = Builder(SUMMARY_ID, SUMMARY_NAME)
     per_min = b.num(obj, "results_num_completed_requests_per_min", "rate")
     tpot = _summary_pct(b, obj, "inter_token_latency_s")
@@ -154,3 +191,25 @@ def parse_individual(items: Sequence[Any], progress: ProgressFn | None = None) -
 def _num(b: Builder, item: Mapping[str, Any], index: int, key: str, kind: str) -> float:
     value = b.value(item.get(key), f"[{index}].{key}", kind)
     return np.nan if value is None else value
+
+
+FORMATS: Final = (
+    Format(
+        SUMMARY_ID,
+        SUMMARY_NAME,
+        "version '2023-08-31' + results_* keys, or an object of such summaries by concurrency",
+        parse_summary,
+        lambda o: is_summary(o) or is_summary_set(o),
+        JSON_OBJECT,
+        90,
+    ),
+    Format(
+        INDIVIDUAL_ID,
+        INDIVIDUAL_NAME,
+        "array of objects with ttft_s, end_to_end_latency_s, error_code",
+        parse_individual,
+        is_individual,
+        JSON_LIST,
+        10,
+    ),
+)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._util import Builder, ProgressFn, combine_runs, scalars, to_number, to_str
+from .registry import CSV_HEADER, JSON_OBJECT, TEXT, Format
 from .types import Metrics, ParsedResult
 
 INFERENCE_ID: Final = "mlperf-inference-summary"
@@ -64,7 +65,12 @@ def parse_inference(text: str, progress: ProgressFn | None = None) -> ParsedResu
         raise Builder(INFERENCE_ID, INFERENCE_NAME).error(f"{INFERENCE_NAME}: no data rows")
     if progress is not None:
         progress(1.0)
-    return combine_runs(runs, "result row (system x model x scenario)")
+    return combine_runs(
+        runs,
+        "result row",
+        plural="result rows (system × model × scenario)",
+        comparable=lambda run: (run.model, run.extra.get("scenario"), run.extra.get("units")),
+    )
 
 
 def _inference_row(rec: Mapping[str, str], line: int) -> ParsedResult:
@@ -229,3 +235,34 @@ def parse_system(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> 
     if progress is not None:
         progress(1.0)
     return b.result(Metrics(gpus=gpus), tool_version=None, model=None)
+
+
+FORMATS: Final = (
+    Format(
+        INFERENCE_ID,
+        INFERENCE_NAME,
+        "CSV header 'Organization,Availability,Division,SystemType,SystemName'",
+        parse_inference,
+        is_inference_header,
+        CSV_HEADER,
+        10,
+    ),
+    Format(
+        TRAINING_ID,
+        TRAINING_NAME,
+        "lines ':::MLLOG {...}'",
+        parse_training,
+        is_mllog,
+        TEXT,
+        10,
+    ),
+    Format(
+        SYSTEM_ID,
+        SYSTEM_NAME,
+        "submitter + division + system_name + accelerator_*",
+        parse_system,
+        is_system,
+        JSON_OBJECT,
+        100,
+    ),
+)

@@ -8,7 +8,7 @@ from typing import Final
 
 import numpy as np
 
-from . import _fastcsv as fc
+from . import _csvread as fc
 from ._util import (
     MAX_COUNT,
     MAX_MS,
@@ -19,6 +19,7 @@ from ._util import (
     safe_div,
 )
 from .errors import ParseError
+from .registry import CSV_HEADER, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
 
 FORMAT_ID: Final = "requests-csv"
@@ -256,3 +257,17 @@ def _sum(values: FloatArray, mask: np.ndarray | None) -> float | None:
     if not present.any():
         return None
     return float(np.add.reduce(values, where=present, initial=0.0))
+
+
+FORMATS: Final = (
+    Format(
+        FORMAT_ID,
+        FORMAT_NAME,
+        "CSV header with ttft_ms / e2e_ms / itl_ms / itl_ms_list",
+        parse,
+        lambda header: looks_like([h.strip().strip('"').lower() for h in header]),
+        CSV_HEADER,
+        50,
+        raw=True,
+    ),
+)

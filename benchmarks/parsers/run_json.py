@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._util import Builder, ProgressFn, maybe_percentiles, safe_div, scalars, to_str
+from .registry import JSON_OBJECT, Format
 from .types import Metrics, ParsedResult, Percentiles
 
 FORMAT_ID: Final = "run-json"
@@ -161,3 +162,16 @@ def _percentiles(b: Builder, value: object, key: str) -> Percentiles | None:
         b.value(value.get("p99"), f"{key}.p99", "ms"),
         b.value(value.get("mean"), f"{key}.mean", "ms"),
     )
+
+
+FORMATS: Final = (
+    Format(
+        FORMAT_ID,
+        FORMAT_NAME,
+        "'kind': training | media | inference",
+        parse,
+        is_run_json,
+        JSON_OBJECT,
+        110,
+    ),
+)

@@ -20,6 +20,7 @@ from ._util import (
     summarize_samples,
     to_str,
 )
+from .registry import JSON_OBJECT, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
 from .vllm import pooled_itls
 
@@ -201,3 +202,20 @@ def _per_request(
         ),
         pooled,
     )
+
+
+def _parse_payload(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
+    return parse_lines(payload if isinstance(payload, list) else [payload], progress)
+
+
+FORMATS: Final = (
+    Format(
+        FORMAT_ID,
+        FORMAT_NAME,
+        "'total_output_tokens_retokenized' or mean_e2e_latency_ms + dataset_name",
+        _parse_payload,
+        is_sglang,
+        JSON_OBJECT,
+        50,
+    ),
+)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Final
 
 from ._util import Builder, ProgressFn
+from .registry import CSV_HEADER, TEXT, Format
 from .types import Metrics, ParsedResult
 
 SMI_ID: Final = "nvidia-smi-csv"
@@ -203,3 +204,25 @@ def parse_dcgm(text: str, progress: ProgressFn | None = None) -> ParsedResult:
     if progress is not None:
         progress(1.0)
     return b.result(Metrics(gpus=len(gpus) or None))
+
+
+FORMATS: Final = (
+    Format(
+        SMI_ID,
+        SMI_NAME,
+        "CSV header with utilization.gpu / memory.used / power.draw",
+        parse_smi,
+        is_smi_header,
+        CSV_HEADER,
+        40,
+    ),
+    Format(
+        DCGM_ID,
+        DCGM_NAME,
+        "lines 'DCGM_FI_...{labels} value'",
+        parse_dcgm,
+        is_dcgm,
+        TEXT,
+        20,
+    ),
+)

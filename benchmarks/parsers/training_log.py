@@ -14,6 +14,7 @@ from typing import Final
 
 from ._util import Builder, ProgressFn, check_number
 from .errors import ParseError
+from .registry import TEXT, Format
 from .types import Metrics, ParsedResult
 
 FORMAT_ID: Final = "training-log"
@@ -197,3 +198,17 @@ def parse(text: str, progress: ProgressFn | None = None) -> ParsedResult:
     if progress is not None:
         progress(1.0)
     return b.result(metrics)
+
+
+FORMATS: Final = (
+    Format(
+        FORMAT_ID,
+        FORMAT_NAME,
+        "Megatron 'iteration ... elapsed time per iteration (ms)', torchtitan 'step: ... tps:' "
+        "or NeMo 'train_step_timing in s:' lines",
+        parse,
+        looks_like,
+        TEXT,
+        40,
+    ),
+)

@@ -57,6 +57,80 @@ class Percentiles:
     def is_empty(self) -> bool:
         return self.p50 is None and self.p95 is None and self.p99 is None and self.mean is None
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Percentiles | None:
+        if not data:
+            return None
+        p = cls(*(_number(data.get(k)) for k in ("p50", "p95", "p99", "mean")))
+        return None if p.is_empty() else p
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+#: per-request (ttft_ms, itl_ms, e2e_ms, ok); None where the file does not carry the value
+RequestPoint = tuple[float | None, float | None, float | None, bool]
+
+#: at most this many per-request samples are kept on an operating point
+MAX_REQUEST_SAMPLES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class OperatingPoint:
+    """One load level of a benchmark: a run of a sweep, or the only run of a file.
+
+    ``request_samples`` is an evenly spaced, deterministic subsample (at most
+    :data:`MAX_REQUEST_SAMPLES`) of the per-request data, so that goodput against any latency
+    objectives can be computed later; None when the file has no per-request data.
+    ``error_rate`` is failed / (completed + failed).
+    """
+
+    label: str
+    concurrency: float | None = None
+    request_rate_per_s: float | None = None
+    requests_per_s: float | None = None
+    output_tokens_per_s: float | None = None
+    input_tokens_per_s: float | None = None
+    ttft_ms: Percentiles | None = None
+    itl_ms: Percentiles | None = None
+    tpot_ms: Percentiles | None = None
+    e2e_ms: Percentiles | None = None
+    error_rate: float | None = None
+    request_samples: tuple[RequestPoint, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Percentiles):
+                out[f.name] = value.to_dict()
+            elif f.name == "request_samples" and value is not None:
+                out[f.name] = [[_clean(t), _clean(i), _clean(e), bool(ok)] for t, i, e, ok in value]
+            else:
+                out[f.name] = _clean(value)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> OperatingPoint:
+        samples = data.get("request_samples")
+        return cls(
+            label=str(data.get("label") or ""),
+            concurrency=_number(data.get("concurrency")),
+            request_rate_per_s=_number(data.get("request_rate_per_s")),
+            requests_per_s=_number(data.get("requests_per_s")),
+            output_tokens_per_s=_number(data.get("output_tokens_per_s")),
+            input_tokens_per_s=_number(data.get("input_tokens_per_s")),
+            ttft_ms=Percentiles.from_dict(data.get("ttft_ms")),
+            itl_ms=Percentiles.from_dict(data.get("itl_ms")),
+            tpot_ms=Percentiles.from_dict(data.get("tpot_ms")),
+            e2e_ms=Percentiles.from_dict(data.get("e2e_ms")),
+            error_rate=_number(data.get("error_rate")),
+            request_samples=None
+            if samples is None
+            else tuple((_number(t), _number(i), _number(e), bool(ok)) for t, i, e, ok in samples),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Metrics:
@@ -163,8 +237,9 @@ class ParsedResult:
 
     Files that hold several runs (GuideLLM sweeps, SGLang/vLLM JSON Lines, ``vllm bench
     sweep`` summaries, MLPerf summary CSVs with many rows, Perf Analyzer exports with several
-    experiments) return the first run at the top level and every run, in file order, in
-    :attr:`runs` (empty for single-run files). :attr:`extra` keeps format-specific scalars
+    experiments, LLMPerf summaries by concurrency) return the saturation run (highest
+    throughput; ``extra["headline_run"]`` says which) at the top level and every run, in file
+    order, in :attr:`runs` (empty for single-run files). :attr:`extra` keeps format-specific scalars
     (configuration, units, hardware strings) that have no normalised field.
     """
 
@@ -178,6 +253,8 @@ class ParsedResult:
     notes: tuple[str, ...] = ()
     runs: tuple[ParsedResult, ...] = ()
     extra: Mapping[str, Scalar] = field(default_factory=dict)
+    #: one per run of a sweep (one for a single-point serving file, none for other kinds)
+    operating_points: tuple[OperatingPoint, ...] = ()
 
     @property
     def request_count(self) -> int | None:
@@ -198,4 +275,5 @@ class ParsedResult:
             "notes": list(self.notes),
             "extra": {str(k): _clean(v) for k, v in self.extra.items()},
             "runs": [r.to_dict() for r in self.runs],
+            "operating_points": [p.to_dict() for p in self.operating_points],
         }

@@ -9,6 +9,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from ._head import FlatLists
 from ._util import (
     Builder,
     ProgressFn,
@@ -18,12 +19,22 @@ from ._util import (
     compare_percentiles,
     float_array,
     maybe_percentiles,
-    percentiles_of,
     scalars,
     summarize_samples,
     to_str,
 )
+from .registry import JSON_LIST, JSON_OBJECT, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
+from .vllm_offline import (  # noqa: F401  (re-exported: one module per tool for callers)
+    LATENCY_ID,
+    LATENCY_NAME,
+    THROUGHPUT_ID,
+    THROUGHPUT_NAME,
+    is_latency,
+    is_throughput,
+    parse_latency,
+    parse_throughput,
+)
 
 SERVE_ID: Final = "vllm-serve"
 SERVE_NAME: Final = "vLLM serving benchmark (JSON)"
@@ -31,10 +42,6 @@ SWEEP_ID: Final = "vllm-sweep"
 SWEEP_NAME: Final = "vLLM bench sweep summary (JSON array)"
 PYTORCH_ID: Final = "vllm-pytorch"
 PYTORCH_NAME: Final = "vLLM benchmark, PyTorch OSS benchmark format (JSON)"
-LATENCY_ID: Final = "vllm-latency"
-LATENCY_NAME: Final = "vLLM latency benchmark (JSON)"
-THROUGHPUT_ID: Final = "vllm-throughput"
-THROUGHPUT_NAME: Final = "vLLM throughput benchmark (JSON)"
 
 PER_REQUEST_KEYS: Final = frozenset(
     {
@@ -73,17 +80,6 @@ def is_serve(obj: object) -> bool:
     has_latency = "mean_ttft_ms" in obj or "output_throughput" in obj or "mean_e2el_ms" in obj
     has_count = "completed" in obj or "num_prompts" in obj
     return numeric and has_latency and has_count
-
-
-def is_latency(obj: object) -> bool:
-    return isinstance(obj, dict) and {"avg_latency", "latencies", "percentiles"} <= obj.keys()
-
-
-def is_throughput(obj: object) -> bool:
-    return (
-        isinstance(obj, dict)
-        and {"elapsed_time", "requests_per_second", "tokens_per_second"} <= obj.keys()
-    )
 
 
 def is_sweep_summary(obj: object) -> bool:
@@ -180,6 +176,15 @@ def _serve(
         total_tok_s = in_tok_s + out_tok_s
         b.note("old file: total_token_throughput computed as input_throughput + output_throughput")
     file_pct = {name: _file_percentiles(b, obj, fam) for fam, name in FAMILIES.items()}
+    old_e2e = _file_percentiles(b, obj, "latency")  # 2024 files: mean/median/p99_latency_ms
+    if old_e2e is not None:
+        if file_pct["e2e_ms"] is None:
+            file_pct["e2e_ms"] = old_e2e
+            b.note("end-to-end latency read from the 2024 keys *_latency_ms")
+        else:
+            compare_percentiles(
+                b.discrepancies, "e2e_ms (file *_latency_ms)", file_pct["e2e_ms"], old_e2e
+            )
 
     samples, pooled_itl = _per_request(obj, b)
     if progress is not None:
@@ -215,8 +220,9 @@ def _serve(
                 _f(out_total),
                 _f(rec["output_tokens_total"]),
             )
-        if completed is None:
+        if completed is None or b.extra.get("no_token_requests"):
             completed = rec["requests_completed"]
+            failed = rec["requests_failed"]
     if completed == 0:
         b.note(
             "completed == 0: every request failed; the file's statistics are 0.0 placeholders "
@@ -278,8 +284,8 @@ def _file_percentiles(b: Builder, obj: Mapping[str, Any], family: str) -> Percen
 def _per_request(
     obj: Mapping[str, Any], b: Builder
 ) -> tuple[RequestSamples | None, FloatArray | None]:
-    has_ttfts = isinstance(obj.get("ttfts"), list)
-    has_lat = isinstance(obj.get("latencies"), list)
+    has_ttfts = isinstance(obj.get("ttfts"), list | np.ndarray)
+    has_lat = isinstance(obj.get("latencies"), list | np.ndarray)
     if not has_ttfts and not has_lat:
         return None, None
     anchor = "ttfts" if has_ttfts else "latencies"
@@ -291,7 +297,11 @@ def _per_request(
         value = obj.get(key)
         if value is None:
             return None
-        out = b.wrap(lambda: float_array(value, b.where(key), kind, scale=scale))
+        if isinstance(value, np.ndarray):  # decoded straight from the file's bytes
+            b.wrap(lambda: check_array(value, b.where(key), kind, allow_nan=False))
+            out = value * scale if scale != 1.0 else value
+        else:
+            out = b.wrap(lambda: float_array(value, b.where(key), kind, scale=scale))
         if out.shape[0] != n:
             raise b.error(
                 f"{b.format_name}: per-request array '{key}' has {out.shape[0]} entries, "
@@ -319,7 +329,7 @@ def _per_request(
     itl_mean = np.full(n, np.nan)
     pooled: FloatArray | None = None
     itls = obj.get("itls")
-    if isinstance(itls, list):
+    if isinstance(itls, list | FlatLists):
         pooled, itl_mean, itl_sum = pooled_itls(itls, n, success, b)
         if latency is None and ttft is not None:
             latency = ttft + itl_sum
@@ -327,6 +337,9 @@ def _per_request(
     elif itls is not None:
         raise b.error(f"{b.format_name}: 'itls' must be a list of lists")
     nan = np.full(n, np.nan)
+    success = _no_token_failed(
+        b, success, ttft, itl_mean, out_lens, isinstance(itls, list | FlatLists)
+    )
     ttft_ms = ttft if ttft is not None else nan
     e2e_ms = latency if latency is not None else nan.copy()
     out_tok = out_lens if out_lens is not None else nan.copy()
@@ -348,18 +361,46 @@ def _per_request(
     return samples, pooled
 
 
+def _no_token_failed(
+    b: Builder,
+    success: np.ndarray,
+    ttft: FloatArray | None,
+    itl_mean: FloatArray,
+    out_lens: FloatArray | None,
+    has_itls: bool,
+) -> np.ndarray:
+    """R5: a request that produced no token (TTFT 0, no gaps, or 0 output tokens) failed."""
+    no_token = np.zeros_like(success)
+    if ttft is not None and has_itls:
+        no_token |= (ttft <= 0.0) & np.isnan(itl_mean)
+    if out_lens is not None:
+        no_token |= out_lens == 0
+    no_token &= success
+    count = int(no_token.sum())
+    if count:
+        b.extra["no_token_requests"] = count
+        b.note(
+            f"{count} request(s) produced no token but carry no error: counted as failed, not "
+            "as 0 ms successes (the file's own TTFT/latency statistics include them)"
+        )
+        return success & ~no_token
+    return success
+
+
 def pooled_itls(
-    itls: list[Any], n: int, success: np.ndarray, b: Builder
+    itls: list[Any] | FlatLists, n: int, success: np.ndarray, b: Builder
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     if len(itls) != n:
         raise b.error(f"{b.format_name}: 'itls' has {len(itls)} entries, expected {n}")
+    if isinstance(itls, FlatLists):
+        return _pool(itls.flat, itls.counts, n, success, b)
     if not all(isinstance(x, list) for x in itls):
         raise b.error(f"{b.format_name}: every 'itls' entry must be a list of seconds")
     counts = np.fromiter(map(len, itls), dtype=np.int64, count=n)
     total = int(counts.sum())
     try:
         flat = np.fromiter(itertools.chain.from_iterable(itls), dtype=np.float64, count=total)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         flat = np.array(
             [b.value(v, "itls[]", "s") for v in itertools.chain.from_iterable(itls)],
             dtype=np.float64,
@@ -368,76 +409,62 @@ def pooled_itls(
             raise b.error(f"{b.format_name}: field 'itls' holds null values") from None
     if any(isinstance(v, bool) for row in itls[:50] for v in row):
         raise b.error(f"{b.format_name}: field 'itls' holds booleans, expected seconds")
+    return _pool(flat, counts, n, success, b)
+
+
+def _pool(
+    flat: FloatArray, counts: np.ndarray, n: int, success: np.ndarray, b: Builder
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    total = int(flat.shape[0])
     b.wrap(lambda: check_array(flat, b.where("itls"), "s", allow_nan=False))
     flat_ms = flat * 1000.0
-    row_of = np.repeat(np.arange(n), counts)
-    sums = np.bincount(row_of, weights=flat_ms, minlength=n) if total else np.zeros(n)
+    sums = np.zeros(n)
+    filled = counts > 0
+    if total:
+        starts = np.cumsum(counts) - counts
+        sums[filled] = np.add.reduceat(flat_ms, starts[filled])
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    pooled: FloatArray = flat_ms[success[row_of]] if total else flat_ms
-    return pooled, means.astype(np.float64), sums.astype(np.float64)
+        means = np.where(filled, sums / np.maximum(counts, 1), np.nan)
+    if total and not success.all():
+        flat_ms = flat_ms[np.repeat(success, counts)]
+    return flat_ms, means, sums
 
 
-# ----------------------------------------------------------------------------- latency / throughput
+def parse_serve_any(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
+    """One serving result, or JSON Lines of them (``--append-result``)."""
+    if isinstance(payload, list):
+        return parse_serve_lines(payload, progress)
+    return parse_serve(payload, progress)
 
 
-def parse_latency(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
-    b = Builder(LATENCY_ID, LATENCY_NAME)
-    lat = obj.get("latencies")
-    arr = b.wrap(lambda: float_array(lat, b.where("latencies"), "s", scale=1000.0))
-    pcts = obj.get("percentiles")
-    if not isinstance(pcts, dict):
-        raise b.error(f"{LATENCY_NAME}: field 'percentiles' must be an object")
-    file_p = maybe_percentiles(
-        _ms(b, pcts.get("50"), "percentiles.50"),
-        _ms(b, pcts.get("95"), "percentiles.95"),
-        _ms(b, pcts.get("99"), "percentiles.99"),
-        _ms(b, obj.get("avg_latency"), "avg_latency"),
-    )
-    rec = percentiles_of(arr) if arr.size else None
-    compare_percentiles(b.discrepancies, "e2e_ms", file_p, rec)
-    b.note(
-        "vLLM latency benchmark: each latency is one whole batch (batch size, input and output "
-        "lengths are not in the file), not a per-request latency"
-    )
-    if rec is not None:
-        b.note(f"percentiles recomputed from {arr.size} iteration latencies")
-    std = b.num(obj, "std_latency", "s")
-    if std is not None:
-        b.extra["std_latency_ms"] = std * 1000.0
-    for key, value in pcts.items():
-        number = _ms(b, value, f"percentiles.{key}")
-        if number is not None:
-            b.extra[f"percentile_{key}_ms"] = number
-    b.extra["iterations"] = int(arr.size)
-    metrics = Metrics(e2e_ms=rec if rec is not None else file_p)
-    if progress is not None:
-        progress(1.0)
-    return b.result(metrics)
-
-
-def _ms(b: Builder, value: object, label: str) -> float | None:
-    seconds = b.value(value, label, "s")
-    return None if seconds is None else seconds * 1000.0
-
-
-def parse_throughput(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
-    b = Builder(THROUGHPUT_ID, THROUGHPUT_NAME)
-    elapsed = b.num(obj, "elapsed_time", "s")
-    total_tokens = b.int_(obj, "total_num_tokens")
-    b.note(
-        "offline throughput run: tokens_per_second includes prompt tokens (not comparable with "
-        "serving output_throughput); for hf/mii backends token counts are expected, not measured"
-    )
-    if total_tokens is not None:
-        b.extra["total_num_tokens"] = total_tokens
-    b.extra.update(scalars(obj))
-    metrics = Metrics(
-        requests_completed=b.int_(obj, "num_requests"),
-        duration_s=elapsed,
-        request_throughput_rps=b.num(obj, "requests_per_second", "rate"),
-        total_tokens_per_s=b.num(obj, "tokens_per_second", "rate"),
-    )
-    if progress is not None:
-        progress(1.0)
-    return b.result(metrics)
+FORMATS: Final = (
+    Format(
+        SERVE_ID,
+        SERVE_NAME,
+        "numeric request_throughput + mean_ttft_ms/output_throughput + completed/num_prompts",
+        parse_serve_any,
+        lambda o: is_serve(normalise_keys(o)),
+        JSON_OBJECT,
+        60,
+    ),
+    Format(
+        SWEEP_ID,
+        SWEEP_NAME,
+        "array of vLLM serving results",
+        parse_sweep,
+        lambda items: is_sweep_summary(
+            [normalise_keys(x) if isinstance(x, dict) else x for x in items]
+        ),
+        JSON_LIST,
+        20,
+    ),
+    Format(
+        PYTORCH_ID,
+        PYTORCH_NAME,
+        "array of {benchmark, model, metric{benchmark_values}}",
+        parse_pytorch,
+        is_pytorch,
+        JSON_LIST,
+        30,
+    ),
+)

@@ -51,6 +51,8 @@ def metrics_json(parsed: ParsedResult) -> dict[str, Any]:
     out = dict(data["metrics"])
     out["request_count"] = data["request_count"]
     out["extra"] = data["extra"]
+    if data["operating_points"]:
+        out["operating_points"] = data["operating_points"]
     if data["runs"]:
         out["runs"] = [
             {"metrics": run["metrics"], "extra": run["extra"], "notes": run["notes"]}

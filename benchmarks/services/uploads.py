@@ -153,15 +153,19 @@ def _lock(user: Any, digest: str) -> None:
 
 
 def _check(upload: File, filename: str, size: int) -> tuple[str, ParsedResult | None]:
-    """Detect the format; parse in full when small. Raises UploadRejected with the reason."""
+    """Detect the format; parse in full when small. Raises UploadRejected with the reason.
+
+    A large file is not read here beyond its first ``parsers.HEAD_BYTES``: the worker parses it.
+    """
+    inline = size <= inline_parse_max_bytes()
     upload.seek(0)
-    data = upload.read()
+    data = upload.read() if inline else upload.read(parsers.HEAD_BYTES)
     upload.seek(0)
     try:
-        if size <= inline_parse_max_bytes():
+        if inline:
             parsed = parsers.parse(data, filename)
             return parsed.format_id, parsed
-        format_id = parsers.detect(data, filename)
+        format_id = parsers.detect(data, filename, partial=size > len(data))
     except ParseError as exc:
         raise UploadRejected(exc.message) from exc
     if not format_id:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from benchmarks.parsers import ParseError, Percentiles, parse
-from benchmarks.parsers import _fastcsv as fc
+from benchmarks.parsers import _csvread as fc
 
 TEMPLATE = Path(__file__).parents[2] / "benchmarks" / "parsers" / "templates"
 HEADER = "start_time,ttft_ms,itl_ms,e2e_ms,input_tokens,output_tokens,status,accepted"
@@ -143,13 +143,15 @@ def test_values_match_reference(iso: bool, newline: str) -> None:
     assert result.metrics.acceptance_rate == pytest.approx(sum(accepted) / sum(known))
 
 
-def test_fast_and_slow_paths_agree() -> None:
+def test_columnar_and_exact_readers_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A3: pyarrow's reader and the exact per-cell reader give bit-identical arrays."""
     rows = make_rows(2000, seed=5)
-    fast = parse(to_csv(rows))
-    # a quoted header cell forces the csv-module path for the whole file
-    slow_data = to_csv(rows, header=HEADER.replace("status", '"status"'))
-    slow = parse(slow_data)
-    assert fast.metrics == slow.metrics
+    data = to_csv(rows)
+    fast = parse(data)
+    quoted = parse(to_csv(rows, header=HEADER.replace("status", '"status"')))
+    monkeypatch.setattr(fc, "read_columnar", _refuse)
+    slow = parse(data)
+    assert fast.metrics == slow.metrics == quoted.metrics
     assert fast.per_request is not None
     assert slow.per_request is not None
     for name in ("ttft_ms", "e2e_ms", "itl_ms", "input_tokens", "output_tokens", "tpot_ms"):
@@ -157,6 +159,10 @@ def test_fast_and_slow_paths_agree() -> None:
         b = getattr(slow.per_request, name)
         assert np.array_equal(a, b, equal_nan=True), name
     assert np.array_equal(fast.per_request.success, slow.per_request.success)
+
+
+def _refuse(*args: object, **kwargs: object) -> None:
+    raise fc._Untrusted
 
 
 def test_decoder_edge_cases_match_float() -> None:
@@ -181,17 +187,17 @@ def test_decoder_edge_cases_match_float() -> None:
         "42.4242",
     ]
     body = "".join(f"{c},ok\n" for c in cells)
-    data = ("e2e_ms_padding_header_x,status\n" + body).encode()
-    header = ["e2e_ms_padding_header_x", "status"]
-    cols = fc.read_columns(
+    data = ("e2e_ms,status\n" + body).encode()
+    cols = fc.read_columnar(
         data,
         data.index(b"\n") + 1,
-        header,
+        2,
         [fc.Column("v", 0, fc.FLOAT), fc.Column("s", 1, fc.FLAG)],
     )
-    got = cols.values["v"]
-    assert got.tolist() == [float(c) for c in cells]
+    assert cols.values["v"].tolist() == [float(c) for c in cells]
     assert cols.values["s"].tolist() == [1] * len(cells)
+    exact = fc.read_exact(data, data.index(b"\n") + 1, 2, [fc.Column("v", 0, fc.FLOAT)])
+    assert exact.values["v"].tolist() == [float(c) for c in cells]
 
 
 @pytest.mark.parametrize(
@@ -346,15 +352,13 @@ def test_iso_bad_calendar_value_is_reported() -> None:
 
 
 @pytest.fixture
-def small_chunks_and_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Force many chunks and several threaded segments on a small file."""
-    monkeypatch.setattr(fc, "CHUNK_BYTES", 4096)
-    monkeypatch.setattr(fc, "MIN_SEGMENT_BYTES", 64 * 1024)
-    monkeypatch.setattr(fc, "_idle_cpus", lambda: 4)
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stream a small file in many blocks."""
+    monkeypatch.setattr(fc, "BLOCK_BYTES", 16 * 1024)
 
 
-def test_threaded_segments_match_single_pass(
-    small_chunks_and_threads: None, monkeypatch: pytest.MonkeyPatch
+def test_streamed_blocks_match_single_block(
+    small_blocks: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rows = make_rows(8000, seed=21)
     lines = [",".join(r) for r in rows]
@@ -366,7 +370,7 @@ def test_threaded_segments_match_single_pass(
     threaded = parse(data, progress=seen.append)
     assert seen == sorted(seen)
     assert seen[-1] == 1.0
-    monkeypatch.setattr(fc, "_idle_cpus", lambda: 1)
+    monkeypatch.setattr(fc, "BLOCK_BYTES", 1 << 24)
     single = parse(data)
     assert threaded.metrics == single.metrics
     assert threaded.per_request is not None
@@ -380,7 +384,7 @@ def test_threaded_segments_match_single_pass(
     assert_close(threaded.metrics.ttft_ms, ref["ttft_ms"])
 
 
-def test_threaded_first_error_in_file_order(small_chunks_and_threads: None) -> None:
+def test_streamed_first_error_in_file_order(small_blocks: None) -> None:
     rows = make_rows(8000, seed=22)
     rows[7000][1] = "late-bad"
     rows[2500][3] = "early-bad"
@@ -390,7 +394,7 @@ def test_threaded_first_error_in_file_order(small_chunks_and_threads: None) -> N
     assert "row 2502" in info.value.message
 
 
-def test_threaded_progress_cancel(small_chunks_and_threads: None) -> None:
+def test_streamed_progress_cancel(small_blocks: None) -> None:
     class Cancelled(Exception):
         pass
 
@@ -400,3 +404,17 @@ def test_threaded_progress_cancel(small_chunks_and_threads: None) -> None:
 
     with pytest.raises(Cancelled):
         parse(to_csv(make_rows(8000, seed=23)), progress=cancel)
+
+
+def test_more_rows_than_the_first_lines_suggest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows are preallocated from the first lines' length; a file that gets denser grows."""
+    long_rows = [f"{10 + i % 5},{100 + i},ok,{'x' * 400}" for i in range(1000)]
+    short_rows = [f"{20 + i % 3},{200 + i},ok," for i in range(20000)]
+    data = ("ttft_ms,e2e_ms,status,comment\n" + "\n".join(long_rows + short_rows) + "\n").encode()
+    result = parse(data)
+    assert result.metrics.requests_completed == 21000
+    monkeypatch.setattr(fc, "read_columnar", _refuse)
+    exact = parse(data)
+    assert result.per_request is not None
+    assert exact.per_request is not None
+    assert np.array_equal(result.per_request.e2e_ms, exact.per_request.e2e_ms)

@@ -209,7 +209,10 @@ def test_vllm_append_result_json_lines() -> None:
     assert result.format_id == "vllm-serve"
     assert len(result.runs) == 2
     assert result.runs[1].metrics.request_rate == 4.0
-    assert result.metrics == result.runs[0].metrics
+    # R6: the headline is the saturation run (highest throughput), stated, not the first run
+    best = max(result.runs, key=lambda r: r.metrics.output_tokens_per_s or 0.0)
+    assert result.metrics == best.metrics
+    assert result.runs[int(result.extra["headline_run_index"])] is best  # type: ignore[arg-type]
 
 
 def test_vllm_sweep_summary_and_run_file() -> None:
