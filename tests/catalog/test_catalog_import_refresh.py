@@ -113,8 +113,7 @@ def test_beat_entry_exists_only_when_sources_are_configured(monkeypatch):
     monkeypatch.setenv("SECRET_KEY", "k" * 60)
     monkeypatch.delenv("CATALOG_IMPORT_SOURCES", raising=False)
     assert (
-        "catalog-import-refresh"
-        not in runpy.run_path("config/settings.py")["CELERY_BEAT_SCHEDULE"]
+        "catalog-import-refresh" not in runpy.run_path("config/settings.py")["CELERY_BEAT_SCHEDULE"]
     )
     monkeypatch.setenv("CATALOG_IMPORT_SOURCES", '[{"kind": "litellm", "path": "/srv/p.json"}]')
     monkeypatch.setenv("CATALOG_IMPORT_EVERY_HOURS", "24")
