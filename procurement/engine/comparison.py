@@ -22,7 +22,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from procurement.engine import cost, montecarlo
+from procurement.engine import cost, montecarlo, recommendation
 from procurement.engine.breakeven import breakeven, hybrid_plan
 from procurement.engine.errors import EngineInputError
 from procurement.engine.types import (
@@ -106,7 +106,7 @@ def run_comparison(
             hourly[c.id] = price
     by_hour = sorted(hourly, key=lambda cid: (hourly[cid], position[cid]))
     hour_rank = {cid: i + 1 for i, cid in enumerate(by_hour)}
-    recommended = by_unit[0].id if by_unit else None
+    recommended = recommendation.pick(by_unit)  # substitutions only when the brief allows
     if by_hour and recommended is not None and by_hour[0] != recommended:
         cheap = next(c for c in eligible if c.id == by_hour[0])
         found[cheap.id].append(
@@ -134,9 +134,12 @@ def run_comparison(
             constants=constants,
         )
         stats = {s.candidate_id: s for s in result.stats}
-        assert recommended is not None  # noqa: S101 - eligible is non-empty
         tornado = montecarlo.tornado(
-            workload, eligible, recommended_id=recommended, unit_label=label, constants=constants
+            workload,
+            eligible,
+            recommended_id=recommended or by_unit[0].id,
+            unit_label=label,
+            constants=constants,
         )
     _report(progress, 0.92)
 
@@ -184,6 +187,9 @@ def run_comparison(
                     if est is not None and not workload.is_training
                     else None
                 ),
+                latency_verdict=recommendation.latency_verdict(workload, cand),
+                evidence=recommendation.evidence_words(cand),
+                acceptance_source="measured" if cand.acceptance_rate is not None else "brief",
             )
         )
     notes = [] if eligible else ["no eligible candidate: see each row's reasons"]
@@ -202,6 +208,9 @@ def run_comparison(
         hybrid=hybrid,
         assumptions=_assumptions(inp),
         notes=tuple(notes),
+        recommendation_notes=recommendation.notes(
+            workload, inp.candidates, by_unit, recommended, stats
+        ),
     )
 
 

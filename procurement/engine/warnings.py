@@ -20,6 +20,11 @@ candidate is ineligible (it stays in the output, with the detail as its reason, 
 | LATENCY_UNMEASURED | latency targets set, figures missing or only estimated | warn |
 | DATA_BOUNDARY_VIOLATED | region/residency/private endpoint outside the brief | block |
 | CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT | lowest hourly price, not lowest unit cost | warn |
+| PERF_PROXY | throughput from a proxy benchmark (other shape, or same family/size) | warn |
+| MODEL_SUBSTITUTION | the route or offer serves another model than the brief's | warn |
+
+FIT_ONLY_AT_AVERAGE_CONTEXT also fires when the fit holds at the brief's p95 input + output
+but not at its full context window (``fits_at_context_window`` False).
 
 Interconnect bars when the brief gives none (GB/s per GPU): training and full fine-tuning
 300 inside a node and 50 across nodes (NVLink-class; 400 Gb/s InfiniBand per GPU);
@@ -60,6 +65,8 @@ class WarningCode(StrEnum):
     LATENCY_UNMEASURED = "LATENCY_UNMEASURED"
     DATA_BOUNDARY_VIOLATED = "DATA_BOUNDARY_VIOLATED"
     CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT = "CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT"
+    PERF_PROXY = "PERF_PROXY"
+    MODEL_SUBSTITUTION = "MODEL_SUBSTITUTION"
 
 
 def interconnect_bars(workload: WorkloadInput) -> tuple[float, float]:
@@ -121,6 +128,12 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
                 WarningCode.FIT_ONLY_AT_AVERAGE_CONTEXT,
                 "fits at average context only; p95 inputs or production concurrency will not fit",
             )
+        elif gpu and cand.fits_at_context_window is False:
+            add(
+                WarningCode.FIT_ONLY_AT_AVERAGE_CONTEXT,
+                "fits at the brief's p95 input + output, not at its full context window: "
+                "conversations that reach the window will not fit",
+            )
         margin = workload.headroom_margin_pct
         if gpu and cand.headroom_pct is not None and cand.headroom_pct < margin:
             add(
@@ -181,6 +194,17 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
         add(WarningCode.FX_MISSING, "no FX rate for the quote's currency; not converted", "block")
     if gpu and cand.perf_source == "estimated":
         add(WarningCode.PERF_ESTIMATED, "throughput is an estimate, not a measured benchmark")
+    if gpu and cand.perf_source == "proxy":
+        add(
+            WarningCode.PERF_PROXY,
+            cand.evidence_detail or "throughput from a proxy benchmark, not this workload",
+        )
+    if cand.model_substitution:
+        allowed = " (the brief allows substitution)" if cand.substitution_allowed else ""
+        add(
+            WarningCode.MODEL_SUBSTITUTION,
+            f"{cand.model_substitution}: quality is not equivalent{allowed}",
+        )
     if not cand.checklist_complete:
         add(
             WarningCode.CHECKLIST_BELOW_COMMITMENT,

@@ -63,6 +63,15 @@ def _checklist(ctx: Context, quote_id: int) -> tuple[bool, dict[str, Any]]:
     return bool(summary.get("complete")), {"available": True, **summary}
 
 
+def _evidence_detail(perf: dict[str, Any]) -> str:
+    found = perf.get("evidence") or {}
+    parts = [found.get("reason") or ""]
+    parts += found.get("adjustments") or []
+    if found.get("operating_point"):
+        parts.append(f"at {found['operating_point']}")
+    return "; ".join(p for p in parts if p)
+
+
 def quote_candidate(
     ctx: Context, quote: dict[str, Any]
 ) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
@@ -119,6 +128,7 @@ def quote_candidate(
     except EngineInputError as exc:
         return None, facts, [f"cannot be sized: {exc.message}"]
     ok, checklist = _checklist(ctx, quote["id"])
+    extras = perf.pop("_engine", {}) if isinstance(perf, dict) else {}
     facts.update(
         gpus=gpus,
         fit=fit,
@@ -131,7 +141,9 @@ def quote_candidate(
     if ctx.cls == "media" and perf.get("outputs_per_s"):
         throughput, unit = ctx.spread(perf["outputs_per_s"], "estimate"), "outputs_per_s"
     elif not training and perf.get("tokens_per_s"):
-        throughput = ctx.spread(perf["tokens_per_s"], perf["throughput_source"])
+        throughput = ctx.spread(
+            perf["tokens_per_s"], perf["throughput_source"], extras.get("widen", (1.0, 1.0))
+        )
     fabric = quote.get("inter_node_bandwidth_gbps")
     purchase = None
     price: Decimal | None = None
@@ -195,6 +207,13 @@ def quote_candidate(
             has_acceptance_data=bool(perf.get("has_acceptance_data")),
             quote_age_days=rounded(ctx.age_days(quote["quoted_at"]), 1),
             quote_stale=facts["detail"]["stale"],
+            evidence_key=extras.get("evidence_key", ""),
+            evidence_detail=_evidence_detail(perf),
+            acceptance_rate=extras.get("acceptance_rate"),
+            failure_rate=extras.get("failure_rate"),
+            itl_p95_ms=perf.get("itl_p95_ms"),
+            fits_at_context_window=fit.get("fits_at_context_window"),
+            headroom_status=fit.get("status", ""),
         )
     except EngineInputError as exc:
         return None, facts, [f"cannot be costed: {exc.message}"]

@@ -17,6 +17,7 @@ from procurement.engine.memory_fit import (
     memory_fit,
 )
 from procurement.engine.performance import InferencePerfInput, estimate_inference
+from procurement.snapshot import evidence
 from procurement.snapshot.context import Context, rounded
 
 TRAINING_MODES = {"training": "training", "full_finetune": "training"}
@@ -137,6 +138,7 @@ def training_fit(
 
 
 def _measured(ctx: Context, quote: dict[str, Any], acc: dict[str, Any]) -> dict[str, Any] | None:
+    """Media rows: this quote's result, else the accelerator's (a render is not a model)."""
     found = ctx.by_quote.get(str(quote["id"]))
     if found is not None:
         return {**found, "scope": "quote"}
@@ -176,23 +178,29 @@ def _estimate(ctx: Context, gpu: GpuSpec, gpus: int) -> dict[str, Any]:
 def inference_perf(
     ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpu: GpuSpec, gpus: int
 ) -> dict[str, Any]:
-    """Throughput per replica and latency: measured when a benchmark exists, else estimated."""
+    """Throughput per replica and latency: from a benchmark that matches the brief's workload
+    (measured, or proxy with its adjustment stated), else estimated (snapshot/evidence.py).
+
+    The engine-facing extras (spread widening, measured acceptance / failure, evidence key)
+    ride under ``perf["_engine"]``; quotes.py pops them."""
     perf: dict[str, Any] = {"throughput_source": "estimated", "latency_source": "estimated"}
     perf.update(ctx.memo(("estimate", gpu, gpus), lambda: _estimate(ctx, gpu, gpus)))
-    measured = _measured(ctx, quote, acc)
-    if measured is not None:
-        perf["measured"] = measured
-        per_gpu = measured.get("tokens_per_s_per_gpu")
-        if per_gpu:
-            perf.update(tokens_per_s=per_gpu * gpus, throughput_source="measured")
-        figures = {k: measured.get(k) for k in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms")}
-        if any(v is not None for v in figures.values()):
-            perf.update({k: v for k, v in figures.items() if v is not None})
-            perf["latency_source"] = "measured"
-        perf["has_acceptance_data"] = bool(measured.get("has_acceptance_data"))
+    result, match, ignored = evidence.choose(ctx, quote, acc, gpus)
+    extras: dict[str, Any] = {}
+    if result is not None and match is not None:
+        extras = evidence.apply(ctx, perf, result, match, gpus)
+        extras["evidence_key"] = f"result:{result.get('result_id')}"
+    else:
+        model = (ctx.snap.get("model") or {}).get("slug", "")
+        extras["evidence_key"] = f"estimate:{acc['slug']}:{model}"
+        perf["evidence"] = {"kind": "estimated", "reason": "no benchmark matches the brief"}
+        perf["acceptance_source"] = "the brief's assumption"
+    if ignored:
+        perf["ignored_evidence"] = ignored
     for key in ("tokens_per_s", "ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"):
         if perf.get(key) is not None:
             perf[key] = rounded(float(perf[key]), 3)
+    perf["_engine"] = extras
     return perf
 
 

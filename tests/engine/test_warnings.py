@@ -116,6 +116,8 @@ def test_codes_are_stable_strings() -> None:
         "LATENCY_UNMEASURED",
         "DATA_BOUNDARY_VIOLATED",
         "MEMORY_DOES_NOT_FIT",
+        "PERF_PROXY",
+        "MODEL_SUBSTITUTION",
     }
 
 
