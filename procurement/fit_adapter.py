@@ -42,6 +42,8 @@ def model_spec_for(profile: ModelProfile) -> ModelSpec:
         sliding_window=profile.sliding_window,
         sliding_window_layers=int(profile.sliding_window_layers or 0),
         max_context=profile.max_context,
+        vocab_size=getattr(profile, "vocab_size", None),
+        tied_embeddings=bool(getattr(profile, "tied_embeddings", False)),
     )
 
 
@@ -56,6 +58,8 @@ def gpu_spec_for(accelerator: Accelerator) -> GpuSpec:
         fp4_dense_tflops=_float_or_none(accelerator.fp4_dense_tflops),
         interconnect_gbps=_float_or_none(accelerator.interconnect_gbps),
         supported_precisions=tuple(str(p) for p in (accelerator.supported_precisions or ())),
+        # datasheet "80 GB" is GiB-sized (nvidia-smi: 81,559 MiB): read it as GiB (M-2)
+        memory_unit="GiB",
     )
 
 

@@ -1,13 +1,18 @@
 """Memory fit: does a model's inference or training state fit in GPU memory, on how many GPUs?
 
-All sizes are decimal gigabytes (1 GB = 1e9 bytes). Sources: DOMAIN.md ("memory fit comes
-first": weights + KV cache + framework headroom + safety margin; training competes for HBM
-with gradients, optimizer states and activations) and PRODUCT.md "The engine".
+All sizes are decimal gigabytes (1 GB = 1e9 bytes). The accelerator's ``memory_gb`` is read in
+``GpuSpec.memory_unit``: catalog accelerators say "GiB", the unit datasheets give (80 GiB =
+85.9 GB; M-2). Sources: DOMAIN.md ("memory fit comes first": weights + KV cache + framework
+headroom + safety margin; training competes for HBM with gradients, optimizer states and
+activations) and PRODUCT.md "The engine".
 
 Inference (per model replica)::
 
     weights_gb          = params_b × bytes_per_weight        (MoE: *total* params; every expert
                                                               is resident, compute uses active)
+      INT8/INT4/FP8/FP4 (M-1): (params − kept) × (bytes + scales) + kept × 2, where kept =
+      embeddings + output head (unless tied) + norms, from the vocabulary size; scales are an
+      FP16 scale + 4-bit zero per 128 weights (4-bit), an FP16 scale per output channel (INT8)
     kv_bytes_per_token  = 2 × layers × kv_heads × head_dim × kv_bytes      (K and V, GQA/MHA)
                         = mla_latent_dim × layers × kv_bytes               (MLA, e.g. DeepSeek-V3:
                                                                             512 latent + 64 rope)
@@ -47,7 +52,8 @@ Per GPU, the runtime overhead (default 2.0 GB: CUDA context and cuBLAS/NCCL work
 first, and a safety margin (default 10 % of GPU memory) is kept free for spikes and
 fragmentation::
 
-    usable_gb_per_gpu   = memory_gb × (1 − safety_margin) − overhead_gb
+    usable_gb_per_gpu   = capacity_gb × (1 − safety_margin) − overhead_gb
+    status              = fits | amber (headroom under the brief's margin) | does_not_fit
     fits                = per_gpu_gb ≤ usable_gb_per_gpu
     headroom_pct        = (usable_gb_per_gpu − per_gpu_gb) / usable_gb_per_gpu × 100
     total_gb            = (per_gpu_gb + overhead_gb) × gpus     (margin excluded)
@@ -95,6 +101,8 @@ from procurement.engine.memory_spec import (  # noqa: F401 - re-exported: the pu
     kv_bytes_per_token,
     kv_shards,
     lora_adapter_params,
+    quantised_weights_gb,
+    sixteen_bit_params_b,
     tensor_parallel_degree,
     validate_gpu,
     validate_model,
@@ -139,7 +147,7 @@ class _Demand:
 def _weights_gb(inp: FitInput, checked: _Checked) -> float:
     params = inp.model.params_b  # GB, since params are in billions
     if checked.mode == "inference":
-        return params * bytes_per_value(checked.weight_precision)
+        return quantised_weights_gb(inp.model, checked.weight_precision)[0]
     if checked.mode == "training":
         return params * ADAMW_WEIGHT_BYTES
     if checked.mode == "lora":
@@ -246,7 +254,7 @@ def memory_fit(inp: FitInput) -> FitResult:
         kv_bytes_per_token=kv_per_token,
         kv_cache_gb=kv_cache,
         overhead_gb=inp.overhead_gb,
-        margin_gb=gpu.memory_gb * inp.safety_margin,
+        margin_gb=gpu.capacity_gb * inp.safety_margin,
         total_gb=(per_gpu + inp.overhead_gb) * gpus,
         per_gpu_gb=per_gpu,
         usable_gb_per_gpu=usable,
@@ -260,4 +268,13 @@ def memory_fit(inp: FitInput) -> FitResult:
         breakdown=demand.breakdown(sequences),
         assumptions=_assumptions(inp, checked, gpus, candidates),
         notes=tuple(notes),
+        status=fit_status(fits, (usable - per_gpu) / usable * 100, inp.headroom_margin_pct),
     )
+
+
+def fit_status(fits: bool, headroom_pct: float, margin_pct: float) -> str:
+    """'fits', 'amber' (fits with headroom under the margin: never a plain green fit) or
+    'does_not_fit' (U2)."""
+    if not fits:
+        return "does_not_fit"
+    return "amber" if headroom_pct < margin_pct else "fits"

@@ -17,6 +17,7 @@ from procurement.engine.memory_spec import (
     _Checked,
     hidden_size,
     lora_adapter_params,
+    quantised_weights_gb,
     tensor_parallel_degree,
 )
 from procurement.engine.precision import bytes_per_value, hardware_support_note
@@ -113,11 +114,15 @@ def _assumptions(
     model = inp.model
     out: dict[str, object] = {
         "gb": "1e9 bytes",
+        "capacity_unit": (
+            f"{inp.gpu.memory_gb:g} {inp.gpu.memory_unit} (datasheet) = "
+            f"{inp.gpu.capacity_gb:.2f} GB"
+        ),
         "overhead_gb_per_gpu": inp.overhead_gb,
         "overhead_reason": OVERHEAD_REASON,
         "safety_margin": inp.safety_margin,
         "safety_margin_reason": SAFETY_MARGIN_REASON,
-        "usable_formula": "memory_gb × (1 − safety_margin) − overhead_gb",
+        "usable_formula": "capacity_gb × (1 − safety_margin) − overhead_gb",
         "total_formula": "(per_gpu_gb + overhead_gb) × gpus; margin excluded",
         "gpus": "given" if inp.gpus is not None else "smallest fitting count searched",
         "gpu_counts_searched": _describe_candidates(candidates, inp.gpu.max_gpus_per_node),
@@ -134,6 +139,7 @@ def _assumptions(
             {
                 "weight_precision": checked.weight_precision,
                 "weight_bytes_per_param": bytes_per_value(checked.weight_precision),
+                "weights_counted": quantised_weights_gb(model, checked.weight_precision)[1],
                 "kv_precision": checked.kv_precision,
                 "kv_bytes_per_value": bytes_per_value(checked.kv_precision),
                 "kv_formula": (

@@ -11,6 +11,14 @@ from procurement.engine.errors import EngineInputError
 from procurement.engine.precision import bytes_per_value, normalize_precision
 
 GB = 1e9
+GIB = 2**30  # datasheet HBM figures (80, 141, 24) are GiB-sized: nvidia-smi shows 81,559 MiB
+MEMORY_UNITS = {"GiB": GIB / GB, "GB": 1.0}
+# Quantised checkpoints (AWQ, GPTQ, FP4/NVFP4 alike): one FP16 scale and a packed 4-bit zero
+# per group of 128 weights = 2.5 / 128 bytes per weight; INT8 keeps one FP16 scale per output
+# channel (2 / hidden bytes per weight); FP8 per-tensor scales are negligible.
+GROUP_SIZE = 128
+FOUR_BIT_SCALE_BYTES = (2 + 0.5) / GROUP_SIZE
+SIXTEEN_BIT_BYTES = 2.0
 MODES: tuple[str, ...] = ("inference", "training", "lora", "qlora")
 DEFAULT_OVERHEAD_GB = 2.0
 DEFAULT_SAFETY_MARGIN = 0.10
@@ -60,6 +68,8 @@ class ModelSpec:
     sliding_window: int | None = None  # tokens a sliding-window layer attends to
     sliding_window_layers: int = 0  # how many layers use the window
     max_context: int | None = None
+    vocab_size: int | None = None  # embeddings and output head stay 16-bit when quantised
+    tied_embeddings: bool = False  # the output head shares the embedding matrix
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +84,12 @@ class GpuSpec:
     fp4_dense_tflops: float | None = None
     interconnect_gbps: float | None = None  # GB/s per GPU inside the node
     supported_precisions: tuple[str, ...] = ()
+    memory_unit: str = "GB"  # unit of memory_gb: "GiB" for datasheet figures (catalog), "GB"
+
+    @property
+    def capacity_gb(self) -> float:
+        """HBM in 1e9-byte GB, the unit every other memory figure uses (80 GiB = 85.9 GB)."""
+        return self.memory_gb * MEMORY_UNITS.get(self.memory_unit, 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +111,7 @@ class FitInput:
     activation_checkpointing: bool = True
     lora_rank: int = 16
     max_nodes: int = DEFAULT_MAX_NODES
+    headroom_margin_pct: float = 10.0  # headroom below this reads amber, not "fits"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +149,7 @@ class FitResult:
     breakdown: dict[str, float]  # per GPU: weights, kv, gradients, optimizer, activations, adapters
     assumptions: dict[str, object]
     notes: tuple[str, ...] = ()
+    status: str = ""  # "fits" | "amber" (fits, headroom under the margin) | "does_not_fit"
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready dict (floats rounded to 6 decimals, tuples as lists)."""
@@ -200,6 +218,8 @@ def validate_model(model: ModelSpec) -> None:
         raise EngineInputError("sliding_window", "is required when sliding_window_layers > 0")
     if model.max_context is not None:
         _int("max_context", model.max_context, 1, _MAX_TOKENS)
+    if model.vocab_size is not None:
+        _int("vocab_size", model.vocab_size, 1, 10_000_000)
 
 
 def validate_gpu(gpu: GpuSpec) -> None:
@@ -252,7 +272,9 @@ def _check(inp: FitInput) -> _Checked:
         raise EngineInputError("activation_checkpointing", "must be true or false")
     _int("lora_rank", inp.lora_rank, 1, 65_536)
     _int("max_nodes", inp.max_nodes, 1, 10_000)
-    usable = inp.gpu.memory_gb * (1 - margin) - overhead
+    if inp.gpu.memory_unit not in MEMORY_UNITS:
+        raise EngineInputError("memory_unit", f"must be one of {', '.join(MEMORY_UNITS)}")
+    usable = inp.gpu.capacity_gb * (1 - margin) - overhead
     if usable <= 0:
         raise EngineInputError(
             "overhead_gb",
@@ -360,3 +382,44 @@ def curve_contexts(max_context: int | None) -> tuple[int, ...]:
     if max_context <= FIT_CURVE_CONTEXTS[-1]:
         points.append(max_context)
     return tuple(points)
+
+
+def sixteen_bit_params_b(model: ModelSpec) -> float | None:
+    """Billions of params a quantised checkpoint keeps in 16 bits: embeddings, the output head
+    (unless tied) and the norms (2 per layer + 1 final). None: vocabulary size unknown."""
+    if model.vocab_size is None:
+        return None
+    h, _ = hidden_size(model)
+    matrices = 1 if model.tied_embeddings else 2
+    return (matrices * model.vocab_size * h + (2 * model.layers + 1) * h) / GB
+
+
+def quantised_weights_gb(model: ModelSpec, precision: str) -> tuple[float, str]:
+    """(weights GB, how they were counted) at ``precision`` for inference (M-1)."""
+    per = bytes_per_value(precision)
+    if per >= SIXTEEN_BIT_BYTES:
+        return model.params_b * per, f"{model.params_b:g}B params × {per:g} bytes"
+    kept = sixteen_bit_params_b(model)
+    h, _ = hidden_size(model)
+    if precision in ("int4", "fp4"):
+        scale = FOUR_BIT_SCALE_BYTES
+        scale_words = f"FP16 scale + 4-bit zero per {GROUP_SIZE} weights"
+    elif precision == "int8":
+        scale = SIXTEEN_BIT_BYTES / h
+        scale_words = "FP16 scale per output channel"
+    else:
+        scale = 0.0
+        scale_words = "per-tensor scales (negligible)"
+    if kept is None:
+        quantised = model.params_b
+        weights = quantised * (per + scale)
+        return weights, (
+            f"all {model.params_b:g}B params at {per:g} bytes + {scale_words}; vocabulary size "
+            "unknown, so the 16-bit embeddings and output head are NOT counted (under-count)"
+        )
+    quantised = max(0.0, model.params_b - kept)
+    weights = quantised * (per + scale) + kept * SIXTEEN_BIT_BYTES
+    return weights, (
+        f"{quantised:.3f}B params at {per:g} bytes + {scale_words}; {kept:.3f}B params "
+        "(embeddings, output head, norms) kept in 16 bits"
+    )
