@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from procurement.engine.errors import EngineInputError
+from procurement.engine.fit_context import fit_contexts
 from procurement.engine.memory_fit import (
     DEFAULT_MAX_NODES,
     FitInput,
@@ -64,24 +65,39 @@ def _inference_fit(
 ) -> tuple[int, bool, dict[str, Any], list[str]]:
     brief = ctx.brief
     model = model_of(ctx)
-    context = int(brief.get("p95_input_tokens") or 0) + int(brief.get("p95_output_tokens") or 0)
+    contexts = fit_contexts(
+        brief.get("p95_input_tokens"),
+        brief.get("p95_output_tokens"),
+        brief.get("context_window_tokens"),
+    )
+    if contexts.context_tokens is None:
+        raise EngineInputError("p95_input_tokens", contexts.source)
+    context = contexts.context_tokens
     sequences = int(brief.get("concurrency") or brief.get("batch_size") or 1)
     max_nodes = max(1, math.ceil(cap / node)) if cap else DEFAULT_MAX_NODES
-    fit = memory_fit(
-        FitInput(
-            model=model,
-            gpu=gpu,
-            mode="inference",
-            weight_precision=brief["weight_precision"],
-            kv_precision=brief["kv_precision"],
-            context_tokens=max(1, context),
-            concurrent_sequences=sequences,
-            overhead_gb=float(ctx.a["overhead_gb"]),
-            safety_margin=float(ctx.a["safety_margin"]),
-            max_nodes=max_nodes,
+    margin = float(ctx.a.get("headroom_margin_pct", 10.0))
+
+    def fit_at(tokens: int, gpus: int | None = None) -> Any:
+        return memory_fit(
+            FitInput(
+                model=model,
+                gpu=gpu,
+                mode="inference",
+                weight_precision=brief["weight_precision"],
+                kv_precision=brief["kv_precision"],
+                context_tokens=max(1, tokens),
+                concurrent_sequences=sequences,
+                gpus=gpus,
+                overhead_gb=float(ctx.a["overhead_gb"]),
+                safety_margin=float(ctx.a["safety_margin"]),
+                max_nodes=max_nodes,
+                headroom_margin_pct=margin,
+            )
         )
-    )
+
+    fit = fit_at(context)
     facts = _fit_facts(fit, context=context, sequences=sequences, offered=cap)
+    facts["context_source"] = contexts.source
     reasons: list[str] = []
     fits = fit.fits and (cap is None or fit.gpus_required <= cap)
     gpus = fit.gpus_required if cap is None else min(fit.gpus_required, cap)
@@ -91,6 +107,12 @@ def _inference_fit(
             f"tokens × {sequences} sequences); the quote offers at most {cap}"
         )
     facts["fits"] = fits
+    facts["status"] = fit.status if fits else "does_not_fit"
+    if contexts.window_tokens is not None and fits:
+        at_window = fit_at(contexts.window_tokens, gpus=max(1, gpus))
+        facts["fits_at_context_window"] = at_window.fits
+        facts["context_window_tokens"] = contexts.window_tokens
+        facts["headroom_pct_at_context_window"] = rounded(at_window.headroom_pct, 1)
     return max(1, gpus), fits, facts, reasons
 
 
