@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from procurement.engine import recommendation
 from procurement.engine.comparison import run_comparison
 from procurement.engine.evidence import (
     EvidenceTarget,
@@ -15,7 +17,7 @@ from procurement.engine.evidence import (
     match_result,
 )
 from procurement.engine.montecarlo import simulate
-from procurement.engine.types import CandidateInput, Range, WorkloadInput
+from procurement.engine.types import CandidateInput, CandidateStats, Range, WorkloadInput
 from procurement.snapshot import thaw
 from tests.engine.snapshot_world import quote, result, snapshot
 
@@ -223,18 +225,30 @@ def test_u7_substituted_model_is_flagged_and_not_recommended_unless_allowed():
 
 
 def test_u26_tie_and_estimated_winner_against_measured_runner_up_are_said():
-    """U26: overlapping bands and P(cheapest) < 0.8 read as a tie; estimated vs measured."""
-    snap = snapshot(
-        [quote(1, "2.50"), quote(2, "2.52", accelerator_slug="h100-sxm-80gb")],
-        [result(5, LLAMA_70B, quote_id=2)],
+    """U26: a 0.9 % gap with overlapping p10–p90 and P(cheapest) 64 % reads as a tie, and an
+    estimated winner against a measured runner-up is said in words."""
+    winner = _offer("est", "2.50", "estimate:h100:llama")
+    winner = replace(winner, perf_source="estimated")
+    runner = _offer("meas", "2.52", "result:5")
+    workload = WorkloadInput(
+        workload_class="realtime_inference",
+        monthly_accepted_outputs=Range.fixed(1e6),
+        output_tokens_per_request=300,
     )
-    _, out = _run(snap, samples=2000)
-    words = " ".join(out.recommendation_notes)
-    rec = out.recommended_candidate_id
-    assert rec is not None
-    stats = {c.candidate_id: c.prob_cheapest for c in out.candidates}
-    if stats[rec] < 0.8:
-        assert "effectively tied" in words
+    stats = {
+        "est": CandidateStats("est", 25.75, 32.0, 40.46, 32.0, 0.64),
+        "meas": CandidateStats("meas", 25.91, 32.3, 40.59, 32.3, 0.36),
+    }
+    words = " ".join(
+        recommendation.notes(workload, [winner, runner], [winner, runner], "est", stats)
+    )
+    assert "effectively tied with meas" in words
+    assert "P(cheapest) is 64%" in words
+    assert "throughput is estimated while the runner-up meas is measured" in words
+    apart = {**stats, "meas": CandidateStats("meas", 50.0, 55.0, 60.0, 55.0, 0.0)}
+    assert "tied" not in " ".join(
+        recommendation.notes(workload, [winner, runner], [winner, runner], "est", apart)
+    )
 
 
 def test_d11_closest_latency_is_said_and_no_meets_beside_unmeasured():
