@@ -127,6 +127,13 @@ def snapshot(
         "horizon_months": 12,
         **brief,
     }
+    # What the earlier selector froze: the highest tokens/s per GPU on each accelerator, any
+    # model (kept so the same snapshot exercises the old reading, D1).
+    legacy: dict[str, Any] = {}
+    for found in results or []:
+        best = legacy.get("1")
+        if best is None or found["tokens_per_s_per_gpu"] > best["tokens_per_s_per_gpu"]:
+            legacy["1"] = {**found, "has_acceptance_data": "acceptance_rate" in found}
     return copy.deepcopy(
         {
             "format": 1,
@@ -142,6 +149,6 @@ def snapshot(
             "api_routes": routes or [],
             "fx_rates": {"USD": {"rate_to_base": "1", "as_of": "2026-12-03"}},
             "checklist": None,
-            "measured": {"by_quote": {}, "by_accelerator": {}, "results": results or []},
+            "measured": {"by_quote": {}, "by_accelerator": legacy, "results": results or []},
         }
     )
