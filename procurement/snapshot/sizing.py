@@ -210,7 +210,15 @@ def inference_perf(
     result, match, ignored = evidence.choose(ctx, quote, acc, gpus)
     extras: dict[str, Any] = {}
     if result is not None and match is not None:
+        estimated = perf.get("tokens_per_s")
         extras = evidence.apply(ctx, perf, result, match, gpus)
+        if match.kind == "measured" and estimated and perf.get("tokens_per_s"):
+            # calibration ledger entry (engine/calibration.py): measured / estimate, same shape
+            perf["calibration"] = {
+                "estimated_tokens_per_s": rounded(float(estimated), 3),
+                "measured_tokens_per_s": rounded(float(perf["tokens_per_s"]), 3),
+                "measured_over_estimate": rounded(perf["tokens_per_s"] / float(estimated), 4),
+            }
         extras["evidence_key"] = f"result:{result.get('result_id')}"
     else:
         model = (ctx.snap.get("model") or {}).get("slug", "")

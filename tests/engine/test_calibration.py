@@ -30,3 +30,16 @@ def test_too_few_pairs_only_widen_the_default():
     assert (rng.low, rng.likely, rng.high) == pytest.approx((400, 1000, 1200))
     assert "widened" in words
     assert calibrated_range(1000, None, (0.6, 1.2))[1] == "no calibration data"
+
+
+def test_a_measured_row_records_its_estimate_and_the_ratio():
+    """Issue 14: wherever an estimate and a measurement exist for the same shape, keep both."""
+    from procurement.snapshot import thaw
+    from tests.engine.snapshot_world import quote, result, snapshot
+
+    thawed = thaw(snapshot([quote(1, "2.50")], [result(5, "meta-llama/Llama-3.1-70B-Instruct")]))
+    found = thawed.facts["quote:1"]["performance"]["calibration"]
+    assert found["measured_tokens_per_s"] == 2000.0
+    assert found["measured_over_estimate"] == pytest.approx(
+        2000.0 / found["estimated_tokens_per_s"], rel=1e-3
+    )
