@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from procurement.engine import cost
 from procurement.engine.operating_points import (
     Latency,
@@ -100,3 +102,44 @@ def test_issue17_batch_takes_the_cheapest_point_and_says_so():
     choice = choose_point(SWEEP, ServiceLevel(), realtime=False)
     assert choice.label == "c200"
     assert "batch" in choice.statement
+
+
+def _point(c: float, tps: float, ttft: float, samples=()) -> dict:
+    return {
+        "label": f"c{c:g}",
+        "concurrency": c,
+        "output_tokens_per_s": tps,
+        "ttft_ms": {"p50": None, "p95": ttft, "p99": None, "mean": None},
+        "request_samples": [list(s) for s in samples],
+    }
+
+
+def test_issue17_the_row_is_costed_and_labelled_at_the_point_meeting_the_brief():
+    """The snapshot adapter reads a sweep at the brief's TTFT p95 ≤ 2 s, not at its peak."""
+    from procurement.snapshot import thaw
+    from tests.engine.snapshot_world import quote, result, snapshot
+
+    sweep = [_point(8, 1200, 300), _point(32, 2400, 835), _point(64, 3000, 2600)]
+    res = result(5, "meta-llama/Llama-3.1-70B-Instruct", operating_points=sweep)
+    thawed = thaw(snapshot([quote(1, "2.50")], [res], ttft_p95_ms=2000, concurrency=32))
+    perf = thawed.facts["quote:1"]["performance"]
+    assert perf["tokens_per_s"] == 2400.0
+    assert perf["evidence"]["operating_point"] == "concurrency 32, TTFT p95 835 ms"
+    assert "at concurrency 32, TTFT p95 835 ms" in thawed.input.candidates[0].evidence_detail
+
+
+def test_issue17_goodput_multiplies_the_acceptance_for_real_time():
+    """A request outside the service level is not an accepted output: acceptance × goodput."""
+    from procurement.snapshot import thaw
+    from tests.engine.snapshot_world import quote, result, snapshot
+
+    samples = [(500, 10, 900, True)] * 3 + [(2500, 10, 900, True)]  # 3 of 4 meet TTFT 2 s
+    sweep = [_point(32, 2400, 1900, samples)]
+    res = result(
+        5, "meta-llama/Llama-3.1-70B-Instruct", operating_points=sweep, acceptance_rate=0.8
+    )
+    thawed = thaw(snapshot([quote(1, "2.50")], [res], ttft_p95_ms=2000, concurrency=32))
+    cand = thawed.input.candidates[0]
+    assert cand.acceptance_rate is not None
+    assert cand.acceptance_rate.likely == pytest.approx(0.8 * 0.75)
+    assert thawed.facts["quote:1"]["performance"]["evidence"]["goodput"] == 0.75
