@@ -232,7 +232,8 @@ def _assumptions(inp: ComparisonInput) -> dict[str, Any]:
         "distribution": "triangular(low, likely, high) for every ranged assumption",
         "percentiles": "p10/p50/p90 with linear interpolation",
         "random_streams": "SeedSequence(seed, spawn_key=(0, sha256(name))) shared; "
-        "(1, sha256(candidate id), sha256(name)) per candidate",
+        "(1, sha256(candidate id), sha256(name)) per candidate; throughput and measured "
+        "acceptance/failure keyed by the evidence ('evidence:<key>') when the row names it",
         "fixed_capacity": "replicas for peak = ceil(peak-to-average × attempts × GPU-s / "
         "(GPUs × 730 × 3600)); purchase in whole nodes",
         "elastic_capacity": "billed GPU-hours = work / utilisation (work when idle is not "
