@@ -50,7 +50,7 @@ CapacityModel = Literal[
     "api",
 ]
 CandidateKind = Literal["gpu", "api"]
-PerfSource = Literal["measured", "estimated"]
+PerfSource = Literal["measured", "estimated", "proxy"]
 ThroughputUnit = Literal["tokens_per_s", "outputs_per_s"]
 Severity = Literal["info", "warn", "block"]
 JSONValue: TypeAlias = Any
@@ -451,6 +451,16 @@ class CandidateInput(JsonMixin):
     quote_stale: bool | None = None
     spot_rework_share: float | None = None  # D12: None → the workload's
     failed_attempts_billed: float | None = None  # D13 (API routes): None → the workload's
+    # evidence (engine/evidence.py): what the throughput rests on
+    evidence_key: str = ""  # same key ⇒ same measurement ⇒ one shared throughput draw
+    evidence_detail: str = ""  # the matching verdict and any adjustment, in words
+    acceptance_rate: Range | None = None  # measured: overrides the workload's for this row
+    failure_rate: Range | None = None  # measured: overrides the workload's for this row
+    model_substitution: str = ""  # "serves X, the brief is Y": never silently recommended
+    substitution_allowed: bool = False  # the brief allows it, or an evaluation is attached
+    itl_p95_ms: float | None = None
+    fits_at_context_window: bool | None = None  # None: not asked (no window beyond p95)
+    headroom_status: str = ""  # "ok" | "amber" | "" (not computed)
 
     def __post_init__(self) -> None:
         try:
@@ -509,8 +519,12 @@ class CandidateInput(JsonMixin):
                 _finite(self, name, lo=-100 if name == "headroom_pct" else 0)
         if self.throughput_unit not in ("tokens_per_s", "outputs_per_s"):
             raise EngineInputError("throughput_unit", f"unknown unit {self.throughput_unit!r}")
-        if self.perf_source not in ("measured", "estimated"):
-            raise EngineInputError("perf_source", "must be 'measured' or 'estimated'")
+        if self.perf_source not in ("measured", "estimated", "proxy"):
+            raise EngineInputError("perf_source", "must be 'measured', 'estimated' or 'proxy'")
+        _range(self, "acceptance_rate", lo=0, hi=1, lo_open=True, optional=True)
+        _range(self, "failure_rate", lo=0, hi=1, optional=True)
+        if self.failure_rate is not None and self.failure_rate.high >= 1:
+            raise EngineInputError("failure_rate", "must stay below 1 (nothing would complete)")
         object.__setattr__(self, "ineligible_reasons", tuple(self.ineligible_reasons))
 
     @property
@@ -627,6 +641,9 @@ class CandidateOutcome(JsonMixin):
     horizon_total: Decimal | None = None  # monthly total × horizon months (volume classes)
     commitment_usd: Decimal | None = None  # D2: the obligation this row creates (commitment.py)
     commitment: CommitmentDetail | None = None
+    latency_verdict: str = ""  # "meets (measured)", "within target (estimated)", ...
+    evidence: str = ""  # what the throughput rests on (measured / proxy / estimated + why)
+    acceptance_source: str = ""  # "measured" or "brief": which rate the cost used
 
 
 @dataclass(frozen=True, slots=True)
@@ -738,6 +755,7 @@ class ComparisonOutput(JsonMixin):
     notes: tuple[str, ...] = ()
     # D9: every default the engine used, with its value and source (assumptions.py)
     assumptions_applied: tuple[AppliedAssumption, ...] = ()
+    recommendation_notes: tuple[str, ...] = ()  # ties, evidence gaps, substitution, targets
 
     def outcome(self, candidate_id: str) -> CandidateOutcome:
         for row in self.candidates:
