@@ -11,14 +11,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from procurement.engine import cost
-from procurement.engine.montecarlo import (
-    CandidateConstants,
-    FloatArray,
-    _blocks,
-    block_unit_costs,
-    candidate_constants,
-    unit_scale,
-)
+from procurement.engine.mc_blocks import block_unit_costs, blocks, unit_scale
+from procurement.engine.mc_constants import CandidateConstants, candidate_constants
+from procurement.engine.sampling import FloatArray
 from procurement.engine.types import CandidateInput, Range, Tornado, TornadoEntry, WorkloadInput
 
 _OWN = {
@@ -42,7 +37,7 @@ def _unit_costs_at(
     samples = len(next(iter(shared.values())))
     scale = unit_scale(workload)
     out = np.empty((len(consts), samples))
-    for rows, block in _blocks(consts, max(1, len(consts))):
+    for rows, block in blocks(consts, max(1, len(consts))):
         values: dict[str, FloatArray] = {}
         for name, attr in _OWN.items():
             default = shared.get(name, np.full(samples, np.nan))
