@@ -43,7 +43,7 @@ from procurement.engine.warnings import (
     interconnect_bars,
 )
 
-ENGINE_VERSION = "1.1.0"
+ENGINE_VERSION = "1.2.0"
 
 __all__ = ["ENGINE_VERSION", "run_comparison"]
 
