@@ -25,6 +25,8 @@ from procurement.engine.montecarlo import (
 )
 from procurement.engine.types import CandidateInput, Range, WorkloadInput
 
+THROUGHPUT = "throughput_per_replica"
+
 
 def triangular_value(u: float, r: Range) -> float:
     """Inverse CDF of triangular(low, likely, high) at u."""
@@ -51,6 +53,11 @@ def _volume_unit_cost(
     c: CandidateConstants, v: dict[str, float], thr: float, util: float, scale: float
 ) -> float:
     accepted = v["monthly_accepted_outputs"]
+    v = dict(v)
+    if "own:acceptance_rate" in v:
+        v["acceptance_rate"] = v["own:acceptance_rate"]
+    if "own:failure_rate" in v:
+        v["failure_rate"] = v["own:failure_rate"]
     completed = accepted / v["acceptance_rate"]
     attempts = completed / (1.0 - v["failure_rate"])
     if c.path == "api":
@@ -97,7 +104,10 @@ def reference_unit_costs(
         c = candidate_constants(workload, cand)
         thr_draws = (
             _draws(
-                c.throughput, seed, candidate_stream_key(cand.id, "throughput_per_replica"), samples
+                c.throughput,
+                seed,
+                candidate_stream_key(c.stream_id(THROUGHPUT), THROUGHPUT),
+                samples,
             )
             if c.throughput is not None
             else [math.nan] * samples
@@ -107,9 +117,14 @@ def reference_unit_costs(
             if c.utilisation is not None and c.path == "elastic"
             else shared.get("utilisation", [math.nan] * samples)
         )
+        own = {
+            f"own:{name}": _draws(r, seed, candidate_stream_key(c.stream_id(name), name), samples)
+            for name, r in (("acceptance_rate", c.acceptance), ("failure_rate", c.failure))
+            if r is not None
+        }
         row: list[float] = []
         for s in range(samples):
-            values = {name: draws[s] for name, draws in shared.items()}
+            values = {name: draws[s] for name, draws in {**shared, **own}.items()}
             if workload.is_training:
                 row.append(_training_unit_cost(c, values, thr_draws[s]))
             else:

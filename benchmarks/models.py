@@ -65,6 +65,18 @@ class BenchmarkResult(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     parsed_at = models.DateTimeField(null=True, blank=True)
+    # The workload the file measured (blank / null when it does not say): the comparison
+    # counts a result as "measured" only when these match the brief (engine/evidence.py).
+    precision = models.CharField(max_length=16, blank=True, help_text="e.g. bf16, fp8, int4")
+    tensor_parallel = models.PositiveSmallIntegerField(null=True, blank=True)
+    pipeline_parallel = models.PositiveSmallIntegerField(null=True, blank=True)
+    input_tokens_mean = models.FloatField(null=True, blank=True)
+    input_tokens_p95 = models.FloatField(null=True, blank=True)
+    output_tokens_mean = models.FloatField(null=True, blank=True)
+    output_tokens_p95 = models.FloatField(null=True, blank=True)
+    concurrency = models.FloatField(null=True, blank=True)
+    request_rate = models.FloatField(null=True, blank=True, help_text="Requests per second.")
+    engine_version = models.CharField(max_length=60, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

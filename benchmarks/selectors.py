@@ -111,6 +111,63 @@ def measured_performance_for(
     return out
 
 
+_WORKLOAD_FIELDS = (
+    "model_name",
+    "precision",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "input_tokens_mean",
+    "input_tokens_p95",
+    "output_tokens_mean",
+    "output_tokens_p95",
+    "concurrency",
+    "request_rate",
+    "serving_engine",
+    "engine_version",
+)
+
+
+def _failure_rate(metrics: dict[str, Any]) -> float | None:
+    done, failed = metrics.get("requests_completed"), metrics.get("requests_failed")
+    if isinstance(done, int | float) and isinstance(failed, int | float) and done + failed > 0:
+        return float(failed) / float(done + failed)
+    return None
+
+
+def evidence_results_for(
+    quote_ids: Sequence[int], accelerator_ids: Sequence[int], brief_id: int | None
+) -> list[dict[str, Any]]:
+    """Every parsed result on these quotes or accelerators, with the workload it measured
+    (model, precision, parallelism, lengths, concurrency) and its figures and operating
+    points: the comparison's matching rules decide which one counts (engine/evidence.py).
+    One query; results bound to another brief are left out."""
+    quote_ids = [int(q) for q in quote_ids]
+    accelerator_ids = [int(a) for a in accelerator_ids]
+    if not quote_ids and not accelerator_ids:
+        return []
+    qs = BenchmarkResult.objects.filter(status=BenchmarkResult.Status.PARSED).filter(
+        Q(quote_id__in=quote_ids) | Q(accelerator_id__in=accelerator_ids)
+    )
+    if brief_id is not None:
+        qs = qs.filter(Q(brief_id=brief_id) | Q(brief__isnull=True))
+    out = []
+    fields = (*_RESULT_FIELDS, *_WORKLOAD_FIELDS, "accelerator__slug")
+    for result in qs.select_related("accelerator").only(*fields).order_by("id"):
+        metrics = result.metrics or {}
+        out.append(
+            {
+                **_figures_of(result),
+                **{name: getattr(result, name) for name in _WORKLOAD_FIELDS},
+                "quote_id": result.quote_id,
+                "accelerator": result.accelerator.slug,
+                "requests_completed": metrics.get("requests_completed"),
+                "failure_rate": _failure_rate(metrics),
+                "operating_points": list(metrics.get("operating_points") or []),
+            }
+        )
+    return out
+
+
 def results_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:
     """Results the user may see, newest first, with what the list pages show preloaded."""
     from benchmarks import access

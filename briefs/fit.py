@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from procurement.engine.errors import EngineInputError
+from procurement.engine.fit_context import fit_contexts
 from procurement.engine.memory_fit import FitInput, FitResult, GpuSpec, ModelSpec, memory_fit
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ def model_spec_for(profile: ModelProfile) -> ModelSpec:
         sliding_window=profile.sliding_window,
         sliding_window_layers=int(profile.sliding_window_layers or 0),
         max_context=profile.max_context,
+        vocab_size=getattr(profile, "vocab_size", None),
+        tied_embeddings=bool(getattr(profile, "tied_embeddings", False)),
     )
 
 
@@ -56,6 +59,8 @@ def gpu_spec_for(accelerator: Accelerator) -> GpuSpec:
         fp4_dense_tflops=_float_or_none(accelerator.fp4_dense_tflops),
         interconnect_gbps=_float_or_none(accelerator.interconnect_gbps),
         supported_precisions=tuple(str(p) for p in (accelerator.supported_precisions or ())),
+        # datasheet "80 GB" is GiB-sized (nvidia-smi: 81,559 MiB): read it as GiB (M-2)
+        memory_unit="GiB",
     )
 
 
@@ -72,9 +77,10 @@ def context_tokens_for(brief: WorkloadBrief) -> int | None:
     """Inference: p95 input + p95 output tokens; training modes: the sequence length."""
     if mode_for(brief) != "inference":
         return brief.sequence_length or brief.context_window_tokens
-    if brief.p95_input_tokens is None and brief.p95_output_tokens is None:
-        return brief.context_window_tokens
-    return int(brief.p95_input_tokens or 0) + int(brief.p95_output_tokens or 0)
+    # U1: a blank p95 input falls back to the context window (never read as 0 tokens)
+    return fit_contexts(
+        brief.p95_input_tokens, brief.p95_output_tokens, brief.context_window_tokens
+    ).context_tokens
 
 
 def concurrency_for(brief: WorkloadBrief) -> int:
@@ -144,6 +150,12 @@ class AcceleratorFit:
     @property
     def fits(self) -> bool:
         return self.result is not None and self.result.fits
+
+    @property
+    def status(self) -> str:
+        """'fits', 'amber' (headroom under the margin: never a plain green fit) or
+        'does_not_fit' (U2)."""
+        return self.result.status if self.result is not None else "does_not_fit"
 
     def sort_key(self) -> tuple[int, int, float, str]:
         """Fitting rows first, by GPUs required, then memory per GPU (smallest first)."""

@@ -125,6 +125,10 @@ class WorkloadBrief(models.Model):
     # Data boundary.
     allowed_regions = models.JSONField(default=list, blank=True)
     private_endpoint_required = models.BooleanField(default=False)
+    allow_model_substitution = models.BooleanField(
+        default=False,
+        help_text="A route or offer serving another model may be recommended.",
+    )
     residency_notes = models.TextField(blank=True)
 
     # Operating model and labour.

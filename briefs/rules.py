@@ -61,7 +61,12 @@ def _group(key: str, title: str, fields: str, classes: frozenset[str]) -> FieldG
 
 GROUPS: tuple[FieldGroup, ...] = (
     _group("workload", "Workload", "title workload_class description", ALL_CLASSES),
-    _group("model", "Model and precision", "model weight_precision kv_precision", ALL_CLASSES),
+    _group(
+        "model",
+        "Model and precision",
+        "model weight_precision kv_precision allow_model_substitution",
+        ALL_CLASSES,
+    ),
     _group(
         "tokens",
         "Context, tokens and concurrency",
@@ -245,6 +250,7 @@ FIELD_LABELS: dict[str, str] = {
     "review_minutes_per_asset": "Operator review per asset (min)",
     "allowed_regions": "Allowed regions",
     "private_endpoint_required": "Private endpoint required",
+    "allow_model_substitution": "Allow another model (substitution)",
     "residency_notes": "Residency notes",
     "operating_model": "Operating model",
     "platform_fte": "Platform team (FTE)",

@@ -8,11 +8,14 @@ final state in one atomic block only if the row is still PARSING.
 from __future__ import annotations
 
 import logging
+import math
+import re
 import time
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
@@ -61,9 +64,70 @@ def metrics_json(parsed: ParsedResult) -> dict[str, Any]:
     return scrub(out)
 
 
+_PARALLEL = re.compile(r"\b(tp|pp)\s*[=:]?\s*(\d+)", re.IGNORECASE)
+WORKLOAD_FIELDS = (
+    "precision",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "input_tokens_mean",
+    "input_tokens_p95",
+    "output_tokens_mean",
+    "output_tokens_p95",
+    "concurrency",
+    "request_rate",
+)
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, Any]:
+    """The workload a parse says it measured: token lengths (mean, and p95 from per-request
+    data), concurrency or rate, precision, tensor/pipeline parallelism. None when unknown."""
+    m = parsed.metrics
+    out: dict[str, Any] = dict.fromkeys(WORKLOAD_FIELDS)
+    out["precision"] = ""
+    samples = parsed.per_request
+    if samples is not None and len(samples.input_tokens):
+        ok = samples.success.astype(bool) if len(samples.success) else None
+        for name, values in (("input", samples.input_tokens), ("output", samples.output_tokens)):
+            arr = np.asarray(values, dtype=float)
+            if ok is not None and ok.shape == arr.shape and ok.any():
+                arr = arr[ok]
+            arr = arr[np.isfinite(arr)]
+            if arr.size:
+                out[f"{name}_tokens_mean"] = float(arr.mean())
+                out[f"{name}_tokens_p95"] = float(np.quantile(arr, 0.95))
+    done = m.requests_completed
+    if out["input_tokens_mean"] is None and done and m.input_tokens_total is not None:
+        out["input_tokens_mean"] = m.input_tokens_total / done
+    if out["output_tokens_mean"] is None and done and m.output_tokens_total is not None:
+        out["output_tokens_mean"] = m.output_tokens_total / done
+    out["concurrency"] = _finite(m.concurrency)
+    out["request_rate"] = _finite(m.request_rate)
+    extra = parsed.extra or {}
+    for key in ("precision", "dtype", "quantization"):
+        value = extra.get(key)
+        if isinstance(value, str) and value.strip():
+            out["precision"] = value.strip().lower()[:16]
+            break
+    for which, degree in _PARALLEL.findall(parallelism or ""):
+        out["tensor_parallel" if which.lower() == "tp" else "pipeline_parallel"] = int(degree)
+    return out
+
+
 def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
-    """Copy a parse into the row (not saved): metrics, discrepancies, notes, histograms."""
+    """Copy a parse into the row (not saved): metrics, discrepancies, notes, histograms, and
+    the workload the file measured (only where the row does not say already)."""
     data = parsed.to_dict()
+    for name, value in workload_fields(parsed, result.parallelism).items():
+        if value not in (None, "") and getattr(result, name) in (None, ""):
+            setattr(result, name, value)
     result.format_id = parsed.format_id
     result.tool_version = scrub(parsed.tool_version or "")[:60]
     result.model_name = scrub(parsed.model or "")[:200]
@@ -170,6 +234,7 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
             "progress",
             "error",
             "parsed_at",
+            *WORKLOAD_FIELDS,
         ]
         values = {name: getattr(result, name) for name in fields}
         updated = BenchmarkResult.objects.filter(

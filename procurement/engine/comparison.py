@@ -22,7 +22,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from procurement.engine import cost, montecarlo
+from procurement.engine import cost, montecarlo, recommendation
 from procurement.engine.assumptions import assumptions_applied
 from procurement.engine.breakeven import breakeven, hybrid_plan
 from procurement.engine.commitment import CommitmentDetail, commitment, commitment_warnings
@@ -43,7 +43,7 @@ from procurement.engine.warnings import (
     interconnect_bars,
 )
 
-ENGINE_VERSION = "1.1.0"
+ENGINE_VERSION = "1.2.0"
 
 __all__ = ["ENGINE_VERSION", "run_comparison"]
 
@@ -113,7 +113,7 @@ def run_comparison(
             hourly[c.id] = price
     by_hour = sorted(hourly, key=lambda cid: (hourly[cid], position[cid]))
     hour_rank = {cid: i + 1 for i, cid in enumerate(by_hour)}
-    recommended = by_unit[0].id if by_unit else None
+    recommended = recommendation.pick(by_unit)  # substitutions only when the brief allows
     if by_hour and recommended is not None and by_hour[0] != recommended:
         cheap = next(c for c in eligible if c.id == by_hour[0])
         found[cheap.id].append(
@@ -141,9 +141,12 @@ def run_comparison(
             constants=constants,
         )
         stats = {s.candidate_id: s for s in result.stats}
-        assert recommended is not None  # noqa: S101 - eligible is non-empty
         tornado = montecarlo.tornado(
-            workload, eligible, recommended_id=recommended, unit_label=label, constants=constants
+            workload,
+            eligible,
+            recommended_id=recommended or by_unit[0].id,
+            unit_label=label,
+            constants=constants,
         )
     _report(progress, 0.92)
 
@@ -197,6 +200,9 @@ def run_comparison(
                     commitments[cand.id].commitment_usd if cand.id in commitments else None
                 ),
                 commitment=commitments.get(cand.id),
+                latency_verdict=recommendation.latency_verdict(workload, cand),
+                evidence=recommendation.evidence_words(cand),
+                acceptance_source="measured" if cand.acceptance_rate is not None else "brief",
             )
         )
     notes = [] if eligible else ["no eligible candidate: see each row's reasons"]
@@ -216,6 +222,9 @@ def run_comparison(
         assumptions=_assumptions(inp),
         notes=tuple(notes),
         assumptions_applied=assumptions_applied(inp),
+        recommendation_notes=recommendation.notes(
+            workload, inp.candidates, by_unit, recommended, stats
+        ),
     )
 
 
@@ -237,7 +246,8 @@ def _assumptions(inp: ComparisonInput) -> dict[str, Any]:
         "distribution": "triangular(low, likely, high) for every ranged assumption",
         "percentiles": "p10/p50/p90 with linear interpolation",
         "random_streams": "SeedSequence(seed, spawn_key=(0, sha256(name))) shared; "
-        "(1, sha256(candidate id), sha256(name)) per candidate",
+        "(1, sha256(candidate id), sha256(name)) per candidate; throughput and measured "
+        "acceptance/failure keyed by the evidence ('evidence:<key>') when the row names it",
         "fixed_capacity": "replicas for peak = ceil(peak-to-average × attempts × GPU-s / "
         "(GPUs × 730 × 3600 × (1 − peak headroom))); purchase in whole nodes",
         "elastic_capacity": "billed GPU-hours = work × (1 + spot rework) / utilisation (work "

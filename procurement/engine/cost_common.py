@@ -149,6 +149,12 @@ def candidate_ranges(workload: WorkloadInput, cand: CandidateInput) -> dict[str,
         and not cand.is_fixed
     ):
         ranges["utilisation"] = cand.utilisation
+    if not workload.is_training:
+        # measured acceptance and failure replace the brief's for this row (D3)
+        if cand.acceptance_rate is not None:
+            ranges["acceptance_rate"] = cand.acceptance_rate
+        if cand.failure_rate is not None:
+            ranges["failure_rate"] = cand.failure_rate
     return ranges
 
 

@@ -15,7 +15,12 @@ Random numbers (reproducible from the stored integer seed, never the global np.r
   ``SeedSequence(seed, spawn_key=(0, *sha256(name)))`` and shared by every candidate in that
   sample (common random numbers);
 - a candidate's own assumption (throughput ±, its utilisation override) comes from
-  ``SeedSequence(seed, spawn_key=(1, *sha256(candidate id), *sha256(name)))``.
+  ``SeedSequence(seed, spawn_key=(1, *sha256(candidate id), *sha256(name)))``;
+- except that throughput and measured acceptance / failure belong to the measurement: a row
+  with an ``evidence_key`` draws them from ``(1, *sha256("evidence:" + key), *sha256(name))``,
+  so rows on the same benchmark (or the same accelerator + model estimate) move together and
+  a dearer offer on identical evidence is never the cheapest (D4);
+- a row's measured acceptance / failure replace the shared draws for that row (D3).
 
 So a number depends only on (seed, key, sample index): chunking over candidates, their
 order, or adding a candidate never changes another's draws, and the results are
@@ -44,278 +49,71 @@ of being the cheapest eligible candidate in a sample (ties go to the earlier can
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from decimal import Decimal, localcontext
-from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from procurement.engine import cost
 from procurement.engine.errors import EngineInputError
+from procurement.engine.mc_blocks import (
+    CEIL_RELATIVE_TOLERANCE,
+    SECONDS_PER_MONTH,
+    Block,
+    block_unit_costs,
+    blocks,
+    candidate_matrix,
+    unit_scale,
+)
+from procurement.engine.mc_constants import (
+    EVIDENCE_DRAWS,
+    CandidateConstants,
+    candidate_constants,
+)
+from procurement.engine.sampling import (
+    CANDIDATE_STREAM,
+    SHARED_STREAM,
+    FloatArray,
+    candidate_stream_key,
+    check_seed,
+    draw,
+    quantiles,
+    shared_stream_key,
+    triangular,
+    uniforms,
+)
+from procurement.engine.tornado import tornado
 from procurement.engine.types import (
-    HOURS_PER_MONTH,
     CandidateInput,
     CandidateStats,
     MonteCarloResult,
-    Range,
-    Tornado,
-    TornadoEntry,
     WorkloadInput,
 )
+
+__all__ = [
+    "CANDIDATE_STREAM",
+    "CEIL_RELATIVE_TOLERANCE",
+    "EVIDENCE_DRAWS",
+    "SECONDS_PER_MONTH",
+    "SHARED_STREAM",
+    "CandidateConstants",
+    "candidate_constants",
+    "candidate_stream_key",
+    "check_seed",
+    "draw",
+    "quantiles",
+    "shared_stream_key",
+    "simulate",
+    "tornado",
+    "triangular",
+    "uniforms",
+    "unit_scale",
+]
 
 DEFAULT_SAMPLES = 10_000
 # Elements per (candidates × samples) block: 2 MB float64 arrays stay in cache and keep the
 # peak memory of 1,000 × 10,000 far under 512 MB.
 CHUNK_ELEMENTS = 1 << 18
-# ceil() of a float that should be an exact integer (3.0000000000000004) must not add a replica.
-CEIL_RELATIVE_TOLERANCE = 1e-12
-SECONDS_PER_MONTH = 730.0 * 3600.0
-SHARED_STREAM = 0
-CANDIDATE_STREAM = 1
-
-Path = Literal["elastic", "fixed", "api", "train_measured", "train_peak"]
-FloatArray = NDArray[np.float64]
-
-
-def _words(text: str) -> tuple[int, ...]:
-    digest = hashlib.sha256(text.encode("utf-8")).digest()
-    return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
-
-
-def shared_stream_key(name: str) -> tuple[int, ...]:
-    return (SHARED_STREAM, *_words(name))
-
-
-def candidate_stream_key(candidate_id: str, name: str) -> tuple[int, ...]:
-    return (CANDIDATE_STREAM, *_words(candidate_id), *_words(name))
-
-
-def check_seed(seed: int, samples: int) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise EngineInputError("seed", f"must be an integer ≥ 0, got {seed!r}")
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-        raise EngineInputError("samples", f"must be an integer ≥ 1, got {samples!r}")
-
-
-def uniforms(seed: int, key: tuple[int, ...], n: int, out: FloatArray | None = None) -> FloatArray:
-    """n uniforms in [0, 1) from the stream (seed, key)."""
-    gen = np.random.Generator(np.random.PCG64DXSM(np.random.SeedSequence(seed, spawn_key=key)))
-    if out is None:
-        return gen.random(n)
-    gen.random(out=out)
-    return out
-
-
-def _triangular_params(
-    low: FloatArray, likely: FloatArray, high: FloatArray
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """(F(likely), (high − low)(likely − low), (high − low)(high − likely))."""
-    width = high - low
-    cut = np.divide(likely - low, width, out=np.full_like(width, 0.5), where=width > 0)
-    return cut, width * (likely - low), width * (high - likely)
-
-
-def triangular(u: FloatArray, low: FloatArray, likely: FloatArray, high: FloatArray) -> FloatArray:
-    """Inverse CDF of triangular(low, likely, high) at u; parameters broadcast against u."""
-    cut, k_left, k_right = _triangular_params(low, likely, high)
-    left = u * k_left
-    np.sqrt(left, out=left)
-    left += low
-    right = 1.0 - u
-    right *= k_right
-    np.sqrt(right, out=right)
-    np.subtract(high, right, out=right)
-    np.copyto(right, left, where=u < cut)
-    return right
-
-
-def _order_statistics(values: FloatArray, ks: list[int]) -> dict[int, FloatArray]:
-    """Row-wise k-th smallest values for sorted ``ks``, by nested single-k partitions.
-
-    numpy's single-k partition is SIMD-accelerated and far faster than one call with many
-    k; the values are exact order statistics, so the result does not depend on the path.
-    """
-    mid = ks[len(ks) // 2]
-    part = np.partition(values, mid, axis=1)
-    found = {mid: part[:, mid]}
-    left = [k for k in ks if k < mid]
-    right = [k - mid - 1 for k in ks if k > mid]
-    if left == [mid - 1]:
-        found[mid - 1] = part[:, :mid].max(axis=1)
-    elif left:
-        found.update(_order_statistics(part[:, :mid], left))
-    if right == [0]:
-        found[mid + 1] = part[:, mid + 1 :].min(axis=1)
-    elif right:
-        found.update(
-            {k + mid + 1: v for k, v in _order_statistics(part[:, mid + 1 :], right).items()}
-        )
-    return found
-
-
-def quantiles(values: FloatArray, qs: Sequence[float]) -> FloatArray:
-    """Row-wise quantiles (C, len(qs)), linear interpolation; equal to ``np.quantile``."""
-    n = values.shape[1]
-    positions = []
-    for q in qs:
-        virtual = q * (n - 1)
-        k = int(np.floor(virtual))
-        positions.append((k, min(k + 1, n - 1), virtual - k))
-    stats = _order_statistics(values, sorted({k for p in positions for k in p[:2]}))
-    out = np.empty((values.shape[0], len(qs)))
-    for j, (lo, hi, t) in enumerate(positions):
-        a, b = stats[lo], stats[hi]
-        diff = b - a
-        # numpy's _lerp: exact at both ends of the interval
-        out[:, j] = a + diff * t if t < 0.5 else b - diff * (1 - t)
-    return out
-
-
-def draw(rng_range: Range, seed: int, key: tuple[int, ...], n: int) -> FloatArray:
-    if rng_range.is_fixed:
-        return np.full(n, rng_range.likely)
-    one = np.array(rng_range.low), np.array(rng_range.likely), np.array(rng_range.high)
-    return triangular(uniforms(seed, key, n), *one)
-
-
-@dataclass(frozen=True, slots=True)
-class CandidateConstants:
-    """A candidate's sample-independent numbers, as floats (from cost.py's Decimals)."""
-
-    candidate_id: str
-    path: Path
-    price: float  # per GPU-hour (effective for purchase); 0 for APIs
-    gpus: float
-    gpu_s_numerator: float  # GPU-seconds per attempt × throughput
-    node_gpus: float  # allocation granularity of fixed capacity
-    min_commitment_h: float
-    idle_billed: bool
-    fixed_monthly: float  # storage, fixed network, serving, observability, labour
-    per_accepted: float  # egress and asset storage per accepted output
-    per_completed: float  # moderation and review per completed render
-    api_per_attempt: float
-    throughput: Range | None
-    utilisation: Range | None
-    tps_per_mfu: float  # training estimate: gpus × peak × 1e12 / (6 × params)
-    checkpoint_factor: float  # 1 + write_s / (3600 × interval)
-    failure_factor: float  # nodes × (interval / 2 + restart_h)
-    per_wall_hour: float  # training: money per wall-clock hour of the run
-    api_failed_billed: float = 1.0  # D13: share of failed API attempts billed
-
-
-def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> CandidateConstants:
-    """Everything about ``cand`` that does not change between samples."""
-    with localcontext(cost.DECIMAL_CONTEXT):
-        price = cost.price_per_gpu_hour(cand) or Decimal(0)
-        fte = workload.platform_labor_fte if cand.self_managed else workload.vendor_management_fte
-        serving = cand.serving_stack_per_month + (
-            workload.serving_stack_per_month if cand.self_managed else Decimal(0)
-        )
-        network_fixed = (
-            cand.public_ip_per_month
-            + cand.load_balancer_per_month
-            + cand.private_networking_per_month
-        )
-        monthly = (
-            cost.dec(workload.storage_gb) * cand.storage_price_per_gb_month
-            + network_fixed
-            + workload.observability_per_month
-            + cost.dec(fte) * workload.loaded_monthly_cost_per_fte
-        )
-        path: Path
-        tps_per_mfu = checkpoint_factor = failure_factor = per_wall_hour = Decimal(0)
-        per_accepted = per_completed = api_per_attempt = gpu_s_num = Decimal(0)
-        if workload.is_training:
-            spec = workload.training
-            assert spec is not None  # noqa: S101 - validated on input
-            if cand.is_api:
-                raise EngineInputError("kind", f"candidate {cand.id!r}: API routes do not train")
-            if cand.throughput_per_replica is not None:
-                path = "train_measured"
-                cost.training_tokens_per_s(workload, cand, {"throughput_per_replica": 1.0})
-            else:
-                path = "train_peak"
-                tps_per_mfu = cost.training_tokens_per_s(workload, cand, {"mfu": 1.0})
-            interval = cost.dec(spec.checkpoint_interval_h)
-            write_s = cost.dec(cost.checkpoint_write_s(workload, cand))
-            checkpoint_factor = 1 + write_s / (3600 * interval)
-            failure_factor = cost.failure_multiplier(workload, cand) * (
-                interval / 2 + cost.dec(spec.restart_h)
-            )
-            billed_gpus = max(
-                Decimal(cand.gpus_per_replica),
-                cand.min_commitment_gpu_hours_per_month / HOURS_PER_MONTH,
-            )
-            monthly += cost.dec(workload.egress_gb_per_month) * cand.egress_price_per_gb
-            monthly += (
-                cost.dec(spec.checkpoint_size_gb)
-                * spec.checkpoints_retained
-                * cand.storage_price_per_gb_month
-            )
-            per_wall_hour = billed_gpus * price + monthly / HOURS_PER_MONTH
-        else:
-            assert workload.monthly_accepted_outputs is not None  # noqa: S101
-            monthly += serving
-            per_accepted = (
-                cost.dec(workload.egress_gb_per_month)
-                * cand.egress_price_per_gb
-                / cost.dec(workload.monthly_accepted_outputs.likely)
-            )
-            if workload.is_media and workload.media is not None:
-                media = workload.media
-                per_accepted += (
-                    cost.dec(media.asset_size_gb)
-                    * cost.dec(media.retention_months)
-                    * cand.storage_price_per_gb_month
-                )
-                per_completed = (
-                    media.moderation_cost_per_asset
-                    + cost.dec(media.review_fraction) * media.review_cost_per_asset
-                )
-            if cand.is_api:
-                assert cand.api_pricing is not None  # noqa: S101 - validated on input
-                path = "api"
-                api_per_attempt = cost.api_cost_per_attempt(workload, cand.api_pricing)
-            else:
-                if cand.throughput_per_replica is None:
-                    raise EngineInputError(
-                        "throughput_per_replica", f"candidate {cand.id!r} has no throughput figure"
-                    )
-                path = "fixed" if cand.is_fixed else "elastic"
-                gpu_s_num = cost.gpu_seconds_numerator(workload, cand)
-                # D12: fixed sized at (1 − headroom) of throughput; spot redoes some work
-                if cand.is_fixed:
-                    gpu_s_num /= cost.peak_capacity_share(workload)
-                else:
-                    gpu_s_num *= 1 + cost.spot_rework_share(workload, cand)
-    return CandidateConstants(
-        candidate_id=cand.id,
-        path=path,
-        price=float(price),
-        gpus=float(cand.gpus_per_replica),
-        gpu_s_numerator=float(gpu_s_num),
-        node_gpus=float(cand.gpus_per_node if cand.capacity_model == "purchase" else 1),
-        min_commitment_h=float(cand.min_commitment_gpu_hours_per_month),
-        idle_billed=cand.idle_billed,
-        fixed_monthly=float(monthly),
-        per_accepted=float(per_accepted),
-        per_completed=float(per_completed),
-        api_per_attempt=float(api_per_attempt),
-        throughput=cand.throughput_per_replica if path != "api" else None,
-        utilisation=cand.utilisation if path in ("elastic", "fixed") else None,
-        tps_per_mfu=float(tps_per_mfu),
-        checkpoint_factor=float(checkpoint_factor),
-        failure_factor=float(failure_factor),
-        per_wall_hour=float(per_wall_hour),
-        api_failed_billed=cost.failed_attempts_billed(workload, cand) if cand.is_api else 1.0,
-    )
-
-
-def unit_scale(workload: WorkloadInput) -> float:
-    return float(cost.unit_label_and_scale(workload)[1])
 
 
 def draw_shared(workload: WorkloadInput, seed: int, samples: int) -> dict[str, FloatArray]:
@@ -323,136 +121,6 @@ def draw_shared(workload: WorkloadInput, seed: int, samples: int) -> dict[str, F
         name: draw(r, seed, shared_stream_key(name), samples)
         for name, r in cost.shared_ranges(workload).items()
     }
-
-
-@dataclass(frozen=True, slots=True)
-class _Block:
-    """Rows of one path: constants as (C, 1) columns."""
-
-    path: Path
-    consts: tuple[CandidateConstants, ...]
-
-    def col(self, name: str) -> FloatArray:
-        return np.array([float(getattr(c, name)) for c in self.consts])[:, None]
-
-
-def _candidate_matrix(
-    block: _Block, name: str, attr: str, seed: int, samples: int, default: FloatArray | None
-) -> FloatArray | None:
-    """(C, S) draws of a candidate-level range; (C, 1) if none is ranged; None if absent."""
-    ranges = [getattr(c, attr) for c in block.consts]
-    if all(r is None for r in ranges) and default is None:
-        return None
-    if all(r is None or r.is_fixed for r in ranges) and default is None:
-        return np.array([r.likely for r in ranges])[:, None]
-    u = np.full((len(ranges), samples), 0.5)
-    low, likely, high = (np.empty((len(ranges), 1)) for _ in range(3))
-    for i, (c, r) in enumerate(zip(block.consts, ranges, strict=True)):
-        if r is None:
-            low[i] = likely[i] = high[i] = np.nan
-            continue
-        low[i], likely[i], high[i] = r.low, r.likely, r.high
-        if not r.is_fixed:
-            uniforms(seed, candidate_stream_key(c.candidate_id, name), samples, out=u[i])
-    values = triangular(u, low, likely, high)
-    if default is not None:  # rows without their own range take the shared draw
-        missing = np.isnan(low[:, 0])
-        values[missing] = default
-    return values
-
-
-def _utilisation(
-    block: _Block, shared: Mapping[str, FloatArray], util: FloatArray | None
-) -> FloatArray:
-    """Divisor of work: the draw where idle is billed, 1 where it is not."""
-    base = shared["utilisation"][None, :] if util is None else util
-    flags = np.array([c.idle_billed for c in block.consts])
-    if flags.all():
-        return base
-    return np.where(flags[:, None], base, 1.0)
-
-
-def block_unit_costs(
-    block: _Block,
-    shared: Mapping[str, FloatArray],
-    scale: float,
-    throughput: FloatArray | None,
-    util: FloatArray | None,
-) -> FloatArray:
-    """Unit costs (C, S) of one block given shared (S,) values and candidate draws."""
-    if block.path in ("train_measured", "train_peak"):
-        return _training_unit_costs(block, shared, throughput)
-    accepted = shared["monthly_accepted_outputs"]
-    completed = accepted / shared["acceptance_rate"]
-    attempts = completed / (1.0 - shared["failure_rate"])
-    if block.path == "api":
-        billed_failed = block.col("api_failed_billed") * (attempts - completed)[None, :]
-        gpu = block.col("api_per_attempt") * (completed[None, :] + billed_failed)
-    else:
-        assert throughput is not None  # noqa: S101 - GPU paths always carry throughput
-        if block.path == "elastic":
-            billed = (attempts / 3600.0)[None, :] * block.col("gpu_s_numerator")
-            billed /= throughput
-            billed /= _utilisation(block, shared, util)
-        else:
-            peak_rate = shared["peak_to_average"] * attempts / SECONDS_PER_MONTH
-            replicas = peak_rate[None, :] * (block.col("gpu_s_numerator") / block.col("gpus"))
-            replicas /= throughput
-            replicas *= 1.0 - CEIL_RELATIVE_TOLERANCE
-            np.ceil(replicas, out=replicas)
-            replicas *= block.col("gpus")
-            node = block.col("node_gpus")
-            if (node > 1).any():
-                replicas /= node
-                replicas *= 1.0 - CEIL_RELATIVE_TOLERANCE
-                np.ceil(replicas, out=replicas)
-                replicas *= node
-            billed = replicas
-            billed *= 730.0
-        commitment = block.col("min_commitment_h")
-        if (commitment > 0).any():
-            np.maximum(billed, commitment, out=billed)
-        gpu = billed
-        gpu *= block.col("price")
-    gpu += block.col("fixed_monthly")
-    gpu += block.col("per_accepted") * accepted[None, :]
-    per_completed = block.col("per_completed")
-    if (per_completed != 0).any():
-        gpu += per_completed * completed[None, :]
-    gpu *= (scale / accepted)[None, :]
-    return gpu
-
-
-def _training_unit_costs(
-    block: _Block, shared: Mapping[str, FloatArray], throughput: FloatArray | None
-) -> FloatArray:
-    if block.path == "train_measured":
-        assert throughput is not None  # noqa: S101 - measured path carries throughput
-        tps = throughput
-    else:
-        tps = block.col("tps_per_mfu") * shared["mfu"][None, :]
-    wall = (shared["tokens"] / 3600.0)[None, :] / tps
-    wall *= block.col("checkpoint_factor")
-    wall *= 1.0 + block.col("failure_factor") / shared["node_mtbf_h"][None, :]
-    wall *= block.col("per_wall_hour")
-    wall /= shared["utilisation"][None, :]  # D8: GPUs held for wall-clock / utilisation
-    accepted = shared["success_probability"]
-    if "acceptance_rate" in shared:
-        accepted = accepted * shared["acceptance_rate"]
-    wall /= accepted[None, :]
-    return wall
-
-
-def _blocks(
-    consts: Sequence[CandidateConstants], chunk: int
-) -> Iterator[tuple[NDArray[np.intp], _Block]]:
-    """Rows grouped by path (stable order inside a path), cut into chunks of ``chunk`` rows."""
-    paths: list[Path] = ["elastic", "fixed", "api", "train_measured", "train_peak"]
-    for path in paths:
-        rows = [i for i, c in enumerate(consts) if c.path == path]
-        for start in range(0, len(rows), chunk):
-            part = rows[start : start + chunk]
-            yield np.array(part, dtype=np.intp), _Block(path, tuple(consts[i] for i in part))
 
 
 def _chunk_rows(samples: int, chunk_candidates: int | None) -> int:
@@ -477,14 +145,28 @@ def _iter_unit_costs(
     shared = draw_shared(workload, seed, samples)
     scale = unit_scale(workload)
     chunk = _chunk_rows(samples, chunk_candidates)
-    for rows, block in _blocks(consts, chunk):
-        thr = _candidate_matrix(block, "throughput_per_replica", "throughput", seed, samples, None)
+    for rows, block in blocks(consts, chunk):
+        thr = candidate_matrix(block, "throughput_per_replica", "throughput", seed, samples, None)
         util = None
         if block.path in ("elastic",) and any(c.utilisation is not None for c in block.consts):
-            util = _candidate_matrix(
+            util = candidate_matrix(
                 block, "utilisation", "utilisation", seed, samples, shared["utilisation"]
             )
-        yield rows, block_unit_costs(block, shared, scale, thr, util), len(consts)
+        acc, fail = rates_of(block, shared, seed, samples)
+        yield rows, block_unit_costs(block, shared, scale, thr, util, acc, fail), len(consts)
+
+
+def rates_of(
+    block: Block, shared: Mapping[str, FloatArray], seed: int, samples: int
+) -> tuple[FloatArray | None, FloatArray | None]:
+    """(C, S) acceptance and failure where a row carries measured ones (None: all shared)."""
+    out: list[FloatArray | None] = []
+    for name, attr in (("acceptance_rate", "acceptance"), ("failure_rate", "failure")):
+        if block.path.startswith("train") or all(getattr(c, attr) is None for c in block.consts):
+            out.append(None)
+            continue
+        out.append(candidate_matrix(block, name, attr, seed, samples, shared[name]))
+    return out[0], out[1]
 
 
 def sample_unit_costs(
@@ -555,92 +237,3 @@ def simulate(
         for i, c in enumerate(candidates)
     )
     return MonteCarloResult(seed=seed, samples=samples, assumptions=tuple(names), stats=stats)
-
-
-def _unit_costs_at(
-    workload: WorkloadInput,
-    consts: Sequence[CandidateConstants],
-    shared: Mapping[str, FloatArray],
-    thr_override: Mapping[int, FloatArray],
-    util_override: Mapping[int, FloatArray],
-) -> FloatArray:
-    """Unit costs (C, S) at explicit values (likely unless overridden) — for the tornado."""
-    samples = len(next(iter(shared.values())))
-    scale = unit_scale(workload)
-    out = np.empty((len(consts), samples))
-    for rows, block in _blocks(consts, max(1, len(consts))):
-        thr = np.repeat(
-            np.array([c.throughput.likely if c.throughput else np.nan for c in block.consts])[
-                :, None
-            ],
-            samples,
-            axis=1,
-        )
-        shared_util = shared.get("utilisation", np.full(samples, np.nan))
-        util = np.repeat(shared_util[None, :], len(rows), axis=0)
-        for j, i in enumerate(rows.tolist()):
-            if block.consts[j].utilisation is not None:
-                util[j] = block.consts[j].utilisation.likely  # type: ignore[union-attr]
-            if i in thr_override:
-                thr[j] = thr_override[i]
-            if i in util_override:
-                util[j] = util_override[i]
-        out[rows] = block_unit_costs(block, shared, scale, thr, util)
-    return out
-
-
-def tornado(
-    workload: WorkloadInput,
-    candidates: Sequence[CandidateInput],
-    *,
-    recommended_id: str,
-    unit_label: str,
-    constants: Sequence[CandidateConstants] | None = None,
-) -> Tornado:
-    """Swing of the recommended candidate's unit cost as each range goes low → high."""
-    consts = constants or [candidate_constants(workload, c) for c in candidates]
-    ids = [c.id for c in candidates]
-    rec = ids.index(recommended_id)
-    ranges = cost.shared_ranges(workload)
-    likely = {name: np.full(2, r.likely) for name, r in ranges.items()}
-    base = _unit_costs_at(workload, consts, {k: v[:1] for k, v in likely.items()}, {}, {})
-    trials: list[tuple[str, Range, FloatArray]] = []
-    for name, r in ranges.items():
-        if r.is_fixed:
-            continue
-        shared = dict(likely)
-        shared[name] = np.array([r.low, r.high])
-        trials.append((name, r, _unit_costs_at(workload, consts, shared, {}, {})))
-    own = cost.candidate_ranges(workload, candidates[rec])
-    for name, r in own.items():
-        if r.is_fixed:
-            continue
-        values = np.array([r.low, r.high])
-        over = {rec: values}
-        thr, util = (over, {}) if name == "throughput_per_replica" else ({}, over)
-        trials.append(
-            (f"{recommended_id}:{name}", r, _unit_costs_at(workload, consts, likely, thr, util))
-        )
-    entries = []
-    for name, r, values in trials:
-        winners = values.argmin(axis=0)
-        entries.append(
-            TornadoEntry(
-                assumption=name,
-                low_value=r.low,
-                high_value=r.high,
-                unit_cost_at_low=float(values[rec, 0]),
-                unit_cost_at_high=float(values[rec, 1]),
-                swing=float(abs(values[rec, 1] - values[rec, 0])),
-                recommended_at_low=ids[int(winners[0])],
-                recommended_at_high=ids[int(winners[1])],
-                flips=bool(winners[0] != rec or winners[1] != rec),
-            )
-        )
-    entries.sort(key=lambda e: (-e.swing, e.assumption))
-    return Tornado(
-        candidate_id=recommended_id,
-        baseline_unit_cost=float(base[rec, 0]),
-        unit_label=unit_label,
-        entries=tuple(entries),
-    )

@@ -9,738 +9,100 @@ Inputs are validated at construction and raise ``EngineInputError(field, message
 A month is ``HOURS_PER_MONTH = 730`` hours (8,760 / 12). Every output dataclass has
 ``to_dict()`` returning JSON-ready data: Decimals as plain strings, tuples as lists,
 non-finite floats as ``None``.
+
+The definitions live by concept: ``types_common`` (literals, sets, units, ``Range``, JSON),
+``types_input`` (workload, candidates, comparison input) and ``types_output`` (outcomes,
+statistics, tornado, break-even, hybrid plan, comparison output); import them from here.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args
+from procurement.engine.types_common import (
+    CAPACITY_MODELS,
+    CENT,
+    ELASTIC_CAPACITY,
+    FIXED_CAPACITY,
+    HOURS_PER_MONTH,
+    INFERENCE_CLASSES,
+    MANAGED_CAPACITY,
+    SECONDS_PER_HOUR,
+    TRAINING_CLASSES,
+    WORKLOAD_CLASSES,
+    CandidateKind,
+    CapacityModel,
+    JsonMixin,
+    JSONValue,
+    PerfSource,
+    Range,
+    Severity,
+    ThroughputUnit,
+    WorkloadClass,
+    to_jsonable,
+)
+from procurement.engine.types_input import (
+    ApiPricing,
+    CandidateInput,
+    ComparisonInput,
+    MediaSpec,
+    PurchaseSpec,
+    TrainingSpec,
+    WorkloadInput,
+)
+from procurement.engine.types_output import (
+    BreakevenCurve,
+    BreakevenResult,
+    CandidateOutcome,
+    CandidateStats,
+    ComparisonOutput,
+    Crossing,
+    EngineWarning,
+    HybridPlan,
+    MonteCarloResult,
+    PointEstimate,
+    Tornado,
+    TornadoEntry,
+    TrainingDetail,
+)
 
-from procurement.engine.errors import EngineInputError
-from procurement.engine.limits import MAX_HORIZON_MONTHS, MAX_TERM_MONTHS
-
-if TYPE_CHECKING:
-    from procurement.engine.assumptions import AppliedAssumption
-    from procurement.engine.commitment import CommitmentDetail
-
-WorkloadClass = Literal[
-    "training",
-    "full_fine_tuning",
-    "adapter_fine_tuning",
-    "batch_inference",
-    "realtime_inference",
-    "retrieval",
-    "media",
-    "evaluation",
+__all__ = [
+    "CAPACITY_MODELS",
+    "CENT",
+    "ELASTIC_CAPACITY",
+    "FIXED_CAPACITY",
+    "HOURS_PER_MONTH",
+    "INFERENCE_CLASSES",
+    "MANAGED_CAPACITY",
+    "SECONDS_PER_HOUR",
+    "TRAINING_CLASSES",
+    "WORKLOAD_CLASSES",
+    "ApiPricing",
+    "BreakevenCurve",
+    "BreakevenResult",
+    "CandidateInput",
+    "CandidateKind",
+    "CandidateOutcome",
+    "CandidateStats",
+    "CapacityModel",
+    "ComparisonInput",
+    "ComparisonOutput",
+    "Crossing",
+    "EngineWarning",
+    "HybridPlan",
+    "JSONValue",
+    "JsonMixin",
+    "MediaSpec",
+    "MonteCarloResult",
+    "PerfSource",
+    "PointEstimate",
+    "PurchaseSpec",
+    "Range",
+    "Severity",
+    "ThroughputUnit",
+    "Tornado",
+    "TornadoEntry",
+    "TrainingDetail",
+    "TrainingSpec",
+    "WorkloadClass",
+    "WorkloadInput",
+    "to_jsonable",
 ]
-CapacityModel = Literal[
-    "on_demand",
-    "spot",
-    "marketplace",
-    "reserved",
-    "dedicated_cluster",
-    "private_cloud",
-    "managed_endpoint",
-    "purchase",
-    "api",
-]
-CandidateKind = Literal["gpu", "api"]
-PerfSource = Literal["measured", "estimated"]
-ThroughputUnit = Literal["tokens_per_s", "outputs_per_s"]
-Severity = Literal["info", "warn", "block"]
-JSONValue: TypeAlias = Any
-
-WORKLOAD_CLASSES: frozenset[str] = frozenset(get_args(WorkloadClass))
-CAPACITY_MODELS: frozenset[str] = frozenset(get_args(CapacityModel))
-TRAINING_CLASSES = frozenset({"training", "full_fine_tuning", "adapter_fine_tuning"})
-INFERENCE_CLASSES = frozenset({"batch_inference", "realtime_inference", "retrieval", "evaluation"})
-# Billed by use: billed GPU-hours = work / utilisation (DOMAIN.md, "Rent, reserve, buy").
-ELASTIC_CAPACITY = frozenset({"on_demand", "spot", "marketplace", "managed_endpoint"})
-# Billed by the hour whether used or not: replicas sized for the peak, all month.
-FIXED_CAPACITY = frozenset({"reserved", "dedicated_cluster", "private_cloud", "purchase"})
-# The provider runs drivers, CUDA and the serving stack: only vendor management remains.
-MANAGED_CAPACITY = frozenset({"managed_endpoint", "api"})
-
-HOURS_PER_MONTH = Decimal(730)
-SECONDS_PER_HOUR = Decimal(3600)
-CENT = Decimal("0.01")
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _finite(
-    owner: object,
-    name: str,
-    *,
-    lo: float | None = None,
-    hi: float | None = None,
-    lo_open: bool = False,
-) -> None:
-    """Check ``owner.name`` is a finite number within [lo, hi] (``lo_open``: lo excluded)."""
-    value = getattr(owner, name)
-    if not _is_number(value) or not math.isfinite(value):
-        raise EngineInputError(name, f"must be a finite number, got {value!r}")
-    if lo is not None and (value <= lo if lo_open else value < lo):
-        raise EngineInputError(name, f"must be {'>' if lo_open else '≥'} {lo:g}, got {value!r}")
-    if hi is not None and value > hi:
-        raise EngineInputError(name, f"must be ≤ {hi:g}, got {value!r}")
-
-
-def _money(owner: object, name: str, *, optional: bool = False) -> None:
-    """Normalise ``owner.name`` to a non-negative finite Decimal (ints accepted, floats not)."""
-    value = getattr(owner, name)
-    if value is None and optional:
-        return
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = Decimal(value)
-        object.__setattr__(owner, name, value)
-    if not isinstance(value, Decimal):
-        raise EngineInputError(name, f"must be a Decimal (money is never a float), got {value!r}")
-    if not value.is_finite() or value < 0:
-        raise EngineInputError(name, f"must be a finite amount ≥ 0, got {value}")
-
-
-def _range(
-    owner: object,
-    name: str,
-    *,
-    lo: float | None = None,
-    hi: float | None = None,
-    lo_open: bool = False,
-    optional: bool = False,
-) -> None:
-    value = getattr(owner, name)
-    if value is None and optional:
-        return
-    if not isinstance(value, Range):
-        raise EngineInputError(name, f"must be a Range(low, likely, high), got {value!r}")
-    if lo is not None and (value.low <= lo if lo_open else value.low < lo):
-        raise EngineInputError(name, f"low must be {'>' if lo_open else '≥'} {lo:g}, got {value}")
-    if hi is not None and value.high > hi:
-        raise EngineInputError(name, f"high must be ≤ {hi:g}, got {value}")
-
-
-def to_jsonable(value: object) -> JSONValue:
-    """Convert engine values to JSON-ready data (Decimal → str without exponent)."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, Decimal):
-        return format(value, "f")
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, enum.Enum):
-        return to_jsonable(value.value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | frozenset | set):
-        return [to_jsonable(v) for v in value]
-    raise TypeError(f"cannot convert {type(value).__name__} to JSON")
-
-
-class JsonMixin:
-    """``to_dict()`` for the engine's dataclasses."""
-
-    __slots__ = ()
-
-    def to_dict(self) -> dict[str, JSONValue]:
-        data = to_jsonable(self)
-        assert isinstance(data, dict)  # noqa: S101 - every user of the mixin is a dataclass
-        return data
-
-
-@dataclass(frozen=True, slots=True)
-class Range(JsonMixin):
-    """A triangular assumption: low ≤ likely ≤ high (all finite)."""
-
-    low: float
-    likely: float
-    high: float
-
-    def __post_init__(self) -> None:
-        for name in ("low", "likely", "high"):
-            _finite(self, name)
-            object.__setattr__(self, name, float(getattr(self, name)))
-        if not self.low <= self.likely <= self.high:
-            bad = "low" if self.low > self.likely else "high"
-            raise EngineInputError(
-                bad,
-                f"range must satisfy low ≤ likely ≤ high, got "
-                f"({self.low:g}, {self.likely:g}, {self.high:g})",
-            )
-
-    @classmethod
-    def fixed(cls, value: float) -> Range:
-        return cls(value, value, value)
-
-    @classmethod
-    def checked(cls, field_name: str, low: float, likely: float, high: float) -> Range:
-        """Like ``Range(...)``, but an error names ``field_name`` (e.g. "acceptance_rate")."""
-        try:
-            return cls(low, likely, high)
-        except EngineInputError as exc:
-            raise EngineInputError(field_name, f"{exc.field}: {exc.message}") from None
-
-    @property
-    def is_fixed(self) -> bool:
-        return self.low == self.high
-
-
-@dataclass(frozen=True, slots=True)
-class TrainingSpec(JsonMixin):
-    """Training and fine-tuning specifics (DOMAIN.md, "Training" and "Fine-tuning")."""
-
-    active_params_b: float
-    tokens: Range  # tokens processed to reach the target eval score
-    checkpoint_write_s: float  # stall per checkpoint write
-    checkpoint_interval_h: float
-    node_mtbf_h: Range  # mean time between failures of one node
-    mfu: Range = Range(0.30, 0.40, 0.50)  # used only with peak-FLOPs (estimated) throughput
-    success_probability: Range = Range(1.0, 1.0, 1.0)  # the run reaches its target
-    flops_per_param_token: float = 6.0  # FLOPs ≈ 6 × active params × tokens
-    checkpoint_size_gb: float = 0.0
-    checkpoints_retained: int = 3
-    restart_h: float = 0.5  # requeue + reload after a node failure
-    # D15: node_mtbf_h is per node ("node": failures × nodes) or for the whole cluster
-    failure_rate_scope: Literal["node", "cluster"] = "node"
-
-    def __post_init__(self) -> None:
-        _finite(self, "active_params_b", lo=0, lo_open=True)
-        _range(self, "tokens", lo=0, lo_open=True)
-        _finite(self, "checkpoint_write_s", lo=0)
-        _finite(self, "checkpoint_interval_h", lo=0, lo_open=True)
-        _range(self, "node_mtbf_h", lo=0, lo_open=True)
-        _range(self, "mfu", lo=0, hi=1, lo_open=True)
-        _range(self, "success_probability", lo=0, hi=1, lo_open=True)
-        _finite(self, "flops_per_param_token", lo=0, lo_open=True)
-        _finite(self, "checkpoint_size_gb", lo=0)
-        _finite(self, "checkpoints_retained", lo=0)
-        _finite(self, "restart_h", lo=0)
-        if self.failure_rate_scope not in ("node", "cluster"):
-            raise EngineInputError("failure_rate_scope", "must be 'node' or 'cluster'")
-
-
-@dataclass(frozen=True, slots=True)
-class MediaSpec(JsonMixin):
-    """Media generation specifics (DOMAIN.md, "media_accepted_cost")."""
-
-    moderation_cost_per_asset: Decimal = Decimal(0)  # per completed render checked
-    review_fraction: float = 0.0  # share of completed renders a person reviews
-    review_cost_per_asset: Decimal = Decimal(0)
-    asset_size_gb: float = 0.0
-    retention_months: float = 1.0
-
-    def __post_init__(self) -> None:
-        _money(self, "moderation_cost_per_asset")
-        _money(self, "review_cost_per_asset")
-        _finite(self, "review_fraction", lo=0, hi=1)
-        _finite(self, "asset_size_gb", lo=0)
-        _finite(self, "retention_months", lo=0)
-
-
-@dataclass(frozen=True, slots=True)
-class WorkloadInput(JsonMixin):
-    """The workload brief as the engine needs it (DOMAIN.md, "Step 1")."""
-
-    workload_class: WorkloadClass
-    monthly_accepted_outputs: Range | None = None  # inference, retrieval, evaluation, media
-    acceptance_rate: Range = Range(1.0, 1.0, 1.0)
-    failure_rate: Range = Range(0.0, 0.0, 0.0)
-    utilisation: Range = Range(0.5, 0.7, 0.85)  # elastic capacity: busy share of billed
-    peak_to_average: Range = Range(1.0, 1.0, 1.0)
-    input_tokens_per_request: float = 0.0
-    output_tokens_per_request: float = 0.0
-    cached_input_fraction: float = 0.0
-    ttft_p95_target_ms: float | None = None
-    e2e_p99_target_ms: float | None = None
-    platform_labor_fte: float = 0.0
-    loaded_monthly_cost_per_fte: Decimal = Decimal(0)
-    vendor_management_fte: float = 0.1  # still counted for APIs/managed endpoints
-    horizon_months: int = 12
-    expected_model_churn_months: int = 12
-    storage_gb: float = 0.0
-    egress_gb_per_month: float = 0.0  # at the likely volume; scales with volume
-    serving_stack_per_month: Decimal = Decimal(0)  # team-run gateway/autoscaler, self-managed
-    observability_per_month: Decimal = Decimal(0)
-    headroom_margin_pct: float = 10.0
-    min_interconnect_gbps: float | None = None  # None: class default (see warnings.py)
-    min_fabric_gbps: float | None = None
-    stale_quote_days: int = 30
-    training: TrainingSpec | None = None
-    media: MediaSpec | None = None
-    # D12: fixed capacity runs the peak at (1 − headroom) of its measured throughput
-    fixed_peak_headroom: float = 0.0
-    # D12: spot work redone after interruptions, as a share of the work (candidate overrides)
-    spot_rework_share: float = 0.0
-    # D13: share of failed API attempts the provider bills (a route may state its own)
-    api_failed_attempts_billed: float = 1.0
-    # D9: where each stated value came from ("brief", "override", "product default")
-    assumption_sources: Mapping[str, str] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.workload_class not in WORKLOAD_CLASSES:
-            raise EngineInputError("workload_class", f"unknown class {self.workload_class!r}")
-        if self.is_training:
-            if not isinstance(self.training, TrainingSpec):
-                raise EngineInputError("training", f"{self.workload_class} needs a TrainingSpec")
-        else:
-            if self.monthly_accepted_outputs is None:
-                raise EngineInputError(
-                    "monthly_accepted_outputs", "a volume of accepted outputs per month is required"
-                )
-            _range(self, "monthly_accepted_outputs", lo=0, lo_open=True)
-            if self.media is None and self.workload_class == "media":
-                object.__setattr__(self, "media", MediaSpec())
-        _range(self, "acceptance_rate", lo=0, hi=1, lo_open=True)
-        _range(self, "failure_rate", lo=0, hi=1)
-        if self.failure_rate.high >= 1:
-            raise EngineInputError("failure_rate", "must stay below 1 (nothing would complete)")
-        _range(self, "utilisation", lo=0, hi=1, lo_open=True)
-        _range(self, "peak_to_average", lo=1)
-        for name in (
-            "input_tokens_per_request",
-            "output_tokens_per_request",
-            "storage_gb",
-            "egress_gb_per_month",
-            "platform_labor_fte",
-            "vendor_management_fte",
-            "headroom_margin_pct",
-        ):
-            _finite(self, name, lo=0)
-        _finite(self, "cached_input_fraction", lo=0, hi=1)
-        for name in (
-            "ttft_p95_target_ms",
-            "e2e_p99_target_ms",
-            "min_interconnect_gbps",
-            "min_fabric_gbps",
-        ):
-            if getattr(self, name) is not None:
-                _finite(self, name, lo=0)
-        _finite(self, "horizon_months", lo=1, hi=MAX_HORIZON_MONTHS)
-        _finite(self, "fixed_peak_headroom", lo=0, hi=0.9)
-        _finite(self, "spot_rework_share", lo=0, hi=5)
-        _finite(self, "api_failed_attempts_billed", lo=0, hi=1)
-        _finite(self, "expected_model_churn_months", lo=0, lo_open=True)
-        _finite(self, "stale_quote_days", lo=0)
-        for name in (
-            "loaded_monthly_cost_per_fte",
-            "serving_stack_per_month",
-            "observability_per_month",
-        ):
-            _money(self, name)
-
-    @property
-    def is_training(self) -> bool:
-        return self.workload_class in TRAINING_CLASSES
-
-    @property
-    def is_media(self) -> bool:
-        return self.workload_class == "media"
-
-
-@dataclass(frozen=True, slots=True)
-class ApiPricing(JsonMixin):
-    """A model API route's prices (per million tokens, and per output for media APIs)."""
-
-    price_per_m_input_tokens: Decimal = Decimal(0)
-    price_per_m_output_tokens: Decimal = Decimal(0)
-    price_per_m_cached_input_tokens: Decimal | None = None  # None: same as input
-    price_per_output: Decimal = Decimal(0)  # e.g. per image
-
-    def __post_init__(self) -> None:
-        for name in ("price_per_m_input_tokens", "price_per_m_output_tokens", "price_per_output"):
-            _money(self, name)
-        _money(self, "price_per_m_cached_input_tokens", optional=True)
-
-
-@dataclass(frozen=True, slots=True)
-class PurchaseSpec(JsonMixin):
-    """Owned hardware: capex amortised over its life plus power, colocation and support."""
-
-    capex_per_node: Decimal
-    life_months: int
-    price_per_kwh: Decimal
-    power_kw_per_node: Decimal | None = None  # measured/stated node draw, or:
-    gpu_tdp_w: Decimal | None = None  # GPU TDP × GPUs per node × overhead factor
-    node_power_overhead_factor: Decimal = Decimal(1)
-    pue: Decimal = Decimal("1.4")
-    colocation_per_node_month: Decimal = Decimal(0)
-    support_per_node_year: Decimal = Decimal(0)
-    cost_of_capital_annual: Decimal = Decimal(0)  # D9: e.g. 0.08 for 8 % a year
-    residual_value_share: Decimal = Decimal(0)  # D9: resale value at end of life / capex
-
-    def __post_init__(self) -> None:
-        for name in (
-            "capex_per_node",
-            "price_per_kwh",
-            "node_power_overhead_factor",
-            "pue",
-            "colocation_per_node_month",
-            "support_per_node_year",
-            "cost_of_capital_annual",
-            "residual_value_share",
-        ):
-            _money(self, name)
-        if self.cost_of_capital_annual > 1 or self.residual_value_share > 1:
-            bad = "cost_of_capital_annual" if self.cost_of_capital_annual > 1 else "residual"
-            raise EngineInputError(bad, "must be a share between 0 and 1")
-        _money(self, "power_kw_per_node", optional=True)
-        _money(self, "gpu_tdp_w", optional=True)
-        _finite(self, "life_months", lo=0, lo_open=True)
-        if self.power_kw_per_node is None and self.gpu_tdp_w is None:
-            raise EngineInputError("power_kw_per_node", "give the node power or the GPU TDP")
-        if self.pue < 1:
-            raise EngineInputError("pue", f"must be ≥ 1, got {self.pue}")
-
-
-@dataclass(frozen=True, slots=True)
-class CandidateInput(JsonMixin):
-    """One row of the comparison: a GPU offer (quote) or a model API route."""
-
-    id: str
-    label: str
-    kind: CandidateKind
-    capacity_model: CapacityModel
-    accelerator: str = ""
-    price_per_gpu_hour: Decimal | None = None  # base currency; None for purchase and APIs
-    purchase: PurchaseSpec | None = None
-    api_pricing: ApiPricing | None = None
-    gpus_per_replica: int = 1
-    gpus_per_node: int = 8
-    throughput_per_replica: Range | None = None  # at the latency target
-    throughput_unit: ThroughputUnit = "tokens_per_s"
-    perf_source: PerfSource = "estimated"
-    peak_dense_tflops_per_gpu: float | None = None  # training estimate: peak × MFU
-    utilisation: Range | None = None  # overrides the workload's for this offer
-    p95_ttft_ms: float | None = None
-    p99_e2e_ms: float | None = None
-    latency_source: PerfSource | None = None
-    min_commitment_gpu_hours_per_month: Decimal = Decimal(0)
-    term_months: int = 0
-    storage_price_per_gb_month: Decimal = Decimal(0)
-    egress_price_per_gb: Decimal = Decimal(0)
-    public_ip_per_month: Decimal = Decimal(0)
-    load_balancer_per_month: Decimal = Decimal(0)
-    private_networking_per_month: Decimal = Decimal(0)
-    serving_stack_per_month: Decimal = Decimal(0)
-    checkpoint_write_s: float | None = None  # overrides the workload's for this storage
-    idle_billed: bool = True
-    # eligibility
-    fits: bool = True
-    data_boundary_ok: bool = True
-    checklist_complete: bool = True
-    fx_available: bool = True
-    latency_met: bool | None = None  # None: derived from figures vs targets
-    ineligible_reasons: tuple[str, ...] = ()
-    # facts behind warnings
-    fits_at_p95_context: bool = True
-    headroom_pct: float | None = None
-    crosses_nodes: bool = False
-    interconnect_gbps: float | None = None  # intra-node, GB/s per GPU
-    fabric_gbps: float | None = None  # inter-node, GB/s per GPU
-    has_acceptance_data: bool = False
-    quote_age_days: float | None = None
-    quote_stale: bool | None = None
-    spot_rework_share: float | None = None  # D12: None → the workload's
-    failed_attempts_billed: float | None = None  # D13 (API routes): None → the workload's
-
-    def __post_init__(self) -> None:
-        try:
-            self._validate()
-        except EngineInputError as exc:
-            raise EngineInputError(exc.field, f"candidate {self.id!r}: {exc.message}") from None
-
-    def _validate(self) -> None:
-        if not isinstance(self.id, str) or not self.id:
-            raise EngineInputError("id", "must be a non-empty string")
-        if self.kind not in ("gpu", "api"):
-            raise EngineInputError("kind", f"must be 'gpu' or 'api', got {self.kind!r}")
-        if self.capacity_model not in CAPACITY_MODELS:
-            raise EngineInputError("capacity_model", f"unknown {self.capacity_model!r}")
-        if (self.kind == "api") != (self.capacity_model == "api"):
-            raise EngineInputError("capacity_model", "API routes, and only they, use 'api'")
-        for name in (
-            "min_commitment_gpu_hours_per_month",
-            "storage_price_per_gb_month",
-            "egress_price_per_gb",
-            "public_ip_per_month",
-            "load_balancer_per_month",
-            "private_networking_per_month",
-            "serving_stack_per_month",
-        ):
-            _money(self, name)
-        _money(self, "price_per_gpu_hour", optional=True)
-        if self.kind == "api":
-            if not isinstance(self.api_pricing, ApiPricing):
-                raise EngineInputError("api_pricing", "an API route needs its token prices")
-        elif self.capacity_model == "purchase":
-            if not isinstance(self.purchase, PurchaseSpec):
-                raise EngineInputError("purchase", "a purchase needs capex, life and power")
-        elif self.price_per_gpu_hour is None:
-            raise EngineInputError("price_per_gpu_hour", "a rented GPU needs its hourly price")
-        _finite(self, "gpus_per_replica", lo=1)
-        _finite(self, "gpus_per_node", lo=1)
-        _finite(self, "term_months", lo=0, hi=MAX_TERM_MONTHS)
-        if self.spot_rework_share is not None:
-            _finite(self, "spot_rework_share", lo=0, hi=5)
-        if self.failed_attempts_billed is not None:
-            _finite(self, "failed_attempts_billed", lo=0, hi=1)
-        _range(self, "throughput_per_replica", lo=0, lo_open=True, optional=True)
-        _range(self, "utilisation", lo=0, hi=1, lo_open=True, optional=True)
-        for name in (
-            "peak_dense_tflops_per_gpu",
-            "p95_ttft_ms",
-            "p99_e2e_ms",
-            "checkpoint_write_s",
-            "headroom_pct",
-            "interconnect_gbps",
-            "fabric_gbps",
-            "quote_age_days",
-        ):
-            if getattr(self, name) is not None:
-                _finite(self, name, lo=-100 if name == "headroom_pct" else 0)
-        if self.throughput_unit not in ("tokens_per_s", "outputs_per_s"):
-            raise EngineInputError("throughput_unit", f"unknown unit {self.throughput_unit!r}")
-        if self.perf_source not in ("measured", "estimated"):
-            raise EngineInputError("perf_source", "must be 'measured' or 'estimated'")
-        object.__setattr__(self, "ineligible_reasons", tuple(self.ineligible_reasons))
-
-    @property
-    def is_api(self) -> bool:
-        return self.kind == "api"
-
-    @property
-    def is_fixed(self) -> bool:
-        return self.capacity_model in FIXED_CAPACITY
-
-    @property
-    def self_managed(self) -> bool:
-        return self.capacity_model not in MANAGED_CAPACITY
-
-
-@dataclass(frozen=True, slots=True)
-class ComparisonInput(JsonMixin):
-    """A workload and the candidates to compare for it."""
-
-    workload: WorkloadInput
-    candidates: tuple[CandidateInput, ...]
-    base_currency: str = "USD"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "candidates", tuple(self.candidates))
-        if not self.candidates:
-            raise EngineInputError("candidates", "at least one candidate is required")
-        seen: set[str] = set()
-        for cand in self.candidates:
-            if cand.id in seen:
-                raise EngineInputError("candidates", f"duplicate candidate id {cand.id!r}")
-            seen.add(cand.id)
-
-
-# ---------------------------------------------------------------- outputs
-
-
-@dataclass(frozen=True, slots=True)
-class EngineWarning(JsonMixin):
-    """A value, not a log line: one stable code per problem, on the row it applies to."""
-
-    code: str
-    candidate_id: str
-    detail: str
-    severity: Severity = "warn"
-
-
-@dataclass(frozen=True, slots=True)
-class TrainingDetail(JsonMixin):
-    """How a training run's time was spent, and the checkpoint interval to prefer."""
-
-    tokens_per_s: float
-    compute_h: float
-    checkpoint_stall_h: float
-    expected_node_failures: float
-    lost_h: float
-    wall_clock_h: float
-    nodes: int
-    checkpoint_interval_h: float
-    recommended_checkpoint_interval_h: float  # Young/Daly: sqrt(2 × write × job MTBF)
-    total_at_recommended_interval: Decimal
-    held_h: float | None = None  # D8: wall-clock / utilisation, the hours the GPUs are held
-    failure_rate_scope: str = "node"  # D15
-
-
-@dataclass(frozen=True, slots=True)
-class PointEstimate(JsonMixin):
-    """The deterministic cost of one candidate at the likely values, in Decimal."""
-
-    lines: dict[str, Decimal]
-    total: Decimal
-    accepted_outputs: Decimal
-    attempts: Decimal
-    unit_cost: Decimal  # per unit_label, quantised to 1e-6
-    unit_cost_exact: Decimal  # unquantised, for ranking
-    unit_label: str
-    unit_cost_per_accepted_output: Decimal
-    price_per_gpu_hour: Decimal | None
-    billed_gpu_hours: Decimal | None
-    gpu_spend: Decimal | None  # == sum of the GPU lines, exactly
-    gpu_spend_breakdown: dict[str, Decimal] = field(default_factory=dict)
-    training: TrainingDetail | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CandidateOutcome(JsonMixin):
-    """One candidate's row in the decision record."""
-
-    candidate_id: str
-    label: str
-    kind: CandidateKind
-    capacity_model: CapacityModel
-    accelerator: str
-    eligible: bool
-    reasons: tuple[str, ...]
-    cost_lines: dict[str, Decimal]
-    total: Decimal | None
-    accepted_outputs: Decimal | None
-    unit_cost: Decimal | None
-    unit_label: str
-    unit_cost_per_accepted_output: Decimal | None
-    price_per_gpu_hour: Decimal | None
-    billed_gpu_hours: Decimal | None
-    gpu_spend: Decimal | None
-    gpu_spend_breakdown: dict[str, Decimal]
-    p10: float | None
-    p50: float | None
-    p90: float | None
-    prob_cheapest: float | None
-    rank_by_unit_cost: int | None
-    rank_by_hourly_price: int | None
-    warnings: tuple[EngineWarning, ...]
-    training: TrainingDetail | None = None
-    horizon_total: Decimal | None = None  # monthly total × horizon months (volume classes)
-    commitment_usd: Decimal | None = None  # D2: the obligation this row creates (commitment.py)
-    commitment: CommitmentDetail | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CandidateStats(JsonMixin):
-    """Monte Carlo summary of one candidate's unit cost."""
-
-    candidate_id: str
-    p10: float
-    p50: float
-    p90: float
-    mean: float
-    prob_cheapest: float
-
-
-@dataclass(frozen=True, slots=True)
-class MonteCarloResult(JsonMixin):
-    seed: int
-    samples: int
-    assumptions: tuple[str, ...]  # the ranged assumptions that were sampled
-    stats: tuple[CandidateStats, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class TornadoEntry(JsonMixin):
-    assumption: str
-    low_value: float
-    high_value: float
-    unit_cost_at_low: float
-    unit_cost_at_high: float
-    swing: float
-    recommended_at_low: str
-    recommended_at_high: str
-    flips: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Tornado(JsonMixin):
-    candidate_id: str
-    baseline_unit_cost: float
-    unit_label: str
-    entries: tuple[TornadoEntry, ...]  # sorted by swing, largest first
-
-
-@dataclass(frozen=True, slots=True)
-class BreakevenCurve(JsonMixin):
-    option: str  # on_demand | reserved | purchase | api
-    candidate_id: str
-    unit_costs: tuple[Decimal, ...]  # per unit_label, one per volume
-    monthly_totals: tuple[Decimal, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Crossing(JsonMixin):
-    option_a: str
-    option_b: str
-    monthly_accepted_outputs: float  # volume where the two monthly totals cross
-    cheaper_above: str
-    at_step: bool = False  # D7: the crossing is a fixed-capacity step (a replica added)
-
-
-@dataclass(frozen=True, slots=True)
-class BreakevenResult(JsonMixin):
-    accelerator: str
-    unit_label: str
-    volumes: tuple[float, ...]
-    curves: tuple[BreakevenCurve, ...]
-    crossings: tuple[Crossing, ...]
-    cheapest_by_volume: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class HybridPlan(JsonMixin):
-    """Fixed capacity for the base load plus elastic GPUs or an API for the peak above it."""
-
-    candidate_id: str  # "hybrid:<base>+<overflow>"
-    label: str
-    base_candidate_id: str
-    overflow_candidate_id: str
-    fixed_fraction_of_peak: float
-    fixed_share_of_volume: float
-    fixed_replicas: int
-    cost_lines: dict[str, Decimal]
-    total: Decimal
-    accepted_outputs: Decimal
-    unit_cost: Decimal
-    unit_label: str
-    unit_cost_per_accepted_output: Decimal
-    split_curve: tuple[tuple[float, Decimal], ...]  # (fixed fraction of peak, unit cost)
-    # D6: the recommended single row's unit cost, whether the plan beats it, and why not
-    recommended_unit_cost: Decimal | None = None
-    beats_recommendation: bool | None = None
-    note: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class ComparisonOutput(JsonMixin):
-    engine_version: str
-    seed: int
-    samples: int
-    workload_class: WorkloadClass
-    unit_label: str
-    base_currency: str
-    candidates: tuple[CandidateOutcome, ...]
-    recommended_candidate_id: str | None
-    tornado: Tornado | None
-    breakeven: BreakevenResult | None
-    hybrid: HybridPlan | None
-    assumptions: dict[str, JSONValue]
-    notes: tuple[str, ...] = ()
-    # D9: every default the engine used, with its value and source (assumptions.py)
-    assumptions_applied: tuple[AppliedAssumption, ...] = ()
-
-    def outcome(self, candidate_id: str) -> CandidateOutcome:
-        for row in self.candidates:
-            if row.candidate_id == candidate_id:
-                return row
-        raise KeyError(candidate_id)

@@ -22,6 +22,11 @@ candidate is ineligible (it stays in the output, with the detail as its reason, 
 | CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT | lowest hourly price, not lowest unit cost | warn |
 | TERM_OUTLASTS_USE | the contract outlasts the run or the horizon (commitment.py) | warn |
 | STORAGE_NOT_PRICED | the brief needs storage but the row has no storage price | warn |
+| PERF_PROXY | throughput from a proxy benchmark (other shape, or same family/size) | warn |
+| MODEL_SUBSTITUTION | the route or offer serves another model than the brief's | warn |
+
+FIT_ONLY_AT_AVERAGE_CONTEXT also fires when the fit holds at the brief's p95 input + output
+but not at its full context window (``fits_at_context_window`` False).
 
 Interconnect bars when the brief gives none (GB/s per GPU): training and full fine-tuning
 300 inside a node and 50 across nodes (NVLink-class; 400 Gb/s InfiniBand per GPU);
@@ -64,6 +69,8 @@ class WarningCode(StrEnum):
     CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT = "CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT"
     TERM_OUTLASTS_USE = "TERM_OUTLASTS_USE"
     STORAGE_NOT_PRICED = "STORAGE_NOT_PRICED"
+    PERF_PROXY = "PERF_PROXY"
+    MODEL_SUBSTITUTION = "MODEL_SUBSTITUTION"
 
 
 def interconnect_bars(workload: WorkloadInput) -> tuple[float, float]:
@@ -125,6 +132,12 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
                 WarningCode.FIT_ONLY_AT_AVERAGE_CONTEXT,
                 "fits at average context only; p95 inputs or production concurrency will not fit",
             )
+        elif gpu and cand.fits_at_context_window is False:
+            add(
+                WarningCode.FIT_ONLY_AT_AVERAGE_CONTEXT,
+                "fits at the brief's p95 input + output, not at its full context window: "
+                "conversations that reach the window will not fit",
+            )
         margin = workload.headroom_margin_pct
         if gpu and cand.headroom_pct is not None and cand.headroom_pct < margin:
             add(
@@ -185,6 +198,17 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
         add(WarningCode.FX_MISSING, "no FX rate for the quote's currency; not converted", "block")
     if gpu and cand.perf_source == "estimated":
         add(WarningCode.PERF_ESTIMATED, "throughput is an estimate, not a measured benchmark")
+    if gpu and cand.perf_source == "proxy":
+        add(
+            WarningCode.PERF_PROXY,
+            cand.evidence_detail or "throughput from a proxy benchmark, not this workload",
+        )
+    if cand.model_substitution:
+        allowed = " (the brief allows substitution)" if cand.substitution_allowed else ""
+        add(
+            WarningCode.MODEL_SUBSTITUTION,
+            f"{cand.model_substitution}: quality is not equivalent{allowed}",
+        )
     if not cand.checklist_complete:
         add(
             WarningCode.CHECKLIST_BELOW_COMMITMENT,

@@ -113,6 +113,8 @@ def _latency(row: CandidateResult, has_targets: bool) -> str:
         return "misses"
     if not has_targets:
         return "no target"
+    if "LATENCY_UNMEASURED" in codes:  # D11: never "meets" beside LATENCY_UNMEASURED
+        return "unmeasured"
     source = (row.performance or {}).get("latency_source")
     if source is None and row.kind != "api":
         return "unknown"

@@ -39,7 +39,25 @@ class Context:
         measured = snap.get("measured") or {}
         self.by_quote: dict[str, Any] = measured.get("by_quote") or {}
         self.by_accelerator: dict[str, Any] = measured.get("by_accelerator") or {}
+        self.results: list[dict[str, Any]] = measured.get("results") or self._legacy_results()
         self._memo: dict[tuple[Any, ...], Any] = {}
+
+    def _legacy_results(self) -> list[dict[str, Any]]:
+        """Snapshots frozen before results carried their workload: the best figures per quote
+        and per accelerator, as results (without a model name they are ignored, and say so)."""
+        slugs = {str(a["id"]): a["slug"] for a in self.snap.get("accelerators", {}).values()}
+        quotes = {str(q["id"]): q for q in self.snap.get("quotes", [])}
+        out: dict[Any, dict[str, Any]] = {}
+        for key, found in self.by_accelerator.items():
+            out.setdefault(found.get("result_id"), {**found, "accelerator": slugs.get(key, "")})
+        for key, found in self.by_quote.items():
+            quote = quotes.get(key) or {}
+            out[found.get("result_id")] = {
+                **found,
+                "quote_id": int(key),
+                "accelerator": quote.get("accelerator_slug", ""),
+            }
+        return list(out.values())
 
     def memo(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
         """Memory fits and estimates depend on the accelerator and node shape, not the quote:
@@ -67,10 +85,11 @@ class Context:
         late = valid_until is not None and datetime.fromisoformat(valid_until) < self.as_of
         return late or self.age_days(quoted_at) > int(self.snap.get("stale_quote_days") or 30)
 
-    def spread(self, value: float, source: str) -> Range:
-        prefix = "measured" if source == "measured" else "estimate"
-        low = float(self.a[f"{prefix}_spread_low"])
-        high = float(self.a[f"{prefix}_spread_high"])
+    def spread(self, value: float, source: str, widen: tuple[float, float] = (1.0, 1.0)) -> Range:
+        """Throughput range: the source's spread factors, widened for proxies and scaling."""
+        prefix = "estimate" if source == "estimated" else "measured"
+        low = min(1.0, float(self.a[f"{prefix}_spread_low"]) * widen[0])
+        high = max(1.0, float(self.a[f"{prefix}_spread_high"]) * widen[1])
         return Range(value * low, value, value * high)
 
 

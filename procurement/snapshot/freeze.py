@@ -126,13 +126,18 @@ def measured_performance(
     except ImportError:
         logger.warning("benchmarks.selectors is missing: every figure will be estimated")
         return None
-    found = measured_performance_for(
-        [q.pk for q in quotes], sorted({q.accelerator_id for q in quotes}), brief.pk
-    )
-    return {
+    quote_ids, accelerator_ids = [q.pk for q in quotes], sorted({q.accelerator_id for q in quotes})
+    found = measured_performance_for(quote_ids, accelerator_ids, brief.pk)
+    out = {
         "by_quote": {str(k): plain(v) for k, v in found.get("by_quote", {}).items()},
         "by_accelerator": {str(k): plain(v) for k, v in found.get("by_accelerator", {}).items()},
     }
+    try:
+        from benchmarks.selectors import evidence_results_for
+    except ImportError:  # an older benchmarks area: the legacy figures only
+        return out
+    out["results"] = plain(evidence_results_for(quote_ids, accelerator_ids, brief.pk))
+    return out
 
 
 def freeze(
@@ -153,6 +158,7 @@ def freeze(
             "slug": brief.model.slug,
             "name": brief.model.name,
             "params_active_b": brief.model.params_active_b,
+            "family": brief.model.family,
             "spec": _spec_dict(model_spec_for(brief.model)),
         }
     accelerators = {q.accelerator.slug: _accelerator(q.accelerator) for q in quotes}

@@ -66,6 +66,15 @@ def _checklist(ctx: Context, quote_id: int) -> tuple[bool, dict[str, Any]]:
     return bool(summary.get("complete")), {"available": True, **summary}
 
 
+def _evidence_detail(perf: dict[str, Any]) -> str:
+    found = perf.get("evidence") or {}
+    parts = [found.get("reason") or ""]
+    parts += found.get("adjustments") or []
+    if found.get("operating_point"):
+        parts.append(f"at {found['operating_point']}")
+    return "; ".join(p for p in parts if p)
+
+
 def quote_candidate(
     ctx: Context, quote: dict[str, Any]
 ) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
@@ -125,6 +134,7 @@ def quote_candidate(
     except EngineInputError as exc:
         return None, facts, [f"cannot be sized: {exc.message}"]
     ok, checklist = _checklist(ctx, quote["id"])
+    extras = perf.pop("_engine", {}) if isinstance(perf, dict) else {}
     facts.update(
         gpus=gpus,
         fit=fit,
@@ -137,7 +147,9 @@ def quote_candidate(
     if ctx.cls == "media" and perf.get("outputs_per_s"):
         throughput, unit = ctx.spread(perf["outputs_per_s"], "estimate"), "outputs_per_s"
     elif not training and perf.get("tokens_per_s"):
-        throughput = ctx.spread(perf["tokens_per_s"], perf["throughput_source"])
+        throughput = ctx.spread(
+            perf["tokens_per_s"], perf["throughput_source"], extras.get("widen", (1.0, 1.0))
+        )
     fabric = quote.get("inter_node_bandwidth_gbps")
     purchase = None
     price: Decimal | None = None
@@ -204,6 +216,13 @@ def quote_candidate(
             spot_rework_share=None
             if quote.get("spot_rework_share") in (None, "")
             else float(quote["spot_rework_share"]),
+            evidence_key=extras.get("evidence_key", ""),
+            evidence_detail=_evidence_detail(perf),
+            acceptance_rate=extras.get("acceptance_rate"),
+            failure_rate=extras.get("failure_rate"),
+            itl_p95_ms=perf.get("itl_p95_ms"),
+            fits_at_context_window=fit.get("fits_at_context_window"),
+            headroom_status=fit.get("status", ""),
         )
     except EngineInputError as exc:
         return None, facts, [f"cannot be costed: {exc.message}"]

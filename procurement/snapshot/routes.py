@@ -7,6 +7,7 @@ from typing import Any
 
 from catalog.tiers import input_limit_reason, prices_for
 from procurement.engine.errors import EngineInputError
+from procurement.engine.evidence import normalise_model
 from procurement.engine.types import HOURS_PER_MONTH, ApiPricing, CandidateInput
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import Context, money, rounded, route_key
@@ -35,6 +36,22 @@ def _rate_limit_reasons(ctx: Context, route: dict[str, Any]) -> list[str]:
             f"{route['rate_limit_rpm']:,}"
         )
     return reasons
+
+
+def model_substitution(ctx: Context, route: dict[str, Any]) -> str:
+    """'serves gpt-4o-mini, the brief is Llama 3.1 70B' when the route serves another model
+    (by model profile when both name one, else by name); '' when it is the brief's model."""
+    model = ctx.snap.get("model") or {}
+    if not model:
+        return ""
+    brief_model = ctx.brief.get("model_id")
+    served = route.get("model_name") or "an unnamed model"
+    if route.get("model_profile_id") and brief_model:
+        same = route["model_profile_id"] == brief_model
+    else:
+        names = {normalise_model(model.get("name") or ""), normalise_model(model.get("slug") or "")}
+        same = normalise_model(served) in names
+    return "" if same else f"serves {served}, the brief is {model.get('name') or 'another model'}"
 
 
 def route_candidate(
@@ -87,9 +104,8 @@ def route_candidate(
     boundary = ctx.boundary_reason(list(route.get("processing_regions") or [route.get("region")]))
     if boundary:
         reasons.append(boundary)
-    brief_model = ctx.brief.get("model_id")
-    if route.get("model_profile_id") and brief_model and route["model_profile_id"] != brief_model:
-        reasons.append(f"serves {route['model_name']}, not the brief's model")
+    substitution = model_substitution(ctx, route)
+    facts["detail"]["model_substitution"] = substitution
     if ctx.cls == "media":
         reasons.append("a token-priced model API does not serve media generation")
     try:
@@ -120,6 +136,9 @@ def route_candidate(
             failed_attempts_billed=None
             if route.get("failed_attempts_billed") in (None, "")
             else float(route["failed_attempts_billed"]),
+            model_substitution=substitution,
+            substitution_allowed=bool(ctx.brief.get("allow_model_substitution"))
+            or bool(route.get("evaluation_result_id")),
         )
     except EngineInputError as exc:
         return None, facts, [f"cannot be costed: {exc.message}"]

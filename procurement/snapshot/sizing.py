@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from procurement.engine.errors import EngineInputError
+from procurement.engine.fit_context import fit_contexts
 from procurement.engine.memory_fit import (
     DEFAULT_MAX_NODES,
     FitInput,
@@ -17,6 +18,7 @@ from procurement.engine.memory_fit import (
     memory_fit,
 )
 from procurement.engine.performance import InferencePerfInput, estimate_inference
+from procurement.snapshot import evidence
 from procurement.snapshot.context import Context, rounded
 
 TRAINING_MODES = {"training": "training", "full_finetune": "training"}
@@ -63,24 +65,39 @@ def _inference_fit(
 ) -> tuple[int, bool, dict[str, Any], list[str]]:
     brief = ctx.brief
     model = model_of(ctx)
-    context = int(brief.get("p95_input_tokens") or 0) + int(brief.get("p95_output_tokens") or 0)
+    contexts = fit_contexts(
+        brief.get("p95_input_tokens"),
+        brief.get("p95_output_tokens"),
+        brief.get("context_window_tokens"),
+    )
+    if contexts.context_tokens is None:
+        raise EngineInputError("p95_input_tokens", contexts.source)
+    context = contexts.context_tokens
     sequences = int(brief.get("concurrency") or brief.get("batch_size") or 1)
     max_nodes = max(1, math.ceil(cap / node)) if cap else DEFAULT_MAX_NODES
-    fit = memory_fit(
-        FitInput(
-            model=model,
-            gpu=gpu,
-            mode="inference",
-            weight_precision=brief["weight_precision"],
-            kv_precision=brief["kv_precision"],
-            context_tokens=max(1, context),
-            concurrent_sequences=sequences,
-            overhead_gb=float(ctx.a["overhead_gb"]),
-            safety_margin=float(ctx.a["safety_margin"]),
-            max_nodes=max_nodes,
+    margin = float(ctx.a.get("headroom_margin_pct", 10.0))
+
+    def fit_at(tokens: int, gpus: int | None = None) -> Any:
+        return memory_fit(
+            FitInput(
+                model=model,
+                gpu=gpu,
+                mode="inference",
+                weight_precision=brief["weight_precision"],
+                kv_precision=brief["kv_precision"],
+                context_tokens=max(1, tokens),
+                concurrent_sequences=sequences,
+                gpus=gpus,
+                overhead_gb=float(ctx.a["overhead_gb"]),
+                safety_margin=float(ctx.a["safety_margin"]),
+                max_nodes=max_nodes,
+                headroom_margin_pct=margin,
+            )
         )
-    )
+
+    fit = fit_at(context)
     facts = _fit_facts(fit, context=context, sequences=sequences, offered=cap)
+    facts["context_source"] = contexts.source
     reasons: list[str] = []
     fits = fit.fits and (cap is None or fit.gpus_required <= cap)
     gpus = fit.gpus_required if cap is None else min(fit.gpus_required, cap)
@@ -90,6 +107,12 @@ def _inference_fit(
             f"tokens × {sequences} sequences); the quote offers at most {cap}"
         )
     facts["fits"] = fits
+    facts["status"] = fit.status if fits else "does_not_fit"
+    if contexts.window_tokens is not None and fits:
+        at_window = fit_at(contexts.window_tokens, gpus=max(1, gpus))
+        facts["fits_at_context_window"] = at_window.fits
+        facts["context_window_tokens"] = contexts.window_tokens
+        facts["headroom_pct_at_context_window"] = rounded(at_window.headroom_pct, 1)
     return max(1, gpus), fits, facts, reasons
 
 
@@ -137,6 +160,7 @@ def training_fit(
 
 
 def _measured(ctx: Context, quote: dict[str, Any], acc: dict[str, Any]) -> dict[str, Any] | None:
+    """Media rows: this quote's result, else the accelerator's (a render is not a model)."""
     found = ctx.by_quote.get(str(quote["id"]))
     if found is not None:
         return {**found, "scope": "quote"}
@@ -176,23 +200,37 @@ def _estimate(ctx: Context, gpu: GpuSpec, gpus: int) -> dict[str, Any]:
 def inference_perf(
     ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpu: GpuSpec, gpus: int
 ) -> dict[str, Any]:
-    """Throughput per replica and latency: measured when a benchmark exists, else estimated."""
+    """Throughput per replica and latency: from a benchmark that matches the brief's workload
+    (measured, or proxy with its adjustment stated), else estimated (snapshot/evidence.py).
+
+    The engine-facing extras (spread widening, measured acceptance / failure, evidence key)
+    ride under ``perf["_engine"]``; quotes.py pops them."""
     perf: dict[str, Any] = {"throughput_source": "estimated", "latency_source": "estimated"}
     perf.update(ctx.memo(("estimate", gpu, gpus), lambda: _estimate(ctx, gpu, gpus)))
-    measured = _measured(ctx, quote, acc)
-    if measured is not None:
-        perf["measured"] = measured
-        per_gpu = measured.get("tokens_per_s_per_gpu")
-        if per_gpu:
-            perf.update(tokens_per_s=per_gpu * gpus, throughput_source="measured")
-        figures = {k: measured.get(k) for k in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms")}
-        if any(v is not None for v in figures.values()):
-            perf.update({k: v for k, v in figures.items() if v is not None})
-            perf["latency_source"] = "measured"
-        perf["has_acceptance_data"] = bool(measured.get("has_acceptance_data"))
+    result, match, ignored = evidence.choose(ctx, quote, acc, gpus)
+    extras: dict[str, Any] = {}
+    if result is not None and match is not None:
+        estimated = perf.get("tokens_per_s")
+        extras = evidence.apply(ctx, perf, result, match, gpus)
+        if match.kind == "measured" and estimated and perf.get("tokens_per_s"):
+            # calibration ledger entry (engine/calibration.py): measured / estimate, same shape
+            perf["calibration"] = {
+                "estimated_tokens_per_s": rounded(float(estimated), 3),
+                "measured_tokens_per_s": rounded(float(perf["tokens_per_s"]), 3),
+                "measured_over_estimate": rounded(perf["tokens_per_s"] / float(estimated), 4),
+            }
+        extras["evidence_key"] = f"result:{result.get('result_id')}"
+    else:
+        model = (ctx.snap.get("model") or {}).get("slug", "")
+        extras["evidence_key"] = f"estimate:{acc['slug']}:{model}"
+        perf["evidence"] = {"kind": "estimated", "reason": "no benchmark matches the brief"}
+        perf["acceptance_source"] = "the brief's assumption"
+    if ignored:
+        perf["ignored_evidence"] = ignored
     for key in ("tokens_per_s", "ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"):
         if perf.get(key) is not None:
             perf[key] = rounded(float(perf[key]), 3)
+    perf["_engine"] = extras
     return perf
 
 

@@ -55,13 +55,15 @@ def test_llama_70b_bf16_on_h100_matches_hand_computation(client_as, lead):
     assert body["kv_bytes_per_token"] == 327_680
     assert body["weights_gb"] == pytest.approx(141.2)  # 70.6 B params × 2 bytes
     assert body["kv_cache_gb"] == pytest.approx(327_680 * 8192 * 32 / 1e9)  # 85.899 GB
-    assert body["usable_gb_per_gpu"] == pytest.approx(70.0)  # 80 × 0.9 − 2
-    assert body["gpus_required"] == 4
+    # M-2: the datasheet's 80 is GiB-sized: 80 × 1.073741824 × 0.9 − 2 = 75.309411 GB
+    usable = 80 * 2**30 / 1e9 * 0.9 - 2
+    assert body["usable_gb_per_gpu"] == pytest.approx(usable)
+    assert body["gpus_required"] == 4  # 2 GPUs: 70.6 + 42.95 = 113.55 > 75.31
     # 141.2 / 4 + 85.899 / 4 (8 KV heads split 4 ways)
     assert body["per_gpu_gb"] == pytest.approx(56.774836, abs=1e-5)
-    assert body["headroom_pct"] == pytest.approx((70 - 56.77483648) / 70 * 100, abs=1e-4)
+    assert body["headroom_pct"] == pytest.approx((usable - 56.77483648) / usable * 100, abs=1e-4)
     assert body["total_gb"] == pytest.approx((56.77483648 + 2) * 4, abs=1e-4)
-    assert body["max_concurrent_sequences"] == 51  # (70 − 35.3) // 0.67108864
+    assert body["max_concurrent_sequences"] == 59  # (75.309411 − 35.3) // 0.67108864 = 59.6
     assert body["fits"] is True
     assert body["overhead_gb"] == 2.0
 
@@ -93,9 +95,11 @@ def test_custom_mha_model_on_a100_40gb(client_as, engineer):
     assert result["weights_gb"] == pytest.approx(14.0)
     assert result["kv_cache_gb"] == pytest.approx(8.589935, abs=1e-6)
     assert result["gpus_required"] == 1
-    assert result["usable_gb_per_gpu"] == pytest.approx(34.0)  # 40 × 0.9 − 2
-    assert result["headroom_pct"] == pytest.approx((34 - 22.589934592) / 34 * 100, abs=1e-4)
-    assert result["max_concurrent_sequences"] == 9  # (34 − 14) // 2.147483648
+    # M-2: 40 GiB = 42.949673 GB; × 0.9 − 2 = 36.654706 GB usable
+    usable = 40 * 2**30 / 1e9 * 0.9 - 2
+    assert result["usable_gb_per_gpu"] == pytest.approx(usable)
+    assert result["headroom_pct"] == pytest.approx((usable - 22.589934592) / usable * 100, abs=1e-4)
+    assert result["max_concurrent_sequences"] == 10  # (36.654706 − 14) // 2.147483648 = 10.5
     assert result["model"]["name"] == "Custom model"
 
 

@@ -197,6 +197,13 @@ def test_measured_benchmark_replaces_the_estimate(scenario, lead):
             "e2e_ms": {"p99": 9000.0},
             "acceptance_rate": 0.9,
         },
+        # D1: "measured" only on the brief's model, precision and shape (the brief's
+        # means are 1,500 in / 300 out at concurrency 32)
+        model_name="meta-llama/Llama-3.1-70B-Instruct",
+        precision="bf16",
+        input_tokens_mean=1500,
+        output_tokens_mean=300,
+        concurrency=32,
     )
     row = _row(_run(lead, scenario["brief"], [quote]), quote)
     assert row.perf_source == "measured"
@@ -237,13 +244,19 @@ def test_purchase_without_a_node_price_is_listed_with_its_reason(scenario, lead)
 
 
 def test_api_route_for_another_model_or_over_its_rate_limit_is_ineligible(scenario, lead):
+    """U7: a route serving another model carries MODEL_SUBSTITUTION naming both models and is
+    never the recommended row (the brief does not allow substitution); over its rate limit
+    a route is ineligible."""
     from tests.factories import ModelProfileFactory
 
     other = ModelProfileFactory(slug="other-model", name="Other")
     wrong_model = ModelApiRouteFactory(region="eu-west", model_profile=other)
     throttled = ModelApiRouteFactory(region="eu-west", rate_limit_tpm=1000)
     comparison = _run(lead, scenario["brief"], [scenario["fast"]], [wrong_model, throttled])
-    assert any("not the brief's model" in r for r in _row(comparison, wrong_model).reasons)
+    row = _row(comparison, wrong_model)
+    (warning,) = [w for w in row.warnings if w["code"] == "MODEL_SUBSTITUTION"]
+    assert "the brief is Llama 3.1 70B" in warning["detail"]
+    assert comparison.recommended_key != row.key
     assert any("tokens/min" in r for r in _row(comparison, throttled).reasons)
 
 
@@ -285,5 +298,7 @@ def test_gpus_per_replica_grow_with_the_brief_concurrency(scenario, lead):
     quote = scenario["fast"]
     one = WorkloadBriefFactory(created_by=lead, concurrency=1, e2e_p99_ms=30_000)
     many = WorkloadBriefFactory(created_by=lead, concurrency=256, e2e_p99_ms=120_000)
-    assert _row(_run(lead, one, [quote]), quote).gpus == 4  # 141 GB of BF16 weights
+    # 141 GB of BF16 weights; M-2: 80 GiB = 85.9 GB, usable 85.9 × 0.9 − 2 = 75.31 GB, so two
+    # GPUs hold 70.6 + 0.57 GB of KV (3,500 tokens × 327,680 B / 2) = 71.2 GB each
+    assert _row(_run(lead, one, [quote]), quote).gpus == 2
     assert _row(_run(lead, many, [quote]), quote).gpus == 8  # + 256 × 1.15 GB of KV cache

@@ -118,6 +118,8 @@ def test_codes_are_stable_strings() -> None:
         "MEMORY_DOES_NOT_FIT",
         "TERM_OUTLASTS_USE",
         "STORAGE_NOT_PRICED",
+        "PERF_PROXY",
+        "MODEL_SUBSTITUTION",
     }
 
 

@@ -80,6 +80,11 @@ def outcome_row(outcome: CandidateOutcome, facts: dict[str, Any]) -> dict[str, A
         p90=outcome.p90,
         prob_cheapest=outcome.prob_cheapest,
     )
+    row["detail"].update(
+        latency_verdict=outcome.latency_verdict,
+        evidence=outcome.evidence,
+        acceptance_source=outcome.acceptance_source,
+    )
     if money:
         row.update(
             hourly_price_usd=_q(outcome.price_per_gpu_hour, HOURLY_QUANTUM),

@@ -1,0 +1,336 @@
+"""Matching rules: does a benchmark result count as evidence for one candidate of one brief?
+
+Pure: dataclasses in, a verdict out (docs/engine/evidence.md). A result is
+
+- **measured** for a candidate only when it was measured on the candidate's accelerator, on
+  the brief's model (same model profile, or the same name once the organisation prefix and
+  the "-Instruct"/"-chat" suffixes are dropped) at the brief's precision, at the candidate's
+  GPU count, with input and output lengths within ``LENGTH_TOLERANCE`` (±25 %) of the
+  brief's and a concurrency (or the highest measured concurrency of its sweep) at least the
+  brief's;
+- **proxy** when it is the same model on another shape (lengths, concurrency, precision or
+  GPU count), or a model of the same family and size class (parameter counts within
+  ``SIZE_CLASS_RATIO``); the adjustment applied is stated and the spread widens;
+- **ignored** otherwise, with the reason in words ("benchmark of Llama 3.1 8B ignored: the
+  brief is Llama 3.1 70B").
+
+Scaling is never silent: a result measured on N GPUs costed on M ≠ N GPUs is scaled linearly
+per GPU (M / N) and says so, and its low spread factor drops by ``SCALING_WIDENING`` per
+doubling (tensor-parallel efficiency was not measured). A proxy of another size scales
+throughput by the ratio of active parameters (decode reads every active weight once per
+token) and says so.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+EvidenceKind = Literal["measured", "proxy", "ignored"]
+
+LENGTH_TOLERANCE = 0.25  # ± share of the brief's token lengths
+SIZE_CLASS_RATIO = 1.3  # same size class: larger / smaller parameter count ≤ this
+PROXY_WIDENING = 0.15  # proxy: low spread factor × (1 − this), high × (1 + this / 3)
+SCALING_WIDENING = 0.10  # per doubling of the GPU count between measured and costed
+
+_SUFFIXES = re.compile(r"-(instruct|chat|it|hf|base)$")
+_SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z])")
+_FP8_LIKE = {"fp8", "int8"}
+
+
+@dataclass(frozen=True, slots=True)
+class ResultWorkload:
+    """What a benchmark result says it measured (None / "" when the file does not say)."""
+
+    result_id: int | str
+    accelerator: str
+    model_name: str = ""
+    model_profile_id: int | None = None
+    precision: str = ""
+    gpu_count: int = 1
+    tensor_parallel: int | None = None
+    pipeline_parallel: int | None = None
+    input_tokens_mean: float | None = None
+    input_tokens_p95: float | None = None
+    output_tokens_mean: float | None = None
+    output_tokens_p95: float | None = None
+    concurrency: float | None = None  # the highest concurrency of its sweep
+    request_rate_per_s: float | None = None
+    serving_engine: str = ""
+    engine_version: str = ""
+    quote_id: int | None = None
+    brief_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceTarget:
+    """The candidate's side: the brief's model, precision and shape, and the row's hardware."""
+
+    accelerator: str
+    gpus: int
+    model_name: str
+    model_profile_id: int | None = None
+    model_params_b: float | None = None
+    model_family: str = ""
+    precision: str = ""
+    input_tokens_mean: float | None = None
+    input_tokens_p95: float | None = None
+    output_tokens_mean: float | None = None
+    output_tokens_p95: float | None = None
+    concurrency: float | None = None
+    quote_id: int | None = None
+    brief_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceMatch:
+    """One result judged against one candidate."""
+
+    result_id: int | str
+    kind: EvidenceKind
+    reason: str  # one sentence a reviewer reads on the row
+    adjustments: tuple[str, ...] = ()  # each adjustment applied to the measured figures
+    throughput_factor: float = 1.0  # multiply the measured tokens/s per replica by this
+    spread_low_factor: float = 1.0  # multiply the low spread factor by this (≤ 1)
+    spread_high_factor: float = 1.0  # multiply the high spread factor by this (≥ 1)
+    scope: str = ""  # "quote" or "accelerator"
+    differences: tuple[str, ...] = field(default=())
+
+    @property
+    def counts(self) -> bool:
+        return self.kind != "ignored"
+
+
+def normalise_model(name: str) -> str:
+    """'meta-llama/Llama-3.1-70B-Instruct', 'Llama 3.1 70B', 'llama-3-1-70b' → 'llama-3-1-70b'."""
+    text = (name or "").strip().lower().split("/")[-1]
+    text = re.sub(r"[\s._]+", "-", text)
+    text = text.replace("meta-llama-", "llama-").removeprefix("meta-")
+    while True:
+        stripped = _SUFFIXES.sub("", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def params_from_name(name: str) -> float | None:
+    """The parameter count (billions) written in a model name ('…-70B-…' → 70.0)."""
+    text = (name or "").strip().lower().split("/")[-1]
+    found = _SIZE.findall(re.sub(r"[-_]", " ", text))
+    return float(found[-1]) if found else None
+
+
+def family_of(name: str) -> str:
+    """The family: the leading letters of the normalised name ('llama-3.1-70b' → 'llama')."""
+    match = re.match(r"[a-z]+", normalise_model(name))
+    return match.group(0) if match else ""
+
+
+def same_model(result: ResultWorkload, target: EvidenceTarget) -> bool:
+    if result.model_profile_id is not None and target.model_profile_id is not None:
+        return result.model_profile_id == target.model_profile_id
+    return bool(result.model_name) and normalise_model(result.model_name) == normalise_model(
+        target.model_name
+    )
+
+
+def _size_class(result: ResultWorkload, target: EvidenceTarget) -> float | None:
+    """brief params / result params when both are known and in the same size class."""
+    theirs = params_from_name(result.model_name)
+    ours = target.model_params_b or params_from_name(target.model_name)
+    if not theirs or not ours:
+        return None
+    ratio = ours / theirs
+    return ratio if 1 / SIZE_CLASS_RATIO <= ratio <= SIZE_CLASS_RATIO else None
+
+
+def _same_family(result: ResultWorkload, target: EvidenceTarget) -> bool:
+    theirs = family_of(result.model_name)
+    ours = (target.model_family or "").strip().lower() or family_of(target.model_name)
+    ours = family_of(ours) or ours
+    return bool(theirs) and theirs == ours
+
+
+def _length_gap(name: str, measured: float | None, wanted: float | None) -> str | None:
+    if wanted is None or wanted <= 0:
+        return None
+    if measured is None:
+        return f"{name} length not recorded"
+    if abs(measured - wanted) > LENGTH_TOLERANCE * wanted:
+        return f"{name} {measured:,.0f} tokens against the brief's {wanted:,.0f} (±25 %)"
+    return None
+
+
+def shape_differences(result: ResultWorkload, target: EvidenceTarget) -> list[str]:
+    """Where the result's workload shape falls outside the tolerances (empty: within)."""
+    out: list[str] = []
+    for name, pairs in (
+        (
+            "input",
+            (
+                (result.input_tokens_mean, target.input_tokens_mean),
+                (result.input_tokens_p95, target.input_tokens_p95),
+            ),
+        ),
+        (
+            "output",
+            (
+                (result.output_tokens_mean, target.output_tokens_mean),
+                (result.output_tokens_p95, target.output_tokens_p95),
+            ),
+        ),
+    ):
+        # compare like with like: mean with mean when both exist, else p95 with p95,
+        # else the result's mean against the brief's p95
+        usable = [(m, w) for m, w in pairs if m is not None and w is not None]
+        if usable:
+            gap = _length_gap(name, *usable[0])
+        else:
+            wanted = pairs[1][1] or pairs[0][1]
+            gap = _length_gap(name, pairs[0][0] or pairs[1][0], wanted)
+        if gap:
+            out.append(gap)
+    if target.concurrency:
+        if result.concurrency is None:
+            out.append("concurrency not recorded")
+        elif result.concurrency < target.concurrency:
+            out.append(
+                f"measured up to concurrency {result.concurrency:g}, "
+                f"the brief needs {target.concurrency:g}"
+            )
+    if not result.precision:
+        out.append("precision not recorded")
+    elif target.precision and result.precision.lower() != target.precision.lower():
+        out.append(f"measured at {result.precision}, the brief is {target.precision}")
+    return out
+
+
+def _scaling(result: ResultWorkload, target: EvidenceTarget) -> tuple[float, float, str | None]:
+    """(throughput factor, low-spread factor, stated scaling) from N measured to M costed."""
+    n, m = max(1, int(result.gpu_count or 1)), max(1, int(target.gpus))
+    if n == m:
+        return 1.0, 1.0, None
+    doublings = abs(math.log2(m / n))
+    low = max(0.5, 1.0 - SCALING_WIDENING * doublings)
+    shape = ""
+    if result.tensor_parallel or result.pipeline_parallel:
+        shape = f" (TP={result.tensor_parallel or 1}, PP={result.pipeline_parallel or 1})"
+    return (
+        m / n,
+        low,
+        f"measured on {n} GPU{'s' if n > 1 else ''}{shape}, scaled linearly to {m} "
+        f"(×{m / n:g}); low spread widened ×{low:.2f}",
+    )
+
+
+def _label(name: str) -> str:
+    return name or "an unnamed model"
+
+
+def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatch:
+    """Judge one result for one candidate (see the module docstring)."""
+    scope = (
+        "quote"
+        if result.quote_id is not None and result.quote_id == target.quote_id
+        else "accelerator"
+    )
+    rid = result.result_id
+    if result.accelerator != target.accelerator:
+        return EvidenceMatch(
+            rid,
+            "ignored",
+            f"benchmark on {result.accelerator} ignored: the row is {target.accelerator}",
+            scope=scope,
+        )
+    if result.brief_id is not None and target.brief_id not in (None, result.brief_id):
+        return EvidenceMatch(rid, "ignored", "benchmark of another brief ignored", scope=scope)
+    if not result.model_name and result.model_profile_id is None:
+        return EvidenceMatch(
+            rid,
+            "ignored",
+            "benchmark ignored: it does not record which model it measured",
+            scope=scope,
+        )
+    factor, low, scaling = _scaling(result, target)
+    adjustments = [scaling] if scaling else []
+    if same_model(result, target):
+        gaps = shape_differences(result, target)
+        if not gaps and scaling is None:
+            return EvidenceMatch(
+                rid,
+                "measured",
+                f"measured on {_label(result.model_name)} at the brief's shape",
+                scope=scope,
+            )
+        gaps += [scaling] if scaling else []
+        return EvidenceMatch(
+            rid,
+            "proxy",
+            f"proxy: {_label(result.model_name)} on another shape ({'; '.join(gaps)})",
+            adjustments=tuple(adjustments),
+            throughput_factor=factor,
+            spread_low_factor=low * (1 - PROXY_WIDENING),
+            spread_high_factor=1 + PROXY_WIDENING / 3,
+            scope=scope,
+            differences=tuple(gaps),
+        )
+    ratio = _size_class(result, target)
+    if ratio is not None and _same_family(result, target):
+        size = 1 / ratio  # tokens/s ∝ 1 / active params (memory-bound decode)
+        adjustments.append(
+            f"scaled by {size:.3f} for the parameter count ({_label(target.model_name)} "
+            f"against {_label(result.model_name)})"
+        )
+        gaps = shape_differences(result, target)
+        return EvidenceMatch(
+            rid,
+            "proxy",
+            f"proxy: {_label(result.model_name)}, same family and size class as "
+            f"{_label(target.model_name)}",
+            adjustments=tuple(adjustments),
+            throughput_factor=factor * size,
+            spread_low_factor=low * (1 - PROXY_WIDENING) ** 2,
+            spread_high_factor=1 + PROXY_WIDENING / 2,
+            scope=scope,
+            differences=tuple(gaps),
+        )
+    return EvidenceMatch(
+        rid,
+        "ignored",
+        f"benchmark of {_label(result.model_name)} ignored: the brief is "
+        f"{_label(target.model_name)}",
+        scope=scope,
+    )
+
+
+_KIND_RANK = {"measured": 2, "proxy": 1, "ignored": 0}
+
+
+def choose_evidence(
+    results: Sequence[ResultWorkload], target: EvidenceTarget
+) -> tuple[EvidenceMatch | None, tuple[EvidenceMatch, ...]]:
+    """(the result to use or None, every verdict in input order).
+
+    Preference, best first: measured over proxy; this quote's over the accelerator's; bound
+    to this brief over unbound; measured at the costed GPU count; fewer shape differences;
+    the newest (largest id). Never "the highest tokens/s" (an optimistic pick).
+    """
+    verdicts = tuple(match_result(r, target) for r in results)
+    best: tuple[tuple, EvidenceMatch] | None = None
+    for result, verdict in zip(results, verdicts, strict=True):
+        if not verdict.counts:
+            continue
+        key = (
+            _KIND_RANK[verdict.kind],
+            verdict.scope == "quote",
+            result.brief_id is not None,
+            int(result.gpu_count or 1) == int(target.gpus),
+            -len(verdict.differences),
+            str(result.result_id).zfill(12),
+        )
+        if best is None or key > best[0]:
+            best = (key, verdict)
+    return (None if best is None else best[1]), verdicts

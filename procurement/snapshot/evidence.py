@@ -1,0 +1,192 @@
+"""Snapshot benchmark results → the evidence one GPU row rests on. Pure: no Django.
+
+Every frozen result is judged by the matching rules (engine/evidence.py) against the brief
+and the row (accelerator, GPUs per replica, quote). The chosen one gives the throughput —
+at the operating point that meets the brief's service level when the result holds a sweep
+(engine/operating_points.py) — and, when it was measured on this workload, the latency and
+the measured acceptance / failure rates. Each ignored result says why on the row.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from procurement.engine.evidence import (
+    EvidenceMatch,
+    EvidenceTarget,
+    ResultWorkload,
+    choose_evidence,
+)
+from procurement.engine.operating_points import ServiceLevel, choose_point, point_from_dict
+from procurement.engine.types import Range
+from procurement.snapshot.context import Context, rounded
+
+REALTIME = frozenset({"realtime_inference", "retrieval"})
+Z80 = 1.2816  # two-sided 80 % interval of a measured rate (p10–p90, like every range)
+
+
+def _num(value: Any) -> float | None:
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def target_for(
+    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpus: int
+) -> EvidenceTarget:
+    brief = ctx.brief
+    model = ctx.snap.get("model") or {}
+    spec = model.get("spec") or {}
+    return EvidenceTarget(
+        accelerator=acc["slug"],
+        gpus=gpus,
+        model_name=model.get("name") or "",
+        model_profile_id=None,
+        model_params_b=_num(spec.get("params_b")),
+        model_family=model.get("family") or "",
+        precision=brief.get("weight_precision") or "",
+        input_tokens_mean=_num(brief.get("mean_input_tokens")),
+        input_tokens_p95=_num(brief.get("p95_input_tokens")),
+        output_tokens_mean=_num(brief.get("mean_output_tokens")),
+        output_tokens_p95=_num(brief.get("p95_output_tokens")),
+        concurrency=_num(brief.get("concurrency")),
+        quote_id=quote["id"],
+        brief_id=brief.get("id"),
+    )
+
+
+def workload_of(result: dict[str, Any]) -> ResultWorkload:
+    points = result.get("operating_points") or []
+    concurrency = _num(result.get("concurrency"))
+    sweep = [c for p in points if (c := _num(p.get("concurrency"))) is not None]
+    if sweep:
+        concurrency = max(sweep)
+    return ResultWorkload(
+        result_id=result.get("result_id") or 0,
+        accelerator=result.get("accelerator") or "",
+        model_name=result.get("model_name") or "",
+        precision=result.get("precision") or "",
+        gpu_count=int(result.get("gpu_count") or 1),
+        tensor_parallel=result.get("tensor_parallel"),
+        pipeline_parallel=result.get("pipeline_parallel"),
+        input_tokens_mean=_num(result.get("input_tokens_mean")),
+        input_tokens_p95=_num(result.get("input_tokens_p95")),
+        output_tokens_mean=_num(result.get("output_tokens_mean")),
+        output_tokens_p95=_num(result.get("output_tokens_p95")),
+        concurrency=concurrency,
+        request_rate_per_s=_num(result.get("request_rate")),
+        serving_engine=result.get("serving_engine") or "",
+        engine_version=result.get("engine_version") or "",
+        quote_id=result.get("quote_id"),
+        brief_id=result.get("brief_id"),
+    )
+
+
+def _relevant(ctx: Context, quote: dict[str, Any], acc: dict[str, Any]) -> list[dict[str, Any]]:
+    """This quote's results and the accelerator's (results bound to another quote count at
+    accelerator level: the same hardware, another provider)."""
+    return [
+        r
+        for r in ctx.results
+        if r.get("accelerator") == acc["slug"] or r.get("quote_id") == quote["id"]
+    ]
+
+
+def choose(
+    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpus: int
+) -> tuple[dict[str, Any] | None, EvidenceMatch | None, list[str]]:
+    """(the result used or None, its verdict, the reasons the others were ignored)."""
+    results = _relevant(ctx, quote, acc)
+    for r in results:
+        r.setdefault("accelerator", acc["slug"])
+    best, verdicts = choose_evidence(
+        [workload_of(r) for r in results], target_for(ctx, quote, acc, gpus)
+    )
+    ignored = sorted({v.reason for v in verdicts if not v.counts})
+    if best is None:
+        return None, None, ignored
+    chosen = next(r for r in results if (r.get("result_id") or 0) == best.result_id)
+    return chosen, best, ignored
+
+
+def _rate_range(rate: float, n: float | None) -> Range:
+    if not n or n <= 0:
+        return Range.fixed(rate)
+    half = Z80 * math.sqrt(max(rate * (1 - rate), 0.0) / n)
+    return Range(max(1e-6, rate - half), rate, min(1.0, rate + half) if rate < 1 else 1.0)
+
+
+def _service_level(ctx: Context) -> ServiceLevel:
+    brief = ctx.brief
+    return ServiceLevel(
+        ttft_p95_ms=_num(brief.get("ttft_p95_ms")),
+        itl_p95_ms=_num(brief.get("itl_p95_ms")),
+        e2e_p99_ms=_num(brief.get("e2e_p99_ms")),
+    )
+
+
+def apply(
+    ctx: Context,
+    perf: dict[str, Any],
+    result: dict[str, Any],
+    match: EvidenceMatch,
+    gpus: int,
+) -> dict[str, Any]:
+    """Update ``perf`` from the chosen result; returns the engine-facing extras."""
+    measured_gpus = max(1, int(result.get("gpu_count") or 1))
+    per_gpu = _num(result.get("tokens_per_s_per_gpu"))
+    total = per_gpu * measured_gpus if per_gpu else None
+    figures = {k: result.get(k) for k in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms")}
+    point_note = None
+    goodput = None
+    points = [point_from_dict(p) for p in result.get("operating_points") or []]
+    if points:
+        realtime = ctx.cls in REALTIME
+        choice = choose_point(points, _service_level(ctx), realtime=realtime)
+        if choice is not None:
+            total = choice.output_tokens_per_s
+            figures = {
+                "ttft_p95_ms": choice.ttft_p95_ms,
+                "itl_p95_ms": choice.itl_p95_ms,
+                "e2e_p99_ms": choice.e2e_p99_ms,
+            }
+            point_note = choice.statement
+            goodput = choice.goodput
+    perf["measured"] = {**result, "scope": match.scope}
+    perf["evidence"] = {
+        "kind": match.kind,
+        "reason": match.reason,
+        "adjustments": list(match.adjustments),
+        "result_id": result.get("result_id"),
+        "operating_point": point_note,
+        "goodput": rounded(goodput, 4),
+    }
+    extras: dict[str, Any] = {"widen": (match.spread_low_factor, match.spread_high_factor)}
+    if total:
+        perf.update(tokens_per_s=total * match.throughput_factor, throughput_source=match.kind)
+    if match.kind == "measured" and any(v is not None for v in figures.values()):
+        perf.update({k: v for k, v in figures.items() if v is not None})
+        perf["latency_source"] = "measured"
+    acceptance = _num(result.get("acceptance_rate")) if match.kind == "measured" else None
+    n = _num(result.get("requests_completed"))
+    if acceptance is not None and 0 < acceptance <= 1:
+        if goodput is not None and ctx.cls in REALTIME:
+            acceptance = max(1e-6, acceptance * goodput)
+        extras["acceptance_rate"] = _rate_range(acceptance, n)
+        perf["acceptance_source"] = f"measured ({acceptance:.3f}, result {result.get('result_id')})"
+    elif goodput is not None and match.kind == "measured" and ctx.cls in REALTIME:
+        brief_rate = ctx.workload.acceptance_rate
+        extras["acceptance_rate"] = Range(
+            max(1e-6, brief_rate.low * goodput),
+            brief_rate.likely * goodput,
+            brief_rate.high * goodput,
+        )
+        perf["acceptance_source"] = f"the brief's rate × measured goodput {goodput:.3f}"
+    failure = _num(result.get("failure_rate")) if match.kind == "measured" else None
+    if failure is not None and 0 <= failure < 1:
+        extras["failure_rate"] = _rate_range(failure, n) if failure > 0 else Range.fixed(0.0)
+    perf["has_acceptance_data"] = perf.get("acceptance_source", "").startswith("measured")
+    perf.setdefault("acceptance_source", "the brief's assumption")
+    return extras
