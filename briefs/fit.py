@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from core import workloads
 from procurement.engine.errors import EngineInputError
 from procurement.engine.fit_context import fit_contexts
 from procurement.engine.memory_fit import FitInput, FitResult, GpuSpec, ModelSpec, memory_fit
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from catalog.models import Accelerator, ModelProfile
 
 # Workload class → engine mode. Adapter fine-tuning is QLoRA when the base is 4-bit.
-_TRAINING_MODES = {"training": "training", "full_finetune": "training"}
+_TRAINING_MODES = dict.fromkeys(workloads.TRAINING_RUN, "training")
 _FOUR_BIT = {"int4", "fp4"}
 
 
@@ -68,7 +69,7 @@ def mode_for(brief: WorkloadBrief) -> str:
     """The engine mode a brief's workload class implies (inference for serving and media)."""
     if brief.workload_class in _TRAINING_MODES:
         return _TRAINING_MODES[brief.workload_class]
-    if brief.workload_class == "adapter_finetune":
+    if brief.workload_class in workloads.ADAPTER:
         return "qlora" if brief.weight_precision in _FOUR_BIT else "lora"
     return "inference"
 

@@ -9,28 +9,20 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 
+from core import workloads
+
 FRACTION = [MinValueValidator(0.0), MaxValueValidator(1.0)]
 NON_NEGATIVE = [MinValueValidator(0.0)]
 
 
-class WorkloadClass(models.TextChoices):
-    TRAINING = "training", "Pre-training / training"
-    FULL_FINETUNE = "full_finetune", "Full fine-tuning"
-    ADAPTER_FINETUNE = "adapter_finetune", "Adapter fine-tuning (LoRA / QLoRA)"
-    BATCH_INFERENCE = "batch_inference", "Batch inference"
-    REALTIME_INFERENCE = "realtime_inference", "Real-time inference"
-    RETRIEVAL = "retrieval", "Retrieval pipeline"
-    MEDIA = "media", "Media generation"
-    EVALUATION = "evaluation", "Evaluation"
-
-
-INFERENCE_CLASSES = {
-    WorkloadClass.BATCH_INFERENCE,
-    WorkloadClass.REALTIME_INFERENCE,
-    WorkloadClass.RETRIEVAL,
-    WorkloadClass.EVALUATION,
-}
-TRAINING_CLASSES = {WorkloadClass.TRAINING, WorkloadClass.FULL_FINETUNE}
+# The choices come from the one taxonomy (core.workloads): same values, same labels.
+WorkloadClass = models.TextChoices(  # type: ignore[misc]  # functional API, values from core
+    "WorkloadClass",
+    [
+        (member.name, (member.value, workloads.label(member.value)))
+        for member in workloads.WorkloadClass
+    ],
+)
 
 
 class Precision(models.TextChoices):
@@ -161,12 +153,13 @@ class WorkloadBrief(models.Model):
         return reverse("briefs:brief-detail", args=[self.pk])
 
     @property
-    def is_inference(self) -> bool:
-        return self.workload_class in INFERENCE_CLASSES
+    def is_serving(self) -> bool:
+        return workloads.is_serving(self.workload_class)
 
     @property
     def is_training(self) -> bool:
-        return self.workload_class in TRAINING_CLASSES
+        """Training of any kind, whole model or adapters (the engine's reading too)."""
+        return workloads.is_training(self.workload_class)
 
     def missing_fields(self) -> list[str]:
         """Fields the brief needs for its class before a comparison can be run."""

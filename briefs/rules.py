@@ -15,14 +15,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from core import workloads
 from procurement.engine.limits import BRIEF_BOUNDS, bound_message, out_of_bounds
 
 if TYPE_CHECKING:
     from briefs.models import WorkloadBrief
 
-INFERENCE = frozenset({"batch_inference", "realtime_inference", "retrieval", "evaluation"})
-TRAINING = frozenset({"training", "full_finetune", "adapter_finetune"})
-ALL_CLASSES = INFERENCE | TRAINING | {"media"}
+INFERENCE = workloads.SERVING
+TRAINING = workloads.TRAINING
+ALL_CLASSES = workloads.ALL
 
 
 @dataclass(frozen=True, slots=True)

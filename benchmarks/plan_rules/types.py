@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core import workloads
+
 AUTO = "auto"
 MANUAL = "manual"
 PENDING, PASSED, FAILED = "pending", "passed", "failed"
@@ -13,10 +15,9 @@ PENDING, PASSED, FAILED = "pending", "passed", "failed"
 # "safe margin". A stated default, shown in the step's criterion.
 SAFE_MEMORY_MARGIN = 0.10
 
-TRAINING_CLASSES = frozenset({"training", "full_finetune", "adapter_finetune"})
-SERVING_CLASSES = frozenset(
-    {"batch_inference", "realtime_inference", "retrieval", "evaluation", "media"}
-)
+TRAINING_CLASSES = workloads.TRAINING
+# Everything that is not training produces outputs a plan measures by serving them.
+SERVING_CLASSES = workloads.SERVING | workloads.MEDIA
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 
+from core import workloads
 from procurement.engine.errors import EngineInputError
 from procurement.engine.types import (
     CENT,
@@ -55,7 +56,7 @@ UNIT_PER_1K_ASSETS = "per 1,000 accepted assets"
 UNIT_PER_RUN = "per completed training run"
 UNIT_PER_MODEL = "per accepted fine-tuned model"
 # Fine-tuning produces a model someone accepts (DOMAIN.md): full and adapter tuning alike.
-FINE_TUNING_CLASSES = frozenset({"full_fine_tuning", "adapter_fine_tuning"})
+FINE_TUNING_CLASSES = workloads.FINE_TUNING
 
 
 def dec(value: float | int | Decimal) -> Decimal:

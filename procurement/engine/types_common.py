@@ -12,18 +12,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal, TypeAlias, get_args
 
+from core import workloads
+from core.workloads import WorkloadClassName
 from procurement.engine.errors import EngineInputError
 
-WorkloadClass = Literal[
-    "training",
-    "full_fine_tuning",
-    "adapter_fine_tuning",
-    "batch_inference",
-    "realtime_inference",
-    "retrieval",
-    "media",
-    "evaluation",
-]
+# The brief's own spelling, from the one taxonomy (core.workloads).
+WorkloadClass = WorkloadClassName
 CapacityModel = Literal[
     "on_demand",
     "spot",
@@ -41,10 +35,10 @@ ThroughputUnit = Literal["tokens_per_s", "outputs_per_s"]
 Severity = Literal["info", "warn", "block"]
 JSONValue: TypeAlias = Any
 
-WORKLOAD_CLASSES: frozenset[str] = frozenset(get_args(WorkloadClass))
+WORKLOAD_CLASSES: frozenset[str] = workloads.ALL
 CAPACITY_MODELS: frozenset[str] = frozenset(get_args(CapacityModel))
-TRAINING_CLASSES = frozenset({"training", "full_fine_tuning", "adapter_fine_tuning"})
-INFERENCE_CLASSES = frozenset({"batch_inference", "realtime_inference", "retrieval", "evaluation"})
+TRAINING_CLASSES = workloads.TRAINING
+INFERENCE_CLASSES = workloads.SERVING
 # Billed by use: billed GPU-hours = work / utilisation (DOMAIN.md, "Rent, reserve, buy").
 ELASTIC_CAPACITY = frozenset({"on_demand", "spot", "marketplace", "managed_endpoint"})
 # Billed by the hour whether used or not: replicas sized for the peak, all month.

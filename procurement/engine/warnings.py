@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from enum import StrEnum
 
+from core import workloads
 from procurement.engine.types import CandidateInput, EngineWarning, Severity, WorkloadInput
 
 __all__ = [
@@ -75,7 +76,7 @@ class WarningCode(StrEnum):
 
 def interconnect_bars(workload: WorkloadInput) -> tuple[float, float]:
     """(intra-node, inter-node) GB/s per GPU below which multi-GPU work is flagged."""
-    heavy = workload.workload_class in ("training", "full_fine_tuning")
+    heavy = workload.workload_class in workloads.TRAINING_RUN
     intra = workload.min_interconnect_gbps
     fabric = workload.min_fabric_gbps
     return (

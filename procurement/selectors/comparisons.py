@@ -10,11 +10,12 @@ from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 from briefs import access as briefs_access
 from briefs.models import WorkloadBrief
 from catalog.models import CapacityModel
+from core import workloads
 from core.roles import get_or_404
 from procurement import access
 from procurement.models import CandidateResult, Comparison
 
-TRAINING_OR_MEDIA = {"training", "full_finetune", "adapter_finetune", "media"}
+TRAINING_OR_MEDIA = workloads.TRAINING | workloads.MEDIA
 
 
 def default_quotes() -> QuerySet[Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from core import workloads
 from procurement.engine.evidence import (
     EvidenceMatch,
     EvidenceTarget,
@@ -22,7 +23,7 @@ from procurement.engine.operating_points import ServiceLevel, choose_point, poin
 from procurement.engine.types import Range
 from procurement.snapshot.context import Context, rounded
 
-REALTIME = frozenset({"realtime_inference", "retrieval"})
+REALTIME = workloads.REALTIME
 Z80 = 1.2816  # two-sided 80 % interval of a measured rate (p10–p90, like every range)
 
 

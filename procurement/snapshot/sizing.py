@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from core import workloads
 from procurement.engine.errors import EngineInputError
 from procurement.engine.fit_context import fit_contexts
 from procurement.engine.memory_fit import (
@@ -21,7 +22,8 @@ from procurement.engine.performance import InferencePerfInput, estimate_inferenc
 from procurement.snapshot import evidence
 from procurement.snapshot.context import Context, rounded
 
-TRAINING_MODES = {"training": "training", "full_finetune": "training"}
+# Memory-fit mode per class: a whole-model training run sizes as "training".
+TRAINING_MODES = dict.fromkeys(workloads.TRAINING_RUN, "training")
 FOUR_BIT = {"int4", "fp4"}
 
 

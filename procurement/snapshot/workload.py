@@ -20,15 +20,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from core import workloads
 from procurement.engine.types import MediaSpec, Range, TrainingSpec, WorkloadInput
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.assumptions import sources as scalar_sources
 
-ENGINE_CLASS = {
-    "full_finetune": "full_fine_tuning",
-    "adapter_finetune": "adapter_fine_tuning",
-}
-TRAINING_BRIEF_CLASSES = frozenset({"training", "full_finetune", "adapter_finetune"})
+TRAINING_BRIEF_CLASSES = workloads.TRAINING
 NO_FAILURE_MTBF_H = 1e9  # no node failure rate given: failures do not enter the cost
 
 
@@ -52,7 +49,8 @@ def brief_range(brief: dict[str, Any], overrides: dict[str, Any], name: str) -> 
 
 
 def engine_class(brief: dict[str, Any]) -> str:
-    return ENGINE_CLASS.get(brief["workload_class"], brief["workload_class"])
+    """The engine reads the brief's own spelling (one taxonomy, no translation)."""
+    return str(brief["workload_class"])
 
 
 def tokens_per_request(brief: dict[str, Any]) -> tuple[float, float]:

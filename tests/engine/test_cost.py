@@ -344,7 +344,7 @@ def trainer(**kw: object) -> CandidateInput:
     )
 
 
-@pytest.mark.parametrize("cls", ["training", "full_fine_tuning"])
+@pytest.mark.parametrize("cls", ["training", "full_finetune"])
 def test_training_run_hand_computed(cls: str) -> None:
     # compute 10 h; stall 10 × 36 s = 0.1 h; failures 10.1 h × 1 node / 101 h = 0.1;
     # lost 0.1 × (0.5 + 0.5) = 0.1 h; wall 10.2 h on 8 GPUs at 2.00.
@@ -386,10 +386,10 @@ def test_checkpoint_storage_and_young_daly_recommendation_lowers_cost() -> None:
     assert est.training.total_at_recommended_interval < est.total
 
 
-def test_adapter_fine_tuning_divides_by_accepted_models() -> None:
-    w = training(workload_class="adapter_fine_tuning")
+def test_adapter_finetune_divides_by_accepted_models() -> None:
+    w = training(workload_class="adapter_finetune")
     w = WorkloadInput(
-        workload_class="adapter_fine_tuning",
+        workload_class="adapter_finetune",
         training=w.training,
         acceptance_rate=fixed(0.5),
     )

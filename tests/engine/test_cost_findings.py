@@ -85,10 +85,10 @@ def trainer(**kw: object) -> CandidateInput:
 # ------------------------------------------------------------------ D8
 
 
-def test_d8_full_fine_tuning_divides_by_accepted_models() -> None:
+def test_d8_full_finetune_divides_by_accepted_models() -> None:
     """D8: full fine-tuning gave the same cost at acceptance 1.0 and 0.5."""
-    one = cost.point_estimate(tuning("full_fine_tuning", acceptance_rate=fixed(1.0)), trainer())
-    half = cost.point_estimate(tuning("full_fine_tuning", acceptance_rate=fixed(0.5)), trainer())
+    one = cost.point_estimate(tuning("full_finetune", acceptance_rate=fixed(1.0)), trainer())
+    half = cost.point_estimate(tuning("full_finetune", acceptance_rate=fixed(0.5)), trainer())
     assert half.unit_label == "per accepted fine-tuned model"
     assert half.unit_cost == one.unit_cost * 2
 
@@ -281,7 +281,7 @@ def test_d8_d12_d13_d15_the_monte_carlo_repeats_the_new_cost_terms() -> None:
     for i, c in enumerate(cands):
         exact = float(cost.point_estimate(w, c).unit_cost_exact)
         assert vec[i, 0] == pytest.approx(exact, rel=1e-5), c.id
-    t = tuning("full_fine_tuning", utilisation=fixed(0.5), acceptance_rate=fixed(0.8))
+    t = tuning("full_finetune", utilisation=fixed(0.5), acceptance_rate=fixed(0.8))
     t = _mtbf(replace(t, training=replace(t.training, failure_rate_scope="cluster")), 50.0)
     trainers = [
         gpu(

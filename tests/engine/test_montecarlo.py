@@ -256,7 +256,7 @@ def test_vectorised_matches_reference_inference() -> None:
     _assert_close(vec, reference_unit_costs(w, cands, seed=77, samples=600))
 
 
-@pytest.mark.parametrize("cls", ["training", "full_fine_tuning", "adapter_fine_tuning"])
+@pytest.mark.parametrize("cls", ["training", "full_finetune", "adapter_finetune"])
 def test_vectorised_matches_reference_training(cls: str) -> None:
     w, cands = training_workload(cls), training_candidates()
     vec = montecarlo.sample_unit_costs(w, cands, seed=3, samples=800)
