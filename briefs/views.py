@@ -25,6 +25,7 @@ from briefs.forms import BriefForm, MemoryFitForm, brief_initial
 from briefs.models import WorkloadBrief, WorkloadClass
 from briefs.rules import GROUPS, field_label, groups_for, missing_labels
 from core.errors import DomainError
+from core.forms import apply_domain_error
 from core.roles import STAFF_ROLES, has_role, is_staff, role_required
 
 View = Callable[..., HttpResponse]
@@ -43,14 +44,6 @@ def write_required(view: View) -> View:
         return view(request, *args, **kwargs)
 
     return wrapper
-
-
-def _add_domain_errors(form: Any, exc: DomainError) -> None:
-    for name, messages_ in exc.fields.items():
-        for message in messages_:
-            form.add_error(name if name in form.fields else None, message)
-    if not exc.fields:
-        form.add_error(None, exc.message)
 
 
 @read_required
@@ -77,7 +70,7 @@ def brief_create(request: HttpRequest) -> HttpResponse:
         try:
             brief = services_briefs.brief_create(acting_user=request.user, data=form.to_data())
         except DomainError as exc:
-            _add_domain_errors(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, f"Brief “{brief.title}” saved as version 1.")
             return redirect(brief)
@@ -124,7 +117,7 @@ def brief_revise(request: HttpRequest, pk: int) -> HttpResponse:
                 acting_user=request.user, brief=brief, data=form.to_data()
             )
         except DomainError as exc:
-            _add_domain_errors(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(
                 request, f"Saved version {new.version}; version {brief.version} is kept."
@@ -143,7 +136,7 @@ def memory_fit(request: HttpRequest) -> HttpResponse:
         try:
             result = services_briefs.memory_fit_calculate(data=form.to_data())
         except DomainError as exc:
-            _add_domain_errors(form, exc)
+            apply_domain_error(form, exc)
     context = {"form": form, "result": result, "breakdown": _breakdown_rows(result)}
     return render(request, "briefs/memory_fit.html", context, status=_status(form))
 

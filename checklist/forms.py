@@ -176,18 +176,6 @@ def changed_entries(answer_forms: list[AnswerForm]) -> list[services.AnswerEntry
     return [f.entry() for f in changed]
 
 
-def add_domain_error(form: forms.Form, exc: DomainError) -> None:
-    """Show a service error on the form: on its field when the form has it, else on top."""
-    placed = False
-    for field, messages in exc.fields.items():
-        if field in form.fields:
-            for message in messages:
-                form.add_error(field, message)
-            placed = True
-    if not placed:
-        form.add_error(None, exc.message)
-
-
 class ReviewForm(forms.Form):
     decision = forms.ChoiceField(
         label="Decision",

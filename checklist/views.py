@@ -22,11 +22,11 @@ from catalog import access as catalog_access
 from checklist import access, evidence, selectors, services
 from checklist.forms import (
     ReviewForm,
-    add_domain_error,
     build_answer_forms,
     changed_entries,
 )
 from core.errors import DomainError
+from core.forms import apply_domain_error
 from core.roles import Role, get_or_404, is_staff, is_vendor, role_required
 
 
@@ -174,7 +174,7 @@ def _review(request: HttpRequest, answer: Any, form: ReviewForm) -> int:
             comment=form.cleaned_data.get("comment", ""),
         )
     except DomainError as exc:
-        add_domain_error(form, exc)
+        apply_domain_error(form, exc)
         if not exc.fields:
             messages.error(request, exc.message)
         return exc.status_code

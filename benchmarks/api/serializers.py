@@ -11,6 +11,7 @@ from benchmarks.forms import MAX_GPUS
 from benchmarks.models import BenchmarkResult, Phase
 from briefs.models import WorkloadBrief
 from catalog.models import Accelerator, Quote
+from core.api.fields import SlugLookupField
 
 
 class BenchmarkResultInputSerializer(serializers.Serializer):
@@ -20,7 +21,7 @@ class BenchmarkResultInputSerializer(serializers.Serializer):
     quote = serializers.PrimaryKeyRelatedField(
         queryset=Quote.objects.select_related("accelerator"), required=False, allow_null=True
     )
-    accelerator = serializers.SlugRelatedField(
+    accelerator = SlugLookupField(
         slug_field="slug", queryset=Accelerator.objects.all(), required=False, allow_null=True
     )
     gpu_count = serializers.IntegerField(min_value=1, max_value=MAX_GPUS)

@@ -21,6 +21,7 @@ from briefs.api.memory_fit import PrecisionField
 from briefs.models import WorkloadBrief
 from briefs.rules import BRIEF_FIELDS, brief_errors, field_label
 from catalog.models import ModelProfile
+from core.api.fields import SlugLookupField
 from core.api.permissions import HasRole
 from core.roles import STAFF_ROLES, is_staff
 
@@ -39,7 +40,7 @@ class BriefPermission(HasRole):
 class BriefInputSerializer(serializers.ModelSerializer):
     """Shape of a brief body; `partial=True` for revisions (absent fields keep their value)."""
 
-    model = serializers.SlugRelatedField(
+    model = SlugLookupField(
         slug_field="slug", queryset=ModelProfile.objects.all(), allow_null=True, required=False
     )
     allowed_regions = serializers.ListField(

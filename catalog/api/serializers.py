@@ -22,6 +22,7 @@ from catalog.models import (
 from catalog.services.imports import ImportKind
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from catalog.services.reference import API_ROUTE_FIELDS
+from core.api.fields import SlugLookupField
 
 
 class StrictDecimalField(serializers.DecimalField):
@@ -34,15 +35,6 @@ class StrictDecimalField(serializers.DecimalField):
     def to_internal_value(self, data: Any) -> Decimal:
         if isinstance(data, float):
             self.fail("float")
-        return super().to_internal_value(data)
-
-
-class SlugLookupField(serializers.SlugRelatedField):
-    """A slug reference; text PostgreSQL cannot search for (NUL bytes) is "does not exist"."""
-
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, str) and "\x00" in data:
-            self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", ""))
         return super().to_internal_value(data)
 
 

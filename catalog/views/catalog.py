@@ -9,8 +9,9 @@ from django.shortcuts import redirect, render
 from catalog import charts, selectors, services
 from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
 from catalog.models import Accelerator
-from catalog.views.common import form_error, query_without, staff_required
+from catalog.views.common import query_without, staff_required
 from core.errors import DomainError
+from core.forms import apply_domain_error
 from core.roles import get_or_404, has_role, role_required
 
 # (label, attribute, unit, which way is better) for the comparison table.
@@ -155,7 +156,7 @@ def model_create(request: HttpRequest) -> HttpResponse:
                 acting_user=request.user, data=form.cleaned_data
             )
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, f"Model {profile.name} added.")
             return redirect("catalog:model-list")

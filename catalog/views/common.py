@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.core.paginator import Page, Paginator
 from django.http import HttpRequest
 
 from catalog import access
-from core.errors import DomainError
 from core.roles import STAFF_ROLES, Role, role_required
 
 staff_required = role_required(*STAFF_ROLES)
@@ -18,18 +16,6 @@ fx_writer_required = role_required(*access.FX_WRITERS)
 vendor_required = role_required(Role.VENDOR)
 
 PAGE_SIZE = 50
-
-
-def form_error(form: forms.Form, exc: DomainError) -> None:
-    """Put a service's per-field messages next to the fields (or on top of the form)."""
-    if not exc.fields:
-        form.add_error(None, exc.message)
-        return
-    for field, messages in exc.fields.items():
-        target = field if field in form.fields else None
-        for message in messages:
-            label = "" if target else f"{field.replace('_', ' ')}: "
-            form.add_error(target, f"{label}{message}" if target is None else message)
 
 
 def paginate(request: HttpRequest, items: Any, per_page: int = PAGE_SIZE) -> Page:

@@ -12,8 +12,9 @@ from catalog.importers.common import MAX_BYTES
 from catalog.importers.price_list import COLUMNS, template_csv
 from catalog.models import CatalogImportJob
 from catalog.services.import_jobs import BACKGROUND_FROM_BYTES, import_job_create
-from catalog.views.common import form_error, writer_required
+from catalog.views.common import writer_required
 from core.errors import DomainError
+from core.forms import apply_domain_error
 
 
 @writer_required
@@ -49,7 +50,7 @@ def import_page(request: HttpRequest) -> HttpResponse:
         except ImportRejected as exc:
             errors = exc.errors
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
     failed = request.method == "POST" and (bool(errors) or not form.is_valid())
     context = {"form": form, "outcome": outcome, "errors": errors, "columns": COLUMNS}
     return render(request, "catalog/import.html", context, status=400 if failed else 200)

@@ -17,13 +17,13 @@ from catalog.forms.quotes import LABELS
 from catalog.models import Quote
 from catalog.templatetags.catalog_tags import price
 from catalog.views.common import (
-    form_error,
     paginate,
     query_without,
     staff_required,
     writer_required,
 )
 from core.errors import DomainError
+from core.forms import apply_domain_error
 from core.roles import has_role
 
 STAFF_ONLY_FIELDS = ("provider", "is_public_list_price")
@@ -137,7 +137,7 @@ def quote_create(request: HttpRequest) -> HttpResponse:
                 is_public_list_price=form.cleaned_data["is_public_list_price"],
             )
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, f"Quote saved as version {quote.version}.")
             return redirect(quote)
@@ -156,7 +156,7 @@ def quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
                 acting_user=request.user, quote=quote, data=form.cleaned_data
             )
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(
                 request, f"Saved version {new.version}; version {quote.version} is kept unchanged."
@@ -177,7 +177,7 @@ def quote_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
                 acting_user=request.user, quote=quote, reason=form.cleaned_data["reason"]
             )
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, f"Quote withdrawn (version {new.version}).")
             return redirect(new)

@@ -9,8 +9,9 @@ from django.shortcuts import redirect, render
 
 from catalog import access, selectors, services
 from catalog.forms import ApiRouteForm, FxRateForm, ProviderForm
-from catalog.views.common import form_error, fx_writer_required, staff_required, writer_required
+from catalog.views.common import fx_writer_required, staff_required, writer_required
 from core.errors import DomainError
+from core.forms import apply_domain_error
 from core.roles import has_role
 
 
@@ -30,7 +31,7 @@ def provider_create(request: HttpRequest) -> HttpResponse:
         try:
             provider = services.provider_create(acting_user=request.user, data=form.cleaned_data)
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, f"Provider {provider} added.")
             return redirect("catalog:provider-list")
@@ -58,7 +59,7 @@ def api_route_create(request: HttpRequest) -> HttpResponse:
                 acting_user=request.user, data=data, provider=data.pop("provider")
             )
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, f"Model API route {route.model_name} added.")
             return redirect("catalog:api-route-list")
@@ -84,7 +85,7 @@ def fx_create(request: HttpRequest) -> HttpResponse:
         try:
             rate = services.fx_rate_create(acting_user=request.user, data=form.cleaned_data)
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, f"Rate saved: {rate}.")
             return redirect("catalog:fx-list")

@@ -11,8 +11,9 @@ from briefs import access as briefs_access
 from catalog import access, panels, selectors, services
 from catalog.forms import RfqForm, RfqReopenForm
 from catalog.models import CapacityModel
-from catalog.views.common import form_error, staff_required, writer_required
+from catalog.views.common import staff_required, writer_required
 from core.errors import DomainError
+from core.forms import apply_domain_error
 from core.roles import has_role
 
 
@@ -51,7 +52,7 @@ def rfq_create(request: HttpRequest) -> HttpResponse:
         try:
             rfq = services.rfq_create(acting_user=request.user, data=form.cleaned_data)
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, f"RFQ sent to {rfq.providers.count()} provider(s).")
             return redirect(rfq)
@@ -69,7 +70,7 @@ def rfq_reopen(request: HttpRequest, pk: int) -> HttpResponse:
                 acting_user=request.user, rfq=rfq, deadline=form.cleaned_data["deadline"]
             )
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, "RFQ reopened; invited providers can answer again.")
             return redirect(rfq)

@@ -14,9 +14,10 @@ from django.shortcuts import redirect, render
 from catalog import access, selectors, services
 from catalog.errors import RfqClosed
 from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial
-from catalog.views.common import form_error, vendor_required
+from catalog.views.common import vendor_required
 from catalog.views.quotes import quote_page_context
 from core.errors import DomainError
+from core.forms import apply_domain_error
 
 
 def checklist_url(quote_id: int) -> str:
@@ -55,7 +56,7 @@ def vendor_quote_create(request: HttpRequest, rfq_pk: int) -> HttpResponse:
         try:
             quote = services.quote_submit(acting_user=request.user, data=form.cleaned_data, rfq=rfq)
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(
                 request, "Quote submitted. Next: answer the procurement checklist for it."
@@ -87,7 +88,7 @@ def vendor_quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
                 acting_user=request.user, quote=quote, data=form.cleaned_data
             )
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, f"Saved version {new.version}.")
             return redirect("vendor:quote-detail", pk=new.pk)
@@ -109,7 +110,7 @@ def vendor_quote_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
                 acting_user=request.user, quote=quote, reason=form.cleaned_data["reason"]
             )
         except DomainError as exc:
-            form_error(form, exc)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, "Quote withdrawn.")
             return redirect("vendor:quote-detail", pk=new.pk)

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from checklist import evidence, services
 from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview, Section
+from core.api.fields import SlugLookupField
 from core.errors import DomainError
 
 
@@ -117,7 +118,7 @@ class ChecklistAnswerOutputSerializer(serializers.ModelSerializer[ChecklistAnswe
 
 
 class ChecklistAnswerInputSerializer(serializers.Serializer[Any]):
-    item = serializers.SlugRelatedField(
+    item = SlugLookupField(
         slug_field="code",
         queryset=ChecklistItem.objects.all(),
         error_messages={"does_not_exist": "There is no checklist item with the code “{value}”."},

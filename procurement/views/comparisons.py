@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from briefs import access as briefs_access
 from core.errors import DomainError
+from core.forms import apply_domain_error
 from core.roles import STAFF_ROLES, has_role, role_required
 from procurement import access, charts
 from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilterForm
@@ -21,19 +22,6 @@ from procurement.selectors import comparisons as selectors_comparisons
 from procurement.services import comparisons as services_comparisons
 
 PAGE_SIZE = 25
-
-
-def _form_errors(form: ComparisonCreateForm, exc: DomainError) -> None:
-    """Put a service error on the matching field, or on the form."""
-    placed = False
-    for name, errors in exc.fields.items():
-        field = name.replace(".", "_")
-        if field in form.fields:
-            for error in errors:
-                form.add_error(field, error)
-            placed = True
-    if not placed or exc.code == "brief_incomplete":
-        form.add_error(None, exc.message)
 
 
 @role_required(*STAFF_ROLES)
@@ -106,7 +94,7 @@ def comparison_new(request: HttpRequest) -> HttpResponse:
                 title=form.cleaned_data["title"],
             )
         except DomainError as exc:
-            _form_errors(form, exc)
+            apply_domain_error(form, exc, summary=exc.code == "brief_incomplete")
         else:
             _enqueue_message(request, comparison)
             return redirect(comparison.get_absolute_url())

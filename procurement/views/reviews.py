@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -18,24 +17,13 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
 
 from core.errors import DomainError
+from core.forms import apply_domain_error
 from procurement import access
 from procurement.forms.reviews import PairForm, ReviewForm, RowFilterForm
 from procurement.models import Comparison
 from procurement.selectors import reviews as sel
 from procurement.services import reviews as services_reviews
 from procurement.views.review_context import record_context, review_context
-
-
-def add_domain_error(form: forms.Form, exc: DomainError) -> None:
-    """A service's refusal as form errors: per field where the form has it, else on top."""
-    matched = False
-    for name, field_messages in exc.fields.items():
-        if name in form.fields:
-            for message in field_messages:
-                form.add_error(name, message)
-            matched = True
-    if not matched:
-        form.add_error(None, exc.message)
 
 
 @require_http_methods(["GET", "POST"])
@@ -71,7 +59,7 @@ def _submit(request: HttpRequest, comparison: Comparison, form: ReviewForm) -> i
             justification=form.cleaned_data["justification"],
         )
     except DomainError as exc:
-        add_domain_error(form, exc)
+        apply_domain_error(form, exc)
         return exc.status_code
     messages.success(request, _decision_message(comparison, review))
     return 302

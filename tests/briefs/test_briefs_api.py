@@ -299,3 +299,15 @@ def test_junk_brief_bodies_never_cause_a_500(catalog, lead, overrides):
     if response.status_code == 400:
         assert response.json()["fields"]
         assert WorkloadBrief.objects.count() == before
+
+
+@pytest.mark.parametrize("field", ["model", "title", "workload_class", "weight_precision"])
+def test_a_nul_byte_in_a_reference_or_text_is_a_400_not_a_500(catalog, lead, field):
+    """Found by the junk-body property: a NUL in the model slug reached PostgreSQL."""
+    client = APIClient()
+    client.force_authenticate(lead)
+    before = WorkloadBrief.objects.count()
+    response = client.post(LIST, _body(**{field: "llama\x00"}), format="json")
+    assert response.status_code == 400
+    assert field in response.json()["fields"]
+    assert WorkloadBrief.objects.count() == before

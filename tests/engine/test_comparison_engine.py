@@ -357,6 +357,4 @@ def test_engine_modules_import_nothing_outside_the_engine() -> None:
             for mod in mods:
                 # ...and the one workload taxonomy, itself pure (its own test keeps it so).
                 ours = mod.startswith("procurement.engine") or mod == "core.workloads"
-                assert ours or mod.split(".")[0] in allowed, (
-                    f"{name}.py imports {mod}"
-                )
+                assert ours or mod.split(".")[0] in allowed, f"{name}.py imports {mod}"
