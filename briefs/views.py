@@ -6,14 +6,11 @@ page. The calculator is open to anyone logged in, like its API: it reveals only 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from decimal import Decimal
-from functools import wraps
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from briefs import access
@@ -26,24 +23,10 @@ from briefs.models import WorkloadBrief, WorkloadClass
 from briefs.rules import GROUPS, field_label, groups_for, missing_labels
 from core.errors import DomainError
 from core.forms import apply_domain_error
-from core.roles import STAFF_ROLES, has_role, is_staff, role_required
+from core.roles import has_role
 
-View = Callable[..., HttpResponse]
-read_required = role_required(*STAFF_ROLES)
-
-
-def write_required(view: View) -> View:
-    """Brief writers only: vendors (and anyone not staff) 404, other staff 403."""
-
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not is_staff(request.user):
-            raise Http404
-        if not has_role(request.user, *access.BRIEF_WRITERS):
-            raise PermissionDenied("Only a procurement lead or an admin can write briefs.")
-        return view(request, *args, **kwargs)
-
-    return wrapper
+read_required = access.read_required
+write_required = access.write_required
 
 
 @read_required

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
-from core.roles import Role, get_or_404, has_role, is_staff, is_vendor
+from core.roles import STAFF_ROLES, Role, get_or_404, has_role, is_staff, is_vendor, role_required
 
 if TYPE_CHECKING:
     from accounts.models import Provider, User
@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 
 CATALOG_WRITERS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
 FX_WRITERS = frozenset({Role.FINANCE_REVIEWER, Role.ADMIN})
+
+# View gates (vendors and anyone without the role get 404, so pages cannot be probed).
+staff_required = role_required(*STAFF_ROLES)
+writer_required = role_required(*CATALOG_WRITERS)
+fx_writer_required = role_required(*FX_WRITERS)
+vendor_required = role_required(Role.VENDOR)
 
 
 def providers_for(user: User) -> QuerySet[Provider]:

@@ -7,9 +7,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from catalog import charts, selectors, services
+from catalog.access import staff_required
 from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
 from catalog.models import Accelerator
-from catalog.views.common import query_without, staff_required
+from catalog.views.common import query_without
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.roles import get_or_404, has_role, role_required

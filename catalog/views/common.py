@@ -1,4 +1,4 @@
-"""Small helpers shared by the catalog views: role gates, domain errors on forms, paging."""
+"""Small helpers shared by the catalog views: paging and query strings."""
 
 from __future__ import annotations
 
@@ -6,14 +6,6 @@ from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.http import HttpRequest
-
-from catalog import access
-from core.roles import STAFF_ROLES, Role, role_required
-
-staff_required = role_required(*STAFF_ROLES)
-writer_required = role_required(*access.CATALOG_WRITERS)
-fx_writer_required = role_required(*access.FX_WRITERS)
-vendor_required = role_required(Role.VENDOR)
 
 PAGE_SIZE = 50
 

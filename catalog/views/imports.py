@@ -6,13 +6,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from catalog import services
+from catalog.access import writer_required
 from catalog.errors import ImportRejected
 from catalog.forms import ImportForm
 from catalog.importers.common import MAX_BYTES
 from catalog.importers.price_list import COLUMNS, template_csv
 from catalog.models import CatalogImportJob
 from catalog.services.import_jobs import BACKGROUND_FROM_BYTES, import_job_create
-from catalog.views.common import writer_required
 from core.errors import DomainError
 from core.forms import apply_domain_error
 

@@ -11,17 +11,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from catalog import access, charts, panels, selectors, services
+from catalog.access import staff_required, writer_required
 from catalog.filters import QuoteFilter
 from catalog.forms import FIELD_GROUPS, QuoteForm, QuoteWithdrawForm, quote_initial
 from catalog.forms.quotes import LABELS
 from catalog.models import Quote
 from catalog.templatetags.catalog_tags import price
-from catalog.views.common import (
-    paginate,
-    query_without,
-    staff_required,
-    writer_required,
-)
+from catalog.views.common import paginate, query_without
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.roles import has_role

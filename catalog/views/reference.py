@@ -8,8 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from catalog import access, selectors, services
+from catalog.access import fx_writer_required, staff_required, writer_required
 from catalog.forms import ApiRouteForm, FxRateForm, ProviderForm
-from catalog.views.common import fx_writer_required, staff_required, writer_required
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.roles import has_role

@@ -9,9 +9,9 @@ from django.views.decorators.http import require_POST
 
 from briefs import access as briefs_access
 from catalog import access, panels, selectors, services
+from catalog.access import staff_required, writer_required
 from catalog.forms import RfqForm, RfqReopenForm
 from catalog.models import CapacityModel
-from catalog.views.common import staff_required, writer_required
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.roles import has_role

@@ -12,9 +12,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from catalog import access, selectors, services
+from catalog.access import vendor_required
 from catalog.errors import RfqClosed
 from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial
-from catalog.views.common import vendor_required
 from catalog.views.quotes import quote_page_context
 from core.errors import DomainError
 from core.forms import apply_domain_error
