@@ -9,6 +9,7 @@ from django import forms
 from benchmarks.models import BenchmarkPlanStep, Phase
 from briefs import access as briefs_access
 from catalog import access as catalog_access
+from core.forms import field_of
 
 SERVING_ENGINES = ["vLLM", "SGLang", "TensorRT-LLM", "TGI", "Triton", "llama.cpp", "Ollama"]
 MAX_GPUS = 100_000
@@ -50,13 +51,17 @@ class UploadForm(forms.Form):
         super().__init__(*args, **kwargs)
         from catalog.models import Accelerator
 
-        self.fields["quote"].queryset = (
+        field_of(self, "quote", forms.ModelChoiceField).queryset = (
             catalog_access.quotes_for(user)
             .current()
             .order_by("provider__name", "accelerator__name", "-version")
         )
-        self.fields["accelerator"].queryset = Accelerator.objects.order_by("vendor", "name")
-        self.fields["brief"].queryset = briefs_access.briefs_for(user).order_by("-created_at")
+        field_of(
+            self, "accelerator", forms.ModelChoiceField
+        ).queryset = Accelerator.objects.order_by("vendor", "name")
+        field_of(self, "brief", forms.ModelChoiceField).queryset = briefs_access.briefs_for(
+            user
+        ).order_by("-created_at")
         self.fields["serving_engine"].widget.attrs["list"] = "serving-engines"
 
     def clean(self) -> dict[str, Any]:
@@ -72,12 +77,14 @@ class PlanCreateForm(forms.Form):
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["quote"].queryset = (
+        field_of(self, "quote", forms.ModelChoiceField).queryset = (
             catalog_access.quotes_for(user)
             .current()
             .order_by("provider__name", "accelerator__name")
         )
-        self.fields["brief"].queryset = briefs_access.briefs_for(user).order_by("-created_at")
+        field_of(self, "brief", forms.ModelChoiceField).queryset = briefs_access.briefs_for(
+            user
+        ).order_by("-created_at")
 
 
 class StepCheckForm(forms.Form):

@@ -23,6 +23,7 @@ from briefs.rules import (
     range_fields,
 )
 from catalog.models import ModelProfile
+from core.forms import field_of
 from procurement.engine.memory_fit import (
     DEFAULT_OVERHEAD_GB,
     DEFAULT_SAFETY_MARGIN,
@@ -197,8 +198,11 @@ class MemoryFitForm(forms.Form):
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["model"].choices = [("", "Custom model (enter its numbers below)"), *models]  # type: ignore[attr-defined]
-        self.fields["accelerator"].choices = accelerators  # type: ignore[attr-defined]
+        field_of(self, "model", forms.ChoiceField).choices = [
+            ("", "Custom model (enter its numbers below)"),
+            *models,
+        ]
+        field_of(self, "accelerator", forms.ChoiceField).choices = accelerators
 
     def to_data(self) -> dict[str, Any]:
         return {k: v for k, v in self.cleaned_data.items() if v is not None and v != ""}

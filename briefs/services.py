@@ -14,6 +14,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from accounts.models import User
 from briefs import access
 from briefs.errors import BriefIncomplete
 from briefs.fit import gpu_spec_for, model_spec_for
@@ -68,7 +69,7 @@ def _validate(brief: WorkloadBrief) -> None:
 
 
 @transaction.atomic
-def brief_create(*, acting_user: Any, data: Mapping[str, Any]) -> WorkloadBrief:
+def brief_create(*, acting_user: User, data: Mapping[str, Any]) -> WorkloadBrief:
     """A new brief (version 1). `data` maps field names to cleaned values."""
     _require_writer(acting_user)
     brief = WorkloadBrief(created_by=acting_user, version=1)
@@ -90,7 +91,7 @@ def brief_create(*, acting_user: Any, data: Mapping[str, Any]) -> WorkloadBrief:
 
 @transaction.atomic
 def brief_revise(
-    *, acting_user: Any, brief: WorkloadBrief, data: Mapping[str, Any]
+    *, acting_user: User, brief: WorkloadBrief, data: Mapping[str, Any]
 ) -> WorkloadBrief:
     """A new version copying `brief` with `data` applied; `brief` itself stays unchanged.
 

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.http import AuthedRequest
 from catalog import access as catalog_access
 from checklist import access, evidence, selectors, services
 from checklist.forms import (
@@ -44,7 +45,7 @@ def evidence_upload_view(view: Callable[..., HttpResponse]) -> Callable[..., Htt
 
 
 @require_GET
-def checklist_index(request: HttpRequest) -> HttpResponse:
+def checklist_index(request: AuthedRequest) -> HttpResponse:
     user = request.user
     if not (is_staff(user) or is_vendor(user)):
         raise Http404
@@ -60,7 +61,7 @@ def checklist_index(request: HttpRequest) -> HttpResponse:
 
 
 def _save_answers(
-    request: HttpRequest, *, quote: Any, answer_forms: list[Any]
+    request: AuthedRequest, *, quote: Any, answer_forms: list[Any]
 ) -> HttpResponse | None:
     """Save the changed forms (all or nothing); None means: show the page with errors."""
     entries = changed_entries(answer_forms)
@@ -83,7 +84,7 @@ def _save_answers(
 
 @evidence_upload_view
 @require_http_methods(["GET", "POST"])
-def quote_answer(request: HttpRequest, quote_id: int) -> HttpResponse:
+def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
     quote = catalog_access.access_quote(request.user, quote_id)
     if not is_vendor(request.user):
         return redirect("checklist:quote-detail", quote.pk)
@@ -108,7 +109,7 @@ def quote_answer(request: HttpRequest, quote_id: int) -> HttpResponse:
 @evidence_upload_view
 @require_http_methods(["GET", "POST"])
 @role_required(Role.VENDOR)
-def provider_answer(request: HttpRequest) -> HttpResponse:
+def provider_answer(request: AuthedRequest) -> HttpResponse:
     detail = selectors.provider_defaults_detail(request.user.provider_id)
     bound = request.method == "POST"
     answer_forms = build_answer_forms(
@@ -133,7 +134,7 @@ def _attach_review_forms(user: Any, rows: list[selectors.ItemRow]) -> None:
 
 
 @require_GET
-def quote_checklist(request: HttpRequest, quote_id: int) -> HttpResponse:
+def quote_checklist(request: AuthedRequest, quote_id: int) -> HttpResponse:
     quote = catalog_access.access_quote(request.user, quote_id)
     if not is_staff(request.user):
         return redirect("checklist:quote-answer", quote.pk)
@@ -143,7 +144,7 @@ def quote_checklist(request: HttpRequest, quote_id: int) -> HttpResponse:
 
 
 @require_POST
-def answer_review(request: HttpRequest, quote_id: int, answer_id: int) -> HttpResponse:
+def answer_review(request: AuthedRequest, quote_id: int, answer_id: int) -> HttpResponse:
     quote = catalog_access.access_quote(request.user, quote_id)
     if not is_staff(request.user):
         raise Http404
@@ -164,7 +165,7 @@ def answer_review(request: HttpRequest, quote_id: int, answer_id: int) -> HttpRe
     return render(request, template, context, status=status)
 
 
-def _review(request: HttpRequest, answer: Any, form: ReviewForm) -> int:
+def _review(request: AuthedRequest, answer: Any, form: ReviewForm) -> int:
     """Run the review service; the HTTP status to answer with (errors land on the form)."""
     try:
         services.answer_review(
@@ -182,7 +183,7 @@ def _review(request: HttpRequest, answer: Any, form: ReviewForm) -> int:
 
 
 @require_GET
-def evidence_download(request: HttpRequest, answer_id: int) -> FileResponse:
+def evidence_download(request: AuthedRequest, answer_id: int) -> FileResponse:
     answer = access.access_answer(request.user, answer_id)
     if not answer.evidence_file:
         raise Http404

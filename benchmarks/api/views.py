@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from accounts.http import api_user
 from benchmarks import access, services
 from benchmarks.api.serializers import (
     BenchmarkResultInputSerializer,
@@ -74,7 +75,7 @@ class ResultFilter(django_filters.FilterSet):
 
 
 def _reject_too_large(request: Request, size: int | None) -> None:
-    raise services.benchmark_upload_too_large(acting_user=request.user, size=size)
+    raise services.benchmark_upload_too_large(acting_user=api_user(request), size=size)
 
 
 class BenchmarkResultListCreateApi(ListAPIView):
@@ -92,7 +93,7 @@ class BenchmarkResultListCreateApi(ListAPIView):
 
     def get_queryset(self) -> Any:
         return (
-            access.results_for(self.request.user)
+            access.results_for(api_user(self.request))
             .select_related("brief")
             .order_by("-created_at", "-id")
         )
@@ -125,7 +126,7 @@ class BenchmarkResultListCreateApi(ListAPIView):
         values = dict(inp.validated_data)
         upload = values.pop("file")
         outcome = services.benchmark_result_ingest(
-            acting_user=request.user, upload=upload, meta=services.UploadMeta(**values)
+            acting_user=api_user(request), upload=upload, meta=services.UploadMeta(**values)
         )
         body = BenchmarkResultOutputSerializer(outcome.result, context={"request": request}).data
         code = status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK
@@ -144,4 +145,4 @@ class BenchmarkResultDetailApi(RetrieveAPIView):
     http_method_names = ["get", "head", "options"]
 
     def get_queryset(self) -> Any:
-        return access.results_for(self.request.user).select_related("brief")
+        return access.results_for(api_user(self.request)).select_related("brief")

@@ -21,6 +21,7 @@ from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
 
+from accounts.models import User
 from benchmarks import access, parsers
 from benchmarks.errors import UploadRejected, UploadTooLarge
 from benchmarks.models import BenchmarkResult, Phase
@@ -82,7 +83,7 @@ def _stored_name(filename: str) -> str:
 
 
 def benchmark_upload_rejected(
-    *, acting_user: Any, filename: str, size: int | None, reason: str, code: str
+    *, acting_user: User, filename: str, size: int | None, reason: str, code: str
 ) -> None:
     """Audit a refused upload (no row exists; the event names the file and the reason)."""
     audit_record(
@@ -94,7 +95,7 @@ def benchmark_upload_rejected(
     )
 
 
-def benchmark_upload_too_large(*, acting_user: Any, size: int | None) -> UploadTooLarge:
+def benchmark_upload_too_large(*, acting_user: User, size: int | None) -> UploadTooLarge:
     """Audit an upload stopped at the size cap (before or while its body streamed in)."""
     exc = UploadTooLarge(too_large_message(size))
     benchmark_upload_rejected(
@@ -265,7 +266,7 @@ def _ingest(user: Any, upload: File, filename: str, meta: UploadMeta) -> IngestO
     )
 
 
-def benchmark_result_ingest(*, acting_user: Any, upload: File, meta: UploadMeta) -> IngestOutcome:
+def benchmark_result_ingest(*, acting_user: User, upload: File, meta: UploadMeta) -> IngestOutcome:
     """Accept one result file for a candidate, or refuse it with the reason (nothing stored).
 
     Identical bytes uploaded again by the same user for the same candidate and brief return

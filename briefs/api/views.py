@@ -14,6 +14,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.http import api_user
 from briefs import access
 from briefs import selectors as selectors_briefs
 from briefs import services as services_briefs
@@ -146,7 +147,7 @@ class BriefListApi(GenericAPIView):
     def get_queryset(self) -> Any:
         params = self.request.query_params
         return selectors_briefs.briefs_list(
-            self.request.user,
+            api_user(self.request),
             current_only=params.get("all_versions") not in ("1", "true", "yes"),
             workload_class=params.get("workload_class"),
         )
@@ -162,9 +163,9 @@ class BriefListApi(GenericAPIView):
         serializer = BriefInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         brief = services_briefs.brief_create(
-            acting_user=request.user, data=serializer.validated_data
+            acting_user=api_user(request), data=serializer.validated_data
         )
-        brief = selectors_briefs.brief_get(request.user, brief.pk)
+        brief = selectors_briefs.brief_get(api_user(request), brief.pk)
         return Response(BriefDetailOutputSerializer(brief).data, status=status.HTTP_201_CREATED)
 
 
@@ -176,7 +177,7 @@ class BriefDetailApi(GenericAPIView):
     serializer_class = BriefDetailOutputSerializer
 
     def get(self, request: Request, pk: int) -> Response:
-        brief = selectors_briefs.brief_get(request.user, pk)
+        brief = selectors_briefs.brief_get(api_user(request), pk)
         return Response(BriefDetailOutputSerializer(brief).data)
 
 
@@ -189,11 +190,11 @@ class BriefReviseApi(GenericAPIView):
 
     @extend_schema(request=BriefInputSerializer, responses={201: BriefDetailOutputSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        brief = selectors_briefs.brief_get(request.user, pk)
+        brief = selectors_briefs.brief_get(api_user(request), pk)
         serializer = BriefInputSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         new = services_briefs.brief_revise(
-            acting_user=request.user, brief=brief, data=serializer.validated_data
+            acting_user=api_user(request), brief=brief, data=serializer.validated_data
         )
-        new = selectors_briefs.brief_get(request.user, new.pk)
+        new = selectors_briefs.brief_get(api_user(request), new.pk)
         return Response(BriefDetailOutputSerializer(new).data, status=status.HTTP_201_CREATED)

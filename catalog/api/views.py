@@ -13,6 +13,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.http import api_user
 from catalog import access, panels, selectors, services
 from catalog.api import serializers as s
 from catalog.filters import AcceleratorFilter, QuoteFilter
@@ -75,13 +76,13 @@ class ProviderViewSet(
     write_roles = access.CATALOG_WRITERS
 
     def get_queryset(self) -> QuerySet[Any]:
-        return access.providers_for(self.request.user).order_by("name")
+        return access.providers_for(api_user(self.request)).order_by("name")
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = s.ProviderSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         provider = services.provider_create(
-            acting_user=request.user, data=serializer.validated_data
+            acting_user=api_user(request), data=serializer.validated_data
         )
         return Response(s.ProviderSerializer(provider).data, status=status.HTTP_201_CREATED)
 
@@ -101,7 +102,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     write_roles = access.CATALOG_WRITERS | {Role.VENDOR}
 
     def get_queryset(self) -> QuerySet[Quote]:
-        return access.quotes_for(self.request.user).select_related("superseded_by")
+        return access.quotes_for(api_user(self.request)).select_related("superseded_by")
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         queryset = self.filter_queryset(self.get_queryset())
@@ -126,9 +127,9 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         data = dict(serializer.validated_data)
         provider, rfq_id = data.pop("provider", None), data.pop("rfq", None)
         is_public = data.pop("is_public_list_price", False)
-        rfq = access.access_rfq(request.user, rfq_id) if rfq_id else None
+        rfq = access.access_rfq(api_user(request), rfq_id) if rfq_id else None
         quote = services.quote_submit(
-            acting_user=request.user,
+            acting_user=api_user(request),
             data=data,
             provider=None if is_vendor(request.user) else provider,
             rfq=rfq,
@@ -144,7 +145,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         serializer = s.QuoteReviseInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         new = services.quote_revise(
-            acting_user=request.user, quote=quote, data=serializer.validated_data
+            acting_user=api_user(request), quote=quote, data=serializer.validated_data
         )
         return self._created(new)
 
@@ -156,7 +157,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         serializer = s.QuoteWithdrawInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         new = services.quote_withdraw(
-            acting_user=request.user,
+            acting_user=api_user(request),
             quote=quote,
             reason=serializer.validated_data.get("reason", ""),
         )
@@ -174,14 +175,14 @@ class ApiRouteViewSet(
     write_roles = access.CATALOG_WRITERS
 
     def get_queryset(self) -> QuerySet[Any]:
-        return selectors.api_routes_list(self.request.user)
+        return selectors.api_routes_list(api_user(self.request))
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = s.ApiRouteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
         route = services.api_route_create(
-            acting_user=request.user, data=data, provider=data.pop("provider")
+            acting_user=api_user(request), data=data, provider=data.pop("provider")
         )
         return Response(s.ApiRouteSerializer(route).data, status=status.HTTP_201_CREATED)
 
@@ -197,12 +198,14 @@ class FxRateViewSet(
     write_roles = access.FX_WRITERS
 
     def get_queryset(self) -> QuerySet[Any]:
-        return selectors.fx_rates_list(self.request.user)
+        return selectors.fx_rates_list(api_user(self.request))
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = s.FxRateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        rate = services.fx_rate_create(acting_user=request.user, data=serializer.validated_data)
+        rate = services.fx_rate_create(
+            acting_user=api_user(request), data=serializer.validated_data
+        )
         return Response(s.FxRateSerializer(rate).data, status=status.HTTP_201_CREATED)
 
 
@@ -213,7 +216,7 @@ class RfqViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     write_roles = access.CATALOG_WRITERS
 
     def get_queryset(self) -> QuerySet[Any]:
-        return selectors.rfqs_list(self.request.user).prefetch_related("providers")
+        return selectors.rfqs_list(api_user(self.request)).prefetch_related("providers")
 
     def get_serializer_class(self) -> type[s.RfqSerializer]:
         return s.VendorRfqSerializer if is_vendor(self.request.user) else s.RfqSerializer
@@ -222,7 +225,7 @@ class RfqViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = s.RfqInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        rfq = services.rfq_create(acting_user=request.user, data=serializer.validated_data)
+        rfq = services.rfq_create(acting_user=api_user(request), data=serializer.validated_data)
         return Response(s.RfqSerializer(rfq).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.RfqReopenInputSerializer, responses={200: s.RfqSerializer})
@@ -232,6 +235,6 @@ class RfqViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         serializer = s.RfqReopenInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         rfq = services.rfq_reopen(
-            acting_user=request.user, rfq=rfq, deadline=serializer.validated_data["deadline"]
+            acting_user=api_user(request), rfq=rfq, deadline=serializer.validated_data["deadline"]
         )
         return Response(s.RfqSerializer(rfq).data)

@@ -12,6 +12,7 @@ from catalog.forms.quotes import DATETIME_FORMAT
 from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfile
 from catalog.services.imports import ImportKind
 from catalog.services.reference import API_ROUTE_FIELDS, MODEL_FIELDS, PROVIDER_FIELDS
+from core.forms import field_of
 
 _DT_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
 _DT_FORMATS = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]
@@ -29,7 +30,7 @@ class CompareForm(forms.Form):
         super().__init__(*args, **kwargs)
         choices = [("", "—"), *Accelerator.objects.values_list("slug", "name")]
         for name in "abcd":
-            self.fields[name].choices = choices
+            field_of(self, name, forms.ChoiceField).choices = choices
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -66,7 +67,10 @@ class AcceleratorListForm(forms.Form):
 
     def __init__(self, *args: Any, vendors: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["vendor"].choices = [("", "any vendor"), *((v, v) for v in vendors)]
+        field_of(self, "vendor", forms.ChoiceField).choices = [
+            ("", "any vendor"),
+            *((v, v) for v in vendors),
+        ]
 
 
 class ModelProfileForm(forms.ModelForm):
@@ -119,7 +123,7 @@ class ApiRouteForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for name in ("quoted_at", "valid_until"):
-            self.fields[name].input_formats = _DT_FORMATS
+            field_of(self, name, forms.DateTimeField).input_formats = _DT_FORMATS
         if not self.is_bound:
             self.initial.setdefault("quoted_at", timezone.now().strftime(DATETIME_FORMAT))
 
@@ -180,7 +184,7 @@ class RfqForm(forms.Form):
 
     def __init__(self, *args: Any, briefs: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["brief"].queryset = briefs
+        field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
 
 
 class RfqReopenForm(forms.Form):

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.db import transaction
 
-from accounts.models import Provider
+from accounts.models import Provider, User
 from catalog import access
 from catalog.errors import ImportRejected
 from catalog.importers.common import ImportFileError, ParseResult, RowError
@@ -74,7 +74,7 @@ def _accelerators() -> dict[str, Accelerator]:
 
 
 def _plan_price_list(
-    rows: Iterable[PriceListRow], *, acting_user: Any, quoted_at: datetime, filename: str
+    rows: Iterable[PriceListRow], *, acting_user: User, quoted_at: datetime, filename: str
 ) -> _Plan:
     plan = _Plan()
     accelerators = _accelerators()
@@ -126,7 +126,7 @@ def _plan_price_list(
 def _plan_skypilot(
     rows: Iterable[SkyPilotRow],
     *,
-    acting_user: Any,
+    acting_user: User,
     quoted_at: datetime,
     filename: str,
     provider: Provider,
@@ -184,7 +184,7 @@ def _provider_for(name: str, providers: dict[str, Provider]) -> Provider | None:
 def _plan_litellm(
     rows: Iterable[LiteLlmRow],
     *,
-    acting_user: Any,
+    acting_user: User,
     quoted_at: datetime,
     only_providers: list[Provider] | None,
     outcome: ImportOutcome,
@@ -244,7 +244,7 @@ def _previous_import(sha256: str, kind: str, captured_on: date) -> AuditEvent | 
     )
 
 
-def _reject(acting_user: Any, summary: dict[str, Any], errors: list[RowError]) -> ImportRejected:
+def _reject(acting_user: User, summary: dict[str, Any], errors: list[RowError]) -> ImportRejected:
     audit_record(
         actor=acting_user,
         action="catalog.import_rejected",
@@ -258,7 +258,7 @@ def _reject(acting_user: Any, summary: dict[str, Any], errors: list[RowError]) -
 
 def catalog_import(
     *,
-    acting_user: Any,
+    acting_user: User,
     kind: str,
     data: bytes,
     filename: str,

@@ -14,7 +14,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import Provider
+from accounts.models import Provider, User
 from catalog import access, selectors
 from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed
 from catalog.models import Accelerator, Quote, Rfq
@@ -119,7 +119,7 @@ def _audit_summary(quote: Quote) -> dict[str, Any]:
 
 
 def _resolve_submitter(
-    acting_user: Any, provider: Provider | None, rfq: Rfq | None
+    acting_user: User, provider: Provider | None, rfq: Rfq | None
 ) -> tuple[Provider, bool]:
     """(provider the quote belongs to, whether it was entered by staff)."""
     if is_vendor(acting_user):
@@ -138,7 +138,7 @@ def _resolve_submitter(
 @transaction.atomic
 def quote_submit(
     *,
-    acting_user: Any,
+    acting_user: User,
     data: Mapping[str, Any],
     provider: Provider | None = None,
     rfq: Rfq | None = None,
@@ -165,7 +165,7 @@ def quote_submit(
     return quote
 
 
-def _lock_current(acting_user: Any, quote: Quote) -> Quote:
+def _lock_current(acting_user: User, quote: Quote) -> Quote:
     """Lock the version being replaced; refuse anything but the live, current version."""
     if not access.quotes_for(acting_user).filter(pk=quote.pk).exists():
         raise NotFound("No such quote.")
@@ -185,7 +185,7 @@ def _lock_current(acting_user: Any, quote: Quote) -> Quote:
     return locked
 
 
-def _next_version(acting_user: Any, old: Quote, values: dict[str, Any], status: str) -> Quote:
+def _next_version(acting_user: User, old: Quote, values: dict[str, Any], status: str) -> Quote:
     lineage = {field: getattr(old, field) for field in LINEAGE_FIELDS}
     try:
         with transaction.atomic():
@@ -211,7 +211,7 @@ def _changes(old: Quote, new: Quote) -> dict[str, list[str]]:
 
 
 @transaction.atomic
-def quote_revise(*, acting_user: Any, quote: Quote, data: Mapping[str, Any]) -> Quote:
+def quote_revise(*, acting_user: User, quote: Quote, data: Mapping[str, Any]) -> Quote:
     """Save a new version with the changes; the old row stays exactly as it was."""
     old = _lock_current(acting_user, quote)
     values = {field: getattr(old, field) for field in QUOTE_INPUT_FIELDS}
@@ -231,7 +231,7 @@ def quote_revise(*, acting_user: Any, quote: Quote, data: Mapping[str, Any]) -> 
 
 
 @transaction.atomic
-def quote_withdraw(*, acting_user: Any, quote: Quote, reason: str = "") -> Quote:
+def quote_withdraw(*, acting_user: User, quote: Quote, reason: str = "") -> Quote:
     """Withdraw by adding a version with status withdrawn (nothing is deleted)."""
     old = _lock_current(acting_user, quote)
     values = {field: getattr(old, field) for field in QUOTE_INPUT_FIELDS}

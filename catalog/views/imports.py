@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 
+from accounts.http import AuthedRequest
 from catalog import services
 from catalog.errors import ImportRejected
 from catalog.forms import ImportForm
@@ -15,7 +16,7 @@ from core.errors import DomainError
 
 
 @writer_required
-def import_page(request: HttpRequest) -> HttpResponse:
+def import_page(request: AuthedRequest) -> HttpResponse:
     form = ImportForm(request.POST or None, request.FILES or None)
     outcome, errors = None, []
     if request.method == "POST" and form.is_valid():
@@ -50,7 +51,7 @@ def import_page(request: HttpRequest) -> HttpResponse:
 
 
 @writer_required
-def import_template(request: HttpRequest) -> HttpResponse:
+def import_template(request: AuthedRequest) -> HttpResponse:
     response = HttpResponse(template_csv(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="quote-price-list-template.csv"'
     return response

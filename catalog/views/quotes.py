@@ -7,9 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
+from accounts.http import AuthedRequest
 from catalog import access, charts, panels, selectors, services
 from catalog.filters import QuoteFilter
 from catalog.forms import FIELD_GROUPS, QuoteForm, QuoteWithdrawForm, quote_initial
@@ -94,7 +95,7 @@ def quote_page_context(user: Any, quote: Quote) -> dict[str, Any]:
 
 
 @staff_required
-def quote_list(request: HttpRequest) -> HttpResponse:
+def quote_list(request: AuthedRequest) -> HttpResponse:
     params = request.GET.copy()
     params.setdefault("current", "true")
     quotes = access.quotes_for(request.user).order_by("accelerator__name", "price_per_gpu_hour")
@@ -111,7 +112,7 @@ def quote_list(request: HttpRequest) -> HttpResponse:
 
 
 @staff_required
-def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def quote_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     context = quote_page_context(request.user, quote)
     context["staff"] = True
@@ -123,7 +124,7 @@ def _quote_data(form: QuoteForm) -> dict[str, Any]:
 
 
 @writer_required
-def quote_create(request: HttpRequest) -> HttpResponse:
+def quote_create(request: AuthedRequest) -> HttpResponse:
     rfq = access.access_rfq(request.user, request.GET["rfq"]) if request.GET.get("rfq") else None
     form = QuoteForm(request.POST or None, staff=True, rfq=rfq)
     if request.method == "POST" and form.is_valid():
@@ -146,7 +147,7 @@ def quote_create(request: HttpRequest) -> HttpResponse:
 
 
 @writer_required
-def quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
+def quote_revise(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     form = QuoteForm(request.POST or None, initial=quote_initial(quote), rfq=quote.rfq)
     if request.method == "POST" and form.is_valid():
@@ -167,7 +168,7 @@ def quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @writer_required
-def quote_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+def quote_withdraw(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     form = QuoteWithdrawForm(request.POST or None)
     if request.method == "POST" and form.is_valid():

@@ -15,6 +15,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.http import api_user
 from briefs import access as briefs_access
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import HasRole
@@ -265,7 +266,7 @@ class ComparisonListApi(GenericAPIView):
         filters = {k: request.query_params.get(k) for k in ("status", "brief")}
         if filters["brief"] and not str(filters["brief"]).isdigit():
             raise exceptions.ValidationError({"brief": ["A brief id is a whole number."]})
-        qs = selectors_comparisons.comparisons_list(request.user, filters)
+        qs = selectors_comparisons.comparisons_list(api_user(request), filters)
         page = self.paginate_queryset(qs)
         return self.get_paginated_response(ComparisonListSerializer(page, many=True).data)
 
@@ -278,11 +279,11 @@ class ComparisonListApi(GenericAPIView):
         data = ComparisonInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        brief = briefs_access.briefs_for(request.user).filter(pk=values["brief"]).first()
+        brief = briefs_access.briefs_for(api_user(request)).filter(pk=values["brief"]).first()
         if brief is None:
             raise exceptions.ValidationError({"brief": [f"Unknown brief id {values['brief']}."]})
         comparison = services_comparisons.comparison_create(
-            acting_user=request.user,
+            acting_user=api_user(request),
             brief=brief,
             quote_ids=values.get("quotes"),
             api_route_ids=values.get("api_routes"),
@@ -302,7 +303,7 @@ class ComparisonDetailApi(GenericAPIView):
 
     @extend_schema(operation_id="v1_comparisons_retrieve")
     def get(self, request: Request, pk: int) -> Response:
-        comparison = get_or_404(selectors_comparisons.comparisons_list(request.user), pk=pk)
+        comparison = get_or_404(selectors_comparisons.comparisons_list(api_user(request)), pk=pk)
         rows = selectors_comparisons.comparison_rows(comparison)
         return Response(ComparisonDetailSerializer(comparison, context={"rows": rows}).data)
 
@@ -316,9 +317,9 @@ class ComparisonRetryApi(GenericAPIView):
 
     @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        comparison = access.access_comparison(request.user, pk)
+        comparison = access.access_comparison(api_user(request), pk)
         comparison = services_comparisons.comparison_retry(
-            acting_user=request.user, comparison=comparison
+            acting_user=api_user(request), comparison=comparison
         )
         return _queued(request, comparison)
 
@@ -332,8 +333,8 @@ class ComparisonRecomputeApi(GenericAPIView):
 
     @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        comparison = access.access_comparison(request.user, pk)
+        comparison = access.access_comparison(api_user(request), pk)
         revision = services_comparisons.comparison_recompute(
-            acting_user=request.user, comparison=comparison
+            acting_user=api_user(request), comparison=comparison
         )
         return _queued(request, revision)

@@ -24,6 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.http import api_user
 from core.api.permissions import HasRole
 from core.audit import audit_record
 from core.models import AuditEvent
@@ -76,7 +77,7 @@ class ComparisonReviewsApi(generics.ListAPIView):
     filter_backends: list[type] = []
 
     def comparison(self) -> Comparison:
-        return access.access_comparison(self.request.user, self.kwargs["pk"])
+        return access.access_comparison(api_user(self.request), self.kwargs["pk"])
 
     def get_queryset(self) -> Any:
         return self.comparison().reviews.select_related("reviewer", "candidate").order_by("id")
@@ -87,7 +88,7 @@ class ComparisonReviewsApi(generics.ListAPIView):
         data = ReviewInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         review = services_reviews.review_submit(
-            acting_user=request.user,
+            acting_user=api_user(request),
             comparison=comparison,
             decision=data.validated_data["decision"],
             comment=data.validated_data["comment"],
@@ -118,9 +119,9 @@ class _ExportApi(APIView):
     file_format = ""
 
     def _prepare(self, request: Request, pk: int) -> tuple[Comparison, exports.ExportData, str]:
-        comparison = access.access_comparison(request.user, pk)
+        comparison = access.access_comparison(api_user(request), pk)
         audit_record(
-            actor=request.user,
+            actor=api_user(request),
             action=f"comparison.exported_{self.file_format}",
             obj=comparison,
             summary={"format": self.file_format},
@@ -210,4 +211,4 @@ class AuditEventViewSet(viewsets.ReadOnlyModelViewSet):
     ordering_fields = ["created_at", "id"]
 
     def get_queryset(self) -> Any:
-        return access.audit_events_for(self.request.user).order_by("-id")
+        return access.audit_events_for(api_user(self.request)).order_by("-id")

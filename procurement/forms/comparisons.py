@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 
+from core.forms import field_of
 from procurement.models import Comparison
 from procurement.snapshot import assumptions as rules
 
@@ -57,8 +58,8 @@ class ComparisonCreateForm(forms.Form):
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["quotes"].choices = [(i, str(i)) for i in quote_ids]
-        self.fields["api_routes"].choices = [(i, str(i)) for i in route_ids]
+        field_of(self, "quotes", forms.ChoiceField).choices = [(i, str(i)) for i in quote_ids]
+        field_of(self, "api_routes", forms.ChoiceField).choices = [(i, str(i)) for i in route_ids]
         for name in rules.FORM_RANGED:
             if name == "peak_to_average":
                 spec = rules.RANGED[name]

@@ -12,11 +12,12 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
 
+from accounts.http import AuthedRequest
 from core.errors import DomainError
 from procurement import access
 from procurement.forms.reviews import PairForm, ReviewForm, RowFilterForm
@@ -39,7 +40,7 @@ def add_domain_error(form: forms.Form, exc: DomainError) -> None:
 
 
 @require_http_methods(["GET", "POST"])
-def comparison_review(request: HttpRequest, pk: int) -> HttpResponse:
+def comparison_review(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     rows = sel.candidates_of(comparison)
     filter_form = RowFilterForm(request.GET or None, rows=rows)
@@ -57,7 +58,7 @@ def comparison_review(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-def _submit(request: HttpRequest, comparison: Comparison, form: ReviewForm) -> int:
+def _submit(request: AuthedRequest, comparison: Comparison, form: ReviewForm) -> int:
     """Submit the decision; the HTTP status to answer (302 once recorded)."""
     if not form.is_valid():
         return 400
@@ -88,7 +89,7 @@ def _decision_message(comparison: Comparison, review: Any) -> str:
 
 
 @require_http_methods(["GET"])
-def comparison_side_by_side(request: HttpRequest, pk: int) -> HttpResponse:
+def comparison_side_by_side(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     rows = sel.candidates_of(comparison)
     by_key = {row.key: row for row in rows}
@@ -112,7 +113,7 @@ def comparison_side_by_side(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_http_methods(["GET"])
-def comparison_record(request: HttpRequest, pk: int) -> HttpResponse:
+def comparison_record(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     context = record_context(request.user, comparison)
     return render(request, "procurement/decision_record.html", context)
