@@ -116,7 +116,7 @@ def content_type_for(name: str) -> str:
 
 def _read_head(upload: UploadedFile, size: int = 16) -> bytes:
     upload.seek(0)
-    head = upload.read(size)
+    head: bytes = upload.read(size)
     upload.seek(0)
     return head
 
@@ -252,4 +252,4 @@ class EvidenceSizeLimitHandler(FileUploadHandler):
 
 def install_size_limit(request: HttpRequest) -> None:
     """Put the size guard first; call before anything reads request.POST or FILES."""
-    request.upload_handlers.insert(0, EvidenceSizeLimitHandler(request))
+    request.upload_handlers = [EvidenceSizeLimitHandler(request), *request.upload_handlers]

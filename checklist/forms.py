@@ -108,7 +108,7 @@ class AnswerForm(forms.Form):
         return upload
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if not self.has_changed():
             return data
         if not (data.get("answer") or "").strip():
@@ -202,7 +202,7 @@ class ReviewForm(forms.Form):
     )
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         decision = data.get("decision")
         if decision and decision != "accepted" and not (data.get("comment") or "").strip():
             self.add_error(

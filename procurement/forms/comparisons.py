@@ -92,7 +92,7 @@ class ComparisonCreateForm(forms.Form):
         return [*names, "peak_to_average", *rules.FORM_SCALARS]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         for name in rules.FORM_RANGED:
             if name == "peak_to_average":
                 continue
