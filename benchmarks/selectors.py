@@ -7,12 +7,16 @@ plain dicts and runs a constant number of queries whatever the number of ids.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q, QuerySet
 
 from benchmarks import figures
 from benchmarks.models import BenchmarkResult
+
+# Sort key of a result, higher is better (see `_rank`).
+_RankKey = tuple[int, int, float, datetime, int]
 
 _RESULT_FIELDS = (
     "id",
@@ -47,8 +51,11 @@ def _figures_of(result: BenchmarkResult) -> dict[str, Any]:
 
 
 def _rank(
-    item: dict[str, Any], result: BenchmarkResult, brief_id: int | None, targets: tuple
-) -> tuple:
+    item: dict[str, Any],
+    result: BenchmarkResult,
+    brief_id: int | None,
+    targets: tuple[float | None, float | None],
+) -> _RankKey:
     """Sort key, higher is better: for the brief > meets its latency targets > tokens/s per GPU."""
     meets = figures.meets_latency_targets(item, e2e_p99_ms=targets[0], ttft_p95_ms=targets[1])
     per_gpu = item["tokens_per_s_per_gpu"]
@@ -62,7 +69,7 @@ def _rank(
 
 
 def _best(
-    candidates: Iterable[tuple[tuple, dict[str, Any]]],
+    candidates: Iterable[tuple[_RankKey, dict[str, Any]]],
 ) -> dict[str, Any] | None:
     best = max(candidates, key=lambda pair: pair[0], default=None)
     return best[1] if best else None
@@ -96,8 +103,8 @@ def measured_performance_for(
     )
     if brief_id is not None:
         qs = qs.filter(Q(brief_id=brief_id) | Q(brief__isnull=True))
-    by_quote: dict[int, list[tuple[tuple, dict[str, Any]]]] = {}
-    by_accelerator: dict[int, list[tuple[tuple, dict[str, Any]]]] = {}
+    by_quote: dict[int, list[tuple[_RankKey, dict[str, Any]]]] = {}
+    by_accelerator: dict[int, list[tuple[_RankKey, dict[str, Any]]]] = {}
     wanted_quotes, wanted_accelerators = set(quote_ids), set(accelerator_ids)
     for result in qs.only(*_RESULT_FIELDS):
         item = _figures_of(result)
@@ -145,7 +152,7 @@ def formats_in_use(user: Any) -> list[str]:
 
 def candidate_label(result: BenchmarkResult) -> str:
     """`Provider · Accelerator ×N` (or `Accelerator ×N` when no quote was given)."""
-    where = f"{result.quote.provider} · " if result.quote_id else ""
+    where = f"{result.quote.provider} · " if result.quote is not None else ""
     return f"{where}{result.accelerator} ×{result.gpu_count}"
 
 

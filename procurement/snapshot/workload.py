@@ -45,14 +45,15 @@ def brief_range(brief: dict[str, Any], overrides: dict[str, Any], name: str) -> 
     if name in overrides:
         part = overrides[name]
         return Range(float(part["low"]), float(part["likely"]), float(part["high"]))
-    values = [brief.get(f"{name}_{p}") for p in ("low", "likely", "high")]
+    values: list[Any] = [brief.get(f"{name}_{p}") for p in ("low", "likely", "high")]
     if any(v is None for v in values):
         return None
     return Range(float(values[0]), float(values[1]), float(values[2]))
 
 
 def engine_class(brief: dict[str, Any]) -> str:
-    return ENGINE_CLASS.get(brief["workload_class"], brief["workload_class"])
+    workload_class: str = brief["workload_class"]
+    return ENGINE_CLASS.get(workload_class, workload_class)
 
 
 def tokens_per_request(brief: dict[str, Any]) -> tuple[float, float]:
