@@ -12,13 +12,14 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.http import AuthedRequest
+from accounts.models import Provider, User
 from catalog import access as catalog_access
 from checklist import access, evidence, selectors, services
 from checklist.forms import (
@@ -31,17 +32,26 @@ from core.errors import DomainError
 from core.roles import Role, get_or_404, is_staff, is_vendor, role_required
 
 
-def evidence_upload_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def evidence_upload_view(
+    view: Callable[..., HttpResponseBase],
+) -> Callable[..., HttpResponseBase]:
     """Install the evidence size guard before the CSRF check reads (and parses) the body."""
     protected = csrf_protect(view)
 
     @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if request.method == "POST":
             evidence.install_size_limit(request)
         return protected(request, *args, **kwargs)
 
     return csrf_exempt(wrapper)
+
+
+def _own_provider(user: User) -> Provider:
+    """A vendor's organisation (every vendor has one: the vendor_has_provider constraint)."""
+    if user.provider is None:
+        raise Http404
+    return user.provider
 
 
 @require_GET
@@ -73,7 +83,10 @@ def _save_answers(
         return redirect(request.path)
     try:
         services.answers_submit(
-            acting_user=request.user, provider=request.user.provider, quote=quote, entries=entries
+            acting_user=request.user,
+            provider=_own_provider(request.user),
+            quote=quote,
+            entries=entries,
         )
     except DomainError as exc:
         messages.error(request, f"{exc.message} Nothing was saved.")
@@ -110,7 +123,7 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @role_required(Role.VENDOR)
 def provider_answer(request: AuthedRequest) -> HttpResponse:
-    detail = selectors.provider_defaults_detail(request.user.provider_id)
+    detail = selectors.provider_defaults_detail(_own_provider(request.user).pk)
     bound = request.method == "POST"
     answer_forms = build_answer_forms(
         detail.rows,
@@ -191,7 +204,9 @@ def evidence_download(request: AuthedRequest, answer_id: int) -> FileResponse:
         handle = answer.evidence_file.open("rb")
     except FileNotFoundError as exc:
         raise Http404 from exc
-    name = answer.evidence_name or f"evidence{evidence.extension_of(answer.evidence_file.name)}"
+    name = (
+        answer.evidence_name or f"evidence{evidence.extension_of(answer.evidence_file.name or '')}"
+    )
     response = FileResponse(
         handle,
         as_attachment=True,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
 from rest_framework.generics import ListAPIView, RetrieveAPIView
@@ -54,7 +55,7 @@ class _NoFormatOverride:
 class FormatFilterNegotiation(DefaultContentNegotiation):
     """On this endpoint `?format=vllm-serve` filters by file format (the issue's contract)."""
 
-    settings = _NoFormatOverride()
+    settings = _NoFormatOverride()  # type: ignore[assignment]  # duck-types api_settings
 
 
 class ResultFilter(django_filters.FilterSet):
@@ -78,7 +79,7 @@ def _reject_too_large(request: Request, size: int | None) -> None:
     raise services.benchmark_upload_too_large(acting_user=api_user(request), size=size)
 
 
-class BenchmarkResultListCreateApi(ListAPIView):
+class BenchmarkResultListCreateApi(ListAPIView[BenchmarkResult]):
     """GET: results (filters quote, accelerator, brief, status, format). POST: upload a file."""
 
     permission_classes = [BenchmarkPermission]
@@ -91,7 +92,7 @@ class BenchmarkResultListCreateApi(ListAPIView):
     parser_classes = [MultiPartParser, FormParser]
     http_method_names = ["get", "post", "head", "options"]
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> QuerySet[BenchmarkResult]:
         return (
             access.results_for(api_user(self.request))
             .select_related("brief")
@@ -134,7 +135,7 @@ class BenchmarkResultListCreateApi(ListAPIView):
         return Response(body, status=code, headers=headers)
 
 
-class BenchmarkResultDetailApi(RetrieveAPIView):
+class BenchmarkResultDetailApi(RetrieveAPIView[BenchmarkResult]):
     """Status, progress, format, metrics, discrepancies and error of one result."""
 
     permission_classes = [BenchmarkPermission]
@@ -144,5 +145,5 @@ class BenchmarkResultDetailApi(RetrieveAPIView):
     lookup_url_kwarg = "result_id"
     http_method_names = ["get", "head", "options"]
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> QuerySet[BenchmarkResult]:
         return access.results_for(api_user(self.request)).select_related("brief")

@@ -121,7 +121,7 @@ def _candidate(meta: UploadMeta) -> tuple[Any, Any]:
     return quote, (accelerator if accelerator is not None else quote.accelerator)
 
 
-def _digest(upload: File) -> str:
+def _digest(upload: File[bytes]) -> str:
     sha = hashlib.sha256()
     upload.seek(0)
     for chunk in upload.chunks():
@@ -153,7 +153,7 @@ def _lock(user: Any, digest: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
-def _check(upload: File, filename: str, size: int) -> tuple[str, ParsedResult | None]:
+def _check(upload: File[bytes], filename: str, size: int) -> tuple[str, ParsedResult | None]:
     """Detect the format; parse in full when small. Raises UploadRejected with the reason."""
     upload.seek(0)
     data = upload.read()
@@ -173,7 +173,7 @@ def _check(upload: File, filename: str, size: int) -> tuple[str, ParsedResult | 
 def _store(
     *,
     user: Any,
-    upload: File,
+    upload: File[bytes],
     filename: str,
     size: int,
     digest: str,
@@ -207,7 +207,7 @@ def _store(
                 format_id=format_id,
             )
             result.raw_file.save(_stored_name(filename), upload, save=False)
-            stored = result.raw_file.name
+            stored = result.raw_file.name or ""
             if parsed is not None:
                 apply_parsed(result, parsed)
             result.save()
@@ -234,7 +234,7 @@ def _store(
     return IngestOutcome(result, created=True)
 
 
-def _ingest(user: Any, upload: File, filename: str, meta: UploadMeta) -> IngestOutcome:
+def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) -> IngestOutcome:
     quote, accelerator = _candidate(meta)
     size = int(upload.size or 0)
     if size > upload_cap_bytes():
@@ -266,7 +266,9 @@ def _ingest(user: Any, upload: File, filename: str, meta: UploadMeta) -> IngestO
     )
 
 
-def benchmark_result_ingest(*, acting_user: User, upload: File, meta: UploadMeta) -> IngestOutcome:
+def benchmark_result_ingest(
+    *, acting_user: User, upload: File[bytes], meta: UploadMeta
+) -> IngestOutcome:
     """Accept one result file for a candidate, or refuse it with the reason (nothing stored).
 
     Identical bytes uploaded again by the same user for the same candidate and brief return

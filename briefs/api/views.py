@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.generics import GenericAPIView
@@ -37,7 +38,7 @@ class BriefPermission(HasRole):
         return super().has_permission(request, view)
 
 
-class BriefInputSerializer(serializers.ModelSerializer):
+class BriefInputSerializer(serializers.ModelSerializer[WorkloadBrief]):
     """Shape of a brief body; `partial=True` for revisions (absent fields keep their value)."""
 
     model = serializers.SlugRelatedField(
@@ -62,7 +63,7 @@ class BriefInputSerializer(serializers.ModelSerializer):
         return attrs
 
 
-class VersionSerializer(serializers.ModelSerializer):
+class VersionSerializer(serializers.ModelSerializer[WorkloadBrief]):
     created_by = serializers.CharField(source="created_by.username", read_only=True)
     url = serializers.SerializerMethodField()
 
@@ -74,12 +75,16 @@ class VersionSerializer(serializers.ModelSerializer):
         return f"/api/v1/briefs/{obj.pk}/"
 
 
-class BriefOutputSerializer(serializers.ModelSerializer):
-    model = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+class BriefOutputSerializer(serializers.ModelSerializer[WorkloadBrief]):
+    model: serializers.SlugRelatedField[ModelProfile] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True
+    )
     weight_precision = serializers.CharField(read_only=True)
     kv_precision = serializers.CharField(read_only=True)
     created_by = serializers.CharField(source="created_by.username", read_only=True)
-    supersedes = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    supersedes: serializers.PrimaryKeyRelatedField[WorkloadBrief] = (
+        serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    )
     superseded_by = serializers.SerializerMethodField()
     is_current = serializers.SerializerMethodField()
     missing_fields = serializers.SerializerMethodField()
@@ -135,7 +140,7 @@ class BriefDetailOutputSerializer(BriefOutputSerializer):
         return VersionSerializer(versions, many=True).data  # type: ignore[return-value]
 
 
-class BriefListApi(GenericAPIView):
+class BriefListApi(GenericAPIView[WorkloadBrief]):
     """GET: briefs (latest versions; `?all_versions=1` for every version,
     `?workload_class=`). POST: create version 1."""
 
@@ -144,7 +149,7 @@ class BriefListApi(GenericAPIView):
     write_roles = access.BRIEF_WRITERS
     serializer_class = BriefOutputSerializer
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> QuerySet[WorkloadBrief]:
         params = self.request.query_params
         return selectors_briefs.briefs_list(
             api_user(self.request),
@@ -169,7 +174,7 @@ class BriefListApi(GenericAPIView):
         return Response(BriefDetailOutputSerializer(brief).data, status=status.HTTP_201_CREATED)
 
 
-class BriefDetailApi(GenericAPIView):
+class BriefDetailApi(GenericAPIView[WorkloadBrief]):
     """GET one brief version with `missing_fields`, `is_complete` and its version chain."""
 
     permission_classes = [BriefPermission]
@@ -181,7 +186,7 @@ class BriefDetailApi(GenericAPIView):
         return Response(BriefDetailOutputSerializer(brief).data)
 
 
-class BriefReviseApi(GenericAPIView):
+class BriefReviseApi(GenericAPIView[WorkloadBrief]):
     """POST changed fields: a new version that supersedes this one (which stays unchanged)."""
 
     permission_classes = [BriefPermission]

@@ -3,9 +3,10 @@ services; there is no PUT, PATCH or DELETE on anything versioned."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.decorators import action
@@ -14,13 +15,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.http import api_user
+from accounts.models import Provider
 from catalog import access, panels, selectors, services
 from catalog.api import serializers as s
 from catalog.filters import AcceleratorFilter, QuoteFilter
-from catalog.models import Accelerator, ModelProfile, Quote
+from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import HasRole
 from core.roles import STAFF_ROLES, Role, is_vendor
+
+_M = TypeVar("_M", bound=Model)
 
 EVERYONE = frozenset(Role.values)
 STAFF_AND_VENDORS = STAFF_ROLES | {Role.VENDOR}
@@ -39,13 +43,13 @@ class CatalogRole(HasRole):
 SLUG_REGEX = "[-a-zA-Z0-9_]+"  # anything else (a NUL byte, say) is a plain 404
 
 
-class _Base(viewsets.GenericViewSet):
+class _Base(viewsets.GenericViewSet[_M]):
     permission_classes = [CatalogRole]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
     http_method_names = ["get", "post", "head", "options"]
 
 
-class AcceleratorViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+class AcceleratorViewSet(_Base[Accelerator], mixins.ListModelMixin, mixins.RetrieveModelMixin):
     """The accelerator catalog. Filters: vendor, min_memory_gb, segment, fp8, fp4."""
 
     queryset = Accelerator.objects.all()
@@ -57,7 +61,7 @@ class AcceleratorViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin
     read_roles = EVERYONE
 
 
-class ModelProfileViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+class ModelProfileViewSet(_Base[ModelProfile], mixins.ListModelMixin, mixins.RetrieveModelMixin):
     queryset = ModelProfile.objects.select_related("created_by")
     serializer_class = s.ModelProfileSerializer
     lookup_field = "slug"
@@ -67,7 +71,7 @@ class ModelProfileViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixi
 
 
 class ProviderViewSet(
-    _Base, mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
+    _Base[Provider], mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
 ):
     """Providers; a vendor sees only their own organisation. Lead or admin create."""
 
@@ -75,7 +79,7 @@ class ProviderViewSet(
     read_roles = STAFF_AND_VENDORS
     write_roles = access.CATALOG_WRITERS
 
-    def get_queryset(self) -> QuerySet[Any]:
+    def get_queryset(self) -> QuerySet[Provider]:
         return access.providers_for(api_user(self.request)).order_by("name")
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -87,7 +91,7 @@ class ProviderViewSet(
         return Response(s.ProviderSerializer(provider).data, status=status.HTTP_201_CREATED)
 
 
-class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixin):
     """Quote versions. Filters: accelerator, provider, capacity_model, region, stale, current.
 
     POST creates version 1; `revise/` and `withdraw/` add a version. Vendors read and write
@@ -113,7 +117,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return self.get_paginated_response(data) if page is not None else Response(data)
 
     @staticmethod
-    def _summaries(items: list[Quote]) -> dict[int, Any]:
+    def _summaries(items: Sequence[Quote]) -> dict[int, dict[str, Any]]:
         return panels.checklist_summaries(items)
 
     def _created(self, quote: Quote) -> Response:
@@ -165,7 +169,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
 
 class ApiRouteViewSet(
-    _Base, mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
+    _Base[ModelApiRoute], mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
 ):
     """Model API routes (price per million input / output / cached tokens)."""
 
@@ -174,7 +178,7 @@ class ApiRouteViewSet(
     read_roles = STAFF_AND_VENDORS
     write_roles = access.CATALOG_WRITERS
 
-    def get_queryset(self) -> QuerySet[Any]:
+    def get_queryset(self) -> QuerySet[ModelApiRoute]:
         return selectors.api_routes_list(api_user(self.request))
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -188,7 +192,7 @@ class ApiRouteViewSet(
 
 
 class FxRateViewSet(
-    _Base, mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
+    _Base[FxRate], mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
 ):
     """FX rates to the base currency; finance or admin enter them."""
 
@@ -197,7 +201,7 @@ class FxRateViewSet(
     read_roles = STAFF_ROLES
     write_roles = access.FX_WRITERS
 
-    def get_queryset(self) -> QuerySet[Any]:
+    def get_queryset(self) -> QuerySet[FxRate]:
         return selectors.fx_rates_list(api_user(self.request))
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -209,13 +213,13 @@ class FxRateViewSet(
         return Response(s.FxRateSerializer(rate).data, status=status.HTTP_201_CREATED)
 
 
-class RfqViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+class RfqViewSet(_Base[Rfq], mixins.ListModelMixin, mixins.RetrieveModelMixin):
     """RFQs; a vendor sees only those addressed to their organisation."""
 
     read_roles = STAFF_AND_VENDORS
     write_roles = access.CATALOG_WRITERS
 
-    def get_queryset(self) -> QuerySet[Any]:
+    def get_queryset(self) -> QuerySet[Rfq]:
         return selectors.rfqs_list(api_user(self.request)).prefetch_related("providers")
 
     def get_serializer_class(self) -> type[s.RfqSerializer]:

@@ -39,7 +39,7 @@ class ComparisonPermission(HasRole):
         return super().has_permission(request, view)
 
 
-class ComparisonInputSerializer(serializers.Serializer):
+class ComparisonInputSerializer(serializers.Serializer[None]):
     brief = serializers.IntegerField(min_value=1, help_text="Id of a complete brief.")
     quotes = serializers.ListField(
         child=serializers.IntegerField(min_value=1),
@@ -66,7 +66,7 @@ class ComparisonInputSerializer(serializers.Serializer):
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
 
-class ComparisonQueuedSerializer(serializers.Serializer):
+class ComparisonQueuedSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     status = serializers.CharField()
     revision = serializers.IntegerField()
@@ -75,7 +75,7 @@ class ComparisonQueuedSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
 
-class ComparisonListSerializer(serializers.ModelSerializer):
+class ComparisonListSerializer(serializers.ModelSerializer[Comparison]):
     created_by = serializers.CharField(source="created_by.username")
     candidate_count = serializers.IntegerField()
     recommended_label = serializers.CharField(allow_null=True)
@@ -103,7 +103,7 @@ class ComparisonListSerializer(serializers.ModelSerializer):
         ]
 
 
-class CandidateSerializer(serializers.ModelSerializer):
+class CandidateSerializer(serializers.ModelSerializer[CandidateResult]):
     quote_version = serializers.SerializerMethodField()
     recommended = serializers.SerializerMethodField()
 
@@ -246,7 +246,7 @@ def _queued(request: Request, comparison: Comparison) -> Response:
     return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
-class ComparisonListApi(GenericAPIView):
+class ComparisonListApi(GenericAPIView[Comparison]):
     permission_classes = [ComparisonPermission]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
@@ -294,7 +294,7 @@ class ComparisonListApi(GenericAPIView):
         return _queued(request, comparison)
 
 
-class ComparisonDetailApi(GenericAPIView):
+class ComparisonDetailApi(GenericAPIView[Comparison]):
     permission_classes = [ComparisonPermission]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
@@ -308,7 +308,7 @@ class ComparisonDetailApi(GenericAPIView):
         return Response(ComparisonDetailSerializer(comparison, context={"rows": rows}).data)
 
 
-class ComparisonRetryApi(GenericAPIView):
+class ComparisonRetryApi(GenericAPIView[Comparison]):
     permission_classes = [ComparisonPermission]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
@@ -324,7 +324,7 @@ class ComparisonRetryApi(GenericAPIView):
         return _queued(request, comparison)
 
 
-class ComparisonRecomputeApi(GenericAPIView):
+class ComparisonRecomputeApi(GenericAPIView[Comparison]):
     permission_classes = [ComparisonPermission]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
