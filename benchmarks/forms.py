@@ -48,7 +48,7 @@ class UploadForm(forms.Form):
         coerce=int,
         initial=Phase.THROUGHPUT_LATENCY,
         required=False,
-        empty_value=int(Phase.THROUGHPUT_LATENCY),
+        empty_value=int(Phase.THROUGHPUT_LATENCY),  # type: ignore[arg-type]  # any value is allowed; the stub says str
     )
     serving_engine = forms.CharField(max_length=60, required=False, help_text="e.g. vLLM 0.8.5")
     parallelism = forms.CharField(max_length=60, required=False, help_text="e.g. TP=4, PP=1")

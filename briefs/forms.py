@@ -62,7 +62,7 @@ def _class_names(classes: frozenset[str]) -> str:
     return ", ".join(str(label) for value, label in WorkloadClass.choices if value in classes)
 
 
-class BriefForm(forms.ModelForm):
+class BriefForm(forms.ModelForm[WorkloadBrief]):
     """Every brief field, grouped; `to_data()` gives the service its input."""
 
     allowed_regions = forms.CharField(required=False, max_length=500)

@@ -56,7 +56,8 @@ def metrics_json(parsed: ParsedResult) -> dict[str, Any]:
             {"metrics": run["metrics"], "extra": run["extra"], "notes": run["notes"]}
             for run in data["runs"]
         ]
-    return scrub(out)
+    cleaned: dict[str, Any] = scrub(out)
+    return cleaned
 
 
 def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:

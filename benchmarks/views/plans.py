@@ -66,10 +66,12 @@ def _plan_context(
 ) -> dict[str, Any]:
     steps = list(plan.steps.select_related("result", "checked_by"))
     for step in steps:
+        # The template reads `step.form` (a page-only attribute, not a model field).
+        form: StepCheckForm | None = None
         if bound and bound[0] == step.pk:
-            step.form = bound[1]
+            form = bound[1]
         elif step.kind == BenchmarkPlanStep.Kind.MANUAL:
-            step.form = StepCheckForm(
+            form = StepCheckForm(
                 initial={
                     "status": step.status,
                     "notes": step.notes,
@@ -77,6 +79,8 @@ def _plan_context(
                 },
                 prefix=f"s{step.pk}",
             )
+        if form is not None:
+            setattr(step, "form", form)  # noqa: B010
     phases = [
         {"phase": Phase(number), "steps": list(items)}
         for number, items in groupby(steps, key=lambda s: s.phase)

@@ -214,7 +214,9 @@ def result_compare(request: AuthedRequest) -> HttpResponse:
     )
     rows = selectors.compare_rows(request.user, brief) if brief else []
     figure = (
-        charts.compare_scatter_figure(rows, target_e2e_p99_ms=brief.e2e_p99_ms) if rows else None
+        charts.compare_scatter_figure(rows, target_e2e_p99_ms=brief.e2e_p99_ms)
+        if rows and brief is not None
+        else None
     )
     unplotted = sum(1 for r in rows if r["e2e_p99_ms"] is None or r["tokens_per_s_per_gpu"] is None)
     context = {

@@ -221,10 +221,10 @@ class FxRateSerializer(_MoneyModelSerializer[FxRate]):
 class RfqSerializer(serializers.ModelSerializer[Rfq]):
     """Staff view of an RFQ: who is invited, which brief it comes from."""
 
-    accelerators: serializers.ManyRelatedField = serializers.SlugRelatedField(
+    accelerators: serializers.SlugRelatedField[Accelerator] = serializers.SlugRelatedField(
         slug_field="slug", many=True, read_only=True
     )
-    providers: serializers.ManyRelatedField = serializers.SlugRelatedField(
+    providers: serializers.SlugRelatedField[Provider] = serializers.SlugRelatedField(
         slug_field="slug", many=True, read_only=True
     )
     created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.utils import timezone
@@ -13,6 +13,11 @@ from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfi
 from catalog.services.imports import ImportKind
 from catalog.services.reference import API_ROUTE_FIELDS, MODEL_FIELDS, PROVIDER_FIELDS
 from core.forms import field_of
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from briefs.models import WorkloadBrief
 
 _DT_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
 _DT_FORMATS = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]
@@ -73,7 +78,7 @@ class AcceleratorListForm(forms.Form):
         ]
 
 
-class ModelProfileForm(forms.ModelForm):
+class ModelProfileForm(forms.ModelForm[ModelProfile]):
     class Meta:
         model = ModelProfile
         fields = MODEL_FIELDS
@@ -93,7 +98,7 @@ class ModelProfileForm(forms.ModelForm):
         pass
 
 
-class ProviderForm(forms.ModelForm):
+class ProviderForm(forms.ModelForm[Provider]):
     class Meta:
         model = Provider
         fields = PROVIDER_FIELDS
@@ -106,7 +111,7 @@ class ProviderForm(forms.ModelForm):
         pass
 
 
-class ApiRouteForm(forms.ModelForm):
+class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
     class Meta:
         model = ModelApiRoute
         fields = ("provider", *API_ROUTE_FIELDS)
@@ -150,7 +155,9 @@ class FxRateForm(forms.Form):
 
 class RfqForm(forms.Form):
     title = forms.CharField(max_length=200)
-    brief = forms.ModelChoiceField(queryset=None, required=False, help_text="Optional.")
+    brief: forms.ModelChoiceField[WorkloadBrief] = forms.ModelChoiceField(
+        queryset=None, required=False, help_text="Optional."
+    )
     requirements = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 4}),
@@ -182,7 +189,9 @@ class RfqForm(forms.Form):
         help_text="Providers invited to answer; each sees only its own answers.",
     )
 
-    def __init__(self, *args: Any, briefs: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, briefs: QuerySet[WorkloadBrief] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
 

@@ -125,6 +125,8 @@ def _resolve_submitter(
     if is_vendor(acting_user):
         if rfq is not None and not access.rfqs_for(acting_user).filter(pk=rfq.pk).exists():
             raise NotFound("No such RFQ.")
+        if acting_user.provider is None:  # the vendor_has_provider constraint forbids it
+            raise NotAllowed("This vendor account belongs to no provider.")
         return acting_user.provider, False
     if not has_role(acting_user, *access.CATALOG_WRITERS):
         raise NotAllowed("Only procurement leads, admins and vendors can enter quotes.")

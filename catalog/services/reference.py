@@ -123,7 +123,7 @@ def api_route_create(
     errors = api_route_rule_errors(values)
     if provider is None:
         errors["provider"] = ["Choose the provider of this model API."]
-    if errors:
+    if errors or provider is None:
         raise CatalogInvalid(errors)
     route = ModelApiRoute.objects.create(**values, provider=provider, entered_by=acting_user)
     audit_record(

@@ -107,7 +107,7 @@ def accelerator_detail(request: AuthedRequest, slug: str) -> HttpResponse:
 
 
 def _compare_rows(accelerators: list[Accelerator]) -> list[dict[str, object]]:
-    rows = []
+    rows: list[dict[str, object]] = []
     for label, attr, unit, better in COMPARE_ROWS:
         values = [getattr(a, attr) for a in accelerators]
         numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 from django import forms
 from django.core.paginator import Page, Paginator
@@ -12,6 +12,11 @@ from catalog import access
 from core.errors import DomainError
 from core.roles import STAFF_ROLES, Role, role_required
 
+if TYPE_CHECKING:
+    from django.core.paginator import _SupportsPagination
+
+_T = TypeVar("_T")
+
 staff_required = role_required(*STAFF_ROLES)
 writer_required = role_required(*access.CATALOG_WRITERS)
 fx_writer_required = role_required(*access.FX_WRITERS)
@@ -20,7 +25,7 @@ vendor_required = role_required(Role.VENDOR)
 PAGE_SIZE = 50
 
 
-def form_error(form: forms.Form, exc: DomainError) -> None:
+def form_error(form: forms.BaseForm, exc: DomainError) -> None:
     """Put a service's per-field messages next to the fields (or on top of the form)."""
     if not exc.fields:
         form.add_error(None, exc.message)
@@ -32,7 +37,9 @@ def form_error(form: forms.Form, exc: DomainError) -> None:
             form.add_error(target, f"{label}{message}" if target is None else message)
 
 
-def paginate(request: HttpRequest, items: Any, per_page: int = PAGE_SIZE) -> Page:
+def paginate(
+    request: HttpRequest, items: _SupportsPagination[_T], per_page: int = PAGE_SIZE
+) -> Page[_T]:
     return Paginator(items, per_page).get_page(request.GET.get("page"))
 
 

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib import messages
+from django.db import models
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
@@ -50,13 +51,18 @@ def _display(quote: Quote, name: str) -> str:
     return str(value)
 
 
+def _verbose_name(name: str) -> str:
+    field = Quote._meta.get_field(name)
+    return str(field.verbose_name) if isinstance(field, models.Field) else name
+
+
 def quote_facts(quote: Quote) -> list[tuple[str, list[tuple[str, str]]]]:
     """Every entered field of a version, grouped as on the form; empty groups left out."""
     groups = []
     for title, names in FIELD_GROUPS:
         rows = [
             (
-                LABELS.get(n) or str(Quote._meta.get_field(n).verbose_name).capitalize(),
+                LABELS.get(n) or _verbose_name(n).capitalize(),
                 _display(quote, n),
             )
             for n in names

@@ -66,7 +66,7 @@ class ComparisonInputSerializer(serializers.Serializer[None]):
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
 
-class ComparisonQueuedSerializer(serializers.Serializer[dict[str, Any]]):
+class ComparisonQueuedSerializer(serializers.Serializer[Comparison]):
     id = serializers.IntegerField()
     status = serializers.CharField()
     revision = serializers.IntegerField()
@@ -188,7 +188,8 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
         ]
 
     def _rows(self) -> list[CandidateResult]:
-        return self.context["rows"]
+        rows: list[CandidateResult] = self.context["rows"]
+        return rows
 
     def get_candidates(self, obj: Comparison) -> list[dict[str, Any]]:
         context = {"recommended_key": obj.recommended_key}

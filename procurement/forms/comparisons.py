@@ -62,12 +62,12 @@ class ComparisonCreateForm(forms.Form):
         field_of(self, "api_routes", forms.ChoiceField).choices = [(i, str(i)) for i in route_ids]
         for name in rules.FORM_RANGED:
             if name == "peak_to_average":
-                spec = rules.RANGED[name]
+                ranged = rules.RANGED[name]
                 self.fields[name] = forms.FloatField(
                     required=False,
-                    min_value=spec.lo,
-                    max_value=spec.hi,
-                    label=spec.label,
+                    min_value=ranged.lo,
+                    max_value=ranged.hi,
+                    label=ranged.label,
                     help_text="Overrides the brief's figure.",
                 )
             else:

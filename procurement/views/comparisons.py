@@ -158,7 +158,7 @@ def _results_html(comparison: Any) -> str:
     """
     finished = comparison.finished_at.timestamp() if comparison.finished_at else 0
     key = f"comparison-results:{comparison.pk}:{comparison.status}:{finished}"
-    html = cache.get(key)
+    html: str | None = cache.get(key)
     if html is None:
         rows = selectors_comparisons.comparison_rows(comparison)
         html = ""

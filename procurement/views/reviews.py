@@ -99,15 +99,17 @@ def comparison_side_by_side(request: AuthedRequest, pk: int) -> HttpResponse:
     data = {"a": a, "b": request.GET.get("b") or next((r.key for r in ranked if r.key != a), "")}
     form = PairForm(data, rows=rows)
     valid = form.is_valid()
-    context = {
+    row_a = by_key.get(data["a"]) if valid else None
+    row_b = by_key.get(data["b"]) if valid else None
+    context: dict[str, object] = {
         "comparison": comparison,
         "form": form,
         "too_few": len(rows) < 2,
-        "a": by_key.get(data["a"]) if valid else None,
-        "b": by_key.get(data["b"]) if valid else None,
+        "a": row_a,
+        "b": row_b,
     }
-    if valid:
-        context["pairs"] = sel.side_by_side(context["a"], context["b"])
+    if valid and row_a is not None and row_b is not None:  # a valid pair names two rows
+        context["pairs"] = sel.side_by_side(row_a, row_b)
     status = 200 if valid or len(rows) < 2 else 400
     return render(request, "procurement/side_by_side.html", context, status=status)
 

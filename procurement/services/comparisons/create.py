@@ -98,7 +98,8 @@ def _seed(seed: Any) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         msg = f"The seed must be a whole number from 0 to {MAX_SEED}."
         raise DomainError(msg, fields={"seed": [msg]})
-    return seed
+    checked: int = seed
+    return checked
 
 
 def _check_workload(snapshot: dict[str, Any]) -> None:
