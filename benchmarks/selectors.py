@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, QuerySet
 
 from benchmarks import figures
 from benchmarks.models import BenchmarkResult
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 # Sort key of a result, higher is better (see `_rank`).
 _RankKey = tuple[int, int, float, datetime, int]
@@ -118,7 +121,7 @@ def measured_performance_for(
     return out
 
 
-def results_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:
+def results_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:
     """Results the user may see, newest first, with what the list pages show preloaded."""
     from benchmarks import access
 
@@ -142,7 +145,7 @@ def results_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[B
     return qs.order_by("-created_at", "-id")
 
 
-def formats_in_use(user: Any) -> list[str]:
+def formats_in_use(user: User) -> list[str]:
     """Format ids among the results the user may see (for the list filter)."""
     from benchmarks import access
 
@@ -156,7 +159,7 @@ def candidate_label(result: BenchmarkResult) -> str:
     return f"{where}{result.accelerator} ×{result.gpu_count}"
 
 
-def compare_rows(user: Any, brief: Any) -> list[dict[str, Any]]:
+def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
     """One row per parsed result for the brief, with its figures and whether it meets targets."""
     from benchmarks import access
 

@@ -31,7 +31,7 @@ from procurement.engine.memory_fit import FitInput, FitResult, ModelSpec, memory
 EDITABLE_FIELDS = BRIEF_FIELDS
 
 
-def _require_writer(user: Any) -> None:
+def _require_writer(user: User) -> None:
     if not has_role(user, *access.BRIEF_WRITERS):
         raise NotAllowed("Only a procurement lead or an admin can write workload briefs.")
 

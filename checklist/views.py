@@ -138,7 +138,7 @@ def provider_answer(request: AuthedRequest) -> HttpResponse:
     return render(request, "checklist/answer.html", context, status=400 if bound else 200)
 
 
-def _attach_review_forms(user: Any, rows: list[selectors.ItemRow]) -> None:
+def _attach_review_forms(user: User, rows: list[selectors.ItemRow]) -> None:
     for row in rows:
         row.extra["can_review"] = row.answer is not None and access.can_review_checklist_section(
             user, row.item.section

@@ -130,7 +130,7 @@ def _digest(upload: File[bytes]) -> str:
     return sha.hexdigest()
 
 
-def _existing(user: Any, digest: str, quote: Any, accelerator: Any, brief: Any) -> Any:
+def _existing(user: User, digest: str, quote: Any, accelerator: Any, brief: Any) -> Any:
     return (
         BenchmarkResult.objects.filter(
             uploaded_by=user,
@@ -144,7 +144,7 @@ def _existing(user: Any, digest: str, quote: Any, accelerator: Any, brief: Any) 
     )
 
 
-def _lock(user: Any, digest: str) -> None:
+def _lock(user: User, digest: str) -> None:
     """Serialise identical uploads by one user (PostgreSQL), so a double submit makes one row."""
     if connection.vendor != "postgresql":
         return
@@ -172,7 +172,7 @@ def _check(upload: File[bytes], filename: str, size: int) -> tuple[str, ParsedRe
 
 def _store(
     *,
-    user: Any,
+    user: User,
     upload: File[bytes],
     filename: str,
     size: int,

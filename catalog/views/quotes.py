@@ -4,7 +4,7 @@ withdraw."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
 from django.db import models
@@ -27,6 +27,9 @@ from catalog.views.common import (
 )
 from core.errors import DomainError
 from core.roles import has_role
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 STAFF_ONLY_FIELDS = ("provider", "is_public_list_price")
 
@@ -72,7 +75,7 @@ def quote_facts(quote: Quote) -> list[tuple[str, list[tuple[str, str]]]]:
     return groups
 
 
-def quote_page_context(user: Any, quote: Quote) -> dict[str, Any]:
+def quote_page_context(user: User, quote: Quote) -> dict[str, Any]:
     """What both the staff and the vendor quote pages show: versions, chart, checklist."""
     versions = selectors.quote_versions_for(user, quote)
     latest = versions[-1] if versions else quote
