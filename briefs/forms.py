@@ -77,9 +77,9 @@ class BriefForm(forms.ModelForm[WorkloadBrief]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        model_field = self.fields["model"]
-        model_field.queryset = ModelProfile.objects.order_by("family", "name")  # type: ignore[attr-defined]
-        model_field.empty_label = "— no model yet (or not an LLM) —"  # type: ignore[attr-defined]
+        model_field = field_of(self, "model", forms.ModelChoiceField)
+        model_field.queryset = ModelProfile.objects.order_by("family", "name")
+        model_field.empty_label = "— no model yet (or not an LLM) —"
         for name, field in self.fields.items():
             field.label = FIELD_LABELS.get(name, field.label)
             field.help_text = HELP.get(name, "")

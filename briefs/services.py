@@ -222,6 +222,7 @@ def fit_input_from(data: Mapping[str, Any]) -> tuple[FitInput, dict[str, Any]]:
         mode=data.get("mode") or "inference",
         weight_precision=data.get("weight_precision") or "bf16",
         kv_precision=data.get("kv_precision") or "bf16",
+        # Required by the calculator form and serializer, so present (the stub of .get says None).
         context_tokens=data.get("context_tokens"),  # type: ignore[arg-type]
         concurrent_sequences=data.get("concurrent_sequences") or 1,
         **options,

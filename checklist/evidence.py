@@ -242,7 +242,8 @@ class EvidenceSizeLimitHandler(FileUploadHandler):
         if self._received > settings.EVIDENCE_UPLOAD_MAX_BYTES:
             oversized = getattr(self.request, "evidence_oversized", {})
             oversized[self.field_name] = self.file_name or ""
-            self.request.evidence_oversized = oversized  # type: ignore[union-attr]
+            # A per-request attribute the evidence forms read (set before any form exists).
+            setattr(self.request, "evidence_oversized", oversized)  # noqa: B010
             raise SkipFile
         return raw_data
 

@@ -137,6 +137,7 @@ class BriefDetailOutputSerializer(BriefOutputSerializer):
 
     def get_versions(self, obj: WorkloadBrief) -> list[dict[str, Any]]:
         versions = selectors_briefs.brief_versions(obj)
+        # many=True builds a ListSerializer (a list); the stubs type `.data` as one dict.
         return VersionSerializer(versions, many=True).data  # type: ignore[return-value]
 
 

@@ -193,7 +193,9 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
 
     def get_candidates(self, obj: Comparison) -> list[dict[str, Any]]:
         context = {"recommended_key": obj.recommended_key}
-        return CandidateSerializer(self._rows(), many=True, context=context).data  # type: ignore[return-value]
+        # many=True builds a ListSerializer (a list); the stubs type `.data` as one dict.
+        rows = self._rows()
+        return CandidateSerializer(rows, many=True, context=context).data  # type: ignore[return-value]
 
     def get_recommendation(self, obj: Comparison) -> dict[str, Any] | None:
         row = next((r for r in self._rows() if r.key == obj.recommended_key), None)

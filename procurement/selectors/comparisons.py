@@ -128,6 +128,7 @@ def results_context(comparison: Comparison, rows: list[CandidateResult]) -> dict
     has_targets = any(getattr(brief, f) for f in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"))
     labels = dict(CapacityModel.choices) | {"api": "Model API"}
     for row in rows:
+        # Page-only attributes the results template reads (not model fields).
         row.latency_fit = _latency(row, has_targets)  # type: ignore[attr-defined]
         row.capacity_label = labels.get(row.capacity_model, row.capacity_model)  # type: ignore[attr-defined]
         row.is_recommended = row.key == comparison.recommended_key  # type: ignore[attr-defined]

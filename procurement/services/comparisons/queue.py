@@ -73,6 +73,7 @@ def enqueue_on_commit(comparison: Comparison) -> EnqueueOutcome:
             outcome.error = QUEUE_UNAVAILABLE_MESSAGE
 
     transaction.on_commit(_send)
+    # For the caller's message only; not a model field.
     comparison.enqueue = outcome  # type: ignore[attr-defined]
     return outcome
 
