@@ -218,4 +218,6 @@ class AuditEventViewSet(viewsets.ReadOnlyModelViewSet[AuditEvent]):
     ordering_fields = ["created_at", "id"]
 
     def get_queryset(self) -> QuerySet[AuditEvent]:
+        if getattr(self, "swagger_fake_view", False):  # the schema: no signed-in user
+            return AuditEvent.objects.none()
         return access.audit_events_for(api_user(self.request)).order_by("-id")
