@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpResponse
 from django.utils.decorators import method_decorator
 
 from accounts import services
@@ -17,7 +19,7 @@ class LoginView(auth_views.LoginView):
     template_name = "registration/login.html"
     redirect_authenticated_user = True
 
-    def form_valid(self, form: ThrottledAuthenticationForm):  # type: ignore[no-untyped-def]
+    def form_valid(self, form: AuthenticationForm) -> HttpResponse:
         response = super().form_valid(form)
         user = form.get_user()
         services.login_failures_clear(

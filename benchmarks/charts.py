@@ -84,10 +84,13 @@ def distribution_figure(
     centres = [(a + b) / 2 for a, b in itertools.pairwise(edges)]
     widths = [b - a for a, b in itertools.pairwise(edges)]
     shapes, notes = [], []
-    markers = [(hist.get(k), f"{k} {hist.get(k) or 0:,.0f} ms", c) for k, c in _HIST_MARKERS]
+    markers: list[tuple[float | None, str, str]] = [
+        (hist.get(k), f"{k} {hist.get(k) or 0:,.0f} ms", c) for k, c in _HIST_MARKERS
+    ]
     if target_ms:
         markers.append((float(target_ms), target_label or "target", "#b3261e"))
-    for row, (x, label, colour) in enumerate(m for m in markers if m[0] is not None):
+    shown = [(x, label, colour) for x, label, colour in markers if x is not None]
+    for row, (x, label, colour) in enumerate(shown):
         shape, note = _marker(x, label, colour, row)
         shapes.append(shape)
         notes.append(note)

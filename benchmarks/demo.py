@@ -31,8 +31,9 @@ from benchmarks.services import (
 from catalog.models import Quote
 
 FIXTURES = Path(settings.BASE_DIR) / "tests" / "parsers" / "fixtures"
-DEMO_FILES = [
-    # (file, accelerator slug, GPUs, serving engine, parallelism, notes)
+# (file, accelerator slug, GPUs, serving engine, parallelism, notes)
+DemoFile = tuple[str, str, int, str, str, str]
+DEMO_FILES: list[DemoFile] = [
     (
         "vllm-serve/llmd_exp7_H100_vllm-2replicas_benchmark_2025-05-13_04-55-27.json",
         "h100-sxm-80gb",
@@ -87,7 +88,7 @@ def _ensure_briefs(stdout: Any) -> None:
     module.load(stdout=stdout)
 
 
-def _upload(engineer: User, spec: tuple, brief: Any, stdout: Any) -> BenchmarkResult | None:
+def _upload(engineer: User, spec: DemoFile, brief: Any, stdout: Any) -> BenchmarkResult | None:
     name, slug, gpus, engine, parallelism, notes = spec
     path = FIXTURES / name
     quote = _northwind_quote(slug)

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 
 from benchmarks.models import BenchmarkPlanStep, Phase
 from briefs import access as briefs_access
 from catalog import access as catalog_access
+from core.forms import field_of
+
+if TYPE_CHECKING:
+    from accounts.models import User
+    from briefs.models import WorkloadBrief
+    from catalog.models import Accelerator, Quote
 
 SERVING_ENGINES = ["vLLM", "SGLang", "TensorRT-LLM", "TGI", "Triton", "llama.cpp", "Ollama"]
 MAX_GPUS = 100_000
 
 
-class QuoteChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj: Any) -> str:
+class QuoteChoiceField(forms.ModelChoiceField["Quote"]):
+    def label_from_instance(self, obj: Quote) -> str:
         capacity = obj.get_capacity_model_display()
         return f"{obj.provider} · {obj.accelerator} · {capacity} v{obj.version}"
 
@@ -28,39 +34,42 @@ class UploadForm(forms.Form):
         help_text="vLLM, SGLang, GenAI-Perf, AIPerf, GuideLLM, LLMPerf, MLPerf, nvidia-smi…",
     )
     quote = QuoteChoiceField(queryset=None, required=False, empty_label="— no quote —")
-    accelerator = forms.ModelChoiceField(
+    accelerator: forms.ModelChoiceField[Accelerator] = forms.ModelChoiceField(
         queryset=None, required=False, to_field_name="slug", empty_label="— from the quote —"
     )
     gpu_count = forms.IntegerField(
         min_value=1, max_value=MAX_GPUS, label="GPUs used", help_text="GPUs serving the run."
     )
-    brief = forms.ModelChoiceField(queryset=None, required=False, empty_label="— none —")
+    brief: forms.ModelChoiceField[WorkloadBrief] = forms.ModelChoiceField(
+        queryset=None, required=False, empty_label="— none —"
+    )
     phase = forms.TypedChoiceField(
         choices=Phase.choices,
         coerce=int,
         initial=Phase.THROUGHPUT_LATENCY,
         required=False,
-        empty_value=int(Phase.THROUGHPUT_LATENCY),
+        empty_value=int(Phase.THROUGHPUT_LATENCY),  # type: ignore[arg-type]  # any value is allowed; the stub says str
     )
     serving_engine = forms.CharField(max_length=60, required=False, help_text="e.g. vLLM 0.8.5")
     parallelism = forms.CharField(max_length=60, required=False, help_text="e.g. TP=4, PP=1")
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
-    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         from catalog.models import Accelerator
 
-        self.fields["quote"].queryset = (
-            catalog_access.quotes_for(user)
-            .current()
-            .order_by("provider__name", "accelerator__name", "-version")
+        quotes = catalog_access.quotes_for(user).current()
+        field_of(self, "quote", forms.ModelChoiceField).queryset = quotes.order_by(
+            "provider__name", "accelerator__name", "-version"
         )
-        self.fields["accelerator"].queryset = Accelerator.objects.order_by("vendor", "name")
-        self.fields["brief"].queryset = briefs_access.briefs_for(user).order_by("-created_at")
+        accelerators = Accelerator.objects.order_by("vendor", "name")
+        field_of(self, "accelerator", forms.ModelChoiceField).queryset = accelerators
+        briefs = briefs_access.briefs_for(user).order_by("-created_at")
+        field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
         self.fields["serving_engine"].widget.attrs["list"] = "serving-engines"
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if not data.get("quote") and not data.get("accelerator") and "quote" not in self.errors:
             self.add_error("quote", "Choose the quote the benchmark ran on, or its accelerator.")
         return data
@@ -68,16 +77,16 @@ class UploadForm(forms.Form):
 
 class PlanCreateForm(forms.Form):
     quote = QuoteChoiceField(queryset=None)
-    brief = forms.ModelChoiceField(queryset=None)
+    brief: forms.ModelChoiceField[WorkloadBrief] = forms.ModelChoiceField(queryset=None)
 
-    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["quote"].queryset = (
-            catalog_access.quotes_for(user)
-            .current()
-            .order_by("provider__name", "accelerator__name")
+        quotes = catalog_access.quotes_for(user).current()
+        field_of(self, "quote", forms.ModelChoiceField).queryset = quotes.order_by(
+            "provider__name", "accelerator__name"
         )
-        self.fields["brief"].queryset = briefs_access.briefs_for(user).order_by("-created_at")
+        briefs = briefs_access.briefs_for(user).order_by("-created_at")
+        field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
 
 
 class StepCheckForm(forms.Form):

@@ -7,12 +7,19 @@ plain dicts and runs a constant number of queries whatever the number of ids.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, QuerySet
 
 from benchmarks import figures
 from benchmarks.models import BenchmarkResult
+
+if TYPE_CHECKING:
+    from accounts.models import User
+
+# Sort key of a result, higher is better (see `_rank`).
+_RankKey = tuple[int, int, float, datetime, int]
 
 _RESULT_FIELDS = (
     "id",
@@ -47,8 +54,11 @@ def _figures_of(result: BenchmarkResult) -> dict[str, Any]:
 
 
 def _rank(
-    item: dict[str, Any], result: BenchmarkResult, brief_id: int | None, targets: tuple
-) -> tuple:
+    item: dict[str, Any],
+    result: BenchmarkResult,
+    brief_id: int | None,
+    targets: tuple[float | None, float | None],
+) -> _RankKey:
     """Sort key, higher is better: for the brief > meets its latency targets > tokens/s per GPU."""
     meets = figures.meets_latency_targets(item, e2e_p99_ms=targets[0], ttft_p95_ms=targets[1])
     per_gpu = item["tokens_per_s_per_gpu"]
@@ -62,7 +72,7 @@ def _rank(
 
 
 def _best(
-    candidates: Iterable[tuple[tuple, dict[str, Any]]],
+    candidates: Iterable[tuple[_RankKey, dict[str, Any]]],
 ) -> dict[str, Any] | None:
     best = max(candidates, key=lambda pair: pair[0], default=None)
     return best[1] if best else None
@@ -96,8 +106,8 @@ def measured_performance_for(
     )
     if brief_id is not None:
         qs = qs.filter(Q(brief_id=brief_id) | Q(brief__isnull=True))
-    by_quote: dict[int, list[tuple[tuple, dict[str, Any]]]] = {}
-    by_accelerator: dict[int, list[tuple[tuple, dict[str, Any]]]] = {}
+    by_quote: dict[int, list[tuple[_RankKey, dict[str, Any]]]] = {}
+    by_accelerator: dict[int, list[tuple[_RankKey, dict[str, Any]]]] = {}
     wanted_quotes, wanted_accelerators = set(quote_ids), set(accelerator_ids)
     for result in qs.only(*_RESULT_FIELDS):
         item = _figures_of(result)
@@ -168,7 +178,7 @@ def evidence_results_for(
     return out
 
 
-def results_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:
+def results_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:
     """Results the user may see, newest first, with what the list pages show preloaded."""
     from benchmarks import access
 
@@ -192,7 +202,7 @@ def results_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[B
     return qs.order_by("-created_at", "-id")
 
 
-def formats_in_use(user: Any) -> list[str]:
+def formats_in_use(user: User) -> list[str]:
     """Format ids among the results the user may see (for the list filter)."""
     from benchmarks import access
 
@@ -202,11 +212,11 @@ def formats_in_use(user: Any) -> list[str]:
 
 def candidate_label(result: BenchmarkResult) -> str:
     """`Provider · Accelerator ×N` (or `Accelerator ×N` when no quote was given)."""
-    where = f"{result.quote.provider} · " if result.quote_id else ""
+    where = f"{result.quote.provider} · " if result.quote is not None else ""
     return f"{where}{result.accelerator} ×{result.gpu_count}"
 
 
-def compare_rows(user: Any, brief: Any) -> list[dict[str, Any]]:
+def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
     """One row per parsed result for the brief, with its figures and whether it meets targets."""
     from benchmarks import access
 

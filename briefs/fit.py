@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, SupportsFloat
 
 from core import workloads
 from procurement.engine.errors import EngineInputError
@@ -133,8 +133,8 @@ def _zero_stage(sharding: str) -> int:
     return 3  # FSDP full shard / ZeRO-3 is the common default
 
 
-def _float_or_none(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]
+def _float_or_none(value: SupportsFloat | None) -> float | None:
+    return None if value is None else float(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from briefs.rules import (
     range_fields,
 )
 from catalog.models import ModelProfile
+from core.forms import field_of
 from procurement.engine.memory_fit import (
     DEFAULT_OVERHEAD_GB,
     DEFAULT_SAFETY_MARGIN,
@@ -61,7 +62,7 @@ def _class_names(classes: frozenset[str]) -> str:
     return ", ".join(str(label) for value, label in WorkloadClass.choices if value in classes)
 
 
-class BriefForm(forms.ModelForm):
+class BriefForm(forms.ModelForm[WorkloadBrief]):
     """Every brief field, grouped; `to_data()` gives the service its input."""
 
     allowed_regions = forms.CharField(required=False, max_length=500)
@@ -76,9 +77,9 @@ class BriefForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        model_field = self.fields["model"]
-        model_field.queryset = ModelProfile.objects.order_by("family", "name")  # type: ignore[attr-defined]
-        model_field.empty_label = "— no model yet (or not an LLM) —"  # type: ignore[attr-defined]
+        model_field = field_of(self, "model", forms.ModelChoiceField)
+        model_field.queryset = ModelProfile.objects.order_by("family", "name")
+        model_field.empty_label = "— no model yet (or not an LLM) —"
         for name, field in self.fields.items():
             field.label = FIELD_LABELS.get(name, field.label)
             field.help_text = HELP.get(name, "")
@@ -197,8 +198,11 @@ class MemoryFitForm(forms.Form):
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["model"].choices = [("", "Custom model (enter its numbers below)"), *models]  # type: ignore[attr-defined]
-        self.fields["accelerator"].choices = accelerators  # type: ignore[attr-defined]
+        field_of(self, "model", forms.ChoiceField).choices = [
+            ("", "Custom model (enter its numbers below)"),
+            *models,
+        ]
+        field_of(self, "accelerator", forms.ChoiceField).choices = accelerators
 
     def to_data(self) -> dict[str, Any]:
         return {k: v for k, v in self.cleaned_data.items() if v is not None and v != ""}

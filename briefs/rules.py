@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, SupportsFloat, SupportsIndex
 
 from core import workloads
 from procurement.engine.limits import BRIEF_BOUNDS, bound_message, out_of_bounds
@@ -284,8 +284,11 @@ def missing_labels(brief: WorkloadBrief) -> list[str]:
 def _num(value: object) -> float | None:
     if value is None or value == "" or isinstance(value, bool):
         return None
+    # What float() accepts; anything else would raise TypeError below.
+    if not isinstance(value, SupportsFloat | SupportsIndex | str | bytes | bytearray):
+        return None
     try:
-        return float(value)  # type: ignore[arg-type]
+        return float(value)
     except (TypeError, ValueError):
         return None
 

@@ -6,7 +6,7 @@ query count of each page is fixed: it does not grow with rows, versions or accel
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
@@ -17,11 +17,14 @@ from briefs.models import WorkloadBrief, WorkloadClass
 from catalog.models import Accelerator, ModelProfile
 from core.roles import get_or_404
 
+if TYPE_CHECKING:
+    from accounts.models import User
+
 SHORTLIST_SIZE = 6
 
 
 def briefs_list(
-    user: Any, *, current_only: bool = True, workload_class: str | None = None
+    user: User, *, current_only: bool = True, workload_class: str | None = None
 ) -> QuerySet[WorkloadBrief]:
     """Briefs the user may read, newest first; by default only the latest version of each."""
     qs = access.briefs_for(user).select_related("supersedes", "superseded_by")
@@ -32,7 +35,7 @@ def briefs_list(
     return qs.order_by("-created_at", "-pk")
 
 
-def brief_get(user: Any, brief_id: Any) -> WorkloadBrief:
+def brief_get(user: User, brief_id: Any) -> WorkloadBrief:
     """One brief the user may read (404 for missing or forbidden, vendors included)."""
     qs = access.briefs_for(user).select_related("supersedes", "superseded_by")
     return get_or_404(qs, pk=brief_id)

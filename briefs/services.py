@@ -14,6 +14,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from accounts.models import User
 from briefs import access
 from briefs.errors import BriefIncomplete
 from briefs.fit import gpu_spec_for, model_spec_for
@@ -30,7 +31,7 @@ from procurement.engine.memory_fit import FitInput, FitResult, ModelSpec, memory
 EDITABLE_FIELDS = BRIEF_FIELDS
 
 
-def _require_writer(user: Any) -> None:
+def _require_writer(user: User) -> None:
     if not has_role(user, *access.BRIEF_WRITERS):
         raise NotAllowed("Only a procurement lead or an admin can write workload briefs.")
 
@@ -68,7 +69,7 @@ def _validate(brief: WorkloadBrief) -> None:
 
 
 @transaction.atomic
-def brief_create(*, acting_user: Any, data: Mapping[str, Any]) -> WorkloadBrief:
+def brief_create(*, acting_user: User, data: Mapping[str, Any]) -> WorkloadBrief:
     """A new brief (version 1). `data` maps field names to cleaned values."""
     _require_writer(acting_user)
     brief = WorkloadBrief(created_by=acting_user, version=1)
@@ -90,7 +91,7 @@ def brief_create(*, acting_user: Any, data: Mapping[str, Any]) -> WorkloadBrief:
 
 @transaction.atomic
 def brief_revise(
-    *, acting_user: Any, brief: WorkloadBrief, data: Mapping[str, Any]
+    *, acting_user: User, brief: WorkloadBrief, data: Mapping[str, Any]
 ) -> WorkloadBrief:
     """A new version copying `brief` with `data` applied; `brief` itself stays unchanged.
 
@@ -221,6 +222,7 @@ def fit_input_from(data: Mapping[str, Any]) -> tuple[FitInput, dict[str, Any]]:
         mode=data.get("mode") or "inference",
         weight_precision=data.get("weight_precision") or "bf16",
         kv_precision=data.get("kv_precision") or "bf16",
+        # Required by the calculator form and serializer, so present (the stub of .get says None).
         context_tokens=data.get("context_tokens"),  # type: ignore[arg-type]
         concurrent_sequences=data.get("concurrent_sequences") or 1,
         **options,

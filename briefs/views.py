@@ -10,9 +10,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
+from accounts.http import AuthedRequest
 from briefs import access
 from briefs import charts as charts_briefs
 from briefs import selectors as selectors_briefs
@@ -30,7 +31,7 @@ write_required = access.write_required
 
 
 @read_required
-def brief_list(request: HttpRequest) -> HttpResponse:
+def brief_list(request: AuthedRequest) -> HttpResponse:
     all_versions = request.GET.get("all_versions") == "1"
     workload_class = request.GET.get("workload_class") or None
     briefs = selectors_briefs.briefs_list(
@@ -47,7 +48,7 @@ def brief_list(request: HttpRequest) -> HttpResponse:
 
 
 @write_required
-def brief_create(request: HttpRequest) -> HttpResponse:
+def brief_create(request: AuthedRequest) -> HttpResponse:
     form = BriefForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -62,7 +63,7 @@ def brief_create(request: HttpRequest) -> HttpResponse:
 
 
 @read_required
-def brief_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def brief_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     brief = selectors_briefs.brief_get(request.user, pk)
     rows = selectors_briefs.brief_fit_rows(brief)
     short = selectors_briefs.shortlist(rows)
@@ -87,7 +88,7 @@ def brief_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @write_required
-def brief_revise(request: HttpRequest, pk: int) -> HttpResponse:
+def brief_revise(request: AuthedRequest, pk: int) -> HttpResponse:
     brief = selectors_briefs.brief_get(request.user, pk)
     latest = getattr(brief, "superseded_by", None)
     if latest is not None:
@@ -110,7 +111,7 @@ def brief_revise(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "briefs/brief_form.html", context, status=_status(form))
 
 
-def memory_fit(request: HttpRequest) -> HttpResponse:
+def memory_fit(request: AuthedRequest) -> HttpResponse:
     models, accelerators = selectors_briefs.calculator_choices()
     bound = request.POST if request.method == "POST" else (request.GET or None)
     form = MemoryFitForm(bound, models=models, accelerators=accelerators)

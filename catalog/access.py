@@ -14,7 +14,7 @@ from core.roles import STAFF_ROLES, Role, get_or_404, has_role, is_staff, is_ven
 
 if TYPE_CHECKING:
     from accounts.models import Provider, User
-    from catalog.models import FxRate, ModelApiRoute, Quote, Rfq
+    from catalog.models import FxRate, ModelApiRoute, Quote, QuoteQuerySet, Rfq
 
 CATALOG_WRITERS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
 FX_WRITERS = frozenset({Role.FINANCE_REVIEWER, Role.ADMIN})
@@ -31,19 +31,19 @@ def providers_for(user: User) -> QuerySet[Provider]:
 
     if is_staff(user):
         return Provider.objects.all()
-    if is_vendor(user):
+    if is_vendor(user) and user.provider_id is not None:
         return Provider.objects.filter(pk=user.provider_id)
     return Provider.objects.none()
 
 
-def quotes_for(user: User) -> QuerySet[Quote]:
+def quotes_for(user: User) -> QuoteQuerySet:
     """The only way code obtains Quotes on behalf of a user."""
     from catalog.models import Quote
 
     qs = Quote.objects.select_related("provider", "accelerator", "entered_by", "rfq")
     if is_staff(user):
         return qs
-    if is_vendor(user):
+    if is_vendor(user) and user.provider_id is not None:
         return qs.filter(provider_id=user.provider_id)
     return qs.none()
 
@@ -67,7 +67,7 @@ def api_routes_for(user: User) -> QuerySet[ModelApiRoute]:
     qs = ModelApiRoute.objects.select_related("provider", "model_profile")
     if is_staff(user):
         return qs
-    if is_vendor(user):
+    if is_vendor(user) and user.provider_id is not None:
         return qs.filter(provider_id=user.provider_id)
     return qs.none()
 

@@ -3,9 +3,10 @@ made through the services (ADR 0001), never an edit in place."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 from django.contrib import admin
+from django.db.models import Model
 from django.http import HttpRequest
 
 from catalog.models import (
@@ -18,33 +19,35 @@ from catalog.models import (
     Rfq,
 )
 
+_M = TypeVar("_M", bound=Model)
+
 
 @admin.register(Accelerator)
-class AcceleratorAdmin(admin.ModelAdmin):
+class AcceleratorAdmin(admin.ModelAdmin[Accelerator]):
     list_display = ("name", "vendor", "memory_gb", "memory_bandwidth_tbps", "segment")
     list_filter = ("vendor", "segment")
     search_fields = ("name", "slug")
 
 
 @admin.register(ModelProfile)
-class ModelProfileAdmin(admin.ModelAdmin):
+class ModelProfileAdmin(admin.ModelAdmin[ModelProfile]):
     list_display = ("name", "family", "params_total_b", "layers", "kv_heads", "is_custom")
     search_fields = ("name", "slug")
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin[_M]):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
         return False
 
 
 @admin.register(Quote)
-class QuoteAdmin(ReadOnlyAdmin):
+class QuoteAdmin(ReadOnlyAdmin[Quote]):
     list_display = ("provider", "accelerator", "capacity_model", "version", "status", "quoted_at")
     list_filter = ("capacity_model", "status", "is_public_list_price")
     list_select_related = ("provider", "accelerator")
@@ -52,18 +55,18 @@ class QuoteAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ModelApiRoute)
-class ModelApiRouteAdmin(admin.ModelAdmin):
+class ModelApiRouteAdmin(admin.ModelAdmin[ModelApiRoute]):
     list_display = ("provider", "model_name", "price_input_per_m_tokens", "quoted_at")
     list_select_related = ("provider",)
 
 
 @admin.register(FxRate)
-class FxRateAdmin(ReadOnlyAdmin):
+class FxRateAdmin(ReadOnlyAdmin[FxRate]):
     list_display = ("currency", "rate_to_base", "as_of")
 
 
 @admin.register(Rfq)
-class RfqAdmin(ReadOnlyAdmin):
+class RfqAdmin(ReadOnlyAdmin[Rfq]):
     list_display = ("title", "deadline", "status")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 PALETTE = {"NVIDIA": "#2f8a3b", "AMD": "#c0392b", "Intel": "#2454c5"}
 HIGHLIGHT = "#f39c12"
@@ -41,7 +42,7 @@ def _layout(title: str, x: str, y: str) -> dict[str, object]:
     }
 
 
-def memory_vs_bandwidth(points: Sequence[AcceleratorPoint], highlight: str = "") -> dict:
+def memory_vs_bandwidth(points: Sequence[AcceleratorPoint], highlight: str = "") -> dict[str, Any]:
     """Scatter of every accelerator, one trace per vendor; the highlighted one stands out."""
     traces: list[dict[str, object]] = []
     for vendor in sorted({p.vendor for p in points}):
@@ -87,7 +88,7 @@ def memory_vs_bandwidth(points: Sequence[AcceleratorPoint], highlight: str = "")
     }
 
 
-def compare_compute(points: Sequence[AcceleratorPoint]) -> dict:
+def compare_compute(points: Sequence[AcceleratorPoint]) -> dict[str, Any]:
     """Grouped bars of dense tensor throughput per precision (missing precision = no bar)."""
     names = [p.name for p in points]
     series = (
@@ -105,7 +106,7 @@ def compare_compute(points: Sequence[AcceleratorPoint]) -> dict:
     return {"data": data, "layout": layout}
 
 
-def price_history(points: Sequence[PricePoint], currency: str) -> dict:
+def price_history(points: Sequence[PricePoint], currency: str) -> dict[str, Any]:
     """Price per GPU-hour of each version of a quote, as a step line."""
     shown = [p for p in points if p.price is not None]
     data = [

@@ -7,7 +7,7 @@ from typing import Any
 import django_filters
 from django.db.models import Q, QuerySet
 
-from accounts.models import Provider
+from accounts.models import Provider, User
 from catalog import access
 from catalog.models import Accelerator, CapacityModel, Quote
 
@@ -45,12 +45,15 @@ class QuoteFilter(django_filters.FilterSet):
         model = Quote
         fields: list[str] = []
 
-    def __init__(self, *args: Any, user: Any = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: User | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         user = user if user is not None else getattr(self.request, "user", None)
         if user is not None:
             # A vendor's provider choice lists only their own organisation.
-            self.filters["provider"].queryset = access.providers_for(user)
+            provider = self.filters["provider"]
+            if not isinstance(provider, django_filters.ModelChoiceFilter):
+                raise TypeError("QuoteFilter.provider must be a ModelChoiceFilter")
+            provider.queryset = access.providers_for(user)
 
     def filter_currency(self, qs: QuerySet[Quote], name: str, value: str) -> QuerySet[Quote]:
         return qs.filter(currency__iexact=value.strip()) if value else qs

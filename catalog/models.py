@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import TypedDict
 
 from django.conf import settings
 from django.core.validators import MinValueValidator
@@ -14,7 +15,13 @@ from django.utils import timezone
 
 from accounts.models import Provider
 
-MONEY = {"max_digits": 14, "decimal_places": 4}
+
+class _Money(TypedDict):
+    max_digits: int
+    decimal_places: int
+
+
+MONEY: _Money = {"max_digits": 14, "decimal_places": 4}
 POSITIVE = [MinValueValidator(Decimal("0"))]
 
 
@@ -112,9 +119,9 @@ class QuoteQuerySet(models.QuerySet["Quote"]):
         """Latest version of each quote lineage (nothing supersedes it), not withdrawn."""
         return self.filter(superseded_by__isnull=True).exclude(status=Quote.Status.WITHDRAWN)
 
-    def stale(self, *, now: object | None = None) -> QuoteQuerySet:
+    def stale(self, *, now: datetime | None = None) -> QuoteQuerySet:
         now = now or timezone.now()
-        cutoff = now - timedelta(days=settings.STALE_QUOTE_DAYS)  # type: ignore[operator]
+        cutoff = now - timedelta(days=settings.STALE_QUOTE_DAYS)
         return self.filter(Q(quoted_at__lt=cutoff) | Q(valid_until__lt=now))
 
 
@@ -222,12 +229,10 @@ class Quote(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("catalog:quote-detail", args=[self.pk])
 
-    def is_stale(self, now: object | None = None) -> bool:
+    def is_stale(self, now: datetime | None = None) -> bool:
         now = now or timezone.now()
-        cutoff = now - timedelta(days=settings.STALE_QUOTE_DAYS)  # type: ignore[operator]
-        return self.quoted_at < cutoff or (
-            self.valid_until is not None and self.valid_until < now  # type: ignore[operator]
-        )
+        cutoff = now - timedelta(days=settings.STALE_QUOTE_DAYS)
+        return self.quoted_at < cutoff or (self.valid_until is not None and self.valid_until < now)
 
 
 class ModelApiRoute(models.Model):
@@ -278,9 +283,9 @@ class ModelApiRoute(models.Model):
     def __str__(self) -> str:
         return f"{self.provider}: {self.model_name} (API)"
 
-    def is_stale(self, now: object | None = None) -> bool:
+    def is_stale(self, now: datetime | None = None) -> bool:
         now = now or timezone.now()
-        cutoff = now - timedelta(days=settings.STALE_QUOTE_DAYS)  # type: ignore[operator]
+        cutoff = now - timedelta(days=settings.STALE_QUOTE_DAYS)
         return self.quoted_at < cutoff
 
 
@@ -346,9 +351,9 @@ class Rfq(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("catalog:rfq-detail", args=[self.pk])
 
-    def is_open_for_answers(self, now: object | None = None) -> bool:
+    def is_open_for_answers(self, now: datetime | None = None) -> bool:
         now = now or timezone.now()
-        return self.status == self.Status.OPEN and self.deadline >= now  # type: ignore[operator]
+        return self.status == self.Status.OPEN and self.deadline >= now
 
 
 class CatalogImportJob(models.Model):

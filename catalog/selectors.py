@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 from django.db.models import QuerySet
@@ -13,6 +13,9 @@ from django.db.models.expressions import RawSQL
 from catalog import access
 from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
 from core.roles import is_staff
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 ACCELERATOR_SORTS = {
     "name": "name",
@@ -127,7 +130,7 @@ def quote_ancestor_ids(quote_ids: Iterable[int]) -> dict[int, list[int]]:
     return out
 
 
-def quote_versions_for(user: Any, quote: Quote) -> list[Quote]:
+def quote_versions_for(user: User, quote: Quote) -> list[Quote]:
     """The versions the user may see (all of them, since access is per provider)."""
     allowed = access.quotes_for(user).filter(provider_id=quote.provider_id)
     return list(quote_lineage(quote).filter(pk__in=allowed.values("pk")))
@@ -141,7 +144,7 @@ def quote_successor_id(quote: Quote) -> int | None:
     return Quote.objects.filter(supersedes_id=quote.pk).values_list("pk", flat=True).first()
 
 
-def quotes_for_rfq(user: Any, rfq: Rfq) -> QuerySet[Quote]:
+def quotes_for_rfq(user: User, rfq: Rfq) -> QuerySet[Quote]:
     """Latest version of each answer to one RFQ that the user may see (vendors: only their
     own organisation's); withdrawn answers stay listed as withdrawn."""
     return (
@@ -151,7 +154,7 @@ def quotes_for_rfq(user: Any, rfq: Rfq) -> QuerySet[Quote]:
     )
 
 
-def current_quotes_for_accelerator(user: Any, accelerator: Accelerator) -> QuerySet[Quote]:
+def current_quotes_for_accelerator(user: User, accelerator: Accelerator) -> QuerySet[Quote]:
     return (
         access.quotes_for(user)
         .current()
@@ -163,18 +166,18 @@ def current_quotes_for_accelerator(user: Any, accelerator: Accelerator) -> Query
 # --- RFQs, API routes, FX ------------------------------------------------------------------------
 
 
-def rfqs_list(user: Any) -> QuerySet[Rfq]:
+def rfqs_list(user: User) -> QuerySet[Rfq]:
     qs = access.rfqs_for(user).prefetch_related("accelerators")
     if is_staff(user):
         qs = qs.prefetch_related("providers")
     return qs
 
 
-def api_routes_list(user: Any) -> QuerySet[ModelApiRoute]:
+def api_routes_list(user: User) -> QuerySet[ModelApiRoute]:
     return access.api_routes_for(user).select_related("entered_by")
 
 
-def fx_rates_list(user: Any) -> QuerySet[FxRate]:
+def fx_rates_list(user: User) -> QuerySet[FxRate]:
     return access.fx_rates_for(user).select_related("entered_by")
 
 

@@ -27,7 +27,7 @@ def answers_for(user: User) -> QuerySet[ChecklistAnswer]:
     qs = ChecklistAnswer.objects.select_related("item", "provider", "quote", "answered_by")
     if is_staff(user):
         return qs
-    if is_vendor(user):
+    if is_vendor(user) and user.provider_id is not None:
         return qs.filter(provider_id=user.provider_id)
     return qs.none()
 

@@ -12,10 +12,10 @@ def ensure_checklist_items(sender: AppConfig, using: str = "default", **kwargs: 
     post_migrate); the data migration seeds them on a real migrate. Idempotent."""
     seed = importlib.import_module("checklist.migrations.0002_seed_items")
     item_model = sender.get_model("ChecklistItem")
-    if item_model.objects.using(using).count() >= len(seed.ITEMS):
+    if item_model._default_manager.using(using).count() >= len(seed.ITEMS):
         return
     for order, (code, section, title, help_text, is_basic) in enumerate(seed.ITEMS, start=1):
-        item_model.objects.using(using).update_or_create(
+        item_model._default_manager.using(using).update_or_create(
             code=code,
             defaults={
                 "section": section,

@@ -96,18 +96,17 @@ def _say(stdout: Any, message: str) -> None:
 def _answer(
     vendor: User, quote: Any, item: ChecklistItem, text: str, status: str, url: str, scope: str
 ) -> ChecklistAnswer | None:
+    provider = vendor.provider
+    if provider is None:
+        return None
     scoped_quote = quote if scope == services.SCOPE_QUOTE else None
-    existing = ChecklistAnswer.objects.filter(
-        provider_id=vendor.provider_id, quote=scoped_quote, item=item
-    )
+    existing = ChecklistAnswer.objects.filter(provider=provider, quote=scoped_quote, item=item)
     if existing.exists():
         return None
     entry = services.AnswerEntry(
         item=item, answer=text, status=status, scope=scope, evidence_url=url
     )
-    return services.answer_submit(
-        acting_user=vendor, provider=vendor.provider, quote=quote, entry=entry
-    )
+    return services.answer_submit(acting_user=vendor, provider=provider, quote=quote, entry=entry)
 
 
 def _review(answer: ChecklistAnswer | None, decision: str, comment: str = "") -> None:
@@ -204,6 +203,7 @@ def load(stdout: Any = None) -> None:
         for u in User.objects.filter(role=Role.VENDOR, provider__slug__in=["northwind", "contoso"])
         .select_related("provider")
         .order_by("pk")
+        if u.provider is not None
     }
     if not items or not vendors:
         _say(stdout, "checklist: no items or demo vendors yet; nothing to do.\n")

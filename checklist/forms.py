@@ -7,7 +7,7 @@ answer, or blank when there is none) is skipped; the changed ones are saved toge
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -94,8 +94,9 @@ class AnswerForm(forms.Form):
             changed.discard("scope")
         return bool(changed) or self.add_prefix("evidence_file") in self.oversized
 
-    def clean_evidence_file(self) -> UploadedFile | None:
-        upload = self.cleaned_data.get("evidence_file")
+    def clean_evidence_file(self) -> UploadedFile[bytes] | None:
+        # A file, False when "clear" was ticked, or None.
+        upload: UploadedFile[bytes] | Literal[False] | None = self.cleaned_data.get("evidence_file")
         name = self.oversized.get(self.add_prefix("evidence_file"))
         if name is not None:
             raise ValidationError(evidence.too_large_message(name))
@@ -108,7 +109,7 @@ class AnswerForm(forms.Form):
         return upload
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if not self.has_changed():
             return data
         if not (data.get("answer") or "").strip():
@@ -190,7 +191,7 @@ class ReviewForm(forms.Form):
     )
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         decision = data.get("decision")
         if decision and decision != "accepted" and not (data.get("comment") or "").strip():
             self.add_error(

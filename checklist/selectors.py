@@ -312,8 +312,8 @@ def current_answer_in_scope(
     """The answer a new one in the same scope (this quote, or the default) supersedes."""
     return (
         ChecklistAnswer.objects.filter(
+            Q(quote__isnull=True) if quote_id is None else Q(quote_id=quote_id),
             provider_id=provider_id,
-            quote_id=quote_id,
             item_id=item_id,
             superseded_by__isnull=True,
         )

@@ -42,7 +42,7 @@ class AnswerEntry:
     status: str
     scope: str = SCOPE_QUOTE
     evidence_url: str = ""
-    evidence_file: UploadedFile | None = None
+    evidence_file: UploadedFile[bytes] | None = None
     keep_evidence: bool = True
 
 
@@ -114,7 +114,8 @@ def _submit_one(
     if entry.evidence_file is not None:
         checked = evidence.check_upload(entry.evidence_file)
         row.evidence_file.save(evidence.storage_name(checked), entry.evidence_file, save=False)
-        stored.append(row.evidence_file.name)
+        if row.evidence_file.name:  # set by save()
+            stored.append(row.evidence_file.name)
         row.evidence_name = checked.display_name
         row.evidence_sha256 = checked.sha256
     elif not entry.evidence_url and entry.keep_evidence:

@@ -12,12 +12,14 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.http import AuthedRequest
+from accounts.models import Provider, User
 from catalog import access as catalog_access
 from checklist import access, evidence, selectors, services
 from checklist.forms import (
@@ -30,12 +32,14 @@ from core.forms import apply_domain_error
 from core.roles import Role, get_or_404, is_staff, is_vendor, role_required
 
 
-def evidence_upload_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def evidence_upload_view(
+    view: Callable[..., HttpResponseBase],
+) -> Callable[..., HttpResponseBase]:
     """Install the evidence size guard before the CSRF check reads (and parses) the body."""
     protected = csrf_protect(view)
 
     @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if request.method == "POST":
             evidence.install_size_limit(request)
         return protected(request, *args, **kwargs)
@@ -43,8 +47,15 @@ def evidence_upload_view(view: Callable[..., HttpResponse]) -> Callable[..., Htt
     return csrf_exempt(wrapper)
 
 
+def _own_provider(user: User) -> Provider:
+    """A vendor's organisation (every vendor has one: the vendor_has_provider constraint)."""
+    if user.provider is None:
+        raise Http404
+    return user.provider
+
+
 @require_GET
-def checklist_index(request: HttpRequest) -> HttpResponse:
+def checklist_index(request: AuthedRequest) -> HttpResponse:
     user = request.user
     if not (is_staff(user) or is_vendor(user)):
         raise Http404
@@ -60,7 +71,7 @@ def checklist_index(request: HttpRequest) -> HttpResponse:
 
 
 def _save_answers(
-    request: HttpRequest, *, quote: Any, answer_forms: list[Any]
+    request: AuthedRequest, *, quote: Any, answer_forms: list[Any]
 ) -> HttpResponse | None:
     """Save the changed forms (all or nothing); None means: show the page with errors."""
     entries = changed_entries(answer_forms)
@@ -72,7 +83,10 @@ def _save_answers(
         return redirect(request.path)
     try:
         services.answers_submit(
-            acting_user=request.user, provider=request.user.provider, quote=quote, entries=entries
+            acting_user=request.user,
+            provider=_own_provider(request.user),
+            quote=quote,
+            entries=entries,
         )
     except DomainError as exc:
         messages.error(request, f"{exc.message} Nothing was saved.")
@@ -83,7 +97,7 @@ def _save_answers(
 
 @evidence_upload_view
 @require_http_methods(["GET", "POST"])
-def quote_answer(request: HttpRequest, quote_id: int) -> HttpResponse:
+def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
     quote = catalog_access.access_quote(request.user, quote_id)
     if not is_vendor(request.user):
         return redirect("checklist:quote-detail", quote.pk)
@@ -108,8 +122,8 @@ def quote_answer(request: HttpRequest, quote_id: int) -> HttpResponse:
 @evidence_upload_view
 @require_http_methods(["GET", "POST"])
 @role_required(Role.VENDOR)
-def provider_answer(request: HttpRequest) -> HttpResponse:
-    detail = selectors.provider_defaults_detail(request.user.provider_id)
+def provider_answer(request: AuthedRequest) -> HttpResponse:
+    detail = selectors.provider_defaults_detail(_own_provider(request.user).pk)
     bound = request.method == "POST"
     answer_forms = build_answer_forms(
         detail.rows,
@@ -124,7 +138,7 @@ def provider_answer(request: HttpRequest) -> HttpResponse:
     return render(request, "checklist/answer.html", context, status=400 if bound else 200)
 
 
-def _attach_review_forms(user: Any, rows: list[selectors.ItemRow]) -> None:
+def _attach_review_forms(user: User, rows: list[selectors.ItemRow]) -> None:
     for row in rows:
         row.extra["can_review"] = row.answer is not None and access.can_review_checklist_section(
             user, row.item.section
@@ -133,7 +147,7 @@ def _attach_review_forms(user: Any, rows: list[selectors.ItemRow]) -> None:
 
 
 @require_GET
-def quote_checklist(request: HttpRequest, quote_id: int) -> HttpResponse:
+def quote_checklist(request: AuthedRequest, quote_id: int) -> HttpResponse:
     quote = catalog_access.access_quote(request.user, quote_id)
     if not is_staff(request.user):
         return redirect("checklist:quote-answer", quote.pk)
@@ -143,7 +157,7 @@ def quote_checklist(request: HttpRequest, quote_id: int) -> HttpResponse:
 
 
 @require_POST
-def answer_review(request: HttpRequest, quote_id: int, answer_id: int) -> HttpResponse:
+def answer_review(request: AuthedRequest, quote_id: int, answer_id: int) -> HttpResponse:
     quote = catalog_access.access_quote(request.user, quote_id)
     if not is_staff(request.user):
         raise Http404
@@ -164,7 +178,7 @@ def answer_review(request: HttpRequest, quote_id: int, answer_id: int) -> HttpRe
     return render(request, template, context, status=status)
 
 
-def _review(request: HttpRequest, answer: Any, form: ReviewForm) -> int:
+def _review(request: AuthedRequest, answer: Any, form: ReviewForm) -> int:
     """Run the review service; the HTTP status to answer with (errors land on the form)."""
     try:
         services.answer_review(
@@ -182,7 +196,7 @@ def _review(request: HttpRequest, answer: Any, form: ReviewForm) -> int:
 
 
 @require_GET
-def evidence_download(request: HttpRequest, answer_id: int) -> FileResponse:
+def evidence_download(request: AuthedRequest, answer_id: int) -> FileResponse:
     answer = access.access_answer(request.user, answer_id)
     if not answer.evidence_file:
         raise Http404
@@ -190,7 +204,9 @@ def evidence_download(request: HttpRequest, answer_id: int) -> FileResponse:
         handle = answer.evidence_file.open("rb")
     except FileNotFoundError as exc:
         raise Http404 from exc
-    name = answer.evidence_name or f"evidence{evidence.extension_of(answer.evidence_file.name)}"
+    name = (
+        answer.evidence_name or f"evidence{evidence.extension_of(answer.evidence_file.name or '')}"
+    )
     response = FileResponse(
         handle,
         as_attachment=True,

@@ -10,10 +10,15 @@ import json
 import os
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
+import django_stubs_ext
 import plotly
 from django.core.exceptions import ImproperlyConfigured
+
+# Model forms, admins and paginators are generic in their model (`ModelAdmin[Quote]`).
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
@@ -32,7 +37,7 @@ def env_bool(name: str, default: bool) -> bool:
 
 def env_int(name: str, default: int) -> int:
     raw = os.environ.get(name)
-    return default if raw in (None, "") else int(raw)
+    return default if raw is None or raw == "" else int(raw)
 
 
 def env_list(name: str, default: str) -> list[str]:
@@ -139,7 +144,7 @@ STATICFILES_DIRS = [
     BASE_DIR / "static",
     ("vendor/plotly", Path(plotly.__file__).parent / "package_data"),
 ]
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": env_str("PRIVATE_MEDIA_ROOT", str(VAR_DIR / "private"))},

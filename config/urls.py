@@ -2,14 +2,14 @@
 
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from catalog import urls as catalog_urls
 from core.api.root import ApiRootApi
 from procurement.views import dashboard
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("", ApiRootApi.as_view(), name="api-root"),
     path("", include("accounts.api.urls")),
     path("", include("catalog.api.urls")),

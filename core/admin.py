@@ -1,5 +1,3 @@
-from typing import Any
-
 from django.contrib import admin
 from django.http import HttpRequest
 
@@ -7,7 +5,7 @@ from core.models import AuditEvent
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
+class AuditEventAdmin(admin.ModelAdmin[AuditEvent]):
     """Read-only: the audit trail cannot be added to, edited or deleted through the admin."""
 
     list_display = ("created_at", "actor_name", "action", "object_type", "object_id", "outcome")
@@ -17,8 +15,8 @@ class AuditEventAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: AuditEvent | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: AuditEvent | None = None) -> bool:
         return False

@@ -1,10 +1,14 @@
-"""A service's refusal (`DomainError`) shown on the form the person filled in."""
+"""Form plumbing shared by every app: a service's refusal on the form, typed field access."""
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 from django import forms
 
 from core.errors import DomainError
+
+F = TypeVar("F", bound=forms.Field)
 
 
 def apply_domain_error(form: forms.BaseForm, exc: DomainError, *, summary: bool = False) -> None:
@@ -26,3 +30,12 @@ def apply_domain_error(form: forms.BaseForm, exc: DomainError, *, summary: bool 
                     form.add_error(None, f"{name.replace('_', ' ')}: {message}")
     if not placed or summary:
         form.add_error(None, exc.message)
+
+
+def field_of(form: forms.BaseForm, name: str, kind: type[F]) -> F:
+    """`form.fields[name]` as the field class it is declared with (so its own attributes,
+    such as `choices` or `queryset`, can be set after construction)."""
+    field = form.fields[name]
+    if not isinstance(field, kind):
+        raise TypeError(f"{type(form).__name__}.{name} is a {type(field).__name__}")
+    return field

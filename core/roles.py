@@ -12,9 +12,10 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import models
 from django.db.models import Model, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponseBase
 
 from core.errors import NotAllowed
 
@@ -39,7 +40,7 @@ STAFF_ROLES = frozenset(
 )
 
 M = TypeVar("M", bound=Model)
-View = Callable[..., HttpResponse]
+View = Callable[..., HttpResponseBase]
 
 
 def role_of(user: object) -> str | None:
@@ -71,7 +72,7 @@ def role_required(*roles: str) -> Callable[[View], View]:
 
     def decorator(view: View) -> View:
         @wraps(view)
-        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not has_role(request.user, *roles):
                 raise Http404
             return view(request, *args, **kwargs)
@@ -85,5 +86,5 @@ def get_or_404(queryset: QuerySet[M], **lookup: Any) -> M:
     """One object of a restricted queryset, or the same 404 for missing and forbidden."""
     try:
         return queryset.get(**lookup)
-    except (queryset.model.DoesNotExist, ValueError, TypeError) as exc:
+    except (ObjectDoesNotExist, ValueError, TypeError) as exc:
         raise Http404 from exc

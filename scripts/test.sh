@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make test:      system packages (scripts/deps.sh), services, ruff, import contracts, the suite.
+# make test:      system packages (scripts/deps.sh), services, ruff, import contracts, mypy,
+#                 the suite.
 # make test-fast: services, then the suite without browser and worker (`services`) tests,
 #                 failures first, stopping at the first one (the inner loop).
 # Extra arguments go to pytest: `make test ARGS="--lf"`, `make test-fast ARGS="-k quote"`.
@@ -25,6 +26,8 @@ if [ $fast -eq 0 ]; then
   .venv/bin/ruff check .
   echo "== import contracts"
   .venv/bin/lint-imports --no-cache
+  echo "== mypy"
+  DEBUG=true .venv/bin/mypy
 fi
 
 # One stamp per database: the hash of every migration file when it was last (re)created.

@@ -19,7 +19,7 @@ class TokenObtainApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[None]):
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(max_length=128, style={"input_type": "password"})
 

@@ -14,7 +14,7 @@ from catalog.models import Accelerator, Quote
 from core.api.fields import SlugLookupField
 
 
-class BenchmarkResultInputSerializer(serializers.Serializer):
+class BenchmarkResultInputSerializer(serializers.Serializer[None]):
     """Multipart body: `file`, plus `quote` (id) or `accelerator` (slug), `gpu_count`, …"""
 
     file = serializers.FileField(allow_empty_file=True, use_url=False)
@@ -47,9 +47,11 @@ class BenchmarkResultInputSerializer(serializers.Serializer):
         return attrs
 
 
-class BenchmarkResultOutputSerializer(serializers.ModelSerializer):
+class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResult]):
     format = serializers.CharField(source="format_id", read_only=True)
-    accelerator = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    accelerator: serializers.SlugRelatedField[Accelerator] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
     uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True)
     figures = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()

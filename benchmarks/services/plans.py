@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.models import User
 from benchmarks import access, plan_rules
 from benchmarks.errors import StepNotManual
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult, ComparedCandidate
@@ -71,7 +72,7 @@ def _has_comparison_row(plan: BenchmarkPlan) -> bool:
 
 @transaction.atomic
 def benchmark_plan_refresh(
-    *, plan: BenchmarkPlan, acting_user: Any = None
+    *, plan: BenchmarkPlan, acting_user: User | None = None
 ) -> list[BenchmarkPlanStep]:
     """Re-judge the automatic steps from the results; returns the steps that changed.
 
@@ -147,7 +148,7 @@ def benchmark_plans_refresh_for_brief(brief_id: int) -> int:
 
 @transaction.atomic
 def benchmark_plan_create(
-    *, acting_user: Any, quote: Any, brief: Any
+    *, acting_user: User, quote: Any, brief: Any
 ) -> tuple[BenchmarkPlan, bool]:
     """The plan of one candidate for one brief (one per pair: an existing one is returned)."""
     require_role(acting_user, *access.BENCHMARK_UPLOADERS)
@@ -180,7 +181,7 @@ def benchmark_plan_create(
 @transaction.atomic
 def benchmark_plan_step_check(
     *,
-    acting_user: Any,
+    acting_user: User,
     plan: BenchmarkPlan,
     step_id: Any,
     status: str,

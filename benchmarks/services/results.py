@@ -61,7 +61,8 @@ def metrics_json(parsed: ParsedResult) -> dict[str, Any]:
             {"metrics": run["metrics"], "extra": run["extra"], "notes": run["notes"]}
             for run in data["runs"]
         ]
-    return scrub(out)
+    cleaned: dict[str, Any] = scrub(out)
+    return cleaned
 
 
 _PARALLEL = re.compile(r"\b(tp|pp)\s*[=:]?\s*(\d+)", re.IGNORECASE)

@@ -21,6 +21,7 @@ from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
 
+from accounts.models import User
 from benchmarks import access, parsers
 from benchmarks.errors import UploadRejected, UploadTooLarge
 from benchmarks.models import BenchmarkResult, Phase
@@ -82,7 +83,7 @@ def _stored_name(filename: str) -> str:
 
 
 def benchmark_upload_rejected(
-    *, acting_user: Any, filename: str, size: int | None, reason: str, code: str
+    *, acting_user: User, filename: str, size: int | None, reason: str, code: str
 ) -> None:
     """Audit a refused upload (no row exists; the event names the file and the reason)."""
     audit_record(
@@ -94,7 +95,7 @@ def benchmark_upload_rejected(
     )
 
 
-def benchmark_upload_too_large(*, acting_user: Any, size: int | None) -> UploadTooLarge:
+def benchmark_upload_too_large(*, acting_user: User, size: int | None) -> UploadTooLarge:
     """Audit an upload stopped at the size cap (before or while its body streamed in)."""
     exc = UploadTooLarge(too_large_message(size))
     benchmark_upload_rejected(
@@ -120,7 +121,7 @@ def _candidate(meta: UploadMeta) -> tuple[Any, Any]:
     return quote, (accelerator if accelerator is not None else quote.accelerator)
 
 
-def _digest(upload: File) -> str:
+def _digest(upload: File[bytes]) -> str:
     sha = hashlib.sha256()
     upload.seek(0)
     for chunk in upload.chunks():
@@ -129,7 +130,7 @@ def _digest(upload: File) -> str:
     return sha.hexdigest()
 
 
-def _existing(user: Any, digest: str, quote: Any, accelerator: Any, brief: Any) -> Any:
+def _existing(user: User, digest: str, quote: Any, accelerator: Any, brief: Any) -> Any:
     return (
         BenchmarkResult.objects.filter(
             uploaded_by=user,
@@ -143,7 +144,7 @@ def _existing(user: Any, digest: str, quote: Any, accelerator: Any, brief: Any) 
     )
 
 
-def _lock(user: Any, digest: str) -> None:
+def _lock(user: User, digest: str) -> None:
     """Serialise identical uploads by one user (PostgreSQL), so a double submit makes one row."""
     if connection.vendor != "postgresql":
         return
@@ -152,7 +153,7 @@ def _lock(user: Any, digest: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
-def _check(upload: File, filename: str, size: int) -> tuple[str, ParsedResult | None]:
+def _check(upload: File[bytes], filename: str, size: int) -> tuple[str, ParsedResult | None]:
     """Detect the format; parse in full when small. Raises UploadRejected with the reason.
 
     A large file is not read here beyond its first ``parsers.HEAD_BYTES``: the worker parses it.
@@ -175,8 +176,8 @@ def _check(upload: File, filename: str, size: int) -> tuple[str, ParsedResult | 
 
 def _store(
     *,
-    user: Any,
-    upload: File,
+    user: User,
+    upload: File[bytes],
     filename: str,
     size: int,
     digest: str,
@@ -210,7 +211,7 @@ def _store(
                 format_id=format_id,
             )
             result.raw_file.save(_stored_name(filename), upload, save=False)
-            stored = result.raw_file.name
+            stored = result.raw_file.name or ""
             if parsed is not None:
                 apply_parsed(result, parsed)
             result.save()
@@ -237,7 +238,7 @@ def _store(
     return IngestOutcome(result, created=True)
 
 
-def _ingest(user: Any, upload: File, filename: str, meta: UploadMeta) -> IngestOutcome:
+def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) -> IngestOutcome:
     quote, accelerator = _candidate(meta)
     size = int(upload.size or 0)
     if size > upload_cap_bytes():
@@ -269,7 +270,9 @@ def _ingest(user: Any, upload: File, filename: str, meta: UploadMeta) -> IngestO
     )
 
 
-def benchmark_result_ingest(*, acting_user: Any, upload: File, meta: UploadMeta) -> IngestOutcome:
+def benchmark_result_ingest(
+    *, acting_user: User, upload: File[bytes], meta: UploadMeta
+) -> IngestOutcome:
     """Accept one result file for a candidate, or refuse it with the reason (nothing stored).
 
     Identical bytes uploaded again by the same user for the same candidate and brief return

@@ -7,10 +7,11 @@ from typing import Any
 
 from django.contrib import messages
 from django.db.models import Count, Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.http import AuthedRequest
 from benchmarks import access, services
 from benchmarks.forms import PlanCreateForm, StepCheckForm
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, Phase
@@ -25,7 +26,7 @@ _STATUS = BenchmarkPlanStep.Status
 
 @require_GET
 @role_required(*READERS)
-def plan_list(request: HttpRequest) -> HttpResponse:
+def plan_list(request: AuthedRequest) -> HttpResponse:
     plans = (
         access.plans_for(request.user)
         .annotate(
@@ -42,7 +43,7 @@ def plan_list(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @role_required(*WRITERS)
-def plan_create(request: HttpRequest) -> HttpResponse:
+def plan_create(request: AuthedRequest) -> HttpResponse:
     """`?quote=&brief=` preselects the candidate; posting creates (or opens) its plan."""
     if request.method == "POST":
         form = PlanCreateForm(request.POST, user=request.user)
@@ -61,14 +62,16 @@ def plan_create(request: HttpRequest) -> HttpResponse:
 
 
 def _plan_context(
-    request: HttpRequest, plan: BenchmarkPlan, bound: tuple[int, StepCheckForm] | None = None
+    request: AuthedRequest, plan: BenchmarkPlan, bound: tuple[int, StepCheckForm] | None = None
 ) -> dict[str, Any]:
     steps = list(plan.steps.select_related("result", "checked_by"))
     for step in steps:
+        # The template reads `step.form` (a page-only attribute, not a model field).
+        form: StepCheckForm | None = None
         if bound and bound[0] == step.pk:
-            step.form = bound[1]
+            form = bound[1]
         elif step.kind == BenchmarkPlanStep.Kind.MANUAL:
-            step.form = StepCheckForm(
+            form = StepCheckForm(
                 initial={
                     "status": step.status,
                     "notes": step.notes,
@@ -76,6 +79,8 @@ def _plan_context(
                 },
                 prefix=f"s{step.pk}",
             )
+        if form is not None:
+            setattr(step, "form", form)  # noqa: B010
     phases = [
         {"phase": Phase(number), "steps": list(items)}
         for number, items in groupby(steps, key=lambda s: s.phase)
@@ -92,7 +97,7 @@ def _plan_context(
 
 @require_GET
 @role_required(*READERS)
-def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
+def plan_detail(request: AuthedRequest, plan_id: int) -> HttpResponse:
     plan = access.access_plan(request.user, plan_id)
     # Automatic verdicts are derived data: re-judged here (a comparison may have finished
     # since), writing only the steps whose verdict changed.
@@ -102,7 +107,7 @@ def plan_detail(request: HttpRequest, plan_id: int) -> HttpResponse:
 
 @require_POST
 @role_required(*WRITERS)
-def plan_step_check(request: HttpRequest, plan_id: int, step_id: int) -> HttpResponse:
+def plan_step_check(request: AuthedRequest, plan_id: int, step_id: int) -> HttpResponse:
     plan = access.access_plan(request.user, plan_id)
     form = StepCheckForm(request.POST, prefix=f"s{step_id}")
     if form.is_valid():

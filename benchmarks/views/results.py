@@ -10,11 +10,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods
 
+from accounts.http import AuthedRequest
 from benchmarks import access, charts, figures, parsers, selectors, services
 from benchmarks.errors import UploadRejected
 from benchmarks.forms import SERVING_ENGINES, UploadForm
@@ -36,7 +37,7 @@ HTMX_STOP_POLLING = 286
 
 @require_GET
 @role_required(*READERS)
-def result_list(request: HttpRequest) -> HttpResponse:
+def result_list(request: AuthedRequest) -> HttpResponse:
     filters = {key: request.GET.get(key, "").strip() for key in LIST_FILTERS}
     results = selectors.results_list(request.user, filters)
     page = Paginator(results, 50).get_page(request.GET.get("page"))
@@ -55,7 +56,7 @@ def result_list(request: HttpRequest) -> HttpResponse:
 
 
 def _upload_page(
-    request: HttpRequest, form: UploadForm, status: int = 200, error: str = ""
+    request: AuthedRequest, form: UploadForm, status: int = 200, error: str = ""
 ) -> HttpResponse:
     context = {
         "can_upload": True,
@@ -68,14 +69,14 @@ def _upload_page(
     return render(request, "benchmarks/result_upload.html", context, status=status)
 
 
-def _refuse(request: HttpRequest, form: UploadForm, exc: UploadRejected) -> HttpResponse:
+def _refuse(request: AuthedRequest, form: UploadForm, exc: UploadRejected) -> HttpResponse:
     field = next(iter(exc.fields), None)
     form.add_error(field if field in form.fields else None, exc.message)
     return _upload_page(request, form, status=exc.status_code)
 
 
 @csrf_protect
-def _result_upload(request: HttpRequest, handler: Any) -> HttpResponse:
+def _result_upload(request: AuthedRequest, handler: Any) -> HttpResponse:
     user = request.user
     if request.method != "POST":
         initial = {k: request.GET.get(k) for k in ("quote", "brief") if request.GET.get(k)}
@@ -99,7 +100,7 @@ def _result_upload(request: HttpRequest, handler: Any) -> HttpResponse:
 @csrf_exempt  # the upload handlers must be set before CSRF reads the body; checked inside
 @require_http_methods(["GET", "POST"])
 @role_required(*UPLOADERS)
-def result_upload(request: HttpRequest) -> HttpResponse:
+def result_upload(request: AuthedRequest) -> HttpResponse:
     """Drag-and-drop (XHR with progress, see benchmarks.js) or a plain form post without JS."""
     if request.method == "POST" and declared_length_too_large(request):
         size = int(request.META["CONTENT_LENGTH"])
@@ -142,7 +143,7 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
 
 @require_GET
 @role_required(*READERS)
-def result_detail(request: HttpRequest, result_id: int) -> HttpResponse:
+def result_detail(request: AuthedRequest, result_id: int) -> HttpResponse:
     result = access.access_result(request.user, result_id)
     if request.htmx:  # the status partial polls every second while the worker parses
         is_final = result.status in FINAL_STATES
@@ -174,7 +175,7 @@ def download_name(name: str) -> str:
 
 @require_GET
 @role_required(*READERS)
-def result_download(request: HttpRequest, result_id: int) -> FileResponse:
+def result_download(request: AuthedRequest, result_id: int) -> FileResponse:
     """The raw file as uploaded, only after the access check, always as an attachment."""
     result = access.access_result(request.user, result_id)
     response = FileResponse(
@@ -194,7 +195,7 @@ FILE_TEMPLATES = ("requests_template.csv", "run_template.json")
 
 @require_GET
 @role_required(*READERS)
-def file_template(request: HttpRequest, name: str) -> FileResponse:
+def file_template(request: AuthedRequest, name: str) -> FileResponse:
     """Our own formats' templates, for accepted outputs and runs no tool writes for you."""
     if name not in FILE_TEMPLATES:
         raise Http404
@@ -203,7 +204,7 @@ def file_template(request: HttpRequest, name: str) -> FileResponse:
 
 @require_GET
 @role_required(*READERS)
-def result_compare(request: HttpRequest) -> HttpResponse:
+def result_compare(request: AuthedRequest) -> HttpResponse:
     """Every parsed result for one brief: throughput per GPU against p99 E2E, target line."""
     briefs = briefs_access.briefs_for(request.user).order_by("-created_at")
     brief = (
@@ -213,7 +214,9 @@ def result_compare(request: HttpRequest) -> HttpResponse:
     )
     rows = selectors.compare_rows(request.user, brief) if brief else []
     figure = (
-        charts.compare_scatter_figure(rows, target_e2e_p99_ms=brief.e2e_p99_ms) if rows else None
+        charts.compare_scatter_figure(rows, target_e2e_p99_ms=brief.e2e_p99_ms)
+        if rows and brief is not None
+        else None
     )
     unplotted = sum(1 for r in rows if r["e2e_p99_ms"] is None or r["tokens_per_s_per_gpu"] is None)
     context = {

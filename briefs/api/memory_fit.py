@@ -43,7 +43,7 @@ class PrecisionField(serializers.CharField):
         return value
 
 
-class MemoryFitInputSerializer(serializers.Serializer):
+class MemoryFitInputSerializer(serializers.Serializer[None]):
     """The calculator's body: a catalog model slug or custom numbers, an accelerator, load."""
 
     model = serializers.SlugField(required=False, allow_null=True, allow_blank=True, max_length=80)
@@ -77,7 +77,7 @@ class MemoryFitInputSerializer(serializers.Serializer):
     lora_rank = _int(min_value=1, max_value=65_536)
 
 
-class MemoryFitOutputSerializer(serializers.Serializer):
+class MemoryFitOutputSerializer(serializers.Serializer[dict[str, Any]]):
     """The answer (documents the schema; the engine's FitResult.to_dict() fills it)."""
 
     model = serializers.DictField()

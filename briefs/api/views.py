@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.http import api_user
 from briefs import access
 from briefs import selectors as selectors_briefs
 from briefs import services as services_briefs
@@ -37,7 +39,7 @@ class BriefPermission(HasRole):
         return super().has_permission(request, view)
 
 
-class BriefInputSerializer(serializers.ModelSerializer):
+class BriefInputSerializer(serializers.ModelSerializer[WorkloadBrief]):
     """Shape of a brief body; `partial=True` for revisions (absent fields keep their value)."""
 
     model = SlugLookupField(
@@ -62,7 +64,7 @@ class BriefInputSerializer(serializers.ModelSerializer):
         return attrs
 
 
-class VersionSerializer(serializers.ModelSerializer):
+class VersionSerializer(serializers.ModelSerializer[WorkloadBrief]):
     created_by = serializers.CharField(source="created_by.username", read_only=True)
     url = serializers.SerializerMethodField()
 
@@ -74,12 +76,16 @@ class VersionSerializer(serializers.ModelSerializer):
         return f"/api/v1/briefs/{obj.pk}/"
 
 
-class BriefOutputSerializer(serializers.ModelSerializer):
-    model = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+class BriefOutputSerializer(serializers.ModelSerializer[WorkloadBrief]):
+    model: serializers.SlugRelatedField[ModelProfile] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True
+    )
     weight_precision = serializers.CharField(read_only=True)
     kv_precision = serializers.CharField(read_only=True)
     created_by = serializers.CharField(source="created_by.username", read_only=True)
-    supersedes = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    supersedes: serializers.PrimaryKeyRelatedField[WorkloadBrief] = (
+        serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    )
     superseded_by = serializers.SerializerMethodField()
     is_current = serializers.SerializerMethodField()
     missing_fields = serializers.SerializerMethodField()
@@ -132,10 +138,11 @@ class BriefDetailOutputSerializer(BriefOutputSerializer):
 
     def get_versions(self, obj: WorkloadBrief) -> list[dict[str, Any]]:
         versions = selectors_briefs.brief_versions(obj)
+        # many=True builds a ListSerializer (a list); the stubs type `.data` as one dict.
         return VersionSerializer(versions, many=True).data  # type: ignore[return-value]
 
 
-class BriefListApi(GenericAPIView):
+class BriefListApi(GenericAPIView[WorkloadBrief]):
     """GET: briefs (latest versions; `?all_versions=1` for every version,
     `?workload_class=`). POST: create version 1."""
 
@@ -144,10 +151,12 @@ class BriefListApi(GenericAPIView):
     write_roles = access.BRIEF_WRITERS
     serializer_class = BriefOutputSerializer
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> QuerySet[WorkloadBrief]:
+        if getattr(self, "swagger_fake_view", False):  # the schema: no signed-in user
+            return WorkloadBrief.objects.none()
         params = self.request.query_params
         return selectors_briefs.briefs_list(
-            self.request.user,
+            api_user(self.request),
             current_only=params.get("all_versions") not in ("1", "true", "yes"),
             workload_class=params.get("workload_class"),
         )
@@ -163,13 +172,13 @@ class BriefListApi(GenericAPIView):
         serializer = BriefInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         brief = services_briefs.brief_create(
-            acting_user=request.user, data=serializer.validated_data
+            acting_user=api_user(request), data=serializer.validated_data
         )
-        brief = selectors_briefs.brief_get(request.user, brief.pk)
+        brief = selectors_briefs.brief_get(api_user(request), brief.pk)
         return Response(BriefDetailOutputSerializer(brief).data, status=status.HTTP_201_CREATED)
 
 
-class BriefDetailApi(GenericAPIView):
+class BriefDetailApi(GenericAPIView[WorkloadBrief]):
     """GET one brief version with `missing_fields`, `is_complete` and its version chain."""
 
     permission_classes = [BriefPermission]
@@ -177,11 +186,11 @@ class BriefDetailApi(GenericAPIView):
     serializer_class = BriefDetailOutputSerializer
 
     def get(self, request: Request, pk: int) -> Response:
-        brief = selectors_briefs.brief_get(request.user, pk)
+        brief = selectors_briefs.brief_get(api_user(request), pk)
         return Response(BriefDetailOutputSerializer(brief).data)
 
 
-class BriefReviseApi(GenericAPIView):
+class BriefReviseApi(GenericAPIView[WorkloadBrief]):
     """POST changed fields: a new version that supersedes this one (which stays unchanged)."""
 
     permission_classes = [BriefPermission]
@@ -190,11 +199,11 @@ class BriefReviseApi(GenericAPIView):
 
     @extend_schema(request=BriefInputSerializer, responses={201: BriefDetailOutputSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        brief = selectors_briefs.brief_get(request.user, pk)
+        brief = selectors_briefs.brief_get(api_user(request), pk)
         serializer = BriefInputSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         new = services_briefs.brief_revise(
-            acting_user=request.user, brief=brief, data=serializer.validated_data
+            acting_user=api_user(request), brief=brief, data=serializer.validated_data
         )
-        new = selectors_briefs.brief_get(request.user, new.pk)
+        new = selectors_briefs.brief_get(api_user(request), new.pk)
         return Response(BriefDetailOutputSerializer(new).data, status=status.HTTP_201_CREATED)

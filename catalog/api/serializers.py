@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import models
 from rest_framework import serializers
 
-from accounts.models import Provider
+from accounts.models import Provider, User
 from catalog import panels, selectors
 from catalog.models import (
     Accelerator,
@@ -24,6 +24,8 @@ from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from catalog.services.reference import API_ROUTE_FIELDS
 from core.api.fields import SlugLookupField
 
+_M = TypeVar("_M", bound=models.Model)
+
 
 class StrictDecimalField(serializers.DecimalField):
     """Money arrives as a string ("2.49") or an integer, never a binary float."""
@@ -38,21 +40,21 @@ class StrictDecimalField(serializers.DecimalField):
         return super().to_internal_value(data)
 
 
-class _MoneyModelSerializer(serializers.ModelSerializer):
+class _MoneyModelSerializer(serializers.ModelSerializer[_M]):
     serializer_field_mapping = {
         **serializers.ModelSerializer.serializer_field_mapping,
         models.DecimalField: StrictDecimalField,
     }
 
 
-class AcceleratorSerializer(serializers.ModelSerializer):
+class AcceleratorSerializer(serializers.ModelSerializer[Accelerator]):
     class Meta:
         model = Accelerator
         exclude = ("id",)
 
 
-class ModelProfileSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(
+class ModelProfileSerializer(serializers.ModelSerializer[ModelProfile]):
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
 
@@ -61,23 +63,30 @@ class ModelProfileSerializer(serializers.ModelSerializer):
         exclude = ("id",)
 
 
-class ProviderSerializer(serializers.ModelSerializer):
+class ProviderSerializer(serializers.ModelSerializer[Provider]):
     class Meta:
         model = Provider
         fields = ("id", "name", "slug", "kind", "website", "contact_email", "created_at")
         read_only_fields = ("id", "created_at")
-        extra_kwargs = {"slug": {"required": False, "validators": []}, "name": {"validators": []}}
+        extra_kwargs: dict[str, dict[str, Any]] = {
+            "slug": {"required": False, "validators": []},
+            "name": {"validators": []},
+        }
 
 
 # --- Quotes ----------------------------------------------------------------------------------
 
 
-class QuoteSerializer(_MoneyModelSerializer):
+class QuoteSerializer(_MoneyModelSerializer[Quote]):
     """A quote version as the API shows it, with its checklist summary."""
 
-    provider = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    accelerator = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    entered_by = serializers.SlugRelatedField(
+    provider: serializers.SlugRelatedField[Provider] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
+    accelerator: serializers.SlugRelatedField[Accelerator] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
+    entered_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
     # Blank when the price came from a document (`source_document`), so not always a URL.
@@ -131,13 +140,13 @@ class QuoteSerializer(_MoneyModelSerializer):
 
     def get_checklist(self, quote: Quote) -> dict[str, Any] | None:
         """{"required_level", "completeness_pct", "missing_items", "red_flags"} or null."""
-        summaries = self.context.get("checklists")
+        summaries: dict[int, dict[str, Any]] | None = self.context.get("checklists")
         if summaries is not None:
             return summaries.get(quote.pk)
         return panels.checklist_summary(quote)
 
 
-class QuoteInputSerializer(_MoneyModelSerializer):
+class QuoteInputSerializer(_MoneyModelSerializer[Quote]):
     """What may be written. provider, version, status, supersedes and entered_by are not."""
 
     accelerator = SlugLookupField(slug_field="slug", queryset=Accelerator.objects.all())
@@ -153,10 +162,12 @@ class QuoteInputSerializer(_MoneyModelSerializer):
     class Meta:
         model = Quote
         fields = (*QUOTE_INPUT_FIELDS, "provider", "rfq", "is_public_list_price")
-        extra_kwargs = {name: {"validators": []} for name in QUOTE_INPUT_FIELDS}
+        extra_kwargs: dict[str, dict[str, Any]] = {
+            name: {"validators": []} for name in QUOTE_INPUT_FIELDS
+        }
 
 
-class QuoteReviseInputSerializer(_MoneyModelSerializer):
+class QuoteReviseInputSerializer(_MoneyModelSerializer[Quote]):
     """Only the fields that change; the rest is copied from the version being revised."""
 
     accelerator = SlugLookupField(
@@ -166,22 +177,24 @@ class QuoteReviseInputSerializer(_MoneyModelSerializer):
     class Meta:
         model = Quote
         fields = QUOTE_INPUT_FIELDS
-        extra_kwargs = {name: {"required": False, "validators": []} for name in QUOTE_INPUT_FIELDS}
+        extra_kwargs: dict[str, dict[str, Any]] = {
+            name: {"required": False, "validators": []} for name in QUOTE_INPUT_FIELDS
+        }
 
 
-class QuoteWithdrawInputSerializer(serializers.Serializer):
+class QuoteWithdrawInputSerializer(serializers.Serializer[None]):
     reason = serializers.CharField(required=False, allow_blank=True, max_length=500)
 
 
 # --- Model API routes, FX, RFQs --------------------------------------------------------------
 
 
-class ApiRouteSerializer(_MoneyModelSerializer):
+class ApiRouteSerializer(_MoneyModelSerializer[ModelApiRoute]):
     provider = SlugLookupField(slug_field="slug", queryset=Provider.objects.all())
     model_profile = SlugLookupField(
         slug_field="slug", queryset=ModelProfile.objects.all(), required=False, allow_null=True
     )
-    entered_by = serializers.SlugRelatedField(
+    entered_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
     is_stale = serializers.SerializerMethodField()
@@ -214,14 +227,16 @@ class ApiRouteSerializer(_MoneyModelSerializer):
             "entered_by",
             "created_at",
         )
-        extra_kwargs = {name: {"validators": []} for name in API_ROUTE_FIELDS}
+        extra_kwargs: dict[str, dict[str, Any]] = {
+            name: {"validators": []} for name in API_ROUTE_FIELDS
+        }
 
     def get_is_stale(self, route: ModelApiRoute) -> bool:
         return route.is_stale()
 
 
-class FxRateSerializer(_MoneyModelSerializer):
-    entered_by = serializers.SlugRelatedField(
+class FxRateSerializer(_MoneyModelSerializer[FxRate]):
+    entered_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
 
@@ -232,17 +247,23 @@ class FxRateSerializer(_MoneyModelSerializer):
         validators: list[Any] = []
 
 
-class RfqSerializer(serializers.ModelSerializer):
+class RfqSerializer(serializers.ModelSerializer[Rfq]):
     """Staff view of an RFQ: who is invited, which brief it comes from."""
 
-    accelerators = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
-    providers = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    accelerators: serializers.SlugRelatedField[Accelerator] = serializers.SlugRelatedField(
+        slug_field="slug", many=True, read_only=True
+    )
+    providers: serializers.SlugRelatedField[Provider] = serializers.SlugRelatedField(
+        slug_field="slug", many=True, read_only=True
+    )
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     is_open = serializers.SerializerMethodField()
 
     class Meta:
         model = Rfq
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "title",
             "brief",
@@ -286,7 +307,7 @@ class VendorRfqSerializer(RfqSerializer):
         read_only_fields = fields
 
 
-class RfqInputSerializer(serializers.ModelSerializer):
+class RfqInputSerializer(serializers.ModelSerializer[Rfq]):
     accelerators = SlugLookupField(
         slug_field="slug", many=True, queryset=Accelerator.objects.all(), required=False
     )
@@ -309,7 +330,7 @@ class RfqInputSerializer(serializers.ModelSerializer):
         )
 
 
-class RfqReopenInputSerializer(serializers.Serializer):
+class RfqReopenInputSerializer(serializers.Serializer[None]):
     deadline = serializers.DateTimeField()
 
 

@@ -3,9 +3,10 @@ services; there is no PUT, PATCH or DELETE on anything versioned."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, mixins, status, viewsets
@@ -14,16 +15,27 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.http import api_user
 from accounts.models import Provider
 from catalog import access, panels, selectors, services
 from catalog.api import serializers as s
 from catalog.filters import AcceleratorFilter, QuoteFilter
 from catalog.importers.common import MAX_BYTES
-from catalog.models import Accelerator, CatalogImportJob, ModelProfile, Quote
+from catalog.models import (
+    Accelerator,
+    CatalogImportJob,
+    FxRate,
+    ModelApiRoute,
+    ModelProfile,
+    Quote,
+    Rfq,
+)
 from catalog.services.import_jobs import import_job_create
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import HasRole
 from core.roles import STAFF_ROLES, Role, is_vendor
+
+_M = TypeVar("_M", bound=Model)
 
 EVERYONE = frozenset(Role.values)
 STAFF_AND_VENDORS = STAFF_ROLES | {Role.VENDOR}
@@ -42,13 +54,13 @@ class CatalogRole(HasRole):
 SLUG_REGEX = "[-a-zA-Z0-9_]+"  # anything else (a NUL byte, say) is a plain 404
 
 
-class _Base(viewsets.GenericViewSet):
+class _Base(viewsets.GenericViewSet[_M]):
     permission_classes = [CatalogRole]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
     http_method_names = ["get", "post", "head", "options"]
 
 
-class AcceleratorViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+class AcceleratorViewSet(_Base[Accelerator], mixins.ListModelMixin, mixins.RetrieveModelMixin):
     """The accelerator catalog. Filters: vendor, min_memory_gb, segment, fp8, fp4."""
 
     queryset = Accelerator.objects.all()
@@ -60,7 +72,7 @@ class AcceleratorViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin
     read_roles = EVERYONE
 
 
-class ModelProfileViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+class ModelProfileViewSet(_Base[ModelProfile], mixins.ListModelMixin, mixins.RetrieveModelMixin):
     queryset = ModelProfile.objects.select_related("created_by")
     serializer_class = s.ModelProfileSerializer
     lookup_field = "slug"
@@ -70,7 +82,7 @@ class ModelProfileViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixi
 
 
 class ProviderViewSet(
-    _Base, mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
+    _Base[Provider], mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
 ):
     """Providers; a vendor sees only their own organisation. Lead or admin create."""
 
@@ -78,19 +90,21 @@ class ProviderViewSet(
     read_roles = STAFF_AND_VENDORS
     write_roles = access.CATALOG_WRITERS
 
-    def get_queryset(self) -> QuerySet[Any]:
-        return access.providers_for(self.request.user).order_by("name")
+    def get_queryset(self) -> QuerySet[Provider]:
+        if getattr(self, "swagger_fake_view", False):  # the schema: no signed-in user
+            return Provider.objects.none()
+        return access.providers_for(api_user(self.request)).order_by("name")
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = s.ProviderSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         provider = services.provider_create(
-            acting_user=request.user, data=serializer.validated_data
+            acting_user=api_user(request), data=serializer.validated_data
         )
         return Response(s.ProviderSerializer(provider).data, status=status.HTTP_201_CREATED)
 
 
-class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixin):
     """Quote versions. Filters: accelerator, provider, capacity_model, region, stale, current.
 
     POST creates version 1; `revise/` and `withdraw/` add a version. Vendors read and write
@@ -105,7 +119,9 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     write_roles = access.CATALOG_WRITERS | {Role.VENDOR}
 
     def get_queryset(self) -> QuerySet[Quote]:
-        return access.quotes_for(self.request.user).select_related("superseded_by")
+        if getattr(self, "swagger_fake_view", False):  # the schema: no signed-in user
+            return Quote.objects.none()
+        return access.quotes_for(api_user(self.request)).select_related("superseded_by")
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         queryset = self.filter_queryset(self.get_queryset())
@@ -120,7 +136,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return Response(s.QuoteSerializer(self.get_object(), context=context).data)
 
     @staticmethod
-    def _summaries(items: list[Quote]) -> dict[int, Any]:
+    def _summaries(items: Sequence[Quote]) -> dict[int, dict[str, Any]]:
         return panels.checklist_summaries(items)
 
     def _created(self, quote: Quote) -> Response:
@@ -134,9 +150,9 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         data = dict(serializer.validated_data)
         provider, rfq_id = data.pop("provider", None), data.pop("rfq", None)
         is_public = data.pop("is_public_list_price", False)
-        rfq = access.access_rfq(request.user, rfq_id) if rfq_id else None
+        rfq = access.access_rfq(api_user(request), rfq_id) if rfq_id else None
         quote = services.quote_submit(
-            acting_user=request.user,
+            acting_user=api_user(request),
             data=data,
             provider=None if is_vendor(request.user) else provider,
             rfq=rfq,
@@ -152,7 +168,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         serializer = s.QuoteReviseInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         new = services.quote_revise(
-            acting_user=request.user, quote=quote, data=serializer.validated_data
+            acting_user=api_user(request), quote=quote, data=serializer.validated_data
         )
         return self._created(new)
 
@@ -164,7 +180,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         serializer = s.QuoteWithdrawInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         new = services.quote_withdraw(
-            acting_user=request.user,
+            acting_user=api_user(request),
             quote=quote,
             reason=serializer.validated_data.get("reason", ""),
         )
@@ -172,7 +188,7 @@ class QuoteViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
 
 class ApiRouteViewSet(
-    _Base, mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
+    _Base[ModelApiRoute], mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
 ):
     """Model API routes (price per million input / output / cached tokens)."""
 
@@ -181,21 +197,23 @@ class ApiRouteViewSet(
     read_roles = STAFF_AND_VENDORS
     write_roles = access.CATALOG_WRITERS
 
-    def get_queryset(self) -> QuerySet[Any]:
-        return selectors.api_routes_list(self.request.user)
+    def get_queryset(self) -> QuerySet[ModelApiRoute]:
+        if getattr(self, "swagger_fake_view", False):  # the schema: no signed-in user
+            return ModelApiRoute.objects.none()
+        return selectors.api_routes_list(api_user(self.request))
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = s.ApiRouteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
         route = services.api_route_create(
-            acting_user=request.user, data=data, provider=data.pop("provider")
+            acting_user=api_user(request), data=data, provider=data.pop("provider")
         )
         return Response(s.ApiRouteSerializer(route).data, status=status.HTTP_201_CREATED)
 
 
 class FxRateViewSet(
-    _Base, mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
+    _Base[FxRate], mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin
 ):
     """FX rates to the base currency; finance or admin enter them."""
 
@@ -204,24 +222,30 @@ class FxRateViewSet(
     read_roles = STAFF_ROLES
     write_roles = access.FX_WRITERS
 
-    def get_queryset(self) -> QuerySet[Any]:
-        return selectors.fx_rates_list(self.request.user)
+    def get_queryset(self) -> QuerySet[FxRate]:
+        if getattr(self, "swagger_fake_view", False):  # the schema: no signed-in user
+            return FxRate.objects.none()
+        return selectors.fx_rates_list(api_user(self.request))
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = s.FxRateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        rate = services.fx_rate_create(acting_user=request.user, data=serializer.validated_data)
+        rate = services.fx_rate_create(
+            acting_user=api_user(request), data=serializer.validated_data
+        )
         return Response(s.FxRateSerializer(rate).data, status=status.HTTP_201_CREATED)
 
 
-class RfqViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+class RfqViewSet(_Base[Rfq], mixins.ListModelMixin, mixins.RetrieveModelMixin):
     """RFQs; a vendor sees only those addressed to their organisation."""
 
     read_roles = STAFF_AND_VENDORS
     write_roles = access.CATALOG_WRITERS
 
-    def get_queryset(self) -> QuerySet[Any]:
-        return selectors.rfqs_list(self.request.user).prefetch_related("providers")
+    def get_queryset(self) -> QuerySet[Rfq]:
+        if getattr(self, "swagger_fake_view", False):  # the schema: no signed-in user
+            return Rfq.objects.none()
+        return selectors.rfqs_list(api_user(self.request)).prefetch_related("providers")
 
     def get_serializer_class(self) -> type[s.RfqSerializer]:
         return s.VendorRfqSerializer if is_vendor(self.request.user) else s.RfqSerializer
@@ -230,7 +254,7 @@ class RfqViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = s.RfqInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        rfq = services.rfq_create(acting_user=request.user, data=serializer.validated_data)
+        rfq = services.rfq_create(acting_user=api_user(request), data=serializer.validated_data)
         return Response(s.RfqSerializer(rfq).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.RfqReopenInputSerializer, responses={200: s.RfqSerializer})
@@ -240,7 +264,7 @@ class RfqViewSet(_Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         serializer = s.RfqReopenInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         rfq = services.rfq_reopen(
-            acting_user=request.user, rfq=rfq, deadline=serializer.validated_data["deadline"]
+            acting_user=api_user(request), rfq=rfq, deadline=serializer.validated_data["deadline"]
         )
         return Response(s.RfqSerializer(rfq).data)
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 from accounts.models import Provider
 from catalog.models import Accelerator, CapacityModel, Quote, Rfq
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
+from core.forms import field_of
 
 DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
 
@@ -142,7 +143,7 @@ FIELD_GROUPS = [
     ("Validity and source", ["quoted_at", "valid_until", "source_url", "source_document", "notes"]),
 ]
 
-_WIDGETS = {
+_WIDGETS: dict[str, type[forms.Widget] | forms.Widget] = {
     "quoted_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
     "valid_until": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
     "cancellation_terms": forms.Textarea(attrs={"rows": 2}),
@@ -167,14 +168,18 @@ class QuoteForm(forms.Form):
         super().__init__(*args, **kwargs)
         for name in QUOTE_INPUT_FIELDS:
             self.fields[name] = copy.deepcopy(_MODEL_FIELDS[name])
-        self.fields["quoted_at"].input_formats = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S"]
-        self.fields["valid_until"].input_formats = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S"]
-        self.fields["accelerator"].queryset = Accelerator.objects.order_by("vendor", "name")
+        for name in ("quoted_at", "valid_until"):
+            field_of(self, name, forms.DateTimeField).input_formats = [
+                DATETIME_FORMAT,
+                "%Y-%m-%d %H:%M:%S",
+            ]
+        accelerator = field_of(self, "accelerator", forms.ModelChoiceField)
+        accelerator.queryset = Accelerator.objects.order_by("vendor", "name")
         if rfq is not None and rfq.accelerators.exists():
-            self.fields["accelerator"].queryset = rfq.accelerators.order_by("vendor", "name")
-        self.fields["accelerator"].empty_label = "choose the accelerator"
+            accelerator.queryset = rfq.accelerators.order_by("vendor", "name")
+        accelerator.empty_label = "choose the accelerator"
         if rfq is not None and rfq.capacity_models:
-            self.fields["capacity_model"].choices = [("", "---------")] + [
+            field_of(self, "capacity_model", forms.ChoiceField).choices = [("", "---------")] + [
                 (value, label)
                 for value, label in CapacityModel.choices
                 if value in rfq.capacity_models

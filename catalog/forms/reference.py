@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.utils import timezone
@@ -12,6 +12,12 @@ from catalog.forms.quotes import DATETIME_FORMAT
 from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfile
 from catalog.services.imports import ImportKind
 from catalog.services.reference import API_ROUTE_FIELDS, MODEL_FIELDS, PROVIDER_FIELDS
+from core.forms import field_of
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from briefs.models import WorkloadBrief
 
 _DT_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
 _DT_FORMATS = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]
@@ -29,7 +35,7 @@ class CompareForm(forms.Form):
         super().__init__(*args, **kwargs)
         choices = [("", "—"), *Accelerator.objects.values_list("slug", "name")]
         for name in "abcd":
-            self.fields[name].choices = choices
+            field_of(self, name, forms.ChoiceField).choices = choices
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -66,10 +72,13 @@ class AcceleratorListForm(forms.Form):
 
     def __init__(self, *args: Any, vendors: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["vendor"].choices = [("", "any vendor"), *((v, v) for v in vendors)]
+        field_of(self, "vendor", forms.ChoiceField).choices = [
+            ("", "any vendor"),
+            *((v, v) for v in vendors),
+        ]
 
 
-class ModelProfileForm(forms.ModelForm):
+class ModelProfileForm(forms.ModelForm[ModelProfile]):
     class Meta:
         model = ModelProfile
         fields = MODEL_FIELDS
@@ -89,7 +98,7 @@ class ModelProfileForm(forms.ModelForm):
         pass
 
 
-class ProviderForm(forms.ModelForm):
+class ProviderForm(forms.ModelForm[Provider]):
     class Meta:
         model = Provider
         fields = PROVIDER_FIELDS
@@ -102,7 +111,7 @@ class ProviderForm(forms.ModelForm):
         pass
 
 
-class ApiRouteForm(forms.ModelForm):
+class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
     processing_regions = forms.CharField(
         required=False,
         max_length=600,
@@ -127,7 +136,7 @@ class ApiRouteForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for name in ("quoted_at", "valid_until"):
-            self.fields[name].input_formats = _DT_FORMATS
+            field_of(self, name, forms.DateTimeField).input_formats = _DT_FORMATS
         if not self.is_bound:
             self.initial.setdefault("quoted_at", timezone.now().strftime(DATETIME_FORMAT))
 
@@ -158,7 +167,9 @@ class FxRateForm(forms.Form):
 
 class RfqForm(forms.Form):
     title = forms.CharField(max_length=200)
-    brief = forms.ModelChoiceField(queryset=None, required=False, help_text="Optional.")
+    brief: forms.ModelChoiceField[WorkloadBrief] = forms.ModelChoiceField(
+        queryset=None, required=False, help_text="Optional."
+    )
     requirements = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 4}),
@@ -190,9 +201,11 @@ class RfqForm(forms.Form):
         help_text="Providers invited to answer; each sees only its own answers.",
     )
 
-    def __init__(self, *args: Any, briefs: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, briefs: QuerySet[WorkloadBrief] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["brief"].queryset = briefs
+        field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
 
 
 class RfqReopenForm(forms.Form):

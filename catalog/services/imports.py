@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db import transaction
 
-from accounts.models import Provider
+from accounts.models import Provider, User
 from catalog import access
 from catalog.errors import ImportRejected
 from catalog.importers.common import ImportFileError, ParseResult, RowError
@@ -122,7 +122,7 @@ def _previous_import(sha256: str, kind: str, captured_on: date) -> AuditEvent | 
     )
 
 
-def _reject(acting_user: Any, summary: dict[str, Any], errors: list[RowError]) -> ImportRejected:
+def _reject(acting_user: User, summary: dict[str, Any], errors: list[RowError]) -> ImportRejected:
     audit_record(
         actor=acting_user,
         action="catalog.import_rejected",
@@ -151,7 +151,7 @@ def cloud_mismatch(provider: Provider, file_cloud: object) -> RowError | None:
 
 def catalog_import(
     *,
-    acting_user: Any,
+    acting_user: User,
     kind: str,
     data: bytes,
     filename: str,

@@ -14,7 +14,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import Provider
+from accounts.models import Provider, User
 from catalog import access, selectors
 from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed
 from catalog.models import Accelerator, Quote, Rfq
@@ -122,12 +122,14 @@ def _audit_summary(quote: Quote) -> dict[str, Any]:
 
 
 def _resolve_submitter(
-    acting_user: Any, provider: Provider | None, rfq: Rfq | None
+    acting_user: User, provider: Provider | None, rfq: Rfq | None
 ) -> tuple[Provider, bool]:
     """(provider the quote belongs to, whether it was entered by staff)."""
     if is_vendor(acting_user):
         if rfq is not None and not access.rfqs_for(acting_user).filter(pk=rfq.pk).exists():
             raise NotFound("No such RFQ.")
+        if acting_user.provider is None:  # the vendor_has_provider constraint forbids it
+            raise NotAllowed("This vendor account belongs to no provider.")
         return acting_user.provider, False
     if not has_role(acting_user, *access.CATALOG_WRITERS):
         raise NotAllowed("Only procurement leads, admins and vendors can enter quotes.")
@@ -141,7 +143,7 @@ def _resolve_submitter(
 @transaction.atomic
 def quote_submit(
     *,
-    acting_user: Any,
+    acting_user: User,
     data: Mapping[str, Any],
     provider: Provider | None = None,
     rfq: Rfq | None = None,
@@ -168,7 +170,7 @@ def quote_submit(
     return quote
 
 
-def _lock_current(acting_user: Any, quote: Quote) -> Quote:
+def _lock_current(acting_user: User, quote: Quote) -> Quote:
     """Lock the version being replaced; refuse anything but the live, current version."""
     if not access.quotes_for(acting_user).filter(pk=quote.pk).exists():
         raise NotFound("No such quote.")
@@ -189,7 +191,7 @@ def _lock_current(acting_user: Any, quote: Quote) -> Quote:
 
 
 def _next_version(
-    acting_user: Any,
+    acting_user: User,
     old: Quote,
     values: dict[str, Any],
     status: str,
@@ -223,7 +225,7 @@ def _changes(old: Quote, new: Quote) -> dict[str, list[str]]:
 @transaction.atomic
 def quote_revise(
     *,
-    acting_user: Any,
+    acting_user: User,
     quote: Quote,
     data: Mapping[str, Any],
     imported: Mapping[str, Any] | None = None,
@@ -249,7 +251,7 @@ def quote_revise(
 
 
 @transaction.atomic
-def quote_withdraw(*, acting_user: Any, quote: Quote, reason: str = "") -> Quote:
+def quote_withdraw(*, acting_user: User, quote: Quote, reason: str = "") -> Quote:
     """Withdraw by adding a version with status withdrawn (nothing is deleted)."""
     old = _lock_current(acting_user, quote)
     values = {field: getattr(old, field) for field in QUOTE_INPUT_FIELDS}

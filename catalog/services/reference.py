@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
-from accounts.models import Provider
+from accounts.models import Provider, User
 from catalog import access
 from catalog.errors import CatalogInvalid
 from catalog.models import FxRate, ModelApiRoute, ModelProfile
@@ -68,7 +68,7 @@ def _pick(data: Mapping[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
 
 
 @transaction.atomic
-def provider_create(*, acting_user: Any, data: Mapping[str, Any]) -> Provider:
+def provider_create(*, acting_user: User, data: Mapping[str, Any]) -> Provider:
     require_role(acting_user, *access.CATALOG_WRITERS)
     values = _pick(data, PROVIDER_FIELDS)
     values["slug"] = slugify(values.get("slug") or values.get("name") or "")
@@ -89,7 +89,7 @@ def provider_create(*, acting_user: Any, data: Mapping[str, Any]) -> Provider:
 
 
 @transaction.atomic
-def model_profile_create(*, acting_user: Any, data: Mapping[str, Any]) -> ModelProfile:
+def model_profile_create(*, acting_user: User, data: Mapping[str, Any]) -> ModelProfile:
     """Add a custom model; its slug comes from the name and never collides with a seeded one."""
     require_role(acting_user, *MODEL_WRITERS)
     values = _pick(data, MODEL_FIELDS)
@@ -116,7 +116,7 @@ def model_profile_create(*, acting_user: Any, data: Mapping[str, Any]) -> ModelP
 
 @transaction.atomic
 def api_route_create(
-    *, acting_user: Any, data: Mapping[str, Any], provider: Provider | None
+    *, acting_user: User, data: Mapping[str, Any], provider: Provider | None
 ) -> ModelApiRoute:
     require_role(acting_user, *access.CATALOG_WRITERS)
     values = _pick(data, API_ROUTE_FIELDS)
@@ -124,7 +124,7 @@ def api_route_create(
     errors = api_route_rule_errors(values)
     if provider is None:
         errors["provider"] = ["Choose the provider of this model API."]
-    if errors:
+    if errors or provider is None:
         raise CatalogInvalid(errors)
     route = ModelApiRoute.objects.create(**values, provider=provider, entered_by=acting_user)
     audit_record(
@@ -142,7 +142,7 @@ def api_route_create(
 
 
 @transaction.atomic
-def fx_rate_create(*, acting_user: Any, data: Mapping[str, Any]) -> FxRate:
+def fx_rate_create(*, acting_user: User, data: Mapping[str, Any]) -> FxRate:
     """Record a rate (finance or admin only); one rate per currency and day."""
     require_role(acting_user, *access.FX_WRITERS)
     values = _pick(data, ("currency", "rate_to_base", "as_of"))

@@ -9,6 +9,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import User
 from catalog import access
 from catalog.errors import CatalogInvalid
 from catalog.models import Rfq
@@ -30,7 +31,7 @@ RFQ_INPUT_FIELDS = (
 
 
 @transaction.atomic
-def rfq_create(*, acting_user: Any, data: Mapping[str, Any]) -> Rfq:
+def rfq_create(*, acting_user: User, data: Mapping[str, Any]) -> Rfq:
     """Open an RFQ. `data` carries `providers` and `accelerators` as iterables of instances."""
     require_role(acting_user, *access.CATALOG_WRITERS)
     providers = list(data.get("providers") or [])
@@ -56,7 +57,7 @@ def rfq_create(*, acting_user: Any, data: Mapping[str, Any]) -> Rfq:
 
 
 @transaction.atomic
-def rfq_reopen(*, acting_user: Any, rfq: Rfq, deadline: datetime | None) -> Rfq:
+def rfq_reopen(*, acting_user: User, rfq: Rfq, deadline: datetime | None) -> Rfq:
     """Give invited providers a new deadline; only once the old one has passed or was closed."""
     require_role(acting_user, *access.CATALOG_WRITERS)
     locked = Rfq.objects.select_for_update().get(pk=rfq.pk)
@@ -79,7 +80,7 @@ def rfq_reopen(*, acting_user: Any, rfq: Rfq, deadline: datetime | None) -> Rfq:
 
 
 @transaction.atomic
-def rfq_close(*, acting_user: Any, rfq: Rfq) -> Rfq:
+def rfq_close(*, acting_user: User, rfq: Rfq) -> Rfq:
     """Stop taking answers before the deadline."""
     require_role(acting_user, *access.CATALOG_WRITERS)
     updated = Rfq.objects.filter(pk=rfq.pk, status=Rfq.Status.OPEN).update(status=Rfq.Status.CLOSED)

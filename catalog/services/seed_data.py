@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import transaction
 
 from catalog.models import Accelerator, ModelProfile
+
+_Row = TypeVar("_Row", Accelerator, ModelProfile)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -45,20 +48,23 @@ def catalog_load(data_dir: Path = DATA_DIR) -> dict[str, dict[str, int]]:
 
     A handful of queries whatever the row count: one read, one bulk insert, one bulk update.
     """
-    counts: dict[str, dict[str, int]] = {}
-    for model, filename, defaults in (
-        (Accelerator, "accelerators.json", _accelerator_defaults),
-        (ModelProfile, "model_profiles.json", _profile_defaults),
-    ):
-        rows = {row["slug"]: defaults(row) for row in _rows(data_dir / filename)}
-        existing = {obj.slug: obj for obj in model.objects.filter(slug__in=rows)}  # type: ignore[attr-defined]
-        new = [model(slug=slug, **values) for slug, values in rows.items() if slug not in existing]
-        fields = sorted({name for values in rows.values() for name in values})
-        for slug, obj in existing.items():
-            for name, value in rows[slug].items():
-                setattr(obj, name, value)
-        model.objects.bulk_create(new)  # type: ignore[attr-defined]
-        if existing:
-            model.objects.bulk_update(list(existing.values()), fields)  # type: ignore[attr-defined]
-        counts[model.__name__] = {"created": len(new), "updated": len(existing)}
-    return counts
+    return {
+        "Accelerator": _load(Accelerator, data_dir / "accelerators.json", _accelerator_defaults),
+        "ModelProfile": _load(ModelProfile, data_dir / "model_profiles.json", _profile_defaults),
+    }
+
+
+def _load(
+    model: type[_Row], path: Path, defaults: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, int]:
+    rows = {row["slug"]: defaults(row) for row in _rows(path)}
+    existing = {obj.slug: obj for obj in model.objects.filter(slug__in=rows)}
+    new = [model(slug=slug, **values) for slug, values in rows.items() if slug not in existing]
+    fields = sorted({name for values in rows.values() for name in values})
+    for slug, obj in existing.items():
+        for name, value in rows[slug].items():
+            setattr(obj, name, value)
+    model.objects.bulk_create(new)
+    if existing:
+        model.objects.bulk_update(list(existing.values()), fields)
+    return {"created": len(new), "updated": len(existing)}

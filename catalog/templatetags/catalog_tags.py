@@ -27,5 +27,8 @@ def price(value: Any) -> str | None:
         number = Decimal(str(value))
     except InvalidOperation:
         return str(value)
-    places = max(2, -number.normalize().as_tuple().exponent)  # type: ignore[operator]
+    exponent = number.normalize().as_tuple().exponent
+    if not isinstance(exponent, int):  # NaN or infinity: no places to count
+        return str(value)
+    places = max(2, -exponent)
     return f"{number:,.{min(places, 4)}f}"

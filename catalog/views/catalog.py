@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
+from accounts.http import AuthedRequest
 from catalog import charts, selectors, services
 from catalog.access import staff_required
 from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
@@ -63,7 +64,7 @@ def _point(a: Accelerator) -> charts.AcceleratorPoint:
     )
 
 
-def _sort_headers(request: HttpRequest, current: str) -> list[dict[str, str]]:
+def _sort_headers(request: AuthedRequest, current: str) -> list[dict[str, str]]:
     base = query_without(request, "sort")
     headers = []
     for key, label in SORTABLE:
@@ -75,7 +76,7 @@ def _sort_headers(request: HttpRequest, current: str) -> list[dict[str, str]]:
 
 
 @staff_required
-def accelerator_list(request: HttpRequest) -> HttpResponse:
+def accelerator_list(request: AuthedRequest) -> HttpResponse:
     form = AcceleratorListForm(request.GET or None, vendors=selectors.accelerator_vendors())
     filters = form.cleaned_data if form.is_bound and form.is_valid() else {}
     accelerators = list(selectors.accelerators_list(filters))
@@ -95,7 +96,7 @@ def accelerator_list(request: HttpRequest) -> HttpResponse:
 
 
 @staff_required
-def accelerator_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def accelerator_detail(request: AuthedRequest, slug: str) -> HttpResponse:
     accelerator = get_or_404(Accelerator.objects.all(), slug=slug)
     everyone = [_point(a) for a in Accelerator.objects.all()]
     quotes = selectors.current_quotes_for_accelerator(request.user, accelerator)[:25]
@@ -108,7 +109,7 @@ def accelerator_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _compare_rows(accelerators: list[Accelerator]) -> list[dict[str, object]]:
-    rows = []
+    rows: list[dict[str, object]] = []
     for label, attr, unit, better in COMPARE_ROWS:
         values = [getattr(a, attr) for a in accelerators]
         numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
@@ -121,7 +122,7 @@ def _compare_rows(accelerators: list[Accelerator]) -> list[dict[str, object]]:
 
 
 @staff_required
-def accelerator_compare(request: HttpRequest) -> HttpResponse:
+def accelerator_compare(request: AuthedRequest) -> HttpResponse:
     chosen = [request.GET.get(k) for k in "abcd" if request.GET.get(k)]
     # Fewer than two picked (e.g. "Compare with…" from a detail page): prefill, no error yet.
     form = CompareForm(request.GET) if len(chosen) >= 2 else CompareForm(initial=request.GET)
@@ -140,7 +141,7 @@ def accelerator_compare(request: HttpRequest) -> HttpResponse:
 
 
 @staff_required
-def model_list(request: HttpRequest) -> HttpResponse:
+def model_list(request: AuthedRequest) -> HttpResponse:
     context = {
         "models": selectors.model_profiles_list(),
         "can_add": has_role(request.user, *services.MODEL_WRITERS),
@@ -149,7 +150,7 @@ def model_list(request: HttpRequest) -> HttpResponse:
 
 
 @role_required(*services.MODEL_WRITERS)
-def model_create(request: HttpRequest) -> HttpResponse:
+def model_create(request: AuthedRequest) -> HttpResponse:
     form = ModelProfileForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
+from accounts.http import AuthedRequest
 from catalog import services
 from catalog.access import writer_required
 from catalog.errors import ImportRejected
@@ -18,7 +19,7 @@ from core.forms import apply_domain_error
 
 
 @writer_required
-def import_page(request: HttpRequest) -> HttpResponse:
+def import_page(request: AuthedRequest) -> HttpResponse:
     form = ImportForm(request.POST or None, request.FILES or None)
     outcome, errors = None, []
     if request.method == "POST" and form.is_valid():
@@ -57,7 +58,7 @@ def import_page(request: HttpRequest) -> HttpResponse:
 
 
 @writer_required
-def import_template(request: HttpRequest) -> HttpResponse:
+def import_template(request: AuthedRequest) -> HttpResponse:
     response = HttpResponse(template_csv(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="quote-price-list-template.csv"'
     return response

@@ -4,12 +4,14 @@ withdraw."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.db import models
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
+from accounts.http import AuthedRequest
 from catalog import access, charts, panels, selectors, services
 from catalog.access import staff_required, writer_required
 from catalog.filters import QuoteFilter
@@ -21,6 +23,9 @@ from catalog.views.common import paginate, query_without
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.roles import has_role
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 STAFF_ONLY_FIELDS = ("provider", "is_public_list_price")
 
@@ -45,13 +50,18 @@ def _display(quote: Quote, name: str) -> str:
     return str(value)
 
 
+def _verbose_name(name: str) -> str:
+    field = Quote._meta.get_field(name)
+    return str(field.verbose_name) if isinstance(field, models.Field) else name
+
+
 def quote_facts(quote: Quote) -> list[tuple[str, list[tuple[str, str]]]]:
     """Every entered field of a version, grouped as on the form; empty groups left out."""
     groups = []
     for title, names in FIELD_GROUPS:
         rows = [
             (
-                LABELS.get(n) or str(Quote._meta.get_field(n).verbose_name).capitalize(),
+                LABELS.get(n) or _verbose_name(n).capitalize(),
                 _display(quote, n),
             )
             for n in names
@@ -61,7 +71,7 @@ def quote_facts(quote: Quote) -> list[tuple[str, list[tuple[str, str]]]]:
     return groups
 
 
-def quote_page_context(user: Any, quote: Quote) -> dict[str, Any]:
+def quote_page_context(user: User, quote: Quote) -> dict[str, Any]:
     """What both the staff and the vendor quote pages show: versions, chart, checklist."""
     versions = selectors.quote_versions_for(user, quote)
     latest = versions[-1] if versions else quote
@@ -90,7 +100,7 @@ def quote_page_context(user: Any, quote: Quote) -> dict[str, Any]:
 
 
 @staff_required
-def quote_list(request: HttpRequest) -> HttpResponse:
+def quote_list(request: AuthedRequest) -> HttpResponse:
     params = request.GET.copy()
     params.setdefault("current", "true")
     quotes = access.quotes_for(request.user).order_by("accelerator__name", "price_per_gpu_hour")
@@ -107,7 +117,7 @@ def quote_list(request: HttpRequest) -> HttpResponse:
 
 
 @staff_required
-def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def quote_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     context = quote_page_context(request.user, quote)
     context["staff"] = True
@@ -120,7 +130,7 @@ def _quote_data(form: QuoteForm) -> dict[str, Any]:
 
 
 @writer_required
-def quote_create(request: HttpRequest) -> HttpResponse:
+def quote_create(request: AuthedRequest) -> HttpResponse:
     rfq = access.access_rfq(request.user, request.GET["rfq"]) if request.GET.get("rfq") else None
     form = QuoteForm(request.POST or None, staff=True, rfq=rfq)
     if request.method == "POST" and form.is_valid():
@@ -143,7 +153,7 @@ def quote_create(request: HttpRequest) -> HttpResponse:
 
 
 @writer_required
-def quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
+def quote_revise(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     form = QuoteForm(request.POST or None, initial=quote_initial(quote), rfq=quote.rfq)
     if request.method == "POST" and form.is_valid():
@@ -164,7 +174,7 @@ def quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @writer_required
-def quote_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+def quote_withdraw(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     form = QuoteWithdrawForm(request.POST or None)
     if request.method == "POST" and form.is_valid():

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
+from accounts.http import AuthedRequest
 from catalog import access, selectors, services
 from catalog.access import fx_writer_required, staff_required, writer_required
 from catalog.forms import ApiRouteForm, FxRateForm, ProviderForm
@@ -16,7 +17,7 @@ from core.roles import has_role
 
 
 @staff_required
-def provider_list(request: HttpRequest) -> HttpResponse:
+def provider_list(request: AuthedRequest) -> HttpResponse:
     context = {
         "providers": access.providers_for(request.user),
         "can_write": has_role(request.user, *access.CATALOG_WRITERS),
@@ -25,7 +26,7 @@ def provider_list(request: HttpRequest) -> HttpResponse:
 
 
 @writer_required
-def provider_create(request: HttpRequest) -> HttpResponse:
+def provider_create(request: AuthedRequest) -> HttpResponse:
     form = ProviderForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -41,7 +42,7 @@ def provider_create(request: HttpRequest) -> HttpResponse:
 
 
 @staff_required
-def api_route_list(request: HttpRequest) -> HttpResponse:
+def api_route_list(request: AuthedRequest) -> HttpResponse:
     context = {
         "routes": selectors.api_routes_list(request.user),
         "can_write": has_role(request.user, *access.CATALOG_WRITERS),
@@ -50,7 +51,7 @@ def api_route_list(request: HttpRequest) -> HttpResponse:
 
 
 @writer_required
-def api_route_create(request: HttpRequest) -> HttpResponse:
+def api_route_create(request: AuthedRequest) -> HttpResponse:
     form = ApiRouteForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
@@ -69,7 +70,7 @@ def api_route_create(request: HttpRequest) -> HttpResponse:
 
 
 @staff_required
-def fx_list(request: HttpRequest) -> HttpResponse:
+def fx_list(request: AuthedRequest) -> HttpResponse:
     context = {
         "rates": selectors.fx_rates_list(request.user),
         "base_currency": settings.BASE_CURRENCY,
@@ -79,7 +80,7 @@ def fx_list(request: HttpRequest) -> HttpResponse:
 
 
 @fx_writer_required
-def fx_create(request: HttpRequest) -> HttpResponse:
+def fx_create(request: AuthedRequest) -> HttpResponse:
     form = FxRateForm(request.POST or None, base_currency=settings.BASE_CURRENCY)
     if request.method == "POST" and form.is_valid():
         try:

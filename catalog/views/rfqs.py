@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from accounts.http import AuthedRequest
 from briefs import access as briefs_access
 from catalog import access, panels, selectors, services
 from catalog.access import staff_required, writer_required
@@ -18,7 +19,7 @@ from core.roles import has_role
 
 
 @staff_required
-def rfq_list(request: HttpRequest) -> HttpResponse:
+def rfq_list(request: AuthedRequest) -> HttpResponse:
     context = {
         "rfqs": selectors.rfqs_list(request.user),
         "can_write": has_role(request.user, *access.CATALOG_WRITERS),
@@ -27,7 +28,7 @@ def rfq_list(request: HttpRequest) -> HttpResponse:
 
 
 @staff_required
-def rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, pk)
     can_write = has_role(request.user, *access.CATALOG_WRITERS)
     quotes = list(selectors.quotes_for_rfq(request.user, rfq))
@@ -46,7 +47,7 @@ def rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @writer_required
-def rfq_create(request: HttpRequest) -> HttpResponse:
+def rfq_create(request: AuthedRequest) -> HttpResponse:
     form = RfqForm(request.POST or None, briefs=briefs_access.briefs_for(request.user))
     if request.method == "POST" and form.is_valid():
         try:
@@ -61,7 +62,7 @@ def rfq_create(request: HttpRequest) -> HttpResponse:
 
 
 @writer_required
-def rfq_reopen(request: HttpRequest, pk: int) -> HttpResponse:
+def rfq_reopen(request: AuthedRequest, pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, pk)
     form = RfqReopenForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -80,7 +81,7 @@ def rfq_reopen(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @writer_required
-def rfq_close(request: HttpRequest, pk: int) -> HttpResponse:
+def rfq_close(request: AuthedRequest, pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, pk)
     try:
         services.rfq_close(acting_user=request.user, rfq=rfq)

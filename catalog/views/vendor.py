@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
+from accounts.http import AuthedRequest
 from catalog import access, selectors, services
 from catalog.access import vendor_required
 from catalog.errors import RfqClosed
@@ -26,7 +27,7 @@ def checklist_url(quote_id: int) -> str:
 
 
 @vendor_required
-def vendor_home(request: HttpRequest) -> HttpResponse:
+def vendor_home(request: AuthedRequest) -> HttpResponse:
     mine = Q(quotes__provider_id=request.user.provider_id, quotes__superseded_by__isnull=True)
     rfqs = access.rfqs_for(request.user).annotate(my_answers=Count("quotes", filter=mine))
     quotes = access.quotes_for(request.user).current().order_by("-created_at")[:50]
@@ -34,7 +35,7 @@ def vendor_home(request: HttpRequest) -> HttpResponse:
 
 
 @vendor_required
-def vendor_rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def vendor_rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, pk)
     context = {
         "rfq": rfq,
@@ -46,7 +47,7 @@ def vendor_rfq_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @vendor_required
-def vendor_quote_create(request: HttpRequest, rfq_pk: int) -> HttpResponse:
+def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, rfq_pk)
     if not rfq.is_open_for_answers():
         messages.error(request, RfqClosed().message)
@@ -68,7 +69,7 @@ def vendor_quote_create(request: HttpRequest, rfq_pk: int) -> HttpResponse:
 
 
 @vendor_required
-def vendor_quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def vendor_quote_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     context = quote_page_context(request.user, quote)
     context["checklist_url"] = checklist_url(quote.pk)
@@ -76,7 +77,7 @@ def vendor_quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @vendor_required
-def vendor_quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
+def vendor_quote_revise(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     if not access.can_revise_quote(request.user, quote):
         messages.error(request, RfqClosed().message)
@@ -98,7 +99,7 @@ def vendor_quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @vendor_required
-def vendor_quote_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+def vendor_quote_withdraw(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     if not access.can_revise_quote(request.user, quote):
         messages.error(request, RfqClosed().message)

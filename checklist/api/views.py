@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.http import api_user
 from catalog import access as catalog_access
 from checklist import access, evidence, selectors, services
 from checklist.api.serializers import (
@@ -75,7 +76,7 @@ class QuoteChecklistApi(APIView):
         )
     )
     def get(self, request: Request, quote_id: int) -> Response:
-        quote = catalog_access.access_quote(request.user, quote_id)
+        quote = catalog_access.access_quote(api_user(request), quote_id)
         detail = selectors.quote_checklist_detail(quote)
         context = {"request": request}
         items = [
@@ -114,13 +115,13 @@ class QuoteChecklistAnswerCreateApi(APIView):
         responses={201: ChecklistAnswerOutputSerializer},
     )
     def post(self, request: Request, quote_id: int) -> Response:
-        quote = catalog_access.access_quote(request.user, quote_id)
+        quote = catalog_access.access_quote(api_user(request), quote_id)
         data = request.data  # parse first: the size guard records skipped files meanwhile
         oversized = getattr(request._request, "evidence_oversized", {})
         serializer = ChecklistAnswerInputSerializer(data=data, context={"oversized": oversized})
         serializer.is_valid(raise_exception=True)
         answer = services.answer_submit(
-            acting_user=request.user,
+            acting_user=api_user(request),
             provider=quote.provider,
             quote=quote,
             entry=serializer.entry(),
@@ -137,7 +138,7 @@ class ChecklistAnswerDetailApi(APIView):
 
     @extend_schema(responses=ChecklistAnswerOutputSerializer)
     def get(self, request: Request, answer_id: int) -> Response:
-        answer = access.access_answer(request.user, answer_id)
+        answer = access.access_answer(api_user(request), answer_id)
         return Response(ChecklistAnswerOutputSerializer(answer, context={"request": request}).data)
 
 
@@ -149,11 +150,11 @@ class ChecklistAnswerReviewCreateApi(APIView):
         request=ChecklistReviewInputSerializer, responses={201: ChecklistReviewOutputSerializer}
     )
     def post(self, request: Request, answer_id: int) -> Response:
-        answer = access.access_answer(request.user, answer_id)
+        answer = access.access_answer(api_user(request), answer_id)
         serializer = ChecklistReviewInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         review = services.answer_review(
-            acting_user=request.user,
+            acting_user=api_user(request),
             answer=answer,
             decision=serializer.validated_data["decision"],
             comment=serializer.validated_data.get("comment", ""),

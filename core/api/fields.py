@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from django.db import models
 from rest_framework import serializers
 
+_M = TypeVar("_M", bound=models.Model)
 
-class SlugLookupField(serializers.SlugRelatedField):  # type: ignore[type-arg]
+
+class SlugLookupField(serializers.SlugRelatedField[_M]):
     """A slug reference; text PostgreSQL cannot search for (NUL bytes) is "does not exist"."""
 
     def to_internal_value(self, data: Any) -> Any:

@@ -35,12 +35,13 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
 }
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(serializers.Serializer[dict[str, Any]]):
     """The body of every API error."""
 
     detail = serializers.CharField(help_text="A human-readable message.")
     code = serializers.CharField(help_text='A stable machine code, e.g. "invalid", "not_found".')
-    fields = serializers.DictField(
+    # SerializerMetaclass pops declared fields, so this does not shadow `Serializer.fields`.
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Field name → messages; empty when the error is not about a field.",
     )
@@ -74,7 +75,7 @@ class AutoSchema(SpectacularAutoSchema):
             return responses
         for code in self._error_codes():
             if str(code) not in responses:
-                responses[str(code)] = self._get_response_for_code(
+                responses[str(code)] = self._get_response_for_code(  # type: ignore[no-untyped-call]  # drf-spectacular leaves this hook unannotated
                     OpenApiResponse(ErrorSerializer, ERROR_DESCRIPTIONS[code]),
                     str(code),
                     direction=direction,

@@ -15,6 +15,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.http import api_user
 from briefs import access as briefs_access
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import HasRole
@@ -38,7 +39,7 @@ class ComparisonPermission(HasRole):
         return super().has_permission(request, view)
 
 
-class ComparisonInputSerializer(serializers.Serializer):
+class ComparisonInputSerializer(serializers.Serializer[None]):
     brief = serializers.IntegerField(min_value=1, help_text="Id of a complete brief.")
     quotes = serializers.ListField(
         child=serializers.IntegerField(min_value=1),
@@ -65,7 +66,7 @@ class ComparisonInputSerializer(serializers.Serializer):
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
 
-class ComparisonQueuedSerializer(serializers.Serializer):
+class ComparisonQueuedSerializer(serializers.Serializer[Comparison]):
     id = serializers.IntegerField()
     status = serializers.CharField()
     revision = serializers.IntegerField()
@@ -74,7 +75,7 @@ class ComparisonQueuedSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
 
-class ComparisonListSerializer(serializers.ModelSerializer):
+class ComparisonListSerializer(serializers.ModelSerializer[Comparison]):
     created_by = serializers.CharField(source="created_by.username")
     candidate_count = serializers.IntegerField()
     recommended_label = serializers.CharField(allow_null=True)
@@ -102,7 +103,7 @@ class ComparisonListSerializer(serializers.ModelSerializer):
         ]
 
 
-class CandidateSerializer(serializers.ModelSerializer):
+class CandidateSerializer(serializers.ModelSerializer[CandidateResult]):
     quote_version = serializers.SerializerMethodField()
     recommended = serializers.SerializerMethodField()
 
@@ -187,11 +188,14 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
         ]
 
     def _rows(self) -> list[CandidateResult]:
-        return self.context["rows"]
+        rows: list[CandidateResult] = self.context["rows"]
+        return rows
 
     def get_candidates(self, obj: Comparison) -> list[dict[str, Any]]:
         context = {"recommended_key": obj.recommended_key}
-        return CandidateSerializer(self._rows(), many=True, context=context).data  # type: ignore[return-value]
+        # many=True builds a ListSerializer (a list); the stubs type `.data` as one dict.
+        rows = self._rows()
+        return CandidateSerializer(rows, many=True, context=context).data  # type: ignore[return-value]
 
     def get_recommendation(self, obj: Comparison) -> dict[str, Any] | None:
         row = next((r for r in self._rows() if r.key == obj.recommended_key), None)
@@ -245,7 +249,7 @@ def _queued(request: Request, comparison: Comparison) -> Response:
     return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
-class ComparisonListApi(GenericAPIView):
+class ComparisonListApi(GenericAPIView[Comparison]):
     permission_classes = [ComparisonPermission]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
@@ -265,7 +269,7 @@ class ComparisonListApi(GenericAPIView):
         filters = {k: request.query_params.get(k) for k in ("status", "brief")}
         if filters["brief"] and not str(filters["brief"]).isdigit():
             raise exceptions.ValidationError({"brief": ["A brief id is a whole number."]})
-        qs = selectors_comparisons.comparisons_list(request.user, filters)
+        qs = selectors_comparisons.comparisons_list(api_user(request), filters)
         page = self.paginate_queryset(qs)
         return self.get_paginated_response(ComparisonListSerializer(page, many=True).data)
 
@@ -278,11 +282,11 @@ class ComparisonListApi(GenericAPIView):
         data = ComparisonInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        brief = briefs_access.briefs_for(request.user).filter(pk=values["brief"]).first()
+        brief = briefs_access.briefs_for(api_user(request)).filter(pk=values["brief"]).first()
         if brief is None:
             raise exceptions.ValidationError({"brief": [f"Unknown brief id {values['brief']}."]})
         comparison = services_comparisons.comparison_create(
-            acting_user=request.user,
+            acting_user=api_user(request),
             brief=brief,
             quote_ids=values.get("quotes"),
             api_route_ids=values.get("api_routes"),
@@ -293,7 +297,7 @@ class ComparisonListApi(GenericAPIView):
         return _queued(request, comparison)
 
 
-class ComparisonDetailApi(GenericAPIView):
+class ComparisonDetailApi(GenericAPIView[Comparison]):
     permission_classes = [ComparisonPermission]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
@@ -302,12 +306,12 @@ class ComparisonDetailApi(GenericAPIView):
 
     @extend_schema(operation_id="v1_comparisons_retrieve")
     def get(self, request: Request, pk: int) -> Response:
-        comparison = get_or_404(selectors_comparisons.comparisons_list(request.user), pk=pk)
+        comparison = get_or_404(selectors_comparisons.comparisons_list(api_user(request)), pk=pk)
         rows = selectors_comparisons.comparison_rows(comparison)
         return Response(ComparisonDetailSerializer(comparison, context={"rows": rows}).data)
 
 
-class ComparisonRetryApi(GenericAPIView):
+class ComparisonRetryApi(GenericAPIView[Comparison]):
     permission_classes = [ComparisonPermission]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
@@ -316,14 +320,14 @@ class ComparisonRetryApi(GenericAPIView):
 
     @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        comparison = access.access_comparison(request.user, pk)
+        comparison = access.access_comparison(api_user(request), pk)
         comparison = services_comparisons.comparison_retry(
-            acting_user=request.user, comparison=comparison
+            acting_user=api_user(request), comparison=comparison
         )
         return _queued(request, comparison)
 
 
-class ComparisonRecomputeApi(GenericAPIView):
+class ComparisonRecomputeApi(GenericAPIView[Comparison]):
     permission_classes = [ComparisonPermission]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
@@ -332,8 +336,8 @@ class ComparisonRecomputeApi(GenericAPIView):
 
     @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        comparison = access.access_comparison(request.user, pk)
+        comparison = access.access_comparison(api_user(request), pk)
         revision = services_comparisons.comparison_recompute(
-            acting_user=request.user, comparison=comparison
+            acting_user=api_user(request), comparison=comparison
         )
         return _queued(request, revision)

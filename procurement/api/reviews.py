@@ -11,19 +11,24 @@ Vendors get 404 on every comparison route (`access.access_comparison`), never 40
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from typing import Any
 
+from django.db.models import QuerySet
 from django.http import FileResponse, Http404, StreamingHttpResponse
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status, viewsets
 from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import BaseParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.http import api_user
 from core.api.permissions import HasRole
 from core.audit import audit_record
 from core.models import AuditEvent
@@ -37,7 +42,7 @@ from procurement.services.reviews import COMMENT_MAX
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
-class ReviewOutputSerializer(serializers.ModelSerializer):
+class ReviewOutputSerializer(serializers.ModelSerializer[Review]):
     # Plain text here: the enum lives on the input only, so the schema's enum component stays
     # unique ("decision" has other choice sets in other apps; a collision fails check --deploy).
     decision = serializers.CharField(read_only=True, help_text="approve, reject or request_changes")
@@ -60,7 +65,7 @@ class ReviewOutputSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ReviewInputSerializer(serializers.Serializer):
+class ReviewInputSerializer(serializers.Serializer[None]):
     decision = serializers.ChoiceField(choices=Review.Decision.choices)
     comment = serializers.CharField(max_length=COMMENT_MAX)
     candidate = serializers.CharField(
@@ -69,16 +74,16 @@ class ReviewInputSerializer(serializers.Serializer):
     justification = serializers.CharField(max_length=COMMENT_MAX, required=False, allow_blank=True)
 
 
-class ComparisonReviewsApi(generics.ListAPIView):
+class ComparisonReviewsApi(generics.ListAPIView[Review]):
     """Reviews of one comparison, oldest first; POST submits a decision."""
 
     serializer_class = ReviewOutputSerializer
     filter_backends: list[type] = []
 
     def comparison(self) -> Comparison:
-        return access.access_comparison(self.request.user, self.kwargs["pk"])
+        return access.access_comparison(api_user(self.request), self.kwargs["pk"])
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> QuerySet[Review]:
         return self.comparison().reviews.select_related("reviewer", "candidate").order_by("id")
 
     @extend_schema(request=ReviewInputSerializer, responses={201: ReviewOutputSerializer})
@@ -87,7 +92,7 @@ class ComparisonReviewsApi(generics.ListAPIView):
         data = ReviewInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         review = services_reviews.review_submit(
-            acting_user=request.user,
+            acting_user=api_user(request),
             comparison=comparison,
             decision=data.validated_data["decision"],
             comment=data.validated_data["comment"],
@@ -106,11 +111,14 @@ class ComparisonReviewsApi(generics.ListAPIView):
 class FirstRendererNegotiation(BaseContentNegotiation):
     """Downloads ignore the Accept header (errors still render as JSON)."""
 
-    def select_parser(self, request: Request, parsers: list[Any]) -> Any:
-        return parsers[0]
+    def select_parser(self, request: Request, parsers: Iterable[BaseParser]) -> BaseParser:
+        return next(iter(parsers))
 
-    def select_renderer(self, request: Request, renderers: list[Any], format_suffix: Any = None):
-        return renderers[0], renderers[0].media_type
+    def select_renderer(
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        renderer = next(iter(renderers))
+        return renderer, renderer.media_type
 
 
 class _ExportApi(APIView):
@@ -118,9 +126,9 @@ class _ExportApi(APIView):
     file_format = ""
 
     def _prepare(self, request: Request, pk: int) -> tuple[Comparison, exports.ExportData, str]:
-        comparison = access.access_comparison(request.user, pk)
+        comparison = access.access_comparison(api_user(request), pk)
         audit_record(
-            actor=request.user,
+            actor=api_user(request),
             action=f"comparison.exported_{self.file_format}",
             obj=comparison,
             summary={"format": self.file_format},
@@ -167,7 +175,7 @@ class NotForVendors(BasePermission):
         return True
 
 
-class AuditEventSerializer(serializers.ModelSerializer):
+class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):
     class Meta:
         model = AuditEvent
         fields = [
@@ -198,7 +206,7 @@ class AuditEventFilter(filters.FilterSet):
 
 
 @extend_schema(responses={200: AuditEventSerializer}, description="Admins only; read-only.")
-class AuditEventViewSet(viewsets.ReadOnlyModelViewSet):
+class AuditEventViewSet(viewsets.ReadOnlyModelViewSet[AuditEvent]):
     """The append-only audit trail (admins only). There is no POST, PUT, PATCH or DELETE."""
 
     serializer_class = AuditEventSerializer
@@ -209,5 +217,7 @@ class AuditEventViewSet(viewsets.ReadOnlyModelViewSet):
     filterset_class = AuditEventFilter
     ordering_fields = ["created_at", "id"]
 
-    def get_queryset(self) -> Any:
-        return access.audit_events_for(self.request.user).order_by("-id")
+    def get_queryset(self) -> QuerySet[AuditEvent]:
+        if getattr(self, "swagger_fake_view", False):  # the schema: no signed-in user
+            return AuditEvent.objects.none()
+        return access.audit_events_for(api_user(self.request)).order_by("-id")

@@ -170,10 +170,10 @@ def _crossings(
     # (volume, step volume when this is the far side of a step, else None): each step s
     # is evaluated just before it (old capacity) and just past it (one more replica)
     marks: dict[float, float | None] = dict.fromkeys(volumes)
-    for step in steps:
-        marks[step * (1 - STEP_EPSILON)] = None
-        if step * (1 + STEP_EPSILON) <= hi:
-            marks[step * (1 + STEP_EPSILON)] = step
+    for edge in steps:
+        marks[edge * (1 - STEP_EPSILON)] = None
+        if edge * (1 + STEP_EPSILON) <= hi:
+            marks[edge * (1 + STEP_EPSILON)] = edge
     points = sorted(marks.items())
 
     def diff(volume: float) -> float:

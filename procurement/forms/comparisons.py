@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 
+from core.forms import field_of
 from procurement.models import Comparison
 from procurement.snapshot import assumptions as rules
 
@@ -57,16 +58,16 @@ class ComparisonCreateForm(forms.Form):
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["quotes"].choices = [(i, str(i)) for i in quote_ids]
-        self.fields["api_routes"].choices = [(i, str(i)) for i in route_ids]
+        field_of(self, "quotes", forms.ChoiceField).choices = [(i, str(i)) for i in quote_ids]
+        field_of(self, "api_routes", forms.ChoiceField).choices = [(i, str(i)) for i in route_ids]
         for name in rules.FORM_RANGED:
             if name == "peak_to_average":
-                spec = rules.RANGED[name]
+                ranged = rules.RANGED[name]
                 self.fields[name] = forms.FloatField(
                     required=False,
-                    min_value=spec.lo,
-                    max_value=spec.hi,
-                    label=spec.label,
+                    min_value=ranged.lo,
+                    max_value=ranged.hi,
+                    label=ranged.label,
                     help_text="Overrides the brief's figure.",
                 )
             else:
@@ -91,7 +92,7 @@ class ComparisonCreateForm(forms.Form):
         return [*names, "peak_to_average", *rules.FORM_SCALARS]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         for name in rules.FORM_RANGED:
             if name == "peak_to_average":
                 continue

@@ -10,6 +10,7 @@ from typing import Any
 
 from django import forms
 
+from core.forms import field_of
 from procurement.models import CandidateResult, Review
 from procurement.selectors.reviews import SORTS, capacity_choices, provider_choices
 from procurement.services.reviews import COMMENT_MAX
@@ -42,7 +43,10 @@ class ReviewForm(forms.Form):
             for c in candidates
             if c.eligible
         ]
-        self.fields["candidate"].choices = [("", "The recommended row"), *choices]
+        field_of(self, "candidate", forms.ChoiceField).choices = [
+            ("", "The recommended row"),
+            *choices,
+        ]
         self.fields["candidate"].initial = recommended_key
 
 
@@ -58,10 +62,12 @@ class RowFilterForm(forms.Form):
 
     def __init__(self, *args: Any, rows: Sequence[CandidateResult], **kw: Any) -> None:
         super().__init__(*args, **kw)
-        self.fields["capacity"].choices = [("", "Any")] + [
+        field_of(self, "capacity", forms.ChoiceField).choices = [("", "Any")] + [
             (c, c.replace("_", " ")) for c in capacity_choices(rows)
         ]
-        self.fields["provider"].choices = [("", "Any")] + [(p, p) for p in provider_choices(rows)]
+        field_of(self, "provider", forms.ChoiceField).choices = [("", "Any")] + [
+            (p, p) for p in provider_choices(rows)
+        ]
 
     def filters(self) -> dict[str, Any]:
         data = self.cleaned_data if self.is_valid() else {}
@@ -82,8 +88,8 @@ class PairForm(forms.Form):
     def __init__(self, *args: Any, rows: Sequence[CandidateResult], **kw: Any) -> None:
         super().__init__(*args, **kw)
         choices = [(r.key, r.label) for r in rows]
-        self.fields["a"].choices = choices
-        self.fields["b"].choices = choices
+        field_of(self, "a", forms.ChoiceField).choices = choices
+        field_of(self, "b", forms.ChoiceField).choices = choices
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -107,8 +113,12 @@ class AuditFilterForm(forms.Form):
         self, *args: Any, actions: Sequence[str], object_types: Sequence[str], **kw: Any
     ) -> None:
         super().__init__(*args, **kw)
-        self.fields["action"].choices = [("", "Any")] + [(a, a) for a in actions]
-        self.fields["object_type"].choices = [("", "Any")] + [(t, t) for t in object_types]
+        field_of(self, "action", forms.ChoiceField).choices = [("", "Any")] + [
+            (a, a) for a in actions
+        ]
+        field_of(self, "object_type", forms.ChoiceField).choices = [("", "Any")] + [
+            (t, t) for t in object_types
+        ]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

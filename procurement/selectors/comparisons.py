@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 
@@ -14,6 +14,9 @@ from core import workloads
 from core.roles import get_or_404
 from procurement import access
 from procurement.models import CandidateResult, Comparison
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 TRAINING_OR_MEDIA = workloads.TRAINING | workloads.MEDIA
 
@@ -39,7 +42,7 @@ def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:
     return qs
 
 
-def comparisons_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[Any]:
+def comparisons_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[Any]:
     """Comparisons the user may see, newest first, with row counts and the recommendation."""
     filters = filters or {}
     recommended = CandidateResult.objects.filter(
@@ -66,7 +69,7 @@ def comparison_rows(comparison: Comparison) -> list[CandidateResult]:
     )
 
 
-def complete_briefs(user: Any) -> list[WorkloadBrief]:
+def complete_briefs(user: User) -> list[WorkloadBrief]:
     """Briefs the user may compare: complete, newest version first."""
     briefs = (
         briefs_access.briefs_for(user).filter(superseded_by__isnull=True).order_by("-created_at")
@@ -99,7 +102,7 @@ def default_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
     return quotes, routes
 
 
-def comparison_get(user: Any, pk: Any) -> Comparison:
+def comparison_get(user: User, pk: Any) -> Comparison:
     """One comparison the user may see (404 otherwise), with its revision links loaded."""
     qs = access.comparisons_for(user).select_related("brief__model", "supersedes", "superseded_by")
     return get_or_404(qs, pk=pk)
@@ -128,6 +131,7 @@ def results_context(comparison: Comparison, rows: list[CandidateResult]) -> dict
     has_targets = any(getattr(brief, f) for f in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"))
     labels = dict(CapacityModel.choices) | {"api": "Model API"}
     for row in rows:
+        # Page-only attributes the results template reads (not model fields).
         row.latency_fit = _latency(row, has_targets)  # type: ignore[attr-defined]
         row.capacity_label = labels.get(row.capacity_model, row.capacity_model)  # type: ignore[attr-defined]
         row.is_recommended = row.key == comparison.recommended_key  # type: ignore[attr-defined]

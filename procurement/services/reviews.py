@@ -42,7 +42,7 @@ DECIDED_STATUSES = frozenset(
         Comparison.Status.CHANGES_REQUESTED,
     }
 )
-STATUS_AFTER = {
+STATUS_AFTER: dict[str, str] = {
     Review.Decision.REJECT: Comparison.Status.REJECTED,
     Review.Decision.REQUEST_CHANGES: Comparison.Status.CHANGES_REQUESTED,
 }

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import socket
 from functools import partial
-from typing import Any
 
 from celery import current_app
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts.models import User
 from core import jobs
 from procurement.models import WorkerProbe
 
 
-def worker_probe_request(*, acting_user: Any) -> WorkerProbe:
+def worker_probe_request(*, acting_user: User) -> WorkerProbe:
     """Create a probe row and ring the worker once the row is committed."""
     probe = WorkerProbe.objects.create(requested_by=acting_user)
     transaction.on_commit(

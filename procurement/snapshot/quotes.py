@@ -108,6 +108,7 @@ def quote_candidate(
     training = ctx.workload.is_training
     latency_ok = None
     perf: dict[str, Any] = {}
+    fit: dict[str, Any]
     peak = None
     try:
         if ctx.cls == "media":

@@ -42,7 +42,7 @@ def brief_range(brief: dict[str, Any], overrides: dict[str, Any], name: str) -> 
     if name in overrides:
         part = overrides[name]
         return Range(float(part["low"]), float(part["likely"]), float(part["high"]))
-    values = [brief.get(f"{name}_{p}") for p in ("low", "likely", "high")]
+    values: list[Any] = [brief.get(f"{name}_{p}") for p in ("low", "likely", "high")]
     if any(v is None for v in values):
         return None
     return Range(float(values[0]), float(values[1]), float(values[2]))

@@ -7,10 +7,11 @@ the API exposes GET only. Admins, finance and security reviewers read it; others
 from __future__ import annotations
 
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
+from accounts.http import AuthedRequest
 from core.audit import audit_chain_verify
 from core.roles import role_required
 from procurement.forms.reviews import AuditFilterForm
@@ -21,7 +22,7 @@ PAGE_SIZE = 50
 
 @require_http_methods(["GET"])
 @role_required(*sel.AUDIT_READER_ROLES)
-def audit_list(request: HttpRequest) -> HttpResponse:
+def audit_list(request: AuthedRequest) -> HttpResponse:
     actions, object_types = sel.audit_filter_choices(request.user)
     form = AuditFilterForm(request.GET or None, actions=actions, object_types=object_types)
     valid = form.is_valid() if form.is_bound else True

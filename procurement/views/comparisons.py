@@ -7,11 +7,12 @@ from typing import Any
 from django.contrib import messages
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts.http import AuthedRequest
 from briefs import access as briefs_access
 from core.errors import DomainError
 from core.forms import apply_domain_error
@@ -25,7 +26,7 @@ PAGE_SIZE = 25
 
 
 @role_required(*STAFF_ROLES)
-def comparison_list(request: HttpRequest) -> HttpResponse:
+def comparison_list(request: AuthedRequest) -> HttpResponse:
     form = ComparisonFilterForm(request.GET or None)
     filters = form.cleaned_data if form.is_valid() else {}
     qs = selectors_comparisons.comparisons_list(request.user, filters)
@@ -52,7 +53,7 @@ def _ints(values: Any) -> set[int]:
     return out
 
 
-def _new_context(request: HttpRequest, brief: Any, form: ComparisonCreateForm) -> dict[str, Any]:
+def _new_context(request: AuthedRequest, brief: Any, form: ComparisonCreateForm) -> dict[str, Any]:
     overrides = [form[name] for name in form.override_field_names()]
     return {
         "brief": brief,
@@ -67,7 +68,7 @@ def _new_context(request: HttpRequest, brief: Any, form: ComparisonCreateForm) -
 
 @role_required(*access.COMPARISON_CREATORS)
 @require_http_methods(["GET", "POST"])
-def comparison_new(request: HttpRequest) -> HttpResponse:
+def comparison_new(request: AuthedRequest) -> HttpResponse:
     brief_id = request.POST.get("brief") or request.GET.get("brief")
     brief = briefs_access.access_brief(request.user, brief_id) if brief_id else None
     if brief is None:
@@ -107,7 +108,7 @@ def comparison_new(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _enqueue_message(request: HttpRequest, comparison: Any) -> None:
+def _enqueue_message(request: AuthedRequest, comparison: Any) -> None:
     outcome = getattr(comparison, "enqueue", None)
     if outcome is not None and outcome.sent is False:
         messages.warning(request, services_comparisons.QUEUE_UNAVAILABLE_MESSAGE)
@@ -116,7 +117,7 @@ def _enqueue_message(request: HttpRequest, comparison: Any) -> None:
 
 
 @role_required(*STAFF_ROLES)
-def comparison_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def comparison_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = selectors_comparisons.comparison_get(request.user, pk)
     context = {
         "comparison": comparison,
@@ -145,7 +146,7 @@ def _results_html(comparison: Any) -> str:
     """
     finished = comparison.finished_at.timestamp() if comparison.finished_at else 0
     key = f"comparison-results:{comparison.pk}:{comparison.status}:{finished}"
-    html = cache.get(key)
+    html: str | None = cache.get(key)
     if html is None:
         rows = selectors_comparisons.comparison_rows(comparison)
         html = ""
@@ -160,7 +161,7 @@ def _results_html(comparison: Any) -> str:
 
 @require_POST
 @role_required(*access.COMPARISON_CREATORS)
-def comparison_retry(request: HttpRequest, pk: int) -> HttpResponse:
+def comparison_retry(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     try:
         comparison = services_comparisons.comparison_retry(
@@ -175,7 +176,7 @@ def comparison_retry(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @role_required(*access.COMPARISON_CREATORS)
-def comparison_recompute(request: HttpRequest, pk: int) -> HttpResponse:
+def comparison_recompute(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     try:
         revision = services_comparisons.comparison_recompute(

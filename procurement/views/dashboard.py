@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
+from accounts.http import AuthedRequest
 from core.roles import Role, role_of, role_required
 from procurement.selectors import dashboard as selectors_dashboard
 from procurement.services import system as services_system
@@ -23,7 +24,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @role_required(Role.ADMIN)
-def worker_probe(request: HttpRequest) -> HttpResponse:
+def worker_probe(request: AuthedRequest) -> HttpResponse:
     services_system.worker_probe_request(acting_user=request.user)
     return redirect("dashboard")
 

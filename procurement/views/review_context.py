@@ -92,7 +92,7 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
         rows=review_rows(user, comparison, rows),
         summary=recommendation_summary(comparison, rows),
         chosen=chosen,
-        plan=plans.get(chosen.quote_id) if chosen else None,
+        plan=plans.get(chosen.quote_id) if chosen and chosen.quote_id is not None else None,
         brief_facts=brief_facts(comparison.brief),
         assumptions=assumptions_of(comparison),
         charts=charts.comparison_figures(comparison, rows),

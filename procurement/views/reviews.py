@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
 
+from accounts.http import AuthedRequest
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from procurement import access
@@ -27,7 +28,7 @@ from procurement.views.review_context import record_context, review_context
 
 
 @require_http_methods(["GET", "POST"])
-def comparison_review(request: HttpRequest, pk: int) -> HttpResponse:
+def comparison_review(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     rows = sel.candidates_of(comparison)
     filter_form = RowFilterForm(request.GET or None, rows=rows)
@@ -45,7 +46,7 @@ def comparison_review(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-def _submit(request: HttpRequest, comparison: Comparison, form: ReviewForm) -> int:
+def _submit(request: AuthedRequest, comparison: Comparison, form: ReviewForm) -> int:
     """Submit the decision; the HTTP status to answer (302 once recorded)."""
     if not form.is_valid():
         return 400
@@ -76,7 +77,7 @@ def _decision_message(comparison: Comparison, review: Any) -> str:
 
 
 @require_http_methods(["GET"])
-def comparison_side_by_side(request: HttpRequest, pk: int) -> HttpResponse:
+def comparison_side_by_side(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     rows = sel.candidates_of(comparison)
     by_key = {row.key: row for row in rows}
@@ -86,21 +87,23 @@ def comparison_side_by_side(request: HttpRequest, pk: int) -> HttpResponse:
     data = {"a": a, "b": request.GET.get("b") or next((r.key for r in ranked if r.key != a), "")}
     form = PairForm(data, rows=rows)
     valid = form.is_valid()
-    context = {
+    row_a = by_key.get(data["a"]) if valid else None
+    row_b = by_key.get(data["b"]) if valid else None
+    context: dict[str, object] = {
         "comparison": comparison,
         "form": form,
         "too_few": len(rows) < 2,
-        "a": by_key.get(data["a"]) if valid else None,
-        "b": by_key.get(data["b"]) if valid else None,
+        "a": row_a,
+        "b": row_b,
     }
-    if valid:
-        context["pairs"] = sel.side_by_side(context["a"], context["b"])
+    if valid and row_a is not None and row_b is not None:  # a valid pair names two rows
+        context["pairs"] = sel.side_by_side(row_a, row_b)
     status = 200 if valid or len(rows) < 2 else 400
     return render(request, "procurement/side_by_side.html", context, status=status)
 
 
 @require_http_methods(["GET"])
-def comparison_record(request: HttpRequest, pk: int) -> HttpResponse:
+def comparison_record(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     context = record_context(request.user, comparison)
     return render(request, "procurement/decision_record.html", context)

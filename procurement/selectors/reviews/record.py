@@ -91,7 +91,9 @@ def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]
             for label, va, vb in pairs
         ]
 
-    def nested(name: str, da: dict[str, Any] | None, db: dict[str, Any] | None) -> list[dict]:
+    def nested(
+        name: str, da: dict[str, Any] | None, db: dict[str, Any] | None
+    ) -> list[dict[str, Any]]:
         fa, fb = dict(flatten(da or {})), dict(flatten(db or {}))
         return section(name, ((k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb))))
 

@@ -23,6 +23,7 @@ from procurement.models import CandidateResult, Comparison, Review
 
 if TYPE_CHECKING:
     from accounts.models import User
+    from benchmarks.models import BenchmarkPlan
 
 SORTS: dict[str, tuple[str, str]] = {
     "unit": ("Unit cost", "unit_cost_usd"),
@@ -148,7 +149,7 @@ def used_result_id(row: CandidateResult) -> int | None:
     """The benchmark result whose figures this row used, if measured."""
     perf = row.performance or {}
     raw = perf.get("result_id") or (perf.get("measured") or {}).get("result_id")
-    return int(raw) if str(raw or "").isdigit() else None
+    return int(str(raw)) if str(raw or "").isdigit() else None
 
 
 def _evidence(user: User, rows: Sequence[CandidateResult]) -> dict[str, list[dict[str, Any]]]:
@@ -206,7 +207,7 @@ def recommendation_summary(
     eligible = [r for r in rows if r.eligible and r.unit_cost_usd is not None]
     runner = min(
         (r for r in eligible if r.key != best.key),
-        key=lambda r: r.unit_cost_usd,
+        key=lambda r: r.unit_cost_usd or Decimal(0),  # None was filtered out
         default=None,
     )
     total = best.total_usd or Decimal(0)
@@ -218,7 +219,7 @@ def recommendation_summary(
     if runner is not None and best.unit_cost_usd and runner.unit_cost_usd:
         saving_pct = (runner.unit_cost_usd - best.unit_cost_usd) / runner.unit_cost_usd * 100
     priced = [r for r in eligible if r.hourly_price_usd is not None]
-    cheapest_hourly = min(priced, key=lambda r: r.hourly_price_usd, default=None)
+    cheapest_hourly = min(priced, key=lambda r: r.hourly_price_usd or Decimal(0), default=None)
     if cheapest_hourly is not None and cheapest_hourly.key == best.key:
         cheapest_hourly = None
     return {
@@ -249,7 +250,9 @@ def approvals_given(reviews: Iterable[Review]) -> int:
     return sum(1 for r in reviews if r.decision == Review.Decision.APPROVE)
 
 
-def plans_for_quotes(user: User, comparison: Comparison, quote_ids: Iterable[int]) -> dict:
+def plans_for_quotes(
+    user: User, comparison: Comparison, quote_ids: Iterable[int]
+) -> dict[int, BenchmarkPlan]:
     """Benchmark plans (with steps) of these quotes for the comparison's brief, by quote id."""
     from benchmarks.models import BenchmarkPlanStep
 

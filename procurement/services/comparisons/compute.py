@@ -16,7 +16,7 @@ from typing import Any
 
 from procurement.engine.comparison import ENGINE_VERSION, run_comparison
 from procurement.engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
-from procurement.snapshot import thaw
+from procurement.snapshot import Thawed, thaw
 
 THAW_SHARE = 0.15  # share of the progress bar spent building inputs (memory fits, estimates)
 CENT = Decimal("0.01")
@@ -107,7 +107,7 @@ def outcome_row(outcome: CandidateOutcome, facts: dict[str, Any]) -> dict[str, A
     return row
 
 
-def result_json(output: ComparisonOutput, thawed: thaw.Thawed) -> dict[str, Any]:
+def result_json(output: ComparisonOutput, thawed: Thawed) -> dict[str, Any]:
     data = output.to_dict()
     data.pop("candidates", None)
     eligible = sum(1 for row in output.candidates if row.eligible)

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import User
 from briefs.errors import BriefIncomplete
 from briefs.models import WorkloadBrief
 from catalog import access as catalog_access
@@ -46,7 +47,7 @@ def _ids(raw: Sequence[Any] | None, field: str) -> list[int] | None:
     return sorted(set(ids))
 
 
-def _explicit_quotes(user: Any, ids: list[int]) -> list[Any]:
+def _explicit_quotes(user: User, ids: list[int]) -> list[Any]:
     found = {q.pk: q for q in catalog_access.quotes_for(user).filter(pk__in=ids)}
     unknown = [i for i in ids if i not in found]
     if unknown:
@@ -65,7 +66,7 @@ def _explicit_quotes(user: Any, ids: list[int]) -> list[Any]:
     return [found[i] for i in ids]
 
 
-def _explicit_routes(user: Any, ids: list[int]) -> list[Any]:
+def _explicit_routes(user: User, ids: list[int]) -> list[Any]:
     found = {r.pk: r for r in catalog_access.api_routes_for(user).filter(pk__in=ids)}
     unknown = [i for i in ids if i not in found]
     if unknown:
@@ -79,7 +80,7 @@ def _explicit_routes(user: Any, ids: list[int]) -> list[Any]:
 
 
 def _candidates(
-    user: Any, brief: WorkloadBrief, quote_ids: list[int] | None, route_ids: list[int] | None
+    user: User, brief: WorkloadBrief, quote_ids: list[int] | None, route_ids: list[int] | None
 ) -> tuple[list[Any], list[Any], bool]:
     """(quotes, routes, default?) — both None means every candidate that could serve it."""
     if quote_ids is None and route_ids is None:
@@ -97,7 +98,8 @@ def _seed(seed: Any) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         msg = f"The seed must be a whole number from 0 to {MAX_SEED}."
         raise DomainError(msg, fields={"seed": [msg]})
-    return seed
+    checked: int = seed
+    return checked
 
 
 def _check_workload(snapshot: dict[str, Any]) -> None:
@@ -111,7 +113,7 @@ def _check_workload(snapshot: dict[str, Any]) -> None:
 
 def comparison_create(
     *,
-    acting_user: Any,
+    acting_user: User,
     brief: WorkloadBrief,
     quote_ids: Sequence[Any] | None = None,
     api_route_ids: Sequence[Any] | None = None,
@@ -209,7 +211,7 @@ def _current_versions(quote_ids: list[int]) -> list[int]:
     return sorted(set(current.values()))
 
 
-def comparison_recompute(*, acting_user: Any, comparison: Comparison) -> Comparison:
+def comparison_recompute(*, acting_user: User, comparison: Comparison) -> Comparison:
     """A new revision from the same brief with fresh quotes (supersedes this comparison).
 
     A comparison built from the default candidates takes today's defaults again; one built

@@ -10,13 +10,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from kombu.exceptions import KombuError
 
+from accounts.models import User
 from core import jobs
 from core.audit import audit_record
 from core.errors import Conflict
@@ -73,11 +73,12 @@ def enqueue_on_commit(comparison: Comparison) -> EnqueueOutcome:
             outcome.error = QUEUE_UNAVAILABLE_MESSAGE
 
     transaction.on_commit(_send)
+    # For the caller's message only; not a model field.
     comparison.enqueue = outcome  # type: ignore[attr-defined]
     return outcome
 
 
-def comparison_retry(*, acting_user: Any, comparison: Comparison) -> Comparison:
+def comparison_retry(*, acting_user: User, comparison: Comparison) -> Comparison:
     """Re-queue a failed comparison (attempts start again from zero)."""
     require_role(acting_user, *access.COMPARISON_CREATORS)
     with transaction.atomic():

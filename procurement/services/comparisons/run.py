@@ -254,6 +254,8 @@ def comparison_deliver(*, comparison_id: int) -> float | None:
     if row is None:
         return None
     claimed_at, claimed_by = row
+    if claimed_at is None:  # the claim sets both status and claimed_at
+        raise RuntimeError(f"comparison {comparison_id} is running but was never claimed")
     state = claim_state(claimed_by) if claimed_by else "unknown"
     if state == "alive":
         return None  # a live process runs it; should it die, its own message comes back
