@@ -12,7 +12,6 @@ waits for a later seed. Idempotent.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from benchmarks.services import (
     benchmark_result_ingest,
     benchmark_result_parse,
 )
+from briefs import demo as briefs_demo
 from catalog.models import Quote
 
 FIXTURES = Path(settings.BASE_DIR) / "tests" / "parsers" / "fixtures"
@@ -79,13 +79,7 @@ def _demo_brief() -> Any:
 
 
 def _ensure_briefs(stdout: Any) -> None:
-    try:
-        module = importlib.import_module("briefs.demo")
-    except ModuleNotFoundError as exc:
-        if exc.name != "briefs.demo":
-            raise
-        return
-    module.load(stdout=stdout)
+    briefs_demo.load(stdout=stdout)
 
 
 def _upload(engineer: User, spec: DemoFile, brief: Any, stdout: Any) -> BenchmarkResult | None:

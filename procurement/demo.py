@@ -7,10 +7,10 @@ comparison waiting for finance review even before the worker is up. Idempotent.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from accounts.models import User
+from briefs import demo as briefs_demo
 from briefs.models import WorkloadBrief
 from procurement.models import Comparison
 from procurement.services.comparisons import comparison_create, comparison_run
@@ -25,13 +25,7 @@ def _say(stdout: Any, text: str) -> None:
 
 
 def _load_briefs(stdout: Any) -> None:
-    try:
-        module = importlib.import_module("briefs.demo")
-    except ModuleNotFoundError as exc:
-        if exc.name != "briefs.demo":
-            raise
-        return
-    module.load(stdout=stdout)
+    briefs_demo.load(stdout=stdout)
 
 
 def demo_brief() -> WorkloadBrief | None:

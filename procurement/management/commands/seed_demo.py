@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from accounts import demo as accounts_demo
+from benchmarks import demo as benchmarks_demo
+from briefs import demo as briefs_demo
+from catalog import demo as catalog_demo
+from checklist import demo as checklist_demo
+from procurement import demo as procurement_demo
+
 # Order matters: later modules use what earlier ones created.
 DEMO_MODULES = [
-    "accounts.demo",
-    "catalog.demo",
-    "checklist.demo",
-    "benchmarks.demo",
-    "procurement.demo",
+    accounts_demo,
+    catalog_demo,
+    checklist_demo,
+    briefs_demo,
+    benchmarks_demo,
+    procurement_demo,
 ]
 
 
@@ -27,12 +34,6 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if not settings.DEBUG and not options["force"]:
             raise CommandError("Demo data is for development only (DEBUG is off).")
-        for name in DEMO_MODULES:
-            try:
-                module = importlib.import_module(name)
-            except ModuleNotFoundError as exc:
-                if exc.name == name:
-                    continue
-                raise
+        for module in DEMO_MODULES:
             module.load(stdout=self.stdout)
         self.stdout.write(self.style.SUCCESS("Demo data ready."))
