@@ -23,6 +23,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from accounts.models import User
+from accounts.selectors import reachable_users
 from core.roles import Role
 from procurement import access
 
@@ -42,12 +43,7 @@ def reviewers_of(comparison: Comparison, *, roles: Iterable[str] | None = None) 
         roles = {Role.FINANCE_REVIEWER}
         if comparison.required_approvals > 1:
             roles |= access.SECOND_APPROVER_ROLES
-    return list(
-        User.objects.filter(role__in=list(roles), is_active=True)
-        .exclude(pk=comparison.created_by_id)
-        .exclude(email="")
-        .order_by("username")
-    )
+    return list(reachable_users(roles=roles).exclude(pk=comparison.created_by_id))
 
 
 def _send(template: str, context: dict[str, Any], recipients: Iterable[User]) -> int:
@@ -103,5 +99,5 @@ def notify_approval_needed(comparison: Comparison, review: Review) -> int:
 
 def notify_comparison_decided(comparison: Comparison, review: Review) -> int:
     """Tell the creator what was decided, by whom and why."""
-    creator = User.objects.filter(pk=comparison.created_by_id, is_active=True).exclude(email="")
+    creator = reachable_users(ids=[comparison.created_by_id])
     return _send("comparison_decided", {**_context(comparison), "review": review}, creator)
