@@ -31,6 +31,7 @@ from core.errors import Conflict, DomainError, NotAllowed
 from core.roles import Role
 from procurement import access, notifications
 from procurement.models import CandidateResult, Comparison, Review
+from procurement.services.integrity import changes_since_compute
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -189,9 +190,17 @@ def review_submit(
     candidate = _candidate_for(locked, decision, candidate_key, justification)
     before = {"status": locked.status}
     given = 0
-    if decision == Review.Decision.APPROVE and locked.required_approvals > 1:
+    if decision == Review.Decision.APPROVE:
         assert candidate is not None  # noqa: S101 - approvals always name a row
-        given = _check_approval_slot(locked, acting_user, candidate)
+        changed = changes_since_compute(locked, candidate)
+        if changed:
+            raise Conflict(
+                "What this approval relies on changed since the compute: "
+                + " ".join(changed)
+                + " Recompute the comparison to review the current offers."
+            )
+        if locked.required_approvals > 1:
+            given = _check_approval_slot(locked, acting_user, candidate)
     try:
         with transaction.atomic():
             review = Review.objects.create(
