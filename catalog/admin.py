@@ -71,7 +71,7 @@ class RfqAdmin(ReadOnlyAdmin[Rfq]):
 
 
 @admin.register(CatalogImportJob)
-class CatalogImportJobAdmin(ReadOnlyAdmin):
+class CatalogImportJobAdmin(ReadOnlyAdmin[CatalogImportJob]):
     list_display = ("filename", "kind", "status", "progress", "created_by", "created_at")
     list_filter = ("status", "kind")
     exclude = ("data",)

@@ -238,21 +238,26 @@ def quote_market_position(quote: Quote) -> dict[str, Any] | None:
     if quote.price_per_gpu_hour is None:
         return None
     end = quote.quoted_at.replace(hour=23, minute=59, second=59, microsecond=999999)
-    peers = list(
-        Quote.objects.filter(
-            is_public_list_price=True,
-            accelerator_id=quote.accelerator_id,
-            capacity_model=quote.capacity_model,
-            currency=quote.currency,
-            status=Quote.Status.SUBMITTED,
-            quoted_at__lte=end,
-            price_per_gpu_hour__isnull=False,
+    # The query already leaves out quotes without a price; the filter narrows the type.
+    peers = [
+        peer
+        for peer in (
+            Quote.objects.filter(
+                is_public_list_price=True,
+                accelerator_id=quote.accelerator_id,
+                capacity_model=quote.capacity_model,
+                currency=quote.currency,
+                status=Quote.Status.SUBMITTED,
+                quoted_at__lte=end,
+                price_per_gpu_hour__isnull=False,
+            )
+            .exclude(pk=quote.pk)
+            .exclude(superseded_by__quoted_at__lte=end)
+            .exclude(superseded_by__status=Quote.Status.WITHDRAWN)
+            .values_list("price_per_gpu_hour", flat=True)
         )
-        .exclude(pk=quote.pk)
-        .exclude(superseded_by__quoted_at__lte=end)
-        .exclude(superseded_by__status=Quote.Status.WITHDRAWN)
-        .values_list("price_per_gpu_hour", flat=True)
-    )
+        if peer is not None
+    ]
     position = market_position(quote.price_per_gpu_hour, peers)
     position["basis"] = (
         f"{quote.accelerator} {quote.get_capacity_model_display().lower()} public list prices in "

@@ -81,7 +81,10 @@ def _factors(entry: pa.Array) -> FloatArray:
     factors = [unit_to_ms(u) for u in encoded.dictionary.to_pylist()]
     if any(f is None for f in factors):
         raise _Fallback
-    return np.asarray(factors, dtype=np.float64)[numpy_values(encoded.indices, np.int32)]
+    per_record: FloatArray = np.asarray(factors, dtype=np.float64)[
+        numpy_values(encoded.indices, np.int32)
+    ]
+    return per_record
 
 
 def _metric(metrics: pa.Array, tags: tuple[str, ...], kind: str, where: str) -> FloatArray:

@@ -319,7 +319,8 @@ def numpy_values(arr: pa.Array, dtype: type) -> np.ndarray:
 def numpy_nulls(arr: pa.Array) -> np.ndarray:
     bits = np.frombuffer(arr.buffers()[0], dtype=np.uint8)
     valid = np.unpackbits(bits, count=arr.offset + len(arr), bitorder="little")[arr.offset :]
-    return valid == 0
+    nulls: np.ndarray = valid == 0
+    return nulls
 
 
 def read_exact(

@@ -14,7 +14,8 @@ import codecs
 import json
 import math
 import re
-from typing import Any, Final
+from collections.abc import Iterable, Sized
+from typing import Any, Final, cast
 
 import numpy as np
 import simdjson
@@ -108,7 +109,9 @@ def load_serve(data: bytes) -> dict[str, Any] | None:
             if flat is None:
                 return None
             try:
-                counts = np.fromiter(map(len, value), dtype=np.int64, count=len(value))
+                # Each item should be a list; a number raises TypeError in len (handled below).
+                rows = cast("Iterable[Sized]", value)
+                counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(value))
             except TypeError:
                 return None  # a number where a list was expected
             if int(counts.sum()) != flat.shape[0]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, Final
 
 import numpy as np
@@ -84,7 +85,7 @@ def _parse_summary_set(obj: Mapping[str, Any], progress: ProgressFn | None) -> P
         run = _summary(member, None)
         if run.metrics.concurrency is None:
             b = Builder(SUMMARY_ID, SUMMARY_NAME)
-            level = b.wrap(lambda key=key: to_number(str(key).split("_")[-1], "key", "count"))
+            level = b.wrap(partial(to_number, str(key).split("_")[-1], "key", "count"))
             metrics = replace(run.metrics, concurrency=level)
             run = replace(run, metrics=metrics, operating_points=(operating_point(metrics, None),))
         runs.append(replace(run, extra={**run.extra, "member_key": str(key)}))

@@ -383,7 +383,8 @@ def _no_token_failed(
             f"{count} request(s) produced no token but carry no error: counted as failed, not "
             "as 0 ms successes (the file's own TTFT/latency statistics include them)"
         )
-        return success & ~no_token
+        failed_removed: np.ndarray = success & ~no_token
+        return failed_removed
     return success
 
 

@@ -334,8 +334,10 @@ class RfqReopenInputSerializer(serializers.Serializer[None]):
     deadline = serializers.DateTimeField()
 
 
-class CatalogImportSerializer(serializers.Serializer):
-    """A public price file to import (multipart): the same choices as the import page."""
+class CatalogImportSerializer(serializers.Serializer[CatalogImportJob]):
+    """A public price file to import (multipart): the same choices as the import page.
+
+    Typed by the import viewset's model (its `serializer_class`); it saves nothing itself."""
 
     kind = serializers.ChoiceField(choices=ImportKind.CHOICES)
     file = serializers.FileField()
@@ -364,8 +366,10 @@ class CatalogImportSerializer(serializers.Serializer):
     )
 
 
-class CatalogImportJobSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+class CatalogImportJobSerializer(serializers.ModelSerializer[CatalogImportJob]):
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
 
     class Meta:
         model = CatalogImportJob

@@ -269,7 +269,7 @@ class RfqViewSet(_Base[Rfq], mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return Response(s.RfqSerializer(rfq).data)
 
 
-class CatalogImportViewSet(_Base):
+class CatalogImportViewSet(_Base[CatalogImportJob]):
     """POST a public price file (multipart): SkyPilot `vms.csv`, LiteLLM JSON or our price-list
     CSV. 201 with the outcome (created, revised, unchanged, withdrawn, skipped, unknown, row
     errors reported); 200 when the same bytes were already imported for that date; 400

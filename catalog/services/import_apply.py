@@ -180,9 +180,9 @@ def _bulk_versions(
             "quote": v.pk,
             "supersedes": v.supersedes_id,
             "status": v.status,
-            "price_per_gpu_hour": [str(v.supersedes.price_per_gpu_hour), str(v.price_per_gpu_hour)],
+            "price_per_gpu_hour": [str(old.price_per_gpu_hour), str(v.price_per_gpu_hour)],
         }
-        for v in versions
+        for old, v in zip(olds, versions, strict=True)  # versions[i] supersedes olds[i]
     ]
     for start in range(0, len(rows), AUDIT_CHUNK):
         chunk = rows[start : start + AUDIT_CHUNK]

@@ -144,6 +144,7 @@ def skypilot_plan(
     plan = Plan(providers={provider.pk})
     accelerators = _accelerators()
     groups: dict[tuple[str, str, str, Decimal], list[tuple[SkyPilotRow, Accelerator]]] = {}
+    capacity: str
     for row in rows:
         slug = accelerator_slug_for(
             row.accelerator_name, set(accelerators), form_factor=row.form_factor

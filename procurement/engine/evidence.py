@@ -319,7 +319,7 @@ def choose_evidence(
     the newest (largest id). Never "the highest tokens/s" (an optimistic pick).
     """
     verdicts = tuple(match_result(r, target) for r in results)
-    best: tuple[tuple, EvidenceMatch] | None = None
+    best: tuple[tuple[int, bool, bool, bool, int, str], EvidenceMatch] | None = None
     for result, verdict in zip(results, verdicts, strict=True):
         if not verdict.counts:
             continue

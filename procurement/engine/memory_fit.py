@@ -68,7 +68,7 @@ import math
 from dataclasses import dataclass
 
 from procurement.engine.memory_report import _assumptions, _fit_notes
-from procurement.engine.memory_spec import (  # noqa: F401 - re-exported: the public API
+from procurement.engine.memory_spec import (
     ACTIVATION_BYTES_PER_LAYER_TOKEN_HIDDEN,
     ADAMW_GRADIENT_BYTES,
     ADAMW_OPTIMIZER_BYTES,
@@ -108,6 +108,47 @@ from procurement.engine.memory_spec import (  # noqa: F401 - re-exported: the pu
     validate_model,
 )
 from procurement.engine.precision import bytes_per_value
+
+# The public API: the spec names are re-exported from memory_spec.
+__all__ = [
+    "ACTIVATION_BYTES_PER_LAYER_TOKEN_HIDDEN",
+    "ADAMW_GRADIENT_BYTES",
+    "ADAMW_OPTIMIZER_BYTES",
+    "ADAMW_WEIGHT_BYTES",
+    "CHECKPOINT_BYTES_PER_LAYER_TOKEN_HIDDEN",
+    "DEFAULT_MAX_NODES",
+    "DEFAULT_OVERHEAD_GB",
+    "DEFAULT_SAFETY_MARGIN",
+    "FIT_CURVE_CONTEXTS",
+    "GB",
+    "LORA_TARGET_MATRICES",
+    "MODES",
+    "OVERHEAD_REASON",
+    "QLORA_BASE_BYTES",
+    "QLORA_CONSTANT_BYTES",
+    "SAFETY_MARGIN_REASON",
+    "FitInput",
+    "FitPoint",
+    "FitResult",
+    "GpuSpec",
+    "ModelSpec",
+    "activation_bytes_per_sequence",
+    "candidate_gpu_counts",
+    "curve_contexts",
+    "fit_status",
+    "hidden_size",
+    "jsonable",
+    "kv_bytes_per_sequence",
+    "kv_bytes_per_token",
+    "kv_shards",
+    "lora_adapter_params",
+    "memory_fit",
+    "quantised_weights_gb",
+    "sixteen_bit_params_b",
+    "tensor_parallel_degree",
+    "validate_gpu",
+    "validate_model",
+]
 
 # --- per-GPU demand -----------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 RequestSample = tuple[float | None, float | None, float | None, bool]  # ttft, itl, e2e, ok
 
@@ -253,7 +254,7 @@ def choose_point(
     return _choice(closest, slo, realtime, " (closest to the targets; none meets them)")
 
 
-def point_from_dict(data: dict) -> MeasuredPoint:
+def point_from_dict(data: dict[str, Any]) -> MeasuredPoint:
     """A point from its JSON form (the snapshot stores the parsers' OperatingPoint.to_dict)."""
 
     def lat(name: str) -> Latency | None:

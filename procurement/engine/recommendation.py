@@ -58,7 +58,7 @@ def _overlap(a: CandidateStats, b: CandidateStats) -> bool:
 
 
 def _closest(workload: WorkloadInput, candidates: Sequence[CandidateInput]) -> list[str]:
-    out = []
+    out: list[str] = []
     gpus = [c for c in candidates if not c.is_api]
     if not gpus:
         return out
@@ -106,12 +106,17 @@ def notes(
         out.append(f"recommended row is a different model: {rec.model_substitution}")
     runner = next((c for c in by_unit if c.id != rec.id and recommendable(c)), None)
     a, b = stats.get(rec.id), stats.get(runner.id) if runner else None
-    tied = a is not None and b is not None and _overlap(a, b)
-    if runner is not None and tied and a.prob_cheapest < TIE_PROBABILITY:  # type: ignore[union-attr]
+    if (
+        runner is not None
+        and a is not None
+        and b is not None
+        and _overlap(a, b)
+        and a.prob_cheapest < TIE_PROBABILITY
+    ):
         out.append(
             f"effectively tied with {runner.label}: p10–p90 bands overlap "
-            f"({a.p10:,.4g}–{a.p90:,.4g} against {b.p10:,.4g}–{b.p90:,.4g}) and "  # type: ignore[union-attr]
-            f"P(cheapest) is {a.prob_cheapest:.0%}"  # type: ignore[union-attr]
+            f"({a.p10:,.4g}–{a.p90:,.4g} against {b.p10:,.4g}–{b.p90:,.4g}) and "
+            f"P(cheapest) is {a.prob_cheapest:.0%}"
         )
     rec_unmeasured = not rec.is_api and rec.perf_source != "measured"
     if runner is not None and rec_unmeasured and runner.perf_source == "measured":
