@@ -87,6 +87,29 @@ def _previous_evidence(
     return selectors.effective_answer(quote, item.pk)
 
 
+def _standing_flag(
+    provider: Provider, quote: Quote | None, item: ChecklistItem, current: ChecklistAnswer | None
+) -> str:
+    """A reviewer's red flag stands until a reviewer decides (H4).
+
+    Answering again reopens the item for review but keeps the flag, in this scope and across
+    scopes: a quote-specific answer cannot wash a flag raised on the provider's default. (A
+    request for information is answered by answering: that answer awaits review as before.)
+    """
+    flagged = (ChecklistAnswer.ReviewStatus.RED_FLAG,)
+    earlier = [current]
+    if quote is not None:
+        earlier.append(
+            selectors.current_answer_in_scope(
+                provider_id=provider.pk, quote_id=None, item_id=item.pk
+            )
+        )
+    for answer in earlier:
+        if answer is not None and answer.review_status in flagged:
+            return str(answer.review_status)
+    return str(ChecklistAnswer.ReviewStatus.PENDING)
+
+
 def _submit_one(
     acting_user: User,
     provider: Provider,
@@ -110,6 +133,7 @@ def _submit_one(
         evidence_url=entry.evidence_url,
         supersedes=current,
         answered_by=acting_user,
+        review_status=_standing_flag(provider, quote, entry.item, current),
     )
     if entry.evidence_file is not None:
         checked = evidence.check_upload(entry.evidence_file)
