@@ -52,13 +52,31 @@ def access_quote(user: User, quote_id: Any) -> Quote:
     return get_or_404(quotes_for(user), pk=quote_id)
 
 
+def entered_by_vendor(quote: Quote) -> bool:
+    """Whether this version's price was entered by the quoting provider's own people."""
+    author = quote.entered_by
+    return author is not None and author.role == Role.VENDOR
+
+
 def can_revise_quote(user: User, quote: Quote) -> bool:
-    """Vendors revise their own organisation's quotes while the RFQ is open; staff any time."""
+    """Vendors revise their own organisation's quotes while the RFQ is open. Staff revise
+    quotes they or an import entered, never a vendor's submitted price (H6): they ask the
+    vendor for a revision, or enter a quote of their own (marked as staff-entered)."""
+    if is_vendor(user):
+        if quote.provider_id != user.provider_id:
+            return False
+        return quote.rfq is None or quote.rfq.is_open_for_answers()
+    if has_role(user, *CATALOG_WRITERS):
+        return not entered_by_vendor(quote)
+    return False
+
+
+def can_withdraw_quote(user: User, quote: Quote) -> bool:
+    """Withdrawing changes no price: staff may withdraw any quote (a bad or fraudulent offer);
+    vendors their own while the RFQ is open."""
     if has_role(user, *CATALOG_WRITERS):
         return True
-    if is_vendor(user) and quote.provider_id == user.provider_id:
-        return quote.rfq is None or quote.rfq.is_open_for_answers()
-    return False
+    return can_revise_quote(user, quote)
 
 
 def api_routes_for(user: User) -> QuerySet[ModelApiRoute]:

@@ -170,7 +170,7 @@ def quote_submit(
     return quote
 
 
-def _lock_current(acting_user: User, quote: Quote) -> Quote:
+def _lock_current(acting_user: User, quote: Quote, *, withdrawing: bool = False) -> Quote:
     """Lock the version being replaced; refuse anything but the live, current version."""
     if not access.quotes_for(acting_user).filter(pk=quote.pk).exists():
         raise NotFound("No such quote.")
@@ -183,9 +183,15 @@ def _lock_current(acting_user: User, quote: Quote) -> Quote:
         raise QuoteNotCurrent(selectors.quote_latest_version(locked).version)
     if locked.status == Quote.Status.WITHDRAWN:
         raise QuoteWithdrawn()
-    if not access.can_revise_quote(acting_user, locked):
+    allowed = access.can_withdraw_quote if withdrawing else access.can_revise_quote
+    if not allowed(acting_user, locked):
         if is_vendor(acting_user):
             raise RfqClosed()
+        if access.entered_by_vendor(locked):
+            raise NotAllowed(
+                "This price was submitted by the vendor: ask them for a revision, or enter a "
+                "quote of your own (it is marked as entered by procurement)."
+            )
         raise NotAllowed("Only procurement leads, admins and the quoting vendor can change it.")
     return locked
 
@@ -253,7 +259,7 @@ def quote_revise(
 @transaction.atomic
 def quote_withdraw(*, acting_user: User, quote: Quote, reason: str = "") -> Quote:
     """Withdraw by adding a version with status withdrawn (nothing is deleted)."""
-    old = _lock_current(acting_user, quote)
+    old = _lock_current(acting_user, quote, withdrawing=True)
     values = {field: getattr(old, field) for field in QUOTE_INPUT_FIELDS}
     reason = reason.strip()
     if reason:

@@ -37,6 +37,12 @@ def quote_a(db, provider_a, h100, vendor_a, rfq):
 
 
 @pytest.fixture
+def staff_quote(db, provider_a, h100, lead):
+    """A quote procurement entered itself (no RFQ): staff may revise it."""
+    return QuoteFactory(provider=provider_a, accelerator=h100, entered_by=lead)
+
+
+@pytest.fixture
 def quote_b(db, provider_b, h100, vendor_b, rfq):
     return QuoteFactory(
         provider=provider_b,

@@ -58,10 +58,10 @@ def test_revise_keeps_old_row_byte_identical_and_links_versions(vendor_a, quote_
     assert copied == original
 
 
-def test_revising_an_old_version_is_a_conflict(lead, quote_a):
-    services.quote_revise(acting_user=lead, quote=quote_a, data={})
+def test_revising_an_old_version_is_a_conflict(vendor_a, quote_a):
+    services.quote_revise(acting_user=vendor_a, quote=quote_a, data={})
     with pytest.raises(QuoteNotCurrent) as exc:
-        services.quote_revise(acting_user=lead, quote=quote_a, data={})
+        services.quote_revise(acting_user=vendor_a, quote=quote_a, data={})
     assert "v2" in exc.value.message
     assert Quote.objects.filter(provider=quote_a.provider).count() == 2
 
@@ -87,8 +87,25 @@ def test_vendor_cannot_revise_after_the_rfq_deadline(vendor_a, quote_a, lead):
     quote_a.refresh_from_db()
     with pytest.raises(RfqClosed):
         services.quote_revise(acting_user=vendor_a, quote=quote_a, data={})
-    # procurement still can (e.g. to record a late correction)
-    assert services.quote_revise(acting_user=lead, quote=quote_a, data={}).version == 2
+    # H6: nor can procurement change the vendor's price; nothing was written.
+    with pytest.raises(NotAllowed, match="submitted by the vendor"):
+        services.quote_revise(acting_user=lead, quote=quote_a, data={})
+    assert not Quote.objects.filter(supersedes=quote_a).exists()
+
+
+def test_h6_staff_cannot_change_a_vendors_submitted_price(lead, admin_member, quote_a):
+    for staff in (lead, admin_member):
+        with pytest.raises(NotAllowed, match="ask them for a revision"):
+            services.quote_revise(
+                acting_user=staff, quote=quote_a, data={"price_per_gpu_hour": "0.01"}
+            )
+    assert not Quote.objects.filter(supersedes=quote_a).exists()
+
+
+def test_h6_staff_revise_their_own_quotes_and_may_withdraw_a_vendors(lead, staff_quote, quote_a):
+    assert services.quote_revise(acting_user=lead, quote=staff_quote, data={}).version == 2
+    withdrawn = services.quote_withdraw(acting_user=lead, quote=quote_a, reason="fraud")
+    assert withdrawn.status == Quote.Status.WITHDRAWN
 
 
 def test_vendor_cannot_answer_an_rfq_addressed_to_others(vendor_a, provider_b, lead, quote_data):
@@ -157,11 +174,13 @@ def test_rfq_restricts_accelerators_and_capacity(vendor_a, rfq, quote_data, cata
     assert {"accelerator", "capacity_model"} <= set(exc.value.fields)
 
 
-def test_lineage_selectors_walk_all_versions_in_one_query(lead, quote_a, django_assert_num_queries):
+def test_lineage_selectors_walk_all_versions_in_one_query(
+    vendor_a, quote_a, django_assert_num_queries
+):
     from catalog import selectors
 
-    v2 = services.quote_revise(acting_user=lead, quote=quote_a, data={})
-    v3 = services.quote_revise(acting_user=lead, quote=v2, data={})
+    v2 = services.quote_revise(acting_user=vendor_a, quote=quote_a, data={})
+    v3 = services.quote_revise(acting_user=vendor_a, quote=v2, data={})
     with django_assert_num_queries(1):
         assert [q.version for q in selectors.quote_lineage(v2)] == [1, 2, 3]
     with django_assert_num_queries(1):

@@ -124,7 +124,8 @@ def test_bad_quote_form_is_400_with_message_and_saves_nothing(
     assert Quote.objects.count() == 0
 
 
-def test_revise_form_creates_a_version_and_detail_shows_history(login, lead, quote_a):
+def test_revise_form_creates_a_version_and_detail_shows_history(login, lead, staff_quote):
+    quote_a = staff_quote  # procurement revises the quotes it entered (H6)
     client = login(lead)
     form = client.get(f"/catalog/quotes/{quote_a.pk}/revise/")
     assert form.status_code == 200
@@ -266,12 +267,13 @@ def test_list_pages_have_a_flat_query_count(
 
 
 def test_quote_detail_query_count_is_flat_in_versions(
-    login, lead, quote_a, monkeypatch, django_assert_max_num_queries
+    login, lead, staff_quote, monkeypatch, django_assert_max_num_queries
 ):
     """Our part of the page is flat; the checklist summary is the checklist app's budget."""
     from catalog import panels, services
 
     monkeypatch.setattr(panels, "checklist_summary", lambda quote: None)
+    quote_a = staff_quote
     client = login(lead)
     client.get(f"/catalog/quotes/{quote_a.pk}/")
     with django_assert_max_num_queries(40) as small:

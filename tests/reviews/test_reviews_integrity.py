@@ -55,9 +55,7 @@ def test_m3_a_superseded_revision_cannot_be_approved(comparison, finance, lead):
         _approve(comparison, finance)
 
 
-def test_m3_rejecting_a_comparison_whose_quote_was_withdrawn_still_works(
-    comparison, finance, lead
-):
+def test_m3_rejecting_a_comparison_whose_quote_was_withdrawn_still_works(comparison, finance, lead):
     quote_withdraw(acting_user=lead, quote=_recommended_quote(comparison))
     review = review_submit(
         acting_user=finance, comparison=comparison, decision="reject", comment="Quote gone."

@@ -229,8 +229,9 @@ MATRIX: dict[str, Route] = {
     "quote-list":      api((403, 200, 200, 200, 200, 200, 200, 200),
                            post=(403, 400, 400, 400, 403, 403, 403, 400)),
     "quote-detail":    api((403, 200, 404, 200, 200, 200, 200, 200), kwargs=PK_QUOTE),
+    # H6: a vendor's submitted price is the vendor's; staff ask for a revision instead.
     "quote-revise":    api((403, 405, 405, 405, 405, 405, 405, 405),
-                           post=(403, 201, 404, 201, 403, 403, 403, 201), kwargs=PK_QUOTE),
+                           post=(403, 201, 404, 403, 403, 403, 403, 403), kwargs=PK_QUOTE),
     "quote-withdraw":  api((403, 405, 405, 405, 405, 405, 405, 405),
                            post=(403, 201, 404, 201, 403, 403, 403, 201), kwargs=PK_QUOTE),
     "api-route-list":   api((403, 200, 200, 200, 200, 200, 200, 200),
