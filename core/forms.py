@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+import re
+from typing import Any, TypeVar
 
 from django import forms
 
@@ -39,3 +40,60 @@ def field_of(form: forms.BaseForm, name: str, kind: type[F]) -> F:
     if not isinstance(field, kind):
         raise TypeError(f"{type(form).__name__}.{name} is a {type(field).__name__}")
     return field
+
+
+_SPACES = re.compile(r"[\s\u00a0\u202f']")
+_GROUPED = re.compile(r"^[+-]?\d{1,3}(?:[.,]\d{3})+$")
+
+
+def decimal_text(raw: str) -> str:
+    """A typed number with `.` as its decimal point, or ValidationError when it is ambiguous.
+
+    A decimal comma is read only where nothing else is possible (`2,29`, `1.234,56`); `1,234`
+    could be 1234 or 1.234 and is refused with both readings named (U11: "2,29" once became
+    229 because the browser dropped the comma).
+    """
+    text = _SPACES.sub("", raw)
+    if "," not in text:
+        return text
+    if "." in text:
+        decimal_sep = "," if text.rfind(",") > text.rfind(".") else "."
+        group_sep = "." if decimal_sep == "," else ","
+        whole, _, fraction = text.rpartition(decimal_sep)
+        if whole and not _GROUPED.match(whole) and group_sep in whole:
+            raise forms.ValidationError(f"“{raw}” mixes separators; write it as 1234.56.")
+        return f"{whole.replace(group_sep, '')}.{fraction}"
+    if text.count(",") > 1:
+        if _GROUPED.match(text):
+            return text.replace(",", "")
+        raise forms.ValidationError(f"“{raw}” is not a number; write it as 1234.56.")
+    whole, fraction = text.split(",")
+    if len(fraction) == 3 and whole.lstrip("+-").isdigit():
+        raise forms.ValidationError(
+            f"“{raw}” is ambiguous: write {whole}{fraction} or {whole}.{fraction} "
+            "(a point for decimals)."
+        )
+    return f"{whole}.{fraction}"
+
+
+class DecimalTextField(forms.DecimalField):
+    """A decimal typed in a text box (`inputmode=decimal`): the browser never drops a comma,
+    and an unambiguous decimal comma is read as a decimal point."""
+
+    widget = forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"})
+
+    def to_python(self, value: Any) -> Any:
+        if isinstance(value, str) and value.strip():
+            value = decimal_text(value)
+        return super().to_python(value)
+
+
+def use_decimal_text(form: forms.BaseForm) -> None:
+    """Every DecimalField of the form becomes a DecimalTextField (same limits and labels)."""
+    for name, field in list(form.fields.items()):
+        if isinstance(field, forms.DecimalField) and not isinstance(field, DecimalTextField):
+            field.__class__ = DecimalTextField
+            widget = forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"})
+            widget.is_required = field.required
+            field.widget = widget
+            form.fields[name] = field

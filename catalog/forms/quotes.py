@@ -16,7 +16,7 @@ from django.utils import timezone
 from accounts.models import Provider
 from catalog.models import Accelerator, CapacityModel, Quote, Rfq
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
-from core.forms import field_of
+from core.forms import field_of, use_decimal_text
 
 DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
 
@@ -186,6 +186,7 @@ class QuoteForm(forms.Form):
             ]
         for name in ("min_commitment_gpus", "term_months", "currency", "gpus_per_node"):
             self.fields[name].required = False
+        use_decimal_text(self)  # U11: prices typed as text, a decimal comma read or refused
         if not self.is_bound and "quoted_at" not in self.initial:
             self.initial["quoted_at"] = timezone.now().strftime(DATETIME_FORMAT)
         if staff:

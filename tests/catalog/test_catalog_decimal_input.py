@@ -1,0 +1,51 @@
+"""U11: a decimal comma is read where unambiguous and refused where not — never ×100."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django import forms
+
+from catalog.forms import QuoteForm
+from core.forms import decimal_text
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("2,29", "2.29"),
+        ("2.29", "2.29"),
+        ("1.234,56", "1234.56"),
+        ("1,234.56", "1234.56"),
+        ("1 234,5", "1234.5"),
+        ("1,234,567", "1234567"),
+        ("0,5", "0.5"),
+    ],
+)
+def test_unambiguous_spellings_are_read(typed: str, read: str) -> None:
+    assert decimal_text(typed) == read
+
+
+@pytest.mark.parametrize("typed", ["1,234", "12.5,3", "1,2,3"])
+def test_ambiguous_spellings_are_refused_with_a_reason(typed: str) -> None:
+    with pytest.raises(forms.ValidationError):
+        decimal_text(typed)
+
+
+@pytest.mark.django_db
+def test_u11_the_quote_form_reads_a_decimal_comma_as_a_decimal_point() -> None:
+    form = QuoteForm(data={"price_per_gpu_hour": "2,29"})
+    form.is_valid()
+    assert "price_per_gpu_hour" not in form.errors
+    assert form.cleaned_data["price_per_gpu_hour"] == Decimal("2.29")
+    assert 'inputmode="decimal"' in str(form["price_per_gpu_hour"])
+
+
+@pytest.mark.django_db
+def test_u11_an_ambiguous_price_is_a_form_error_naming_both_readings() -> None:
+    form = QuoteForm(data={"price_per_gpu_hour": "1,234"})
+    assert not form.is_valid()
+    message = form.errors["price_per_gpu_hour"][0]
+    assert "1234" in message
+    assert "1.234" in message
