@@ -6,7 +6,6 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.utils.decorators import method_decorator
 
-from accounts import services
 from accounts.forms import ThrottledAuthenticationForm
 from core.audit import audit_record
 
@@ -20,9 +19,6 @@ class LoginView(auth_views.LoginView):
     def form_valid(self, form: ThrottledAuthenticationForm):  # type: ignore[no-untyped-def]
         response = super().form_valid(form)
         user = form.get_user()
-        services.login_failures_clear(
-            username=user.username, ip_address=self.request.META.get("REMOTE_ADDR")
-        )
         audit_record(actor=user, action="login.ok", obj=user)
         return response
 

@@ -1,12 +1,9 @@
-"""Admin for catalog reference data. Quotes are read-only here: a change is a new version,
-made through the services (ADR 0001), never an edit in place."""
+"""Admin for catalog reference data, read-only (M10): prices, specs and quotes change through
+the services, as new versions with audit events (ADR 0001), never by an edit in place."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 
 from catalog.models import (
     Accelerator,
@@ -17,30 +14,20 @@ from catalog.models import (
     Quote,
     Rfq,
 )
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(Accelerator)
-class AcceleratorAdmin(admin.ModelAdmin):
+class AcceleratorAdmin(ReadOnlyAdmin):
     list_display = ("name", "vendor", "memory_gb", "memory_bandwidth_tbps", "segment")
     list_filter = ("vendor", "segment")
     search_fields = ("name", "slug")
 
 
 @admin.register(ModelProfile)
-class ModelProfileAdmin(admin.ModelAdmin):
+class ModelProfileAdmin(ReadOnlyAdmin):
     list_display = ("name", "family", "params_total_b", "layers", "kv_heads", "is_custom")
     search_fields = ("name", "slug")
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Quote)
@@ -52,7 +39,7 @@ class QuoteAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ModelApiRoute)
-class ModelApiRouteAdmin(admin.ModelAdmin):
+class ModelApiRouteAdmin(ReadOnlyAdmin):
     list_display = ("provider", "model_name", "price_input_per_m_tokens", "quoted_at")
     list_select_related = ("provider",)
 

@@ -6,13 +6,8 @@ from django.http import HttpRequest
 from core.models import AuditEvent
 
 
-@admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
-    """Read-only: the audit trail cannot be added to, edited or deleted through the admin."""
-
-    list_display = ("created_at", "actor_name", "action", "object_type", "object_id", "outcome")
-    list_filter = ("action", "object_type", "outcome")
-    search_fields = ("actor_name", "object_repr", "object_id")
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Listing and viewing only: writes go through the services, versioned and audited."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -22,3 +17,12 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdmin):
+    """Read-only: the audit trail cannot be added to, edited or deleted through the admin."""
+
+    list_display = ("created_at", "actor_name", "action", "object_type", "object_id", "outcome")
+    list_filter = ("action", "object_type", "outcome")
+    search_fields = ("actor_name", "object_repr", "object_id")
