@@ -81,6 +81,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.SessionLifetimeMiddleware",  # idle timeout, absolute lifetime (M11)
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -279,7 +280,9 @@ REST_KNOX = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_AGE = 12 * 3600
+SESSION_IDLE_TIMEOUT_S = env_int("SESSION_IDLE_TIMEOUT_S", 30 * 60)
+SESSION_ABSOLUTE_S = env_int("SESSION_ABSOLUTE_S", 12 * 3600)
+SESSION_COOKIE_AGE = SESSION_ABSOLUTE_S
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie; kept default
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -84,3 +84,59 @@ def test_passwords_need_twelve_characters_and_not_only_digits(password):
     with pytest.raises(ValidationError):
         validate_password(password)
     validate_password("correct horse battery staple")
+
+
+def _session_ages(client: Client, *, seen: float, started: float) -> None:
+    import time
+
+    session = client.session
+    now = time.time()
+    session["seen_at"] = now - seen
+    session["auth_at"] = now - started
+    session.save()
+
+
+def test_an_idle_login_session_ends_after_the_idle_timeout(finance):
+    """M11: 30 minutes (SESSION_IDLE_TIMEOUT_S) without a request ends the login session."""
+    client = attempt("finance", PASSWORD, "203.0.113.20")
+    assert logged_in(client)
+    assert settings.SESSION_IDLE_TIMEOUT_S == 30 * 60
+    _session_ages(client, seen=settings.SESSION_IDLE_TIMEOUT_S - 5, started=3600)
+    assert logged_in(client)  # just under the timeout, and the request refreshes it
+    _session_ages(client, seen=settings.SESSION_IDLE_TIMEOUT_S + 1, started=3600)
+    assert not logged_in(client)
+    assert client.get("/api/v1/quotes/").status_code == 403
+
+
+def test_a_login_session_ends_after_its_absolute_lifetime(finance):
+    """M11: however active, a login session ends SESSION_ABSOLUTE_S after the login."""
+    client = attempt("finance", PASSWORD, "203.0.113.21")
+    _session_ages(client, seen=10, started=settings.SESSION_ABSOLUTE_S + 1)
+    assert not logged_in(client)
+
+
+def test_users_change_their_own_password_and_their_tokens_go(engineer):
+    """L9/M1: /accounts/password/ with Django's validators; the session stays, tokens go."""
+    from knox.models import AuthToken
+
+    from core.models import AuditEvent
+
+    AuthToken.objects.create(user=engineer)
+    client = attempt("engineer", PASSWORD, "203.0.113.22")
+    weak = client.post(
+        "/accounts/password/",
+        {"old_password": PASSWORD, "new_password1": "Budget2026", "new_password2": "Budget2026"},
+    )
+    assert weak.status_code == 200
+    assert b"at least 12 characters" in weak.content
+    new = "a long and unusual passphrase"
+    response = client.post(
+        "/accounts/password/",
+        {"old_password": PASSWORD, "new_password1": new, "new_password2": new},
+    )
+    assert response.status_code == 302
+    assert logged_in(client)
+    engineer.refresh_from_db()
+    assert engineer.check_password(new)
+    assert not AuthToken.objects.filter(user=engineer).exists()
+    assert AuditEvent.objects.filter(action="password.changed", actor=engineer).exists()
