@@ -46,6 +46,15 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
     SECRET_KEY = "dev-only-insecure-key-never-used-in-production-0123456789abcdef"  # noqa: S105
 
+# The audit chain's HMAC key (M6): held outside the database; in DEBUG derived from SECRET_KEY.
+AUDIT_HMAC_KEY = env_str("AUDIT_HMAC_KEY")
+if not AUDIT_HMAC_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("AUDIT_HMAC_KEY must be set when DEBUG is off.")
+    import hashlib as _hashlib
+
+    AUDIT_HMAC_KEY = _hashlib.sha256(f"audit-chain:{SECRET_KEY}".encode()).hexdigest()
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
