@@ -48,3 +48,21 @@ class SessionLifetimeMiddleware:
             elif now - float(seen) > 60:
                 session[SEEN_AT] = now
         return self.get_response(request)
+
+
+class NoStoreMiddleware:
+    """L12: authenticated responses (pages, API JSON, CSV/XLSX exports) are not kept by
+    browsers or shared caches: `Cache-Control: private, no-store` unless a view set its own."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        authenticated = bool(user is not None and user.is_authenticated)
+        if (authenticated or "HTTP_AUTHORIZATION" in request.META) and (
+            not response.has_header("Cache-Control")
+        ):
+            response["Cache-Control"] = "private, no-store"
+        return response

@@ -91,6 +91,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.SessionLifetimeMiddleware",  # idle timeout, absolute lifetime (M11)
+    "accounts.middleware.NoStoreMiddleware",  # authenticated responses: no-store (L12)
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -222,7 +223,7 @@ CELERY_BEAT_SCHEDULE = {
     },
     "redrive-stuck-benchmark-results": {
         "task": "benchmarks.tasks.benchmark_results_redrive_stuck_task",
-        "schedule": timedelta(minutes=2),
+        "schedule": timedelta(minutes=1),  # with a 30 s stale claim: re-driven within 2 min
     },
 }
 # Scheduled catalog refresh (docs/imports.md): a JSON list of public price files, e.g.
