@@ -36,6 +36,7 @@ bench: venv
 
 check-deploy: venv
 	DEBUG=false SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-string-for-the-check \
+	AUDIT_HMAC_KEY=check-deploy-audit-key \
 	ALLOWED_HOSTS=workbench.example.com $(PY) manage.py check --deploy --fail-level WARNING
 
 clean:

@@ -41,6 +41,8 @@ class User(AbstractUser):
     provider = models.ForeignKey(
         Provider, null=True, blank=True, on_delete=models.PROTECT, related_name="users"
     )
+    # Where the user last logged in: the per-account login limit never refuses it (M2).
+    last_login_address = models.GenericIPAddressField(null=True, blank=True, editable=False)
 
     class Meta:
         constraints = [
@@ -55,10 +57,12 @@ class User(AbstractUser):
 
 
 class LoginFailure(models.Model):
-    """A failed login, kept to throttle guessing per (username, address)."""
+    """A failed login (or, with `throttled`, the one marker of a refused pair in a window),
+    kept to throttle guessing; rows older than two windows are purged."""
 
     username = models.CharField(max_length=150, db_index=True)
-    ip_address = models.GenericIPAddressField(null=True)
+    ip_address = models.GenericIPAddressField(null=True, db_index=True)
+    throttled = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     def __str__(self) -> str:

@@ -1,27 +1,144 @@
-"""Login throttling: failures are counted per (username, address), so one attacker cannot
-lock other people at the same address out."""
+"""Login throttling (M2, M7) and the client address behind a trusted proxy (M2).
+
+Three counters over one window (``LOGIN_FAILURE_WINDOW_S``), all from the same rows:
+
+- per (username, address): ``LOGIN_FAILURE_LIMIT`` failures refuse that pair (one guesser
+  cannot lock the same user out at other addresses, nor other users at this address);
+- per address across usernames: ``LOGIN_FAILURE_ADDRESS_LIMIT`` failures refuse the address
+  (password spraying);
+- per username across addresses: ``LOGIN_FAILURE_ACCOUNT_LIMIT`` failures refuse the account
+  from every address *except the one where the user last logged in successfully*: rotating
+  addresses no longer gives unlimited guesses, and an attacker cannot lock the user out of
+  their usual address. A user on a new address during an attack waits for the window.
+
+Failures are rows (purged after two windows, so unknown usernames cannot grow the table
+without bound); the audit trail gets one event per (username, address) per window for
+failures and one for refusals, never one per attempt (M7).
+"""
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import timedelta
 
 from django.conf import settings
+from django.db.models import Q
+from django.http import HttpRequest
 from django.utils import timezone
 
-from accounts.models import LoginFailure
+from accounts.models import LoginFailure, User
+from core.audit import audit_record
+
+
+def client_ip(request: HttpRequest | None) -> str | None:
+    """REMOTE_ADDR, or the nearest untrusted hop of X-Forwarded-For when REMOTE_ADDR is one of
+    ``TRUSTED_PROXIES`` (addresses or networks). Without trusted proxies the header is ignored,
+    so it cannot be spoofed."""
+    if request is None:
+        return None
+    remote = request.META.get("REMOTE_ADDR") or None
+    if not remote or not _trusted(remote):
+        return remote
+    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    for hop in reversed([hop for hop in hops if hop]):
+        try:
+            ipaddress.ip_address(hop)
+        except ValueError:
+            return remote
+        if not _trusted(hop):
+            return hop
+    return remote
+
+
+def _trusted(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in ipaddress.ip_network(net, strict=False) for net in settings.TRUSTED_PROXIES)
+
+
+def _since() -> timezone.datetime:
+    return timezone.now() - timedelta(seconds=settings.LOGIN_FAILURE_WINDOW_S)
+
+
+def login_refusal(*, username: str, ip_address: str | None) -> str | None:
+    """Why this attempt is refused before the password is checked ("pair", "address",
+    "account"), or None."""
+    recent = LoginFailure.objects.filter(created_at__gte=_since(), throttled=False)
+    if recent.filter(username__iexact=username, ip_address=ip_address).count() >= (
+        settings.LOGIN_FAILURE_LIMIT
+    ):
+        return "pair"
+    if ip_address and recent.filter(ip_address=ip_address).count() >= (
+        settings.LOGIN_FAILURE_ADDRESS_LIMIT
+    ):
+        return "address"
+    if recent.filter(username__iexact=username).count() >= settings.LOGIN_FAILURE_ACCOUNT_LIMIT:
+        known = (
+            User.objects.filter(username__iexact=username)
+            .values_list("last_login_address", flat=True)
+            .first()
+        )
+        if not (ip_address and known == ip_address):
+            return "account"
+    return None
 
 
 def login_blocked(*, username: str, ip_address: str | None) -> bool:
-    since = timezone.now() - timedelta(seconds=settings.LOGIN_FAILURE_WINDOW_S)
-    recent = LoginFailure.objects.filter(
-        username__iexact=username, ip_address=ip_address, created_at__gte=since
-    ).count()
-    return recent >= settings.LOGIN_FAILURE_LIMIT
+    return login_refusal(username=username, ip_address=ip_address) is not None
 
 
-def login_failure_record(*, username: str, ip_address: str | None) -> None:
+def login_refused(*, username: str, ip_address: str | None, reason: str, via: str) -> None:
+    """Audit a refusal once per (username, address) per window (M7)."""
+    pair = LoginFailure.objects.filter(
+        username__iexact=username, ip_address=ip_address, created_at__gte=_since()
+    )
+    if pair.filter(throttled=True).exists():
+        return
+    LoginFailure.objects.create(username=username[:150], ip_address=ip_address, throttled=True)
+    _audit("login.throttled", username, ip_address, via, reason=reason)
+
+
+def login_failure_record(*, username: str, ip_address: str | None, via: str = "form") -> None:
+    """Count a failure; audit the first one per (username, address) per window (M7)."""
+    now = timezone.now()
+    LoginFailure.objects.filter(
+        created_at__lt=now - timedelta(seconds=2 * settings.LOGIN_FAILURE_WINDOW_S)
+    ).delete()
+    first = not LoginFailure.objects.filter(
+        username__iexact=username, ip_address=ip_address, created_at__gte=_since(), throttled=False
+    ).exists()
     LoginFailure.objects.create(username=username[:150], ip_address=ip_address)
+    if first:
+        _audit("login.failed", username, ip_address, via)
+
+
+def login_succeeded(*, user: User, ip_address: str | None) -> None:
+    """Clear this pair's failures and remember the address as the user's known one."""
+    LoginFailure.objects.filter(
+        Q(username__iexact=user.username) & Q(ip_address=ip_address)
+    ).delete()
+    if ip_address and user.last_login_address != ip_address:
+        user.last_login_address = ip_address
+        User.objects.filter(pk=user.pk).update(last_login_address=ip_address)
 
 
 def login_failures_clear(*, username: str, ip_address: str | None) -> None:
     LoginFailure.objects.filter(username__iexact=username, ip_address=ip_address).delete()
+
+
+def _audit(action: str, username: str, ip_address: str | None, via: str, **extra: str) -> None:
+    summary: dict[str, str] = {"username": username, "via": via, **extra}
+    if ip_address:
+        summary["address"] = ip_address
+    if action == "login.failed":
+        summary["note"] = "further failures in this window are counted, not logged"
+    audit_record(
+        actor=None,
+        action=action,
+        object_type="user",
+        object_id=username[:40],  # the audit object id holds 40 characters
+        outcome="refused",
+        summary=summary,
+    )

@@ -6,4 +6,6 @@ app_name = "accounts"
 urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", views.LogoutView.as_view(), name="logout"),
+    path("password/", views.PasswordChangeView.as_view(), name="password-change"),
+    path("password/done/", views.PasswordChangeDoneView.as_view(), name="password-change-done"),
 ]

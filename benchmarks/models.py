@@ -65,6 +65,9 @@ class BenchmarkResult(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     parsed_at = models.DateTimeField(null=True, blank=True)
+    # The parse's claim (core.jobs): refreshed with each progress write; stale after 30 s.
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
     # The workload the file measured (blank / null when it does not say): the comparison
     # counts a result as "measured" only when these match the brief (engine/evidence.py).
     precision = models.CharField(max_length=16, blank=True, help_text="e.g. bf16, fp8, int4")

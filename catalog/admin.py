@@ -1,13 +1,9 @@
-"""Admin for catalog reference data. Quotes are read-only here: a change is a new version,
-made through the services (ADR 0001), never an edit in place."""
+"""Admin for catalog reference data, read-only (M10): prices, specs and quotes change through
+the services, as new versions with audit events (ADR 0001), never by an edit in place."""
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from django.contrib import admin
-from django.db.models import Model
-from django.http import HttpRequest
 
 from catalog.models import (
     Accelerator,
@@ -18,32 +14,20 @@ from catalog.models import (
     Quote,
     Rfq,
 )
-
-_M = TypeVar("_M", bound=Model)
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(Accelerator)
-class AcceleratorAdmin(admin.ModelAdmin[Accelerator]):
+class AcceleratorAdmin(ReadOnlyAdmin[Accelerator]):
     list_display = ("name", "vendor", "memory_gb", "memory_bandwidth_tbps", "segment")
     list_filter = ("vendor", "segment")
     search_fields = ("name", "slug")
 
 
 @admin.register(ModelProfile)
-class ModelProfileAdmin(admin.ModelAdmin[ModelProfile]):
+class ModelProfileAdmin(ReadOnlyAdmin[ModelProfile]):
     list_display = ("name", "family", "params_total_b", "layers", "kv_heads", "is_custom")
     search_fields = ("name", "slug")
-
-
-class ReadOnlyAdmin(admin.ModelAdmin[_M]):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
-        return False
 
 
 @admin.register(Quote)
@@ -55,7 +39,7 @@ class QuoteAdmin(ReadOnlyAdmin[Quote]):
 
 
 @admin.register(ModelApiRoute)
-class ModelApiRouteAdmin(admin.ModelAdmin[ModelApiRoute]):
+class ModelApiRouteAdmin(ReadOnlyAdmin[ModelApiRoute]):
     list_display = ("provider", "model_name", "price_input_per_m_tokens", "quoted_at")
     list_select_related = ("provider",)
 

@@ -51,6 +51,15 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
     SECRET_KEY = "dev-only-insecure-key-never-used-in-production-0123456789abcdef"  # noqa: S105
 
+# The audit chain's HMAC key (M6): held outside the database; in DEBUG derived from SECRET_KEY.
+AUDIT_HMAC_KEY = env_str("AUDIT_HMAC_KEY")
+if not AUDIT_HMAC_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("AUDIT_HMAC_KEY must be set when DEBUG is off.")
+    import hashlib as _hashlib
+
+    AUDIT_HMAC_KEY = _hashlib.sha256(f"audit-chain:{SECRET_KEY}".encode()).hexdigest()
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
@@ -63,7 +72,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",  # hashed, expiring API tokens (M1)
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -86,6 +95,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.SessionLifetimeMiddleware",  # idle timeout, absolute lifetime (M11)
+    "accounts.middleware.NoStoreMiddleware",  # authenticated responses: no-store (L12)
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -128,7 +139,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 12},  # ASVS L2 (L9)
+    },
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
@@ -213,7 +228,7 @@ CELERY_BEAT_SCHEDULE = {
     },
     "redrive-stuck-benchmark-results": {
         "task": "benchmarks.tasks.benchmark_results_redrive_stuck_task",
-        "schedule": timedelta(minutes=2),
+        "schedule": timedelta(minutes=1),  # with a 30 s stale claim: re-driven within 2 min
     },
 }
 # Scheduled catalog refresh (docs/imports.md): a JSON list of public price files, e.g.
@@ -233,7 +248,7 @@ if CATALOG_IMPORT_SOURCES:
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "knox.auth.TokenAuthentication",  # `Authorization: Token <key>`, stored hashed
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
@@ -267,10 +282,22 @@ SPECTACULAR_SETTINGS = {
 # --- Security ---------------------------------------------------------------------------------
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURE_WINDOW_S = env_int("LOGIN_FAILURE_WINDOW_S", 900)
+LOGIN_FAILURE_ADDRESS_LIMIT = env_int("LOGIN_FAILURE_ADDRESS_LIMIT", 20)  # spraying (M2)
+LOGIN_FAILURE_ACCOUNT_LIMIT = env_int("LOGIN_FAILURE_ACCOUNT_LIMIT", 20)  # rotating addresses
+# Reverse proxies (addresses or networks) whose X-Forwarded-For is believed; none by default.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 90)
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=API_TOKEN_TTL_DAYS),
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTO_REFRESH": False,
+}
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_AGE = 12 * 3600
+SESSION_IDLE_TIMEOUT_S = env_int("SESSION_IDLE_TIMEOUT_S", 30 * 60)
+SESSION_ABSOLUTE_S = env_int("SESSION_ABSOLUTE_S", 12 * 3600)
+SESSION_COOKIE_AGE = SESSION_ABSOLUTE_S
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie; kept default
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -4,6 +4,8 @@ import os
 
 os.environ.setdefault("DEBUG", "true")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gpuprocure")
+# Inherited by the production-mode subprocesses of the tests, which need one.
+os.environ.setdefault("AUDIT_HMAC_KEY", "test-only-audit-hmac-key-0123456789abcdef")
 os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
 
 from config.settings import *  # noqa: F403

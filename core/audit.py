@@ -1,13 +1,26 @@
-"""Writing to the append-only audit trail (one function, used by every service)."""
+"""Writing to the append-only audit trail (one function, used by every service), and
+verifying its hash chain.
+
+Each row's hash (version 2, M6) is an HMAC, keyed with ``AUDIT_HMAC_KEY`` (never in the
+database), over its time, actor id and name, action, object type, id and label, summary,
+outcome and the previous row's hash. Rows written before version 2 keep verifying under
+their own scheme, but no version-1 row may follow a version-2 one (no downgrade).
+
+Verification is incremental (M7): a keyed checkpoint records the last event verified, and
+`/audit/` verifies only the events after it; `audit_chain_verify(full=True)` (the
+`audit_verify` command) re-reads everything.
+"""
 
 from __future__ import annotations
 
+import hmac
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Model
+from django.db.models import Model, OuterRef, Subquery
+from django.utils import timezone
 
-from core.models import AuditEvent
+from core.models import HASH_VERSION, AuditCheckpoint, AuditEvent
 
 _AUDIT_LOCK_KEY = 727_001  # advisory lock serialising the hash chain on PostgreSQL
 
@@ -42,18 +55,48 @@ def audit_record(
             summary=summary or {},
             outcome=outcome,
             prev_hash=last or "",
+            created_at=timezone.now(),
+            hash_version=HASH_VERSION,
         )
         event.row_hash = event.compute_hash()
         event.save()
     return event
 
 
-def audit_chain_verify() -> list[int]:
-    """Ids of events whose hash no longer matches their content or predecessor."""
+def audit_chain_verify(*, full: bool = False) -> list[int]:
+    """Ids of events whose hash no longer matches their content or predecessor.
+
+    From the last valid checkpoint unless `full`; a clean run stores a new checkpoint."""
+    checkpoint = None if full else _last_checkpoint()
+    prev = checkpoint.row_hash if checkpoint else ""
+    events = AuditEvent.objects.order_by("id")
+    if checkpoint:
+        events = events.filter(id__gt=checkpoint.event_id)
     broken: list[int] = []
-    prev = ""
-    for event in AuditEvent.objects.order_by("id").iterator():
-        if event.prev_hash != prev or event.compute_hash() != event.row_hash:
+    seen_v2 = False
+    last_good: tuple[int, str] | None = None
+    for event in events.iterator(chunk_size=2000):
+        downgrade = seen_v2 and event.hash_version < HASH_VERSION
+        seen_v2 = seen_v2 or event.hash_version >= HASH_VERSION
+        if downgrade or event.prev_hash != prev or event.compute_hash() != event.row_hash:
             broken.append(event.pk)
+        elif not broken:
+            last_good = (event.pk, event.row_hash)
         prev = event.row_hash
+    if not broken and last_good and last_good[0] - (checkpoint.event_id if checkpoint else 0) > 0:
+        stored = AuditCheckpoint(event_id=last_good[0], row_hash=last_good[1])
+        stored.mac = stored.compute_mac()
+        stored.save()
     return broken
+
+
+def _last_checkpoint() -> AuditCheckpoint | None:
+    """The newest checkpoint whose MAC is right and whose event still carries its hash."""
+    current = AuditEvent.objects.filter(pk=OuterRef("event_id")).values("row_hash")[:1]
+    candidates = AuditCheckpoint.objects.annotate(current_hash=Subquery(current))
+    for checkpoint in candidates.order_by("-event_id")[:5]:
+        if not hmac.compare_digest(checkpoint.mac, checkpoint.compute_mac()):
+            continue
+        if checkpoint.current_hash == checkpoint.row_hash:  # type: ignore[attr-defined]
+            return checkpoint
+    return None

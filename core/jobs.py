@@ -1,17 +1,86 @@
-"""Publishing background jobs by task name.
+"""Publishing background jobs by task name, and the claim/heartbeat pattern of their rows.
 
 Services enqueue work on commit; the tasks modules import the services they call. Naming the
 task (Celery's `send_task`) instead of importing it keeps that one-way: no import circle
 between an app's services and its tasks.
+
+The broker is only a doorbell (PostgreSQL is the source of truth): `send_safely` swallows a
+publish failure (logged), leaving the row waiting for the beat re-drive. A worker claims a
+row with one conditional UPDATE (`claim`: waiting, or running with a claim older than
+`STALE_AFTER`, which also counts an attempt) and refreshes the claim as it goes
+(`heartbeat`); every write of a run is filtered on its attempt, so a duplicated delivery
+never runs in parallel with a live run and a run that lost its claim writes nothing.
 """
 
 from __future__ import annotations
 
+import logging
+from datetime import timedelta
 from typing import Any
 
 from celery import current_app
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+from kombu.exceptions import KombuError
+
+logger = logging.getLogger(__name__)
+
+STALE_AFTER = timedelta(seconds=30)  # a claim not refreshed for this long: its worker died
 
 
 def send(task_name: str, args: tuple[Any, ...], **options: Any) -> None:
     """Publish one message for `task_name`; raises kombu/OS errors when the broker is down."""
     current_app.send_task(task_name, args=args, **options)
+
+
+def send_safely(task_name: str, args: tuple[Any, ...], **options: Any) -> bool:
+    """Publish, or log and return False when the broker cannot be reached (never raises
+    for that: an on-commit callback that raises would turn a saved row into a 500)."""
+    try:
+        send(task_name, args, **options)
+    except (KombuError, OSError) as exc:
+        logger.warning("%s%r not sent, broker unavailable: %s", task_name, args, exc)
+        return False
+    return True
+
+
+def claim(
+    model: type[models.Model],
+    pk: int,
+    *,
+    waiting: str,
+    running: str,
+    stale_after: timedelta = STALE_AFTER,
+    **fields: Any,
+) -> int | None:
+    """Claim row `pk` (status `waiting`, or `running` with a stale claim); its new attempt
+    number, or None when someone else holds it or it is finished. The model has `status`,
+    `claimed_at` and `attempts`."""
+    now = timezone.now()
+    claimable = Q(status=waiting) | Q(
+        Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - stale_after), status=running
+    )
+    updated = model._default_manager.filter(claimable, pk=pk).update(
+        status=running, claimed_at=now, attempts=F("attempts") + 1, **fields
+    )
+    if not updated:
+        return None
+    return int(model._default_manager.filter(pk=pk).values_list("attempts", flat=True).get())
+
+
+def heartbeat(
+    model: type[models.Model], pk: int, *, running: str, attempt: int | None, **fields: Any
+) -> bool:
+    """Refresh this run's claim (and write `fields`); False when the claim was lost.
+    `attempt` None: whichever run holds the row."""
+    rows = model._default_manager.filter(pk=pk, status=running)
+    if attempt is not None:
+        rows = rows.filter(attempts=attempt)
+    return bool(rows.update(claimed_at=timezone.now(), **fields))
+
+
+def stale_claims(running: str, *, now: Any = None, stale_after: timedelta = STALE_AFTER) -> Q:
+    """The filter of running rows whose claim went stale (for a re-drive)."""
+    now = now or timezone.now()
+    return Q(status=running) & (Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - stale_after))

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
+
+HASH_VERSION = 2  # 1: sha256 over some fields (rows before M6); 2: HMAC over every field
 
 
 class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
@@ -31,9 +35,11 @@ class AuditEvent(models.Model):
     object_repr = models.CharField(max_length=300, blank=True)
     summary = models.JSONField(default=dict, blank=True)
     outcome = models.CharField(max_length=20, default="ok")
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # Set before hashing (not auto_now_add, which would stamp it after the hash).
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
     prev_hash = models.CharField(max_length=64, blank=True)
     row_hash = models.CharField(max_length=64, blank=True)
+    hash_version = models.PositiveSmallIntegerField(default=1)
 
     objects = AuditEventQuerySet.as_manager()
 
@@ -59,6 +65,29 @@ class AuditEvent(models.Model):
         raise PermissionError("The audit trail is append-only.")
 
     def compute_hash(self) -> str:
+        """The row's hash under its own `hash_version` (old rows keep verifying, M6)."""
+        if self.hash_version == 1:
+            return self._hash_v1()
+        payload = json.dumps(
+            [
+                self.hash_version,
+                self.prev_hash,
+                self.created_at.isoformat() if self.created_at else "",
+                self.actor_id,
+                self.actor_name,
+                self.action,
+                self.object_type,
+                self.object_id,
+                self.object_repr,
+                self.summary,
+                self.outcome,
+            ],
+            sort_keys=True,
+            default=str,
+        )
+        return hmac.new(audit_key(), payload.encode(), hashlib.sha256).hexdigest()
+
+    def _hash_v1(self) -> str:
         payload = json.dumps(
             [
                 self.prev_hash,
@@ -73,3 +102,29 @@ class AuditEvent(models.Model):
             default=str,
         )
         return hashlib.sha256(payload.encode()).hexdigest()
+
+
+class AuditCheckpoint(models.Model):
+    """The last event verified, with a keyed MAC, so /audit/ verifies only what came after
+    (M7). The MAC means a forged checkpoint needs the key that the database does not hold."""
+
+    event_id = models.BigIntegerField()
+    row_hash = models.CharField(max_length=64)
+    mac = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-event_id"]
+
+    def __str__(self) -> str:
+        return f"verified through event {self.event_id}"
+
+    def compute_mac(self) -> str:
+        message = f"checkpoint:{self.event_id}:{self.row_hash}".encode()
+        return hmac.new(audit_key(), message, hashlib.sha256).hexdigest()
+
+
+def audit_key() -> bytes:
+    """AUDIT_HMAC_KEY from the environment (required in production; in DEBUG derived from
+    SECRET_KEY). Kept out of the database, so its role cannot rewrite the chain (M6)."""
+    return str(settings.AUDIT_HMAC_KEY).encode()

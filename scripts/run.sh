@@ -28,4 +28,5 @@ cat <<MSG
   Ctrl-C stops the web server and the worker.
 
 MSG
-$PY manage.py runserver 127.0.0.1:8000 --noreload
+# L15: runserver opens a connection per thread; persistent ones would exhaust PostgreSQL.
+DB_CONN_MAX_AGE=0 $PY manage.py runserver 127.0.0.1:8000 --noreload

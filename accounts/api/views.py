@@ -1,17 +1,20 @@
-"""POST /api/v1/auth/token/: username + password → {"token": ...} (throttled like login)."""
+"""POST /api/v1/auth/token/: username + password → {"token": ...} (throttled like login).
+
+Each call issues a new, hashed, expiring token (M1); GET/DELETE /api/v1/auth/tokens/ lists
+the caller's tokens by prefix and revokes them (all, or `?prefix=`)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.authtoken.models import Token
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services
-from core.audit import audit_record
+from accounts.tokens import token_issue, tokens_of, tokens_revoke
 from core.errors import DomainError, NotAllowed
 
 
@@ -25,40 +28,55 @@ class TokenObtainApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: inline_serializer("TokenOut", {"token": serializers.CharField()})},
+        responses={
+            200: inline_serializer(
+                "TokenOut",
+                {"token": serializers.CharField(), "expiry": serializers.DateTimeField()},
+            )
+        },
     )
     def post(self, request: Request) -> Response:
-        from django.contrib.auth import authenticate
-
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         username = data.validated_data["username"]
-        ip = request.META.get("REMOTE_ADDR")
-        if services.login_blocked(username=username, ip_address=ip):
-            _audit_refusal("login.throttled", username)
+        ip = services.client_ip(request)
+        reason = services.login_refusal(username=username, ip_address=ip)
+        if reason:
+            services.login_refused(username=username, ip_address=ip, reason=reason, via="api")
             raise NotAllowed("Too many failed attempts; wait 15 minutes and try again.")
         user = authenticate(request, username=username, password=data.validated_data["password"])
         if user is None:
-            services.login_failure_record(username=username, ip_address=ip)
-            _audit_refusal("login.failed", username)
+            services.login_failure_record(username=username, ip_address=ip, via="api")
             raise DomainError(
                 "Unable to log in with these credentials.",
                 fields={"non_field_errors": ["Unable to log in with these credentials."]},
             )
-        services.login_failures_clear(username=user.username, ip_address=ip)
-        token, created = Token.objects.get_or_create(user=user)
-        if created:
-            audit_record(actor=user, action="token.created", obj=user, summary={"via": "api"})
-        return Response({"token": token.key})
+        services.login_succeeded(user=user, ip_address=ip)
+        key = token_issue(user, via="api")
+        return Response({"token": key, "expiry": tokens_of(user)[0]["expiry"]})
 
 
-def _audit_refusal(action: str, username: str) -> None:
-    """Like the login form: one event per refused attempt (the username, never the password)."""
-    audit_record(
-        actor=None,
-        action=action,
-        object_type="user",
-        object_id=username[:40],  # the audit object id holds 40 characters
-        outcome="refused",
-        summary={"via": "api", "username": username},
+class TokenListApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    class TokenSerializer(serializers.Serializer):
+        prefix = serializers.CharField()
+        created = serializers.DateTimeField()
+        expiry = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema(responses={200: TokenSerializer(many=True)})
+    def get(self, request: Request) -> Response:
+        return Response(self.TokenSerializer(tokens_of(request.user), many=True).data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("prefix", str, description="revoke only this token")],
+        responses={
+            200: inline_serializer("TokensRevoked", {"revoked": serializers.IntegerField()})
+        },
     )
+    def delete(self, request: Request) -> Response:
+        prefix = str(request.query_params.get("prefix", ""))[:15]
+        count = tokens_revoke(
+            request.user, actor=request.user, reason="revoked by its user", prefix=prefix
+        )
+        return Response({"revoked": count})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -398,8 +399,10 @@ def parse(
         ArithmeticError,
     ) as exc:
         name = FORMATS.get(fid or "", "the detected format")
+        # L14: the user sees the kind of error, never the interpreter's own text (logged).
+        logging.getLogger(__name__).info("parse of %r failed: %r", filename, exc)
         raise ParseError(
-            f"internal error while reading{_label(filename)} as {name}: "
-            f"{type(exc).__name__}: {exc}",
+            f"internal error while reading{_label(filename)} as {name} "
+            f"({type(exc).__name__}): the file has a value this parser cannot read",
             format_id=fid,
         ) from exc

@@ -16,7 +16,6 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -32,6 +31,7 @@ from core.audit import audit_record
 logger = logging.getLogger(__name__)
 
 PROGRESS_INTERVAL_S = 0.5
+HEARTBEAT_EVERY_S = 5.0  # the claim is refreshed at least this often while progress is reported
 _READ, _PARSE_END, _DIST_END = 0.05, 0.9, 0.97
 
 PARSE_TASK = "benchmarks.tasks.benchmark_result_parse_task"
@@ -143,24 +143,36 @@ def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
 
 
 class ProgressWriter:
-    """Saves progress to the row, throttled; each write commits at once (no transaction)."""
+    """Saves progress to the row, throttled; each write commits at once (no transaction) and
+    refreshes the parse's claim (a heartbeat, core.jobs)."""
 
-    def __init__(self, result_id: int, *, interval_s: float = PROGRESS_INTERVAL_S) -> None:
+    def __init__(
+        self, result_id: int, *, attempt: int | None = None, interval_s: float = PROGRESS_INTERVAL_S
+    ) -> None:
         self.result_id = result_id
+        self.attempt = attempt
         self.interval_s = interval_s
         self.last_at: float | None = None
         self.last_value = 0.0
 
     def __call__(self, fraction: float, *, force: bool = False) -> None:
         now = time.monotonic()
-        value = round(min(max(float(fraction), 0.0), 0.99), 4)
-        if value <= self.last_value:
+        value = max(round(min(max(float(fraction), 0.0), 0.99), 4), self.last_value)
+        if self.last_at is not None and not force:
+            elapsed = now - self.last_at
+            if elapsed < self.interval_s:
+                return
+            if value <= self.last_value and elapsed < HEARTBEAT_EVERY_S:
+                return
+        elif value <= self.last_value and self.last_at is not None:
             return
-        if not force and self.last_at is not None and now - self.last_at < self.interval_s:
-            return
-        BenchmarkResult.objects.filter(
-            pk=self.result_id, status=BenchmarkResult.Status.PARSING
-        ).update(progress=value)
+        jobs.heartbeat(
+            BenchmarkResult,
+            self.result_id,
+            running=BenchmarkResult.Status.PARSING,
+            attempt=self.attempt,
+            progress=value,
+        )
         self.last_at, self.last_value = now, value
 
     def scaled(self, start: float, end: float) -> Any:
@@ -168,12 +180,15 @@ class ProgressWriter:
         return lambda fraction: self(start + (end - start) * float(fraction))
 
 
-def _claim(result_id: int) -> bool:
-    claimable = [BenchmarkResult.Status.PENDING, BenchmarkResult.Status.PARSING]
-    return bool(
-        BenchmarkResult.objects.filter(pk=result_id, status__in=claimable).update(
-            status=BenchmarkResult.Status.PARSING, progress=0.0
-        )
+def _claim(result_id: int) -> int | None:
+    """This parse's attempt number, or None (finished, or a live parse holds the claim: a
+    duplicated delivery never parses in parallel)."""
+    return jobs.claim(
+        BenchmarkResult,
+        result_id,
+        waiting=BenchmarkResult.Status.PENDING,
+        running=BenchmarkResult.Status.PARSING,
+        progress=0.0,
     )
 
 
@@ -202,10 +217,11 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
     """
     from benchmarks.services.plans import benchmark_plans_refresh_for_result
 
-    if not _claim(result_id):
+    attempt = _claim(result_id)
+    if attempt is None:
         return None
     result = BenchmarkResult.objects.get(pk=result_id)
-    progress = ProgressWriter(result_id)
+    progress = ProgressWriter(result_id, attempt=attempt)
     progress(0.01, force=True)
     try:
         with result.raw_file.open("rb") as handle:
@@ -238,8 +254,8 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
             *WORKLOAD_FIELDS,
         ]
         values = {name: getattr(result, name) for name in fields}
-        updated = BenchmarkResult.objects.filter(
-            pk=result_id, status=BenchmarkResult.Status.PARSING
+        updated = BenchmarkResult.objects.filter(  # only while this attempt holds the claim
+            pk=result_id, status=BenchmarkResult.Status.PARSING, attempts=attempt
         ).update(**values)
         if updated:
             audit_record(
@@ -253,8 +269,9 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
 
 
 # A PENDING row whose message was lost (broker flushed, enqueue failed) is re-enqueued after
-# this long; a PARSING row once the task's hard time limit has surely passed; either is given
-# up as FAILED after GIVE_UP_AFTER (a file that kills the worker every time must not loop).
+# this long; a PARSING row as soon as its claim is stale (its worker died: no heartbeat for
+# core.jobs.STALE_AFTER); either is given up as FAILED after GIVE_UP_AFTER (a file that kills
+# the worker every time must not loop).
 PENDING_GRACE = timedelta(minutes=5)
 GIVE_UP_AFTER = timedelta(hours=2)
 
@@ -267,7 +284,6 @@ def benchmark_results_redrive_stuck(*, now: datetime | None = None) -> int:
 
     now = now or timezone.now()
     statuses = BenchmarkResult.Status
-    stale_parsing = timedelta(seconds=int(settings.CELERY_TASK_TIME_LIMIT) + 60)
     given_up = BenchmarkResult.objects.filter(
         status__in=[statuses.PENDING, statuses.PARSING], created_at__lt=now - GIVE_UP_AFTER
     )
@@ -276,9 +292,9 @@ def benchmark_results_redrive_stuck(*, now: datetime | None = None) -> int:
     stuck = list(
         BenchmarkResult.objects.filter(
             Q(status=statuses.PENDING, created_at__lt=now - PENDING_GRACE)
-            | Q(status=statuses.PARSING, created_at__lt=now - stale_parsing)
+            | jobs.stale_claims(statuses.PARSING, now=now)
         ).values_list("pk", flat=True)
     )
     for result_id in stuck:
-        transaction.on_commit(partial(jobs.send, PARSE_TASK, (result_id,)))
+        transaction.on_commit(partial(jobs.send_safely, PARSE_TASK, (result_id,)))
     return len(stuck)

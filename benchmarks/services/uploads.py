@@ -139,6 +139,7 @@ def _existing(user: User, digest: str, quote: Any, accelerator: Any, brief: Any)
             accelerator=accelerator,
             brief=brief,
         )
+        .exclude(status=BenchmarkResult.Status.FAILED)  # H5: uploading again after a failure
         .order_by("id")
         .first()
     )
@@ -230,9 +231,14 @@ def _store(
             if parsed is not None:
                 benchmark_plans_refresh_for_result(result)
             else:
-                transaction.on_commit(partial(jobs.send, PARSE_TASK, (result.pk,)))
+                # H5: a broker outage leaves the row PENDING with its file (the beat re-drive
+                # sends it later); it never turns the committed upload into a 500.
+                # Robust: nothing raised after the commit can reach the except below.
+                transaction.on_commit(
+                    partial(jobs.send_safely, PARSE_TASK, (result.pk,)), robust=True
+                )
     except BaseException:
-        if stored:
+        if stored:  # only an uncommitted row's file: nothing raises once the row committed
             default_storage.delete(stored)
         raise
     return IngestOutcome(result, created=True)

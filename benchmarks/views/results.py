@@ -39,6 +39,15 @@ HTMX_STOP_POLLING = 286
 @role_required(*READERS)
 def result_list(request: AuthedRequest) -> HttpResponse:
     filters = {key: request.GET.get(key, "").strip() for key in LIST_FILTERS}
+    bad = [  # L2: a NUL byte or a non-numeric id is a clear 400, not a database error
+        key
+        for key, value in filters.items()
+        if "\x00" in value or (key in ("quote", "brief") and value and not value.isdigit())
+    ]
+    if bad:
+        return HttpResponse(
+            f"Invalid filter value for: {', '.join(bad)}.", status=400, content_type="text/plain"
+        )
     results = selectors.results_list(request.user, filters)
     page = Paginator(results, 50).get_page(request.GET.get("page"))
     rows = [{"result": r, "figures": figures.key_figures(r.metrics, r.gpu_count)} for r in page]

@@ -11,7 +11,7 @@ from typing import Any
 from django.http import HttpRequest
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -27,6 +27,7 @@ from checklist.api.serializers import (
     ChecklistReviewOutputSerializer,
 )
 from checklist.models import ChecklistItem
+from core.api.parsers import SafeJSONParser
 from core.api.permissions import HasRole
 from core.roles import STAFF_ROLES, Role
 
@@ -101,7 +102,7 @@ class QuoteChecklistAnswerCreateApi(APIView):
     permission_classes = [HasRole]
     read_roles = READERS  # GET answers 405 for everyone: a vendor never sees a 403 here
     write_roles = frozenset({Role.VENDOR})
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    parser_classes = [MultiPartParser, FormParser, SafeJSONParser]  # L1: deep JSON is a 400
 
     def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
         evidence.install_size_limit(request)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-from functools import partial
 
 from celery import current_app
 from django.conf import settings
@@ -18,9 +17,14 @@ from procurement.models import WorkerProbe
 def worker_probe_request(*, acting_user: User) -> WorkerProbe:
     """Create a probe row and ring the worker once the row is committed."""
     probe = WorkerProbe.objects.create(requested_by=acting_user)
-    transaction.on_commit(
-        partial(jobs.send, "procurement.tasks.worker_probe_complete_task", (probe.pk,))
-    )
+    probe.sent = None  # type: ignore[attr-defined]
+
+    def _ring() -> None:  # L3: a broker outage is reported, not a 500
+        probe.sent = jobs.send_safely(  # type: ignore[attr-defined]
+            "procurement.tasks.worker_probe_complete_task", (probe.pk,)
+        )
+
+    transaction.on_commit(_ring, robust=True)
     return probe
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -25,7 +26,11 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @require_POST
 @role_required(Role.ADMIN)
 def worker_probe(request: AuthedRequest) -> HttpResponse:
-    services_system.worker_probe_request(acting_user=request.user)
+    probe = services_system.worker_probe_request(acting_user=request.user)
+    if getattr(probe, "sent", None) is False:
+        messages.warning(
+            request, "The broker is unreachable: the probe was saved but no worker was rung."
+        )
     return redirect("dashboard")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
 from benchmarks import parsers
 from benchmarks.models import BenchmarkResult
@@ -51,8 +51,8 @@ def _sample_id(path: Path) -> str:
 
 @pytest.fixture
 def token_client(api_client, engineer):
-    token = Token.objects.create(user=engineer)
-    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, key = AuthToken.objects.create(user=engineer)
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return api_client
 
 

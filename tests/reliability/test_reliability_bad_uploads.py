@@ -22,7 +22,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db.models import Count
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
 from core.models import AuditEvent
 from tests.factories import AcceleratorFactory, ProviderFactory, QuoteFactory
@@ -122,8 +122,8 @@ def world(db, private_storage, checklist_items, provider_a, vendor_a, engineer, 
 
 @pytest.fixture
 def token_client(api_client, engineer):
-    token = Token.objects.create(user=engineer)
-    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, key = AuthToken.objects.create(user=engineer)
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return api_client
 
 

@@ -98,6 +98,9 @@ MATRIX: dict[str, Route] = {
                                    post=(200, 302, 302, 302, 302, 302, 302, 302)),
     "accounts:logout":        html((L,  405, 405, 405, 405, 405, 405, 405),  # then to login:
                                    post=(L,   L,   L,   L,   L,   L,   L,   L)),
+    "accounts:password-change":      html((L, 200, 200, 200, 200, 200, 200, 200),
+                                          post=(L, 200, 200, 200, 200, 200, 200, 200)),
+    "accounts:password-change-done": html((L, 200, 200, 200, 200, 200, 200, 200)),
     # --- briefs ------------------------------------------------------------------------------
     "briefs:brief-list":   html((L, 404, 404, 200, 200, 200, 200, 200)),
     "briefs:brief-create": html((L, 404, 404, 200, 403, 403, 403, 200),
@@ -217,6 +220,8 @@ MATRIX: dict[str, Route] = {
     "api-root":  api((403, 200, 200, 200, 200, 200, 200, 200)),
     "api-token": api((405, 405, 405, 405, 405, 405, 405, 405),
                      post=(400, 400, 400, 400, 400, 400, 400, 400)),
+    "api-tokens": api((403, 200, 200, 200, 200, 200, 200, 200),
+                      post=(403, 405, 405, 405, 405, 405, 405, 405)),
     "accelerator-list":     api((403, 200, 200, 200, 200, 200, 200, 200)),
     "accelerator-detail":   api((403, 200, 200, 200, 200, 200, 200, 200),
                                 kwargs={"slug": "accelerator"}),

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.db import transaction
 from django.test import Client
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from tests.security.matrix import MATRIX
@@ -132,8 +132,8 @@ def test_a_token_from_another_session_is_refused(world):
 )
 def test_token_authenticated_api_writes_need_no_csrf_token(world, name, transport, expected):
     client = APIClient(enforce_csrf_checks=True)
-    token = Token.objects.create(user=world.users["engineer"])
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, key = AuthToken.objects.create(user=world.users["engineer"])
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     url = url_for(world, name)
     with transaction.atomic():
         response = client.post(url, {}, format=transport)

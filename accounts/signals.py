@@ -1,0 +1,28 @@
+"""Credential changes end API tokens (M1): a new password or a deactivation revokes them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.models import User
+from accounts.tokens import tokens_revoke
+
+
+def user_pre_save(sender: type[User], instance: User, **kwargs: Any) -> None:
+    if instance.pk is None:
+        return
+    before = User.objects.filter(pk=instance.pk).values("password", "is_active").first()
+    instance._credential_change = None  # type: ignore[attr-defined]
+    if before is None:
+        return
+    if before["password"] != instance.password:
+        instance._credential_change = "password changed"  # type: ignore[attr-defined]
+    elif before["is_active"] and not instance.is_active:
+        instance._credential_change = "deactivated"  # type: ignore[attr-defined]
+
+
+def user_post_save(sender: type[User], instance: User, created: bool, **kwargs: Any) -> None:
+    reason = getattr(instance, "_credential_change", None)
+    if reason:
+        tokens_revoke(instance, actor=None, reason=reason)
+        instance._credential_change = None  # type: ignore[attr-defined]

@@ -1,0 +1,82 @@
+"""Low findings fixed in code: L1, L3, L12, L15 (the others: docs/security.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.test import Client
+from kombu.exceptions import OperationalError
+
+from core import jobs
+
+pytestmark = pytest.mark.django_db
+
+
+def test_deeply_nested_json_on_checklist_answers_is_a_400(vendor_a):
+    """L1: the checklist answer endpoint uses SafeJSONParser like every other JSON endpoint."""
+    from tests.factories import QuoteFactory
+
+    quote = QuoteFactory(provider=vendor_a.provider)
+    client = Client()
+    client.force_login(vendor_a)
+    body = "[" * 100_000 + "]" * 100_000
+    response = client.post(
+        f"/api/v1/quotes/{quote.pk}/checklist/answers/", body, content_type="application/json"
+    )
+    assert response.status_code == 400
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_worker_probe_reports_a_broker_outage(admin_member, monkeypatch):
+    """L3: POST to the worker probe with the broker down says so instead of a 500."""
+
+    def down(*args: object, **kwargs: object) -> None:
+        raise OperationalError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
+
+    monkeypatch.setattr(jobs, "send", down)
+    client = Client()
+    client.force_login(admin_member)
+    response = client.post("/system/worker-probe/", follow=True)
+    assert response.status_code == 200
+    assert "broker is unreachable" in response.content.decode()
+
+
+@pytest.mark.parametrize("url", ["/", "/api/v1/quotes/", "/audit/"])
+def test_authenticated_responses_are_not_stored(admin_member, url):
+    """L12: authenticated HTML and JSON carry Cache-Control: private, no-store."""
+    client = Client()
+    client.force_login(admin_member)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_make_run_does_not_keep_persistent_connections():
+    """L15: runserver (one connection per thread) runs with DB_CONN_MAX_AGE=0."""
+    script = (Path(__file__).resolve().parents[2] / "scripts" / "run.sh").read_text()
+    assert "DB_CONN_MAX_AGE=0 $PY manage.py runserver" in script
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["quote=abc", "brief=abc", "status=a%00b", "accelerator=%00", "format=x%00", "quote=1%00"],
+)
+def test_benchmark_list_filters_refuse_junk_with_a_400(engineer, query):
+    """L2: /benchmarks/ with a non-numeric id or a NUL byte in a filter is a 400, not a 500."""
+    client = Client()
+    client.force_login(engineer)
+    assert client.get(f"/benchmarks/?{query}").status_code == 400
+
+
+def test_a_parse_error_does_not_show_the_interpreters_text():
+    """L14: a 100,000-digit integer in a benchmark JSON gives a clear 400 message without
+    Python's internal text (sys.set_int_max_str_digits)."""
+    from benchmarks import parsers
+    from benchmarks.parsers.errors import ParseError
+
+    body = b'{"date": "20240101-000000", "backend": "vllm", "completed": ' + b"9" * 100_000 + b"}"
+    with pytest.raises(ParseError) as caught:
+        parsers.parse(body, "huge.json")
+    assert "set_int_max_str_digits" not in caught.value.message
+    assert "4300" not in caught.value.message
