@@ -10,6 +10,22 @@ from catalog import access as catalog_access
 from core.roles import Role, role_of
 from procurement import access
 from procurement.models import Comparison, WorkerProbe
+from procurement.services import reviews as services_reviews
+
+AWAITING_LIMIT = 20
+
+
+def awaiting_decision(user: Any, comparisons: Any) -> list[Comparison]:
+    """U25: the ready comparisons this user may decide now and has not approved yet, oldest
+    first (the one waiting longest is next)."""
+    ready = (
+        comparisons.filter(status=Comparison.Status.READY)
+        .exclude(created_by=user)
+        .exclude(reviews__reviewer=user)
+        .select_related("brief", "created_by")
+        .order_by("finished_at", "pk")
+    )
+    return [c for c in ready[:AWAITING_LIMIT] if services_reviews.review_refusal(user, c) is None]
 
 
 def dashboard_context(user: Any) -> dict[str, Any]:
@@ -56,6 +72,7 @@ def dashboard_context(user: Any) -> dict[str, Any]:
             "url": "/benchmarks/",
         },
     ]
+    ctx["awaiting_decision"] = awaiting_decision(user, comparisons)
     ctx["recent_comparisons"] = list(comparisons.order_by("-created_at")[:8])
     if role == Role.ADMIN:
         ctx["probes"] = list(WorkerProbe.objects.order_by("-requested_at")[:5])
