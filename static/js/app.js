@@ -29,7 +29,30 @@
     if (form) form.requestSubmit();
   });
 
-  function init(root) { renderCharts(root || document); }
+  // Collapsible rows (U9): <button data-toggle-rows="<tbody id>" hidden>. Without JS every
+  // row shows; with it the target starts collapsed and the button says how many it holds.
+  function setRows(btn, open) {
+    var target = document.getElementById(btn.dataset.toggleRows);
+    if (!target) return;
+    var n = target.querySelectorAll("tr").length;
+    target.hidden = !open;
+    btn.setAttribute("aria-expanded", open ? "true" : "false");
+    btn.textContent = (open ? "Hide " : "Show ") + n + " ineligible";
+  }
+  function initToggles(root) {
+    root.querySelectorAll("button[data-toggle-rows]").forEach(function (btn) {
+      if (btn.dataset.ready) return;
+      btn.dataset.ready = "1";
+      btn.hidden = false;
+      setRows(btn, false);
+    });
+  }
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest("button[data-toggle-rows]");
+    if (btn) setRows(btn, btn.getAttribute("aria-expanded") !== "true");
+  });
+
+  function init(root) { renderCharts(root || document); initToggles(root || document); }
   document.addEventListener("DOMContentLoaded", function () { init(document); });
   window.addEventListener("load", function () { init(document); });
   document.addEventListener("htmx:afterSettle", function (ev) { init(ev.target); });
