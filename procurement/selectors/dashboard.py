@@ -10,14 +10,13 @@ from catalog import access as catalog_access
 from core.roles import Role, role_of
 from procurement import access
 from procurement.models import Comparison, WorkerProbe
-from procurement.services import reviews as services_reviews
 
 AWAITING_LIMIT = 20
 
 
 def awaiting_decision(user: Any, comparisons: Any) -> list[Comparison]:
-    """U25: the ready comparisons this user may decide now and has not approved yet, oldest
-    first (the one waiting longest is next)."""
+    """U25: the ready comparisons this user did not create and has not reviewed, oldest
+    first (the one waiting longest is next); the view keeps those the user may decide."""
     ready = (
         comparisons.filter(status=Comparison.Status.READY)
         .exclude(created_by=user)
@@ -25,7 +24,7 @@ def awaiting_decision(user: Any, comparisons: Any) -> list[Comparison]:
         .select_related("brief", "created_by")
         .order_by("finished_at", "pk")
     )
-    return [c for c in ready[:AWAITING_LIMIT] if services_reviews.review_refusal(user, c) is None]
+    return list(ready[:AWAITING_LIMIT])
 
 
 def dashboard_context(user: Any) -> dict[str, Any]:
