@@ -84,7 +84,7 @@ def _sort_headers(request: HttpRequest, current: str) -> list[dict[str, str]]:
     headers = []
     for key, label in SORTABLE:
         descending = current == f"-{key}"
-        target = key if descending else f"-{key}"
+        target = f"-{key}" if current == key else key  # ascending first, then descending
         arrow = " ▼" if descending else (" ▲" if current == key else "")
         headers.append(
             {
