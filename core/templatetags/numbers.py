@@ -1,8 +1,8 @@
 """One number format for every page (U8, U17, U27, U34).
 
 - ``{{ v|money }}`` → "USD 54,518.64": two decimals, thousands separators, the currency;
-- ``{{ v|unit_price }}`` → "0.000150" or "11.36": at least two decimals and four significant
-  digits below one (per-token and per-output prices stay readable);
+- ``{{ v|unit_price }}`` → "0.00015", "0.89" or "11.36": two decimals from one up; below
+  one up to four significant digits, at least two decimals (per-token prices stay readable);
 - ``{{ v|pct }}`` → "64 %" from the fraction 0.6429 (``pct:1`` → "64.3 %");
 - ``{{ v|thousands }}`` → "10,000" (``thousands:1`` → "2,614.9");
 - ``{{ code|human }}`` → "API compute", "On-demand", "Latency unmeasured": labels for cost
@@ -89,8 +89,11 @@ def unit_price(value: Any, currency: str = "") -> str:
         text = f"{number:,.2f}"
     else:
         exponent = number.adjusted()  # 0.000150 → -4
-        places = max(2, 3 - exponent)
+        places = max(2, 3 - exponent)  # four significant digits...
         text = f"{number:,.{places}f}"
+        whole, _, decimals = text.partition(".")
+        decimals = decimals.rstrip("0").ljust(2, "0")  # ...without trailing zeros past two
+        text = f"{whole}.{decimals}"
     return f"{currency} {text}" if currency else text
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -166,7 +167,13 @@ def test_each_roles_main_pages_at_1440_and_1024(
         "vendor_a": ["/", "/vendor/", f"/checklist/quotes/{world.fresh.pk}/answer/"],
         "admin": ["/audit/"],
     }
-    must_fit = {"/", f"/comparisons/{c}/review/", "/catalog/", f"/comparisons/{c}/"}
+    must_fit = {
+        "/",
+        f"/comparisons/{c}/review/",
+        "/catalog/",
+        f"/comparisons/{c}/",
+        f"/briefs/{decision.brief.pk}/",
+    }
     page = browser_page.page
     report: dict[str, Any] = {}
     for user, paths in tours.items():
@@ -177,7 +184,7 @@ def test_each_roles_main_pages_at_1440_and_1024(
                 response = browser_page.goto(path)
                 assert response is not None
                 assert response.status == 200, (user, path, response.status)
-                slug = path.strip("/").replace("/", "-") or "dashboard"
+                slug = re.sub(r"-\d+", "", path.strip("/").replace("/", "-")) or "dashboard"
                 browser_page.shot(f"{user}-{slug}-{width}", full_page=False)
                 report[f"{user} {path} {width}"] = page_report(page, width)
     ARTIFACTS.mkdir(exist_ok=True)

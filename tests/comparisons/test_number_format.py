@@ -33,9 +33,11 @@ def test_money_has_two_decimals_separators_and_currency(value, expected):
     [
         (Decimal("11.358100"), "11.36"),
         (Decimal("2.4900"), "2.49"),
-        (Decimal("0.075"), "0.07500"),
-        (Decimal("0.00015"), "0.0001500"),
-        (Decimal("0.000000150"), "0.0000001500"),
+        (Decimal("0.075"), "0.075"),
+        (Decimal("0.8900"), "0.89"),
+        (Decimal("0.123456"), "0.1235"),
+        (Decimal("0.00015"), "0.00015"),
+        (Decimal("0.000000150"), "0.00000015"),
         (Decimal("1234.5"), "1,234.50"),
     ],
 )
