@@ -52,6 +52,24 @@
     if (btn) setRows(btn, btn.getAttribute("aria-expanded") !== "true");
   });
 
+  // U38: after a refused save, focus the error summary (or the first invalid field), so the
+  // keyboard and the screen start where the work is; a summary link focuses its item.
+  function focusFirstError() {
+    var target = document.querySelector("[data-error-summary]") ||
+      document.querySelector("[aria-invalid=true]");
+    if (!target) return;
+    target.scrollIntoView({ block: "start" });
+    target.focus({ preventScroll: true });
+  }
+  document.addEventListener("click", function (ev) {
+    var link = ev.target.closest("[data-error-summary] a[href^='#']");
+    if (!link) return;
+    var item = document.getElementById(link.getAttribute("href").slice(1));
+    var field = item && item.querySelector("input:not([type=hidden]), select, textarea");
+    if (field) { ev.preventDefault(); item.scrollIntoView({ block: "start" }); field.focus({ preventScroll: true }); }
+  });
+  document.addEventListener("DOMContentLoaded", focusFirstError);
+
   function init(root) { renderCharts(root || document); initToggles(root || document); }
   document.addEventListener("DOMContentLoaded", function () { init(document); });
   window.addEventListener("load", function () { init(document); });
