@@ -50,6 +50,7 @@ def comparison_list(request: HttpRequest) -> HttpResponse:
             "form": form,
             "page": page,
             "filters": filters,
+            "filtered": any(v not in (None, "", [], False) for v in filters.values()),  # U37
             "can_create": has_role(request.user, *access.COMPARISON_CREATORS),
         },
     )

@@ -103,3 +103,10 @@ def test_review_page_labels_cost_lines_and_periods(client, finance, lead):
     assert "Total / month" in html
     assert "USD / month" in html
     assert ">gpu_compute<" not in html
+
+
+def test_empty_comparison_list_knows_about_the_filter(login, lead, computed):
+    """U37: "no comparison matches these filters", not "No comparisons yet. Start one."."""
+    html = login(lead).get("/comparisons/?status=failed").content.decode()
+    assert "No comparison matches these filters." in html
+    assert "No comparisons yet" not in html
