@@ -199,3 +199,51 @@ def test_each_roles_main_pages_at_1440_and_1024(
         serious = {key: r["axe"] for key, r in report.items() if r["axe"]}
         assert not serious, json.dumps(serious, indent=1)
     browser_page.assert_no_console_errors()
+
+
+MINIMAL_PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+
+
+def test_vendor_failed_checklist_save_lands_on_the_error_summary(
+    browser_page, checklist_items, private_storage, lead, vendor_a, provider_a, provider_b
+):
+    """U13, U38: after a refused save the page opens on an error summary that has focus,
+    links to the broken item (focusing its first field), keeps the typed answers and names
+    the valid file that was not kept, on its item."""
+    world = catalog_world(
+        lead=lead, vendor_a=vendor_a, provider_a=provider_a, provider_b=provider_b
+    )
+    page = browser_page.page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    browser_page.login("vendor_a")
+    browser_page.goto(f"/checklist/quotes/{world.fresh.pk}/answer/")
+    hardware, region = "gpu-model-node-shape", "region-placement"
+    page.fill(f"#id_{hardware}-answer", "8x H100 SXM 80 GB per node, NVSwitch.")
+    page.select_option(f"#id_{hardware}-status", "yes")
+    page.set_input_files(
+        f"#id_{hardware}-evidence_file",
+        files=[{"name": "node-spec.pdf", "mimeType": "application/pdf", "buffer": MINIMAL_PDF}],
+    )
+    page.fill(f"#id_{region}-answer", "eu-west-1")
+    page.select_option(f"#id_{region}-status", "yes")
+    page.fill(f"#id_{region}-evidence_url", "not a link")
+    with page.expect_navigation():
+        page.click("#checklist-answer-form button[type=submit]")
+    summary = page.locator("#error-summary")
+    expect(summary).to_be_focused()
+    expect(summary).to_contain_text("1 item needs attention; nothing was saved")
+    box = summary.bounding_box()
+    assert box is not None
+    assert -1 < box["y"] < 900, "the summary is on screen"
+    item = page.locator(f"#item-{hardware}")
+    expect(item.locator(".dropped-file")).to_contain_text("node-spec.pdf")
+    expect(page.locator(f"#id_{hardware}-answer")).to_have_value(
+        "8x H100 SXM 80 GB per node, NVSwitch."
+    )
+    browser_page.shot("1-error-summary", full_page=False)
+    summary.locator(f"a[href='#item-{region}']").click()
+    focused = page.evaluate("document.activeElement && document.activeElement.id")
+    assert focused.startswith(f"id_{region}-"), focused
+    # The refused save answers 400 (Chromium logs it); nothing else may be on the console.
+    unexpected = [e for e in browser_page.errors if "status of 400" not in e]
+    assert not unexpected, unexpected
