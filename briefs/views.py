@@ -22,9 +22,10 @@ from briefs.fit import context_tokens_for, mode_for
 from briefs.forms import BriefForm, MemoryFitForm, brief_initial
 from briefs.models import WorkloadBrief, WorkloadClass
 from briefs.rules import GROUPS, field_label, groups_for, missing_labels
+from catalog import access as catalog_access
 from core.errors import DomainError
 from core.forms import apply_domain_error
-from core.roles import has_role
+from core.roles import Role, has_role
 
 read_required = access.read_required
 write_required = access.write_required
@@ -83,6 +84,9 @@ def brief_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         else None,
         "can_revise": has_role(request.user, *access.BRIEF_WRITERS)
         and not hasattr(brief, "superseded_by"),
+        # U3: what next from a brief (the comparison creators are the lead and the admin).
+        "can_send_rfq": has_role(request.user, *catalog_access.CATALOG_WRITERS),
+        "can_compare": has_role(request.user, Role.PROCUREMENT_LEAD, Role.ADMIN),
     }
     return render(request, "briefs/brief_detail.html", context)
 

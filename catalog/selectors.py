@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
 
 from catalog import access
@@ -28,6 +28,7 @@ ACCELERATOR_SORTS = {
     "interconnect": "interconnect_gbps",
     "tdp": "tdp_w",
     "year": "launch_year",
+    "price": "lowest_usd_per_gpu_hour",
 }
 
 # All versions of one quote: walk `supersedes` up to the first version and down to the
@@ -52,7 +53,7 @@ SELECT id FROM up UNION SELECT id FROM down
 def accelerators_list(filters: Mapping[str, Any] | None = None) -> QuerySet[Accelerator]:
     """Catalog rows after the list page's filters and sort (already validated by a form)."""
     filters = filters or {}
-    qs = Accelerator.objects.all()
+    qs = with_current_prices(Accelerator.objects.all())
     if filters.get("vendor"):
         qs = qs.filter(vendor__iexact=filters["vendor"])
     if filters.get("segment"):
@@ -70,9 +71,24 @@ def accelerators_list(filters: Mapping[str, Any] | None = None) -> QuerySet[Acce
     sort = filters.get("sort") or ""
     field = ACCELERATOR_SORTS.get(sort.lstrip("-"))
     if field:
-        order = f"-{field}" if sort.startswith("-") else field
-        qs = qs.order_by(order, "name")
+        ordered = (
+            F(field).desc(nulls_last=True)
+            if sort.startswith("-")
+            else F(field).asc(nulls_last=True)
+        )
+        qs = qs.order_by(ordered, "name")
     return qs
+
+
+def with_current_prices(qs: QuerySet[Accelerator]) -> QuerySet[Accelerator]:
+    """U31: the lowest current USD price per GPU-hour and the number of current USD offers
+    (the catalog's price column; other currencies are on each accelerator's page)."""
+    current = Quote.objects.current().filter(
+        accelerator=OuterRef("pk"), currency="USD", price_per_gpu_hour__isnull=False
+    )
+    lowest = current.order_by("price_per_gpu_hour").values("price_per_gpu_hour")[:1]
+    offers = current.order_by().values("accelerator").annotate(n=Count("pk")).values("n")[:1]
+    return qs.annotate(lowest_usd_per_gpu_hour=Subquery(lowest), usd_offers=Subquery(offers))
 
 
 def accelerator_vendors() -> list[str]:

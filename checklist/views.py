@@ -95,6 +95,25 @@ def _save_answers(
     return redirect(f"{request.path}#item-{entries[0].item.code}")
 
 
+def error_context(rows: list[Any], bound: bool) -> dict[str, Any]:
+    """U13, U38: the items that need attention (for the summary at the top) and, on the
+    items that were fine, the files the refused save did not keep (choose them again)."""
+    if not bound:
+        return {"error_rows": []}
+    error_rows = []
+    for row in rows:
+        form = row.extra.get("form")
+        if form is None or not form.is_bound:
+            continue
+        if form.errors:
+            error_rows.append(row)
+            continue
+        upload = form.files.get(form.add_prefix("evidence_file"))
+        if upload is not None:
+            row.extra["dropped_file"] = upload.name
+    return {"error_rows": error_rows}
+
+
 @evidence_upload_view
 @require_http_methods(["GET", "POST"])
 def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
@@ -115,6 +134,7 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
     if request.method == "POST" and closed_reason:
         messages.error(request, f"{closed_reason} Nothing was saved.")
     context = {"quote": quote, "detail": detail, "closed_reason": closed_reason}
+    context.update(error_context(detail.rows, bound))
     status = 400 if request.method == "POST" else 200
     return render(request, "checklist/answer.html", context, status=status)
 
@@ -135,6 +155,7 @@ def provider_answer(request: AuthedRequest) -> HttpResponse:
     if bound and (response := _save_answers(request, quote=None, answer_forms=answer_forms)):
         return response
     context = {"quote": None, "detail": detail, "provider": request.user.provider}
+    context.update(error_context(detail.rows, bound))
     return render(request, "checklist/answer.html", context, status=400 if bound else 200)
 
 

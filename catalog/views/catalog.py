@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -42,12 +44,28 @@ SORTABLE = [
     ("name", "Name"),
     ("memory", "Memory (GB)"),
     ("bandwidth", "TB/s"),
-    ("bf16", "BF16"),
-    ("fp8", "FP8"),
-    ("fp4", "FP4"),
+    ("bf16", "BF16 TFLOPS"),
+    ("fp8", "FP8 TFLOPS"),
+    ("fp4", "FP4 TFLOPS"),
     ("interconnect", "Interconnect GB/s"),
     ("tdp", "TDP (W)"),
     ("year", "Year"),
+    ("price", "Lowest USD / GPU-h"),
+]
+CSV_COLUMNS = [
+    ("vendor", "vendor"),
+    ("name", "name"),
+    ("memory_gb", "memory_gb"),
+    ("memory_bandwidth_tbps", "memory_bandwidth_tbps"),
+    ("bf16_dense_tflops", "bf16_dense_tflops"),
+    ("fp8_dense_tflops", "fp8_dense_tflops"),
+    ("fp4_dense_tflops", "fp4_dense_tflops"),
+    ("interconnect_gbps", "interconnect_gbps"),
+    ("tdp_w", "tdp_w"),
+    ("launch_year", "launch_year"),
+    ("lowest_usd_per_gpu_hour", "lowest_usd_per_gpu_hour"),
+    ("current_usd_offers", "usd_offers"),
+    ("segment", "segment"),
 ]
 
 
@@ -69,9 +87,18 @@ def _sort_headers(request: AuthedRequest, current: str) -> list[dict[str, str]]:
     headers = []
     for key, label in SORTABLE:
         descending = current == f"-{key}"
-        target = key if descending else f"-{key}"
+        target = f"-{key}" if current == key else key  # ascending first, then descending
         arrow = " ▼" if descending else (" ▲" if current == key else "")
-        headers.append({"label": label + arrow, "query": f"{base}&sort={target}".lstrip("&")})
+        headers.append(
+            {
+                "key": key,
+                "label": label + arrow,
+                "query": f"{base}&sort={target}".lstrip("&"),
+                "aria_sort": "descending"
+                if descending
+                else ("ascending" if current == key else ""),
+            }
+        )
     return headers
 
 
@@ -80,7 +107,12 @@ def accelerator_list(request: AuthedRequest) -> HttpResponse:
     form = AcceleratorListForm(request.GET or None, vendors=selectors.accelerator_vendors())
     filters = form.cleaned_data if form.is_bound and form.is_valid() else {}
     accelerators = list(selectors.accelerators_list(filters))
+    if request.GET.get("format") == "csv" and (not form.is_bound or form.is_valid()):
+        return _catalog_csv(accelerators)
+    query = query_without(request, "format")
     context = {
+        "csv_query": f"{query}&format=csv".lstrip("&"),
+        "filtered": bool(query_without(request, "format", "sort")),
         "form": form,
         "accelerators": accelerators,
         "headers": _sort_headers(request, filters.get("sort") or ""),
@@ -93,6 +125,27 @@ def accelerator_list(request: AuthedRequest) -> HttpResponse:
         context,
         status=200 if not form.is_bound or form.is_valid() else 400,
     )
+
+
+def _cell(value: object) -> object:
+    """A CSV cell; text that a spreadsheet would run as a formula is quoted with a '."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return f"'{value}"
+    return value
+
+
+def _catalog_csv(accelerators: list[Accelerator]) -> HttpResponse:
+    """U31: the current view (filters and sort) as CSV, one row per accelerator."""
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="accelerators.csv"'
+    writer = csv.writer(response)
+    writer.writerow([header for header, _ in CSV_COLUMNS])
+    for a in accelerators:
+        row = [getattr(a, attr, None) for _, attr in CSV_COLUMNS]
+        writer.writerow([_cell(value) for value in row])
+    return response
 
 
 @staff_required

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -46,9 +48,49 @@ def rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     return render(request, "catalog/rfq_detail.html", context)
 
 
+def rfq_initial(brief: Any) -> dict[str, Any]:
+    """U5: an RFQ pre-filled from its brief: title, requirements in words, region, term."""
+    facts = [brief.get_workload_class_display()]
+    if brief.model:
+        facts.append(f"model {brief.model}")
+    if brief.p95_input_tokens or brief.p95_output_tokens:
+        facts.append(
+            f"p95 {brief.p95_input_tokens or '?'} input / {brief.p95_output_tokens or '?'} "
+            "output tokens"
+        )
+    for name, label in (
+        ("ttft_p95_ms", "TTFT p95"),
+        ("itl_p95_ms", "ITL p95"),
+        ("e2e_p99_ms", "E2E p99"),
+    ):
+        if getattr(brief, name):
+            facts.append(f"{label} ≤ {getattr(brief, name):,} ms")
+    if brief.monthly_accepted_outputs_likely:
+        facts.append(f"about {brief.monthly_accepted_outputs_likely:,} accepted outputs a month")
+    regions = [str(r) for r in brief.allowed_regions or []]
+    if regions:
+        facts.append(f"data stays in {', '.join(regions)}")
+    initial: dict[str, Any] = {
+        "brief": brief.pk,
+        "title": f"RFQ: {brief.title}"[:200],
+        "requirements": "; ".join(facts) + ".",
+        "region": ", ".join(regions)[:120],
+    }
+    if brief.horizon_months:
+        initial["term_months"] = brief.horizon_months
+    return initial
+
+
 @writer_required
 def rfq_create(request: AuthedRequest) -> HttpResponse:
-    form = RfqForm(request.POST or None, briefs=briefs_access.briefs_for(request.user))
+    briefs = briefs_access.briefs_for(request.user).filter(superseded_by__isnull=True)
+    initial: dict[str, Any] = {}
+    brief_id = request.GET.get("brief", "")
+    if request.method == "GET" and brief_id.isdigit():
+        brief = briefs.filter(pk=int(brief_id)).first()
+        if brief is not None:
+            initial = rfq_initial(brief)
+    form = RfqForm(request.POST or None, briefs=briefs, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             rfq = services.rfq_create(acting_user=request.user, data=form.cleaned_data)

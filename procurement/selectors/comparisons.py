@@ -141,6 +141,7 @@ def results_context(comparison: Comparison, rows: list[CandidateResult]) -> dict
         "rows": rows,
         "recommended": recommended,
         "eligible_count": sum(1 for r in rows if r.eligible),
+        "ineligible_count": sum(1 for r in rows if not r.eligible),
         "unit_label": result.get("unit_label", ""),
         "hybrid": result.get("hybrid"),
         "notes": result.get("notes", []),

@@ -11,6 +11,21 @@ from core.roles import Role, role_of
 from procurement import access
 from procurement.models import Comparison, WorkerProbe
 
+AWAITING_LIMIT = 20
+
+
+def awaiting_decision(user: Any, comparisons: Any) -> list[Comparison]:
+    """U25: the ready comparisons this user did not create and has not reviewed, oldest
+    first (the one waiting longest is next); the view keeps those the user may decide."""
+    ready = (
+        comparisons.filter(status=Comparison.Status.READY)
+        .exclude(created_by=user)
+        .exclude(reviews__reviewer=user)
+        .select_related("brief", "created_by")
+        .order_by("finished_at", "pk")
+    )
+    return list(ready[:AWAITING_LIMIT])
+
 
 def dashboard_context(user: Any) -> dict[str, Any]:
     role = role_of(user)
@@ -56,6 +71,7 @@ def dashboard_context(user: Any) -> dict[str, Any]:
             "url": "/benchmarks/",
         },
     ]
+    ctx["awaiting_decision"] = awaiting_decision(user, comparisons)
     ctx["recent_comparisons"] = list(comparisons.order_by("-created_at")[:8])
     if role == Role.ADMIN:
         ctx["probes"] = list(WorkerProbe.objects.order_by("-requested_at")[:5])

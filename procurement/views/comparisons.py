@@ -20,6 +20,7 @@ from core.roles import STAFF_ROLES, has_role, role_required
 from procurement import access, charts
 from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilterForm
 from procurement.selectors import comparisons as selectors_comparisons
+from procurement.selectors.reviews.rows import reviews_of
 from procurement.services import comparisons as services_comparisons
 
 PAGE_SIZE = 25
@@ -38,6 +39,7 @@ def comparison_list(request: AuthedRequest) -> HttpResponse:
             "form": form,
             "page": page,
             "filters": filters,
+            "filtered": any(v not in (None, "", [], False) for v in filters.values()),  # U37
             "can_create": has_role(request.user, *access.COMPARISON_CREATORS),
         },
     )
@@ -131,6 +133,7 @@ def comparison_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         return response
     if comparison.is_finished:
         context["results_html"] = _results_html(comparison)
+        context["reviews"] = reviews_of(comparison)  # U10: the reviewers' words reach the lead
     return render(request, "procurement/comparison_detail.html", context)
 
 

@@ -30,6 +30,23 @@ if TYPE_CHECKING:
 HISTORY_LIMIT = 50
 
 
+def next_reviewer(comparison: Comparison, reviews: list[Any]) -> str:
+    """Who decides next, in words ("—" once decided or while it is not ready)."""
+    if comparison.status != Comparison.Status.READY:
+        return "—"
+    if comparison.required_approvals < 2:
+        return "a finance reviewer"
+    slots = {
+        services_reviews.approval_slot(r.reviewer_role) for r in reviews if r.decision == "approve"
+    }
+    missing = [
+        f"a {slot} reviewer"
+        for slot in (services_reviews.FINANCE_SLOT, services_reviews.SECOND_SLOT)
+        if slot not in slots
+    ]
+    return " and ".join(missing) or "—"
+
+
 def _common(comparison: Comparison) -> dict[str, Any]:
     reviews = reviews_of(comparison)
     given = approvals_given(reviews)
@@ -38,6 +55,8 @@ def _common(comparison: Comparison) -> dict[str, Any]:
         "reviews": reviews,
         "approvals_given": given,
         "approvals_label": services_reviews.approvals_label(comparison, given),
+        "approvals_needed": max(comparison.required_approvals - given, 0),
+        "next_reviewer": next_reviewer(comparison, reviews),
         "history": list(history_of(comparison, reviews)[:HISTORY_LIMIT]),
         "detail_url": safe_reverse("procurement:comparison-detail", comparison.pk),
         "list_url": safe_reverse("procurement:comparison-list"),

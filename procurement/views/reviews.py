@@ -73,6 +73,8 @@ def _decision_message(comparison: Comparison, review: Any) -> str:
             f"Approval recorded: {services_reviews.approvals_label(comparison, given)}. "
             "The comparison stays ready until the second approval."
         )
+    if comparison.status == Comparison.Status.CHANGES_REQUESTED:
+        return "Decision recorded: changes requested; the comparison goes back to its creator."
     return f"Decision recorded: the comparison is now {comparison.get_status_display().lower()}."
 
 

@@ -29,7 +29,48 @@
     if (form) form.requestSubmit();
   });
 
-  function init(root) { renderCharts(root || document); }
+  // Collapsible rows (U9): <button data-toggle-rows="<tbody id>" hidden>. Without JS every
+  // row shows; with it the target starts collapsed and the button says how many it holds.
+  function setRows(btn, open) {
+    var target = document.getElementById(btn.dataset.toggleRows);
+    if (!target) return;
+    var n = target.querySelectorAll("tr").length;
+    target.hidden = !open;
+    btn.setAttribute("aria-expanded", open ? "true" : "false");
+    btn.textContent = (open ? "Hide " : "Show ") + n + " ineligible";
+  }
+  function initToggles(root) {
+    root.querySelectorAll("button[data-toggle-rows]").forEach(function (btn) {
+      if (btn.dataset.ready) return;
+      btn.dataset.ready = "1";
+      btn.hidden = false;
+      setRows(btn, false);
+    });
+  }
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest("button[data-toggle-rows]");
+    if (btn) setRows(btn, btn.getAttribute("aria-expanded") !== "true");
+  });
+
+  // U38: after a refused save, focus the error summary (or the first invalid field), so the
+  // keyboard and the screen start where the work is; a summary link focuses its item.
+  function focusFirstError() {
+    var target = document.querySelector("[data-error-summary]") ||
+      document.querySelector("[aria-invalid=true]");
+    if (!target) return;
+    target.scrollIntoView({ block: "start" });
+    target.focus({ preventScroll: true });
+  }
+  document.addEventListener("click", function (ev) {
+    var link = ev.target.closest("[data-error-summary] a[href^='#']");
+    if (!link) return;
+    var item = document.getElementById(link.getAttribute("href").slice(1));
+    var field = item && item.querySelector("input:not([type=hidden]), select, textarea");
+    if (field) { ev.preventDefault(); item.scrollIntoView({ block: "start" }); field.focus({ preventScroll: true }); }
+  });
+  document.addEventListener("DOMContentLoaded", focusFirstError);
+
+  function init(root) { renderCharts(root || document); initToggles(root || document); }
   document.addEventListener("DOMContentLoaded", function () { init(document); });
   window.addEventListener("load", function () { init(document); });
   document.addEventListener("htmx:afterSettle", function (ev) { init(ev.target); });

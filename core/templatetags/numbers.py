@@ -1,0 +1,135 @@
+"""One number format for every page (U8, U17, U27, U34).
+
+- ``{{ v|money }}`` → "USD 54,518.64": two decimals, thousands separators, the currency;
+- ``{{ v|unit_price }}`` → "0.00015", "0.89" or "11.36": two decimals from one up; below
+  one up to four significant digits, at least two decimals (per-token prices stay readable);
+- ``{{ v|pct }}`` → "64 %" from the fraction 0.6429 (``pct:1`` → "64.3 %");
+- ``{{ v|thousands }}`` → "10,000" (``thousands:1`` → "2,614.9");
+- ``{{ code|human }}`` → "API compute", "On-demand", "Latency unmeasured": labels for cost
+  lines, capacity models and warning codes; templates keep the code in a ``title``.
+
+None and "" render as "—". Decimal in, text out: money never goes through float here.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+DASH = "—"
+LABELS = {
+    # cost lines
+    "api_compute": "API usage",
+    "gpu_compute": "GPU compute",
+    "idle_capacity": "Idle capacity",
+    "platform_labor": "Platform labour",
+    "serving_stack": "Serving stack",
+    "storage": "Storage",
+    "network": "Network",
+    "observability": "Observability",
+    "checkpointing": "Checkpointing",
+    "failed_run_waste": "Failed-run waste",
+    "interruption_rework": "Interruption rework",
+    "moderation_or_quality_filtering": "Moderation / quality filtering",
+    "operator_review": "Operator review",
+    # capacity models
+    "on_demand": "On-demand",
+    "spot": "Spot / preemptible",
+    "reserved": "Reserved",
+    "marketplace": "Marketplace",
+    "dedicated_cluster": "Dedicated cluster",
+    "private_cloud": "Private cloud",
+    "managed_endpoint": "Managed endpoint",
+    "purchase": "Purchase",
+    "api": "Model API",
+    # warning codes whose words are not the code's
+    "PERF_PROXY": "Performance from a similar GPU",
+    "FX_MISSING": "Exchange rate missing",
+    "CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT": "Cheapest per hour, not per output",
+    "NO_ACCEPTANCE_DATA": "No acceptance data",
+    "NO_PLATFORM_LABOR": "No platform labour",
+}
+
+
+def _decimal(value: Any) -> Decimal | None:
+    if value is None or value == "":
+        return None
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+    return number if number.is_finite() else None
+
+
+@register.filter
+def money(value: Any, currency: str = "USD") -> str:
+    number = _decimal(value)
+    if number is None:
+        return DASH
+    text = f"{number:,.2f}"
+    return f"{currency} {text}" if currency else text
+
+
+@register.filter
+def amount(value: Any) -> str:
+    """Money without the currency (a column header states it): "54,518.64"."""
+    return money(value, "")
+
+
+@register.filter
+def unit_price(value: Any, currency: str = "") -> str:
+    number = _decimal(value)
+    if number is None:
+        return DASH
+    if number == 0 or abs(number) >= 1:
+        text = f"{number:,.2f}"
+    else:
+        exponent = number.adjusted()  # 0.000150 → -4
+        places = max(2, 3 - exponent)  # four significant digits...
+        text = f"{number:,.{places}f}"
+        whole, _, decimals = text.partition(".")
+        decimals = decimals.rstrip("0").ljust(2, "0")  # ...without trailing zeros past two
+        text = f"{whole}.{decimals}"
+    return f"{currency} {text}" if currency else text
+
+
+@register.filter
+def pct(value: Any, places: int = 0) -> str:
+    number = _decimal(value)
+    if number is None:
+        return DASH
+    return f"{number * 100:,.{int(places)}f} %"
+
+
+@register.filter
+def thousands(value: Any, places: int = 0) -> str:
+    number = _decimal(value)
+    if number is None:
+        return DASH
+    return f"{number:,.{int(places)}f}"
+
+
+@register.filter
+def human(code: Any) -> str:
+    if code is None or code == "":
+        return DASH
+    text = str(code)
+    if text in LABELS:
+        return LABELS[text]
+    words = text.replace("_", " ").replace(".", " ").strip()
+    return words[:1].upper() + words[1:].lower()
+
+
+@register.filter
+def commitment_horizon(detail: Any) -> str:
+    """ "12-month commitment" from a row's ``detail.commitment`` (the engine's months)."""
+    found = detail.get("commitment") if isinstance(detail, dict) else None
+    if not isinstance(found, dict):
+        return "commitment"
+    contracted = found.get("contract_usd") is not None
+    months = found.get("months_counted") if contracted else found.get("horizon_months")
+    return f"{months}-month commitment" if months else "commitment"

@@ -1,0 +1,249 @@
+"""Issue 18's journeys in Chromium: finance decides from the top bar without scrolling (U25);
+the catalog sorts by price and exports the view as CSV (U31); each role's main pages at
+1,440 and 1,024 px, screenshot, horizontal overflow measured (U40) and, when axe-core is
+installed (`npm install --prefix .npm-tools axe-core`, git-ignored), no critical or serious
+violation (U41)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from procurement.models import Comparison, Review
+from tests.browser.conftest import ARTIFACTS
+from tests.browser.worlds_browser import catalog_world, decision_world
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / ".npm-tools" / "node_modules" / "axe-core" / "axe.min.js"
+WIDTHS = (1440, 1024)
+COMMENT = "Lines, uncertainty and evidence checked from the top bar."
+
+
+def test_finance_approves_from_the_top_bar_without_scrolling(
+    browser_page, checklist_items, lead, finance
+):
+    """U25: the decision bar is in the first screen, stays on screen while the rows scroll,
+    and the approval is given without scrolling."""
+    world = decision_world(lead=lead)
+    page = browser_page.page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    browser_page.login("finance")
+    dashboard = page.locator("#awaiting-decision")
+    expect(dashboard).to_contain_text(world.comparison.title)
+    with page.expect_navigation():
+        dashboard.locator("a.button >> text=Decide").first.click()
+    bar = page.locator(".decision-bar")
+    expect(bar).to_contain_text("Your decision is needed")
+    expect(bar).to_contain_text("0 of 1 approvals")
+    expect(bar).to_contain_text("next: a finance reviewer")
+
+    # Sticky: scrolled to the bottom, the bar is still at the top of the viewport.
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    box = bar.bounding_box()
+    assert box is not None
+    assert 0 <= box["y"] < 50, box
+    page.evaluate("window.scrollTo(0, 0)")
+
+    submit = bar.locator("button[type=submit]")
+    for control in (bar.locator("input[name=decision][value=approve]"), submit):
+        control_box = control.bounding_box()
+        assert control_box is not None
+        assert control_box["y"] + control_box["height"] <= 900, "in the first screen"
+    page.check("input[name=decision][value=approve]")
+    page.fill("textarea[name=comment]", COMMENT)
+    assert page.evaluate("window.scrollY") == 0
+    browser_page.shot("1-decision-bar", full_page=False)
+    with page.expect_navigation():
+        submit.click()
+    assert page.evaluate("window.scrollY") == 0
+    expect(page.locator(".messages")).to_contain_text("Decision recorded")
+    expect(page.locator("#comparison-status")).to_have_text("Approved")
+    expect(page.locator("form.review-form")).to_have_count(0)
+    browser_page.shot("2-approved", full_page=False)
+    world.comparison.refresh_from_db()
+    assert world.comparison.status == Comparison.Status.APPROVED
+    assert Review.objects.get(comparison=world.comparison).comment == COMMENT
+
+    # U10: the lead reads the comment on the comparison page.
+    browser_page.login("lead")
+    browser_page.goto(f"/comparisons/{world.comparison.pk}/")
+    expect(page.locator("#reviews")).to_contain_text(COMMENT)
+    browser_page.assert_no_console_errors()
+
+
+def price_cells(page: Any) -> list[Decimal | None]:
+    texts = page.locator("#accelerators tbody td[data-col=price]").all_inner_texts()
+    return [None if "no quote" in t else Decimal(t.split()[0].replace(",", "")) for t in texts]
+
+
+def test_catalog_sorts_by_price_and_exports_csv(
+    browser_page, lead, vendor_a, engineer, provider_a, provider_b
+):
+    """U31: a click on the price header sorts (unpriced rows last), the URL keeps it, and the
+    CSV download holds the same rows in the same order."""
+    catalog_world(lead=lead, vendor_a=vendor_a, provider_a=provider_a, provider_b=provider_b)
+    page = browser_page.page
+    browser_page.login("engineer")
+    browser_page.goto("/catalog/")
+    with page.expect_navigation():
+        page.click("#accelerators thead a[data-sort=price]")
+    assert "sort=price" in page.url
+    expect(page.locator("#accelerators thead th[aria-sort=ascending]")).to_contain_text("USD")
+    prices = price_cells(page)
+    known = [p for p in prices if p is not None]
+    assert len(known) >= 2
+    assert known == sorted(known)
+    assert prices[: len(known)] == known, "rows without a quote come last"
+    with page.expect_navigation():
+        page.click("#accelerators thead a[data-sort=price]")
+    assert "sort=-price" in page.url
+    down = [p for p in price_cells(page) if p is not None]
+    assert down == sorted(down, reverse=True)
+    names = page.locator("#accelerators tbody td:nth-child(2)").all_inner_texts()
+    browser_page.shot("1-sorted-by-price", full_page=False)
+    with page.expect_download() as download_info:
+        page.click("#catalog-csv")
+    path = download_info.value.path()
+    rows = list(csv.DictReader(io.StringIO(Path(path).read_text(encoding="utf-8"))))
+    assert [r["name"] for r in rows] == names
+    assert [
+        Decimal(r["lowest_usd_per_gpu_hour"]) for r in rows if r["lowest_usd_per_gpu_hour"]
+    ] == down
+    browser_page.assert_no_console_errors()
+
+
+def page_report(page: Any, width: int) -> dict[str, Any]:
+    overflow = page.evaluate(
+        "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+    )
+    report: dict[str, Any] = {"width": width, "scroll_width": overflow}
+    if AXE.exists():
+        if not page.evaluate("typeof window.axe !== 'undefined'"):
+            page.evaluate(AXE.read_text(encoding="utf-8"))  # evaluate is not subject to the CSP
+        report["axe"] = page.evaluate(
+            """async () => {
+                const r = await axe.run(document, {resultTypes: ['violations']});
+                return r.violations.filter(v => ['critical', 'serious'].includes(v.impact))
+                    .map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
+                                target: v.nodes[0].target.join(' ')}));
+            }"""
+        )
+    return report
+
+
+def test_each_roles_main_pages_at_1440_and_1024(
+    browser_page,
+    checklist_items,
+    lead,
+    vendor_a,
+    engineer,
+    finance,
+    admin_member,
+    provider_a,
+    provider_b,
+):
+    """U40, U41: screenshots of each role's main pages at two widths, the page width
+    measured and axe-core's critical/serious violations listed (test-artifacts/ux-report.json);
+    the pages this issue reworked must not scroll sideways at 1,024 px."""
+    world = catalog_world(
+        lead=lead, vendor_a=vendor_a, provider_a=provider_a, provider_b=provider_b
+    )
+    decision = decision_world(lead=lead)
+    c = decision.comparison.pk
+    tours = {  # usernames of the cast
+        "lead": ["/", f"/briefs/{decision.brief.pk}/", f"/comparisons/{c}/", "/catalog/rfqs/new/"],
+        "finance": ["/", f"/comparisons/{c}/review/"],
+        "engineer": ["/catalog/", "/benchmarks/upload/", "/catalog/quotes/"],
+        "vendor_a": ["/", "/vendor/", f"/checklist/quotes/{world.fresh.pk}/answer/"],
+        "admin": ["/audit/"],
+    }
+    must_fit = {
+        "/",
+        f"/comparisons/{c}/review/",
+        "/catalog/",
+        f"/comparisons/{c}/",
+        f"/briefs/{decision.brief.pk}/",
+    }
+    page = browser_page.page
+    report: dict[str, Any] = {}
+    for user, paths in tours.items():
+        browser_page.login(user)
+        for path in paths:
+            for width in WIDTHS:
+                page.set_viewport_size({"width": width, "height": 900})
+                response = browser_page.goto(path)
+                assert response is not None
+                assert response.status == 200, (user, path, response.status)
+                slug = re.sub(r"-\d+", "", path.strip("/").replace("/", "-")) or "dashboard"
+                browser_page.shot(f"{user}-{slug}-{width}", full_page=False)
+                report[f"{user} {path} {width}"] = page_report(page, width)
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "ux-report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    too_wide = [
+        key
+        for key, r in report.items()
+        if r["width"] == 1024 and key.split()[1] in must_fit and r["scroll_width"] > 1024
+    ]
+    assert not too_wide, too_wide
+    if AXE.exists():
+        serious = {key: r["axe"] for key, r in report.items() if r["axe"]}
+        assert not serious, json.dumps(serious, indent=1)
+    browser_page.assert_no_console_errors()
+
+
+MINIMAL_PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+
+
+def test_vendor_failed_checklist_save_lands_on_the_error_summary(
+    browser_page, checklist_items, private_storage, lead, vendor_a, provider_a, provider_b
+):
+    """U13, U38: after a refused save the page opens on an error summary that has focus,
+    links to the broken item (focusing its first field), keeps the typed answers and names
+    the valid file that was not kept, on its item."""
+    world = catalog_world(
+        lead=lead, vendor_a=vendor_a, provider_a=provider_a, provider_b=provider_b
+    )
+    page = browser_page.page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    browser_page.login("vendor_a")
+    browser_page.goto(f"/checklist/quotes/{world.fresh.pk}/answer/")
+    hardware, region = "gpu-model-node-shape", "region-placement"
+    page.fill(f"#id_{hardware}-answer", "8x H100 SXM 80 GB per node, NVSwitch.")
+    page.select_option(f"#id_{hardware}-status", "yes")
+    page.set_input_files(
+        f"#id_{hardware}-evidence_file",
+        files=[{"name": "node-spec.pdf", "mimeType": "application/pdf", "buffer": MINIMAL_PDF}],
+    )
+    page.fill(f"#id_{region}-answer", "eu-west-1")
+    page.select_option(f"#id_{region}-status", "yes")
+    page.fill(f"#id_{region}-evidence_url", "not a link")
+    with page.expect_navigation():
+        page.click("#checklist-answer-form button[type=submit]")
+    summary = page.locator("#error-summary")
+    expect(summary).to_be_focused()
+    expect(summary).to_contain_text("1 item needs attention; nothing was saved")
+    box = summary.bounding_box()
+    assert box is not None
+    assert -1 < box["y"] < 900, "the summary is on screen"
+    item = page.locator(f"#item-{hardware}")
+    expect(item.locator(".dropped-file")).to_contain_text("node-spec.pdf")
+    expect(page.locator(f"#id_{hardware}-answer")).to_have_value(
+        "8x H100 SXM 80 GB per node, NVSwitch."
+    )
+    browser_page.shot("1-error-summary", full_page=False)
+    summary.locator(f"a[href='#item-{region}']").click()
+    focused = page.evaluate("document.activeElement && document.activeElement.id")
+    assert focused.startswith(f"id_{region}-"), focused
+    # The refused save answers 400 (Chromium logs it); nothing else may be on the console.
+    unexpected = [e for e in browser_page.errors if "status of 400" not in e]
+    assert not unexpected, unexpected
