@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import HttpResponse, HttpResponseNotModified
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -18,13 +19,16 @@ from rest_framework.response import Response
 from briefs import access as briefs_access
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import HasRole
-from core.roles import STAFF_ROLES, get_or_404, is_staff
+from core.roles import STAFF_ROLES, is_staff
 from procurement import access
+from procurement.api import comparison_body
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.services import comparisons as services_comparisons
 
 MAX_IDS = 5000
+CANDIDATES_PAGE = 500  # candidates per detail page by default (eligible first)
+CANDIDATES_MAX_PAGE = 2000
 
 
 class ComparisonPermission(HasRole):
@@ -149,6 +153,47 @@ class CandidateSerializer(serializers.ModelSerializer):
         return row.key == self.context.get("recommended_key")
 
 
+# ?view=summary: each candidate's ranking figures, without its cost lines, fit, performance,
+# checklist, warnings or engine detail.
+SUMMARY_CANDIDATE_FIELDS = [
+    "key",
+    "kind",
+    "quote",
+    "api_route",
+    "label",
+    "provider_name",
+    "accelerator_name",
+    "capacity_model",
+    "gpus",
+    "hourly_price_usd",
+    "eligible",
+    "total_usd",
+    "unit_cost_usd",
+    "unit_label",
+    "p10",
+    "p50",
+    "p90",
+    "prob_cheapest",
+    "rank",
+    "rank_hourly",
+    "recommended",
+]
+
+
+class CandidateSummarySerializer(CandidateSerializer):
+    class Meta(CandidateSerializer.Meta):
+        fields = SUMMARY_CANDIDATE_FIELDS
+
+
+class CandidatePageSerializer(serializers.Serializer):
+    offset = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    count = serializers.IntegerField(help_text="Every candidate of the comparison.")
+    next_offset = serializers.IntegerField(
+        allow_null=True, help_text="candidates_offset of the next page; null on the last."
+    )
+
+
 class ComparisonDetailSerializer(ComparisonListSerializer):
     # Plain text here: the enum lives on the list serializer only, so the schema's enum
     # component stays unique ("status" has other choice sets in other apps; a collision
@@ -156,7 +201,11 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     status = serializers.CharField(
         read_only=True, help_text=", ".join(Comparison.Status.values) + " (see ComparisonList)"
     )
-    candidates = serializers.SerializerMethodField()
+    view = serializers.SerializerMethodField(help_text="full | summary")
+    candidates = serializers.SerializerMethodField(
+        help_text="One page of candidates, eligible first (by rank), then the ineligible ones."
+    )
+    candidates_page = serializers.SerializerMethodField()
     recommendation = serializers.SerializerMethodField()
     tornado = serializers.SerializerMethodField()
     breakeven = serializers.SerializerMethodField()
@@ -178,6 +227,8 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
             "unit_label",
             "snapshot_as_of",
             "recommendation",
+            "view",
+            "candidates_page",
             "candidates",
             "tornado",
             "breakeven",
@@ -189,12 +240,28 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     def _rows(self) -> list[CandidateResult]:
         return self.context["rows"]
 
+    def get_view(self, obj: Comparison) -> str:
+        return "summary" if self.context.get("summary") else "full"
+
+    @extend_schema_field(CandidateSerializer(many=True))
     def get_candidates(self, obj: Comparison) -> list[dict[str, Any]]:
         context = {"recommended_key": obj.recommended_key}
-        return CandidateSerializer(self._rows(), many=True, context=context).data  # type: ignore[return-value]
+        cls = CandidateSummarySerializer if self.context.get("summary") else CandidateSerializer
+        return cls(self._rows(), many=True, context=context).data  # type: ignore[return-value]
+
+    @extend_schema_field(CandidatePageSerializer)
+    def get_candidates_page(self, obj: Comparison) -> dict[str, Any]:
+        offset, limit = self.context.get("offset", 0), self.context.get("limit", len(self._rows()))
+        count = getattr(obj, "candidate_count", None)
+        count = len(self._rows()) if count is None else count
+        nxt = offset + limit if offset + limit < count else None
+        return {"offset": offset, "limit": limit, "count": count, "next_offset": nxt}
 
     def get_recommendation(self, obj: Comparison) -> dict[str, Any] | None:
-        row = next((r for r in self._rows() if r.key == obj.recommended_key), None)
+        if "recommended_row" in self.context:
+            row = self.context["recommended_row"]
+        else:
+            row = next((r for r in self._rows() if r.key == obj.recommended_key), None)
         if row is None:
             return None
         return {
@@ -226,6 +293,8 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
         return list((obj.result or {}).get("assumptions_applied", []) or [])
 
     def get_snapshot_as_of(self, obj: Comparison) -> str | None:
+        if hasattr(obj, "snapshot_as_of"):  # annotated: the snapshot itself is never loaded
+            return obj.snapshot_as_of
         return (obj.snapshot or {}).get("as_of")
 
 
@@ -300,11 +369,76 @@ class ComparisonDetailApi(GenericAPIView):
     read_roles = STAFF_ROLES
     serializer_class = ComparisonDetailSerializer
 
-    @extend_schema(operation_id="v1_comparisons_retrieve")
-    def get(self, request: Request, pk: int) -> Response:
-        comparison = get_or_404(selectors_comparisons.comparisons_list(request.user), pk=pk)
-        rows = selectors_comparisons.comparison_rows(comparison)
-        return Response(ComparisonDetailSerializer(comparison, context={"rows": rows}).data)
+    @extend_schema(
+        operation_id="v1_comparisons_retrieve",
+        responses={200: ComparisonDetailSerializer, 304: None},
+        parameters=[
+            OpenApiParameter(
+                "view",
+                str,
+                enum=["full", "summary"],
+                description="summary: each candidate's ranking figures only, without its cost "
+                "lines, fit, performance, checklist, warnings or engine detail.",
+            ),
+            OpenApiParameter(
+                "candidates_offset", int, description="First candidate of the page (default 0)."
+            ),
+            OpenApiParameter(
+                "candidates_limit",
+                int,
+                description=f"Candidates per page (default {CANDIDATES_PAGE}, "
+                f"at most {CANDIDATES_MAX_PAGE}); eligible first.",
+            ),
+            OpenApiParameter(
+                "If-None-Match",
+                str,
+                location=OpenApiParameter.HEADER,
+                description="The ETag of a body you hold: 304 Not Modified if it is current.",
+            ),
+        ],
+    )
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        view = request.query_params.get("view", "full")
+        if view not in {"full", "summary"}:
+            raise exceptions.ValidationError({"view": ["full or summary."]})
+        offset = _bounded(request, "candidates_offset", 0, 10**9)
+        limit = _bounded(request, "candidates_limit", CANDIDATES_PAGE, CANDIDATES_MAX_PAGE, low=1)
+        comparison = selectors_comparisons.comparison_for_api(request.user, pk)
+
+        def build() -> object:
+            rows = selectors_comparisons.comparison_rows(comparison, offset, limit)
+            context = {
+                "rows": rows,
+                "recommended_row": selectors_comparisons.recommended_row(comparison),
+                "summary": view == "summary",
+                "offset": offset,
+                "limit": limit,
+            }
+            return ComparisonDetailSerializer(comparison, context=context).data
+
+        body = comparison_body.get_or_render(comparison, f"{view}:{offset}:{limit}", build)
+        return _send(request, body)
+
+
+def _bounded(request: Request, name: str, default: int, high: int, low: int = 0) -> int:
+    raw = request.query_params.get(name)
+    if raw in (None, ""):
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise exceptions.ValidationError({name: [f"A whole number from {low} to {high}."]})
+    return int(raw)
+
+
+def _send(request: Request, body: comparison_body.Body) -> HttpResponse:
+    """200 with the body (gzip when accepted) and its ETag, or 304 when the client has it."""
+    headers = {"ETag": body.etag, "Vary": "Accept-Encoding, Authorization, Cookie"}
+    if comparison_body.etag_matches(request.headers.get("If-None-Match", ""), body.etag):
+        return HttpResponseNotModified(headers=headers)
+    if comparison_body.accepts_gzip(request.headers.get("Accept-Encoding", "")):
+        response = HttpResponse(body.gz, content_type="application/json", headers=headers)
+        response["Content-Encoding"] = "gzip"
+        return response
+    return HttpResponse(body.raw(), content_type="application/json", headers=headers)
 
 
 class ComparisonRetryApi(GenericAPIView):

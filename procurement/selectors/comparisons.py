@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.db.models import Count, F, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.fields.json import KT, KeyTransform
+from django.db.models.functions import Coalesce
 
 from briefs import access as briefs_access
 from briefs.models import WorkloadBrief
@@ -38,15 +41,40 @@ def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:
     return qs
 
 
+# Never loaded where they are not shown: at 20,000 candidates the snapshot is ~30 MB (R11).
+LARGE_FIELDS = ("snapshot", "result")
+
+
+def _candidate_count() -> Subquery:
+    counted = (
+        CandidateResult.objects.filter(comparison_id=OuterRef("pk"))
+        .order_by()
+        .values("comparison_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def _recommended_label() -> Subquery:
+    return Subquery(
+        CandidateResult.objects.filter(
+            comparison_id=OuterRef("pk"), key=OuterRef("recommended_key")
+        ).values("label")[:1]
+    )
+
+
 def comparisons_list(user: Any, filters: dict[str, Any] | None = None) -> QuerySet[Any]:
-    """Comparisons the user may see, newest first, with row counts and the recommendation."""
+    """Comparisons the user may see, newest first, with row counts and the recommendation.
+
+    R11: the count is a correlated subquery (no GROUP BY over every selected column) and the
+    snapshot and result JSON are left out.
+    """
     filters = filters or {}
-    recommended = CandidateResult.objects.filter(
-        comparison_id=OuterRef("pk"), key=OuterRef("recommended_key")
-    ).values("label")[:1]
     qs = (
         access.comparisons_for(user)
-        .annotate(candidate_count=Count("candidates"), recommended_label=Subquery(recommended))
+        .defer(*LARGE_FIELDS)
+        .annotate(candidate_count=_candidate_count(), recommended_label=_recommended_label())
         .order_by("-created_at", "-id")
     )
     if filters.get("status"):
@@ -56,13 +84,52 @@ def comparisons_list(user: Any, filters: dict[str, Any] | None = None) -> QueryS
     return qs
 
 
-def comparison_rows(comparison: Comparison) -> list[CandidateResult]:
-    """Every row, ranked first (by unit cost), then the ineligible ones."""
-    return list(
-        CandidateResult.objects.filter(comparison=comparison).order_by(
-            F("rank").asc(nulls_last=True), F("unit_cost_usd").asc(nulls_last=True), "key"
+def comparison_for_api(user: Any, pk: Any) -> Comparison:
+    """One comparison for the API (404 otherwise): counts and the as-of date, no large JSON."""
+    qs = (
+        access.comparisons_for(user)
+        .defer(*LARGE_FIELDS)
+        .annotate(
+            candidate_count=_candidate_count(),
+            recommended_label=_recommended_label(),
+            snapshot_as_of=KT("snapshot__as_of"),
         )
     )
+    return get_or_404(qs, pk=pk)
+
+
+def _ranked(comparison: Comparison) -> QuerySet[CandidateResult]:
+    return CandidateResult.objects.filter(comparison=comparison).order_by(
+        F("eligible").desc(),
+        F("rank").asc(nulls_last=True),
+        F("unit_cost_usd").asc(nulls_last=True),
+        "key",
+    )
+
+
+def comparison_rows(
+    comparison: Comparison, offset: int = 0, limit: int | None = None
+) -> list[CandidateResult]:
+    """The rows, eligible first (by rank, then unit cost), then the ineligible ones.
+
+    `offset`/`limit` take one page; without a limit, every row from `offset`.
+    """
+    qs = _ranked(comparison)
+    return list(qs[offset : offset + limit] if limit is not None else qs[offset:])
+
+
+def recommended_row(comparison: Comparison) -> CandidateResult | None:
+    if not comparison.recommended_key:
+        return None
+    return CandidateResult.objects.filter(
+        comparison=comparison, key=comparison.recommended_key
+    ).first()
+
+
+def candidate_counts(comparison: Comparison) -> tuple[int, int]:
+    """(every row, eligible rows) of a comparison, counted in the database."""
+    qs = CandidateResult.objects.filter(comparison=comparison)
+    return qs.count(), qs.filter(eligible=True).count()
 
 
 def complete_briefs(user: Any) -> list[WorkloadBrief]:
@@ -98,9 +165,35 @@ def default_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
     return quotes, routes
 
 
+def snapshot_facts(comparison: Comparison) -> dict[str, Any]:
+    """The few snapshot keys the results section shows, read in the database (R11)."""
+    row = (
+        Comparison.objects.filter(pk=comparison.pk)
+        .annotate(fx=KeyTransform("fx_rates", "snapshot"), base=KT("snapshot__base_currency"))
+        .values("fx", "base")
+        .first()
+    ) or {}
+    fx = row.get("fx")
+    if isinstance(fx, str):  # some backends hand nested JSON back as text
+        fx = json.loads(fx)
+    return {
+        "fx_rates": fx or {},
+        "base_currency": row.get("base") or "",
+        "as_of": getattr(comparison, "snapshot_as_of", None),
+    }
+
+
 def comparison_get(user: Any, pk: Any) -> Comparison:
     """One comparison the user may see (404 otherwise), with its revision links loaded."""
-    qs = access.comparisons_for(user).select_related("brief__model", "supersedes", "superseded_by")
+    qs = (
+        access.comparisons_for(user)
+        .select_related("brief__model", "supersedes", "superseded_by")
+        .defer(
+            *LARGE_FIELDS,
+            *(f"{rel}__{name}" for rel in ("supersedes", "superseded_by") for name in LARGE_FIELDS),
+        )
+        .annotate(snapshot_as_of=KT("snapshot__as_of"))
+    )
     return get_or_404(qs, pk=pk)
 
 
@@ -121,23 +214,38 @@ def _latency(row: CandidateResult, has_targets: bool) -> str:
     return "meets"
 
 
-def results_context(comparison: Comparison, rows: list[CandidateResult]) -> dict[str, Any]:
-    """What the results page shows besides the rows: the recommendation and counts."""
+def results_context(
+    comparison: Comparison,
+    rows: list[CandidateResult],
+    *,
+    recommended: CandidateResult | None = None,
+    counts: tuple[int, int] | None = None,
+) -> dict[str, Any]:
+    """What the results page shows besides the rows: the recommendation and counts.
+
+    `rows` may be one page; then give the recommended row and the (all, eligible) counts.
+    """
     brief = comparison.brief
     has_targets = any(getattr(brief, f) for f in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"))
     labels = dict(CapacityModel.choices) | {"api": "Model API"}
-    for row in rows:
+    if recommended is None:
+        recommended = next((r for r in rows if r.key == comparison.recommended_key), None)
+    for row in [*rows, *([recommended] if recommended is not None else [])]:
         row.latency_fit = _latency(row, has_targets)  # type: ignore[attr-defined]
         row.capacity_label = labels.get(row.capacity_model, row.capacity_model)  # type: ignore[attr-defined]
         row.is_recommended = row.key == comparison.recommended_key  # type: ignore[attr-defined]
-    recommended = next((r for r in rows if r.key == comparison.recommended_key), None)
+    total, eligible = counts if counts is not None else (len(rows), sum(r.eligible for r in rows))
     result = comparison.result or {}
+    as_of = getattr(comparison, "snapshot_as_of", None)
+    if as_of is None and "snapshot" not in comparison.get_deferred_fields():
+        as_of = (comparison.snapshot or {}).get("as_of")
     return {
         "rows": rows,
         "recommended": recommended,
-        "eligible_count": sum(1 for r in rows if r.eligible),
+        "eligible_count": eligible,
+        "candidate_count": total,
         "unit_label": result.get("unit_label", ""),
         "hybrid": result.get("hybrid"),
         "notes": result.get("notes", []),
-        "snapshot_as_of": (comparison.snapshot or {}).get("as_of"),
+        "snapshot_as_of": as_of,
     }

@@ -130,7 +130,7 @@ def _enqueue_message(request: HttpRequest, comparison: Any) -> None:
 @role_required(*STAFF_ROLES)
 def comparison_detail(request: HttpRequest, pk: int) -> HttpResponse:
     comparison = selectors_comparisons.comparison_get(request.user, pk)
-    context = {
+    context: dict[str, Any] = {
         "comparison": comparison,
         "can_manage": has_role(request.user, *access.COMPARISON_CREATORS),
     }
@@ -141,30 +141,57 @@ def comparison_detail(request: HttpRequest, pk: int) -> HttpResponse:
             response["HX-Refresh"] = "true"  # and reload the page with the results
         return response
     if comparison.is_finished:
-        context["results_html"] = _results_html(comparison)
+        context["results_html"] = _results_html(comparison, _page_number(request))
     return render(request, "procurement/comparison_detail.html", context)
 
 
 RESULTS_CACHE_SECONDS = 24 * 3600
+RESULTS_PAGE_SIZE = 100  # candidate rows per results page, eligible first
 
 
-def _results_html(comparison: Any) -> str:
-    """The results section (summary, table, charts) of a finished comparison; "" if no rows.
+def _page_number(request: HttpRequest) -> int:
+    raw = request.GET.get("page", "1")
+    return int(raw) if raw.isdigit() and 0 < int(raw) < 10**6 else 1
+
+
+def _results_html(comparison: Any, page_number: int = 1) -> str:
+    """One page of the results section (summary, table, charts) of a finished comparison.
 
     A finished comparison never changes (a recompute is a new revision, a retry a new
-    `finished_at`), and nothing in the section depends on the viewer, so it is rendered once
-    (seconds for 500 rows) and then served from the cache.
+    `finished_at`), and nothing in the section depends on the viewer, so each page is
+    rendered once and then served from the cache. "" if there are no rows.
+    R11: the rows are paginated (eligible first), counted in the database, and the frozen
+    snapshot is never loaded whole: the section shows only its FX rates.
     """
     finished = comparison.finished_at.timestamp() if comparison.finished_at else 0
-    key = f"comparison-results:{comparison.pk}:{comparison.status}:{finished}"
+    key = f"comparison-results:{comparison.pk}:{comparison.status}:{finished}:{page_number}"
     html = cache.get(key)
     if html is None:
-        rows = selectors_comparisons.comparison_rows(comparison)
         html = ""
-        if rows:
-            context = selectors_comparisons.results_context(comparison, rows)
+        total, eligible = selectors_comparisons.candidate_counts(comparison)
+        if total:
+            paginator = Paginator(range(total), RESULTS_PAGE_SIZE)
+            page = paginator.get_page(page_number)
+            offset = (page.number - 1) * RESULTS_PAGE_SIZE
+            rows = selectors_comparisons.comparison_rows(comparison, offset, RESULTS_PAGE_SIZE)
+            top = (
+                rows
+                if offset == 0
+                else selectors_comparisons.comparison_rows(comparison, 0, RESULTS_PAGE_SIZE)
+            )
+            context = selectors_comparisons.results_context(
+                comparison,
+                rows,
+                recommended=selectors_comparisons.recommended_row(comparison),
+                counts=(total, eligible),
+            )
             context["comparison"] = comparison
-            context["figures"] = charts.comparison_figures(comparison, rows)
+            context["page"] = page
+            context["row_offset"] = offset
+            context["figures"] = charts.comparison_figures(comparison, top)
+            if "snapshot" in comparison.get_deferred_fields():
+                # Only what the section shows of the snapshot (never saved: a read-only page).
+                comparison.snapshot = selectors_comparisons.snapshot_facts(comparison)
             html = render_to_string("procurement/comparison_detail.html#results", context)
         cache.set(key, html, RESULTS_CACHE_SECONDS)
     return html
