@@ -20,6 +20,7 @@ BENCHES = [
     "bench.bench_engine",
     "bench.bench_ingest",
     "bench.bench_web",
+    "bench.bench_large_comparison",
     "bench.bench_e2e",
     "bench.bench_load",
 ]

@@ -15,7 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.cache import cache
+from django.http import HttpResponse, HttpResponseNotModified
+from rest_framework import exceptions
 from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
 
 from procurement.models import Comparison
 
@@ -98,3 +101,24 @@ def accepts_gzip(header: str) -> bool:
         if name.strip().lower() in {"gzip", "*"}:
             return params.replace(" ", "") not in {"q=0", "q=0.0", "q=0.00", "q=0.000"}
     return False
+
+
+def bounded_int(request: Request, name: str, default: int, high: int, low: int = 0) -> int:
+    raw = request.query_params.get(name)
+    if raw in (None, ""):
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise exceptions.ValidationError({name: [f"A whole number from {low} to {high}."]})
+    return int(raw)
+
+
+def send(request: Request, body: Body) -> HttpResponse:
+    """200 with the body (gzip when accepted) and its ETag, or 304 when the client has it."""
+    headers = {"ETag": body.etag, "Vary": "Accept-Encoding, Authorization, Cookie"}
+    if etag_matches(request.headers.get("If-None-Match", ""), body.etag):
+        return HttpResponseNotModified(headers=headers)
+    if accepts_gzip(request.headers.get("Accept-Encoding", "")):
+        response = HttpResponse(body.gz, content_type="application/json", headers=headers)
+        response["Content-Encoding"] = "gzip"
+        return response
+    return HttpResponse(body.raw(), content_type="application/json", headers=headers)

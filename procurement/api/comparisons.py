@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpResponse, HttpResponseNotModified
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
 from rest_framework.generics import GenericAPIView
@@ -29,6 +29,7 @@ from procurement.services import comparisons as services_comparisons
 MAX_IDS = 5000
 CANDIDATES_PAGE = 500  # candidates per detail page by default (eligible first)
 CANDIDATES_MAX_PAGE = 2000
+FILTERS = ("regions", "capacity_models", "accelerators", "providers")
 
 
 class ComparisonPermission(HasRole):
@@ -40,6 +41,15 @@ class ComparisonPermission(HasRole):
         if not hasattr(view, (request.method or "").lower()):
             return True  # let the view answer 405 Method Not Allowed
         return super().has_permission(request, view)
+
+
+def _words(help_text: str) -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.CharField(max_length=80),
+        required=False,
+        max_length=200,
+        help_text=help_text + " Narrows the candidates before they are frozen.",
+    )
 
 
 class ComparisonInputSerializer(serializers.Serializer):
@@ -67,6 +77,12 @@ class ComparisonInputSerializer(serializers.Serializer):
         required=False, allow_null=True, min_value=0, max_value=2**63 - 1
     )
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    regions = _words(
+        "Only quotes in these regions (prefixes, any case: eu-west matches eu-west-2)."
+    )
+    capacity_models = _words('Only these capacity models ("api" keeps the model API routes).')
+    accelerators = _words("Only quotes for these accelerators (slugs); drops API routes.")
+    providers = _words("Only these providers (slugs).")
 
 
 class ComparisonQueuedSerializer(serializers.Serializer):
@@ -293,9 +309,7 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
         return list((obj.result or {}).get("assumptions_applied", []) or [])
 
     def get_snapshot_as_of(self, obj: Comparison) -> str | None:
-        if hasattr(obj, "snapshot_as_of"):  # annotated: the snapshot itself is never loaded
-            return obj.snapshot_as_of
-        return (obj.snapshot or {}).get("as_of")
+        return obj.shown_snapshot_facts().get("as_of")  # never the whole snapshot (R11)
 
 
 def _queued(request: Request, comparison: Comparison) -> Response:
@@ -358,6 +372,7 @@ class ComparisonListApi(GenericAPIView):
             assumptions=values.get("assumptions"),
             seed=values.get("seed"),
             title=values.get("title"),
+            candidate_filters={k: values[k] for k in FILTERS if values.get(k)},
         )
         return _queued(request, comparison)
 
@@ -401,8 +416,10 @@ class ComparisonDetailApi(GenericAPIView):
         view = request.query_params.get("view", "full")
         if view not in {"full", "summary"}:
             raise exceptions.ValidationError({"view": ["full or summary."]})
-        offset = _bounded(request, "candidates_offset", 0, 10**9)
-        limit = _bounded(request, "candidates_limit", CANDIDATES_PAGE, CANDIDATES_MAX_PAGE, low=1)
+        offset = comparison_body.bounded_int(request, "candidates_offset", 0, 10**9)
+        limit = comparison_body.bounded_int(
+            request, "candidates_limit", CANDIDATES_PAGE, CANDIDATES_MAX_PAGE, low=1
+        )
         comparison = selectors_comparisons.comparison_for_api(request.user, pk)
 
         def build() -> object:
@@ -417,28 +434,7 @@ class ComparisonDetailApi(GenericAPIView):
             return ComparisonDetailSerializer(comparison, context=context).data
 
         body = comparison_body.get_or_render(comparison, f"{view}:{offset}:{limit}", build)
-        return _send(request, body)
-
-
-def _bounded(request: Request, name: str, default: int, high: int, low: int = 0) -> int:
-    raw = request.query_params.get(name)
-    if raw in (None, ""):
-        return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
-        raise exceptions.ValidationError({name: [f"A whole number from {low} to {high}."]})
-    return int(raw)
-
-
-def _send(request: Request, body: comparison_body.Body) -> HttpResponse:
-    """200 with the body (gzip when accepted) and its ETag, or 304 when the client has it."""
-    headers = {"ETag": body.etag, "Vary": "Accept-Encoding, Authorization, Cookie"}
-    if comparison_body.etag_matches(request.headers.get("If-None-Match", ""), body.etag):
-        return HttpResponseNotModified(headers=headers)
-    if comparison_body.accepts_gzip(request.headers.get("Accept-Encoding", "")):
-        response = HttpResponse(body.gz, content_type="application/json", headers=headers)
-        response["Content-Encoding"] = "gzip"
-        return response
-    return HttpResponse(body.raw(), content_type="application/json", headers=headers)
+        return comparison_body.send(request, body)
 
 
 class ComparisonRetryApi(GenericAPIView):

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, F, IntegerField, OuterRef, QuerySet, Subquery
-from django.db.models.fields.json import KT, KeyTransform
 from django.db.models.functions import Coalesce
 
 from briefs import access as briefs_access
@@ -89,11 +87,7 @@ def comparison_for_api(user: Any, pk: Any) -> Comparison:
     qs = (
         access.comparisons_for(user)
         .defer(*LARGE_FIELDS)
-        .annotate(
-            candidate_count=_candidate_count(),
-            recommended_label=_recommended_label(),
-            snapshot_as_of=KT("snapshot__as_of"),
-        )
+        .annotate(candidate_count=_candidate_count(), recommended_label=_recommended_label())
     )
     return get_or_404(qs, pk=pk)
 
@@ -165,24 +159,6 @@ def default_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
     return quotes, routes
 
 
-def snapshot_facts(comparison: Comparison) -> dict[str, Any]:
-    """The few snapshot keys the results section shows, read in the database (R11)."""
-    row = (
-        Comparison.objects.filter(pk=comparison.pk)
-        .annotate(fx=KeyTransform("fx_rates", "snapshot"), base=KT("snapshot__base_currency"))
-        .values("fx", "base")
-        .first()
-    ) or {}
-    fx = row.get("fx")
-    if isinstance(fx, str):  # some backends hand nested JSON back as text
-        fx = json.loads(fx)
-    return {
-        "fx_rates": fx or {},
-        "base_currency": row.get("base") or "",
-        "as_of": getattr(comparison, "snapshot_as_of", None),
-    }
-
-
 def comparison_get(user: Any, pk: Any) -> Comparison:
     """One comparison the user may see (404 otherwise), with its revision links loaded."""
     qs = (
@@ -192,7 +168,6 @@ def comparison_get(user: Any, pk: Any) -> Comparison:
             *LARGE_FIELDS,
             *(f"{rel}__{name}" for rel in ("supersedes", "superseded_by") for name in LARGE_FIELDS),
         )
-        .annotate(snapshot_as_of=KT("snapshot__as_of"))
     )
     return get_or_404(qs, pk=pk)
 
@@ -236,9 +211,7 @@ def results_context(
         row.is_recommended = row.key == comparison.recommended_key  # type: ignore[attr-defined]
     total, eligible = counts if counts is not None else (len(rows), sum(r.eligible for r in rows))
     result = comparison.result or {}
-    as_of = getattr(comparison, "snapshot_as_of", None)
-    if as_of is None and "snapshot" not in comparison.get_deferred_fields():
-        as_of = (comparison.snapshot or {}).get("as_of")
+    as_of = comparison.shown_snapshot_facts().get("as_of")
     return {
         "rows": rows,
         "recommended": recommended,

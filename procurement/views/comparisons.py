@@ -104,6 +104,7 @@ def comparison_new(request: HttpRequest) -> HttpResponse:
                 assumptions=form.assumptions(),
                 seed=form.cleaned_data["seed"],
                 title=form.cleaned_data["title"],
+                candidate_filters=form.candidate_filters(),
             )
         except DomainError as exc:
             _form_errors(form, exc)
@@ -191,7 +192,7 @@ def _results_html(comparison: Any, page_number: int = 1) -> str:
             context["figures"] = charts.comparison_figures(comparison, top)
             if "snapshot" in comparison.get_deferred_fields():
                 # Only what the section shows of the snapshot (never saved: a read-only page).
-                comparison.snapshot = selectors_comparisons.snapshot_facts(comparison)
+                comparison.snapshot = comparison.shown_snapshot_facts()
             html = render_to_string("procurement/comparison_detail.html#results", context)
         cache.set(key, html, RESULTS_CACHE_SECONDS)
     return html
