@@ -44,6 +44,10 @@ _STATE_FIELDS = (
 )
 
 
+# What a cache lookup loads: the key's fields, nothing else (no joins, no counts, no JSON).
+STATE_ONLY = ("id", "engine_version", *(f.removesuffix("_id") for f in _STATE_FIELDS))
+
+
 @dataclass(frozen=True)
 class Body:
     """One rendered body: the gzip bytes, their weak ETag and the uncompressed size."""
@@ -73,6 +77,13 @@ def render(data: object) -> Body:
     raw = JSONRenderer().render(data)
     etag = 'W/"' + hashlib.sha256(raw).hexdigest()[:32] + '"'
     return Body(gz=gzip.compress(raw, GZIP_LEVEL, mtime=0), etag=etag, size=len(raw))
+
+
+def cached(comparison: Comparison, variant: str) -> Body | None:
+    """The stored body of a finished comparison, if there is one (no rendering)."""
+    if not comparison.is_finished:
+        return None
+    return cache.get(cache_key(comparison, variant))
 
 
 def get_or_render(comparison: Comparison, variant: str, build: Callable[[], object]) -> Body:

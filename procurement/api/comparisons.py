@@ -420,6 +420,10 @@ class ComparisonDetailApi(GenericAPIView):
         limit = comparison_body.bounded_int(
             request, "candidates_limit", CANDIDATES_PAGE, CANDIDATES_MAX_PAGE, low=1
         )
+        variant = f"{view}:{offset}:{limit}"
+        state = selectors_comparisons.comparison_state(request.user, pk, comparison_body.STATE_ONLY)
+        if (stored := comparison_body.cached(state, variant)) is not None:
+            return comparison_body.send(request, stored)  # one small query: ETag hits are cheap
         comparison = selectors_comparisons.comparison_for_api(request.user, pk)
 
         def build() -> object:
@@ -433,7 +437,7 @@ class ComparisonDetailApi(GenericAPIView):
             }
             return ComparisonDetailSerializer(comparison, context=context).data
 
-        body = comparison_body.get_or_render(comparison, f"{view}:{offset}:{limit}", build)
+        body = comparison_body.get_or_render(comparison, variant, build)
         return comparison_body.send(request, body)
 
 

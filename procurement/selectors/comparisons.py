@@ -83,13 +83,19 @@ def comparisons_list(user: Any, filters: dict[str, Any] | None = None) -> QueryS
 
 
 def comparison_for_api(user: Any, pk: Any) -> Comparison:
-    """One comparison for the API (404 otherwise): counts and the as-of date, no large JSON."""
+    """One comparison for rendering its API body (404 otherwise): with its counts and the
+    result (the body shows it), never the snapshot."""
     qs = (
         access.comparisons_for(user)
-        .defer(*LARGE_FIELDS)
+        .defer("snapshot")
         .annotate(candidate_count=_candidate_count(), recommended_label=_recommended_label())
     )
     return get_or_404(qs, pk=pk)
+
+
+def comparison_state(user: Any, pk: Any, fields: tuple[str, ...]) -> Comparison:
+    """One comparison the user may see (404 otherwise), with only `fields` loaded, no joins."""
+    return get_or_404(access.comparisons_for(user).select_related(None).only(*fields), pk=pk)
 
 
 def _ranked(comparison: Comparison) -> QuerySet[CandidateResult]:
