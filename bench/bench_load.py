@@ -65,14 +65,14 @@ def _ms(out: str, pct: str) -> float:
     return float(found.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[found.group(2)]
 
 
-def wrk(path: str, *headers: str) -> dict[str, float]:
+def wrk(path: str, *headers: str, duration: str = DURATION) -> dict[str, float]:
     flags = [arg for header in headers for arg in ("-H", header)]
     out = subprocess.run(
         [
             "wrk",
             "-t1",
             "-c32",
-            f"-d{DURATION}",
+            f"-d{duration}",
             "--timeout",
             "30s",  # a slow answer is latency (reported as p99), not an error
             "--latency",
@@ -124,8 +124,8 @@ def main() -> None:
     gz = "Accept-Encoding: gzip"  # as browsers, requests and httpx send it
     api_path = f"/api/v1/comparisons/{w['comparison'].pk}/"
     try:
-        wrk("/bench/baseline/", cookie)  # warm-up: imports, connections, caches
-        wrk("/", cookie)
+        for path in ("/bench/baseline/", "/"):  # warm-up: imports, connections, caches
+            wrk(path, cookie, duration="5s")
         baseline = wrk("/bench/baseline/", cookie)
         dash = wrk("/", cookie)
         api = wrk(api_path, auth, gz)
