@@ -147,7 +147,7 @@ def comparison_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 RESULTS_CACHE_SECONDS = 24 * 3600
-RESULTS_PAGE_SIZE = 100  # candidate rows per results page, eligible first
+RESULTS_PAGE_SIZE = 50  # candidate rows per results page, eligible first
 
 
 def _page_number(request: HttpRequest) -> int:

@@ -57,8 +57,8 @@ def test_every_read_is_bounded_and_never_loads_the_snapshot(large, name):
 
 
 def test_results_page_and_api_are_paginated(large):
-    assert large["detail_page"]["candidate_rows"] == 100
-    assert large["detail_page_2"]["candidate_rows"] == 100
+    assert large["detail_page"]["candidate_rows"] == 50
+    assert large["detail_page_2"]["candidate_rows"] == 50
     assert large["api"]["api_candidates"] == 500
     assert large["api_summary"]["bytes"] < large["api"]["bytes"]
     assert large["api_etag"]["status"] == 304
