@@ -1,5 +1,8 @@
-"""Load: wrk for 30 s at 32 connections against gunicorn on loopback, on the dashboard (a
-logged-in session) and the comparison API (a token): requests/s, p99 latency, errors."""
+"""Load: wrk for 30 s at 32 connections against gunicorn on loopback: the dashboard (a
+logged-in session) against a baseline measured in the same run (a minimal session-
+authenticated view doing one query, served only by the benchmark's settings: bench.urls),
+and the comparison API (a token, 500 candidates, full body) with and without an ETag hit:
+requests/s, p50 and p99 latency, errors."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import urllib.request
 from pathlib import Path
 
 from bench import world
-from bench.common import emit, record
+from bench.common import at_least, at_most, emit, record
 
 PORT = 8765
 DURATION = os.environ.get("BENCH_LOAD_DURATION", "30s")
@@ -23,7 +26,7 @@ DURATION = os.environ.get("BENCH_LOAD_DURATION", "30s")
 def start_gunicorn() -> subprocess.Popen:
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_SETTINGS_MODULE": "bench.settings",  # the product's + /bench/baseline/
         "ALLOWED_HOSTS": "127.0.0.1",
     }
     proc = subprocess.Popen(
@@ -56,18 +59,24 @@ def start_gunicorn() -> subprocess.Popen:
     raise RuntimeError("gunicorn did not start")
 
 
-def wrk(path: str, header: str) -> dict[str, float]:
+def _ms(out: str, pct: str) -> float:
+    found = re.search(rf"{pct}%\s+([\d.]+)(us|ms|s)\b", out)
+    assert found, out
+    return float(found.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[found.group(2)]
+
+
+def wrk(path: str, *headers: str, duration: str = DURATION) -> dict[str, float]:
+    flags = [arg for header in headers for arg in ("-H", header)]
     out = subprocess.run(
         [
             "wrk",
             "-t1",
             "-c32",
-            f"-d{DURATION}",
+            f"-d{duration}",
             "--timeout",
             "30s",  # a slow answer is latency (reported as p99), not an error
             "--latency",
-            "-H",
-            header,
+            *flags,
             f"http://127.0.0.1:{PORT}{path}",
         ],
         capture_output=True,
@@ -75,14 +84,21 @@ def wrk(path: str, header: str) -> dict[str, float]:
         check=True,
     ).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
-    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     socket = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
     errors = int(non2xx.group(1)) if non2xx else 0
     if socket:
         errors += sum(int(x) for x in socket.groups())
-    return {"rps": rps, "p99_ms": float(p99.group(1)) * scale, "errors": errors}
+    return {"rps": rps, "p50_ms": _ms(out, "50"), "p99_ms": _ms(out, "99"), "errors": errors}
+
+
+def etag_of(path: str, *headers: str) -> str:
+    request = urllib.request.Request(f"http://127.0.0.1:{PORT}{path}")
+    for header in headers:
+        name, _, value = header.partition(": ")
+        request.add_header(name, value)
+    with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 - loopback
+        return response.headers["ETag"]
 
 
 def main() -> None:
@@ -103,17 +119,46 @@ def main() -> None:
     session.create()
     token = Token.objects.get_or_create(user=lead)[0].key
     server = start_gunicorn()
+    cookie = f"Cookie: {settings.SESSION_COOKIE_NAME}={session.session_key}"
+    auth = f"Authorization: Token {token}"
+    gz = "Accept-Encoding: gzip"  # as browsers, requests and httpx send it
+    api_path = f"/api/v1/comparisons/{w['comparison'].pk}/"
     try:
-        dash = wrk("/", f"Cookie: {settings.SESSION_COOKIE_NAME}={session.session_key}")
-        api = wrk(f"/api/v1/comparisons/{w['comparison'].pk}/", f"Authorization: Token {token}")
+        for path in ("/bench/baseline/", "/"):  # warm-up: imports, connections, caches
+            wrk(path, cookie, duration="5s")
+        baseline = wrk("/bench/baseline/", cookie)
+        dash = wrk("/", cookie)
+        api = wrk(api_path, auth, gz)
+        etag = etag_of(api_path, auth, gz)
+        api_etag = wrk(api_path, auth, gz, f"If-None-Match: {etag}")
     finally:
         os.killpg(os.getpgid(server.pid), signal.SIGTERM)
         server.wait(timeout=30)
-    out = {}
-    for name, r in (("dashboard", dash), ("comparison_api", api)):
-        out[f"load_{name}_rps"] = record(r["rps"], "req/s", "reported (32 connections)", True)
-        out[f"load_{name}_p99_ms"] = record(r["p99_ms"], "ms", "reported", True)
-        out[f"load_{name}_errors"] = record(r["errors"], "errors", "0", r["errors"] == 0)
+    errors = sum(r["errors"] for r in (baseline, dash, api, api_etag))
+    half = baseline["rps"] * 0.5
+    out = {
+        "load_baseline_rps": record(
+            baseline["rps"], "req/s", "reference: session + one query", True,
+            p50_ms=baseline["p50_ms"], p99_ms=baseline["p99_ms"],
+        ),
+        "load_dashboard_rps": at_least(
+            dash["rps"], half, "req/s", f">= 50% of the baseline ({half:.0f} req/s)",
+            share_of_baseline=round(dash["rps"] / baseline["rps"], 3),
+        ),
+        "load_dashboard_p50_ms": record(dash["p50_ms"], "ms", "reported", True),
+        "load_dashboard_p99_ms": at_most(
+            dash["p99_ms"], 10 * dash["p50_ms"], "ms", "<= 10x the dashboard's p50"
+        ),
+        "load_comparison_api_rps": at_least(
+            api["rps"], 100, "req/s", ">= 100 (500 candidates, full body)",
+            p50_ms=api["p50_ms"], p99_ms=api["p99_ms"],
+        ),
+        "load_comparison_api_etag_rps": at_least(
+            api_etag["rps"], 1000, "req/s", ">= 1,000 (If-None-Match: 304)",
+            p50_ms=api_etag["p50_ms"], p99_ms=api_etag["p99_ms"],
+        ),
+        "load_errors": record(errors, "errors", "0 (non-2xx/3xx and socket errors)", errors == 0),
+    }  # fmt: skip
     emit(out)
 
 

@@ -17,6 +17,18 @@ def record(value: float, unit: str, target: str, ok: bool, **extra: Any) -> dict
     return {"value": round(value, 4), "unit": unit, "target": target, "ok": bool(ok), **extra}
 
 
+def at_least(value: float, limit: float, unit: str, target: str, **extra: Any) -> dict[str, Any]:
+    """A figure whose target is a floor; `ratio` = value / limit (>= 1 is met)."""
+    ratio = value / limit if limit else float("inf")
+    return record(value, unit, target, value >= limit, ratio=round(ratio, 3), **extra)
+
+
+def at_most(value: float, limit: float, unit: str, target: str, **extra: Any) -> dict[str, Any]:
+    """A figure whose target is a ceiling; `ratio` = limit / value (>= 1 is met)."""
+    ratio = limit / value if value else float("inf")
+    return record(value, unit, target, value <= limit, ratio=round(ratio, 3), **extra)
+
+
 def best_of(
     fn: Callable[[], Any], repeat: int = 5, warmup: int = 1, *, cpu: bool = False
 ) -> tuple[float, list[float]]:

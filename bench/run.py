@@ -20,6 +20,7 @@ BENCHES = [
     "bench.bench_engine",
     "bench.bench_ingest",
     "bench.bench_web",
+    "bench.bench_large_comparison",
     "bench.bench_e2e",
     "bench.bench_load",
 ]
@@ -70,12 +71,14 @@ def main() -> int:
     }
     (out_dir / "environment.json").write_text(json.dumps(meta, indent=2) + "\n")
     width = max(len(k) for k in results) if results else 10
-    print(f"\n{'benchmark':<{width}}  {'value':>12}  {'unit':<8}  ok   target")
+    print(f"\n{'benchmark':<{width}}  {'value':>12}  {'unit':<8}  ok   {'ratio':>7}  target")
     for name, r in results.items():
+        ratio = f"{r['ratio']:.2f}x" if isinstance(r.get("ratio"), int | float) else ""
         print(
             f"{name:<{width}}  {r['value']:>12}  {r['unit']:<8}  {'yes' if r['ok'] else 'NO ':<4} "
-            f"{r['target']}"
+            f"{ratio:>7}  {r['target']}"
         )
+    print("(ratio: measured against its target, >= 1.00x is met)")
     print(
         f"\nwritten to .bench/latest.json ({meta['date']}, {meta['cpus']} CPUs, "
         f"load {meta['load'][0]:.1f})"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -19,13 +20,17 @@ from accounts.http import api_user
 from briefs import access as briefs_access
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import HasRole
-from core.roles import STAFF_ROLES, get_or_404, is_staff
+from core.roles import STAFF_ROLES, is_staff
 from procurement import access
+from procurement.api import comparison_body
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.services import comparisons as services_comparisons
 
 MAX_IDS = 5000
+CANDIDATES_PAGE = 500  # candidates per detail page by default (eligible first)
+CANDIDATES_MAX_PAGE = 2000
+FILTERS = ("regions", "capacity_models", "accelerators", "providers")
 
 
 class ComparisonPermission(HasRole):
@@ -37,6 +42,15 @@ class ComparisonPermission(HasRole):
         if not hasattr(view, (request.method or "").lower()):
             return True  # let the view answer 405 Method Not Allowed
         return super().has_permission(request, view)
+
+
+def _words(help_text: str) -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.CharField(max_length=80),
+        required=False,
+        max_length=200,
+        help_text=help_text + " Narrows the candidates before they are frozen.",
+    )
 
 
 class ComparisonInputSerializer(serializers.Serializer[None]):
@@ -64,6 +78,12 @@ class ComparisonInputSerializer(serializers.Serializer[None]):
         required=False, allow_null=True, min_value=0, max_value=2**63 - 1
     )
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    regions = _words(
+        "Only quotes in these regions (prefixes, any case: eu-west matches eu-west-2)."
+    )
+    capacity_models = _words('Only these capacity models ("api" keeps the model API routes).')
+    accelerators = _words("Only quotes for these accelerators (slugs); drops API routes.")
+    providers = _words("Only these providers (slugs).")
 
 
 class ComparisonQueuedSerializer(serializers.Serializer[Comparison]):
@@ -150,6 +170,47 @@ class CandidateSerializer(serializers.ModelSerializer[CandidateResult]):
         return row.key == self.context.get("recommended_key")
 
 
+# ?view=summary: each candidate's ranking figures, without its cost lines, fit, performance,
+# checklist, warnings or engine detail.
+SUMMARY_CANDIDATE_FIELDS = [
+    "key",
+    "kind",
+    "quote",
+    "api_route",
+    "label",
+    "provider_name",
+    "accelerator_name",
+    "capacity_model",
+    "gpus",
+    "hourly_price_usd",
+    "eligible",
+    "total_usd",
+    "unit_cost_usd",
+    "unit_label",
+    "p10",
+    "p50",
+    "p90",
+    "prob_cheapest",
+    "rank",
+    "rank_hourly",
+    "recommended",
+]
+
+
+class CandidateSummarySerializer(CandidateSerializer):
+    class Meta(CandidateSerializer.Meta):
+        fields = SUMMARY_CANDIDATE_FIELDS
+
+
+class CandidatePageSerializer(serializers.Serializer):
+    offset = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    count = serializers.IntegerField(help_text="Every candidate of the comparison.")
+    next_offset = serializers.IntegerField(
+        allow_null=True, help_text="candidates_offset of the next page; null on the last."
+    )
+
+
 class ComparisonDetailSerializer(ComparisonListSerializer):
     # Plain text here: the enum lives on the list serializer only, so the schema's enum
     # component stays unique ("status" has other choice sets in other apps; a collision
@@ -157,7 +218,11 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     status = serializers.CharField(
         read_only=True, help_text=", ".join(Comparison.Status.values) + " (see ComparisonList)"
     )
-    candidates = serializers.SerializerMethodField()
+    view = serializers.SerializerMethodField(help_text="full | summary")
+    candidates = serializers.SerializerMethodField(
+        help_text="One page of candidates, eligible first (by rank), then the ineligible ones."
+    )
+    candidates_page = serializers.SerializerMethodField()
     recommendation = serializers.SerializerMethodField()
     tornado = serializers.SerializerMethodField()
     breakeven = serializers.SerializerMethodField()
@@ -179,6 +244,8 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
             "unit_label",
             "snapshot_as_of",
             "recommendation",
+            "view",
+            "candidates_page",
             "candidates",
             "tornado",
             "breakeven",
@@ -191,14 +258,29 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
         rows: list[CandidateResult] = self.context["rows"]
         return rows
 
+    def get_view(self, obj: Comparison) -> str:
+        return "summary" if self.context.get("summary") else "full"
+
+    @extend_schema_field(CandidateSerializer(many=True))
     def get_candidates(self, obj: Comparison) -> list[dict[str, Any]]:
         context = {"recommended_key": obj.recommended_key}
         # many=True builds a ListSerializer (a list); the stubs type `.data` as one dict.
-        rows = self._rows()
-        return CandidateSerializer(rows, many=True, context=context).data  # type: ignore[return-value]
+        cls = CandidateSummarySerializer if self.context.get("summary") else CandidateSerializer
+        return cls(self._rows(), many=True, context=context).data  # type: ignore[return-value]
+
+    @extend_schema_field(CandidatePageSerializer)
+    def get_candidates_page(self, obj: Comparison) -> dict[str, Any]:
+        offset, limit = self.context.get("offset", 0), self.context.get("limit", len(self._rows()))
+        count = getattr(obj, "candidate_count", None)
+        count = len(self._rows()) if count is None else count
+        nxt = offset + limit if offset + limit < count else None
+        return {"offset": offset, "limit": limit, "count": count, "next_offset": nxt}
 
     def get_recommendation(self, obj: Comparison) -> dict[str, Any] | None:
-        row = next((r for r in self._rows() if r.key == obj.recommended_key), None)
+        if "recommended_row" in self.context:
+            row = self.context["recommended_row"]
+        else:
+            row = next((r for r in self._rows() if r.key == obj.recommended_key), None)
         if row is None:
             return None
         return {
@@ -230,7 +312,7 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
         return list((obj.result or {}).get("assumptions_applied", []) or [])
 
     def get_snapshot_as_of(self, obj: Comparison) -> str | None:
-        return (obj.snapshot or {}).get("as_of")
+        return obj.shown_snapshot_facts().get("as_of")  # never the whole snapshot (R11)
 
 
 def _queued(request: Request, comparison: Comparison) -> Response:
@@ -293,6 +375,7 @@ class ComparisonListApi(GenericAPIView[Comparison]):
             assumptions=values.get("assumptions"),
             seed=values.get("seed"),
             title=values.get("title"),
+            candidate_filters={k: values[k] for k in FILTERS if values.get(k)},
         )
         return _queued(request, comparison)
 
@@ -304,11 +387,63 @@ class ComparisonDetailApi(GenericAPIView[Comparison]):
     read_roles = STAFF_ROLES
     serializer_class = ComparisonDetailSerializer
 
-    @extend_schema(operation_id="v1_comparisons_retrieve")
-    def get(self, request: Request, pk: int) -> Response:
-        comparison = get_or_404(selectors_comparisons.comparisons_list(api_user(request)), pk=pk)
-        rows = selectors_comparisons.comparison_rows(comparison)
-        return Response(ComparisonDetailSerializer(comparison, context={"rows": rows}).data)
+    @extend_schema(
+        operation_id="v1_comparisons_retrieve",
+        responses={200: ComparisonDetailSerializer, 304: None},
+        parameters=[
+            OpenApiParameter(
+                "view",
+                str,
+                enum=["full", "summary"],
+                description="summary: each candidate's ranking figures only, without its cost "
+                "lines, fit, performance, checklist, warnings or engine detail.",
+            ),
+            OpenApiParameter(
+                "candidates_offset", int, description="First candidate of the page (default 0)."
+            ),
+            OpenApiParameter(
+                "candidates_limit",
+                int,
+                description=f"Candidates per page (default {CANDIDATES_PAGE}, "
+                f"at most {CANDIDATES_MAX_PAGE}); eligible first.",
+            ),
+            OpenApiParameter(
+                "If-None-Match",
+                str,
+                location=OpenApiParameter.HEADER,
+                description="The ETag of a body you hold: 304 Not Modified if it is current.",
+            ),
+        ],
+    )
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        view = request.query_params.get("view", "full")
+        if view not in {"full", "summary"}:
+            raise exceptions.ValidationError({"view": ["full or summary."]})
+        offset = comparison_body.bounded_int(request, "candidates_offset", 0, 10**9)
+        limit = comparison_body.bounded_int(
+            request, "candidates_limit", CANDIDATES_PAGE, CANDIDATES_MAX_PAGE, low=1
+        )
+        variant = f"{view}:{offset}:{limit}"
+        state = selectors_comparisons.comparison_state(
+            api_user(request), pk, comparison_body.STATE_ONLY
+        )
+        if (stored := comparison_body.cached(state, variant)) is not None:
+            return comparison_body.send(request, stored)  # one small query: ETag hits are cheap
+        comparison = selectors_comparisons.comparison_for_api(api_user(request), pk)
+
+        def build() -> object:
+            rows = selectors_comparisons.comparison_rows(comparison, offset, limit)
+            context = {
+                "rows": rows,
+                "recommended_row": selectors_comparisons.recommended_row(comparison),
+                "summary": view == "summary",
+                "offset": offset,
+                "limit": limit,
+            }
+            return ComparisonDetailSerializer(comparison, context=context).data
+
+        body = comparison_body.get_or_render(comparison, variant, build)
+        return comparison_body.send(request, body)
 
 
 class ComparisonRetryApi(GenericAPIView[Comparison]):

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 
+from catalog.models import CapacityModel
 from core.forms import field_of
 from procurement.models import Comparison
 from procurement.snapshot import assumptions as rules
@@ -48,6 +49,26 @@ class ComparisonCreateForm(forms.Form):
     )
     api_routes = forms.TypedMultipleChoiceField(
         required=False, coerce=int, widget=forms.CheckboxSelectMultiple
+    )
+    # Candidate filters (R11): narrow "every current offer" before it is frozen.
+    regions = forms.CharField(
+        required=False,
+        max_length=500,
+        help_text="Only these regions, comma-separated prefixes (eu-west matches eu-west-2).",
+    )
+    capacity_models = forms.MultipleChoiceField(
+        required=False,
+        choices=[*CapacityModel.choices, ("api", "Model API")],
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Only these capacity models (none ticked: all).",
+    )
+    accelerators = forms.CharField(
+        required=False,
+        max_length=500,
+        help_text="Only these accelerators (slugs, comma-separated).",
+    )
+    providers = forms.CharField(
+        required=False, max_length=500, help_text="Only these providers (slugs, comma-separated)."
     )
 
     def __init__(
@@ -101,6 +122,17 @@ class ComparisonCreateForm(forms.Form):
             if any(given) and not all(given):
                 self.add_error(f"{name}_low", "Give low, likely and high together, or none.")
         return data
+
+    def candidate_filters(self) -> dict[str, list[str]]:
+        data = self.cleaned_data
+        out: dict[str, list[str]] = {}
+        for name in ("regions", "accelerators", "providers"):
+            words = [w.strip() for w in (data.get(name) or "").split(",") if w.strip()]
+            if words:
+                out[name] = words
+        if data.get("capacity_models"):
+            out["capacity_models"] = list(data["capacity_models"])
+        return out
 
     def assumptions(self) -> dict[str, Any]:
         """The overrides the user filled in, in the service's shape."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.db.models import Count, F, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from briefs import access as briefs_access
 from briefs.models import WorkloadBrief
@@ -42,15 +43,40 @@ def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:
     return qs
 
 
+# Never loaded where they are not shown: at 20,000 candidates the snapshot is ~30 MB (R11).
+LARGE_FIELDS = ("snapshot", "result")
+
+
+def _candidate_count() -> Subquery:
+    counted = (
+        CandidateResult.objects.filter(comparison_id=OuterRef("pk"))
+        .order_by()
+        .values("comparison_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def _recommended_label() -> Subquery:
+    return Subquery(
+        CandidateResult.objects.filter(
+            comparison_id=OuterRef("pk"), key=OuterRef("recommended_key")
+        ).values("label")[:1]
+    )
+
+
 def comparisons_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[Any]:
-    """Comparisons the user may see, newest first, with row counts and the recommendation."""
+    """Comparisons the user may see, newest first, with row counts and the recommendation.
+
+    R11: the count is a correlated subquery (no GROUP BY over every selected column) and the
+    snapshot and result JSON are left out.
+    """
     filters = filters or {}
-    recommended = CandidateResult.objects.filter(
-        comparison_id=OuterRef("pk"), key=OuterRef("recommended_key")
-    ).values("label")[:1]
     qs = (
         access.comparisons_for(user)
-        .annotate(candidate_count=Count("candidates"), recommended_label=Subquery(recommended))
+        .defer(*LARGE_FIELDS)
+        .annotate(candidate_count=_candidate_count(), recommended_label=_recommended_label())
         .order_by("-created_at", "-id")
     )
     if filters.get("status"):
@@ -60,13 +86,54 @@ def comparisons_list(user: User, filters: dict[str, Any] | None = None) -> Query
     return qs
 
 
-def comparison_rows(comparison: Comparison) -> list[CandidateResult]:
-    """Every row, ranked first (by unit cost), then the ineligible ones."""
-    return list(
-        CandidateResult.objects.filter(comparison=comparison).order_by(
-            F("rank").asc(nulls_last=True), F("unit_cost_usd").asc(nulls_last=True), "key"
-        )
+def comparison_for_api(user: Any, pk: Any) -> Comparison:
+    """One comparison for rendering its API body (404 otherwise): with its counts and the
+    result (the body shows it), never the snapshot."""
+    qs = (
+        access.comparisons_for(user)
+        .defer("snapshot")
+        .annotate(candidate_count=_candidate_count(), recommended_label=_recommended_label())
     )
+    return get_or_404(qs, pk=pk)
+
+
+def comparison_state(user: Any, pk: Any, fields: tuple[str, ...]) -> Comparison:
+    """One comparison the user may see (404 otherwise), with only `fields` loaded, no joins."""
+    return get_or_404(access.comparisons_for(user).select_related(None).only(*fields), pk=pk)
+
+
+def _ranked(comparison: Comparison) -> QuerySet[CandidateResult]:
+    return CandidateResult.objects.filter(comparison=comparison).order_by(
+        F("eligible").desc(),
+        F("rank").asc(nulls_last=True),
+        F("unit_cost_usd").asc(nulls_last=True),
+        "key",
+    )
+
+
+def comparison_rows(
+    comparison: Comparison, offset: int = 0, limit: int | None = None
+) -> list[CandidateResult]:
+    """The rows, eligible first (by rank, then unit cost), then the ineligible ones.
+
+    `offset`/`limit` take one page; without a limit, every row from `offset`.
+    """
+    qs = _ranked(comparison)
+    return list(qs[offset : offset + limit] if limit is not None else qs[offset:])
+
+
+def recommended_row(comparison: Comparison) -> CandidateResult | None:
+    if not comparison.recommended_key:
+        return None
+    return CandidateResult.objects.filter(
+        comparison=comparison, key=comparison.recommended_key
+    ).first()
+
+
+def candidate_counts(comparison: Comparison) -> tuple[int, int]:
+    """(every row, eligible rows) of a comparison, counted in the database."""
+    qs = CandidateResult.objects.filter(comparison=comparison)
+    return qs.count(), qs.filter(eligible=True).count()
 
 
 def complete_briefs(user: User) -> list[WorkloadBrief]:
@@ -104,7 +171,14 @@ def default_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
 
 def comparison_get(user: User, pk: Any) -> Comparison:
     """One comparison the user may see (404 otherwise), with its revision links loaded."""
-    qs = access.comparisons_for(user).select_related("brief__model", "supersedes", "superseded_by")
+    qs = (
+        access.comparisons_for(user)
+        .select_related("brief__model", "supersedes", "superseded_by")
+        .defer(
+            *LARGE_FIELDS,
+            *(f"{rel}__{name}" for rel in ("supersedes", "superseded_by") for name in LARGE_FIELDS),
+        )
+    )
     return get_or_404(qs, pk=pk)
 
 
@@ -125,25 +199,38 @@ def _latency(row: CandidateResult, has_targets: bool) -> str:
     return "meets"
 
 
-def results_context(comparison: Comparison, rows: list[CandidateResult]) -> dict[str, Any]:
-    """What the results page shows besides the rows: the recommendation and counts."""
+def results_context(
+    comparison: Comparison,
+    rows: list[CandidateResult],
+    *,
+    recommended: CandidateResult | None = None,
+    counts: tuple[int, int] | None = None,
+) -> dict[str, Any]:
+    """What the results page shows besides the rows: the recommendation and counts.
+
+    `rows` may be one page; then give the recommended row and the (all, eligible) counts.
+    """
     brief = comparison.brief
     has_targets = any(getattr(brief, f) for f in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"))
     labels = dict(CapacityModel.choices) | {"api": "Model API"}
-    for row in rows:
-        # Page-only attributes the results template reads (not model fields).
+    if recommended is None:
+        recommended = next((r for r in rows if r.key == comparison.recommended_key), None)
+    # Page-only attributes the results template reads (not model fields).
+    for row in [*rows, *([recommended] if recommended is not None else [])]:
         row.latency_fit = _latency(row, has_targets)  # type: ignore[attr-defined]
         row.capacity_label = labels.get(row.capacity_model, row.capacity_model)  # type: ignore[attr-defined]
         row.is_recommended = row.key == comparison.recommended_key  # type: ignore[attr-defined]
-    recommended = next((r for r in rows if r.key == comparison.recommended_key), None)
+    total, eligible = counts if counts is not None else (len(rows), sum(r.eligible for r in rows))
     result = comparison.result or {}
+    as_of = comparison.shown_snapshot_facts().get("as_of")
     return {
         "rows": rows,
         "recommended": recommended,
-        "eligible_count": sum(1 for r in rows if r.eligible),
-        "ineligible_count": sum(1 for r in rows if not r.eligible),
+        "eligible_count": eligible,
+        "ineligible_count": total - eligible,
+        "candidate_count": total,
         "unit_label": result.get("unit_label", ""),
         "hybrid": result.get("hybrid"),
         "notes": result.get("notes", []),
-        "snapshot_as_of": (comparison.snapshot or {}).get("as_of"),
+        "snapshot_as_of": as_of,
     }

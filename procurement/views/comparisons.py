@@ -95,6 +95,7 @@ def comparison_new(request: AuthedRequest) -> HttpResponse:
                 assumptions=form.assumptions(),
                 seed=form.cleaned_data["seed"],
                 title=form.cleaned_data["title"],
+                candidate_filters=form.candidate_filters(),
             )
         except DomainError as exc:
             apply_domain_error(form, exc, summary=exc.code == "brief_incomplete")
@@ -121,7 +122,7 @@ def _enqueue_message(request: AuthedRequest, comparison: Any) -> None:
 @role_required(*STAFF_ROLES)
 def comparison_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = selectors_comparisons.comparison_get(request.user, pk)
-    context = {
+    context: dict[str, Any] = {
         "comparison": comparison,
         "can_manage": has_role(request.user, *access.COMPARISON_CREATORS),
     }
@@ -132,31 +133,58 @@ def comparison_detail(request: AuthedRequest, pk: int) -> HttpResponse:
             response["HX-Refresh"] = "true"  # and reload the page with the results
         return response
     if comparison.is_finished:
-        context["results_html"] = _results_html(comparison)
+        context["results_html"] = _results_html(comparison, _page_number(request))
         context["reviews"] = reviews_of(comparison)  # U10: the reviewers' words reach the lead
     return render(request, "procurement/comparison_detail.html", context)
 
 
 RESULTS_CACHE_SECONDS = 24 * 3600
+RESULTS_PAGE_SIZE = 50  # candidate rows per results page, eligible first
 
 
-def _results_html(comparison: Any) -> str:
-    """The results section (summary, table, charts) of a finished comparison; "" if no rows.
+def _page_number(request: AuthedRequest) -> int:
+    raw = request.GET.get("page", "1")
+    return int(raw) if raw.isdigit() and 0 < int(raw) < 10**6 else 1
+
+
+def _results_html(comparison: Any, page_number: int = 1) -> str:
+    """One page of the results section (summary, table, charts) of a finished comparison.
 
     A finished comparison never changes (a recompute is a new revision, a retry a new
-    `finished_at`), and nothing in the section depends on the viewer, so it is rendered once
-    (seconds for 500 rows) and then served from the cache.
+    `finished_at`), and nothing in the section depends on the viewer, so each page is
+    rendered once and then served from the cache. "" if there are no rows.
+    R11: the rows are paginated (eligible first), counted in the database, and the frozen
+    snapshot is never loaded whole: the section shows only its FX rates.
     """
     finished = comparison.finished_at.timestamp() if comparison.finished_at else 0
-    key = f"comparison-results:{comparison.pk}:{comparison.status}:{finished}"
+    key = f"comparison-results:{comparison.pk}:{comparison.status}:{finished}:{page_number}"
     html: str | None = cache.get(key)
     if html is None:
-        rows = selectors_comparisons.comparison_rows(comparison)
         html = ""
-        if rows:
-            context = selectors_comparisons.results_context(comparison, rows)
+        total, eligible = selectors_comparisons.candidate_counts(comparison)
+        if total:
+            paginator = Paginator(range(total), RESULTS_PAGE_SIZE)
+            page = paginator.get_page(page_number)
+            offset = (page.number - 1) * RESULTS_PAGE_SIZE
+            rows = selectors_comparisons.comparison_rows(comparison, offset, RESULTS_PAGE_SIZE)
+            top = (
+                rows
+                if offset == 0
+                else selectors_comparisons.comparison_rows(comparison, 0, RESULTS_PAGE_SIZE)
+            )
+            context = selectors_comparisons.results_context(
+                comparison,
+                rows,
+                recommended=selectors_comparisons.recommended_row(comparison),
+                counts=(total, eligible),
+            )
             context["comparison"] = comparison
-            context["figures"] = charts.comparison_figures(comparison, rows)
+            context["page"] = page
+            context["row_offset"] = offset
+            context["figures"] = charts.comparison_figures(comparison, top)
+            if "snapshot" in comparison.get_deferred_fields():
+                # Only what the section shows of the snapshot (never saved: a read-only page).
+                comparison.snapshot = comparison.shown_snapshot_facts()
             html = render_to_string("procurement/comparison_detail.html#results", context)
         cache.set(key, html, RESULTS_CACHE_SECONDS)
     return html

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
 from briefs.errors import BriefIncomplete
 from briefs.models import WorkloadBrief
 from catalog import access as catalog_access
+from catalog.models import CapacityModel
 from core.audit import audit_record
 from core.errors import Conflict, DomainError
 from core.roles import require_role
@@ -79,16 +81,88 @@ def _explicit_routes(user: User, ids: list[int]) -> list[Any]:
     return [found[i] for i in ids]
 
 
+FILTER_KEYS = ("regions", "capacity_models", "accelerators", "providers")
+
+
+def clean_filters(raw: Mapping[str, Any] | None) -> dict[str, list[str]]:
+    """Candidate filters: each a list of words (region prefixes, capacity models, slugs)."""
+    out: dict[str, list[str]] = {}
+    for key, values in (raw or {}).items():
+        if key not in FILTER_KEYS:
+            msg = f"Unknown candidate filter {key!r}: use {', '.join(FILTER_KEYS)}."
+            raise DomainError(msg, fields={key: [msg]})
+        if isinstance(values, str):
+            values = values.split(",")
+        words = sorted({str(v).strip() for v in values or [] if str(v).strip()})
+        if key == "capacity_models":
+            allowed = {*CapacityModel.values, "api"}
+            if bad := [w for w in words if w not in allowed]:
+                msg = f"Unknown capacity model(s): {', '.join(bad)}."
+                raise DomainError(msg, fields={key: [msg]})
+        if words:
+            out[key] = words
+    return out
+
+
+def _filter_quotes(qs: QuerySet[Any], filters: dict[str, list[str]]) -> QuerySet[Any]:
+    """R11: narrow the candidates before freezing: region (prefix, any case), capacity model,
+    accelerator and provider (slugs)."""
+    if regions := filters.get("regions"):
+        match = Q()
+        for region in regions:
+            match |= Q(region__istartswith=region)
+        qs = qs.filter(match)
+    if models := filters.get("capacity_models"):
+        qs = qs.filter(capacity_model__in=models)
+    if accelerators := filters.get("accelerators"):
+        qs = qs.filter(accelerator__slug__in=accelerators)
+    if providers := filters.get("providers"):
+        qs = qs.filter(provider__slug__in=providers)
+    return qs
+
+
+def _filter_routes(qs: QuerySet[Any], filters: dict[str, list[str]]) -> QuerySet[Any]:
+    """API routes pass a capacity filter only with "api" in it, and no accelerator filter."""
+    if "accelerators" in filters:
+        return qs.none()
+    if "capacity_models" in filters and "api" not in filters["capacity_models"]:
+        return qs.none()
+    if providers := filters.get("providers"):
+        qs = qs.filter(provider__slug__in=providers)
+    return qs
+
+
 def _candidates(
-    user: User, brief: WorkloadBrief, quote_ids: list[int] | None, route_ids: list[int] | None
+    user: User,
+    brief: WorkloadBrief,
+    quote_ids: list[int] | None,
+    route_ids: list[int] | None,
+    filters: dict[str, list[str]] | None = None,
 ) -> tuple[list[Any], list[Any], bool]:
-    """(quotes, routes, default?) — both None means every candidate that could serve it."""
+    """(quotes, routes, default?) — both None means every candidate that could serve it,
+    narrowed by `filters` when given."""
+    filters = filters or {}
     if quote_ids is None and route_ids is None:
-        quotes = list(default_quotes().order_by("pk"))
-        routes = list(default_api_routes(brief).order_by("pk"))
-        return quotes, routes, True
+        quotes = list(_filter_quotes(default_quotes(), filters).order_by("pk"))
+        routes = list(_filter_routes(default_api_routes(brief), filters).order_by("pk"))
+        return quotes, routes, not filters
     quotes = _explicit_quotes(user, quote_ids or [])
     routes = _explicit_routes(user, route_ids or [])
+    if filters:
+        from catalog.models import ModelApiRoute, Quote
+
+        keep_q = set(
+            _filter_quotes(
+                Quote.objects.filter(pk__in=[q.pk for q in quotes]), filters
+            ).values_list("pk", flat=True)
+        )
+        keep_r = set(
+            _filter_routes(
+                ModelApiRoute.objects.filter(pk__in=[r.pk for r in routes]), filters
+            ).values_list("pk", flat=True)
+        )
+        quotes = [q for q in quotes if q.pk in keep_q]
+        routes = [r for r in routes if r.pk in keep_r]
     return quotes, routes, False
 
 
@@ -122,12 +196,16 @@ def comparison_create(
     title: str | None = None,
     supersedes: Comparison | None = None,
     enqueue: bool = True,
+    candidate_filters: Mapping[str, Any] | None = None,
 ) -> Comparison:
     """Freeze the inputs of a new comparison and queue it (lead or admin).
 
     Omit both id lists for every current quote and active API route that could serve the
     brief; give one or both to choose. Nothing is saved or queued on any error.
     `enqueue=False` leaves the run to the caller (the demo computes in-process).
+    `candidate_filters` ({"regions", "capacity_models", "accelerators", "providers"}: lists)
+    narrows the candidates before they are frozen; they are kept in the snapshot's selection
+    and applied again by a recompute.
     """
     require_role(acting_user, *access.COMPARISON_CREATORS)
     if missing := brief.missing_fields():
@@ -139,15 +217,24 @@ def comparison_create(
     chosen_seed = _seed(seed)
     quote_list = _ids(quote_ids, "quotes")
     route_list = _ids(api_route_ids, "api_routes")
-    quotes, routes, default = _candidates(acting_user, brief, quote_list, route_list)
+    filters = clean_filters(candidate_filters)
+    quotes, routes, default = _candidates(acting_user, brief, quote_list, route_list, filters)
     if not quotes and not routes:
         msg = "There is nothing to compare: choose at least one current quote or active API route."
+        if filters:
+            msg = "No current quote or active API route matches these filters."
         raise DomainError(msg, fields={"quotes": [msg]})
     now = timezone.now()
     selection = {
         "default": default,
         "quote_ids": [q.pk for q in quotes],
         "api_route_ids": [r.pk for r in routes],
+        **({"filters": filters} if filters else {}),
+        **(
+            {"filtered_defaults": True}
+            if filters and quote_list is None and route_list is None
+            else {}
+        ),
     }
     snapshot = freeze(
         brief=brief,
@@ -169,6 +256,7 @@ def comparison_create(
             engine_version=ENGINE_VERSION,
             assumptions=overrides,
             snapshot=snapshot,
+            snapshot_facts=Comparison.facts_of(snapshot),
             created_by=acting_user,
             queued_at=now,
             revision=supersedes.revision + 1 if supersedes else 1,
@@ -226,7 +314,8 @@ def comparison_recompute(*, acting_user: User, comparison: Comparison) -> Compar
     selection = comparison.snapshot.get("selection") or {}
     quote_ids: list[int] | None = None
     route_ids: list[int] | None = None
-    if not selection.get("default", False):
+    filters = selection.get("filters") or None
+    if not selection.get("default", False) and not selection.get("filtered_defaults", False):
         from catalog.models import ModelApiRoute
 
         fresh = _current_versions([int(i) for i in selection.get("quote_ids", [])])
@@ -246,6 +335,7 @@ def comparison_recompute(*, acting_user: User, comparison: Comparison) -> Compar
             seed=comparison.seed,
             title=comparison.title,
             supersedes=comparison,
+            candidate_filters=filters,
         )
     except IntegrityError as exc:  # a concurrent recompute won the one-to-one `supersedes`
         raise Conflict("This comparison already has a newer revision; recompute that one.") from exc
