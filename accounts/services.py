@@ -19,7 +19,7 @@ failures and one for refusals, never one per attempt (M7).
 from __future__ import annotations
 
 import ipaddress
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Q
@@ -36,10 +36,11 @@ def client_ip(request: HttpRequest | None) -> str | None:
     so it cannot be spoofed."""
     if request is None:
         return None
-    remote = request.META.get("REMOTE_ADDR") or None
+    remote: str | None = request.META.get("REMOTE_ADDR") or None
     if not remote or not _trusted(remote):
         return remote
-    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    forwarded: str = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    hops = [hop.strip() for hop in forwarded.split(",")]
     for hop in reversed([hop for hop in hops if hop]):
         try:
             ipaddress.ip_address(hop)
@@ -58,7 +59,7 @@ def _trusted(address: str) -> bool:
     return any(ip in ipaddress.ip_network(net, strict=False) for net in settings.TRUSTED_PROXIES)
 
 
-def _since() -> timezone.datetime:
+def _since() -> datetime:
     return timezone.now() - timedelta(seconds=settings.LOGIN_FAILURE_WINDOW_S)
 
 

@@ -22,7 +22,7 @@ def token_issue(user: User, *, via: str) -> str:
         obj=user,
         summary={"via": via, "prefix": instance.token_key[:8]},
     )
-    return key
+    return str(key)
 
 
 def tokens_of(user: User) -> list[dict[str, Any]]:
@@ -37,6 +37,7 @@ def tokens_revoke(user: User, *, actor: Any, reason: str, prefix: str = "") -> i
     tokens = AuthToken.objects.filter(user=user)
     if prefix:
         tokens = tokens.filter(token_key__startswith=prefix)
+    count: int
     count, _ = tokens.delete()
     if count:
         audit_record(

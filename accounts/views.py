@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 from django.http import HttpResponse
 from django.urls import reverse_lazy
 from django.utils.decorators import method_decorator
@@ -37,9 +37,10 @@ class PasswordChangeView(auth_views.PasswordChangeView):
     template_name = "registration/password_change_form.html"
     success_url = reverse_lazy("accounts:password-change-done")
 
-    def form_valid(self, form):  # type: ignore[no-untyped-def]
+    def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
         response = super().form_valid(form)
-        audit_record(actor=self.request.user, action="password.changed", obj=self.request.user)
+        user = form.user  # the account whose password changed (the signed-in user)
+        audit_record(actor=user, action="password.changed", obj=user)
         return response
 
 

@@ -97,6 +97,6 @@ def _last_checkpoint() -> AuditCheckpoint | None:
     for checkpoint in candidates.order_by("-event_id")[:5]:
         if not hmac.compare_digest(checkpoint.mac, checkpoint.compute_mac()):
             continue
-        if checkpoint.current_hash == checkpoint.row_hash:  # type: ignore[attr-defined]
+        if checkpoint.current_hash == checkpoint.row_hash:
             return checkpoint
     return None

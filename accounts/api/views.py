@@ -5,6 +5,8 @@ the caller's tokens by prefix and revokes them (all, or `?prefix=`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -14,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services
+from accounts.http import api_user
 from accounts.tokens import token_issue, tokens_of, tokens_revoke
 from core.errors import DomainError, NotAllowed
 
@@ -59,14 +62,14 @@ class TokenObtainApi(APIView):
 class TokenListApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    class TokenSerializer(serializers.Serializer):
+    class TokenSerializer(serializers.Serializer[Any]):
         prefix = serializers.CharField()
         created = serializers.DateTimeField()
         expiry = serializers.DateTimeField(allow_null=True)
 
     @extend_schema(responses={200: TokenSerializer(many=True)})
     def get(self, request: Request) -> Response:
-        return Response(self.TokenSerializer(tokens_of(request.user), many=True).data)
+        return Response(self.TokenSerializer(tokens_of(api_user(request)), many=True).data)
 
     @extend_schema(
         parameters=[OpenApiParameter("prefix", str, description="revoke only this token")],
@@ -76,7 +79,6 @@ class TokenListApi(APIView):
     )
     def delete(self, request: Request) -> Response:
         prefix = str(request.query_params.get("prefix", ""))[:15]
-        count = tokens_revoke(
-            request.user, actor=request.user, reason="revoked by its user", prefix=prefix
-        )
+        user = api_user(request)
+        count = tokens_revoke(user, actor=user, reason="revoked by its user", prefix=prefix)
         return Response({"revoked": count})

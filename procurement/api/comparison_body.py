@@ -83,7 +83,8 @@ def cached(comparison: Comparison, variant: str) -> Body | None:
     """The stored body of a finished comparison, if there is one (no rendering)."""
     if not comparison.is_finished:
         return None
-    return cache.get(cache_key(comparison, variant))
+    body: Body | None = cache.get(cache_key(comparison, variant))
+    return body
 
 
 def get_or_render(comparison: Comparison, variant: str, build: Callable[[], object]) -> Body:
@@ -91,7 +92,7 @@ def get_or_render(comparison: Comparison, variant: str, build: Callable[[], obje
     if not comparison.is_finished:
         return render(build())
     key = cache_key(comparison, variant)
-    body = cache.get(key)
+    body: Body | None = cache.get(key)
     if body is None:
         body = render(build())
         cache.set(key, body, BODY_CACHE_SECONDS)
@@ -116,7 +117,7 @@ def accepts_gzip(header: str) -> bool:
 
 def bounded_int(request: Request, name: str, default: int, high: int, low: int = 0) -> int:
     raw = request.query_params.get(name)
-    if raw in (None, ""):
+    if raw is None or raw == "":
         return default
     if not raw.isdigit() or not low <= int(raw) <= high:
         raise exceptions.ValidationError({name: [f"A whole number from {low} to {high}."]})

@@ -202,7 +202,7 @@ class CandidateSummarySerializer(CandidateSerializer):
         fields = SUMMARY_CANDIDATE_FIELDS
 
 
-class CandidatePageSerializer(serializers.Serializer):
+class CandidatePageSerializer(serializers.Serializer[None]):
     offset = serializers.IntegerField()
     limit = serializers.IntegerField()
     count = serializers.IntegerField(help_text="Every candidate of the comparison.")

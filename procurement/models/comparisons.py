@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -74,14 +76,14 @@ class Comparison(models.Model):
         return reverse("procurement:comparison-detail", args=[self.pk])
 
     @staticmethod
-    def facts_of(snapshot: dict) -> dict:
+    def facts_of(snapshot: dict[str, Any]) -> dict[str, Any]:
         """The small part of a snapshot that pages show."""
         return {k: snapshot[k] for k in ("as_of", "base_currency", "fx_rates") if k in snapshot}
 
-    def shown_snapshot_facts(self) -> dict:
+    def shown_snapshot_facts(self) -> dict[str, Any]:
         """`snapshot_facts`, or (a row written without them) the same read from the snapshot."""
         if self.snapshot_facts:
-            return self.snapshot_facts
+            return dict(self.snapshot_facts)
         return self.facts_of(self.snapshot or {})
 
     @property

@@ -47,7 +47,7 @@ def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:
 LARGE_FIELDS = ("snapshot", "result")
 
 
-def _candidate_count() -> Subquery:
+def _candidate_count() -> Coalesce:
     counted = (
         CandidateResult.objects.filter(comparison_id=OuterRef("pk"))
         .order_by()

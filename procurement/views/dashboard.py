@@ -16,7 +16,7 @@ from procurement.services import reviews as services_reviews
 from procurement.services import system as services_system
 
 
-def dashboard(request: HttpRequest) -> HttpResponse:
+def dashboard(request: AuthedRequest) -> HttpResponse:
     role = role_of(request.user)
     context = selectors_dashboard.dashboard_context(request.user)
     context["awaiting_decision"] = [
