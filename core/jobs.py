@@ -52,15 +52,19 @@ def claim(
     waiting: str,
     running: str,
     stale_after: timedelta = STALE_AFTER,
+    take_over: Q | None = None,
     **fields: Any,
 ) -> int | None:
-    """Claim row `pk` (status `waiting`, or `running` with a stale claim); its new attempt
-    number, or None when someone else holds it or it is finished. The model has `status`,
-    `claimed_at` and `attempts`."""
+    """Claim row `pk` (status `waiting`, or `running` with a stale claim, or matching
+    `take_over`: a claim known to be dead); its new attempt number, or None when someone else
+    holds it or it is finished. One conditional UPDATE, so two claimers never both win. The
+    model has `status`, `claimed_at` and `attempts`."""
     now = timezone.now()
     claimable = Q(status=waiting) | Q(
         Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - stale_after), status=running
     )
+    if take_over is not None:
+        claimable |= take_over
     updated = model._default_manager.filter(claimable, pk=pk).update(
         status=running, claimed_at=now, attempts=F("attempts") + 1, **fields
     )

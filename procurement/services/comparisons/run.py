@@ -29,10 +29,11 @@ from pathlib import Path
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from benchmarks.services.plans import benchmark_candidates_compared
+from core import jobs
 from core.audit import audit_record
 from procurement import notifications
 from procurement.engine.errors import EngineInputError
@@ -99,25 +100,23 @@ def claim_state(claimed_by: str) -> str:
 
 
 def _claim(comparison_id: int, *, take_over_from: str = "") -> Comparison | None:
-    now = timezone.now()
-    claimable = Q(status=Comparison.Status.QUEUED) | Q(
-        status=Comparison.Status.RUNNING, claimed_at__lt=now - STALE_AFTER
+    """The kernel's claim (core.jobs, shared with benchmark parses), plus an early take-over
+    of a claim whose process is known dead (docs/adr/0009-worker-liveness.md)."""
+    dead = (
+        Q(status=Comparison.Status.RUNNING, claimed_by=take_over_from) if take_over_from else None
     )
-    if take_over_from:
-        claimable |= Q(status=Comparison.Status.RUNNING, claimed_by=take_over_from)
-    claimed = (
-        Comparison.objects.filter(pk=comparison_id)
-        .filter(claimable)
-        .update(
-            status=Comparison.Status.RUNNING,
-            claimed_at=now,
-            claimed_by=claimer(),
-            attempts=F("attempts") + 1,
-            progress=0.0,
-            error="",
-        )
+    attempt = jobs.claim(
+        Comparison,
+        comparison_id,
+        waiting=Comparison.Status.QUEUED,
+        running=Comparison.Status.RUNNING,
+        stale_after=STALE_AFTER,
+        take_over=dead,
+        claimed_by=claimer(),
+        progress=0.0,
+        error="",
     )
-    if not claimed:
+    if attempt is None:
         return None
     return Comparison.objects.select_related("brief").get(pk=comparison_id)
 
