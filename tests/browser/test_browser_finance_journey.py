@@ -89,8 +89,12 @@ def test_comparison_computed_by_worker_then_approved_by_finance(
         worker.stop_worker(proc)
 
     # The page reloads by itself (htmx: 286 + HX-Refresh) with the table and the charts.
+    # R11: candidates are paged, eligible first: a full first page, and the count of them all.
     rows = page.locator("#results tbody tr")
-    expect(rows).to_have_count(BULK_CANDIDATES + 2, timeout=60_000)
+    expect(rows).to_have_count(50, timeout=60_000)
+    expect(page.locator(".card.stat").filter(has_text="Eligible")).to_contain_text(
+        f"/ {BULK_CANDIDATES + 2}"
+    )
     expect(page.locator("#status")).to_contain_text("Computed")
     recommended = page.locator("#results tr.recommended")
     expect(recommended).to_have_count(1)

@@ -234,7 +234,10 @@ def recommendation_summary(
 
 
 def reviews_of(comparison: Comparison) -> list[Review]:
-    return list(comparison.reviews.select_related("reviewer", "candidate").order_by("created_at"))
+    """The comparison's reviews, oldest first. Their rows are fetched by id only when there
+    are reviews (a prefetch, not a join), so a page without reviews never reads candidates."""
+    reviews = comparison.reviews.select_related("reviewer").prefetch_related("candidate")
+    return list(reviews.order_by("created_at"))
 
 
 def history_of(comparison: Comparison, reviews: Iterable[Review]) -> QuerySet[AuditEvent]:
