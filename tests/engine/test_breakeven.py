@@ -15,16 +15,12 @@ from procurement.engine.types import (
     ApiPricing,
     CandidateInput,
     PointEstimate,
-    Range,
     TrainingSpec,
     WorkloadInput,
 )
+from tests.engine.builders import fixed
 
 D = Decimal
-
-
-def fixed(x: float) -> Range:
-    return Range(x, x, x)
 
 
 def workload(volume: float = 5000, peak: float = 1.0) -> WorkloadInput:

@@ -17,16 +17,12 @@ from procurement.engine.types import (
     CandidateInput,
     ComparisonInput,
     PurchaseSpec,
-    Range,
     TrainingSpec,
     WorkloadInput,
 )
+from tests.engine.builders import fixed
 
 D = Decimal
-
-
-def fixed(x: float) -> Range:
-    return Range(x, x, x)
 
 
 def inference(**kw: object) -> WorkloadInput:

@@ -27,10 +27,6 @@ D = Decimal
 ENGINE_DIR = Path(__file__).resolve().parents[2] / "procurement" / "engine"
 
 
-def fixed(x: float) -> Range:
-    return Range(x, x, x)
-
-
 def workload(**kw: object) -> WorkloadInput:
     base: dict[str, object] = {
         "workload_class": "batch_inference",

@@ -21,12 +21,9 @@ from procurement.engine.types import (
     TrainingSpec,
     WorkloadInput,
 )
+from tests.engine.builders import fixed, gpu
 
 D = Decimal
-
-
-def fixed(x: float) -> Range:
-    return Range(x, x, x)
 
 
 def inference(**kw: object) -> WorkloadInput:
@@ -40,20 +37,6 @@ def inference(**kw: object) -> WorkloadInput:
     }
     base.update(kw)
     return WorkloadInput(**base)  # type: ignore[arg-type]
-
-
-def gpu(cid: str = "g", **kw: object) -> CandidateInput:
-    base: dict[str, object] = {
-        "id": cid,
-        "label": cid,
-        "kind": "gpu",
-        "capacity_model": "on_demand",
-        "price_per_gpu_hour": D("2.50"),
-        "throughput_per_replica": fixed(100),
-        "perf_source": "measured",
-    }
-    base.update(kw)
-    return CandidateInput(**base)  # type: ignore[arg-type]
 
 
 def api(cid: str = "api", **kw: object) -> CandidateInput:

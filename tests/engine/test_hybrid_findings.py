@@ -11,15 +11,11 @@ from procurement.engine.types import (
     CandidateInput,
     ComparisonInput,
     PointEstimate,
-    Range,
     WorkloadInput,
 )
+from tests.engine.builders import fixed
 
 D = Decimal
-
-
-def fixed(x: float) -> Range:
-    return Range(x, x, x)
 
 
 def workload(volume: float, peak: float = 1.0) -> WorkloadInput:

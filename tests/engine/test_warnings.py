@@ -11,7 +11,6 @@ from procurement.engine.types import (
     CandidateInput,
     EngineWarning,
     PurchaseSpec,
-    Range,
     TrainingSpec,
     WorkloadInput,
 )
@@ -21,12 +20,9 @@ from procurement.engine.warnings import (
     interconnect_bars,
     latency_status,
 )
+from tests.engine.builders import fixed
 
 D = Decimal
-
-
-def fixed(x: float) -> Range:
-    return Range(x, x, x)
 
 
 def workload(**kw: object) -> WorkloadInput:
