@@ -12,19 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from catalog.models import Quote
+from catalog.selectors import quote_latest_version
 from checklist.selectors import quote_checklist_summaries
 from procurement.models import CandidateResult, Comparison
-
-
-def _latest(quote: Quote) -> Quote:
-    """The newest version in the quote's lineage (each revision or withdrawal is a version)."""
-    current = quote
-    for _ in range(1000):  # lineages are short; the bound guards a corrupt cycle
-        nxt = Quote.objects.filter(supersedes_id=current.pk).first()
-        if nxt is None:
-            return current
-        current = nxt
-    return current
 
 
 def _comparable(summary: dict[str, Any] | None) -> Any:
@@ -41,7 +31,7 @@ def changes_since_compute(comparison: Comparison, candidate: CandidateResult) ->
         changes.append("A newer revision of this comparison exists; review that one.")
     quote = candidate.quote
     if quote is not None:
-        latest = _latest(quote)
+        latest = quote_latest_version(quote)  # one query over the lineage
         if latest.pk != quote.pk:
             if latest.status == Quote.Status.WITHDRAWN:
                 changes.append(f"Quote #{quote.pk} ({quote}) was withdrawn by its provider.")
