@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
+from procurement.engine import cost
 from procurement.engine.comparison import ENGINE_VERSION, run_comparison
 from procurement.engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
 from procurement.snapshot import Thawed, thaw
@@ -117,6 +118,9 @@ def result_json(output: ComparisonOutput, thawed: Thawed) -> dict[str, Any]:
         "eligible": eligible,
         "not_costed": len(thawed.rejected),
     }
+    if thawed.input is not None:
+        data["billed_token_type"] = thawed.input.workload.tokens_billed
+        data["unit_basis"] = cost.unit_basis(thawed.input.workload)
     return data
 
 
