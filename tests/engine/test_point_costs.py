@@ -95,3 +95,29 @@ def _fields(point: MeasuredPoint) -> dict:
 def test_issue17_a_single_point_result_freezes_no_sweep():
     thawed = _thawed(sweep=SWEEP[1:2])
     assert "operating_points" not in thawed.facts["quote:1"]["detail"]
+
+
+def test_issue17_batch_takes_the_cheapest_point_its_window_allows_and_says_so():
+    """Batch: no goodput; the cheapest point whose p99 end-to-end fits the window."""
+    sweep = [
+        {**_point(8, 1200, 300, 12), "e2e_ms": {"p99": 4000.0}},
+        {**_point(64, 3000, 2600, 40), "e2e_ms": {"p99": 11000.0}},
+        {**_point(256, 4200, 9000, 90), "e2e_ms": {"p99": 30000.0}},
+    ]
+    thawed = _thawed(sweep, workload_class="batch_inference", ttft_p95_ms=None, e2e_p99_ms=12000)
+    perf = thawed.facts["quote:1"]["performance"]
+    assert perf["tokens_per_s"] == 3000.0
+    assert perf["evidence"]["operating_point"] == (
+        "concurrency 64, TTFT p95 2,600 ms, ITL p95 60.0 ms, E2E p99 11,000 ms"
+        " (batch: the cheapest point the window allows)"
+    )
+    assert perf["evidence"]["goodput"] is None
+    points = thawed.facts["quote:1"]["detail"]["operating_points"]
+    assert [p["meets"] for p in points] == [True, True, False]
+    assert [p["goodput"] for p in points] == [None, None, None]
+    assert [p["chosen"] for p in points] == [False, True, False]
+    unbounded = _thawed(sweep, workload_class="batch_inference", ttft_p95_ms=None)
+    assert unbounded.facts["quote:1"]["performance"]["tokens_per_s"] == 4200.0
+    assert unbounded.facts["quote:1"]["performance"]["evidence"]["operating_point"].endswith(
+        "(batch: the cheapest point, no latency objective)"
+    )
