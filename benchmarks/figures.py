@@ -182,11 +182,10 @@ def merge_sweeps(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         groups[key].append(item)
     merged: list[dict[str, Any]] = []
     for item in out:
-        key = item.get("_sweep_key")
-        if key is None:
+        if "_sweep_key" not in item:
             merged.append(item)
             continue
-        members = sorted(groups[key], key=lambda r: r.get("result_id") or 0)
+        members = sorted(groups[item["_sweep_key"]], key=lambda r: r.get("result_id") or 0)
         points: list[dict[str, Any]] = []
         seen: set[str] = set()
         for member in members:

@@ -48,8 +48,13 @@ def drawable(points: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _hover(point: dict[str, Any], unit_label: str) -> str:
-    verdict = {True: "meets the service level", False: "misses the service level"}.get(
-        point.get("meets"), "service level not checked"
+    meets = point.get("meets")
+    verdict = (
+        "meets the service level"
+        if meets is True
+        else "misses the service level"
+        if meets is False
+        else "service level not checked"
     )
     text = f"{point.get('statement', '')}<br>USD {_cost(point):,.4f} {unit_label}<br>{verdict}"
     if point.get("goodput") is not None:
