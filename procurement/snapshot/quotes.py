@@ -29,7 +29,13 @@ from procurement.engine.errors import EngineInputError
 from procurement.engine.memory_fit import GpuSpec
 from procurement.engine.performance import peak_dense_tflops
 from procurement.engine.point_costs import point_costs
-from procurement.engine.types import HOURS_PER_MONTH, CandidateInput, PurchaseSpec, Range
+from procurement.engine.types import (
+    HOURS_PER_MONTH,
+    CandidateInput,
+    PurchaseSpec,
+    Range,
+    WorkloadInput,
+)
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import Context, latency_met, money, quote_key, rounded
 from procurement.snapshot.evidence import Sweep
@@ -231,15 +237,21 @@ def quote_candidate(
         return None, facts, [f"cannot be costed: {exc.message}"]
     sweep = extras.get("sweep")
     if sweep is not None and fx_ok:
-        facts["detail"]["operating_points"] = sweep_costs(ctx, cand, sweep)
+        # costed after the ranking, for the rows the pages chart (snapshot/sweeps.py)
+        facts[SWEEP_FACT] = sweep
     return cand, facts, []
 
 
-def sweep_costs(ctx: Context, cand: CandidateInput, sweep: Sweep) -> list[dict[str, Any]]:
+SWEEP_FACT = "_sweep"  # not a row field: compute() never copies it into a row
+
+
+def sweep_costs(
+    workload: WorkloadInput, cand: CandidateInput, sweep: Sweep
+) -> list[dict[str, Any]]:
     """Every point of the row's sweep costed by the engine, frozen with the row (issue 17):
     the charts read these, never recompute them."""
     costed = point_costs(
-        ctx.workload,
+        workload,
         cand,
         sweep.points,
         sweep.slo,

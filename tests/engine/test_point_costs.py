@@ -10,6 +10,7 @@ from procurement.engine.comparison import run_comparison
 from procurement.engine.operating_points import Latency, MeasuredPoint, ServiceLevel
 from procurement.engine.point_costs import point_costs, tokens_per_user
 from procurement.snapshot import thaw
+from procurement.snapshot.sweeps import charted_point_costs
 from tests.engine.builders import fixed, gpu
 from tests.engine.snapshot_world import quote, result, snapshot
 from tests.engine.test_billed_tokens import chat
@@ -37,9 +38,15 @@ def _thawed(sweep=SWEEP, **brief):
     return thaw(snapshot([quote(1, "2.50")], [res], **targets))
 
 
+def _points(thawed, key="quote:1"):
+    """The row's sweep as compute() freezes it: costed once the engine has ranked the rows."""
+    output = run_comparison(thawed.input, seed=3, samples=200)
+    return charted_point_costs(thawed, output).get(key)
+
+
 def test_issue17_each_point_is_costed_and_the_chosen_one_costs_what_the_row_does():
     thawed = _thawed()
-    points = thawed.facts["quote:1"]["detail"]["operating_points"]
+    points = _points(thawed)
     assert [p["label"] for p in points] == ["concurrency 8", "concurrency 32", "concurrency 64"]
     assert [p["chosen"] for p in points] == [False, True, False]
     assert [p["meets"] for p in points] == [True, True, False]
@@ -53,8 +60,8 @@ def test_issue17_each_point_is_costed_and_the_chosen_one_costs_what_the_row_does
 
 
 def test_issue17_the_x_axis_is_tokens_per_second_per_user():
-    points = _thawed().facts["quote:1"]["detail"]
-    assert [p["tokens_per_s_per_user"] for p in points["operating_points"]] == [
+    points = _points(_thawed())
+    assert [p["tokens_per_s_per_user"] for p in points] == [
         83.333,  # 1000 / 12 ms, frozen to 0.001
         50.0,
         25.0,
@@ -93,8 +100,7 @@ def _fields(point: MeasuredPoint) -> dict:
 
 
 def test_issue17_a_single_point_result_freezes_no_sweep():
-    thawed = _thawed(sweep=SWEEP[1:2])
-    assert "operating_points" not in thawed.facts["quote:1"]["detail"]
+    assert _points(_thawed(sweep=SWEEP[1:2])) is None
 
 
 def test_issue17_batch_takes_the_cheapest_point_its_window_allows_and_says_so():
@@ -112,7 +118,7 @@ def test_issue17_batch_takes_the_cheapest_point_its_window_allows_and_says_so():
         " (batch: the cheapest point the window allows)"
     )
     assert perf["evidence"]["goodput"] is None
-    points = thawed.facts["quote:1"]["detail"]["operating_points"]
+    points = _points(thawed)
     assert [p["meets"] for p in points] == [True, True, False]
     assert [p["goodput"] for p in points] == [None, None, None]
     assert [p["chosen"] for p in points] == [False, True, False]
@@ -121,3 +127,16 @@ def test_issue17_batch_takes_the_cheapest_point_its_window_allows_and_says_so():
     assert unbounded.facts["quote:1"]["performance"]["evidence"]["operating_point"].endswith(
         "(batch: the cheapest point, no latency objective)"
     )
+
+
+def test_issue17_only_the_charted_rows_get_their_points_costed():
+    """60 offers on one sweep: the 50 cheapest (the first results page) carry their points."""
+    res = result(5, MODEL, operating_points=SWEEP)
+    offers = [quote(i, f"{2 + i / 100:.2f}") for i in range(1, 61)]
+    thawed = thaw(snapshot(offers, [res], ttft_p95_ms=2000, concurrency=32))
+    output = run_comparison(thawed.input, seed=3, samples=100)
+    costed = charted_point_costs(thawed, output)
+    assert sorted(costed, key=lambda k: int(k.split(":")[1])) == [
+        f"quote:{i}" for i in range(1, 51)
+    ]
+    assert charted_point_costs(thawed, output, rows=3).keys() == {"quote:1", "quote:2", "quote:3"}
