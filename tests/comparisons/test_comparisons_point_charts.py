@@ -181,3 +181,11 @@ def test_issue17_the_page_shows_each_sweep_with_its_chart_and_table(swept, login
     assert html.count("costed here") == 1
     assert "misses" in html
     assert f"USD {UNIT}" in html
+
+
+def test_issue17_the_review_page_and_record_say_where_the_row_was_costed(swept, login, finance):
+    comparison, _row = swept
+    client = login(finance)
+    for path in ("review", "record"):
+        html = client.get(f"/comparisons/{comparison.pk}/{path}/").content.decode()
+        assert "at concurrency 32, TTFT p95 835 ms" in html, path
