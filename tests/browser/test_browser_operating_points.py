@@ -31,6 +31,7 @@ def test_issue17_operating_point_chart_draws_when_its_section_opens(
     browser_page.goto(comparison.get_absolute_url())
     page = browser_page.page
     expect(page.locator('[data-plotly="fig-points"] .main-svg').first).to_be_visible()
+    browser_page.shot("operating-points-across", element=page.locator('[data-plotly="fig-points"]'))
     section = page.locator("details.operating-points").first
     chart = section.locator('[data-plotly="fig-points-0"]')
     assert chart.get_attribute("data-rendered") is None  # closed: not drawn yet
