@@ -138,3 +138,72 @@ def peak_memory_mib(metrics: dict[str, Any]) -> tuple[float, float] | None:
     if used is not None and free is not None and used + free > 0:
         return used, used + free
     return None
+
+
+def _point_order(point: dict[str, Any]) -> tuple[float, float]:
+    concurrency = point.get("concurrency")
+    rate = point.get("request_rate_per_s")
+    return (
+        float(concurrency) if isinstance(concurrency, int | float) else float("inf"),
+        float(rate) if isinstance(rate, int | float) else float("inf"),
+    )
+
+
+def merge_sweeps(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Issue 17: results uploaded as one sweep become one evidence entry with every point.
+
+    Results group when they share the sweep name and what they measured on (quote,
+    accelerator, GPUs, model, precision, brief); results without a sweep name stay as they
+    are. The entry is the group's first result (lowest id) with the points of all, ordered by
+    concurrency (else rate); a label two files share gets its result id. `sweep_result_ids`
+    names every member. Concurrency becomes the sweep's highest, as for a multi-run file.
+    """
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    out: list[dict[str, Any]] = []
+    for item in results:
+        if not item.get("sweep"):
+            out.append(item)
+            continue
+        key = tuple(
+            item.get(name)
+            for name in (
+                "sweep",
+                "quote_id",
+                "accelerator",
+                "gpu_count",
+                "model_name",
+                "precision",
+                "brief_id",
+            )
+        )
+        if key not in groups:
+            groups[key] = []
+            out.append({"_sweep_key": key})  # keeps the first member's place
+        groups[key].append(item)
+    merged: list[dict[str, Any]] = []
+    for item in out:
+        if "_sweep_key" not in item:
+            merged.append(item)
+            continue
+        members = sorted(groups[item["_sweep_key"]], key=lambda r: r.get("result_id") or 0)
+        points: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for member in members:
+            for point in member.get("operating_points") or []:
+                label = str(point.get("label") or "")
+                if label in seen:
+                    label = f"{label} (result {member.get('result_id')})"
+                seen.add(label)
+                points.append({**point, "label": label})
+        concurrencies = [
+            float(c) for m in members if isinstance(c := m.get("concurrency"), int | float)
+        ]
+        merged.append(
+            {
+                **members[0],
+                "operating_points": sorted(points, key=_point_order),
+                "concurrency": max(concurrencies) if concurrencies else None,
+                "sweep_result_ids": [m.get("result_id") for m in members],
+            }
+        )
+    return merged

@@ -53,6 +53,14 @@ class UploadForm(forms.Form):
     serving_engine = forms.CharField(max_length=60, required=False, help_text="e.g. vLLM 0.8.5")
     parallelism = forms.CharField(max_length=60, required=False, help_text="e.g. TP=4, PP=1")
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    sweep = forms.CharField(
+        max_length=100,
+        required=False,
+        label="Sweep name",
+        help_text="Files of one sweep, one point each (e.g. vLLM runs at concurrency 1, 8 and "
+        "32): give each the same name and the same candidate, and comparisons read them as one "
+        "result with several operating points.",
+    )
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -46,6 +46,9 @@ class BenchmarkResult(models.Model):
     serving_engine = models.CharField(max_length=60, blank=True)
     parallelism = models.CharField(max_length=60, blank=True, help_text="e.g. TP=4, PP=1")
     notes = models.TextField(blank=True)
+    # Issue 17: single-point files of one sweep, uploaded under the same name for the same
+    # candidate, are read by comparisons as one result with several operating points.
+    sweep = models.CharField(max_length=100, blank=True, db_index=True)
 
     raw_file = models.FileField(upload_to="benchmarks/%Y/%m/")
     original_name = models.CharField(max_length=255)

@@ -161,7 +161,7 @@ def evidence_results_for(
     if brief_id is not None:
         qs = qs.filter(Q(brief_id=brief_id) | Q(brief__isnull=True))
     out = []
-    fields = (*_RESULT_FIELDS, *_WORKLOAD_FIELDS, "accelerator__slug")
+    fields = (*_RESULT_FIELDS, *_WORKLOAD_FIELDS, "accelerator__slug", "sweep")
     for result in qs.select_related("accelerator").only(*fields).order_by("id"):
         metrics = result.metrics or {}
         out.append(
@@ -173,9 +173,10 @@ def evidence_results_for(
                 "requests_completed": metrics.get("requests_completed"),
                 "failure_rate": _failure_rate(metrics),
                 "operating_points": list(metrics.get("operating_points") or []),
+                "sweep": result.sweep,
             }
         )
-    return out
+    return figures.merge_sweeps(out)
 
 
 def results_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:

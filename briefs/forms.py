@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 
-from briefs.models import WorkloadBrief, WorkloadClass
+from briefs.models import BilledTokenType, WorkloadBrief, WorkloadClass
 from briefs.rules import (
     ALL_CLASSES,
     BRIEF_FIELDS,
@@ -37,6 +37,8 @@ HELP = {
     "p95_input_tokens": "95 % of requests send at most this many tokens.",
     "concurrency": "Sequences in flight at the traffic peak.",
     "batch_size": "Sequences processed together (batch and evaluation jobs).",
+    "billed_token_type": "The tokens the team pays for: every unit cost reads “per 1M accepted "
+    "output tokens” (or input, or input + output); API routes are normalised the same way.",
     "peak_to_average": "Peak traffic divided by average traffic (1 = flat).",
     "expected_mfu": "Model FLOPs utilisation, a fraction (0.4 = 40 %).",
     "lora_rank": "Adapter fine-tuning only.",
@@ -87,6 +89,8 @@ class BriefForm(forms.ModelForm[WorkloadBrief]):
             for part, name in zip(("low", "likely", "high"), range_fields(base), strict=True):
                 self.fields[name].label = f"{RANGE_LABELS[base]}, {part}"
         self.fields["workload_class"].widget.attrs["data-brief-class"] = "1"
+        # A brief written before the choice existed, or a class without tokens: output.
+        self.fields["billed_token_type"].required = False
 
     def clean_allowed_regions(self) -> list[str]:
         raw = self.cleaned_data.get("allowed_regions") or ""
@@ -94,6 +98,9 @@ class BriefForm(forms.ModelForm[WorkloadBrief]):
         if any(len(r) > 60 for r in regions):
             raise forms.ValidationError("A region code is at most 60 characters.")
         return list(dict.fromkeys(regions))
+
+    def clean_billed_token_type(self) -> str:
+        return self.cleaned_data.get("billed_token_type") or BilledTokenType.OUTPUT
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

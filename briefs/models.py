@@ -47,6 +47,14 @@ class OperatingModel(models.TextChoices):
     MANAGED = "managed", "Fully managed endpoint or model API"
 
 
+class BilledTokenType(models.TextChoices):
+    """Which tokens a unit cost counts: the team's own bill decides (output by default)."""
+
+    OUTPUT = "output", "Output tokens"
+    INPUT = "input", "Input tokens"
+    TOTAL = "total", "Input + output tokens"
+
+
 class WorkloadBrief(models.Model):
     """One version of a workload brief. A revision is a new row pointing to this one."""
 
@@ -76,6 +84,11 @@ class WorkloadBrief(models.Model):
     ttft_p95_ms = models.PositiveIntegerField(null=True, blank=True)
     itl_p95_ms = models.PositiveIntegerField(null=True, blank=True)
     e2e_p99_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Token classes only: "USD per 1M accepted <this kind of> tokens" everywhere a unit cost
+    # is shown, for GPU rows and API routes alike (docs/engine/operating-points.md).
+    billed_token_type = models.CharField(
+        max_length=10, choices=BilledTokenType.choices, default=BilledTokenType.OUTPUT
+    )
 
     peak_to_average = models.FloatField(default=2.0, validators=[MinValueValidator(1.0)])
     # Uncertain assumptions: low / likely / high (triangular in the Monte Carlo).

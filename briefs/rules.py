@@ -72,7 +72,7 @@ GROUPS: tuple[FieldGroup, ...] = (
         "tokens",
         "Context, tokens and concurrency",
         "context_window_tokens p95_input_tokens p95_output_tokens mean_input_tokens "
-        "mean_output_tokens streaming concurrency batch_size",
+        "mean_output_tokens streaming concurrency batch_size billed_token_type",
         INFERENCE,
     ),
     _group("latency", "Latency targets", "ttft_p95_ms itl_p95_ms e2e_p99_ms", INFERENCE),
@@ -230,6 +230,7 @@ FIELD_LABELS: dict[str, str] = {
     "ttft_p95_ms": "Time to first token p95 (ms)",
     "itl_p95_ms": "Inter-token latency p95 (ms)",
     "e2e_p99_ms": "End-to-end latency p99 (ms)",
+    "billed_token_type": "Unit costs count",
     "peak_to_average": "Peak-to-average traffic ratio",
     "training_tokens_b": "Training tokens (billions)",
     "sequence_length": "Sequence length (tokens)",

@@ -34,6 +34,14 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
     )
     parallelism = serializers.CharField(max_length=60, required=False, allow_blank=True, default="")
     notes = serializers.CharField(max_length=5000, required=False, allow_blank=True, default="")
+    sweep = serializers.CharField(
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Single-point files of one sweep share a name (same candidate): comparisons "
+        "read them as one result with several operating points.",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if not attrs.get("quote") and not attrs.get("accelerator"):
@@ -78,6 +86,7 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
             "serving_engine",
             "parallelism",
             "notes",
+            "sweep",
             "figures",
             "metrics",
             "discrepancies",

@@ -54,6 +54,7 @@ class UploadMeta:
     serving_engine: str = ""
     parallelism: str = ""
     notes: str = ""
+    sweep: str = ""  # files of one sweep share it (issue 17; selectors.evidence_results_for)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +207,7 @@ def _store(
                 serving_engine=scrub(meta.serving_engine)[:60],
                 parallelism=scrub(meta.parallelism)[:60],
                 notes=scrub(meta.notes),
+                sweep=scrub(meta.sweep).strip()[:100],
                 original_name=filename,
                 sha256=digest,
                 size_bytes=size,

@@ -228,6 +228,13 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     breakeven = serializers.SerializerMethodField()
     hybrid = serializers.SerializerMethodField()
     unit_label = serializers.SerializerMethodField()
+    billed_token_type = serializers.SerializerMethodField(
+        help_text="output | input | total: the tokens every unit cost counts (the brief's "
+        "choice; null outside token classes or before it was recorded)."
+    )
+    unit_basis = serializers.SerializerMethodField(
+        help_text="How the unit cost is normalised to the billed tokens, in words."
+    )
     notes = serializers.SerializerMethodField()
     snapshot_as_of = serializers.SerializerMethodField()
     assumptions_applied = serializers.SerializerMethodField(
@@ -242,6 +249,8 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
             "assumptions",
             "supersedes",
             "unit_label",
+            "billed_token_type",
+            "unit_basis",
             "snapshot_as_of",
             "recommendation",
             "view",
@@ -304,6 +313,13 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
 
     def get_unit_label(self, obj: Comparison) -> str:
         return str((obj.result or {}).get("unit_label", ""))
+
+    def get_billed_token_type(self, obj: Comparison) -> str | None:
+        value = (obj.result or {}).get("billed_token_type")
+        return None if value is None else str(value)
+
+    def get_unit_basis(self, obj: Comparison) -> str:
+        return str((obj.result or {}).get("unit_basis", ""))
 
     def get_notes(self, obj: Comparison) -> list[str]:
         return list((obj.result or {}).get("notes", []))

@@ -45,6 +45,8 @@ Inference, retrieval, evaluation and media (per month)::
 
     unit cost = total / accepted × scale    (per 1M accepted output tokens, or per 1,000
                                              accepted outputs/assets)
+    token classes: scale = 1e6 / billed tokens per request, the brief's token type:
+    output (default), input, or input + output (API routes normalised the same way)
 
 Training and fine-tuning (per run)::
 
@@ -94,10 +96,13 @@ from procurement.engine.cost_common import (
     THOUSAND,
     UNIT_PER_1K_ASSETS,
     UNIT_PER_1K_OUTPUTS,
+    UNIT_PER_1M_INPUT_TOKENS,
     UNIT_PER_1M_TOKENS,
+    UNIT_PER_1M_TOTAL_TOKENS,
     UNIT_PER_MODEL,
     UNIT_PER_RUN,
     UNIT_QUANTUM,
+    billed_tokens_per_output,
     candidate_ranges,
     common_lines,
     dec,
@@ -113,6 +118,7 @@ from procurement.engine.cost_common import (
     split_exactly,
     spot_rework_share,
     training_spec,
+    unit_basis,
     unit_label_and_scale,
     values_for,
 )
@@ -137,12 +143,15 @@ __all__ = [
     "THOUSAND",
     "UNIT_PER_1K_ASSETS",
     "UNIT_PER_1K_OUTPUTS",
+    "UNIT_PER_1M_INPUT_TOKENS",
     "UNIT_PER_1M_TOKENS",
+    "UNIT_PER_1M_TOTAL_TOKENS",
     "UNIT_PER_MODEL",
     "UNIT_PER_RUN",
     "UNIT_QUANTUM",
     "api_cost_per_attempt",
     "billed_attempts",
+    "billed_tokens_per_output",
     "candidate_ranges",
     "checkpoint_write_s",
     "common_lines",
@@ -165,6 +174,7 @@ __all__ = [
     "training_nodes",
     "training_spec",
     "training_tokens_per_s",
+    "unit_basis",
     "unit_label_and_scale",
     "young_daly_interval_h",
 ]

@@ -51,6 +51,8 @@ LINE_ORDER: tuple[str, ...] = (
 )
 
 UNIT_PER_1M_TOKENS = "per 1M accepted output tokens"
+UNIT_PER_1M_INPUT_TOKENS = "per 1M accepted input tokens"
+UNIT_PER_1M_TOTAL_TOKENS = "per 1M accepted tokens (input + output)"
 UNIT_PER_1K_OUTPUTS = "per 1,000 accepted outputs"
 UNIT_PER_1K_ASSETS = "per 1,000 accepted assets"
 UNIT_PER_RUN = "per completed training run"
@@ -102,9 +104,49 @@ def unit_label_and_scale(workload: WorkloadInput) -> tuple[str, Decimal]:
     if workload.is_media:
         return UNIT_PER_1K_ASSETS, THOUSAND
     if workload.output_tokens_per_request > 0:
+        label, tokens = billed_tokens_per_output(workload)
         with localcontext(DECIMAL_CONTEXT):
-            return UNIT_PER_1M_TOKENS, MILLION / dec(workload.output_tokens_per_request)
+            return label, MILLION / tokens
     return UNIT_PER_1K_OUTPUTS, THOUSAND
+
+
+def billed_tokens_per_output(workload: WorkloadInput) -> tuple[str, Decimal]:
+    """The unit's label and the billed tokens in one accepted output (issue 17).
+
+    Every candidate is costed per accepted request first: its monthly total over the accepted
+    requests. The brief's token type then divides that by the tokens the team pays for in one
+    request: output (the default), input, or input + output. An API route priced per input
+    and per output token is normalised the same way, its whole bill per request (both kinds
+    of tokens) over the billed tokens, so GPU rows and API routes stay comparable.
+    """
+    tokens_out = dec(workload.output_tokens_per_request)
+    tokens_in = dec(workload.input_tokens_per_request)
+    if workload.tokens_billed == "output":
+        return UNIT_PER_1M_TOKENS, tokens_out
+    if tokens_in <= 0:
+        raise EngineInputError(
+            "billed_token_type",
+            f"unit costs per {workload.tokens_billed} token need the input tokens per "
+            "request (the brief's mean or p95 input)",
+        )
+    if workload.tokens_billed == "input":
+        return UNIT_PER_1M_INPUT_TOKENS, tokens_in
+    return UNIT_PER_1M_TOTAL_TOKENS, tokens_in + tokens_out
+
+
+def unit_basis(workload: WorkloadInput) -> str:
+    """The unit cost's basis in words, for pages and exports ("" outside token classes)."""
+    label, _ = unit_label_and_scale(workload)
+    if label not in (UNIT_PER_1M_TOKENS, UNIT_PER_1M_INPUT_TOKENS, UNIT_PER_1M_TOTAL_TOKENS):
+        return ""
+    _, tokens = billed_tokens_per_output(workload)
+    kind = {"output": "output", "input": "input", "total": "input + output"}[workload.tokens_billed]
+    return (
+        f"Unit costs are USD {label}: each row's monthly total over its accepted requests, "
+        f"at {float(tokens):,g} {kind} tokens per request (the brief's mean, else p95). API routes "
+        "priced per input and per output token are normalised the same way: their whole "
+        "bill per request, both kinds of tokens, over those billed tokens."
+    )
 
 
 def training_spec(workload: WorkloadInput) -> TrainingSpec:

@@ -31,6 +31,9 @@ from procurement.engine.types_common import (
     _range,
 )
 
+BilledTokenType = Literal["output", "input", "total"]
+BILLED_TOKEN_TYPES: tuple[str, ...] = ("output", "input", "total")
+
 
 @dataclass(frozen=True, slots=True)
 class TrainingSpec(JsonMixin):
@@ -122,6 +125,8 @@ class WorkloadInput(JsonMixin):
     api_failed_attempts_billed: float = 1.0
     # D9: where each stated value came from ("brief", "override", "product default")
     assumption_sources: Mapping[str, str] = field(default_factory=dict)
+    # Issue 17: the tokens a unit cost counts (token classes); the team's bill decides
+    tokens_billed: BilledTokenType = "output"
 
     def __post_init__(self) -> None:
         if self.workload_class not in WORKLOAD_CLASSES:
@@ -168,6 +173,11 @@ class WorkloadInput(JsonMixin):
         _finite(self, "api_failed_attempts_billed", lo=0, hi=1)
         _finite(self, "expected_model_churn_months", lo=0, lo_open=True)
         _finite(self, "stale_quote_days", lo=0)
+        if self.tokens_billed not in BILLED_TOKEN_TYPES:
+            raise EngineInputError(
+                "billed_token_type",
+                f"must be one of {', '.join(BILLED_TOKEN_TYPES)}, got {self.tokens_billed!r}",
+            )
         for name in (
             "loaded_monthly_cost_per_fte",
             "serving_stack_per_month",

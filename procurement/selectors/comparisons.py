@@ -230,6 +230,7 @@ def results_context(
         "ineligible_count": total - eligible,
         "candidate_count": total,
         "unit_label": result.get("unit_label", ""),
+        "unit_basis": result.get("unit_basis", ""),
         "hybrid": result.get("hybrid"),
         "notes": result.get("notes", []),
         "snapshot_as_of": as_of,

@@ -10,6 +10,7 @@ the measured acceptance / failure rates. Each ignored result says why on the row
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from core import workloads
@@ -19,7 +20,12 @@ from procurement.engine.evidence import (
     ResultWorkload,
     choose_evidence,
 )
-from procurement.engine.operating_points import ServiceLevel, choose_point, point_from_dict
+from procurement.engine.operating_points import (
+    MeasuredPoint,
+    ServiceLevel,
+    choose_point,
+    point_from_dict,
+)
 from procurement.engine.types import Range
 from procurement.snapshot.context import Context, rounded
 
@@ -119,13 +125,25 @@ def _rate_range(rate: float, n: float | None) -> Range:
     return Range(max(1e-6, rate - half), rate, min(1.0, rate + half) if rate < 1 else 1.0)
 
 
-def _service_level(ctx: Context) -> ServiceLevel:
+def service_level(ctx: Context) -> ServiceLevel:
     brief = ctx.brief
     return ServiceLevel(
         ttft_p95_ms=_num(brief.get("ttft_p95_ms")),
         itl_p95_ms=_num(brief.get("itl_p95_ms")),
         e2e_p99_ms=_num(brief.get("e2e_p99_ms")),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Sweep:
+    """What costing a sweep's every point needs besides the row's candidate."""
+
+    points: tuple[MeasuredPoint, ...]
+    slo: ServiceLevel
+    goodput_counts: bool  # real-time class, measured on this workload (as for the row)
+    chosen_label: str
+    throughput_factor: float
+    base_acceptance: Range | None  # before goodput; None: the brief's acceptance
 
 
 def apply(
@@ -143,9 +161,10 @@ def apply(
     point_note = None
     goodput = None
     points = [point_from_dict(p) for p in result.get("operating_points") or []]
+    choice = None
     if points:
         realtime = ctx.cls in REALTIME
-        choice = choose_point(points, _service_level(ctx), realtime=realtime)
+        choice = choose_point(points, service_level(ctx), realtime=realtime)
         if choice is not None:
             total = choice.output_tokens_per_s
             figures = {
@@ -172,6 +191,19 @@ def apply(
         perf["latency_source"] = "measured"
     acceptance = _num(result.get("acceptance_rate")) if match.kind == "measured" else None
     n = _num(result.get("requests_completed"))
+    if choice is not None and len(points) > 1:
+        # The sweep's other points, costed beside the chosen one (engine/point_costs.py).
+        measured_acceptance = acceptance is not None and 0 < acceptance <= 1
+        extras["sweep"] = Sweep(
+            points=tuple(points),
+            slo=service_level(ctx),
+            goodput_counts=match.kind == "measured" and ctx.cls in REALTIME,
+            chosen_label=choice.label,
+            throughput_factor=match.throughput_factor,
+            base_acceptance=_rate_range(acceptance, n)
+            if measured_acceptance and acceptance is not None
+            else None,
+        )
     if acceptance is not None and 0 < acceptance <= 1:
         if goodput is not None and ctx.cls in REALTIME:
             acceptance = max(1e-6, acceptance * goodput)

@@ -28,9 +28,17 @@ from typing import Any
 from procurement.engine.errors import EngineInputError
 from procurement.engine.memory_fit import GpuSpec
 from procurement.engine.performance import peak_dense_tflops
-from procurement.engine.types import HOURS_PER_MONTH, CandidateInput, PurchaseSpec, Range
+from procurement.engine.point_costs import point_costs
+from procurement.engine.types import (
+    HOURS_PER_MONTH,
+    CandidateInput,
+    PurchaseSpec,
+    Range,
+    WorkloadInput,
+)
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import Context, latency_met, money, quote_key, rounded
+from procurement.snapshot.evidence import Sweep
 from procurement.snapshot.sizing import inference_fit, inference_perf, media_perf, training_fit
 from procurement.snapshot.workload import dec
 
@@ -227,4 +235,29 @@ def quote_candidate(
         )
     except EngineInputError as exc:
         return None, facts, [f"cannot be costed: {exc.message}"]
+    sweep = extras.get("sweep")
+    if sweep is not None and fx_ok:
+        # costed after the ranking, for the rows the pages chart (snapshot/sweeps.py)
+        facts[SWEEP_FACT] = sweep
     return cand, facts, []
+
+
+SWEEP_FACT = "_sweep"  # not a row field: compute() never copies it into a row
+
+
+def sweep_costs(
+    workload: WorkloadInput, cand: CandidateInput, sweep: Sweep
+) -> list[dict[str, Any]]:
+    """Every point of the row's sweep costed by the engine, frozen with the row (issue 17):
+    the charts read these, never recompute them."""
+    costed = point_costs(
+        workload,
+        cand,
+        sweep.points,
+        sweep.slo,
+        realtime=sweep.goodput_counts,
+        chosen_label=sweep.chosen_label,
+        throughput_factor=sweep.throughput_factor,
+        base_acceptance=sweep.base_acceptance,
+    )
+    return [p.to_dict() for p in costed]

@@ -164,6 +164,7 @@ def workload_input(snap: dict[str, Any]) -> WorkloadInput:
         "spot_rework_share": float(scalar(a, "spot_rework_share")),
         "api_failed_attempts_billed": float(scalar(a, "api_failed_attempts_billed")),
         "assumption_sources": _sources(brief, overrides),
+        "tokens_billed": brief.get("billed_token_type") or "output",
     }
     if brief["workload_class"] in TRAINING_BRIEF_CLASSES:
         values["training"] = _training_spec(snap, a)

@@ -17,7 +17,7 @@ from briefs import access as briefs_access
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.roles import STAFF_ROLES, has_role, role_required
-from procurement import access, charts
+from procurement import access, charts, point_charts
 from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilterForm
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.selectors.reviews.rows import reviews_of
@@ -182,6 +182,11 @@ def _results_html(comparison: Any, page_number: int = 1) -> str:
             context["page"] = page
             context["row_offset"] = offset
             context["figures"] = charts.comparison_figures(comparison, top)
+            unit = (comparison.result or {}).get("unit_label", "")
+            across = point_charts.across_figure(top, unit)
+            if across is not None:
+                context["figures"]["fig-points"] = across
+            context["point_sections"] = point_charts.point_sections(rows, unit)
             if "snapshot" in comparison.get_deferred_fields():
                 # Only what the section shows of the snapshot (never saved: a read-only page).
                 comparison.snapshot = comparison.shown_snapshot_facts()

@@ -8,6 +8,9 @@
     if (typeof window.Plotly === "undefined") return;
     root.querySelectorAll("[data-plotly]").forEach(function (el) {
       if (el.dataset.rendered) return;
+      // A chart in a closed <details> would be drawn at a guessed width: wait until opened.
+      var fold = el.closest("details");
+      if (fold && !fold.open) return;
       var src = document.getElementById(el.dataset.plotly);
       if (!src) return;
       var fig = JSON.parse(src.textContent);
@@ -69,6 +72,11 @@
     if (field) { ev.preventDefault(); item.scrollIntoView({ block: "start" }); field.focus({ preventScroll: true }); }
   });
   document.addEventListener("DOMContentLoaded", focusFirstError);
+
+  // "toggle" does not bubble: listen in the capture phase for every <details> on the page.
+  document.addEventListener("toggle", function (ev) {
+    if (ev.target.open) renderCharts(ev.target);
+  }, true);
 
   function init(root) { renderCharts(root || document); initToggles(root || document); }
   document.addEventListener("DOMContentLoaded", function () { init(document); });

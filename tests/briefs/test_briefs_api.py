@@ -311,3 +311,22 @@ def test_a_nul_byte_in_a_reference_or_text_is_a_400_not_a_500(catalog, lead, fie
     assert response.status_code == 400
     assert field in response.json()["fields"]
     assert WorkloadBrief.objects.count() == before
+
+
+def test_issue17_the_api_takes_and_returns_the_billed_token_type(as_user, lead, catalog):
+    client = as_user(lead)
+    default = client.post(LIST, _body(), format="json").json()
+    assert default["billed_token_type"] == "output"
+    chosen = client.post(LIST, _body(billed_token_type="input"), format="json")
+    assert chosen.status_code == 201, chosen.json()
+    assert chosen.json()["billed_token_type"] == "input"
+    revised = client.post(
+        _revise(WorkloadBrief.objects.get(pk=default["id"])),
+        {"billed_token_type": "total"},
+        format="json",
+    )
+    assert revised.json()["billed_token_type"] == "total"
+    bad = client.post(LIST, _body(title="Bad", billed_token_type="cached"), format="json")
+    assert bad.status_code == 400
+    assert "valid choice" in bad.json()["fields"]["billed_token_type"][0]
+    assert not WorkloadBrief.objects.filter(title="Bad").exists()

@@ -306,3 +306,18 @@ def test_training_brief_detail_sizes_the_training_state(login, lead, catalog, wo
     assert "sequence length 4,096 tokens" in html
     assert 'data-plotly="fig-brief-curve"' in html
     assert "bytes_per_trained_param" in html
+
+
+def test_issue17_the_form_asks_which_tokens_unit_costs_count(login, lead, catalog):
+    client = login(lead)
+    assert 'name="billed_token_type"' in client.get("/briefs/new/").content.decode()
+    client.post("/briefs/new/", _form(billed_token_type="total"))
+    client.post("/briefs/new/", _form(title="Older form"))  # not sent: output, the default
+    assert dict(WorkloadBrief.objects.values_list("title", "billed_token_type")) == {
+        "Support chat": "total",
+        "Older form": "output",
+    }
+    response = client.post("/briefs/new/", _form(title="Bad", billed_token_type="cached"))
+    assert response.status_code == 400
+    assert "Select a valid choice" in response.content.decode()
+    assert not WorkloadBrief.objects.filter(title="Bad").exists()

@@ -165,3 +165,14 @@ def test_operating_point_round_trips_through_a_dict() -> None:
     )
     data = json.loads(json.dumps(point.to_dict(), allow_nan=False))
     assert OperatingPoint.from_dict(data) == point
+
+
+def test_issue17_the_shared_guidellm_report_gives_one_point_per_rate() -> None:
+    """The shared GuideLLM 0.8 report (two constant-rate benchmarks) is a sweep of two."""
+    shared = Path(__file__).parent / "fixtures" / "guidellm"
+    result = parse((shared / "llmd_fixture_guidellm0.8dev_report_v2_mock.json").read_bytes())
+    points = result.operating_points
+    assert [p.label for p in points] == ["request rate 2/s", "request rate 4/s"]
+    assert [p.request_rate_per_s for p in points] == [2.0, 4.0]
+    assert points[1].output_tokens_per_s == pytest.approx(6.377, abs=1e-3)
+    assert all(p.ttft_ms is not None and p.ttft_ms.p95 for p in points)

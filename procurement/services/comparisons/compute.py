@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
+from procurement.engine import cost
 from procurement.engine.comparison import ENGINE_VERSION, run_comparison
 from procurement.engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
 from procurement.snapshot import Thawed, thaw
+from procurement.snapshot.sweeps import charted_point_costs
 
 THAW_SHARE = 0.15  # share of the progress bar spent building inputs (memory fits, estimates)
 CENT = Decimal("0.01")
@@ -117,6 +119,9 @@ def result_json(output: ComparisonOutput, thawed: Thawed) -> dict[str, Any]:
         "eligible": eligible,
         "not_costed": len(thawed.rejected),
     }
+    if thawed.input is not None:
+        data["billed_token_type"] = thawed.input.workload.tokens_billed
+        data["unit_basis"] = cost.unit_basis(thawed.input.workload)
     return data
 
 
@@ -143,11 +148,14 @@ def compute(
     if thawed.input is not None:
         output = run_comparison(thawed.input, seed=seed, samples=samples, progress=engine_progress)
         outcomes = {row.candidate_id: row for row in output.candidates}
+    swept = charted_point_costs(thawed, output) if output is not None else {}
     rows = []
     for key in thawed.order:
         facts = thawed.facts[key]
         if key in outcomes:
             rows.append(outcome_row(outcomes[key], facts))
+            if key in swept:
+                rows[-1]["detail"]["operating_points"] = swept[key]
         else:
             rows.append(_rejected_row(key, facts, thawed.rejected.get(key, [])))
     if output is None:

@@ -1,0 +1,39 @@
+"""Which rows get every point of their sweep costed (issue 17). Pure: no Django.
+
+Costing a sweep's every point takes about as long as costing the row itself again for each
+point, and the pages chart only the cheapest rows (the first results page). So, once the
+engine has ranked the rows, the `CHARTED_ROWS` cheapest eligible ones (and the recommended
+row) get their points costed and frozen with them; the others keep their chosen point only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from procurement.engine.types import ComparisonOutput
+from procurement.snapshot.quotes import SWEEP_FACT, sweep_costs
+from procurement.snapshot.thaw import Thawed
+
+CHARTED_ROWS = 50  # the results page's first page (views.comparisons.RESULTS_PAGE_SIZE)
+
+
+def charted_point_costs(
+    thawed: Thawed, output: ComparisonOutput, *, rows: int = CHARTED_ROWS
+) -> dict[str, list[dict[str, Any]]]:
+    """Row key → its sweep's points, costed, for the cheapest eligible rows with a sweep."""
+    if thawed.input is None:
+        return {}
+    candidates = {c.id: c for c in thawed.input.candidates}
+    wanted = {
+        o.candidate_id
+        for o in output.candidates
+        if o.rank_by_unit_cost is not None and o.rank_by_unit_cost <= rows
+    }
+    if output.recommended_candidate_id:
+        wanted.add(output.recommended_candidate_id)
+    out = {}
+    for key in sorted(wanted):
+        sweep = thawed.facts.get(key, {}).get(SWEEP_FACT)
+        if sweep is not None and key in candidates:
+            out[key] = sweep_costs(thawed.input.workload, candidates[key], sweep)
+    return out

@@ -1,0 +1,191 @@
+"""Issue 17: operating-point charts read the per-point costs frozen with each row."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+from django.utils import timezone
+
+from benchmarks.models import BenchmarkResult
+from procurement import point_charts
+from procurement.models import CandidateResult
+from procurement.services.comparisons import comparison_create, comparison_run
+
+UNIT = "per 1M accepted output tokens"
+
+
+def _p(label, per_user, cost, meets, chosen=False, **extra):
+    return {
+        "label": label,
+        "statement": f"{label}, TTFT p95 …",
+        "tokens_per_s_per_user": per_user,
+        "tokens_per_s": 1000.0,
+        "unit_cost": cost,
+        "meets": meets,
+        "chosen": chosen,
+        "goodput": None,
+        **extra,
+    }
+
+
+SWEEP = [
+    _p("concurrency 8", 80.0, "1.90", True),
+    _p("concurrency 32", 50.0, "0.95", True, chosen=True),
+    _p("concurrency 64", 25.0, "0.76", False),
+    _p("rate inf/s", None, "0.70", False),  # no per-user figure: table only
+]
+
+
+def _row(key="quote:1", rank=1, points=SWEEP, eligible=True):
+    return SimpleNamespace(
+        key=key,
+        rank=rank,
+        eligible=eligible,
+        provider_name="P",
+        accelerator_name="H100",
+        capacity_model="on_demand",
+        label="Offer",
+        detail={"operating_points": points},
+    )
+
+
+def test_issue17_candidate_chart_marks_the_chosen_point_and_styles_misses_apart():
+    fig = point_charts.candidate_figure(_row(), UNIT)
+    names = [t["name"] for t in fig["data"]]
+    assert names == [
+        "sweep",
+        "meets the service level",
+        "misses the service level",
+        "costed at: concurrency 32, TTFT p95 …",
+    ]
+    meets, misses, chosen = fig["data"][1:]
+    assert meets["x"] == [50.0, 80.0]  # along the x axis
+    assert misses["x"] == [25.0]
+    assert misses["marker"]["symbol"] == "x"
+    assert chosen["y"] == [0.95]
+    assert chosen["marker"]["symbol"] == "star"
+    assert fig["layout"]["yaxis"]["title"]["text"] == f"USD {UNIT}"
+    assert "tokens/s per user" in fig["layout"]["xaxis"]["title"]["text"]
+    json.dumps(fig)
+
+
+def test_issue17_the_service_level_boundary_is_drawn_at_the_last_point_meeting_it():
+    fig = point_charts.candidate_figure(_row(), UNIT)
+    line, shade = fig["layout"]["shapes"]
+    assert line["x0"] == line["x1"] == 50.0
+    assert line["line"]["dash"] == "dash"
+    assert shade["x1"] == 50.0
+    assert shade["x0"] < 25.0
+    assert fig["layout"]["annotations"][0]["text"] == "service-level boundary"
+    every_point_meets = [_p("a", 10.0, "1", True), _p("b", 20.0, "2", True, chosen=True)]
+    fig = point_charts.candidate_figure(_row(points=every_point_meets), UNIT)
+    assert fig["layout"]["shapes"] == []
+
+
+def test_issue17_across_candidates_one_line_each_and_the_chosen_points_as_stars():
+    rows = [
+        _row("quote:1", 1),
+        _row(
+            "quote:2", 2, points=[_p("a", 30.0, "2", True, chosen=True), _p("b", 9.0, "1", False)]
+        ),
+        _row("quote:3", None, eligible=False),
+        _row("quote:4", 3, points=SWEEP[:1]),  # a single drawable point: no line
+    ]
+    fig = point_charts.across_figure(rows, UNIT)
+    assert [t["name"] for t in fig["data"]] == [
+        "P · H100 · on-demand #1",
+        "P · H100 · on-demand #2",
+        "chosen points",
+    ]
+    assert fig["data"][1]["marker"]["symbol"] == ["x", "circle"]
+    assert fig["data"][-1]["y"] == [0.95, 2.0]
+    assert point_charts.across_figure([_row(points=[])], UNIT) is None
+
+
+def test_issue17_sections_list_every_point_for_the_table():
+    (section,) = point_charts.point_sections([_row(), _row("quote:9", points=SWEEP[:1])], UNIT)
+    assert len(section["points"]) == 4  # the point without tokens/s per user too
+    assert section["chosen"]["label"] == "concurrency 32"
+    assert section["figure_id"] == "fig-points-0"
+
+
+# --- the page, from a real comparison over a benchmark sweep --------------------------------
+
+
+def _sweep_result(lead, quote):
+    points = [
+        {
+            "label": f"concurrency {c}",
+            "concurrency": float(c),
+            "output_tokens_per_s": tps,
+            "ttft_ms": {"p50": None, "p95": ttft, "p99": None, "mean": None},
+            "itl_ms": {"p50": itl, "p95": itl * 1.5, "p99": None, "mean": None},
+            "e2e_ms": {"p50": None, "p95": None, "p99": 9000.0, "mean": None},
+        }
+        for c, tps, ttft, itl in (
+            (8, 1200.0, 300.0, 12.0),
+            (32, 2400.0, 835.0, 20.0),
+            (64, 3000.0, 2600.0, 40.0),
+        )
+    ]
+    BenchmarkResult.objects.create(
+        uploaded_by=lead,
+        quote=quote,
+        accelerator=quote.accelerator,
+        gpu_count=4,
+        raw_file="benchmarks/sweep.json",
+        original_name="sweep.json",
+        sha256="1" * 64,
+        size_bytes=10,
+        format_id="vllm",
+        status=BenchmarkResult.Status.PARSED,
+        parsed_at=timezone.now(),
+        metrics={"output_tokens_per_s": 1200.0, "operating_points": points},
+        model_name="meta-llama/Llama-3.1-70B-Instruct",
+        precision="bf16",
+        input_tokens_mean=1500,
+        output_tokens_mean=300,
+        concurrency=64,
+    )
+
+
+@pytest.fixture
+def swept(scenario, lead):
+    from tests.factories import WorkloadBriefFactory
+
+    quote = scenario["fast"]
+    _sweep_result(lead, quote)
+    brief = WorkloadBriefFactory(
+        created_by=lead, e2e_p99_ms=30_000, ttft_p95_ms=2000, itl_p95_ms=100
+    )
+    comparison = comparison_create(acting_user=lead, brief=brief, quote_ids=[quote.pk], seed=7)
+    comparison_run(comparison_id=comparison.pk)
+    comparison.refresh_from_db()
+    return comparison, CandidateResult.objects.get(comparison=comparison, key=f"quote:{quote.pk}")
+
+
+def test_issue17_the_page_shows_each_sweep_with_its_chart_and_table(swept, login, lead):
+    comparison, row = swept
+    points = row.detail["operating_points"]
+    assert [p["chosen"] for p in points] == [False, True, False]
+    assert row.performance["evidence"]["operating_point"].startswith("concurrency 32, TTFT p95 835")
+    html = login(lead).get(comparison.get_absolute_url()).content.decode()
+    assert "Operating points at the brief" in html
+    assert f'id="points-{row.key.replace(":", "")}"' in html
+    assert "at concurrency 32, TTFT p95 835 ms" in html  # the row says the point
+    assert 'id="fig-points-0"' in html
+    assert 'data-plotly="fig-points-0"' in html
+    assert 'id="fig-points"' in html  # the across-candidates chart
+    assert html.count("costed here") == 1
+    assert "misses" in html
+    assert f"USD {UNIT}" in html
+
+
+def test_issue17_the_review_page_and_record_say_where_the_row_was_costed(swept, login, finance):
+    comparison, _row = swept
+    client = login(finance)
+    for path in ("review", "record"):
+        html = client.get(f"/comparisons/{comparison.pk}/{path}/").content.decode()
+        assert "at concurrency 32, TTFT p95 835 ms" in html, path
