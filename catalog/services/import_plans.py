@@ -197,7 +197,8 @@ def skypilot_plan(
             zones=zones,
             quoted_at=quoted_at,
             source_document=filename[:200],
-            notes="Host machine type price included." if row.host_included else "",
+            notes=row.host_note
+            or ("Host machine type price included." if row.host_included else ""),
             is_public_list_price=True,
             entered_by=acting_user,
             capacity_model=capacity,

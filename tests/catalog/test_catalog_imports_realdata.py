@@ -13,7 +13,7 @@ from decimal import Decimal
 import pytest
 
 from catalog.errors import ImportRejected
-from catalog.importers.skypilot import SKIP_ATTACHABLE, SKIP_NO_HOST
+from catalog.importers.skypilot import skip_no_host
 from catalog.models import ModelApiRoute, Quote
 from catalog.services import ImportKind, catalog_import
 from core.models import AuditEvent
@@ -214,8 +214,10 @@ def test_gcp_gpu_rows_are_priced_with_their_host_machine_type(lead, catalog, clo
     assert a100_80.price_per_gpu_hour == Decimal("5.2000")
     assert a100_80.price_per_gpu_hour > a100.price_per_gpu_hour
     assert all(q.title for q in Quote.objects.all())
-    assert outcome.skipped[SKIP_NO_HOST] == 1
-    assert outcome.skipped[SKIP_ATTACHABLE] == 1
+    # Named: the GPU, its count and the host looked for (8× H100 needs a3-highgpu-8g; a T4
+    # is priced on n1-highmem-8, which this file does not list).
+    assert outcome.skipped[skip_no_host("H100", 8, ("a3-highgpu-8g",))] == 1
+    assert outcome.skipped[skip_no_host("T4", 1, ("n1-highmem-8",))] == 1
 
 
 def test_identical_zone_prices_collapse_into_one_quote(lead, catalog, clouds):
