@@ -84,6 +84,7 @@ def gcp_hosts_for(name: str, gpus: int) -> tuple[str, ...]:
     return (pattern.format(n=gpus),)
 
 
+SKIP_SPOT_NOT_CHEAPER = "spot price not below on-demand (the on-demand quote is the offer)"
 # How each cloud names its instance types and regions, to check the provider chosen.
 CLOUD_PATTERNS = {
     "aws": re.compile(r"^[a-z][a-z0-9-]*\.[0-9a-z]+$"),
@@ -244,6 +245,11 @@ def _gpu_row(
     if not on_demand and not spot_gpu:
         result.skip("no price listed")
         return None
+    # RunPod's file repeats the on-demand price as the spot price: an interruptible copy at
+    # the same price is no offer of its own, only a second identical candidate (R10).
+    if on_demand and spot_gpu and spot_gpu >= on_demand:
+        result.skip(SKIP_SPOT_NOT_CHEAPER)
+        spot_gpu = None
     return SkyPilotRow(
         row=number,
         instance_type=instance,

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 import pytest
 
+from catalog.importers.skypilot import SKIP_SPOT_NOT_CHEAPER
 from catalog.models import ModelApiRoute, Quote
 from catalog.services import ImportKind, catalog_import
 from catalog.services.import_plans import SKIP_SAME_MODEL
@@ -106,3 +107,38 @@ def test_r4_azure_nc_a100_is_pcie_and_nd_is_sxm(lead, catalog):
     nd = Quote.objects.get(title="Standard_ND96amsr_A100_v4", capacity_model="on_demand")
     assert nd.price_per_gpu_hour == Decimal("4.0963")  # 32.77 / 8, half-up
     assert nd.region == "westeurope"
+
+
+RUNPOD_VMS = (
+    "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,"
+    "Region,AvailabilityZone\n"
+    "1x_H100-80GB_SECURE,H100,1.0,16.0,176.0,"
+    "\"{'Gpus': [{'Name': 'H100 SXM', 'Count': 1}]}\",2.69,2.69,CA,CA-MTL-1\n"
+    "2x_H100-80GB_SECURE,H100,2.0,32.0,352.0,"
+    "\"{'Gpus': [{'Name': 'H100 SXM', 'Count': 2}]}\",5.38,4.40,CA,CA-MTL-1\n"
+)
+
+
+def test_r10_spot_at_the_on_demand_price_is_not_a_second_quote(lead, catalog):
+    """R10: RunPod's file gives the same spot and on-demand price; that row is one quote
+    (on-demand), counted in the outcome. A cheaper spot price stays a spot quote."""
+    runpod = ProviderFactory(slug="runpod", name="RunPod")
+    outcome = catalog_import(
+        acting_user=lead,
+        kind=ImportKind.SKYPILOT,
+        data=RUNPOD_VMS.encode(),
+        filename="vms.csv",
+        captured_on=date(2026, 11, 20),
+        provider=runpod,
+    )
+    quotes = sorted(
+        Quote.objects.filter(provider=runpod).values_list(
+            "title", "capacity_model", "price_per_gpu_hour"
+        )
+    )
+    assert quotes == [
+        ("1x_H100-80GB_SECURE", "on_demand", Decimal("2.6900")),
+        ("2x_H100-80GB_SECURE", "on_demand", Decimal("2.6900")),
+        ("2x_H100-80GB_SECURE", "spot", Decimal("2.2000")),
+    ]
+    assert outcome.skipped[SKIP_SPOT_NOT_CHEAPER] == 1
