@@ -101,6 +101,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
+    "core.api.middleware.JsonBodyMiddleware",  # malformed JSON is a 400 on every API write
 ]
 
 ROOT_URLCONF = "config.urls"

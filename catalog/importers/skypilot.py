@@ -7,10 +7,13 @@ are USD per instance-hour, so the per-GPU-hour price is Price / AcceleratorCount
 Priced as billed: Google Cloud's catalog lists the host machine type (`a2-highgpu-1g`, no
 accelerator) and the GPUs (no instance type) in separate rows; a GPU row without an instance
 type is combined with its host row (same region and zone, the machine type that carries that
-GPU count) and titled by it. GPUs with no fixed host (N1 + T4/V100) or whose host row is
-missing are skipped and counted, never imported GPU-only. CPU-only rows and rows without a
-price are skipped and counted, never errors. The form factor (PCIe, NVL, SXM) is read from the
-instance type and GpuInfo so a PCIe card is not taken for the SXM one.
+GPU count) and titled by it. GPUs that attach to an N1 VM of the buyer's
+choosing (T4, V100, P100, P4, K80) are priced on SkyPilot's default host for them, n1-highmem-8
+(8 vCPUs at 4 GB or more per vCPU), titled "n1-highmem-8 + N× GPU" and noted as such. A GPU row
+whose host row is missing, or whose host cannot be told from the file, is skipped and named in
+the outcome (GPU, count and the host looked for), never imported GPU-only. CPU-only rows and
+rows without a price are skipped and counted, never errors. The form factor (PCIe, NVL, SXM) is
+read from the instance type and GpuInfo so a PCIe card is not taken for the SXM one.
 """
 
 from __future__ import annotations
@@ -26,19 +29,62 @@ from catalog.importers.names import normalise_name
 REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region")
 GIB_TO_GB = Decimal("1.073741824")
 PRICE_QUANTUM = Decimal("0.0001")
-# GCP: the machine type that carries N of these GPUs ({n} = the GPU count).
-GCP_HOSTS = {
+# GCP: the machine types that carry N of these GPUs, cheapest first ({n} = the GPU count).
+GCP_HOSTS: dict[str, str | dict[int, tuple[str, ...]]] = {
     "a100": "a2-highgpu-{n}g",
     "a10080gb": "a2-ultragpu-{n}g",
     "h100": "a3-highgpu-{n}g",
     "h100mega": "a3-megagpu-{n}g",
     "h200": "a3-ultragpu-{n}g",
     "b200": "a4-highgpu-{n}g",
+    # G2 is the only family L4s attach to; one L4 comes with 4 to 32 vCPUs.
+    "l4": {
+        1: ("g2-standard-4", "g2-standard-8", "g2-standard-12", "g2-standard-16", "g2-standard-32"),
+        2: ("g2-standard-24",),
+        4: ("g2-standard-48",),
+        8: ("g2-standard-96",),
+    },
 }
-SKIP_NO_HOST = "GPU row whose host machine type has no price in the file (not imported GPU-only)"
-SKIP_ATTACHABLE = (
-    "GPU row with no instance type and no known host machine type (price depends on the VM)"
+# These attach to any N1 VM, so the file cannot say which one a buyer runs; SkyPilot launches
+# them on 8 vCPUs with at least 4 GB per vCPU, which is n1-highmem-8.
+GCP_N1_GPUS = frozenset({"t4", "v100", "p100", "p4", "k80"})
+GCP_N1_HOST = "n1-highmem-8"
+N1_HOST_NOTE = (
+    "Host machine type price included: n1-highmem-8, SkyPilot's default host for GPUs attached "
+    "to N1 VMs; another N1 shape costs more or less."
 )
+
+
+def skip_no_host(name: str, gpus: int, hosts: tuple[str, ...]) -> str:
+    return (
+        f"{name} ×{gpus}: host machine type {' or '.join(hosts)} has no price in the file "
+        "for that region and zone (not imported GPU-only)"
+    )
+
+
+def skip_attachable(name: str, gpus: int) -> str:
+    return (
+        f"{name} ×{gpus}: no instance type and no known host machine type, so the price "
+        "depends on a VM the file does not name (not imported GPU-only)"
+    )
+
+
+def gcp_hosts_for(name: str, gpus: int) -> tuple[str, ...]:
+    """The machine types that can carry `gpus` of this GCP GPU, in order of preference."""
+    key = normalise_name(name)
+    if key in GCP_N1_GPUS:
+        return (GCP_N1_HOST,)
+    pattern = GCP_HOSTS.get(key)
+    if pattern is None:
+        return ()
+    if isinstance(pattern, dict):
+        return pattern.get(gpus, ())
+    if key == "a100" and gpus == 16:
+        return ("a2-megagpu-16g",)
+    return (pattern.format(n=gpus),)
+
+
+SKIP_SPOT_NOT_CHEAPER = "spot price not below on-demand (the on-demand quote is the offer)"
 # How each cloud names its instance types and regions, to check the provider chosen.
 CLOUD_PATTERNS = {
     "aws": re.compile(r"^[a-z][a-z0-9-]*\.[0-9a-z]+$"),
@@ -66,6 +112,7 @@ class SkyPilotRow:
     form_factor: str = ""  # "pcie", "nvl", "sxm" or "" (not stated)
     title: str = ""
     host_included: bool = False
+    host_note: str = ""  # how the host machine type was chosen, when the file does not say
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,23 +220,36 @@ def _gpu_row(
     zone = reader.text("AvailabilityZone", max_len=60)
     price, spot = reader.decimal("Price") or None, reader.decimal("SpotPrice") or None
     vcpus, memory = reader.decimal("vCPUs"), reader.decimal("MemoryGiB")
-    host_included = False
+    host_included, title, host_note = False, instance, ""
     if not instance:  # GCP: the GPUs alone; add the host machine type's price
-        pattern = GCP_HOSTS.get(normalise_name(name))
-        if pattern is None:
-            result.skip(SKIP_ATTACHABLE)
+        candidates = gcp_hosts_for(name, gpus)
+        if not candidates:
+            result.skip(skip_attachable(name, gpus))
             return None
-        instance = pattern.format(n=gpus)
-        host = hosts.get((instance, region, zone))
-        if host is None or (host.price is None and host.spot is None):
-            result.skip(SKIP_NO_HOST)
+        found = [
+            (host_name, host)
+            for host_name in candidates
+            if (host := hosts.get((host_name, region, zone))) is not None
+            and (host.price is not None or host.spot is not None)
+        ]
+        if not found:
+            result.skip(skip_no_host(name, gpus, candidates))
             return None
+        instance, host = found[0]
         price, spot = _sum(price, host.price), _sum(spot, host.spot)
         vcpus, memory, host_included = host.vcpus, host.memory, True
+        title = instance
+        if instance == GCP_N1_HOST:  # one N1 shape carries many GPU kinds and counts
+            title, host_note = f"{instance} + {gpus}× {name}", N1_HOST_NOTE
     on_demand, spot_gpu = per_gpu(price, gpus), per_gpu(spot, gpus)
     if not on_demand and not spot_gpu:
         result.skip("no price listed")
         return None
+    # RunPod's file repeats the on-demand price as the spot price: an interruptible copy at
+    # the same price is no offer of its own, only a second identical candidate (R10).
+    if on_demand and spot_gpu and spot_gpu >= on_demand:
+        result.skip(SKIP_SPOT_NOT_CHEAPER)
+        spot_gpu = None
     return SkyPilotRow(
         row=number,
         instance_type=instance,
@@ -202,6 +262,7 @@ def _gpu_row(
         on_demand_per_gpu_hour=on_demand or None,
         spot_per_gpu_hour=spot_gpu or None,
         form_factor=form_factor_of(instance, reader.text("GpuInfo", max_len=2000)),
-        title=instance or f"{gpus}x {name}",
+        title=title or f"{gpus}x {name}",
         host_included=host_included,
+        host_note=host_note,
     )

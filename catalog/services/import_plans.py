@@ -29,6 +29,7 @@ from catalog.validation import api_route_rule_errors, max_gpus_per_node_for, quo
 
 LITELLM_SOURCE = "https://github.com/BerriAI/litellm"
 QUANTUM = Decimal("0.0001")
+SKIP_SAME_MODEL = "model listed again for the same provider (the first entry is imported)"
 
 
 @dataclass(slots=True)
@@ -197,7 +198,8 @@ def skypilot_plan(
             zones=zones,
             quoted_at=quoted_at,
             source_document=filename[:200],
-            notes="Host machine type price included." if row.host_included else "",
+            notes=row.host_note
+            or ("Host machine type price included." if row.host_included else ""),
             is_public_list_price=True,
             entered_by=acting_user,
             capacity_model=capacity,
@@ -234,6 +236,7 @@ def litellm_plan(
     plan = Plan(providers={p.pk for p in providers})
     profiles = {p.slug: p for p in ModelProfile.objects.all()}
     found: dict[str, Provider | None] = {}
+    planned: set[str] = set()
     for row in rows:
         if row.litellm_provider not in found:
             found[row.litellm_provider] = provider_for(row.litellm_provider, providers)
@@ -241,6 +244,12 @@ def litellm_plan(
         if provider is None:
             plan.not_in_catalog(f"provider {row.litellm_provider}")
             continue
+        # Several LiteLLM provider ids name one of ours (vertex_ai, vertex_ai-language-models
+        # → Google Cloud): a model they both list is one offer, not two current routes.
+        if (key := f"{provider.pk}|{row.model_name}") in planned:
+            plan.skip(SKIP_SAME_MODEL)
+            continue
+        planned.add(key)
         values: dict[str, Any] = {
             "model_name": row.model_name,
             "currency": "USD",
@@ -259,7 +268,7 @@ def litellm_plan(
         plan.items.append(
             Planned(
                 row.key,
-                f"{provider.pk}|{row.model_name}",
+                key,
                 ModelApiRoute(
                     **values,
                     provider=provider,

@@ -69,7 +69,7 @@ def loopback():
     thread.join()
 
 
-def test_scheduled_import_fetches_the_configured_url_and_audits(lead, catalog, loopback):
+def test_r2_scheduled_import_fetches_the_configured_url_and_audits(lead, catalog, loopback):
     """R2: the beat task imports each configured file; a repeat changes nothing."""
     ProviderFactory(slug="openai", name="OpenAI")
     lam = ProviderFactory(slug="lambda", name="Lambda")
@@ -136,7 +136,7 @@ def test_management_command_imports_a_path_with_its_date(lead, catalog, tmp_path
     assert {q.quoted_at.date() for q in Quote.objects.filter(provider=lam)} == {date(2026, 11, 20)}
 
 
-def test_api_import_reports_outcome_and_refuses_a_wrong_cloud(lead, catalog, api_client):
+def test_r16_api_import_reports_outcome_and_refuses_a_wrong_cloud(lead, catalog, api_client):
     """R16 through the API; R1's partial import is the API default for public files."""
     ProviderFactory(slug="lambda", name="Lambda")
     ProviderFactory(slug="gcp", name="Google Cloud")
@@ -199,7 +199,7 @@ def test_form_all_or_nothing_refuses_a_file_with_one_bad_entry(login, lead, cata
     assert ModelApiRoute.objects.count() == 1
 
 
-def test_background_import_runs_in_a_worker_with_progress(
+def test_r13_background_import_runs_in_a_worker_with_progress(
     login, lead, catalog, monkeypatch, django_capture_on_commit_callbacks
 ):
     """R13: a file handed to a worker shows its progress, then its outcome."""
@@ -268,7 +268,7 @@ def test_background_import_of_a_refused_file_lists_its_errors(lead, catalog, mon
     assert "Missing column" in job.errors[0]["message"]
 
 
-def test_api_background_import_returns_the_job_and_its_progress(
+def test_r13_api_background_import_returns_the_job_and_its_progress(
     lead, catalog, api_client, monkeypatch
 ):
     """R13 through the API: 202 with the job, then GET shows its outcome."""

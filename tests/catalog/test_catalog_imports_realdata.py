@@ -13,7 +13,7 @@ from decimal import Decimal
 import pytest
 
 from catalog.errors import ImportRejected
-from catalog.importers.skypilot import SKIP_ATTACHABLE, SKIP_NO_HOST
+from catalog.importers.skypilot import skip_no_host
 from catalog.models import ModelApiRoute, Quote
 from catalog.services import ImportKind, catalog_import
 from core.models import AuditEvent
@@ -90,7 +90,9 @@ def api_providers(db):
     }
 
 
-def test_current_litellm_file_imports_skipping_aliases_and_metadata(lead, catalog, api_providers):
+def test_r1_current_litellm_file_imports_skipping_aliases_and_metadata(
+    lead, catalog, api_providers
+):
     """R1: alias and metadata entries are skipped and counted; one bad entry does not refuse
     the good ones (it is reported)."""
     outcome = _import(lead, json.dumps(LITELLM_CURRENT), ImportKind.LITELLM)
@@ -103,7 +105,7 @@ def test_current_litellm_file_imports_skipping_aliases_and_metadata(lead, catalo
     assert ModelApiRoute.objects.count() == 3
 
 
-def test_litellm_all_or_nothing_on_request(lead, catalog, api_providers):
+def test_r1_litellm_all_or_nothing_on_request(lead, catalog, api_providers):
     """R1: the user can still ask for all-or-nothing."""
     with pytest.raises(ImportRejected) as exc:
         _import(lead, json.dumps(LITELLM_CURRENT), ImportKind.LITELLM, all_or_nothing=True)
@@ -111,7 +113,7 @@ def test_litellm_all_or_nothing_on_request(lead, catalog, api_providers):
     assert ModelApiRoute.objects.count() == 0
 
 
-def test_litellm_tiers_and_max_input_tokens_are_stored(lead, catalog, api_providers):
+def test_r8_r17_litellm_tiers_and_max_input_tokens_are_stored(lead, catalog, api_providers):
     """R8, R17: batch, priority, flex, long-context and cache-write prices kept as tiers;
     max_input_tokens stored on the route."""
     _import(lead, json.dumps(LITELLM_CURRENT), ImportKind.LITELLM)
@@ -133,14 +135,14 @@ def test_litellm_tiers_and_max_input_tokens_are_stored(lead, catalog, api_provid
     }
 
 
-def test_litellm_provider_ids_map_to_ours_by_name_and_slug(lead, catalog, api_providers):
+def test_r15_litellm_provider_ids_map_to_ours_by_name_and_slug(lead, catalog, api_providers):
     """R15: `lambda_ai` is our Lambda."""
     _import(lead, json.dumps(LITELLM_CURRENT), ImportKind.LITELLM)
     route = ModelApiRoute.objects.get(model_name="llama3.3-70b-instruct-fp8")
     assert route.provider == api_providers["lambda"]
 
 
-def test_litellm_provider_matched_by_name_when_slug_differs(lead, catalog):
+def test_r15_litellm_provider_matched_by_name_when_slug_differs(lead, catalog):
     """R15: a provider whose slug differs is found by its name."""
     lam = ProviderFactory(slug="lambda-cloud", name="Lambda")
     data = {k: LITELLM_CURRENT[k] for k in ("lambda_ai/llama3.3-70b-instruct-fp8",)}
@@ -148,7 +150,7 @@ def test_litellm_provider_matched_by_name_when_slug_differs(lead, catalog):
     assert ModelApiRoute.objects.get().provider == lam
 
 
-def test_litellm_reimport_revises_changed_routes_and_retires_gone_ones(
+def test_r2_litellm_reimport_revises_changed_routes_and_retires_gone_ones(
     lead, catalog, api_providers
 ):
     """R2: routes are matched on provider + model; unchanged ones are left alone."""
@@ -196,7 +198,7 @@ def clouds(db):
     }
 
 
-def test_gcp_gpu_rows_are_priced_with_their_host_machine_type(lead, catalog, clouds):
+def test_r3_gcp_gpu_rows_are_priced_with_their_host_machine_type(lead, catalog, clouds):
     """R3: the host VM's price is added to the GPU price; titles are the machine type."""
     outcome = _import(lead, GCP_VMS, ImportKind.SKYPILOT, provider=clouds["gcp"])
     quotes = {(q.title, q.capacity_model): q for q in Quote.objects.filter(provider=clouds["gcp"])}
@@ -214,11 +216,13 @@ def test_gcp_gpu_rows_are_priced_with_their_host_machine_type(lead, catalog, clo
     assert a100_80.price_per_gpu_hour == Decimal("5.2000")
     assert a100_80.price_per_gpu_hour > a100.price_per_gpu_hour
     assert all(q.title for q in Quote.objects.all())
-    assert outcome.skipped[SKIP_NO_HOST] == 1
-    assert outcome.skipped[SKIP_ATTACHABLE] == 1
+    # Named: the GPU, its count and the host looked for (8× H100 needs a3-highgpu-8g; a T4
+    # is priced on n1-highmem-8, which this file does not list).
+    assert outcome.skipped[skip_no_host("H100", 8, ("a3-highgpu-8g",))] == 1
+    assert outcome.skipped[skip_no_host("T4", 1, ("n1-highmem-8",))] == 1
 
 
-def test_identical_zone_prices_collapse_into_one_quote(lead, catalog, clouds):
+def test_r10_identical_zone_prices_collapse_into_one_quote(lead, catalog, clouds):
     """R10: one quote per instance type, region and capacity model, with its zone list."""
     _import(lead, GCP_VMS, ImportKind.SKYPILOT, provider=clouds["gcp"])
     quote = Quote.objects.get(title="a2-highgpu-1g", capacity_model="on_demand")
@@ -238,7 +242,7 @@ RUNPOD_LAMBDA = (
 )
 
 
-def test_pcie_cards_are_not_taken_for_sxm(lead, catalog, clouds):
+def test_r4_pcie_cards_are_not_taken_for_sxm(lead, catalog, clouds):
     """R4: `_pcie` in the instance type maps H100 to the PCIe row; SXM stays SXM."""
     _import(lead, RUNPOD_LAMBDA, ImportKind.SKYPILOT, provider=clouds["lambda"])
     by_title = {q.title: q.accelerator.slug for q in Quote.objects.all()}
@@ -246,7 +250,7 @@ def test_pcie_cards_are_not_taken_for_sxm(lead, catalog, clouds):
     assert by_title["gpu_8x_h100_sxm5"] == "h100-sxm-80gb"
 
 
-def test_runpod_a100_pcie_from_gpu_info(lead, catalog, clouds):
+def test_r4_runpod_a100_pcie_from_gpu_info(lead, catalog, clouds):
     """R4: GpuInfo "A100 PCIe" maps A100-80GB to the PCIe row, not SXM."""
     text = (
         "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,"
@@ -264,7 +268,7 @@ def test_runpod_a100_pcie_from_gpu_info(lead, catalog, clouds):
     }
 
 
-def test_common_inference_cards_are_in_the_catalog(lead, catalog, clouds):
+def test_r12_common_inference_cards_are_in_the_catalog(lead, catalog, clouds):
     """R12: GH200, V100, A10, A6000 rows import instead of being listed as unknown."""
     outcome = _import(lead, RUNPOD_LAMBDA, ImportKind.SKYPILOT, provider=clouds["lambda"])
     assert outcome.unknown == {}
@@ -274,7 +278,7 @@ def test_common_inference_cards_are_in_the_catalog(lead, catalog, clouds):
         assert slug in catalog
 
 
-def test_file_of_another_cloud_is_refused(lead, catalog, clouds):
+def test_r16_file_of_another_cloud_is_refused(lead, catalog, clouds):
     """R16: a GCP file imported as AWS is refused with a clear message."""
     with pytest.raises(ImportRejected) as exc:
         _import(lead, GCP_VMS, ImportKind.SKYPILOT, provider=clouds["aws"])
@@ -285,7 +289,7 @@ def test_file_of_another_cloud_is_refused(lead, catalog, clouds):
     assert AuditEvent.objects.filter(action="catalog.import_rejected").exists()
 
 
-def test_reimport_revises_changed_quotes_and_withdraws_gone_ones(lead, catalog, clouds):
+def test_r2_reimport_revises_changed_quotes_and_withdraws_gone_ones(lead, catalog, clouds):
     """R2: a weekly refresh revises the matching quote (a new version), leaves unchanged ones
     alone and withdraws the offers that left the file."""
     lam = clouds["lambda"]
@@ -320,7 +324,7 @@ def test_reimport_revises_changed_quotes_and_withdraws_gone_ones(lead, catalog, 
     assert Quote.objects.current().filter(provider=lam).count() == 5
 
 
-def test_large_refresh_writes_versions_in_bulk_with_audit(lead, catalog, clouds, monkeypatch):
+def test_r2_large_refresh_writes_versions_in_bulk_with_audit(lead, catalog, clouds, monkeypatch):
     """R2 at scale: many changes are written as new versions in bulk, each listed in an
     audit event; old versions stay as they were."""
     from catalog.services import import_apply
@@ -345,7 +349,7 @@ def test_large_refresh_writes_versions_in_bulk_with_audit(lead, catalog, clouds,
     assert {v["status"] for v in event.summary["versions"]} == {"submitted", "withdrawn"}
 
 
-def test_quotes_imported_before_offer_keys_are_revised_and_their_copies_withdrawn(
+def test_r2_quotes_imported_before_offer_keys_are_revised_and_their_copies_withdrawn(
     lead, catalog, clouds
 ):
     """R2 after an upgrade: three earlier imports left three copies of each offer (no offer

@@ -14,7 +14,7 @@ DEMO = ["eu-west", "eu-central"]  # the demo brief "Customer support chat"
     ["eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1", "europe-west4", "westeurope",
      "europe-central-1", "NL", "EU-NL-1", "eu-west", "germanywestcentral"],
 )  # fmt: skip
-def test_real_eu_regions_pass_the_demo_boundary(region):
+def test_r9_real_eu_regions_pass_the_demo_boundary(region):
     """R9: AWS, GCP, Azure, Lambda and RunPod codes for western/central Europe pass."""
     assert region_allowed(region, DEMO)
 
@@ -39,7 +39,7 @@ def test_geographies_countries_areas_and_aliases(region, allowed, ok):
     assert region_allowed(region, allowed) is ok
 
 
-def test_reason_names_the_region_and_the_allowed_set():
+def test_r9_reason_names_the_region_and_the_allowed_set():
     """R9: the reason says which region failed, where it is, and what was allowed."""
     reason = boundary_reason(["us-east-1"], DEMO)
     assert reason == (
@@ -77,7 +77,7 @@ def checklist_items(db):
 
 
 @pytest.mark.django_db
-def test_comparison_reason_names_the_region_and_api_routes_can_pass(lead, checklist_items):
+def test_r9_comparison_reason_names_the_region_and_api_routes_can_pass(lead, checklist_items):
     """R9: a real EU quote is eligible for an EU brief; an API route that states where it
     processes data passes; one that does not is refused with a reason."""
     from procurement.models import CandidateResult
@@ -117,7 +117,7 @@ def test_a_whole_geography_passes_only_a_boundary_that_contains_it():
 
 
 @pytest.mark.django_db
-def test_api_route_states_where_it_processes_data(lead, api_client):
+def test_r9_api_route_states_where_it_processes_data(lead, api_client):
     """R9: a route's processing regions are written and read through the API, and checked."""
     from tests.factories import ProviderFactory
 

@@ -33,20 +33,20 @@ def test_base_prices_without_a_matching_tier():
     )
 
 
-def test_batch_brief_pays_the_batch_tier():
+def test_r8_batch_brief_pays_the_batch_tier():
     prices = prices_for(ROUTE, batch=True, input_tokens=2_000)
     assert (prices.input_per_m, prices.output_per_m) == (Decimal("1.5"), Decimal("7.5"))
     assert prices.cached_input_per_m == Decimal("0.3000")
     assert prices.tiers == ("batch",)
 
 
-def test_long_prompts_pay_the_long_context_tier():
+def test_r8_long_prompts_pay_the_long_context_tier():
     prices = prices_for(ROUTE, batch=False, input_tokens=250_000)
     assert (prices.input_per_m, prices.output_per_m) == (Decimal("6"), Decimal("22.5"))
     assert prices.tiers == ("above_200k_tokens",)
 
 
-def test_input_longer_than_the_model_accepts_is_flagged():
+def test_r17_input_longer_than_the_model_accepts_is_flagged():
     assert input_limit_reason(ROUTE, 1_200_000) == (
         "the model accepts at most 1,000,000 input tokens; the brief's p95 input is 1,200,000"
     )
@@ -54,7 +54,7 @@ def test_input_longer_than_the_model_accepts_is_flagged():
     assert input_limit_reason({**ROUTE, "max_input_tokens": None}, 5_000_000) is None
 
 
-def test_comparison_of_a_batch_brief_uses_the_batch_tier(lead, db):
+def test_r8_comparison_of_a_batch_brief_uses_the_batch_tier(lead, db):
     """R8, R17: the batch price reaches the comparison for a batch-inference brief; a route
     whose model accepts less input than the brief needs is refused with a reason."""
     from procurement.models import CandidateResult

@@ -1,4 +1,4 @@
-"""Benchmark files read whole (findings R5, R6, R7, R14, R18) on small files written for them."""
+"""Benchmark files read whole (findings R5-R7, R14, R18, R19) on small files written for them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.parsers import detect, parse
+from benchmarks.figures import peak_memory_mib
+from benchmarks.parsers import ParseError, detect, parse
 
 WRITTEN = Path(__file__).parent / "fixtures" / "written"
 
@@ -105,3 +106,44 @@ def test_r18_llmperf_summaries_keyed_by_concurrency() -> None:
     assert result.runs[1].metrics.ttft_ms is not None
     assert result.runs[1].metrics.ttft_ms.p50 == pytest.approx(550.0)
     assert any("3 LLMPerf summaries" in n for n in result.notes)
+
+
+def test_r19_amd_smi_telemetry() -> None:
+    """R19: an amd-smi metric watch log of MI-series GPUs is read like an nvidia-smi log."""
+    data = raw("amd_smi_metric_watch_mi300x.csv")
+    assert detect(data, "amd.csv") == "amd-smi-csv"
+    result = parse(data, "amd.csv")
+    m, extra = result.metrics, result.extra
+    assert m.gpus == 2
+    assert m.duration_s == 10.0  # epoch-second timestamps, repeated header skipped
+    assert extra["samples"] == 6
+    assert extra["power.draw_mean"] == pytest.approx((712 + 698 + 731 + 705 + 690) / 5)
+    assert extra["utilization.gpu_max"] == 99.0
+    assert extra["temperature.gpu_max"] == 80.0  # hotspot: MI300X reports no edge temperature
+    assert extra["memory.used_max"] == 178176.0
+    # The plan's peak-memory check reads AMD telemetry as it reads NVIDIA's (MiB).
+    assert peak_memory_mib({"extra": extra}) == (178176.0, 196592.0)
+    assert any("MiB" in n for n in result.notes)
+
+
+def test_r19_amd_smi_monitor_units_in_cells_and_rocm_smi_bytes() -> None:
+    """R19: `amd-smi monitor --csv` cells carry units; rocm-smi gives VRAM in bytes."""
+    monitor = parse(raw("amd_smi_monitor.csv"))
+    assert monitor.format_id == "amd-smi-csv"
+    assert monitor.metrics.gpus == 2
+    assert monitor.extra["power.draw_mean"] == 601.0  # the N/A cell is no reading, not 0 W
+    assert monitor.extra["clocks.sm_max"] == 2010.0
+    assert monitor.extra["memory.used_max"] == 150000.0
+    rocm = parse(raw("rocm_smi_showuse_power_mem.csv"))
+    assert rocm.format_id == "amd-smi-csv"
+    assert rocm.metrics.gpus == 2
+    assert rocm.extra["memory.total_max"] == 65520.0  # 68,702,699,520 B
+    assert rocm.extra["memory.used_max"] == 51200.0
+    assert rocm.extra["gpu_name"] == "AMD Instinct MI250X"
+
+
+def test_r19_amd_smi_bad_cell_names_line_and_column() -> None:
+    """R19: a cell that is not a number is refused with its line and column."""
+    text = "gpu,power_usage,vram_used\n0,601 W,1000 MB\n1,lots,1000 MB\n"
+    with pytest.raises(ParseError, match=r"line 3, column 'power_usage'"):
+        parse(text.encode())

@@ -39,8 +39,11 @@ EXPECTED = {
     "vllm-serve/llmd_exp7_H100_vllm-2replicas_benchmark_2025-05-13_04-55-27.json": "vllm-serve",
     # written for the tests (test_parser_realdata.py), public layouts, invented values
     "written/aiperf_0.10_profile_export_aiperf.json": "aiperf-json",
+    "written/amd_smi_metric_watch_mi300x.csv": "amd-smi-csv",
+    "written/amd_smi_monitor.csv": "amd-smi-csv",
     "written/llmperf_summaries_by_concurrency.json": "llmperf-summary",
     "written/mlperf_inference_v5.0_summary_written.csv": "mlperf-inference-summary",
+    "written/rocm_smi_showuse_power_mem.csv": "amd-smi-csv",
     "written/sglang_bench_serving_console.txt": "serving-console",
     "written/vllm_2024_no_token_requests.json": "vllm-serve",
     "written/vllm_append_result_rate_sweep.jsonl": "vllm-serve",

@@ -1,0 +1,59 @@
+"""Every JSON body sent to an API view is read before the view runs.
+
+DRF parses a body only when a view asks for `request.data`, so a view that needs no input
+(recompute, retry) would accept any body at all, 10,000 levels of brackets included, and
+act on it. Reading it here with the API's own rules (`core.api.parsers.load_json`) makes a
+malformed body a 400 on every write endpoint, present and future, in the API's error shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from rest_framework.exceptions import ParseError
+from rest_framework.views import APIView
+
+from core.api.parsers import load_json
+
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+def _handles(view_func: Callable[..., Any], method: str) -> bool:
+    """Whether the view is a DRF view with a handler for this method (else DRF says 405)."""
+    cls = getattr(view_func, "cls", None)
+    if cls is None or not issubclass(cls, APIView):
+        return False
+    actions = getattr(view_func, "actions", None)  # viewsets route methods to actions
+    return method.lower() in actions if actions else hasattr(cls, method.lower())
+
+
+class JsonBodyMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self,
+        request: HttpRequest,
+        view_func: Callable[..., Any],
+        view_args: Any,
+        view_kwargs: Any,
+    ) -> HttpResponse | None:
+        if request.method not in WRITE_METHODS or request.content_type != "application/json":
+            return None
+        if not _handles(view_func, request.method):
+            return None
+        body = request.body  # cached: the view's parser reads it again from memory
+        if not body.strip():
+            return None
+        try:
+            load_json(body)
+        except ParseError as exc:
+            return JsonResponse(
+                {"detail": str(exc.detail), "code": "parse_error", "fields": {}}, status=400
+            )
+        return None
