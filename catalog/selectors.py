@@ -7,8 +7,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from catalog import access
 from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
@@ -187,6 +188,25 @@ def rfqs_list(user: User) -> QuerySet[Rfq]:
     if is_staff(user):
         qs = qs.prefetch_related("providers")
     return qs
+
+
+def closed_rfq_answered_by(
+    *, provider_id: int, accelerator_id: int, capacity_model: str
+) -> Rfq | None:
+    """A closed RFQ this provider was invited to that asked for exactly this offer (its
+    accelerator, and its capacity model when the RFQ names some). An unsolicited quote for it
+    after the deadline is a late bid in disguise (M5). RFQs that name no accelerator are too
+    broad to tell, so they never match."""
+    now = timezone.now()
+    candidates = (
+        Rfq.objects.filter(providers=provider_id, accelerators=accelerator_id)
+        .filter(Q(status=Rfq.Status.CLOSED) | Q(deadline__lt=now))
+        .order_by("-deadline")
+    )
+    for rfq in candidates:
+        if not rfq.capacity_models or capacity_model in rfq.capacity_models:
+            return rfq
+    return None
 
 
 def api_routes_list(user: User) -> QuerySet[ModelApiRoute]:

@@ -140,6 +140,23 @@ def _resolve_submitter(
     return provider, True
 
 
+def _refuse_late_unsolicited(provider: Provider, values: Mapping[str, Any]) -> None:
+    accelerator = values.get("accelerator")
+    if not isinstance(accelerator, Accelerator):
+        return  # the rules name the missing accelerator
+    closed = selectors.closed_rfq_answered_by(
+        provider_id=provider.pk,
+        accelerator_id=accelerator.pk,
+        capacity_model=str(values.get("capacity_model") or ""),
+    )
+    if closed is not None:
+        raise RfqClosed(
+            f"The RFQ “{closed}” asked for this offer and closed on "
+            f"{closed.deadline:%Y-%m-%d %H:%M} UTC: a late offer, with or without the RFQ, is "
+            "refused. Ask the procurement lead to reopen the RFQ."
+        )
+
+
 @transaction.atomic
 def quote_submit(
     *,
@@ -154,6 +171,8 @@ def quote_submit(
     if rfq is not None and not by_staff and not rfq.is_open_for_answers():
         raise RfqClosed()
     values = {**INPUT_DEFAULTS, **_clean(data)}
+    if rfq is None and not by_staff:
+        _refuse_late_unsolicited(provider, values)
     _validate(values, rfq=rfq, require_source=by_staff and rfq is None)
     quote = Quote.objects.create(
         **values,
