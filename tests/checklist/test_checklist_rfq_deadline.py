@@ -57,6 +57,11 @@ def _missing(quote):
     return [m["code"] for m in quote_checklist_summary(quote)["missing_items"]]
 
 
+def _unanswered(quote):
+    missing = quote_checklist_summary(quote)["missing_items"]
+    return [m["code"] for m in missing if m["reason"] == "unanswered"]
+
+
 def test_m5_rfq_deadline_closes_answers_in_the_api(api_client, vendor_a, lead, rfq, rfq_quote):
     rfq_close(acting_user=lead, rfq=rfq)
     api_client.force_authenticate(vendor_a)
@@ -103,8 +108,8 @@ def test_m5_a_late_provider_default_does_not_count_for_the_closed_rfqs_quotes(
             evidence_url="https://example.com/iam",
         ),
     )
-    assert ITEM in _missing(rfq_quote)  # frozen at the deadline
-    assert ITEM not in _missing(quote_a)  # an unrelated quote takes the new default
+    assert ITEM in _unanswered(rfq_quote)  # frozen at the deadline
+    assert ITEM not in _unanswered(quote_a)  # an unrelated quote takes the new default
     rfq_reopen(acting_user=lead, rfq=rfq, deadline=timezone.now() + timedelta(days=2))
     assert ITEM not in _missing(rfq_quote)
 

@@ -74,6 +74,11 @@ class ReviewRow:
         return (self.candidate.checklist or {}).get("completeness_pct")
 
     @property
+    def awaiting_review(self) -> list[str]:
+        """Required checklist items the vendor answered that no reviewer accepted yet (M4)."""
+        return list((self.candidate.checklist or {}).get("awaiting_review") or [])
+
+    @property
     def capacity_label(self) -> str:
         return self.candidate.capacity_model.replace("_", " ")
 
