@@ -176,9 +176,24 @@ class QuoteForm(forms.Form):
                 "offer.",
             )
 
+        # Shown only with the warning (a price far from the market): ticking it confirms it.
+        self.fields["confirm_unusual_price"] = forms.BooleanField(
+            required=False,
+            label="Confirm this unusual price",
+            help_text="The price is far from the market; tick to confirm it is right. The "
+            "quote keeps a flag and every comparison row using it carries a warning.",
+        )
+
+    @property
+    def asks_price_confirmation(self) -> bool:
+        return bool(self.is_bound and ("confirm_unusual_price" in self.errors))
+
     def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
         head = [self[n] for n in ("provider", "is_public_list_price") if n in self.fields]
         groups = [(title, [self[n] for n in names]) for title, names in FIELD_GROUPS]
+        if self.asks_price_confirmation:
+            title, offer = groups[0]
+            groups[0] = (title, [*offer, self["confirm_unusual_price"]])
         return [("Provider", head), *groups] if head else groups
 
 
