@@ -14,7 +14,7 @@ Imports are not checked: public list prices are the market this check reads.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from catalog.models import Quote
@@ -43,13 +43,17 @@ def price_check(
     accelerator_id: int,
     capacity_model: str,
     currency: str,
-    price: Decimal | None,
+    price: Decimal | str | None,
     lineage_ids: Iterable[int] = (),
 ) -> dict[str, Any] | None:
     """The check's figures and message when `price` is far from the market; None when it
     is not (or when there is no market to compare with). `lineage_ids`: versions of the quote
     being revised, which are not their own market."""
-    if price is None or price <= 0:
+    try:
+        price = Decimal(str(price)) if price not in (None, "") else None
+    except InvalidOperation:
+        return None  # the quote rules name a price that is not a number
+    if price is None or not price.is_finite() or price <= 0:
         return None
     offers = list(
         Quote.objects.current()

@@ -12,6 +12,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from catalog import access
+from catalog.importers.litellm import LITELLM_SOURCE
 from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
 from core.roles import is_staff
 
@@ -178,6 +179,29 @@ def current_quotes_for_accelerator(user: User, accelerator: Accelerator) -> Quer
         .filter(accelerator=accelerator)
         .order_by("price_per_gpu_hour", "provider__name")
     )
+
+
+# --- Who entered a price ----------------------------------------------------------------------
+
+PRICE_AUTHORS = {"vendor": "Vendor", "staff": "Procurement", "import": "Import"}
+
+
+def price_author(offer: Quote | ModelApiRoute) -> str:
+    """Who entered this price: "vendor" (the provider's own people), "import" (a price file
+    or list imported by the catalog) or "staff" (procurement keyed it in, H6)."""
+    if isinstance(offer, Quote):
+        if access.entered_by_vendor(offer):
+            return "vendor"
+        return "import" if offer.list_key else "staff"
+    return "import" if offer.source_url == LITELLM_SOURCE else "staff"  # routes: staff only
+
+
+def price_author_label(offer: Quote | ModelApiRoute) -> str:
+    """What the review screens and exports show: Vendor, Import or Procurement (username)."""
+    kind = price_author(offer)
+    if kind == "staff" and offer.entered_by is not None:
+        return f"{PRICE_AUTHORS[kind]} ({offer.entered_by.username})"
+    return PRICE_AUTHORS[kind]
 
 
 # --- RFQs, API routes, FX ------------------------------------------------------------------------
