@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Provider, User
-from catalog import access, selectors
+from catalog import access, hooks, selectors
 from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed, UnusualPrice
 from catalog.models import Accelerator, CapacityModel, Quote, Rfq
 from catalog.plausibility import price_check
@@ -312,6 +312,7 @@ def quote_revise(
         )
     )
     new = _next_version(acting_user, old, values, Quote.Status.SUBMITTED, imported, flags)
+    hooks.quote_replaced([(old, new)], acting_user)  # approved decisions learn of it (issue 15)
     audit_record(
         actor=acting_user,
         action="quote.revised",
@@ -330,6 +331,7 @@ def quote_withdraw(*, acting_user: User, quote: Quote, reason: str = "") -> Quot
     if reason:
         values["notes"] = f"Withdrawn: {reason}"
     new = _next_version(acting_user, old, values, Quote.Status.WITHDRAWN)
+    hooks.quote_replaced([(old, new)], acting_user)
     audit_record(
         actor=acting_user,
         action="quote.withdrawn",

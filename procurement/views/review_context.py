@@ -116,5 +116,10 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
         assumptions=assumptions_of(comparison),
         charts=charts.comparison_figures(comparison, rows),
         warnings=[(r.label, w) for r in rows for w in (r.warnings or [])],
+        price_changes=list(
+            comparison.price_changes.select_related(
+                "approved_quote__provider", "approved_quote__accelerator"
+            )
+        ),
     )
     return context
