@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from catalog.models import Quote
 
-QuoteReplaced = Callable[[Sequence[tuple["Quote", "Quote"]], Any], None]
+# Handlers may return a count (of what they did); the services ignore it.
+QuoteReplaced = Callable[[Sequence[tuple["Quote", "Quote"]], Any], object]
 _on_replaced: list[QuoteReplaced] = []
 
 

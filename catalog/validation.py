@@ -137,7 +137,7 @@ def field_label(name: str) -> str:
     """A quote field as the form labels it (messages name the field the user sees)."""
     if name in QUOTE_LABELS:
         return QUOTE_LABELS[name]
-    label = str(Quote._meta.get_field(name).verbose_name)
+    label = str(getattr(Quote._meta.get_field(name), "verbose_name", name))
     return label[:1].upper() + label[1:]
 
 

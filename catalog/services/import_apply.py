@@ -18,8 +18,9 @@ from typing import Any
 
 from catalog import hooks
 from catalog.errors import CatalogInvalid
+from catalog.importers.litellm import LITELLM_SOURCE
 from catalog.models import ModelApiRoute, Quote
-from catalog.services.import_plans import LITELLM_SOURCE, Planned, legacy_key
+from catalog.services.import_plans import Planned, legacy_key
 from catalog.services.quotes import (
     IMPORT_FIELDS,
     LINEAGE_FIELDS,

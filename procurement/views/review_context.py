@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.roles import has_role
 from procurement import access, charts
-from procurement.models import CandidateResult, Comparison
+from procurement.models import CandidateResult, Comparison, PriceChange
 from procurement.selectors.reviews.record import assumptions_of, brief_facts
 from procurement.selectors.reviews.rows import (
     SORTS,
@@ -117,7 +117,7 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
         charts=charts.comparison_figures(comparison, rows),
         warnings=[(r.label, w) for r in rows for w in (r.warnings or [])],
         price_changes=list(
-            comparison.price_changes.select_related(
+            PriceChange.objects.filter(comparison=comparison).select_related(
                 "approved_quote__provider", "approved_quote__accelerator"
             )
         ),
