@@ -148,3 +148,18 @@ def test_the_form_shows_the_checkbox_with_the_warning(login, vendor_a, rfq, mark
     saved = client.post(url, {**form, "confirm_unusual_price": "on"})
     assert saved.status_code == 302
     assert Quote.objects.get(rfq=rfq).price_far_from_market
+
+
+def test_the_quote_page_shows_the_flag(login, lead, vendor_a, market, h100):
+    flagged = quote_submit(
+        acting_user=vendor_a,
+        data={
+            **_payload(h100, Decimal("0.01")),
+            "accelerator": h100,
+            "quoted_at": timezone.now() - timedelta(minutes=5),
+        },
+        confirm_unusual_price=True,
+    )
+    page = login(lead).get(f"/catalog/quotes/{flagged.pk}/").content.decode()
+    assert "Price far from the market" in page
+    assert "Confirmed at entry by the vendor" in page

@@ -106,3 +106,19 @@ def test_the_flag_is_written_with_the_revision_or_not_at_all(
         quote_revise(acting_user=lead, quote=quote, data={"price_per_gpu_hour": Decimal("3.10")})
     assert not PriceChange.objects.exists()
     assert not quote.__class__.objects.filter(supersedes=quote).exists()  # no half-write
+
+
+def test_a_bulk_import_revision_flags_the_decision_too(
+    comparison, finance, lead, django_capture_on_commit_callbacks
+):
+    """The import writes many versions at once (`_bulk_versions`); the hook runs there too."""
+    from catalog.services.import_apply import Applied, _bulk_versions
+
+    quote = _approved_quote(comparison, finance, django_capture_on_commit_callbacks)
+    update = type(quote).objects.get(pk=quote.pk)
+    update.price_per_gpu_hour = Decimal("1.95")
+    with django_capture_on_commit_callbacks(execute=True):
+        _bulk_versions(lead, [(quote, update)], [], Applied())
+    flag = PriceChange.objects.get(comparison=comparison)
+    assert flag.new_price == Decimal("1.95")
+    assert [m.to for m in mail.outbox] == [[finance.email]]
