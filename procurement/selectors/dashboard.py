@@ -36,6 +36,7 @@ CARDS_CACHE_SECONDS = 15
 
 
 PRICE_CHANGES_SHOWN = 10
+COMPARISON_JSON = ("snapshot", "result", "assumptions", "snapshot_facts")
 
 
 def price_changes_approved_by(user: Any) -> list[PriceChange]:
@@ -43,11 +44,13 @@ def price_changes_approved_by(user: Any) -> list[PriceChange]:
     approved = Review.objects.filter(reviewer=user, decision=Review.Decision.APPROVE).values(
         "comparison_id"
     )
-    return list(
-        PriceChange.objects.filter(comparison_id__in=approved).select_related(
-            "comparison", "approved_quote__provider", "approved_quote__accelerator"
-        )[:PRICE_CHANGES_SHOWN]
+    flags = (
+        PriceChange.objects.filter(comparison_id__in=approved)
+        .select_related("comparison", "approved_quote__provider", "approved_quote__accelerator")
+        # title and revision only: never the comparison's JSON (see the cards below)
+        .defer(*(f"comparison__{name}" for name in COMPARISON_JSON))
     )
+    return list(flags[:PRICE_CHANGES_SHOWN])
 
 
 def dashboard_context(user: Any) -> dict[str, Any]:
@@ -63,7 +66,7 @@ def dashboard_context(user: Any) -> dict[str, Any]:
     comparisons = access.comparisons_for(user)
     # The table shows title, brief, status and date: never the snapshot or result JSON, which
     # at 500 candidates were most of the dashboard's time under load.
-    recent = comparisons.defer("snapshot", "result", "assumptions", "snapshot_facts")
+    recent = comparisons.defer(*COMPARISON_JSON)
     ctx["awaiting_decision"] = awaiting_decision(user, recent)
     ctx["price_changes"] = price_changes_approved_by(user)
     ctx["recent_comparisons"] = list(recent.order_by("-created_at")[:8])
