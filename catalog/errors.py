@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from core.errors import Conflict, DomainError
 
 
@@ -63,3 +65,23 @@ def _describe(error: dict[str, object]) -> str:
         where.append(f"column {error['column']}")
     prefix = (", ".join(where) + ": ") if where else ""
     return f"{prefix}{error['message']}"
+
+
+class UnusualPrice(DomainError):
+    """A price far from the market, entered without the explicit confirmation."""
+
+    code = "unusual_price"
+
+    def __init__(self, check: dict[str, Any]) -> None:
+        message = (
+            f"{check['message']} Check it; if it is right, confirm the unusual price "
+            "(tick the box, or send confirm_unusual_price: true)."
+        )
+        super().__init__(
+            message,
+            fields={
+                "price_per_gpu_hour": [check["message"]],
+                "confirm_unusual_price": ["Confirm this price if it is right."],
+            },
+        )
+        self.check = check

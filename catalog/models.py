@@ -201,6 +201,16 @@ class Quote(models.Model):
         "capacity model): a re-import revises the quote with the same key.",
     )
     notes = models.TextField(blank=True)
+    price_far_from_market = models.BooleanField(
+        default=False,
+        help_text="The price was far from the market when entered and its author confirmed it.",
+    )
+    price_check = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The plausibility check's figures when flagged: median, ratio, list range, "
+        "message, and who confirmed (vendor or staff).",
+    )
     entered_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
     )

@@ -7,10 +7,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from catalog import access
+from catalog.importers.litellm import LITELLM_SOURCE
 from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
 from core.roles import is_staff
 
@@ -179,6 +181,29 @@ def current_quotes_for_accelerator(user: User, accelerator: Accelerator) -> Quer
     )
 
 
+# --- Who entered a price ----------------------------------------------------------------------
+
+PRICE_AUTHORS = {"vendor": "Vendor", "staff": "Procurement", "import": "Import"}
+
+
+def price_author(offer: Quote | ModelApiRoute) -> str:
+    """Who entered this price: "vendor" (the provider's own people), "import" (a price file
+    or list imported by the catalog) or "staff" (procurement keyed it in, H6)."""
+    if isinstance(offer, Quote):
+        if access.entered_by_vendor(offer):
+            return "vendor"
+        return "import" if offer.list_key else "staff"
+    return "import" if offer.source_url == LITELLM_SOURCE else "staff"  # routes: staff only
+
+
+def price_author_label(offer: Quote | ModelApiRoute) -> str:
+    """What the review screens and exports show: Vendor, Import or Procurement (username)."""
+    kind = price_author(offer)
+    if kind == "staff" and offer.entered_by is not None:
+        return f"{PRICE_AUTHORS[kind]} ({offer.entered_by.username})"
+    return PRICE_AUTHORS[kind]
+
+
 # --- RFQs, API routes, FX ------------------------------------------------------------------------
 
 
@@ -187,6 +212,25 @@ def rfqs_list(user: User) -> QuerySet[Rfq]:
     if is_staff(user):
         qs = qs.prefetch_related("providers")
     return qs
+
+
+def closed_rfq_answered_by(
+    *, provider_id: int, accelerator_id: int, capacity_model: str
+) -> Rfq | None:
+    """A closed RFQ this provider was invited to that asked for exactly this offer (its
+    accelerator, and its capacity model when the RFQ names some). An unsolicited quote for it
+    after the deadline is a late bid in disguise (M5). RFQs that name no accelerator are too
+    broad to tell, so they never match."""
+    now = timezone.now()
+    candidates = (
+        Rfq.objects.filter(providers=provider_id, accelerators=accelerator_id)
+        .filter(Q(status=Rfq.Status.CLOSED) | Q(deadline__lt=now))
+        .order_by("-deadline")
+    )
+    for rfq in candidates:
+        if not rfq.capacity_models or capacity_model in rfq.capacity_models:
+            return rfq
+    return None
 
 
 def api_routes_list(user: User) -> QuerySet[ModelApiRoute]:

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.utils import timezone
 
-from catalog.models import Accelerator, CapacityModel, Rfq
+from catalog.models import Accelerator, CapacityModel, Quote, Rfq
 from catalog.regions import is_geography, place_of
+from procurement.engine.limits import (
+    FX_RATE_MAX,
+    FX_RATE_MIN,
+    QUOTE_BOUNDS,
+    fx_bound_message,
+    quote_bound_message,
+)
 
 # ISO 4217 codes of the currencies GPU providers price in; others are refused, not guessed.
 CURRENCIES = frozenset(
@@ -28,6 +35,34 @@ CURRENCIES = frozenset(
 RACK_SCALE_MAX_GPUS = 72
 # A quote captured "in the future" is a typo; allow a little clock skew between machines.
 CLOCK_SKEW = timedelta(minutes=5)
+
+QUOTE_LABELS = {
+    "price_per_gpu_hour": "Price per GPU-hour",
+    "price_per_node": "Price per node",
+    "power_kw_per_node": "Power per node (kW)",
+    "amortisation_months": "Amortisation (months)",
+    "gpus_per_node": "GPUs per node",
+    "max_gpus_available": "GPUs available",
+    "vcpu_per_node": "vCPUs per node",
+    "ram_gb_per_node": "RAM per node (GB)",
+    "local_nvme_tb_per_node": "Local NVMe per node (TB)",
+    "intra_node_interconnect": "Intra-node interconnect",
+    "inter_node_fabric": "Inter-node fabric",
+    "inter_node_bandwidth_gbps": "Inter-node bandwidth (Gbit/s)",
+    "min_commitment_gpus": "Minimum commitment (GPUs)",
+    "term_months": "Term (months)",
+    "overage_rate_per_gpu_hour": "Overage per GPU-hour",
+    "storage_per_gb_month": "Storage per GB-month",
+    "egress_per_gb": "Egress per GB",
+    "snapshot_per_gb_month": "Snapshots per GB-month",
+    "public_ip_per_month": "Public IP per month",
+    "load_balancer_per_month": "Load balancer per month",
+    "private_networking_per_month": "Private networking per month",
+    "idle_billed": "Idle capacity is billed",
+    "quoted_at": "Captured at (UTC)",
+    "valid_until": "Valid until (UTC)",
+    "source_url": "Source URL",
+}
 
 PRICES_ABOVE_ZERO = ("price_per_gpu_hour", "price_per_node", "overage_rate_per_gpu_hour")
 FEES_NOT_NEGATIVE = (
@@ -68,18 +103,54 @@ def _add(errors: dict[str, list[str]], field: str, message: str) -> None:
     errors.setdefault(field, []).append(message)
 
 
+def _finite(value: Any) -> Decimal | None:
+    """The value as a finite Decimal; None when absent or not a finite number (NaN, inf),
+    which the bounds check then names."""
+    if value is None or value == "":
+        return None
+    number = _as_decimal(value)
+    return number if number is not None and number.is_finite() else None
+
+
 def _money_errors(values: Mapping[str, Any], errors: dict[str, list[str]]) -> None:
     for field in PRICES_ABOVE_ZERO:
-        value = values.get(field)
-        if value is not None and Decimal(value) <= 0:
+        value = _finite(values.get(field))
+        if value is not None and value <= 0:
             _add(errors, field, "Must be greater than zero.")
     for field in FEES_NOT_NEGATIVE:
-        value = values.get(field)
-        if value is not None and Decimal(value) < 0:
+        value = _finite(values.get(field))
+        if value is not None and value < 0:
             _add(errors, field, "Cannot be negative (use 0 when it is free).")
-    power = values.get("power_kw_per_node")
-    if power is not None and Decimal(power) <= 0:
+    power = _finite(values.get("power_kw_per_node"))
+    if power is not None and power <= 0:
         _add(errors, "power_kw_per_node", "Power draw must be greater than zero kW.")
+
+
+def _as_decimal(value: Any) -> Decimal | None:
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def field_label(name: str) -> str:
+    """A quote field as the form labels it (messages name the field the user sees)."""
+    if name in QUOTE_LABELS:
+        return QUOTE_LABELS[name]
+    label = str(getattr(Quote._meta.get_field(name), "verbose_name", name))
+    return label[:1].upper() + label[1:]
+
+
+def _bound_errors(values: Mapping[str, Any], errors: dict[str, list[str]]) -> None:
+    """Figures the engine could not cost (a 10^9-month term, a 10^8 price) are refused where
+    they are typed, with the field named; the engine checks the same limits on its inputs."""
+    for name, (lo, hi) in QUOTE_BOUNDS.items():
+        value = values.get(name)
+        if value is None or value == "" or isinstance(value, bool) or name in errors:
+            continue  # a sharper message (e.g. "greater than zero") wins
+        number = _finite(value)
+        if number is None or not lo <= number <= hi:
+            _add(errors, name, quote_bound_message(name, field_label(name)))
 
 
 def _capacity_errors(values: Mapping[str, Any], errors: dict[str, list[str]]) -> None:
@@ -168,6 +239,7 @@ def quote_rule_errors(
     for message in currency_errors(values.get("currency")):
         _add(errors, "currency", message)
     _money_errors(values, errors)
+    _bound_errors(values, errors)
     _capacity_errors(values, errors)
     _time_errors(values, errors, now or timezone.now())
     _topology_errors(values, accelerator, errors)
@@ -218,9 +290,11 @@ def fx_rule_errors(values: Mapping[str, Any], *, base_currency: str) -> dict[str
         _add(errors, "currency", message)
     if currency == base_currency:
         _add(errors, "currency", f"{base_currency} is the base currency; its rate is always 1.")
-    rate = values.get("rate_to_base")
-    if rate is None or Decimal(rate) <= 0:
+    rate = _finite(values.get("rate_to_base"))
+    if rate is None or rate <= 0:
         _add(errors, "rate_to_base", "Must be greater than zero.")
+    elif not Decimal(str(FX_RATE_MIN)) <= rate <= Decimal(str(FX_RATE_MAX)):
+        _add(errors, "rate_to_base", fx_bound_message("The rate to the base currency"))
     as_of = values.get("as_of")
     if as_of is None:
         _add(errors, "as_of", "Give the date the rate applies to.")

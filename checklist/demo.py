@@ -1,5 +1,6 @@
 """Demo checklist answers: Northwind answers everything with evidence for its reserved quote
-(mostly accepted, one item awaiting more information); Contoso answers only the basics, so
+(mostly accepted, one item awaiting more information, the software section awaiting a
+reviewer, so its reserved quote shows what still awaits review); Contoso answers only the basics, so
 its reserved and dedicated quotes show incomplete, and one of its answers is red-flagged.
 
 Idempotent: an item already answered in the same scope is left alone. Runs after

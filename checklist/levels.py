@@ -9,7 +9,9 @@ DOMAIN.md: "the bigger the commitment, the more evidence to demand".
 
 An answer counts when its status is yes or partial (partial counts: the vendor states what
 is covered and a reviewer can still mark it needs-info or red flag), it is not awaiting more
-information, not red-flagged, and, at the full level, it carries evidence (document or URL).
+information, not red-flagged, and, at the full level, it carries evidence (document or URL)
+and a reviewer accepted it: above the basic level the vendor's own word is not enough (M4,
+the buyer qualifies the supplier). Such items are listed as awaiting review.
 `completeness_pct` is the share of required items that count, rounded down, so 100 means
 complete.
 """
@@ -37,6 +39,7 @@ ANSWERED_NO = "answered_no"
 RED_FLAG = "red_flag"
 NEEDS_INFO = "needs_info"
 NO_EVIDENCE = "no_evidence"
+AWAITING_REVIEW = "awaiting_review"
 
 REASON_TEXT = {
     UNANSWERED: "not answered",
@@ -45,6 +48,8 @@ REASON_TEXT = {
     RED_FLAG: "a reviewer raised a red flag",
     NEEDS_INFO: "a reviewer asked for more information",
     NO_EVIDENCE: "no evidence attached (a document or a link is required at this commitment)",
+    AWAITING_REVIEW: "self-attested: awaiting a reviewer's acceptance (required at this "
+    "commitment)",
 }
 
 
@@ -116,6 +121,11 @@ class ChecklistResult:
     red_flags: tuple[RedFlag, ...] = field(default_factory=tuple)
 
     @property
+    def awaiting_review(self) -> tuple[str, ...]:
+        """Codes of required items answered and evidenced that no reviewer accepted yet."""
+        return tuple(m.code for m in self.missing_items if m.reason == AWAITING_REVIEW)
+
+    @property
     def complete(self) -> bool:
         return self.counted_count == self.required_count
 
@@ -137,6 +147,7 @@ class ChecklistResult:
             "needs_info_count": self.needs_info_count,
             "missing_items": [m.as_dict() for m in self.missing_items],
             "red_flags": [r.as_dict() for r in self.red_flags],
+            "awaiting_review": list(self.awaiting_review),
         }
 
 
@@ -167,6 +178,8 @@ def _reason(answer: AnswerInput | None, level: str) -> str | None:
         return NEEDS_INFO
     if level == FULL and not answer.has_evidence:
         return NO_EVIDENCE
+    if level == FULL and answer.review_status != "accepted":
+        return AWAITING_REVIEW
     return None
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Prefetch, Q, QuerySet
@@ -109,14 +110,40 @@ def quote_lineages(quotes: Sequence[Quote]) -> dict[int, list[int]]:
     return lineages
 
 
-def _head_answers(quotes: Sequence[Quote], lineages: dict[int, list[int]]) -> QuerySet[Any]:
+def _head_answers(
+    quotes: Sequence[Quote], lineages: dict[int, list[int]], *, as_of: datetime | None = None
+) -> QuerySet[Any]:
+    """The current answers; with `as_of`, the answers that were current at that time."""
     quote_ids = {qid for chain in lineages.values() for qid in chain}
     provider_ids = {q.provider_id for q in quotes}
-    return ChecklistAnswer.objects.filter(
-        Q(quote_id__in=quote_ids) | Q(quote__isnull=True),
-        provider_id__in=provider_ids,
-        superseded_by__isnull=True,
-    ).order_by("-answered_at", "-pk")
+    scope = Q(quote_id__in=quote_ids) | Q(quote__isnull=True)
+    answers = ChecklistAnswer.objects.filter(scope, provider_id__in=provider_ids)
+    if as_of is None:
+        answers = answers.filter(superseded_by__isnull=True)
+    else:
+        answers = answers.filter(answered_at__lte=as_of).exclude(
+            superseded_by__answered_at__lte=as_of
+        )
+    return answers.order_by("-answered_at", "-pk")
+
+
+def answers_frozen_at(quotes: Sequence[Quote]) -> dict[int, datetime]:
+    """quote id → when its RFQ stopped taking answers, for quotes of closed RFQs (M5).
+
+    Their checklist is read as it stood then: a provider default given after the deadline
+    does not count for them (until the lead reopens the RFQ). One query for all the quotes.
+    """
+    from catalog.models import Rfq
+
+    rfq_ids = {q.rfq_id for q in quotes if q.rfq_id is not None}
+    if not rfq_ids:
+        return {}
+    closed = {
+        rfq.pk: rfq.deadline
+        for rfq in Rfq.objects.filter(pk__in=rfq_ids)
+        if not rfq.is_open_for_answers()
+    }
+    return {q.pk: closed[q.rfq_id] for q in quotes if q.rfq_id in closed}
 
 
 def _pick_effective(
@@ -204,10 +231,18 @@ def quote_checklist_summaries(quotes: Iterable[Quote]) -> dict[int, dict[str, An
         return {}
     lineages = quote_lineages(quotes)
     items = items_all()
-    heads = list(_head_answers(quotes, lineages))
+    frozen = answers_frozen_at(quotes)
+    live = [q for q in quotes if q.pk not in frozen]
+    heads = list(_head_answers(live, lineages)) if live else []
+    heads_at: dict[int, list[ChecklistAnswer]] = {}
+    for cutoff in set(frozen.values()):  # one query per closed RFQ, not per quote
+        closed = [q for q in quotes if frozen.get(q.pk) == cutoff]
+        found = list(_head_answers(closed, lineages, as_of=cutoff))
+        heads_at.update({q.pk: found for q in closed})
+    every = heads + [a for found in heads_at.values() for a in found]
     flagged = [
         a.pk
-        for a in heads
+        for a in every
         if a.review_status
         in (ChecklistAnswer.ReviewStatus.RED_FLAG, ChecklistAnswer.ReviewStatus.NEEDS_INFO)
     ]
@@ -217,7 +252,8 @@ def quote_checklist_summaries(quotes: Iterable[Quote]) -> dict[int, dict[str, An
         by_provider[answer.provider_id].append(answer)
     out: dict[int, dict[str, Any]] = {}
     for quote in quotes:
-        effective = _pick_effective(quote, lineages[quote.pk], by_provider[quote.provider_id])
+        candidates = heads_at.get(quote.pk, by_provider[quote.provider_id])
+        effective = _pick_effective(quote, lineages[quote.pk], candidates)
         out[quote.pk] = _result_for(quote, items, effective, comments).as_dict()
     return out
 
@@ -248,7 +284,7 @@ def quote_checklist_detail(quote: Quote) -> ChecklistDetail:
         .filter(Q(quote_id__in=chain) | Q(quote__isnull=True), provider_id=quote.provider_id)
         .order_by("-answered_at", "-pk")
     )
-    heads = _heads(answers)
+    heads = _heads(answers, as_of=answers_frozen_at([quote]).get(quote.pk))
     effective = _pick_effective(quote, chain, heads)
     comments = {a.pk: _first_comment(a) for a, _ in effective.values()}
     result = _result_for(quote, items, effective, comments)
@@ -278,7 +314,12 @@ def provider_defaults_detail(provider_id: int) -> ChecklistDetail:
     return ChecklistDetail(rows=rows, summary={})
 
 
-def _heads(answers: Sequence[ChecklistAnswer]) -> list[ChecklistAnswer]:
+def _heads(
+    answers: Sequence[ChecklistAnswer], *, as_of: datetime | None = None
+) -> list[ChecklistAnswer]:
+    """The current answers among `answers`; with `as_of`, those current at that time."""
+    if as_of is not None:
+        answers = [a for a in answers if a.answered_at <= as_of]
     superseded = {a.supersedes_id for a in answers if a.supersedes_id is not None}
     return [a for a in answers if a.pk not in superseded]
 
@@ -296,8 +337,21 @@ def effective_answer(quote: Quote, item_id: int) -> ChecklistAnswer | None:
     return picked[item_id][0] if item_id in picked else None
 
 
+def rfq_closed_reason(quote: Quote) -> str:
+    """Why the quote's RFQ no longer takes checklist answers for it ("" while it does, M5)."""
+    rfq = quote.rfq
+    if rfq is None or rfq.is_open_for_answers():
+        return ""
+    return (
+        f"The RFQ “{rfq}” closed on {rfq.deadline:%Y-%m-%d %H:%M} UTC: checklist answers for "
+        "its quotes are refused. Ask the procurement lead to reopen the RFQ."
+    )
+
+
 def quote_closed_reason(quote: Quote) -> str:
     """Why the quote's checklist can no longer be answered ("" when it can)."""
+    if reason := rfq_closed_reason(quote):
+        return reason
     if quote.status == "withdrawn":
         return "This quote was withdrawn; its checklist can no longer be answered."
     newer = type(quote).objects.filter(supersedes_id=quote.pk).values_list("pk", flat=True)

@@ -17,6 +17,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 
 from accounts.models import Provider
+from catalog.errors import RfqClosed
 from checklist import access, evidence, selectors
 from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview
 from core.audit import audit_record
@@ -72,6 +73,8 @@ def _check_vendor(acting_user: User, provider: Provider, quote: Quote | None) ->
         return
     if quote.provider_id != provider.pk:
         raise NotAllowed()
+    if reason := selectors.rfq_closed_reason(quote):
+        raise RfqClosed(reason)  # 409, as for a late quote revision (M5)
     if reason := selectors.quote_closed_reason(quote):
         raise DomainError(reason)
 

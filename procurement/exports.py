@@ -40,6 +40,7 @@ BASE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("recommended", "Recommended"),
     ("rank", "Rank (unit cost)"),
     ("hourly_price_usd", "Price per GPU-hour (USD)"),
+    ("price_entered_by", "Price entered by"),
 )
 TAIL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("total_usd", "Total (USD)"),
@@ -70,6 +71,7 @@ QUOTE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("valid_until", "Valid until (UTC)"),
     ("stale", "Stale"),
     ("source", "Source"),
+    ("entered_by", "Entered by"),
 )
 
 

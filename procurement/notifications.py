@@ -5,7 +5,9 @@
 - `notify_approval_needed(comparison, review)`: the first of two approvals is in → the
   reviewers who can give the second one;
 - `notify_comparison_decided(comparison, review)`: approved, rejected or changes requested →
-  the creator.
+  the creator;
+- `notify_price_changed(flag_ids)`: a quote an approved decision rests on was revised or
+  withdrawn → that decision's approvers.
 
 Call them after the transaction commits (`transaction.on_commit`); a mail failure is logged
 and never undoes a decision. One message per recipient, so no one sees the others' addresses.
@@ -95,6 +97,23 @@ def notify_approval_needed(comparison: Comparison, review: Review) -> int:
     )
     recipients = [u for u in reviewers_of(comparison, roles=roles) if u.pk != review.reviewer_id]
     return _send("approval_needed", {**_context(comparison), "review": review}, recipients)
+
+
+def notify_price_changed(flag_ids: list[int]) -> int:
+    """Tell each approver of a decision that a price it approved changed since (issue 15)."""
+    from procurement.models import PriceChange, Review
+
+    flags = PriceChange.objects.filter(pk__in=flag_ids).select_related(
+        "comparison", "approved_quote__provider", "approved_quote__accelerator", "new_quote"
+    )
+    sent = 0
+    for flag in flags:
+        approvers = Review.objects.filter(
+            comparison_id=flag.comparison_id, decision=Review.Decision.APPROVE
+        ).values_list("reviewer_id", flat=True)
+        context = {**_context(flag.comparison), "flag": flag}
+        sent += _send("price_changed", context, reachable_users(ids=approvers))
+    return sent
 
 
 def notify_comparison_decided(comparison: Comparison, review: Review) -> int:

@@ -117,6 +117,8 @@ class QuoteSerializer(_MoneyModelSerializer[Quote]):
             *QUOTE_INPUT_FIELDS,
             "zones",
             "entered_by",
+            "price_far_from_market",
+            "price_check",
             "created_at",
             "checklist",
             "market_position",
@@ -158,10 +160,23 @@ class QuoteInputSerializer(_MoneyModelSerializer[Quote]):
     )
     rfq = serializers.IntegerField(required=False, allow_null=True, min_value=1)
     is_public_list_price = serializers.BooleanField(required=False, default=False)
+    confirm_unusual_price = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Send true to keep a price far from the market (5x above or 0.2x below the "
+        "median current offer, or outside the public list prices); without it such a price "
+        "is refused with a 400 naming the median and the ratio.",
+    )
 
     class Meta:
         model = Quote
-        fields = (*QUOTE_INPUT_FIELDS, "provider", "rfq", "is_public_list_price")
+        fields = (
+            *QUOTE_INPUT_FIELDS,
+            "provider",
+            "rfq",
+            "is_public_list_price",
+            "confirm_unusual_price",
+        )
         extra_kwargs: dict[str, dict[str, Any]] = {
             name: {"validators": []} for name in QUOTE_INPUT_FIELDS
         }
@@ -173,10 +188,13 @@ class QuoteReviseInputSerializer(_MoneyModelSerializer[Quote]):
     accelerator = SlugLookupField(
         slug_field="slug", queryset=Accelerator.objects.all(), required=False
     )
+    confirm_unusual_price = serializers.BooleanField(
+        required=False, default=False, help_text="As on create: keeps a price far from the market."
+    )
 
     class Meta:
         model = Quote
-        fields = QUOTE_INPUT_FIELDS
+        fields = (*QUOTE_INPUT_FIELDS, "confirm_unusual_price")
         extra_kwargs: dict[str, dict[str, Any]] = {
             name: {"required": False, "validators": []} for name in QUOTE_INPUT_FIELDS
         }

@@ -150,6 +150,7 @@ class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixi
         data = dict(serializer.validated_data)
         provider, rfq_id = data.pop("provider", None), data.pop("rfq", None)
         is_public = data.pop("is_public_list_price", False)
+        confirmed = data.pop("confirm_unusual_price", False)
         rfq = access.access_rfq(api_user(request), rfq_id) if rfq_id else None
         quote = services.quote_submit(
             acting_user=api_user(request),
@@ -157,6 +158,7 @@ class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixi
             provider=None if is_vendor(request.user) else provider,
             rfq=rfq,
             is_public_list_price=is_public,
+            confirm_unusual_price=confirmed,
         )
         return self._created(quote)
 
@@ -167,8 +169,10 @@ class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixi
         quote = self.get_object()
         serializer = s.QuoteReviseInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        confirmed = data.pop("confirm_unusual_price", False)
         new = services.quote_revise(
-            acting_user=api_user(request), quote=quote, data=serializer.validated_data
+            acting_user=api_user(request), quote=quote, data=data, confirm_unusual_price=confirmed
         )
         return self._created(new)
 

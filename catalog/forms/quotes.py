@@ -16,6 +16,7 @@ from django.utils import timezone
 from accounts.models import Provider
 from catalog.models import Accelerator, CapacityModel, Quote, Rfq
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
+from catalog.validation import QUOTE_LABELS
 from core.forms import field_of, use_decimal_text
 
 DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
@@ -65,33 +66,7 @@ HELP_TEXTS = {
     "notes": "Anything else a reviewer should know.",
 }
 
-LABELS = {
-    "price_per_gpu_hour": "Price per GPU-hour",
-    "price_per_node": "Price per node",
-    "power_kw_per_node": "Power per node (kW)",
-    "amortisation_months": "Amortisation (months)",
-    "gpus_per_node": "GPUs per node",
-    "max_gpus_available": "GPUs available",
-    "vcpu_per_node": "vCPUs per node",
-    "ram_gb_per_node": "RAM per node (GB)",
-    "local_nvme_tb_per_node": "Local NVMe per node (TB)",
-    "intra_node_interconnect": "Intra-node interconnect",
-    "inter_node_fabric": "Inter-node fabric",
-    "inter_node_bandwidth_gbps": "Inter-node bandwidth (Gbit/s)",
-    "min_commitment_gpus": "Minimum commitment (GPUs)",
-    "term_months": "Term (months)",
-    "overage_rate_per_gpu_hour": "Overage per GPU-hour",
-    "storage_per_gb_month": "Storage per GB-month",
-    "egress_per_gb": "Egress per GB",
-    "snapshot_per_gb_month": "Snapshots per GB-month",
-    "public_ip_per_month": "Public IP per month",
-    "load_balancer_per_month": "Load balancer per month",
-    "private_networking_per_month": "Private networking per month",
-    "idle_billed": "Idle capacity is billed",
-    "quoted_at": "Captured at (UTC)",
-    "valid_until": "Valid until (UTC)",
-    "source_url": "Source URL",
-}
+LABELS = QUOTE_LABELS  # one wording for form labels and rule messages
 
 FIELD_GROUPS = [
     ("Offer", ["accelerator", "title", "capacity_model", "currency", "price_per_gpu_hour"]),
@@ -201,9 +176,24 @@ class QuoteForm(forms.Form):
                 "offer.",
             )
 
+        # Shown only with the warning (a price far from the market): ticking it confirms it.
+        self.fields["confirm_unusual_price"] = forms.BooleanField(
+            required=False,
+            label="Confirm this unusual price",
+            help_text="The price is far from the market; tick to confirm it is right. The "
+            "quote keeps a flag and every comparison row using it carries a warning.",
+        )
+
+    @property
+    def asks_price_confirmation(self) -> bool:
+        return bool(self.is_bound and ("confirm_unusual_price" in self.errors))
+
     def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
         head = [self[n] for n in ("provider", "is_public_list_price") if n in self.fields]
         groups = [(title, [self[n] for n in names]) for title, names in FIELD_GROUPS]
+        if self.asks_price_confirmation:
+            title, offer = groups[0]
+            groups[0] = (title, [*offer, self["confirm_unusual_price"]])
         return [("Provider", head), *groups] if head else groups
 
 

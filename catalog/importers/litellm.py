@@ -45,6 +45,9 @@ SKIP_ALIAS = "alias of another entry (the target entry is imported)"
 SKIP_ALIAS_MISSING = "alias whose target is not in the file"
 SKIP_METADATA = "not a model entry (metadata or documentation)"
 
+# Where imported API route prices come from (the source URL every imported route carries).
+LITELLM_SOURCE = "https://github.com/BerriAI/litellm"
+
 
 @dataclass(frozen=True, slots=True)
 class LiteLlmRow:

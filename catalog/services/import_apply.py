@@ -16,9 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from catalog import hooks
 from catalog.errors import CatalogInvalid
+from catalog.importers.litellm import LITELLM_SOURCE
 from catalog.models import ModelApiRoute, Quote
-from catalog.services.import_plans import LITELLM_SOURCE, Planned, legacy_key
+from catalog.services.import_plans import Planned, legacy_key
 from catalog.services.quotes import (
     IMPORT_FIELDS,
     LINEAGE_FIELDS,
@@ -173,6 +175,7 @@ def _bulk_versions(
         versions.append(_version_of(acting_user, old, quote))
     versions += [_version_of(acting_user, old, None) for old in gone]
     Quote.objects.bulk_create(versions, batch_size=500)
+    hooks.quote_replaced(list(zip(olds, versions, strict=True)), acting_user)
     done.revised, done.withdrawn = len(changes), len(gone)
     done.revised_ids = [v.pk for v in versions[: len(changes)]]
     rows = [

@@ -15,7 +15,7 @@ from typing import Any
 
 from accounts.models import Provider
 from catalog.importers.common import RowError
-from catalog.importers.litellm import LiteLlmRow
+from catalog.importers.litellm import LITELLM_SOURCE, LiteLlmRow
 from catalog.importers.names import (
     accelerator_slug_for,
     model_profile_slug_for,
@@ -27,7 +27,6 @@ from catalog.importers.skypilot import SkyPilotRow
 from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfile, Quote
 from catalog.validation import api_route_rule_errors, max_gpus_per_node_for, quote_rule_errors
 
-LITELLM_SOURCE = "https://github.com/BerriAI/litellm"
 QUANTUM = Decimal("0.0001")
 SKIP_SAME_MODEL = "model listed again for the same provider (the first entry is imported)"
 

@@ -15,9 +15,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Provider, User
-from catalog import access, selectors
-from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed
-from catalog.models import Accelerator, Quote, Rfq
+from catalog import access, hooks, selectors
+from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed, UnusualPrice
+from catalog.models import Accelerator, CapacityModel, Quote, Rfq
+from catalog.plausibility import price_check
 from catalog.validation import quote_rule_errors
 from core.audit import audit_record
 from core.errors import Conflict, NotAllowed, NotFound
@@ -107,6 +108,31 @@ def _validate(values: Mapping[str, Any], *, rfq: Rfq | None, require_source: boo
         raise CatalogInvalid(errors)
 
 
+def _plausibility(
+    values: Mapping[str, Any], *, replacing: Quote | None, confirmed: bool, by_staff: bool
+) -> dict[str, Any]:
+    """The quote's flag fields: a price far from the market is refused unless its author
+    confirmed it, and then kept with the check's figures (see catalog.plausibility)."""
+    accelerator = values.get("accelerator")
+    if not isinstance(accelerator, Accelerator) or values.get("capacity_model") == (
+        CapacityModel.PURCHASE
+    ):
+        return {"price_far_from_market": False, "price_check": {}}
+    check = price_check(
+        accelerator_id=accelerator.pk,
+        capacity_model=str(values.get("capacity_model")),
+        currency=str(values.get("currency") or ""),
+        price=values.get("price_per_gpu_hour"),
+        lineage_ids=[replacing.pk] if replacing is not None else [],
+    )
+    if check is None:
+        return {"price_far_from_market": False, "price_check": {}}
+    if not confirmed:
+        raise UnusualPrice(check)
+    check["confirmed_by"] = "staff" if by_staff else "vendor"
+    return {"price_far_from_market": True, "price_check": check}
+
+
 def _audit_summary(quote: Quote) -> dict[str, Any]:
     price = quote.price_per_gpu_hour if quote.price_per_gpu_hour is not None else None
     return {
@@ -118,6 +144,7 @@ def _audit_summary(quote: Quote) -> dict[str, Any]:
         "price_per_node": str(quote.price_per_node) if quote.price_per_node else None,
         "currency": quote.currency,
         "status": quote.status,
+        "price_far_from_market": quote.price_far_from_market,
     }
 
 
@@ -140,6 +167,23 @@ def _resolve_submitter(
     return provider, True
 
 
+def _refuse_late_unsolicited(provider: Provider, values: Mapping[str, Any]) -> None:
+    accelerator = values.get("accelerator")
+    if not isinstance(accelerator, Accelerator):
+        return  # the rules name the missing accelerator
+    closed = selectors.closed_rfq_answered_by(
+        provider_id=provider.pk,
+        accelerator_id=accelerator.pk,
+        capacity_model=str(values.get("capacity_model") or ""),
+    )
+    if closed is not None:
+        raise RfqClosed(
+            f"The RFQ “{closed}” asked for this offer and closed on "
+            f"{closed.deadline:%Y-%m-%d %H:%M} UTC: a late offer, with or without the RFQ, is "
+            "refused. Ask the procurement lead to reopen the RFQ."
+        )
+
+
 @transaction.atomic
 def quote_submit(
     *,
@@ -148,15 +192,24 @@ def quote_submit(
     provider: Provider | None = None,
     rfq: Rfq | None = None,
     is_public_list_price: bool = False,
+    confirm_unusual_price: bool = False,
 ) -> Quote:
-    """Create version 1 of a quote. Vendors always submit for their own organisation."""
+    """Create version 1 of a quote. Vendors always submit for their own organisation.
+
+    A price far from the market needs `confirm_unusual_price` (catalog.plausibility)."""
     provider, by_staff = _resolve_submitter(acting_user, provider, rfq)
     if rfq is not None and not by_staff and not rfq.is_open_for_answers():
         raise RfqClosed()
     values = {**INPUT_DEFAULTS, **_clean(data)}
+    if rfq is None and not by_staff:
+        _refuse_late_unsolicited(provider, values)
     _validate(values, rfq=rfq, require_source=by_staff and rfq is None)
+    flags = _plausibility(
+        values, replacing=None, confirmed=confirm_unusual_price, by_staff=by_staff
+    )
     quote = Quote.objects.create(
         **values,
+        **flags,
         provider=provider,
         rfq=rfq,
         is_public_list_price=is_public_list_price and by_staff,
@@ -202,6 +255,7 @@ def _next_version(
     values: dict[str, Any],
     status: str,
     imported: Mapping[str, Any] | None = None,
+    flags: Mapping[str, Any] | None = None,
 ) -> Quote:
     lineage = {field: getattr(old, field) for field in (*LINEAGE_FIELDS, *IMPORT_FIELDS)}
     lineage.update({k: v for k, v in (imported or {}).items() if k in IMPORT_FIELDS})
@@ -210,6 +264,7 @@ def _next_version(
             return Quote.objects.create(
                 **values,
                 **lineage,
+                **(flags or {}),
                 version=old.version + 1,
                 supersedes=old,
                 status=status,
@@ -235,10 +290,13 @@ def quote_revise(
     quote: Quote,
     data: Mapping[str, Any],
     imported: Mapping[str, Any] | None = None,
+    confirm_unusual_price: bool = False,
 ) -> Quote:
     """Save a new version with the changes; the old row stays exactly as it was.
 
-    `imported`: the import-only fields (`IMPORT_FIELDS`) a catalog re-import sets."""
+    `imported`: the import-only fields (`IMPORT_FIELDS`) a catalog re-import sets (imports
+    are the market, so they are not checked for plausibility). A price far from the market
+    needs `confirm_unusual_price`."""
     old = _lock_current(acting_user, quote)
     values = {field: getattr(old, field) for field in QUOTE_INPUT_FIELDS}
     # A revision is a new capture of the price unless the caller says when it was captured.
@@ -246,7 +304,15 @@ def quote_revise(
     values.update(_clean(data))
     by_staff = has_role(acting_user, *access.CATALOG_WRITERS)
     _validate(values, rfq=old.rfq, require_source=by_staff and old.rfq is None)
-    new = _next_version(acting_user, old, values, Quote.Status.SUBMITTED, imported)
+    flags = (
+        None
+        if imported is not None
+        else _plausibility(
+            values, replacing=old, confirmed=confirm_unusual_price, by_staff=by_staff
+        )
+    )
+    new = _next_version(acting_user, old, values, Quote.Status.SUBMITTED, imported, flags)
+    hooks.quote_replaced([(old, new)], acting_user)  # approved decisions learn of it (issue 15)
     audit_record(
         actor=acting_user,
         action="quote.revised",
@@ -265,6 +331,7 @@ def quote_withdraw(*, acting_user: User, quote: Quote, reason: str = "") -> Quot
     if reason:
         values["notes"] = f"Withdrawn: {reason}"
     new = _next_version(acting_user, old, values, Quote.Status.WITHDRAWN)
+    hooks.quote_replaced([(old, new)], acting_user)
     audit_record(
         actor=acting_user,
         action="quote.withdrawn",

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import models, transaction
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from accounts.models import User
@@ -81,9 +82,14 @@ def rfq_reopen(*, acting_user: User, rfq: Rfq, deadline: datetime | None) -> Rfq
 
 @transaction.atomic
 def rfq_close(*, acting_user: User, rfq: Rfq) -> Rfq:
-    """Stop taking answers before the deadline."""
+    """Stop taking answers before the deadline.
+
+    The deadline moves to the closing time (never later), so "answered after the deadline"
+    means "answered after the RFQ stopped taking answers" for the checklist's freeze (M5)."""
     require_role(acting_user, *access.CATALOG_WRITERS)
-    updated = Rfq.objects.filter(pk=rfq.pk, status=Rfq.Status.OPEN).update(status=Rfq.Status.CLOSED)
+    updated = Rfq.objects.filter(pk=rfq.pk, status=Rfq.Status.OPEN).update(
+        status=Rfq.Status.CLOSED, deadline=Least("deadline", models.Value(timezone.now()))
+    )
     if not updated:
         raise Conflict("This RFQ is already closed.")
     rfq.refresh_from_db()

@@ -141,6 +141,7 @@ def quote_create(request: AuthedRequest) -> HttpResponse:
                 rfq=rfq,
                 provider=form.cleaned_data["provider"],
                 is_public_list_price=form.cleaned_data["is_public_list_price"],
+                confirm_unusual_price=form.cleaned_data["confirm_unusual_price"],
             )
         except DomainError as exc:
             apply_domain_error(form, exc)
@@ -159,7 +160,10 @@ def quote_revise(request: AuthedRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             new = services.quote_revise(
-                acting_user=request.user, quote=quote, data=form.cleaned_data
+                acting_user=request.user,
+                quote=quote,
+                data=form.cleaned_data,
+                confirm_unusual_price=form.cleaned_data["confirm_unusual_price"],
             )
         except DomainError as exc:
             apply_domain_error(form, exc)

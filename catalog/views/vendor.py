@@ -55,7 +55,12 @@ def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
     form = QuoteForm(request.POST or None, rfq=rfq)
     if request.method == "POST" and form.is_valid():
         try:
-            quote = services.quote_submit(acting_user=request.user, data=form.cleaned_data, rfq=rfq)
+            quote = services.quote_submit(
+                acting_user=request.user,
+                data=form.cleaned_data,
+                rfq=rfq,
+                confirm_unusual_price=form.cleaned_data["confirm_unusual_price"],
+            )
         except DomainError as exc:
             apply_domain_error(form, exc)
         else:
@@ -86,7 +91,10 @@ def vendor_quote_revise(request: AuthedRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             new = services.quote_revise(
-                acting_user=request.user, quote=quote, data=form.cleaned_data
+                acting_user=request.user,
+                quote=quote,
+                data=form.cleaned_data,
+                confirm_unusual_price=form.cleaned_data["confirm_unusual_price"],
             )
         except DomainError as exc:
             apply_domain_error(form, exc)

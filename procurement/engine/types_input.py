@@ -309,6 +309,10 @@ class CandidateInput(JsonMixin):
     itl_p95_ms: float | None = None
     fits_at_context_window: bool | None = None  # None: not asked (no window beyond p95)
     headroom_status: str = ""  # "ok" | "amber" | "" (not computed)
+    # A price far from the market that its author confirmed (catalog plausibility check):
+    # the check's words, and whether only the vendor vouches for it (then it cannot win).
+    price_far_from_market: str = ""
+    price_far_unverified: bool = False
 
     def __post_init__(self) -> None:
         try:

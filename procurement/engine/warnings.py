@@ -24,6 +24,7 @@ candidate is ineligible (it stays in the output, with the detail as its reason, 
 | STORAGE_NOT_PRICED | the brief needs storage but the row has no storage price | warn |
 | PERF_PROXY | throughput from a proxy benchmark (other shape, or same family/size) | warn |
 | MODEL_SUBSTITUTION | the route or offer serves another model than the brief's | warn |
+| PRICE_FAR_FROM_MARKET | price far from the market, confirmed at entry | block if vendor-only |
 
 FIT_ONLY_AT_AVERAGE_CONTEXT also fires when the fit holds at the brief's p95 input + output
 but not at its full context window (``fits_at_context_window`` False).
@@ -72,6 +73,7 @@ class WarningCode(StrEnum):
     STORAGE_NOT_PRICED = "STORAGE_NOT_PRICED"
     PERF_PROXY = "PERF_PROXY"
     MODEL_SUBSTITUTION = "MODEL_SUBSTITUTION"
+    PRICE_FAR_FROM_MARKET = "PRICE_FAR_FROM_MARKET"
 
 
 def interconnect_bars(workload: WorkloadInput) -> tuple[float, float]:
@@ -210,6 +212,19 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
             WarningCode.MODEL_SUBSTITUTION,
             f"{cand.model_substitution}: quality is not equivalent{allowed}",
         )
+    if cand.price_far_from_market:
+        if cand.price_far_unverified:
+            add(
+                WarningCode.PRICE_FAR_FROM_MARKET,
+                f"{cand.price_far_from_market} Only the vendor confirmed it: procurement must "
+                "verify it (a quote entered by staff) before it can be recommended",
+                "block",
+            )
+        else:
+            add(
+                WarningCode.PRICE_FAR_FROM_MARKET,
+                f"{cand.price_far_from_market} Confirmed by procurement at entry",
+            )
     if not cand.checklist_complete:
         add(
             WarningCode.CHECKLIST_BELOW_COMMITMENT,

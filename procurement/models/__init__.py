@@ -1,6 +1,7 @@
 """Models of the decisions app, re-exported so `procurement.models.X` works."""
 
 from procurement.models.comparisons import CandidateResult, Comparison, Review
+from procurement.models.price_changes import PriceChange
 from procurement.models.system import WorkerProbe
 
-__all__ = ["CandidateResult", "Comparison", "Review", "WorkerProbe"]
+__all__ = ["CandidateResult", "Comparison", "PriceChange", "Review", "WorkerProbe"]

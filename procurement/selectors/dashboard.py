@@ -11,7 +11,7 @@ from briefs import access as briefs_access
 from catalog import access as catalog_access
 from core.roles import Role, role_of
 from procurement import access
-from procurement.models import Comparison, WorkerProbe
+from procurement.models import Comparison, PriceChange, Review, WorkerProbe
 
 AWAITING_LIMIT = 20
 
@@ -35,6 +35,24 @@ def awaiting_decision(user: Any, comparisons: Any) -> list[Comparison]:
 CARDS_CACHE_SECONDS = 15
 
 
+PRICE_CHANGES_SHOWN = 10
+COMPARISON_JSON = ("snapshot", "result", "assumptions", "snapshot_facts")
+
+
+def price_changes_approved_by(user: Any) -> list[PriceChange]:
+    """The newest "price changed since approval" flags on decisions this user approved."""
+    approved = Review.objects.filter(reviewer=user, decision=Review.Decision.APPROVE).values(
+        "comparison_id"
+    )
+    flags = (
+        PriceChange.objects.filter(comparison_id__in=approved)
+        .select_related("comparison", "approved_quote__provider", "approved_quote__accelerator")
+        # title and revision only: never the comparison's JSON (see the cards below)
+        .defer(*(f"comparison__{name}" for name in COMPARISON_JSON))
+    )
+    return list(flags[:PRICE_CHANGES_SHOWN])
+
+
 def dashboard_context(user: Any) -> dict[str, Any]:
     role = role_of(user)
     key = f"dashboard-cards:{role}:{user.pk if role == Role.VENDOR else ''}"
@@ -48,8 +66,9 @@ def dashboard_context(user: Any) -> dict[str, Any]:
     comparisons = access.comparisons_for(user)
     # The table shows title, brief, status and date: never the snapshot or result JSON, which
     # at 500 candidates were most of the dashboard's time under load.
-    recent = comparisons.defer("snapshot", "result", "assumptions", "snapshot_facts")
+    recent = comparisons.defer(*COMPARISON_JSON)
     ctx["awaiting_decision"] = awaiting_decision(user, recent)
+    ctx["price_changes"] = price_changes_approved_by(user)
     ctx["recent_comparisons"] = list(recent.order_by("-created_at")[:8])
     if role == Role.ADMIN:
         ctx["probes"] = list(WorkerProbe.objects.order_by("-requested_at")[:5])

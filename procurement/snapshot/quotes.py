@@ -74,6 +74,14 @@ def _checklist(ctx: Context, quote_id: int) -> tuple[bool, dict[str, Any]]:
     return bool(summary.get("complete")), {"available": True, **summary}
 
 
+def _price_far(quote: dict[str, Any]) -> str:
+    """The plausibility check's words for a flagged quote ("" when not flagged)."""
+    if not quote.get("price_far_from_market"):
+        return ""
+    check = quote.get("price_check") or {}
+    return str(check.get("message") or "The price is far from the market.")
+
+
 def _evidence_detail(perf: dict[str, Any]) -> str:
     found = perf.get("evidence") or {}
     parts = [found.get("reason") or ""]
@@ -232,6 +240,8 @@ def quote_candidate(
             itl_p95_ms=perf.get("itl_p95_ms"),
             fits_at_context_window=fit.get("fits_at_context_window"),
             headroom_status=fit.get("status", ""),
+            price_far_from_market=_price_far(quote),
+            price_far_unverified=(quote.get("price_check") or {}).get("confirmed_by") != "staff",
         )
     except EngineInputError as exc:
         return None, facts, [f"cannot be costed: {exc.message}"]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.roles import has_role
 from procurement import access, charts
-from procurement.models import CandidateResult, Comparison
+from procurement.models import CandidateResult, Comparison, PriceChange
 from procurement.selectors.reviews.record import assumptions_of, brief_facts
 from procurement.selectors.reviews.rows import (
     SORTS,
@@ -116,5 +116,10 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
         assumptions=assumptions_of(comparison),
         charts=charts.comparison_figures(comparison, rows),
         warnings=[(r.label, w) for r in rows for w in (r.warnings or [])],
+        price_changes=list(
+            PriceChange.objects.filter(comparison=comparison).select_related(
+                "approved_quote__provider", "approved_quote__accelerator"
+            )
+        ),
     )
     return context

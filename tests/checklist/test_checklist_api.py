@@ -41,7 +41,7 @@ def test_get_checklist_lists_items_effective_answers_and_summary(
 
 
 def test_reserved_quote_19_of_20_via_api_is_incomplete_then_complete(
-    api_client, vendor_a, quote_a, items
+    api_client, vendor_a, admin_member, quote_a, items
 ):
     api_client.force_authenticate(vendor_a)
     for item in items[:-1]:
@@ -58,8 +58,9 @@ def test_reserved_quote_19_of_20_via_api_is_incomplete_then_complete(
         assert response.status_code == 201, response.json()
     summary = api_client.get(checklist_url(quote_a)).json()["summary"]
     assert summary["complete"] is False
-    assert [m["code"] for m in summary["missing_items"]] == [items[-1].code]
-    assert summary["missing_items"][0]["title"] == items[-1].title
+    unanswered = [m for m in summary["missing_items"] if m["reason"] == "unanswered"]
+    assert [m["code"] for m in unanswered] == [items[-1].code]
+    assert unanswered[0]["title"] == items[-1].title
     response = api_client.post(
         answers_url(quote_a),
         {
@@ -75,6 +76,17 @@ def test_reserved_quote_19_of_20_via_api_is_incomplete_then_complete(
     assert response.json()["evidence_download_url"].endswith(
         f"/checklist/evidence/{response.json()['id']}/"
     )
+    summary = api_client.get(checklist_url(quote_a)).json()["summary"]
+    assert summary["complete"] is False  # M4: the vendor's word awaits a reviewer
+    assert summary["awaiting_review"] == [item.code for item in items]
+    api_client.force_authenticate(admin_member)
+    for answer in ChecklistAnswer.objects.filter(quote=quote_a):
+        reviewed = api_client.post(
+            f"/api/v1/checklist/answers/{answer.pk}/reviews/",
+            {"decision": "accepted"},
+            format="json",
+        )
+        assert reviewed.status_code == 201, reviewed.json()
     summary = api_client.get(checklist_url(quote_a)).json()["summary"]
     assert summary["complete"] is True
     assert summary["completeness_pct"] == 100
@@ -238,7 +250,13 @@ def test_quote_checklist_api_takes_a_fixed_number_of_queries(
 
 def test_quote_api_embeds_the_checklist_summary(api_client, vendor_a, quote_a, items):
     for item in items[1:]:
-        AnswerFactory(provider=quote_a.provider, quote=quote_a, item=item, answered_by=vendor_a)
+        AnswerFactory(
+            provider=quote_a.provider,
+            quote=quote_a,
+            item=item,
+            answered_by=vendor_a,
+            review_status="accepted",
+        )
     api_client.force_authenticate(vendor_a)
     response = api_client.get(f"/api/v1/quotes/{quote_a.pk}/")
     assert response.status_code == 200

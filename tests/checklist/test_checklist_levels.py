@@ -15,8 +15,15 @@ _seed = importlib.import_module("checklist.migrations.0002_seed_items")
 ITEMS = [ItemInput(code, title, section, basic) for code, section, title, _, basic in _seed.ITEMS]
 
 
-def _all_answered(*, evidence: bool = True, **overrides: AnswerInput) -> dict[str, AnswerInput]:
-    answers = {i.code: AnswerInput(i.code, "yes", has_evidence=evidence) for i in ITEMS}
+def _all_answered(
+    *, evidence: bool = True, review: str = "accepted", **overrides: AnswerInput
+) -> dict[str, AnswerInput]:
+    """Every item answered yes and, by default, accepted by a reviewer (M4: above the basic
+    level only accepted answers count)."""
+    answers = {
+        i.code: AnswerInput(i.code, "yes", has_evidence=evidence, review_status=review)
+        for i in ITEMS
+    }
     answers.update(overrides)
     return answers
 
@@ -83,6 +90,28 @@ def test_full_level_needs_evidence_for_every_item():
     assert result.evidenced_count == 19
 
 
+def test_m4_self_attested_answers_do_not_make_a_committed_offer_eligible():
+    answers = _all_answered(review="pending")
+    result = levels.checklist_summary(ITEMS, answers, capacity_model="reserved")
+    assert not result.complete
+    assert result.completeness_pct == 0
+    assert set(result.awaiting_review) == {i.code for i in ITEMS}
+    assert result.as_dict()["awaiting_review"] == list(result.awaiting_review)
+    assert result.missing_items[0].why.startswith("self-attested: awaiting a reviewer")
+    one_accepted = _all_answered(review="pending")
+    one_accepted["interconnect"] = AnswerInput("interconnect", "yes", True, "accepted")
+    assert (
+        levels.checklist_summary(ITEMS, one_accepted, capacity_model="reserved").counted_count == 1
+    )
+
+
+def test_m4_the_basic_level_still_takes_the_vendors_word():
+    answers = _all_answered(review="pending")
+    result = levels.checklist_summary(ITEMS, answers, capacity_model="on_demand")
+    assert result.complete
+    assert result.awaiting_review == ()
+
+
 def test_on_demand_needs_only_the_basics_and_no_evidence():
     answers = {i.code: AnswerInput(i.code, "yes", has_evidence=False) for i in ITEMS if i.is_basic}
     result = levels.checklist_summary(ITEMS, answers, capacity_model="on_demand")
@@ -104,9 +133,9 @@ def test_on_demand_missing_a_basic_item_is_incomplete():
 @pytest.mark.parametrize(
     ("status", "review_status", "counts", "reason"),
     [
-        ("yes", "pending", True, None),
+        ("yes", "pending", False, "awaiting_review"),
         ("yes", "accepted", True, None),
-        ("partial", "pending", True, None),
+        ("partial", "pending", False, "awaiting_review"),
         ("partial", "accepted", True, None),
         ("no", "pending", False, "answered_no"),
         ("unknown", "pending", False, "status_unknown"),

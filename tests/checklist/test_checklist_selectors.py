@@ -12,7 +12,9 @@ from tests.factories import QuoteFactory
 pytestmark = pytest.mark.django_db
 
 
-def _answer_all(quote, items, *, skip=(), evidence=True, on_quote=True):
+def _answer_all(quote, items, *, skip=(), evidence=True, on_quote=True, review="accepted"):
+    """Answer every item (but `skip`); accepted by a reviewer unless told otherwise, since
+    above the basic level only accepted answers count (M4)."""
     for item in items:
         if item.code in skip:
             continue
@@ -21,6 +23,7 @@ def _answer_all(quote, items, *, skip=(), evidence=True, on_quote=True):
             quote=quote if on_quote else None,
             item=item,
             evidence_url="https://example.com/e" if evidence else "",
+            review_status=review,
         )
 
 
@@ -42,6 +45,14 @@ def test_reserved_quote_all_answered_with_evidence_is_complete(quote_a, items):
     assert summary["completeness_pct"] == 100
     assert summary["missing_items"] == []
     assert summary["red_flags"] == []
+
+
+def test_m4_unreviewed_answers_leave_a_reserved_quote_awaiting_review(quote_a, items):
+    _answer_all(quote_a, items, review="pending")
+    summary = selectors.quote_checklist_summary(quote_a)
+    assert summary["complete"] is False
+    assert summary["awaiting_review"] == [item.code for item in items]
+    assert {m["reason"] for m in summary["missing_items"]} == {"awaiting_review"}
 
 
 def test_provider_defaults_count_for_every_quote_of_that_provider(quote_a, items, provider_a):

@@ -41,7 +41,8 @@ def l40s():
 
 
 def answer_checklist(provider, user) -> None:
-    """Provider-default answers to every item, with evidence: complete at every level."""
+    """Provider-default answers to every item, with evidence, accepted by a reviewer: complete
+    at every level (above the basic level only accepted answers count, M4)."""
     ChecklistAnswer.objects.bulk_create(
         [
             ChecklistAnswer(
@@ -51,6 +52,7 @@ def answer_checklist(provider, user) -> None:
                 status="yes",
                 evidence_url="https://example.com/evidence",
                 answered_by=user,
+                review_status=ChecklistAnswer.ReviewStatus.ACCEPTED,
             )
             for item in ChecklistItem.objects.all()
         ]

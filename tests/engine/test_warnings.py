@@ -116,7 +116,21 @@ def test_codes_are_stable_strings() -> None:
         "STORAGE_NOT_PRICED",
         "PERF_PROXY",
         "MODEL_SUBSTITUTION",
+        "PRICE_FAR_FROM_MARKET",
     }
+
+
+@pytest.mark.parametrize(("unverified", "severity"), [(True, "block"), (False, "warn")])
+def test_a_price_far_from_the_market_blocks_unless_staff_confirmed_it(
+    unverified: bool, severity: str
+) -> None:
+    cand = clean(
+        price_far_from_market="0.01 USD per GPU-hour is far from the market.",
+        price_far_unverified=unverified,
+    )
+    (w,) = [w for w in candidate_warnings(workload(), cand) if w.code == "PRICE_FAR_FROM_MARKET"]
+    assert w.severity == severity
+    assert w.detail.startswith("0.01 USD per GPU-hour is far from the market.")
 
 
 def test_warning_carries_candidate_id_and_detail() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from procurement import exports
 from procurement.engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison
-from procurement.selectors.reviews.rows import candidates_of, ordered_lines
+from procurement.selectors.reviews.rows import candidates_of, entered_by_label, ordered_lines
 
 
 def brief_facts(brief: Any) -> list[tuple[str, Any]]:
@@ -159,6 +159,7 @@ def _quote_row(row: CandidateResult) -> dict[str, Any] | None:
             "valid_until": q.valid_until.isoformat() if q.valid_until else None,
             "stale": q.is_stale(),
             "source": q.source_url or q.source_document,
+            "entered_by": entered_by_label(row),
         }
     if row.api_route is not None:
         r = row.api_route
@@ -177,6 +178,7 @@ def _quote_row(row: CandidateResult) -> dict[str, Any] | None:
             "valid_until": r.valid_until.isoformat() if r.valid_until else None,
             "stale": r.is_stale(),
             "source": r.source_url,
+            "entered_by": entered_by_label(row),
         }
     return None
 
@@ -200,6 +202,7 @@ def export_data_for(comparison: Comparison) -> exports.ExportData:
             "recommended": r.key == comparison.recommended_key,
             "rank": r.rank,
             "hourly_price_usd": r.hourly_price_usd,
+            "price_entered_by": entered_by_label(r),
             "cost_lines": dict(ordered_lines(r.cost_lines or {})),
             "total_usd": r.total_usd,
             "accepted_outputs": r.accepted_outputs,

@@ -17,6 +17,7 @@ from django.db.models import Prefetch, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 
 from benchmarks import access as benchmarks_access
+from catalog.selectors import price_author_label
 from core.models import AuditEvent
 from procurement.engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison, Review
@@ -74,6 +75,16 @@ class ReviewRow:
         return (self.candidate.checklist or {}).get("completeness_pct")
 
     @property
+    def price_entered_by(self) -> str:
+        """Who entered the price this row uses: vendor, procurement (who) or import (H6)."""
+        return entered_by_label(self.candidate)
+
+    @property
+    def awaiting_review(self) -> list[str]:
+        """Required checklist items the vendor answered that no reviewer accepted yet (M4)."""
+        return list((self.candidate.checklist or {}).get("awaiting_review") or [])
+
+    @property
     def capacity_label(self) -> str:
         return self.candidate.capacity_model.replace("_", " ")
 
@@ -95,11 +106,20 @@ class ReviewRow:
         )
 
 
+def entered_by_label(row: CandidateResult) -> str:
+    offer = row.quote or row.api_route
+    return price_author_label(offer) if offer is not None else ""
+
+
 def candidates_of(comparison: Comparison) -> list[CandidateResult]:
     """All rows of a comparison with their quote / API route versions, in one query."""
     return list(
         comparison.candidates.select_related(
-            "quote__provider", "quote__accelerator", "api_route__provider"
+            "quote__provider",
+            "quote__accelerator",
+            "quote__entered_by",
+            "api_route__provider",
+            "api_route__entered_by",
         ).order_by("rank", "key")
     )
 

@@ -1,0 +1,52 @@
+"""A flag on an approved decision: the price it approved has changed since."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from procurement.models.comparisons import CandidateResult, Comparison
+
+
+class PriceChange(models.Model):
+    """A quote version an approved decision relies on was revised or withdrawn afterwards.
+
+    One row per (decision, new quote version): raising it twice changes nothing."""
+
+    class Kind(models.TextChoices):
+        REVISED = "revised", "Revised"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    comparison = models.ForeignKey(
+        Comparison, on_delete=models.PROTECT, related_name="price_changes"
+    )
+    candidate = models.ForeignKey(CandidateResult, on_delete=models.PROTECT, related_name="+")
+    approved_quote = models.ForeignKey("catalog.Quote", on_delete=models.PROTECT, related_name="+")
+    new_quote = models.ForeignKey("catalog.Quote", on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    currency = models.CharField(max_length=3)
+    # None for a purchase quote's hourly price, or when the new version has no price.
+    old_price = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
+    new_price = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
+    price_unit = models.CharField(max_length=20, default="per GPU-hour")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["comparison", "new_quote"], name="one_price_change_per_version"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Price changed since approval: {self.summary}"
+
+    @property
+    def summary(self) -> str:
+        quote = f"quote #{self.approved_quote_id} ({self.approved_quote})"
+        if self.kind == self.Kind.WITHDRAWN:
+            return f"{quote} was withdrawn (approved at {self.old_price} {self.currency})"
+        return (
+            f"{quote} now stands at {self.new_price} {self.currency} {self.price_unit} "
+            f"(version #{self.new_quote_id}); approved at {self.old_price} {self.currency}"
+        )

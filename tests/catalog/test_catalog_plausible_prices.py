@@ -1,0 +1,165 @@
+"""Issue 15, plausible prices: a price far from the market needs an explicit confirmation.
+
+Far means above 5× or below 0.2× the median current offer for the same accelerator,
+capacity model and currency, or outside the public list prices by the same factors. The
+form shows a checkbox with the warning, the API wants `confirm_unusual_price: true` (else a
+400 naming the median and the ratio); the confirmed quote keeps a flag.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from catalog.errors import UnusualPrice
+from catalog.models import Quote
+from catalog.plausibility import price_check
+from catalog.services import quote_revise, quote_submit
+from tests.factories import ProviderFactory, QuoteFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def market(h100):
+    """Three current H100 on-demand offers: median 2.50 USD per GPU-hour."""
+    return [
+        QuoteFactory(accelerator=h100, provider=ProviderFactory(), price_per_gpu_hour=Decimal(p))
+        for p in ("2.40", "2.50", "2.60")
+    ]
+
+
+def _payload(h100, price, **extra):
+    return {
+        "accelerator": h100.slug,
+        "capacity_model": "on_demand",
+        "currency": "USD",
+        "price_per_gpu_hour": price,
+        "gpus_per_node": 8,
+        "quoted_at": (timezone.now() - timedelta(minutes=5)).isoformat(),
+        **extra,
+    }
+
+
+@pytest.mark.parametrize(("price", "far"), [("0.01", True), ("0.49", True), ("0.5", False),
+                                             ("12.5", False), ("12.51", True)])  # fmt: skip
+def test_far_means_beyond_5x_or_0_2x_the_median(market, h100, price, far):
+    check = price_check(
+        accelerator_id=h100.pk, capacity_model="on_demand", currency="USD", price=Decimal(price)
+    )
+    assert (check is not None) is far
+    if far:
+        assert check["median"] == "2.5000"
+
+
+def test_without_a_market_nothing_is_flagged(h100):
+    QuoteFactory(accelerator=h100, price_per_gpu_hour=Decimal("2.50"))  # one offer is no market
+    assert (
+        price_check(
+            accelerator_id=h100.pk,
+            capacity_model="on_demand",
+            currency="USD",
+            price=Decimal("0.01"),
+        )
+        is None
+    )
+
+
+def test_outside_the_public_list_prices_is_flagged(h100):
+    QuoteFactory(accelerator=h100, price_per_gpu_hour=Decimal("2.00"), is_public_list_price=True)
+    check = price_check(
+        accelerator_id=h100.pk, capacity_model="on_demand", currency="USD", price=Decimal("15")
+    )
+    assert check is not None
+    assert check["list_range"] == ["2.0000", "2.0000"]
+    assert "outside the public list prices" in check["message"]
+
+
+def test_api_refuses_an_unconfirmed_far_price_naming_median_and_ratio(api, vendor_a, market, h100):
+    response = api(vendor_a).post("/api/v1/quotes/", _payload(h100, "0.01"), format="json")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "unusual_price"
+    assert "0.004× the median current offer (2.5 USD per GPU-hour" in body["detail"]
+    assert "confirm_unusual_price" in body["fields"]
+    assert not Quote.objects.filter(provider=vendor_a.provider).exists()
+
+
+def test_api_keeps_a_confirmed_far_price_with_its_flag(api, vendor_a, market, h100):
+    response = api(vendor_a).post(
+        "/api/v1/quotes/", _payload(h100, "0.01", confirm_unusual_price=True), format="json"
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["price_far_from_market"] is True
+    assert body["price_check"]["ratio"] == "0.004"
+    assert body["price_check"]["confirmed_by"] == "vendor"
+
+
+def test_a_revision_is_checked_too_and_a_plausible_one_clears_the_flag(lead, market, h100):
+    own = quote_submit(
+        acting_user=lead,
+        provider=ProviderFactory(),
+        data={
+            **_payload(h100, Decimal("2.55")),
+            "accelerator": h100,
+            "quoted_at": timezone.now() - timedelta(minutes=5),
+            "source_url": "https://x.example",
+        },
+    )
+    with pytest.raises(UnusualPrice):
+        quote_revise(acting_user=lead, quote=own, data={"price_per_gpu_hour": Decimal("40")})
+    flagged = quote_revise(
+        acting_user=lead,
+        quote=own,
+        data={"price_per_gpu_hour": Decimal("40")},
+        confirm_unusual_price=True,
+    )
+    assert flagged.price_far_from_market
+    assert flagged.price_check["confirmed_by"] == "staff"
+    back = quote_revise(
+        acting_user=lead, quote=flagged, data={"price_per_gpu_hour": Decimal("2.45")}
+    )
+    assert not back.price_far_from_market
+    assert back.price_check == {}
+
+
+def test_the_form_shows_the_checkbox_with_the_warning(login, vendor_a, rfq, market, h100):
+    client = login(vendor_a)
+    url = f"/vendor/rfqs/{rfq.pk}/quote/"
+    assert "Confirm this unusual price" not in client.get(url).content.decode()
+    form = {
+        "accelerator": h100.pk,
+        "capacity_model": "on_demand",
+        "currency": "USD",
+        "price_per_gpu_hour": "0.01",
+        "gpus_per_node": "8",
+        "quoted_at": timezone.now().strftime("%Y-%m-%dT%H:%M"),
+    }
+    refused = client.post(url, form)
+    page = refused.content.decode()
+    assert refused.status_code == 400
+    assert "Confirm this unusual price" in page
+    assert "far from the market" in page
+    assert not Quote.objects.filter(rfq=rfq).exists()
+    saved = client.post(url, {**form, "confirm_unusual_price": "on"})
+    assert saved.status_code == 302
+    assert Quote.objects.get(rfq=rfq).price_far_from_market
+
+
+def test_the_quote_page_shows_the_flag(login, lead, vendor_a, market, h100):
+    flagged = quote_submit(
+        acting_user=vendor_a,
+        data={
+            **_payload(h100, Decimal("0.01")),
+            "accelerator": h100,
+            "quoted_at": timezone.now() - timedelta(minutes=5),
+        },
+        confirm_unusual_price=True,
+    )
+    page = login(lead).get(f"/catalog/quotes/{flagged.pk}/").content.decode()
+    assert "Price far from the market" in page
+    assert "Confirmed at entry by the vendor" in page
