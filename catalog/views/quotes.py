@@ -15,7 +15,13 @@ from accounts.http import AuthedRequest
 from catalog import access, charts, panels, selectors, services
 from catalog.access import staff_required, writer_required
 from catalog.filters import QuoteFilter
-from catalog.forms import FIELD_GROUPS, QuoteForm, QuoteWithdrawForm, quote_initial
+from catalog.forms import (
+    FIELD_GROUPS,
+    QuoteForm,
+    QuoteWithdrawForm,
+    quote_initial,
+    quote_initial_from_rfq,
+)
 from catalog.forms.quotes import LABELS
 from catalog.models import Quote
 from catalog.templatetags.catalog_tags import price
@@ -132,7 +138,8 @@ def _quote_data(form: QuoteForm) -> dict[str, Any]:
 @writer_required
 def quote_create(request: AuthedRequest) -> HttpResponse:
     rfq = access.access_rfq(request.user, request.GET["rfq"]) if request.GET.get("rfq") else None
-    form = QuoteForm(request.POST or None, staff=True, rfq=rfq)
+    initial = quote_initial_from_rfq(rfq) if rfq is not None else None
+    form = QuoteForm(request.POST or None, staff=True, rfq=rfq, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             quote = services.quote_submit(
