@@ -306,3 +306,12 @@ def test_training_brief_detail_sizes_the_training_state(login, lead, catalog, wo
     assert "sequence length 4,096 tokens" in html
     assert 'data-plotly="fig-brief-curve"' in html
     assert "bytes_per_trained_param" in html
+
+
+def test_u35_each_brief_chart_has_its_data_table(login, lead, brief):
+    """U35: the text alternative of both charts, folded under each."""
+    html = login(lead).get(f"/briefs/{brief.pk}/").content.decode()
+    assert html.count('<details class="chart-table">') == 2
+    assert "<caption>Memory per GPU at the brief" in html
+    assert '<th scope="col">Accelerator × GPUs required</th>' in html
+    assert "B300" in html[html.index('<details class="chart-table">') :]
