@@ -78,8 +78,10 @@ def _error_bounds(trace: dict[str, Any], axis: str, values: list[Any]) -> tuple[
     if error.get("type") != "data" or not plus:
         return [], []
     minus = error.get("arrayminus") or plus
-    low = [v - m if _is_number(v) and _is_number(m) else None for v, m in zip(values, minus)]
-    high = [v + p if _is_number(v) and _is_number(p) else None for v, p in zip(values, plus)]
+    # Plotly ignores the bars of points past the end of an error array, so zip short.
+    pairs = list(zip(values, minus, plus, strict=False))
+    low = [v - m if _is_number(v) and _is_number(m) else None for v, m, _ in pairs]
+    high = [v + p if _is_number(v) and _is_number(p) else None for v, _, p in pairs]
     return low, high
 
 
@@ -104,7 +106,7 @@ def figure_table(fig: dict[str, Any] | None) -> ChartTable | None:
             series += [(f"{name}: low", low), (f"{name}: high", high)]
         for column, column_values in series:
             columns.append(column)
-            for label, value in zip(labels, column_values):
+            for label, value in zip(labels, column_values, strict=False):
                 categories.setdefault(label, {})[column] = value
     category_title = _title((layout.get(f"{category_axis}axis") or {}).get("title")) or "Item"
     value_title = _title((layout.get(f"{value_axis}axis") or {}).get("title"))
