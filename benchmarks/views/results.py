@@ -50,7 +50,14 @@ def result_list(request: AuthedRequest) -> HttpResponse:
         )
     results = selectors.results_list(request.user, filters)
     page = Paginator(results, 50).get_page(request.GET.get("page"))
-    rows = [{"result": r, "figures": figures.key_figures(r.metrics, r.gpu_count)} for r in page]
+    rows = [
+        {
+            "result": r,
+            "figures": figures.key_figures(r.metrics, r.gpu_count),
+            "all_failed": figures.all_requests_failed(r.metrics or {}),
+        }
+        for r in page
+    ]
     context = {
         "page": page,
         "rows": rows,
@@ -141,6 +148,8 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
     return {
         "result": result,
         "figures": figures.key_figures(metrics, result.gpu_count),
+        "shape": figures.workload_shape(metrics),
+        "all_failed": figures.all_requests_failed(metrics),
         "percentile_rows": figures.percentile_rows(metrics),
         "metrics": metrics,
         "runs": metrics.get("runs") or [],
