@@ -72,7 +72,9 @@ def _category_axis(trace: dict[str, Any]) -> str:
     return "x"
 
 
-def _error_bounds(trace: dict[str, Any], axis: str, values: list[Any]) -> tuple[list, list]:
+def _error_bounds(
+    trace: dict[str, Any], axis: str, values: list[Any]
+) -> tuple[list[Any], list[Any]]:
     error = trace.get(f"error_{axis}") or {}
     plus = error.get("array")
     if error.get("type") != "data" or not plus:
