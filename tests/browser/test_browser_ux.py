@@ -21,7 +21,12 @@ from playwright.sync_api import expect
 from checklist.models import ChecklistAnswer
 from procurement.models import Comparison, Review
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.worlds_browser import catalog_world, decision_world
+from tests.browser.worlds_browser import (
+    VLLM_SAMPLE,
+    catalog_world,
+    decision_world,
+    upload_result,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -149,6 +154,7 @@ def page_report(page: Any, width: int) -> dict[str, Any]:
 def test_each_roles_main_pages_at_1440_and_1024(
     browser_page,
     checklist_items,
+    private_storage,
     lead,
     vendor_a,
     engineer,
@@ -165,15 +171,33 @@ def test_each_roles_main_pages_at_1440_and_1024(
     )
     decision = decision_world(lead=lead)
     c = decision.comparison.pk
+    result = upload_result(
+        engineer=engineer, quote=world.fresh, brief=decision.brief, sample=VLLM_SAMPLE, gpus=2
+    )
     tours = {  # usernames of the cast
-        "lead": ["/", f"/briefs/{decision.brief.pk}/", f"/comparisons/{c}/", "/catalog/rfqs/new/"],
+        "lead": [
+            "/",
+            f"/briefs/{decision.brief.pk}/",
+            "/comparisons/",
+            f"/comparisons/{c}/",
+            "/catalog/rfqs/new/",
+        ],
         "finance": ["/", f"/comparisons/{c}/review/"],
-        "engineer": ["/catalog/", "/benchmarks/upload/", "/catalog/quotes/"],
+        "engineer": [
+            "/catalog/",
+            "/benchmarks/",
+            f"/benchmarks/results/{result.pk}/",
+            "/benchmarks/upload/",
+            "/catalog/quotes/",
+        ],
         "vendor_a": ["/", "/vendor/", f"/checklist/quotes/{world.fresh.pk}/answer/"],
         "admin": ["/audit/"],
     }
     must_fit = {
         "/",
+        "/benchmarks/",
+        "/comparisons/",
+        "/catalog/quotes/",
         f"/comparisons/{c}/review/",
         "/catalog/",
         f"/comparisons/{c}/",
@@ -191,7 +215,7 @@ def test_each_roles_main_pages_at_1440_and_1024(
                 response = browser_page.goto(path)
                 assert response is not None
                 assert response.status == 200, (user, path, response.status)
-                slug = re.sub(r"-\d+", "", path.strip("/").replace("/", "-")) or "dashboard"
+                slug = re.sub(r"-\d+", "-id", path.strip("/").replace("/", "-")) or "dashboard"
                 browser_page.shot(f"{user}-{slug}-{width}", full_page=False)
                 report[f"{user} {path} {width}"] = page_report(page, width)
     ARTIFACTS.mkdir(exist_ok=True)
