@@ -30,14 +30,8 @@ def test_horizontal_chart_table_lists_the_top_row_first_with_error_bounds():
     }
     table = figure_table(fig)
     assert table is not None
-    assert table.caption == "Uncertainty"
-    assert table.header == [
-        "Item",
-        "p50 (USD per 1M tokens)",
-        "p50: low (USD per 1M tokens)",
-        "p50: high (USD per 1M tokens)",
-        "point estimate (USD per 1M tokens)",
-    ]
+    assert table.caption == "Uncertainty (USD per 1M tokens)"
+    assert table.header == ["Item", "p50", "p50: low", "p50: high", "point estimate"]
     assert table.rows == [
         ["Northwind H100", "12.50", "12.00", "14.00", "12.00"],
         ["RunPod MI300X", "30.00", "26.00", "35.00", "29.00"],
@@ -49,12 +43,14 @@ def test_stacked_bars_and_curves_become_category_rows():
         "data": [
             {"type": "bar", "name": "Weights", "x": ["H100 × 2", "B200 × 1"], "y": [70.5, 141.0]},
             {"type": "bar", "name": "KV cache", "x": ["H100 × 2", "B200 × 1"], "y": [5.25, 10.5]},
+            {"type": "bar", "name": "platform labor", "x": ["H100 × 2"], "y": [1.0]},
         ],
         "layout": {"yaxis": {"title": {"text": "GB per GPU"}}, "xaxis": {"title": "Accelerator"}},
     }
     table = figure_table(bars)
-    assert table.header == ["Accelerator", "Weights (GB per GPU)", "KV cache (GB per GPU)"]
-    assert table.rows == [["H100 × 2", "70.5", "5.2"], ["B200 × 1", "141.0", "10.5"]]
+    assert table.caption == "Chart data (GB per GPU)"
+    assert table.header == ["Accelerator", "Weights", "KV cache", "Platform labour"]
+    assert table.rows == [["H100 × 2", "70.5", "5.2", "1.0"], ["B200 × 1", "141.0", "10.5", "—"]]
     curve = {"data": [{"type": "scatter", "name": "H100", "x": [1024, 8192], "y": [120, 14]}]}
     assert figure_table(curve).rows == [["1,024", "120"], ["8,192", "14"]]
 

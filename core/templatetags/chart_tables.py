@@ -15,7 +15,7 @@ from typing import Any
 
 from django import template
 
-from core.templatetags.numbers import DASH, thousands
+from core.templatetags.numbers import DASH, LABELS, thousands
 
 register = template.Library()
 
@@ -101,6 +101,7 @@ def figure_table(fig: dict[str, Any] | None) -> ChartTable | None:
     columns: list[str] = []
     for number, trace in enumerate(traces, start=1):
         name = str(trace.get("name") or f"series {number}")
+        name = LABELS.get(name.replace(" ", "_"), name)  # "gpu compute" reads "GPU compute"
         labels, values = list(trace[category_axis]), list(trace[value_axis])
         low, high = _error_bounds(trace, value_axis, values)
         series = [(name, values)]
@@ -115,9 +116,11 @@ def figure_table(fig: dict[str, Any] | None) -> ChartTable | None:
     order = list(categories)
     if category_axis == "y":
         order.reverse()  # horizontal charts draw their first row at the bottom
+    caption = _title(layout.get("title")) or "Chart data"
     table = ChartTable(
-        caption=_title(layout.get("title")) or "Chart data",
-        header=[category_title, *(f"{c} ({value_title})" if value_title else c for c in columns)],
+        # The unit once, in the caption: every series shares the value axis.
+        caption=f"{caption} ({value_title})" if value_title else caption,
+        header=[category_title, *columns],
     )
     # Every series shares the value axis, hence one format for all value columns.
     places = column_places([v for row in categories.values() for v in row.values()])

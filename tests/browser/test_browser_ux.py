@@ -229,6 +229,20 @@ def test_each_roles_main_pages_at_1440_and_1024(
     if AXE.exists():
         serious = {key: r["axe"] for key, r in report.items() if r["axe"]}
         assert not serious, json.dumps(serious, indent=1)
+
+    # U35: each chart's table opens under it, candidates by name, with the page still fitting.
+    browser_page.login("lead")
+    page.set_viewport_size({"width": 1024, "height": 900})
+    browser_page.goto(f"/comparisons/{c}/")
+    tables = page.locator("details.chart-table")
+    expect(tables.first).to_be_visible()
+    assert tables.count() == page.locator("div.chart[data-plotly]").count()
+    tables.first.locator("summary").click()
+    expect(tables.first.locator("tbody tr").first).to_be_visible()
+    expect(tables.first).to_contain_text("Fast GPUs")
+    tables.first.scroll_into_view_if_needed()
+    browser_page.shot("lead-chart-table-open-1024", element=tables.first)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
     browser_page.assert_no_console_errors()
 
 
