@@ -145,3 +145,34 @@ def test_u13_discarding_the_kept_file_saves_the_answer_without_it(login, vendor_
     assert response.status_code == 302
     answer = ChecklistAnswer.objects.get(item__code="gpu-model-node-shape")
     assert not answer.evidence_file
+
+
+def test_u13_the_default_answers_page_keeps_a_valid_file_too(login, vendor_a, items):
+    client = login(vendor_a)
+    data = form_data(
+        {
+            "software-versions": {
+                "answer": "CUDA 12.4, NCCL 2.21",
+                "status": "yes",
+                "evidence_file": f.pdf("versions.pdf"),
+            },
+            "region-placement": {"answer": "", "status": "yes"},
+        }
+    )
+    response = client.post("/checklist/provider/", data)
+    assert response.status_code == 400
+    token = re.search(
+        r'name="software-versions-held_evidence" value="([^"]+)"', response.content.decode()
+    ).group(1)
+    again = form_data(
+        {
+            "software-versions": {
+                "answer": "CUDA 12.4, NCCL 2.21",
+                "status": "yes",
+                "held_evidence": token,
+            }
+        }
+    )
+    assert client.post("/checklist/provider/", again).status_code == 302
+    saved = ChecklistAnswer.objects.get(item__code="software-versions", quote=None)
+    assert saved.evidence_name == "versions.pdf"
