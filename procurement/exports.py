@@ -129,11 +129,19 @@ def line_header(name: str) -> str:
     return name.replace("_", " ").capitalize() + " (USD)"
 
 
+# Money columns whose short label lacks the currency (U30): the header says it.
+HEADER_WITH_CURRENCY = {
+    "p10": "Unit cost p10 (USD)",
+    "p50": "Unit cost p50 (USD)",
+    "p90": "Unit cost p90 (USD)",
+}
+
+
 def candidate_header(data: ExportData) -> list[str]:
     return (
-        [label for _, label in BASE_COLUMNS]
+        [HEADER_WITH_CURRENCY.get(key, label) for key, label in BASE_COLUMNS]
         + [line_header(name) for name in data.line_names]
-        + [label for _, label in TAIL_COLUMNS]
+        + [HEADER_WITH_CURRENCY.get(key, label) for key, label in TAIL_COLUMNS]
     )
 
 

@@ -70,7 +70,9 @@ def test_u30_xlsx_rows_in_rank_order_with_number_formats_filter_and_frozen_heade
     assert first["Total (USD)"].number_format == "#,##0.00"
     assert first["Gpu compute (USD)"].number_format == "#,##0.00"
     assert first["Unit cost (USD)"].number_format == "#,##0.00"
-    assert first["p10"].number_format == "#,##0.00"
+    assert first["Unit cost p10 (USD)"].number_format == "#,##0.00"
+    money = [h for h in header if h.startswith(("Unit cost", "Total", "Price", "Gpu"))]
+    assert all("(USD)" in h for h in money), money
     assert first["GPUs"].number_format == "#,##0"
     assert first["P(cheapest)"].number_format == "0%"
     assert first["P(cheapest)"].value == 0.6429
