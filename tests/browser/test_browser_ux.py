@@ -195,6 +195,7 @@ def test_each_roles_main_pages_at_1440_and_1024(
     }
     must_fit = {
         "/",
+        "/audit/",
         "/benchmarks/",
         "/comparisons/",
         "/catalog/quotes/",
