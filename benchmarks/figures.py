@@ -207,3 +207,31 @@ def merge_sweeps(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return merged
+
+
+def _per_request(total: Any, requests: float | None) -> float | None:
+    value = _number(total)
+    return value / requests if value is not None and requests else None
+
+
+def workload_shape(metrics: dict[str, Any]) -> dict[str, Any]:
+    """What load the figures were measured under (U21), as GuideLLM's report leads with:
+    requests done and failed, mean input and output tokens per request, the offered request
+    rate and the concurrency. Each None when the file does not say."""
+    completed = _number(metrics.get("requests_completed"))
+    failed = _number(metrics.get("requests_failed"))
+    return {
+        "requests_completed": completed,
+        "requests_failed": failed,
+        "input_tokens_per_request": _per_request(metrics.get("input_tokens_total"), completed),
+        "output_tokens_per_request": _per_request(metrics.get("output_tokens_total"), completed),
+        "request_rate": _number(metrics.get("request_rate")),
+        "concurrency": _number(metrics.get("concurrency")),
+    }
+
+
+def all_requests_failed(metrics: dict[str, Any]) -> bool:
+    """Every request of the run failed (U19): its throughput of 0 measures nothing."""
+    completed = _number(metrics.get("requests_completed"))
+    failed = _number(metrics.get("requests_failed"))
+    return completed == 0 and bool(failed)

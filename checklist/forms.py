@@ -13,7 +13,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 
-from checklist import evidence, services
+from checklist import evidence, held, services
 from checklist.models import ChecklistAnswer, ChecklistItem
 from checklist.selectors import SCOPE_PROVIDER, ItemRow
 from core.errors import DomainError
@@ -58,6 +58,9 @@ class AnswerForm(forms.Form):
         help_text=f"{evidence.ALLOWED_LABEL}; up to {evidence.max_bytes_label()}.",
     )
     remove_evidence = forms.BooleanField(label="Remove the current evidence", required=False)
+    # U13: the token of a valid file kept from a refused save (checklist.held).
+    held_evidence = forms.CharField(required=False, widget=forms.HiddenInput, max_length=1000)
+    discard_held = forms.BooleanField(label="Do not use this file", required=False)
     scope = forms.ChoiceField(
         label="Applies to", choices=SCOPE_CHOICES, widget=forms.RadioSelect, required=False
     )
@@ -68,10 +71,14 @@ class AnswerForm(forms.Form):
         item: ChecklistItem,
         fixed_scope: str | None = None,
         oversized: dict[str, str] | None = None,
+        user_id: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.item = item
+        self.user_id = user_id
+        # The file kept for the next submit: claimed from the token, or held after a refusal.
+        self.held: held.HeldFile | None = None
         self.fixed_scope = fixed_scope
         self.oversized = oversized or {}
         if fixed_scope:
@@ -83,7 +90,14 @@ class AnswerForm(forms.Form):
         answer (moving an empty item between scopes means nothing)."""
         sent = any(
             self.add_prefix(name) in self.data
-            for name in ("answer", "status", "evidence_url", "scope", "remove_evidence")
+            for name in (
+                "answer",
+                "status",
+                "evidence_url",
+                "scope",
+                "remove_evidence",
+                "held_evidence",
+            )
         )
         if not sent and self.add_prefix("evidence_file") not in self.files:
             return self.add_prefix("evidence_file") in self.oversized  # item not on the page
@@ -92,6 +106,8 @@ class AnswerForm(forms.Form):
             self.initial.get("answer") and self.data.get(self.add_prefix("scope"))
         ):
             changed.discard("scope")
+        if self.data.get(self.add_prefix("discard_held")):
+            changed -= {"held_evidence", "discard_held"}  # dropping a kept file alone is no edit
         return bool(changed) or self.add_prefix("evidence_file") in self.oversized
 
     def clean_evidence_file(self) -> UploadedFile[bytes] | None:
@@ -100,13 +116,37 @@ class AnswerForm(forms.Form):
         name = self.oversized.get(self.add_prefix("evidence_file"))
         if name is not None:
             raise ValidationError(evidence.too_large_message(name))
-        if upload is None or upload is False:
+        if upload is False:
             return None
+        if upload is None:
+            return self._claim_held()
         try:
             evidence.check_upload(upload)
         except DomainError as exc:
             raise ValidationError(exc.message) from exc
         return upload
+
+    def _claim_held(self) -> UploadedFile[bytes] | None:
+        """U13: no new file chosen, so the one kept from the last refused save, if any."""
+        token = self.data.get(self.add_prefix("held_evidence")) or ""
+        if not token or self.data.get(self.add_prefix("discard_held")) or self.user_id is None:
+            return None
+        claimed = held.claim(token, user_id=self.user_id, field=self.add_prefix("evidence_file"))
+        if claimed is None:
+            raise ValidationError(
+                "The document kept from your last try is no longer available (it expires "
+                f"after {held.HOLD_MAX_AGE.total_seconds() / 3600:g} hours); choose it again."
+            )
+        self.held, upload = claimed
+        return upload
+
+    def hold_valid_file(self) -> None:
+        """After a refused save: keep this form's valid file for the next submit."""
+        cleaned = getattr(self, "cleaned_data", {})
+        upload = cleaned.get("evidence_file")
+        if not upload or self.user_id is None or self.held is not None:
+            return
+        self.held = held.hold(upload, user_id=self.user_id, field=self.add_prefix("evidence_file"))
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -151,6 +191,7 @@ def build_answer_forms(
     files: Any = None,
     fixed_scope: str | None = None,
     oversized: dict[str, str] | None = None,
+    user_id: int | None = None,
 ) -> list[AnswerForm]:
     """One form per row, attached to the row as row.extra["form"]."""
     out = []
@@ -163,6 +204,7 @@ def build_answer_forms(
             item=row.item,
             fixed_scope=fixed_scope,
             oversized=oversized,
+            user_id=user_id,
         )
         row.extra["form"] = form
         out.append(form)
@@ -175,6 +217,21 @@ def changed_entries(answer_forms: list[AnswerForm]) -> list[services.AnswerEntry
     if not all(f.is_valid() for f in changed):
         return None
     return [f.entry() for f in changed]
+
+
+def hold_valid_files(answer_forms: list[AnswerForm]) -> None:
+    """U13: a refused save keeps every valid chosen file server-side for the next submit."""
+    for form in answer_forms:
+        # .errors runs the validation the all-or-nothing check may have skipped.
+        if form.is_bound and form.errors is not None:
+            form.hold_valid_file()
+
+
+def release_held_files(answer_forms: list[AnswerForm]) -> None:
+    """After a save: the answers hold their own copies, so the kept files go."""
+    for form in answer_forms:
+        if form.held is not None:
+            held.release(form.held)
 
 
 class ReviewForm(forms.Form):

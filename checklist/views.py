@@ -26,6 +26,8 @@ from checklist.forms import (
     ReviewForm,
     build_answer_forms,
     changed_entries,
+    hold_valid_files,
+    release_held_files,
 )
 from core.errors import DomainError
 from core.forms import apply_domain_error
@@ -73,9 +75,11 @@ def checklist_index(request: AuthedRequest) -> HttpResponse:
 def _save_answers(
     request: AuthedRequest, *, quote: Any, answer_forms: list[Any]
 ) -> HttpResponse | None:
-    """Save the changed forms (all or nothing); None means: show the page with errors."""
+    """Save the changed forms (all or nothing); None means: show the page with errors, the
+    valid files kept server-side for the next submit (U13)."""
     entries = changed_entries(answer_forms)
     if entries is None:
+        hold_valid_files(answer_forms)
         messages.error(request, "Some answers need attention (highlighted). Nothing was saved.")
         return None
     if not entries:
@@ -89,29 +93,25 @@ def _save_answers(
             entries=entries,
         )
     except DomainError as exc:
+        hold_valid_files(answer_forms)
         messages.error(request, f"{exc.message} Nothing was saved.")
         return None
+    release_held_files(answer_forms)
     messages.success(request, f"Saved {len(entries)} answer{'s' if len(entries) > 1 else ''}.")
     return redirect(f"{request.path}#item-{entries[0].item.code}")
 
 
 def error_context(rows: list[Any], bound: bool) -> dict[str, Any]:
-    """U13, U38: the items that need attention (for the summary at the top) and, on the
-    items that were fine, the files the refused save did not keep (choose them again)."""
+    """U38: the items that need attention, for the summary at the top."""
     if not bound:
         return {"error_rows": []}
-    error_rows = []
-    for row in rows:
-        form = row.extra.get("form")
-        if form is None or not form.is_bound:
-            continue
-        if form.errors:
-            error_rows.append(row)
-            continue
-        upload = form.files.get(form.add_prefix("evidence_file"))
-        if upload is not None:
-            row.extra["dropped_file"] = upload.name
-    return {"error_rows": error_rows}
+    return {
+        "error_rows": [
+            row
+            for row in rows
+            if (form := row.extra.get("form")) is not None and form.is_bound and form.errors
+        ]
+    }
 
 
 @evidence_upload_view
@@ -128,6 +128,7 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
         data=request.POST if bound else None,
         files=request.FILES if bound else None,
         oversized=getattr(request, "evidence_oversized", {}),
+        user_id=request.user.pk,
     )
     if bound and (response := _save_answers(request, quote=quote, answer_forms=answer_forms)):
         return response
@@ -151,6 +152,7 @@ def provider_answer(request: AuthedRequest) -> HttpResponse:
         files=request.FILES if bound else None,
         fixed_scope=services.SCOPE_PROVIDER,
         oversized=getattr(request, "evidence_oversized", {}),
+        user_id=request.user.pk,
     )
     if bound and (response := _save_answers(request, quote=None, answer_forms=answer_forms)):
         return response

@@ -4,7 +4,12 @@ The selector `selectors_reviews.export_data_for(comparison)` gathers an `ExportD
 module only lays it out:
 
 - CSV: the candidates table (every cost line per candidate), UTF-8 with a BOM for Excel;
-- XLSX (openpyxl): sheets "Candidates", "Assumptions" and "Quote versions".
+- XLSX (openpyxl): sheets "Candidates", "Assumptions" and "Quote versions", each with a
+  frozen bold header, an autofilter and number formats (money with 2 decimals and thousands
+  separators, the currency in the header; probabilities as %; times as dates, UTC).
+
+Rows come in rank order (U30): ranked rows first, the unranked (ineligible) ones after them,
+whatever order the caller gathered them in.
 
 Formula injection (OWASP "CSV injection"): any text cell beginning with `=`, `+`, `-`, `@`,
 a tab or a carriage return is prefixed with a single quote, so spreadsheets show it as text.
@@ -18,6 +23,7 @@ import io
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -25,6 +31,26 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+MONEY_FORMAT = "#,##0.00"
+# Quote prices may be per token (an API route's price per 1M tokens is often below a cent).
+PRICE_FORMAT = "#,##0.00##"
+COUNT_FORMAT = "#,##0"
+SHARE_FORMAT = "0%"
+TIME_FORMAT = "yyyy-mm-dd hh:mm"
+# Number formats by column key; every cost line is money too (see candidate_formats).
+CANDIDATE_FORMATS = {
+    "gpus": COUNT_FORMAT,
+    "hourly_price_usd": PRICE_FORMAT,
+    "total_usd": MONEY_FORMAT,
+    "accepted_outputs": COUNT_FORMAT,
+    "unit_cost_usd": MONEY_FORMAT,
+    "p10": MONEY_FORMAT,
+    "p50": MONEY_FORMAT,
+    "p90": MONEY_FORMAT,
+    "prob_cheapest": SHARE_FORMAT,
+    "checklist_pct": '0"%"',  # already 0-100
+}
+QUOTE_FORMATS = {"price": PRICE_FORMAT, "quoted_at": TIME_FORMAT, "valid_until": TIME_FORMAT}
 # Characters an XLSX file cannot hold (openpyxl refuses them): dropped, never written.
 _ILLEGAL_XLSX = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
@@ -105,17 +131,44 @@ def line_header(name: str) -> str:
     return name.replace("_", " ").capitalize() + " (USD)"
 
 
+# Money columns whose short label lacks the currency (U30): the header says it.
+HEADER_WITH_CURRENCY = {
+    "p10": "Unit cost p10 (USD)",
+    "p50": "Unit cost p50 (USD)",
+    "p90": "Unit cost p90 (USD)",
+}
+
+
 def candidate_header(data: ExportData) -> list[str]:
     return (
-        [label for _, label in BASE_COLUMNS]
+        [HEADER_WITH_CURRENCY.get(key, label) for key, label in BASE_COLUMNS]
         + [line_header(name) for name in data.line_names]
-        + [label for _, label in TAIL_COLUMNS]
+        + [HEADER_WITH_CURRENCY.get(key, label) for key, label in TAIL_COLUMNS]
     )
 
 
+def candidate_formats(data: ExportData) -> list[str | None]:
+    """The XLSX number format of each column of `candidate_header`."""
+    return (
+        [CANDIDATE_FORMATS.get(key) for key, _ in BASE_COLUMNS]
+        + [MONEY_FORMAT for _ in data.line_names]
+        + [CANDIDATE_FORMATS.get(key) for key, _ in TAIL_COLUMNS]
+    )
+
+
+def _rank_order(row: dict[str, Any]) -> tuple[bool, int, str]:
+    rank = row.get("rank")
+    return (rank is None, rank if rank is not None else 0, str(row.get("key", "")))
+
+
+def ranked(candidates: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Ranked rows by rank, then the unranked (ineligible) ones; the key breaks ties."""
+    return sorted(candidates, key=_rank_order)
+
+
 def candidate_rows(data: ExportData) -> Iterator[list[Any]]:
-    """One row of raw values per candidate, columns as `candidate_header`."""
-    for row in data.candidates:
+    """One row of raw values per candidate in rank order, columns as `candidate_header`."""
+    for row in ranked(data.candidates):
         lines = row.get("cost_lines", {})
         yield [
             *(row.get(key) for key, _ in BASE_COLUMNS),
@@ -142,21 +195,44 @@ def to_csv(data: ExportData) -> bytes:
     return b"".join(iter_csv(data))
 
 
-def _xlsx_value(value: Any) -> Any:
+def _xlsx_value(value: Any, number_format: str | None = None) -> Any:
     if value is None:
         return None  # an empty cell, not an empty string
+    if number_format == TIME_FORMAT and isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            # Excel has no time zones (the header says UTC, so the cell holds UTC) and keeps
+            # only milliseconds: whole seconds are what a reader can use anyway.
+            if moment.tzinfo:
+                moment = moment.astimezone(UTC).replace(tzinfo=None)
+            return moment.replace(microsecond=0)
     value = neutralise(value)
     return _ILLEGAL_XLSX.sub("", value) if isinstance(value, str) else value
 
 
-def _sheet(workbook: Workbook, title: str, header: list[str], rows: Iterator[list[Any]]) -> None:
+def _sheet(
+    workbook: Workbook,
+    title: str,
+    header: list[str],
+    rows: Iterator[list[Any]],
+    formats: Sequence[str | None] = (),
+) -> None:
     sheet = workbook.create_sheet(title)
     sheet.append([_xlsx_value(h) for h in header])
     for cell in sheet[1]:
         cell.font = Font(bold=True)
+    formats = list(formats) + [None] * (len(header) - len(formats))
     for row in rows:
-        sheet.append([_xlsx_value(v) for v in row])
+        sheet.append([_xlsx_value(v, f) for v, f in zip(row, formats, strict=False)])
+    for column, number_format in zip(sheet.iter_cols(min_row=2), formats, strict=False):
+        for cell in column:
+            if number_format and not isinstance(cell.value, str):
+                cell.number_format = number_format
     sheet.freeze_panes = "A2"
+    sheet.auto_filter.ref = sheet.dimensions
     for column in sheet.columns:
         width = max(len(str(c.value or "")) for c in column)
         sheet.column_dimensions[column[0].column_letter].width = min(max(width + 2, 8), 60)
@@ -166,7 +242,13 @@ def to_xlsx(data: ExportData) -> bytes:
     """The workbook: Candidates, Assumptions, Quote versions."""
     workbook = Workbook()
     workbook.remove(workbook.active)
-    _sheet(workbook, "Candidates", candidate_header(data), candidate_rows(data))
+    _sheet(
+        workbook,
+        "Candidates",
+        candidate_header(data),
+        candidate_rows(data),
+        candidate_formats(data),
+    )
     _sheet(
         workbook,
         "Assumptions",
@@ -178,6 +260,7 @@ def to_xlsx(data: ExportData) -> bytes:
         "Quote versions",
         [label for _, label in QUOTE_COLUMNS],
         ([q.get(key) for key, _ in QUOTE_COLUMNS] for q in data.quotes),
+        [QUOTE_FORMATS.get(key) for key, _ in QUOTE_COLUMNS],
     )
     out = io.BytesIO()
     workbook.save(out)

@@ -19,6 +19,7 @@ fi
 
 if [ $fast -eq 0 ]; then
   bash scripts/deps.sh
+  export AXE_REQUIRED=1  # deps.sh installed axe-core: the browser tests must use it
 fi
 bash scripts/services.sh
 if [ $fast -eq 0 ]; then

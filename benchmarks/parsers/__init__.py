@@ -125,12 +125,29 @@ def _classify_list(items: list[Any]) -> str | None:
     return _first(JSON_LIST, items)
 
 
+def _cut_off(exc: json.JSONDecodeError, text: str) -> bool:
+    """The JSON ends before its values close: an unterminated string (no closing quote up to
+    the end) or an error at the very end of the text. That is a file cut off mid-way."""
+    return exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip())
+
+
+def _cut_off_error(text: str, label: str) -> ParseError:
+    # U20: one plain sentence, not the list of format signatures (nothing was recognised).
+    size = len(text.encode("utf-8"))
+    return ParseError(
+        f"The file{label} ends mid-way, at byte {size:,}, so it is not valid JSON: it looks "
+        "cut off. Export or copy it again in full and upload that."
+    )
+
+
 def _sniff_json(text: str, label: str) -> tuple[str, Any]:
     try:
         obj = _head.loads(text)
     except RecursionError:
         raise ParseError(f"file{label}: JSON nesting is too deep") from None
     except json.JSONDecodeError as exc:
+        if exc.msg != "Extra data" and _cut_off(exc, text):
+            raise _cut_off_error(text, label) from None
         if exc.msg != "Extra data":
             raise ParseError(
                 f"file{label} starts like JSON but is not valid JSON ({exc.msg} at line "
@@ -169,7 +186,9 @@ def _classify_doc(obj: Any, label: str) -> tuple[str, Any]:
 
 def _sniff_json_lines(text: str, label: str) -> tuple[str, Any]:
     objs: list[Any] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    last = max((i for i, line in enumerate(lines, start=1) if line.strip()), default=0)
+    for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if not stripped:
             continue
@@ -178,6 +197,8 @@ def _sniff_json_lines(text: str, label: str) -> tuple[str, Any]:
         except RecursionError:
             raise ParseError(f"file{label}: JSON nesting too deep on line {number}") from None
         except json.JSONDecodeError as exc:
+            if number == last and objs and _cut_off(exc, stripped):
+                raise _cut_off_error(text, label) from None
             raise ParseError(
                 f"file{label} looks like JSON Lines but line {number} is not valid JSON "
                 f"({exc.msg}); tried: {_tried(JSON_RULES)}"

@@ -9,7 +9,6 @@ from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import urlencode
 
-from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
@@ -26,11 +25,25 @@ from benchmarks.upload_handlers import (
     upload_cap_bytes,
 )
 from briefs import access as briefs_access
+from core.listing import Column, json_number, list_page
 from core.roles import STAFF_ROLES, has_role, role_required
 
 READERS = tuple(STAFF_ROLES)
 UPLOADERS = tuple(access.BENCHMARK_UPLOADERS)
 LIST_FILTERS = ("status", "format", "brief", "accelerator", "quote")
+LIST_COLUMNS = (
+    Column("file", "File", "original_name"),
+    Column("status", "Status", "status"),
+    Column("format", "Format", "format_id"),
+    Column("candidate", "Candidate", ("accelerator__name", "gpu_count")),
+    Column("brief", "Brief", ("brief__title", "brief__version")),
+    Column("output", "Output tok/s", json_number("metrics", "output_tokens_per_s"), numeric=True),
+    Column("per_gpu", "tok/s per GPU", numeric=True),
+    Column("ttft", "TTFT p95", json_number("metrics", "ttft_ms", "p95"), numeric=True),
+    Column("e2e", "E2E p99", json_number("metrics", "e2e_ms", "p99"), numeric=True),
+    Column("accepted", "Accepted", numeric=True),
+    Column("uploaded", "Uploaded", "created_at"),
+)
 FINAL_STATES = {BenchmarkResult.Status.PARSED, BenchmarkResult.Status.FAILED}
 HTMX_STOP_POLLING = 286
 
@@ -49,9 +62,18 @@ def result_list(request: AuthedRequest) -> HttpResponse:
             f"Invalid filter value for: {', '.join(bad)}.", status=400, content_type="text/plain"
         )
     results = selectors.results_list(request.user, filters)
-    page = Paginator(results, 50).get_page(request.GET.get("page"))
-    rows = [{"result": r, "figures": figures.key_figures(r.metrics, r.gpu_count)} for r in page]
+    listing = list_page(request, results, LIST_COLUMNS, default_sort="-uploaded")
+    page = listing.page
+    rows = [
+        {
+            "result": r,
+            "figures": figures.key_figures(r.metrics, r.gpu_count),
+            "all_failed": figures.all_requests_failed(r.metrics or {}),
+        }
+        for r in page
+    ]
     context = {
+        "listing": listing,
         "page": page,
         "rows": rows,
         "filters": filters,
@@ -141,6 +163,8 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
     return {
         "result": result,
         "figures": figures.key_figures(metrics, result.gpu_count),
+        "shape": figures.workload_shape(metrics),
+        "all_failed": figures.all_requests_failed(metrics),
         "percentile_rows": figures.percentile_rows(metrics),
         "metrics": metrics,
         "runs": metrics.get("runs") or [],

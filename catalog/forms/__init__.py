@@ -1,6 +1,12 @@
 """Catalog forms: shape only; the services apply the rules."""
 
-from catalog.forms.quotes import FIELD_GROUPS, QuoteForm, QuoteWithdrawForm, quote_initial
+from catalog.forms.quotes import (
+    FIELD_GROUPS,
+    QuoteForm,
+    QuoteWithdrawForm,
+    quote_initial,
+    quote_initial_from_rfq,
+)
 from catalog.forms.reference import (
     AcceleratorListForm,
     ApiRouteForm,
@@ -27,4 +33,5 @@ __all__ = [
     "RfqForm",
     "RfqReopenForm",
     "quote_initial",
+    "quote_initial_from_rfq",
 ]

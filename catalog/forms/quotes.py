@@ -207,6 +207,27 @@ def quote_initial(quote: Quote) -> dict[str, Any]:
     return initial
 
 
+def quote_initial_from_rfq(rfq: Rfq) -> dict[str, Any]:
+    """What the RFQ already says (U14): the vendor answers it instead of typing it again.
+
+    Only unambiguous values: the accelerator and capacity model when the RFQ names exactly
+    one; the GPU count becomes the minimum commitment only for a term (an elastic offer has
+    none)."""
+    initial: dict[str, Any] = {}
+    accelerator_ids = list(rfq.accelerators.values_list("pk", flat=True)[:2])
+    if len(accelerator_ids) == 1:
+        initial["accelerator"] = accelerator_ids[0]
+    if len(rfq.capacity_models) == 1:
+        initial["capacity_model"] = rfq.capacity_models[0]
+    if rfq.region:
+        initial["region"] = rfq.region
+    if rfq.term_months:
+        initial["term_months"] = rfq.term_months
+        if rfq.gpus_needed:
+            initial["min_commitment_gpus"] = rfq.gpus_needed
+    return initial
+
+
 class QuoteWithdrawForm(forms.Form):
     reason = forms.CharField(
         required=False,

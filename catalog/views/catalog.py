@@ -52,6 +52,26 @@ SORTABLE = [
     ("year", "Year"),
     ("price", "Lowest USD / GPU-h"),
 ]
+# The column chooser (U31): vendor and name always show; the rest can be hidden. The choice
+# lives in the URL (?cols=…, shareable) and is remembered in a cookie for the next visit.
+OPTIONAL_COLUMNS = [
+    *((key, label) for key, label in SORTABLE if key not in ("vendor", "name")),
+    ("precisions", "Precisions"),
+    ("segment", "Segment"),
+]
+COLUMNS_COOKIE = "catalog_cols"
+
+
+def _visible_columns(request: AuthedRequest) -> tuple[list[str], bool]:
+    """The columns to show and whether the URL chose them (then the cookie is updated)."""
+    known = [key for key, _ in OPTIONAL_COLUMNS]
+    chosen = [key for key in request.GET.getlist("cols") if key in known]
+    if chosen:
+        return chosen, True
+    remembered = [key for key in request.COOKIES.get(COLUMNS_COOKIE, "").split(",") if key]
+    return [key for key in remembered if key in known] or known, False
+
+
 CSV_COLUMNS = [
     ("vendor", "vendor"),
     ("name", "name"),
@@ -110,21 +130,35 @@ def accelerator_list(request: AuthedRequest) -> HttpResponse:
     if request.GET.get("format") == "csv" and (not form.is_bound or form.is_valid()):
         return _catalog_csv(accelerators)
     query = query_without(request, "format")
+    visible, chosen_now = _visible_columns(request)
+    headers = _sort_headers(request, filters.get("sort") or "")
     context = {
         "csv_query": f"{query}&format=csv".lstrip("&"),
-        "filtered": bool(query_without(request, "format", "sort")),
+        "filtered": bool(query_without(request, "format", "sort", "cols")),
         "form": form,
         "accelerators": accelerators,
-        "headers": _sort_headers(request, filters.get("sort") or ""),
+        "headers": [h for h in headers if h["key"] in ("vendor", "name") or h["key"] in visible],
+        "visible": visible,
+        "optional_columns": OPTIONAL_COLUMNS,
         "compare_form": CompareForm(),
         "fig": charts.memory_vs_bandwidth([_point(a) for a in accelerators]),
     }
-    return render(
+    response = render(
         request,
         "catalog/accelerator_list.html",
         context,
         status=200 if not form.is_bound or form.is_valid() else 400,
     )
+    if chosen_now:
+        response.set_cookie(
+            COLUMNS_COOKIE,
+            ",".join(visible),
+            max_age=365 * 24 * 3600,
+            samesite="Lax",
+            httponly=True,
+            secure=request.is_secure(),
+        )
+    return response
 
 
 def _cell(value: object) -> object:

@@ -15,19 +15,36 @@ from accounts.http import AuthedRequest
 from catalog import access, charts, panels, selectors, services
 from catalog.access import staff_required, writer_required
 from catalog.filters import QuoteFilter
-from catalog.forms import FIELD_GROUPS, QuoteForm, QuoteWithdrawForm, quote_initial
+from catalog.forms import (
+    FIELD_GROUPS,
+    QuoteForm,
+    QuoteWithdrawForm,
+    quote_initial,
+    quote_initial_from_rfq,
+)
 from catalog.forms.quotes import LABELS
 from catalog.models import Quote
 from catalog.templatetags.catalog_tags import price
-from catalog.views.common import paginate, query_without
 from core.errors import DomainError
 from core.forms import apply_domain_error
+from core.listing import Column, list_page
 from core.roles import has_role
 
 if TYPE_CHECKING:
     from accounts.models import User
 
 STAFF_ONLY_FIELDS = ("provider", "is_public_list_price")
+# Prices sort as quoted (a list mixing currencies sorts within each currency's numbers).
+QUOTE_COLUMNS = (
+    Column("provider", "Provider", "provider__name"),
+    Column("accelerator", "Accelerator", ("accelerator__name", "price_per_gpu_hour")),
+    Column("capacity", "Capacity", ("capacity_model", "term_months")),
+    Column("price", "Price / GPU-hour", ("price_per_gpu_hour", "price_per_node"), numeric=True),
+    Column("gpus_per_node", "GPUs / node", "gpus_per_node", numeric=True),
+    Column("region", "Region", "region"),
+    Column("captured", "Captured", "quoted_at"),
+    Column("version", "Version", "version"),
+)
 
 
 MONEY_FIELDS = {
@@ -103,14 +120,20 @@ def quote_page_context(user: User, quote: Quote) -> dict[str, Any]:
 def quote_list(request: AuthedRequest) -> HttpResponse:
     params = request.GET.copy()
     params.setdefault("current", "true")
-    quotes = access.quotes_for(request.user).order_by("accelerator__name", "price_per_gpu_hour")
-    quote_filter = QuoteFilter(params, queryset=quotes, user=request.user)
-    page = paginate(request, quote_filter.qs)
+    quote_filter = QuoteFilter(params, queryset=access.quotes_for(request.user), user=request.user)
+    listing = list_page(
+        request,
+        quote_filter.qs,
+        QUOTE_COLUMNS,
+        default_sort="accelerator",
+        filter_ignore=["current"],
+    )
     context = {
         "filter": quote_filter,
-        "page": page,
-        "checklists": panels.checklist_summaries(page.object_list),
-        "page_query": query_without(request, "page"),
+        "listing": listing,
+        "page": listing.page,
+        "checklists": panels.checklist_summaries(listing.page.object_list),
+        "page_query": listing.page_query,
         "can_write": has_role(request.user, *access.CATALOG_WRITERS),
     }
     return render(request, "catalog/quote_list.html", context)
@@ -132,7 +155,8 @@ def _quote_data(form: QuoteForm) -> dict[str, Any]:
 @writer_required
 def quote_create(request: AuthedRequest) -> HttpResponse:
     rfq = access.access_rfq(request.user, request.GET["rfq"]) if request.GET.get("rfq") else None
-    form = QuoteForm(request.POST or None, staff=True, rfq=rfq)
+    initial = quote_initial_from_rfq(rfq) if rfq is not None else None
+    form = QuoteForm(request.POST or None, staff=True, rfq=rfq, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             quote = services.quote_submit(

@@ -15,7 +15,7 @@ from accounts.http import AuthedRequest
 from catalog import access, selectors, services
 from catalog.access import vendor_required
 from catalog.errors import RfqClosed
-from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial
+from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial, quote_initial_from_rfq
 from catalog.views.quotes import quote_page_context
 from core.errors import DomainError
 from core.forms import apply_domain_error
@@ -52,7 +52,7 @@ def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
     if not rfq.is_open_for_answers():
         messages.error(request, RfqClosed().message)
         return redirect("vendor:rfq-detail", pk=rfq.pk)
-    form = QuoteForm(request.POST or None, rfq=rfq)
+    form = QuoteForm(request.POST or None, rfq=rfq, initial=quote_initial_from_rfq(rfq))
     if request.method == "POST" and form.is_valid():
         try:
             quote = services.quote_submit(
@@ -69,7 +69,7 @@ def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
             )
             return redirect("vendor:quote-detail", pk=quote.pk)
     status = 400 if request.method == "POST" else 200
-    context = {"form": form, "rfq": rfq, "title": f"Answer “{rfq.title}”"}
+    context = {"form": form, "rfq": rfq, "title": f"Answer “{rfq.title}”", "from_rfq": True}
     return render(request, "catalog/vendor/quote_form.html", context, status=status)
 
 

@@ -25,6 +25,7 @@ LABELS = {
     # cost lines
     "api_compute": "API usage",
     "gpu_compute": "GPU compute",
+    "retry_waste": "Retry waste",
     "idle_capacity": "Idle capacity",
     "platform_labor": "Platform labour",
     "serving_stack": "Serving stack",

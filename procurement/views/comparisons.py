@@ -16,6 +16,7 @@ from accounts.http import AuthedRequest
 from briefs import access as briefs_access
 from core.errors import DomainError
 from core.forms import apply_domain_error
+from core.listing import Column, list_page
 from core.roles import STAFF_ROLES, has_role, role_required
 from procurement import access, charts, point_charts
 from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilterForm
@@ -24,6 +25,14 @@ from procurement.selectors.reviews.rows import reviews_of
 from procurement.services import comparisons as services_comparisons
 
 PAGE_SIZE = 25
+LIST_COLUMNS = (
+    Column("title", "Comparison", "title"),
+    Column("brief", "Brief", ("brief__title", "brief__version")),
+    Column("status", "Status", "status"),
+    Column("candidates", "Candidates", "candidate_count", numeric=True),
+    Column("recommended", "Recommended", "recommended_label"),
+    Column("created", "Created", "created_at"),
+)
 
 
 @role_required(*STAFF_ROLES)
@@ -31,13 +40,14 @@ def comparison_list(request: AuthedRequest) -> HttpResponse:
     form = ComparisonFilterForm(request.GET or None)
     filters = form.cleaned_data if form.is_valid() else {}
     qs = selectors_comparisons.comparisons_list(request.user, filters)
-    page = Paginator(qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    listing = list_page(request, qs, LIST_COLUMNS, default_sort="-created", per_page=PAGE_SIZE)
     return render(
         request,
         "procurement/comparison_list.html",
         {
             "form": form,
-            "page": page,
+            "listing": listing,
+            "page": listing.page,
             "filters": filters,
             "filtered": any(v not in (None, "", [], False) for v in filters.values()),  # U37
             "can_create": has_role(request.user, *access.COMPARISON_CREATORS),

@@ -327,3 +327,40 @@ def test_declared_length_over_cap_is_refused_before_reading(
     assert "too large" in page.content.decode()
     assert _counts(private_storage) == (0, [])
     assert _rejections() == 2
+
+
+def test_u20_a_truncated_file_is_refused_in_one_plain_sentence(
+    login, engineer, h100, private_storage
+):
+    """U20: a cut-off file says so, once, instead of listing every format signature."""
+    response = login(engineer).post(
+        "/benchmarks/upload/",
+        {
+            "file": SimpleUploadedFile("serve.json", vllm_serve_bytes(20)[:700]),
+            "accelerator": h100.slug,
+            "gpu_count": 1,
+        },
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "ends mid-way, at byte 700, so it is not valid JSON: it looks cut off." in html
+    assert "Export or copy it again in full" in html
+    assert "tried:" not in html
+    assert _counts(private_storage) == (0, [])
+
+
+AIPERF_JSONL = (
+    Path(__file__).resolve().parents[1]
+    / "parsers/fixtures/aiperf/aiperf_examples_run1_profile_export.jsonl"
+)
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.9])
+def test_u20_truncated_json_lines_say_cut_off_too(cut):
+    data = AIPERF_JSONL.read_bytes()
+    cut_at = int(len(data) * cut)
+    if data[cut_at - 1 : cut_at] == b"\n":
+        cut_at -= 5  # mid-line, as a cut-off download ends
+    with pytest.raises(parsers.ParseError, match="looks cut off") as refused:
+        parsers.parse(data[:cut_at], "records.jsonl")
+    assert "tried:" not in str(refused.value)

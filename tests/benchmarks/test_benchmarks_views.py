@@ -315,3 +315,38 @@ def test_file_templates_download_and_upload_with_acceptance(login, engineer, h10
 def test_upload_tab_hidden_from_readers(login, finance, engineer):
     assert b"/benchmarks/upload/" not in login(finance).get("/benchmarks/plans/").content
     assert b"/benchmarks/upload/" in login(engineer).get("/benchmarks/plans/").content
+
+
+def test_u21_result_page_leads_with_the_workload_shape(login, finance, h100):
+    """U21: model, tokens in/out per request, offered rate and concurrency, in words."""
+    metrics = {
+        **metrics_dict(concurrency=16.0),
+        "input_tokens_total": 8_000_000,
+        "output_tokens_total": 200_000,
+        "request_rate": 3.6,
+    }
+    result = BenchmarkResultFactory(
+        accelerator=h100, metrics=metrics, model_name="meta-llama/Llama-3.1-70B-Instruct"
+    )
+    body = login(finance).get(result.get_absolute_url()).content.decode()
+    shape = body[body.index('id="workload-shape"') :]
+    shape = shape[: shape.index("</section>")]
+    assert "meta-llama/Llama-3.1-70B-Instruct" in shape
+    assert "8,000 in / 200 out (mean)" in shape
+    assert "3.6 requests/s offered · concurrency 16" in shape
+    assert "1,000 completed" in shape
+    assert body.index('id="workload-shape"') < body.index("Latency percentiles")
+    assert 'id="all-failed"' not in body
+
+
+def test_u19_a_run_whose_requests_all_failed_is_flagged(login, engineer, h100):
+    """U19: 0 completed, N failed: a warning on the page and a badge in the list."""
+    metrics = {**metrics_dict(output_tokens_per_s=0.0), "requests_completed": 0}
+    metrics["requests_failed"] = 120
+    result = BenchmarkResultFactory(accelerator=h100, metrics=metrics)
+    client = login(engineer)
+    body = client.get(result.get_absolute_url()).content.decode()
+    assert "Every request in this run failed" in body
+    assert "120 failed, none completed" in body
+    listing = client.get("/benchmarks/").content.decode()
+    assert listing.count("all requests failed</span>") == 1

@@ -321,3 +321,12 @@ def test_issue17_the_form_asks_which_tokens_unit_costs_count(login, lead, catalo
     assert response.status_code == 400
     assert "Select a valid choice" in response.content.decode()
     assert not WorkloadBrief.objects.filter(title="Bad").exists()
+
+
+def test_u35_each_brief_chart_has_its_data_table(login, lead, brief):
+    """U35: the text alternative of both charts, folded under each."""
+    html = login(lead).get(f"/briefs/{brief.pk}/").content.decode()
+    assert html.count('<details class="chart-table">') == 2
+    assert "<caption>Memory per GPU at the brief" in html
+    assert '<th scope="col">Accelerator × GPUs required</th>' in html
+    assert "B300" in html[html.index('<details class="chart-table">') :]

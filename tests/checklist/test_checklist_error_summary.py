@@ -1,5 +1,5 @@
 """U13, U38: a refused checklist save shows an error summary at the top with links to the
-items, and says which chosen files were not kept (so the vendor chooses them again)."""
+items, and keeps the valid chosen files for the next submit."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from tests.checklist.test_checklist_views import answer_url, form_data
 pytestmark = pytest.mark.django_db
 
 
-def test_refused_save_has_a_summary_with_links_and_names_the_dropped_file(
+def test_refused_save_has_a_summary_with_links_and_names_the_kept_file(
     login, vendor_a, quote_a, private_root
 ):
     """U13, U38: the broken item is in a summary at the top (a link to it, its error); the
-    valid item's file is named as not saved, to be chosen again."""
+    valid item's file is named as kept for the next save."""
     data = form_data(
         {
             "gpu-model-node-shape": {
@@ -43,7 +43,7 @@ def test_refused_save_has_a_summary_with_links_and_names_the_dropped_file(
     assert 'href="#item-interconnect"' in summary
     assert "content is not a PDF" in summary
     assert "gpu-model-node-shape" not in summary
-    assert "was not saved because other items need attention: choose it again" in html
+    assert "“spec sheet.pdf” is kept and will be saved with this answer" in html
     assert "8x H100 SXM per node" in html  # the typed answer is kept
     assert not ChecklistAnswer.objects.exists()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from checklist import services
+from checklist import held, services
 from checklist.models import ChecklistAnswer, ChecklistReview
 from checklist.services import AnswerEntry
 from tests.checklist import files_checklist as f
@@ -132,7 +132,9 @@ def test_a_bad_upload_refuses_the_whole_page_and_stores_nothing(
     assert "Files of type .html are not accepted" in html
     assert "Nothing was saved" in html
     assert not ChecklistAnswer.objects.exists()
-    assert _files(private_root) == []
+    # No evidence is stored; only the valid PDF waits in the held folder (U13).
+    assert [p for p in _files(private_root) if held.HOLD_FOLDER not in p.parts] == []
+    assert [p.read_bytes() for p in (private_root / held.HOLD_FOLDER).iterdir()] == [f.PDF]
 
 
 def test_an_oversized_upload_is_cut_off_and_refused(

@@ -339,3 +339,14 @@ def test_results_table_has_exactly_one_body_row_per_candidate(login, lead, compu
     table = html[html.index('id="results"') : html.index("</table>", html.index('id="results"'))]
     assert table.count("<table") == 0  # no nested tables: one <tr> per candidate
     assert table.count('<tr id="row-') == 2
+
+
+def test_u35_each_comparison_chart_has_its_data_table(login, lead, computed, scenario):
+    """U35: every chart on the results page has the table behind it, candidates named."""
+    html = login(lead).get(f"/comparisons/{computed.pk}/").content.decode()
+    charts = html.count('class="chart" data-plotly=')
+    assert charts >= 3
+    assert html.count('<details class="chart-table">') == charts
+    tables = html[html.index('<details class="chart-table">') :]
+    assert scenario["fast"].provider.name in tables
+    assert '<th scope="row">' in tables
