@@ -29,13 +29,13 @@ if TYPE_CHECKING:
     from catalog.models import Quote
 
 
-def _approved_rows() -> dict[int, list[Review]]:
-    """Approved quote version id → the approvals of APPROVED decisions that rest on it."""
+def _approved_rows(version_ids: set[int]) -> dict[int, list[Review]]:
+    """Version id (of `version_ids`) → approvals of APPROVED decisions resting on it."""
     found: dict[int, list[Review]] = defaultdict(list)
     approvals = Review.objects.filter(
         decision=Review.Decision.APPROVE,
         comparison__status=Comparison.Status.APPROVED,
-        candidate__quote__isnull=False,
+        candidate__quote_id__in=version_ids,
     ).select_related("comparison", "candidate__quote__provider", "candidate__quote__accelerator")
     for review in approvals:
         if review.candidate is not None and review.candidate.quote_id is not None:
@@ -51,10 +51,11 @@ def _price(quote: Quote) -> tuple[Any, str]:
 
 def flag_approved_decisions(pairs: Sequence[tuple[Quote, Quote]], acting_user: Any) -> int:
     """Flag every approved decision resting on the replaced versions. Returns new flags."""
-    approved = _approved_rows()
-    if not approved:
-        return 0  # the common case: one query, nothing approved rests on a quote
+    # Every earlier version counts: a decision may have approved v1 of what is now v3.
     lineages = quote_lineages([old for old, _ in pairs])
+    approved = _approved_rows({qid for chain in lineages.values() for qid in chain})
+    if not approved:
+        return 0  # the common case: nothing approved rests on these quotes
     created: list[int] = []
     for old, new in pairs:
         seen: set[int] = set()
