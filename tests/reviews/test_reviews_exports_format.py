@@ -71,7 +71,12 @@ def test_u30_xlsx_rows_in_rank_order_with_number_formats_filter_and_frozen_heade
     assert first["Gpu compute (USD)"].number_format == "#,##0.00"
     assert first["Unit cost (USD)"].number_format == "#,##0.00"
     assert first["Unit cost p10 (USD)"].number_format == "#,##0.00"
-    money = [h for h in header if h.startswith(("Unit cost", "Total", "Price", "Gpu"))]
+    # "Price entered by" names who typed the price (H6): a person, not an amount.
+    money = [
+        h
+        for h in header
+        if h.startswith(("Unit cost", "Total", "Price", "Gpu")) and h != "Price entered by"
+    ]
     assert all("(USD)" in h for h in money), money
     assert first["GPUs"].number_format == "#,##0"
     assert first["P(cheapest)"].number_format == "0%"
