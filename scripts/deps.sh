@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The system packages the suite needs, installed from Debian when missing (make test, CI).
-#   scripts/deps.sh            chromium, redis-server/-tools, postgresql-client, wrk
+#   scripts/deps.sh            chromium, redis-server/-tools, postgresql-client, wrk, nginx
 #   scripts/deps.sh --compose  also docker-compose (CI validates docker-compose.yml)
 # Installs only as root or with passwordless sudo; otherwise says what to install and fails.
 set -euo pipefail
@@ -11,6 +11,7 @@ command -v pg_isready >/dev/null || need+=(postgresql-client) # scripts/services
 command -v redis-cli >/dev/null || need+=(redis-tools)        # scripts/services.sh
 command -v redis-server >/dev/null || need+=(redis-server)    # private brokers in tests
 command -v wrk >/dev/null || need+=(wrk)                      # make bench (load)
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || need+=(nginx) # slow-client test (M9)
 if [ "${1:-}" = "--compose" ]; then
   command -v docker-compose >/dev/null || need+=(docker-compose)
 fi
