@@ -80,3 +80,52 @@ def test_a_parse_error_does_not_show_the_interpreters_text():
         parsers.parse(body, "huge.json")
     assert "set_int_max_str_digits" not in caught.value.message
     assert "4300" not in caught.value.message
+
+
+def test_l7_vendors_never_see_the_buyers_custom_models(lead, vendor_a):
+    """L7: a lead's custom model (its name, notes and author) is not listed to a vendor by the
+    model API or the memory-fit page, and naming it gets the same 404 / 400 as a made-up
+    slug; staff still see it."""
+    from tests.factories import ModelProfileFactory
+
+    ModelProfileFactory()  # a reference model, seen by everyone
+    ModelProfileFactory(
+        slug="falcon-internal-300b",
+        name="Project Falcon internal 300B",
+        notes="M&A due diligence model, confidential",
+        is_custom=True,
+        created_by=lead,
+    )
+    vendor, staff = Client(), Client()
+    vendor.force_login(vendor_a)
+    staff.force_login(lead)
+
+    listed = [m["slug"] for m in vendor.get("/api/v1/models/").json()["results"]]
+    assert listed == ["llama-3-1-70b"]
+    assert "falcon-internal-300b" in str(staff.get("/api/v1/models/").json())
+    secret = vendor.get("/api/v1/models/falcon-internal-300b/")
+    made_up = vendor.get("/api/v1/models/no-such-model/")
+    assert secret.status_code == made_up.status_code == 404
+    assert staff.get("/api/v1/models/falcon-internal-300b/").status_code == 200
+
+    page = vendor.get("/briefs/memory-fit/").content.decode()
+    assert "Llama 3.1 70B" in page
+    assert "Project Falcon" not in page
+    assert "Project Falcon" in staff.get("/briefs/memory-fit/").content.decode()
+
+    def fit(client: Client, slug: str):
+        body = {
+            "model": slug,
+            "mode": "inference",
+            "weight_precision": "bf16",
+            "kv_precision": "bf16",
+            "context_tokens": 8192,
+            "concurrent_sequences": 8,
+            "accelerator": "h100-sxm-80gb",
+        }
+        return client.post("/api/v1/memory-fit/", body, content_type="application/json")
+
+    refused, unknown = fit(vendor, "falcon-internal-300b"), fit(vendor, "no-such-model")
+    assert refused.status_code == unknown.status_code == 400
+    assert "Project Falcon" not in refused.content.decode()
+    assert "Unknown model" in refused.content.decode()
