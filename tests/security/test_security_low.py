@@ -129,3 +129,68 @@ def test_l7_vendors_never_see_the_buyers_custom_models(lead, vendor_a):
     assert refused.status_code == unknown.status_code == 400
     assert "Project Falcon" not in refused.content.decode()
     assert "Unknown model" in refused.content.decode()
+
+
+def _token_in(html: str) -> str:
+    import re
+
+    found = re.search(r'name="submission" value="([^"]+)"', html)
+    assert found, "the form carries no submission token"
+    return found.group(1)
+
+
+def test_l10_a_double_submitted_vendor_quote_makes_one_quote(vendor_a, provider_a, lead):
+    """L10: the same quote form posted twice (a double click, a replay) makes one quote; the
+    second post is sent to the first one's page. Parallel twins wait on the token's unique
+    row and find it taken the same way."""
+    from django.utils import timezone
+
+    from catalog.models import Quote
+    from tests.factories import AcceleratorFactory, RfqFactory
+
+    h100 = AcceleratorFactory(slug="h100-sxm-80gb", name="H100 SXM 80GB", max_gpus_per_node=8)
+    rfq = RfqFactory(title="64 H100s", providers=[provider_a], created_by=lead)
+    client = Client()
+    client.force_login(vendor_a)
+    url = f"/vendor/rfqs/{rfq.pk}/quote/"
+    body = {
+        "accelerator": h100.pk,
+        "capacity_model": "reserved",
+        "currency": "EUR",
+        "price_per_gpu_hour": "2.10",
+        "gpus_per_node": "8",
+        "term_months": "12",
+        "min_commitment_gpus": "32",
+        "quoted_at": timezone.now().strftime("%Y-%m-%dT%H:%M"),
+        "inter_node_fabric": "InfiniBand NDR",
+        "submission": _token_in(client.get(url).content.decode()),
+    }
+    first, second = client.post(url, body), client.post(url, body)
+    quote = Quote.objects.get()
+    assert first.status_code == second.status_code == 302
+    assert first["Location"] == second["Location"] == f"/vendor/quotes/{quote.pk}/"
+    fresh = {**body, "submission": _token_in(client.get(url).content.decode())}
+    assert client.post(url, fresh).status_code == 302  # a new form: a new quote
+    assert Quote.objects.count() == 2
+
+
+def test_l10_a_double_submitted_comparison_form_makes_one_comparison(lead):
+    """L10: the comparison form posted twice with its token makes one comparison."""
+    from procurement.models import Comparison
+    from tests.comparisons.factories_comparisons import scenario_quotes
+    from tests.reliability.factories_reliability import complete_brief
+
+    cheap, fast = scenario_quotes(lead)
+    brief = complete_brief(lead)
+    client = Client()
+    client.force_login(lead)
+    page = client.get(f"/comparisons/new/?brief={brief.pk}").content.decode()
+    body = {
+        "brief": brief.pk,
+        "quotes": [str(cheap.pk), str(fast.pk)],
+        "submission": _token_in(page),
+    }
+    first, second = client.post("/comparisons/new/", body), client.post("/comparisons/new/", body)
+    comparison = Comparison.objects.get()
+    assert first.status_code == second.status_code == 302
+    assert first["Location"] == second["Location"] == comparison.get_absolute_url()
