@@ -121,7 +121,7 @@ def audit_distinct(column: str) -> list[str]:
     table = connection.ops.quote_name(AuditEvent._meta.db_table)
     # The column is one of two fixed names and the table our own: nothing from a request.
     sql = (
-        f"WITH RECURSIVE menu(value) AS ("  # noqa: S608
+        f"WITH RECURSIVE menu(value) AS ("  # noqa: S608  # nosec B608
         f"(SELECT {column} FROM {table} ORDER BY {column} LIMIT 1) UNION ALL "
         f"SELECT (SELECT {column} FROM {table} WHERE {column} > menu.value "
         f"ORDER BY {column} LIMIT 1) FROM menu WHERE menu.value IS NOT NULL) "
