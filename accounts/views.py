@@ -13,6 +13,7 @@ from django.urls import reverse_lazy
 from django.utils.decorators import method_decorator
 
 from accounts.forms import ThrottledAuthenticationForm, ThrottledPasswordResetForm
+from accounts.models import User
 from core.audit import audit_record
 
 
@@ -79,7 +80,7 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     template_name = "registration/password_reset_confirm.html"
     success_url = reverse_lazy("accounts:password-reset-complete")
 
-    def form_valid(self, form: SetPasswordForm) -> HttpResponse:
+    def form_valid(self, form: SetPasswordForm[User]) -> HttpResponse:
         response = super().form_valid(form)
         audit_record(actor=form.user, action="password.reset", obj=form.user)
         return response
