@@ -194,3 +194,20 @@ def test_l10_a_double_submitted_comparison_form_makes_one_comparison(lead):
     comparison = Comparison.objects.get()
     assert first.status_code == second.status_code == 302
     assert first["Location"] == second["Location"] == comparison.get_absolute_url()
+
+
+def test_l5_a_request_that_ends_before_its_first_token_is_refused():
+    """L5: e2e 1 ms with a TTFT of 5 ms gave tpot -0.03 ms and 256,000 tok/s; such a file is
+    now refused with the request named (a request cannot end before its first token)."""
+    from benchmarks import parsers
+    from benchmarks.parsers.errors import ParseError
+
+    header = "start_time,ttft_ms,itl_ms,e2e_ms,input_tokens,output_tokens,status,accepted\n"
+    good = "2026-01-15T09:30:00.000Z,182.4,21.7,2921.6,1024,128,ok,yes\n"
+    bad = "2026-01-15T09:30:00.250Z,5,0.01,1,1024,128,ok,yes\n"
+    assert parsers.parse((header + good + good).encode(), "requests.csv")
+    with pytest.raises(ParseError) as caught:
+        parsers.parse((header + good + bad).encode(), "requests.csv")
+    message = str(caught.value)
+    assert "request 2" in message
+    assert "shorter than the time to first token" in message
