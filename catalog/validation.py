@@ -40,6 +40,15 @@ FEES_NOT_NEGATIVE = (
     "private_networking_per_month",
 )
 PURCHASE_REQUIRED = ("price_per_node", "amortisation_months")
+# The longest horizon a comparison covers (ten years, the engine's limit): a longer term or
+# amortisation is a typo, and 10^9 months made a $1 node free (L6).
+MAX_TERM_MONTHS = 120
+TERMS_IN_MONTHS = ("term_months", "amortisation_months")
+# One unit of any listed currency buys between 0.00001 (VND, IDR) and 10,000 units of the
+# base; outside that a rate is a typo (GBP→USD 0.000001 was accepted, L8). A new rate more
+# than twice or under half the newest one for its currency is refused as well.
+FX_RATE_BAND = (Decimal("0.00001"), Decimal("10000"))
+FX_JUMP_FACTOR = Decimal(2)
 
 
 def is_rack_scale(accelerator: Accelerator) -> bool:
@@ -77,6 +86,14 @@ def _money_errors(values: Mapping[str, Any], errors: dict[str, list[str]]) -> No
         value = values.get(field)
         if value is not None and Decimal(value) < 0:
             _add(errors, field, "Cannot be negative (use 0 when it is free).")
+    for field in TERMS_IN_MONTHS:
+        months = values.get(field)
+        if months is not None and int(months) > MAX_TERM_MONTHS:
+            _add(
+                errors,
+                field,
+                f"At most {MAX_TERM_MONTHS} months (ten years, the longest horizon compared).",
+            )
     power = values.get("power_kw_per_node")
     if power is not None and Decimal(power) <= 0:
         _add(errors, "power_kw_per_node", "Power draw must be greater than zero kW.")
@@ -211,7 +228,10 @@ def api_route_rule_errors(
     return errors
 
 
-def fx_rule_errors(values: Mapping[str, Any], *, base_currency: str) -> dict[str, list[str]]:
+def fx_rule_errors(
+    values: Mapping[str, Any], *, base_currency: str, newest: tuple[Decimal, Any] | None = None
+) -> dict[str, list[str]]:
+    """`newest`: the currency's newest recorded (rate, date), for the jump check."""
     errors: dict[str, list[str]] = {}
     currency = str(values.get("currency") or "").upper()
     for message in currency_errors(currency):
@@ -219,8 +239,25 @@ def fx_rule_errors(values: Mapping[str, Any], *, base_currency: str) -> dict[str
     if currency == base_currency:
         _add(errors, "currency", f"{base_currency} is the base currency; its rate is always 1.")
     rate = values.get("rate_to_base")
+    low, high = FX_RATE_BAND
     if rate is None or Decimal(rate) <= 0:
         _add(errors, "rate_to_base", "Must be greater than zero.")
+    elif not low <= Decimal(rate) <= high:
+        _add(
+            errors,
+            "rate_to_base",
+            f"{Decimal(rate):f} {base_currency} per unit is outside every real rate "
+            f"({low:f} to {high:f}); check the direction and the decimal point.",
+        )
+    elif newest is not None:
+        last, last_date = newest
+        if not last / FX_JUMP_FACTOR <= Decimal(rate) <= last * FX_JUMP_FACTOR:
+            _add(
+                errors,
+                "rate_to_base",
+                f"More than twice or under half the newest rate ({last:f} on {last_date}); "
+                "check the direction and the decimal point.",
+            )
     as_of = values.get("as_of")
     if as_of is None:
         _add(errors, "as_of", "Give the date the rate applies to.")

@@ -211,3 +211,43 @@ def test_l5_a_request_that_ends_before_its_first_token_is_refused():
     message = str(caught.value)
     assert "request 2" in message
     assert "shorter than the time to first token" in message
+
+
+@pytest.mark.parametrize("field", ["term_months", "amortisation_months"])
+def test_l6_a_term_beyond_ten_years_is_refused_with_the_field_named(field):
+    """L6: term_months and amortisation_months of 10^9 were accepted (a $1 node amortised
+    over 10^9 months was free); at most 120 months now, like a comparison's horizon."""
+    from catalog.validation import MAX_TERM_MONTHS, quote_rule_errors
+
+    assert MAX_TERM_MONTHS == 120
+    for months, refused in ((120, False), (121, True), (10**9, True)):
+        errors = quote_rule_errors({field: months}, accelerator=None)
+        assert (field in errors) is refused, (months, errors.get(field))
+
+
+def test_l8_an_implausible_fx_rate_is_refused(finance):
+    """L8: GBP→USD 0.000001 was accepted; a rate outside 0.00001–10,000, or more than twice
+    or under half the currency's newest rate, is refused with a message and not saved."""
+    from datetime import date
+    from decimal import Decimal
+
+    from catalog.errors import CatalogInvalid
+    from catalog.models import FxRate
+    from catalog.services.reference import fx_rate_create
+
+    def create(rate: str, day: int) -> FxRate:
+        data = {"currency": "GBP", "rate_to_base": Decimal(rate), "as_of": date(2026, 11, day)}
+        return fx_rate_create(acting_user=finance, data=data)
+
+    with pytest.raises(CatalogInvalid) as absurd:
+        create("0.000001", 1)
+    assert "outside every real rate" in str(absurd.value.fields["rate_to_base"])
+    create("1.27", 2)
+    with pytest.raises(CatalogInvalid) as jump:
+        create("12.7", 3)  # a slipped decimal point
+    assert "More than twice" in str(jump.value.fields["rate_to_base"])
+    create("1.31", 3)
+    assert list(FxRate.objects.values_list("rate_to_base", flat=True).order_by("as_of")) == [
+        Decimal("1.27"),
+        Decimal("1.31"),
+    ]
