@@ -251,3 +251,32 @@ def test_l8_an_implausible_fx_rate_is_refused(finance):
         Decimal("1.27"),
         Decimal("1.31"),
     ]
+
+
+def test_l7_vendors_see_buyer_staff_as_buyer_not_by_username(vendor_a, provider_a, lead, engineer):
+    """L7: a vendor reading their quote and its checklist sees "buyer", not `lead` or
+    `engineer` (staff usernames help guess logins, M2 and H1); staff still see usernames and
+    a vendor still sees their own colleagues'."""
+    from tests.checklist.factories_checklist import AnswerFactory, ReviewFactory
+    from tests.factories import QuoteFactory
+
+    by_lead = QuoteFactory(provider=provider_a, entered_by=lead)
+    by_vendor = QuoteFactory(provider=provider_a, entered_by=vendor_a, title="own")
+    answer = AnswerFactory(provider=provider_a, quote=by_lead, answered_by=vendor_a)
+    ReviewFactory(answer=answer, reviewer=engineer, decision="accepted")
+    vendor, staff = Client(), Client()
+    vendor.force_login(vendor_a)
+    staff.force_login(lead)
+
+    assert vendor.get(f"/api/v1/quotes/{by_lead.pk}/").json()["entered_by"] == "buyer"
+    assert vendor.get(f"/api/v1/quotes/{by_vendor.pk}/").json()["entered_by"] == "vendor_a"
+    assert staff.get(f"/api/v1/quotes/{by_lead.pk}/").json()["entered_by"] == "lead"
+    listed = {q["id"]: q["entered_by"] for q in vendor.get("/api/v1/quotes/").json()["results"]}
+    assert listed == {by_lead.pk: "buyer", by_vendor.pk: "vendor_a"}
+
+    def reviewers(client: Client) -> list[str]:
+        body = client.get(f"/api/v1/quotes/{by_lead.pk}/checklist/").json()
+        return [r["reviewer"] for i in body["items"] if i["answer"] for r in i["answer"]["reviews"]]
+
+    assert reviewers(vendor) == ["buyer"]
+    assert reviewers(staff) == ["engineer"]
