@@ -280,3 +280,15 @@ def test_l7_vendors_see_buyer_staff_as_buyer_not_by_username(vendor_a, provider_
 
     assert reviewers(vendor) == ["buyer"]
     assert reviewers(staff) == ["engineer"]
+    # The answer page lists the reviews of earlier versions of an answer.
+    AnswerFactory(
+        provider=provider_a,
+        quote=by_lead,
+        item=answer.item,
+        answered_by=vendor_a,
+        supersedes=answer,
+    )
+    answer_page = vendor.get(f"/checklist/quotes/{by_lead.pk}/answer/").content.decode()
+    assert "the buyer's reviewer" in answer_page
+    assert "engineer," not in answer_page
+    assert "engineer," in staff.get(f"/checklist/quotes/{by_lead.pk}/").content.decode()
