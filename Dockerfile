@@ -9,4 +9,5 @@ RUN DEBUG=false SECRET_KEY=collectstatic-only-not-a-runtime-secret python manage
 RUN useradd --create-home workbench && mkdir -p /app/var && chown -R workbench /app/var
 USER workbench
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]
+# Sync workers: serve behind a buffering proxy (docker-compose.yml puts nginx in front).
+CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60"]

@@ -3,7 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
+from django.http import HttpRequest
 
 from accounts import services
 from core.audit import audit_record
@@ -45,3 +46,25 @@ class ThrottledAuthenticationForm(AuthenticationForm):
             if self.audit_via != "form":  # the product's LoginView audits its own success
                 audit_record(actor=user, action="login.ok", obj=user, summary={"via": "admin"})
         return cleaned
+
+
+class ThrottledPasswordResetForm(PasswordResetForm):
+    """Django's reset form (a link only to an active account with that address; the same
+    answer for every address), limited per address and per e-mail address."""
+
+    error_messages = {
+        "throttled": "Too many reset requests for this e-mail address or from your address. "
+        "Wait an hour and try again, or ask an administrator.",
+    }
+
+    def __init__(self, *args: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.request = request
+
+    def clean_email(self) -> str:
+        email: str = self.cleaned_data["email"].strip()
+        ip = services.client_ip(self.request)
+        if services.password_reset_refusal(email=email, ip_address=ip):
+            raise forms.ValidationError(self.error_messages["throttled"], code="throttled")
+        services.password_reset_requested(email=email, ip_address=ip)
+        return email

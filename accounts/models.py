@@ -67,3 +67,15 @@ class LoginFailure(models.Model):
 
     def __str__(self) -> str:
         return f"{self.username} from {self.ip_address}"
+
+
+class PasswordResetRequest(models.Model):
+    """One request for a reset link, kept to throttle them per address and per e-mail address
+    (known or not, so the limit tells nothing about accounts); purged after two windows."""
+
+    email = models.CharField(max_length=254, db_index=True)
+    ip_address = models.GenericIPAddressField(null=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.email} from {self.ip_address}"

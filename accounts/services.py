@@ -26,7 +26,7 @@ from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
 
-from accounts.models import LoginFailure, User
+from accounts.models import LoginFailure, PasswordResetRequest, User
 from core.audit import audit_record
 
 
@@ -143,3 +143,25 @@ def _audit(action: str, username: str, ip_address: str | None, via: str, **extra
         outcome="refused",
         summary=summary,
     )
+
+
+def password_reset_refusal(*, email: str, ip_address: str | None) -> str | None:
+    """Why a reset link is not sent ("address", "email"), or None; the same for known and
+    unknown e-mail addresses, so the refusal reveals no account."""
+    since = timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_WINDOW_S)
+    recent = PasswordResetRequest.objects.filter(created_at__gte=since)
+    if ip_address and recent.filter(ip_address=ip_address).count() >= (
+        settings.PASSWORD_RESET_ADDRESS_LIMIT
+    ):
+        return "address"
+    if recent.filter(email__iexact=email).count() >= settings.PASSWORD_RESET_EMAIL_LIMIT:
+        return "email"
+    return None
+
+
+def password_reset_requested(*, email: str, ip_address: str | None) -> None:
+    """Count a request (rows older than two windows go, so the table stays small)."""
+    PasswordResetRequest.objects.filter(
+        created_at__lt=timezone.now() - timedelta(seconds=2 * settings.PASSWORD_RESET_WINDOW_S)
+    ).delete()
+    PasswordResetRequest.objects.create(email=email[:254].lower(), ip_address=ip_address)

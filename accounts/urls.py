@@ -8,4 +8,16 @@ urlpatterns = [
     path("logout/", views.LogoutView.as_view(), name="logout"),
     path("password/", views.PasswordChangeView.as_view(), name="password-change"),
     path("password/done/", views.PasswordChangeDoneView.as_view(), name="password-change-done"),
+    path("password/reset/", views.PasswordResetView.as_view(), name="password-reset"),
+    path("password/reset/sent/", views.PasswordResetDoneView.as_view(), name="password-reset-done"),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        views.PasswordResetConfirmView.as_view(),
+        name="password-reset-confirm",
+    ),
+    path(
+        "password/reset/complete/",
+        views.PasswordResetCompleteView.as_view(),
+        name="password-reset-complete",
+    ),
 ]

@@ -1,15 +1,19 @@
-"""Login and logout pages (the only HTML pages open to anonymous users, with /healthz)."""
+"""Login, logout, password change and reset (the only HTML pages open to anonymous users, with
+/healthz, are the login and the four reset pages)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
-from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, SetPasswordForm
 from django.http import HttpResponse
 from django.urls import reverse_lazy
 from django.utils.decorators import method_decorator
 
-from accounts.forms import ThrottledAuthenticationForm
+from accounts.forms import ThrottledAuthenticationForm, ThrottledPasswordResetForm
+from accounts.models import User
 from core.audit import audit_record
 
 
@@ -46,3 +50,42 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
 class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
     template_name = "registration/password_change_done.html"
+
+
+@method_decorator(login_not_required, name="dispatch")
+class PasswordResetView(auth_views.PasswordResetView):
+    """Ask for a reset link by e-mail. Known or not, every address gets the same page next
+    (no account enumeration); requests are limited per address and per e-mail address."""
+
+    form_class = ThrottledPasswordResetForm
+    template_name = "registration/password_reset_form.html"
+    email_template_name = "emails/password_reset.txt"
+    subject_template_name = "emails/password_reset_subject.txt"
+    success_url = reverse_lazy("accounts:password-reset-done")
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return {**super().get_form_kwargs(), "request": self.request}
+
+
+@method_decorator(login_not_required, name="dispatch")
+class PasswordResetDoneView(auth_views.PasswordResetDoneView):
+    template_name = "registration/password_reset_done.html"
+
+
+@method_decorator(login_not_required, name="dispatch")
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """The link from the e-mail: one use, valid `PASSWORD_RESET_TIMEOUT`; the new password
+    ends every login session and revokes every API token (accounts.signals)."""
+
+    template_name = "registration/password_reset_confirm.html"
+    success_url = reverse_lazy("accounts:password-reset-complete")
+
+    def form_valid(self, form: SetPasswordForm[User]) -> HttpResponse:
+        response = super().form_valid(form)
+        audit_record(actor=form.user, action="password.reset", obj=form.user)
+        return response
+
+
+@method_decorator(login_not_required, name="dispatch")
+class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
+    template_name = "registration/password_reset_complete.html"

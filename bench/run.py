@@ -23,6 +23,7 @@ BENCHES = [
     "bench.bench_large_comparison",
     "bench.bench_e2e",
     "bench.bench_load",
+    "bench.bench_audit",
 ]
 
 

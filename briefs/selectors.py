@@ -14,7 +14,8 @@ from django.db.models.expressions import RawSQL
 from briefs import access
 from briefs.fit import AcceleratorFit, fit_accelerators
 from briefs.models import WorkloadBrief, WorkloadClass
-from catalog.models import Accelerator, ModelProfile
+from catalog import access as catalog_access
+from catalog.models import Accelerator
 from core.roles import get_or_404
 
 if TYPE_CHECKING:
@@ -81,14 +82,11 @@ def shortlist(rows: list[AcceleratorFit], size: int = SHORTLIST_SIZE) -> list[Ac
     return [row for row in rows if row.fits][:size]
 
 
-def calculator_choices() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(model choices, accelerator choices) for the calculator form, as (slug, label)."""
-    models = [
-        (slug, name)
-        for slug, name in ModelProfile.objects.order_by("family", "name").values_list(
-            "slug", "name"
-        )
-    ]
+def calculator_choices(user: User) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(model choices, accelerator choices) for the calculator form, as (slug, label); a
+    vendor is offered reference models only (L7)."""
+    profiles = catalog_access.model_profiles_for(user).order_by("family", "name")
+    models = [(slug, name) for slug, name in profiles.values_list("slug", "name")]
     accelerators = [
         (slug, f"{name} ({memory:g} GB)")
         for slug, name, memory in Accelerator.objects.order_by("vendor", "name").values_list(

@@ -20,6 +20,7 @@ from briefs.errors import BriefIncomplete
 from briefs.fit import gpu_spec_for, model_spec_for
 from briefs.models import WorkloadBrief
 from briefs.rules import BRIEF_FIELDS, brief_errors, field_label
+from catalog import access as catalog_access
 from catalog.models import Accelerator, ModelProfile
 from core.audit import audit_record
 from core.errors import Conflict, DomainError, NotAllowed
@@ -253,11 +254,18 @@ def run_fit(inp: FitInput) -> FitResult:
         ) from exc
 
 
-def memory_fit_calculate(*, data: Mapping[str, Any]) -> dict[str, Any]:
+def memory_fit_calculate(*, data: Mapping[str, Any], acting_user: User) -> dict[str, Any]:
     """Run the memory-fit engine on calculator data; JSON-ready result with assumptions.
 
-    Read-only: anyone logged in may call it (it reveals only catalog data).
+    Read-only: anyone logged in may call it, with the models they may see (L7: a vendor
+    naming a buyer's custom model gets the same answer as for an unknown slug).
     """
+    slug = data.get("model")
+    if slug and not catalog_access.model_profiles_for(acting_user).filter(slug=slug).exists():
+        raise DomainError(
+            f"Unknown model '{slug}'.",
+            fields={"model": [f"Unknown model '{slug}': use a slug from /api/v1/models/."]},
+        )
     inp, echo = fit_input_from(data)
     result = run_fit(inp)
     out = result.to_dict()

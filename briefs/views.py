@@ -116,13 +116,15 @@ def brief_revise(request: AuthedRequest, pk: int) -> HttpResponse:
 
 
 def memory_fit(request: AuthedRequest) -> HttpResponse:
-    models, accelerators = selectors_briefs.calculator_choices()
+    models, accelerators = selectors_briefs.calculator_choices(request.user)
     bound = request.POST if request.method == "POST" else (request.GET or None)
     form = MemoryFitForm(bound, models=models, accelerators=accelerators)
     result = None
     if bound is not None and form.is_valid():
         try:
-            result = services_briefs.memory_fit_calculate(data=form.to_data())
+            result = services_briefs.memory_fit_calculate(
+                data=form.to_data(), acting_user=request.user
+            )
         except DomainError as exc:
             apply_domain_error(form, exc)
     context = {"form": form, "result": result, "breakdown": _breakdown_rows(result)}

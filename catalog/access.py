@@ -14,7 +14,7 @@ from core.roles import STAFF_ROLES, Role, get_or_404, has_role, is_staff, is_ven
 
 if TYPE_CHECKING:
     from accounts.models import Provider, User
-    from catalog.models import FxRate, ModelApiRoute, Quote, QuoteQuerySet, Rfq
+    from catalog.models import FxRate, ModelApiRoute, ModelProfile, Quote, QuoteQuerySet, Rfq
 
 CATALOG_WRITERS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
 FX_WRITERS = frozenset({Role.FINANCE_REVIEWER, Role.ADMIN})
@@ -77,6 +77,15 @@ def can_withdraw_quote(user: User, quote: Quote) -> bool:
     if has_role(user, *CATALOG_WRITERS):
         return True
     return can_revise_quote(user, quote)
+
+
+def model_profiles_for(user: User) -> QuerySet[ModelProfile]:
+    """Reference models for everyone; models the buyer defined (`is_custom`) for staff only
+    (L7): a lead's internal model, its notes and its author stay with the buyer."""
+    from catalog.models import ModelProfile
+
+    qs = ModelProfile.objects.select_related("created_by")
+    return qs if is_staff(user) else qs.filter(is_custom=False)
 
 
 def api_routes_for(user: User) -> QuerySet[ModelApiRoute]:

@@ -23,6 +23,9 @@ from procurement.engine.limits import (
     fx_bound_message,
     quote_bound_message,
 )
+from procurement.engine.limits import (
+    MAX_TERM_MONTHS as ENGINE_MAX_TERM_MONTHS,
+)
 
 # ISO 4217 codes of the currencies GPU providers price in; others are refused, not guessed.
 CURRENCIES = frozenset(
@@ -75,6 +78,14 @@ FEES_NOT_NEGATIVE = (
     "private_networking_per_month",
 )
 PURCHASE_REQUIRED = ("price_per_node", "amortisation_months")
+# The longest horizon a comparison covers (ten years, the engine's limit): a longer term or
+# amortisation is a typo, and 10^9 months made a $1 node free (L6). QUOTE_BOUNDS checks it.
+MAX_TERM_MONTHS = ENGINE_MAX_TERM_MONTHS
+# One unit of any listed currency buys between 0.00001 (VND, IDR) and 10,000 units of the
+# base; outside that a rate is a typo (GBP→USD 0.000001 was accepted, L8). A new rate more
+# than twice or under half the newest one for its currency is refused as well.
+FX_RATE_BAND = (Decimal("0.00001"), Decimal("10000"))
+FX_JUMP_FACTOR = Decimal(2)
 
 
 def is_rack_scale(accelerator: Accelerator) -> bool:
@@ -283,7 +294,10 @@ def api_route_rule_errors(
     return errors
 
 
-def fx_rule_errors(values: Mapping[str, Any], *, base_currency: str) -> dict[str, list[str]]:
+def fx_rule_errors(
+    values: Mapping[str, Any], *, base_currency: str, newest: tuple[Decimal, Any] | None = None
+) -> dict[str, list[str]]:
+    """`newest`: the currency's newest recorded (rate, date), for the jump check."""
     errors: dict[str, list[str]] = {}
     currency = str(values.get("currency") or "").upper()
     for message in currency_errors(currency):
@@ -291,10 +305,27 @@ def fx_rule_errors(values: Mapping[str, Any], *, base_currency: str) -> dict[str
     if currency == base_currency:
         _add(errors, "currency", f"{base_currency} is the base currency; its rate is always 1.")
     rate = _finite(values.get("rate_to_base"))
+    low, high = FX_RATE_BAND
     if rate is None or rate <= 0:
         _add(errors, "rate_to_base", "Must be greater than zero.")
     elif not Decimal(str(FX_RATE_MIN)) <= rate <= Decimal(str(FX_RATE_MAX)):
         _add(errors, "rate_to_base", fx_bound_message("The rate to the base currency"))
+    elif not low <= rate <= high:
+        _add(
+            errors,
+            "rate_to_base",
+            f"{rate:f} {base_currency} per unit is outside every real rate "
+            f"({low:f} to {high:f}); check the direction and the decimal point.",
+        )
+    elif newest is not None:
+        last, last_date = newest
+        if not last / FX_JUMP_FACTOR <= rate <= last * FX_JUMP_FACTOR:
+            _add(
+                errors,
+                "rate_to_base",
+                f"More than twice or under half the newest rate ({last:f} on {last_date}); "
+                "check the direction and the decimal point.",
+            )
     as_of = values.get("as_of")
     if as_of is None:
         _add(errors, "as_of", "Give the date the rate applies to.")

@@ -176,7 +176,9 @@ def quote_checklist(request: AuthedRequest, quote_id: int) -> HttpResponse:
         return redirect("checklist:quote-answer", quote.pk)
     detail = selectors.quote_checklist_detail(quote)
     _attach_review_forms(request.user, detail.rows)
-    return render(request, "checklist/quote_detail.html", {"quote": quote, "detail": detail})
+    # Staff see who reviewed; the vendor's answer page names no buyer staff (L7).
+    context = {"quote": quote, "detail": detail, "reviewer_names": True}
+    return render(request, "checklist/quote_detail.html", context)
 
 
 @require_POST
@@ -196,7 +198,13 @@ def answer_review(request: AuthedRequest, quote_id: int, answer_id: int) -> Http
     row = next(r for r in detail.rows if r.item.pk == answer.item_id)
     row.extra["review_form"] = form if status != 200 else ReviewForm(prefix=answer.item.code)
     _attach_review_forms(request.user, detail.rows)
-    context = {"quote": quote, "detail": detail, "row": row, "oob_summary": bool(request.htmx)}
+    context = {
+        "quote": quote,
+        "detail": detail,
+        "row": row,
+        "oob_summary": bool(request.htmx),
+        "reviewer_names": True,
+    }
     template = "checklist/quote_detail.html#item" if request.htmx else "checklist/quote_detail.html"
     return render(request, template, context, status=status)
 

@@ -288,6 +288,12 @@ LOGIN_FAILURE_ACCOUNT_LIMIT = env_int("LOGIN_FAILURE_ACCOUNT_LIMIT", 20)  # rota
 # Reverse proxies (addresses or networks) whose X-Forwarded-For is believed; none by default.
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 90)
+# Password reset by e-mail: links valid one hour; requests limited per address and per
+# e-mail address (known or not) over the window.
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600)
+PASSWORD_RESET_WINDOW_S = env_int("PASSWORD_RESET_WINDOW_S", 3600)
+PASSWORD_RESET_EMAIL_LIMIT = env_int("PASSWORD_RESET_EMAIL_LIMIT", 3)
+PASSWORD_RESET_ADDRESS_LIMIT = env_int("PASSWORD_RESET_ADDRESS_LIMIT", 10)
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=API_TOKEN_TTL_DAYS),
     "AUTH_HEADER_PREFIX": "Token",
@@ -332,7 +338,15 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# Production sends mail (review notices, password reset links) over SMTP: set
+# EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and the EMAIL_HOST settings.
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "workbench@localhost")
 
 LOGGING = {

@@ -14,11 +14,13 @@ Verification is incremental (M7): a keyed checkpoint records the last event veri
 from __future__ import annotations
 
 import hmac
-from typing import Any
+from typing import Any, cast
 
+from django.core.paginator import Paginator
 from django.db import connection, transaction
-from django.db.models import Model, OuterRef, Subquery
+from django.db.models import Model, OuterRef, QuerySet, Subquery
 from django.utils import timezone
+from django.utils.functional import cached_property
 
 from core.models import HASH_VERSION, AuditCheckpoint, AuditEvent
 
@@ -100,3 +102,51 @@ def _last_checkpoint() -> AuditCheckpoint | None:
         if checkpoint.current_hash == checkpoint.row_hash:
             return checkpoint
     return None
+
+
+# Columns the audit page offers as filter menus; each leads an index (core.models).
+_MENU_COLUMNS = frozenset({"action", "object_type"})
+
+
+def audit_distinct(column: str) -> list[str]:
+    """The distinct values of `action` or `object_type`, sorted.
+
+    On PostgreSQL a skip scan (a recursive query taking the next value from the index, one
+    probe per value) instead of a DISTINCT over the whole trail: the menus cost about a
+    millisecond at a million events, not half a second each."""
+    if column not in _MENU_COLUMNS:
+        raise ValueError(f"no audit menu for {column!r}")
+    if connection.vendor != "postgresql":
+        return sorted(AuditEvent.objects.order_by().values_list(column, flat=True).distinct())
+    table = connection.ops.quote_name(AuditEvent._meta.db_table)
+    # The column is one of two fixed names and the table our own: nothing from a request.
+    sql = (
+        f"WITH RECURSIVE menu(value) AS ("  # noqa: S608  # nosec B608
+        f"(SELECT {column} FROM {table} ORDER BY {column} LIMIT 1) UNION ALL "
+        f"SELECT (SELECT {column} FROM {table} WHERE {column} > menu.value "
+        f"ORDER BY {column} LIMIT 1) FROM menu WHERE menu.value IS NOT NULL) "
+        "SELECT value FROM menu WHERE value IS NOT NULL"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return [row[0] for row in cursor.fetchall()]
+
+
+class AuditPaginator(Paginator):  # type: ignore[type-arg]
+    """Counts at most `cap` events (a bounded subquery, not a COUNT over the whole trail);
+    beyond that the page says "more than" and the date filters reach older events."""
+
+    cap = 10_000
+
+    @cached_property
+    def _bounded_count(self) -> int:
+        events = cast("QuerySet[AuditEvent]", self.object_list)
+        return events[: self.cap + 1].count()
+
+    @cached_property
+    def count(self) -> int:
+        return min(self._bounded_count, self.cap)
+
+    @property
+    def capped(self) -> bool:
+        return self._bounded_count > self.cap

@@ -32,8 +32,8 @@ def access_comparison(user: User, comparison_id: Any) -> Comparison:
 def can_review(user: User, comparison: Comparison) -> bool:
     """Finance reviews ready comparisons; never their own (four-eyes, no superuser bypass).
 
-    Above the dual-approval threshold a platform or security reviewer adds the second
-    approval once finance has approved.
+    Above the dual-approval threshold a platform or security reviewer gives the other
+    approval, before or after finance's: both are needed, in either order (L16).
     """
     from procurement.models import Comparison
 

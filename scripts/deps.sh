@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The system packages the suite needs, installed from Debian when missing (make test, CI).
-#   scripts/deps.sh            chromium, redis-server/-tools, postgresql-client, wrk, npm,
-#                              and axe-core (npm registry) into the git-ignored .npm-tools/
+#   scripts/deps.sh            chromium, redis-server/-tools, postgresql-client, wrk, nginx,
+#                              npm, and axe-core (npm registry) into the git-ignored .npm-tools/
 #   scripts/deps.sh --compose  also docker-compose (CI validates docker-compose.yml)
 # Installs only as root or with passwordless sudo; otherwise says what to install and fails.
 set -euo pipefail
@@ -13,6 +13,7 @@ command -v redis-cli >/dev/null || need+=(redis-tools)        # scripts/services
 command -v redis-server >/dev/null || need+=(redis-server)    # private brokers in tests
 command -v wrk >/dev/null || need+=(wrk)                      # make bench (load)
 command -v npm >/dev/null || need+=(npm)                      # axe-core, below
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || need+=(nginx) # slow-client test (M9)
 if [ "${1:-}" = "--compose" ]; then
   command -v docker-compose >/dev/null || need+=(docker-compose)
 fi

@@ -299,6 +299,21 @@ def tpot_from(e2e_ms: FloatArray, ttft_ms: FloatArray, output_tokens: FloatArray
     return out
 
 
+def refuse_e2e_before_ttft(e2e_ms: FloatArray, ttft_ms: FloatArray) -> None:
+    """A request cannot end before its first token (L5): such a file would give a negative
+    time per output token and an absurd throughput, so it is refused, naming the request."""
+    with np.errstate(invalid="ignore"):
+        # Half a millisecond of slack: tools round the two figures separately.
+        impossible = np.isfinite(e2e_ms) & np.isfinite(ttft_ms) & (e2e_ms < ttft_ms - 0.5)
+    if impossible.any():
+        idx = int(np.flatnonzero(impossible)[0])
+        raise ParseError(
+            f"successful request {idx + 1} ends {float(e2e_ms[idx]):g} ms after it started but "
+            f"its first token came at {float(ttft_ms[idx]):g} ms: the end-to-end latency cannot "
+            "be shorter than the time to first token; check the file's columns or units"
+        )
+
+
 def finite_sum(values: FloatArray, mask: np.ndarray | None = None) -> float | None:
     sel = values if mask is None else values[mask]
     sel = sel[np.isfinite(sel)]
@@ -308,6 +323,7 @@ def finite_sum(values: FloatArray, mask: np.ndarray | None = None) -> float | No
 def summarize_samples(samples: RequestSamples, pooled_itl_ms: FloatArray | None) -> dict[str, Any]:
     """Percentiles and totals recomputed from per-request data (successful requests only)."""
     ok = samples.success
+    refuse_e2e_before_ttft(samples.e2e_ms[ok], samples.ttft_ms[ok])
     tpot = samples.tpot_ms
     if tpot is None:
         tpot = tpot_from(samples.e2e_ms, samples.ttft_ms, samples.output_tokens)

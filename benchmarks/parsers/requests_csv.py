@@ -16,6 +16,7 @@ from ._util import (
     ProgressFn,
     percentiles_of,
     percentiles_owned,
+    refuse_e2e_before_ttft,
     safe_div,
 )
 from .errors import ParseError
@@ -128,6 +129,10 @@ def parse(data: bytes, progress: ProgressFn | None = None) -> ParsedResult:
                 "ITL percentiles are computed over per-request mean ITL (itl_ms column), "
                 "not over pooled chunk gaps"
             )
+    try:
+        refuse_e2e_before_ttft(e2e[success], ttft[success])
+    except ParseError as exc:
+        raise b.error(f"{FORMAT_NAME}: {exc.message}") from None
     with np.errstate(invalid="ignore", divide="ignore"):
         tpot = e2e - ttft
         tpot /= out_tok - 1.0

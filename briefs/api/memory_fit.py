@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.http import api_user
 from briefs import services as services_briefs
 from procurement.engine.memory_fit import MODES
 from procurement.engine.precision import PRECISION_NAMES
@@ -131,4 +132,6 @@ class MemoryFitApi(APIView):
         serializer = MemoryFitInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = {k: v for k, v in serializer.validated_data.items() if v is not None and v != ""}
-        return Response(services_briefs.memory_fit_calculate(data=data))
+        return Response(
+            services_briefs.memory_fit_calculate(data=data, acting_user=api_user(request))
+        )

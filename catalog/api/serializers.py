@@ -22,7 +22,7 @@ from catalog.models import (
 from catalog.services.imports import ImportKind
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from catalog.services.reference import API_ROUTE_FIELDS
-from core.api.fields import SlugLookupField
+from core.api.fields import PersonField, SlugLookupField
 
 _M = TypeVar("_M", bound=models.Model)
 
@@ -86,9 +86,7 @@ class QuoteSerializer(_MoneyModelSerializer[Quote]):
     accelerator: serializers.SlugRelatedField[Accelerator] = serializers.SlugRelatedField(
         slug_field="slug", read_only=True
     )
-    entered_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
+    entered_by = PersonField()
     # Blank when the price came from a document (`source_document`), so not always a URL.
     source_url = serializers.URLField(read_only=True, allow_blank=True)
     superseded_by = serializers.SerializerMethodField()

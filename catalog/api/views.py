@@ -73,12 +73,16 @@ class AcceleratorViewSet(_Base[Accelerator], mixins.ListModelMixin, mixins.Retri
 
 
 class ModelProfileViewSet(_Base[ModelProfile], mixins.ListModelMixin, mixins.RetrieveModelMixin):
-    queryset = ModelProfile.objects.select_related("created_by")
     serializer_class = s.ModelProfileSerializer
     lookup_field = "slug"
     lookup_value_regex = SLUG_REGEX
     ordering_fields = ("name", "params_total_b")
     read_roles = EVERYONE
+
+    def get_queryset(self) -> QuerySet[ModelProfile]:
+        if getattr(self, "swagger_fake_view", False):  # the schema: no signed-in user
+            return ModelProfile.objects.none()
+        return access.model_profiles_for(api_user(self.request)).order_by("family", "name")
 
 
 class ProviderViewSet(

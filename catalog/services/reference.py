@@ -147,7 +147,13 @@ def fx_rate_create(*, acting_user: User, data: Mapping[str, Any]) -> FxRate:
     require_role(acting_user, *access.FX_WRITERS)
     values = _pick(data, ("currency", "rate_to_base", "as_of"))
     values["currency"] = str(values.get("currency") or "").upper()
-    if errors := fx_rule_errors(values, base_currency=settings.BASE_CURRENCY):
+    newest = (
+        FxRate.objects.filter(currency=values["currency"])
+        .order_by("-as_of")
+        .values_list("rate_to_base", "as_of")
+        .first()
+    )
+    if errors := fx_rule_errors(values, base_currency=settings.BASE_CURRENCY, newest=newest):
         raise CatalogInvalid(errors)
     try:
         with transaction.atomic():

@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 
 from accounts.http import AuthedRequest
 from catalog import access, selectors, services
@@ -17,6 +18,7 @@ from catalog.access import vendor_required
 from catalog.errors import RfqClosed
 from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial, quote_initial_from_rfq
 from catalog.views.quotes import quote_page_context
+from core import submissions
 from core.errors import DomainError
 from core.forms import apply_domain_error
 
@@ -55,12 +57,17 @@ def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
     form = QuoteForm(request.POST or None, rfq=rfq, initial=quote_initial_from_rfq(rfq))
     if request.method == "POST" and form.is_valid():
         try:
-            quote = services.quote_submit(
-                acting_user=request.user,
-                data=form.cleaned_data,
-                rfq=rfq,
-                confirm_unusual_price=form.cleaned_data["confirm_unusual_price"],
-            )
+            # A double click or a replay of this form makes one quote, not two (L10).
+            with submissions.once(request) as slot:
+                if slot.done_url:
+                    return redirect(slot.done_url)
+                quote = services.quote_submit(
+                    acting_user=request.user,
+                    data=form.cleaned_data,
+                    rfq=rfq,
+                    confirm_unusual_price=form.cleaned_data["confirm_unusual_price"],
+                )
+                slot.made(reverse("vendor:quote-detail", kwargs={"pk": quote.pk}))
         except DomainError as exc:
             apply_domain_error(form, exc)
         else:
@@ -69,7 +76,13 @@ def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
             )
             return redirect("vendor:quote-detail", pk=quote.pk)
     status = 400 if request.method == "POST" else 200
-    context = {"form": form, "rfq": rfq, "title": f"Answer “{rfq.title}”", "from_rfq": True}
+    context = {
+        "form": form,
+        "rfq": rfq,
+        "title": f"Answer “{rfq.title}”",
+        "from_rfq": True,
+        "submission": submissions.token_for(request),
+    }
     return render(request, "catalog/vendor/quote_form.html", context, status=status)
 
 

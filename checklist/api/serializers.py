@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from checklist import evidence, services
 from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview, Section
-from core.api.fields import SlugLookupField
+from core.api.fields import PersonField, SlugLookupField
 from core.errors import DomainError
 
 
@@ -64,7 +64,7 @@ class ChecklistItemSerializer(serializers.ModelSerializer[ChecklistItem]):
 
 
 class ChecklistReviewOutputSerializer(serializers.ModelSerializer[ChecklistReview]):
-    reviewer = serializers.CharField(source="reviewer.username", read_only=True)
+    reviewer = PersonField()
     decision = serializers.CharField(read_only=True, help_text="accepted, needs_info or red_flag")
 
     class Meta:

@@ -6,13 +6,12 @@ the API exposes GET only. Admins, finance and security reviewers read it; others
 
 from __future__ import annotations
 
-from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from accounts.http import AuthedRequest
-from core.audit import audit_chain_verify
+from core.audit import AuditPaginator, audit_chain_verify
 from core.roles import role_required
 from procurement.forms.reviews import AuditFilterForm
 from procurement.selectors import reviews as sel
@@ -28,7 +27,7 @@ def audit_list(request: AuthedRequest) -> HttpResponse:
     valid = form.is_valid() if form.is_bound else True
     filters = {k: v for k, v in (form.cleaned_data if form.is_bound and valid else {}).items() if v}
     events = sel.audit_events_filtered(request.user, **filters)
-    page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = AuditPaginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     context = {

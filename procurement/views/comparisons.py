@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.http import AuthedRequest
 from briefs import access as briefs_access
+from core import submissions
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.listing import Column, list_page
@@ -70,6 +71,7 @@ def _new_context(request: AuthedRequest, brief: Any, form: ComparisonCreateForm)
     return {
         "brief": brief,
         "form": form,
+        "submission": submissions.token_for(request),
         "groups": selectors_comparisons.candidate_choices(brief),
         "selected_quotes": _ints(form["quotes"].value()),
         "selected_routes": _ints(form["api_routes"].value()),
@@ -97,16 +99,21 @@ def comparison_new(request: AuthedRequest) -> HttpResponse:
         chosen_q, chosen_r = form.cleaned_data["quotes"], form.cleaned_data["api_routes"]
         everything = set(chosen_q) == set(quote_ids) and set(chosen_r) == set(route_ids)
         try:
-            comparison = services_comparisons.comparison_create(
-                acting_user=request.user,
-                brief=brief,
-                quote_ids=None if everything else chosen_q,
-                api_route_ids=None if everything else chosen_r,
-                assumptions=form.assumptions(),
-                seed=form.cleaned_data["seed"],
-                title=form.cleaned_data["title"],
-                candidate_filters=form.candidate_filters(),
-            )
+            # A double click or a replay of this form makes one comparison, not two (L10).
+            with submissions.once(request) as slot:
+                if slot.done_url:
+                    return redirect(slot.done_url)
+                comparison = services_comparisons.comparison_create(
+                    acting_user=request.user,
+                    brief=brief,
+                    quote_ids=None if everything else chosen_q,
+                    api_route_ids=None if everything else chosen_r,
+                    assumptions=form.assumptions(),
+                    seed=form.cleaned_data["seed"],
+                    title=form.cleaned_data["title"],
+                    candidate_filters=form.candidate_filters(),
+                )
+                slot.made(comparison.get_absolute_url())
         except DomainError as exc:
             apply_domain_error(form, exc, summary=exc.code == "brief_incomplete")
         else:

@@ -52,16 +52,23 @@ NOT_FINGERPRINTED = {"core.auditevent"}
 
 
 @cache
-def _fingerprint_sql() -> str:
-    tables = sorted(
-        model._meta.db_table
-        for label in DOMAIN_APPS
-        for model in apps.get_app_config(label).get_models(include_auto_created=True)
-        if model._meta.label_lower not in NOT_FINGERPRINTED
+def fingerprint_tables() -> tuple[str, ...]:
+    """The tables `fingerprint()` hashes, in the order of its values."""
+    return tuple(
+        sorted(
+            model._meta.db_table
+            for label in DOMAIN_APPS
+            for model in apps.get_app_config(label).get_models(include_auto_created=True)
+            if model._meta.label_lower not in NOT_FINGERPRINTED
+        )
     )
+
+
+@cache
+def _fingerprint_sql() -> str:
     qn = connection.ops.quote_name
     per_table = "(SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) FROM {} t)"
-    parts = [per_table.format(qn(t)) for t in tables]  # our own table names, quoted
+    parts = [per_table.format(qn(t)) for t in fingerprint_tables()]  # our own table names
     return "SELECT " + ", ".join(parts)
 
 

@@ -79,7 +79,13 @@ def test_post_matrix(world, name):
 # Objects of provider A behind URL kwargs (accelerators and model profiles are catalog data).
 A_OBJECTS = {"quote", "rfq", "answer", "provider", "route", "result", "plan", "step", "brief"}
 A_OBJECTS |= {"comparison", "event"}
-HTML_OPEN = {"healthz", "accounts:login"}
+HTML_OPEN = {
+    "healthz",
+    "accounts:login",
+    "accounts:password-reset",
+    "accounts:password-reset-done",
+    "accounts:password-reset-complete",
+}
 
 
 def test_the_table_itself_keeps_the_rules():

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from django.db.models import QuerySet
 
+from core.audit import audit_distinct
 from core.models import AuditEvent
 from core.roles import Role
 from procurement import access
@@ -19,10 +20,10 @@ AUDIT_READER_ROLES = frozenset({Role.ADMIN, Role.FINANCE_REVIEWER, Role.SECURITY
 
 def audit_filter_choices(user: User) -> tuple[list[str], list[str]]:
     """The actions and object types present in the trail, for the filter menus."""
-    events = access.audit_events_for(user).order_by()
-    actions = sorted(events.values_list("action", flat=True).distinct())
-    object_types = sorted(events.values_list("object_type", flat=True).distinct())
-    return actions, object_types
+    if not access.audit_events_for(user).exists():
+        return [], []
+    # A skip scan per menu, not a DISTINCT over the whole trail (fast at a million events).
+    return audit_distinct("action"), audit_distinct("object_type")
 
 
 def audit_events_filtered(
