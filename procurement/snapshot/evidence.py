@@ -34,6 +34,20 @@ def _num(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def result_ids_in(measured: dict[str, Any] | None) -> list[int]:
+    """Ids of every benchmark result a snapshot's "measured" part holds."""
+    measured = measured or {}
+    found: set[int] = set()
+    items: list[Any] = list(measured.get("results") or [])
+    for scope in ("by_quote", "by_accelerator"):
+        items += list((measured.get(scope) or {}).values())
+    for item in items:
+        raw = (item or {}).get("result_id")
+        if str(raw or "").isdigit():
+            found.add(int(str(raw)))
+    return sorted(found)
+
+
 def target_for(
     ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpus: int
 ) -> EvidenceTarget:
