@@ -14,7 +14,7 @@ from core.forms import field_of
 if TYPE_CHECKING:
     from accounts.models import User
     from briefs.models import WorkloadBrief
-    from catalog.models import Accelerator, Quote
+    from catalog.models import Accelerator, ModelProfile, Quote
 
 SERVING_ENGINES = ["vLLM", "SGLang", "TensorRT-LLM", "TGI", "Triton", "llama.cpp", "Ollama"]
 MAX_GPUS = 100_000
@@ -50,13 +50,21 @@ class UploadForm(forms.Form):
         required=False,
         empty_value=int(Phase.THROUGHPUT_LATENCY),  # type: ignore[arg-type]  # any value is allowed; the stub says str
     )
+    model_profile: forms.ModelChoiceField[ModelProfile] = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        to_field_name="slug",
+        label="Model measured",
+        empty_label="— as the file says —",
+        help_text="Needed only when the file does not say which model it measured.",
+    )
     serving_engine = forms.CharField(max_length=60, required=False, help_text="e.g. vLLM 0.8.5")
     parallelism = forms.CharField(max_length=60, required=False, help_text="e.g. TP=4, PP=1")
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from catalog.models import Accelerator
+        from catalog.models import Accelerator, ModelProfile
 
         quotes = catalog_access.quotes_for(user).current()
         field_of(self, "quote", forms.ModelChoiceField).queryset = quotes.order_by(
@@ -66,6 +74,8 @@ class UploadForm(forms.Form):
         field_of(self, "accelerator", forms.ModelChoiceField).queryset = accelerators
         briefs = briefs_access.briefs_for(user).order_by("-created_at")
         field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
+        profiles = ModelProfile.objects.order_by("family", "name")
+        field_of(self, "model_profile", forms.ModelChoiceField).queryset = profiles
         self.fields["serving_engine"].widget.attrs["list"] = "serving-engines"
 
     def clean(self) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from core import jobs
 from core.audit import audit_record
+from core.model_names import same_model_name
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +123,29 @@ def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, An
     return out
 
 
+def _bind_model(result: BenchmarkResult, named: str) -> None:
+    """The model measured: the file's own name when it gives one, else the model profile
+    chosen at upload. A profile that disagrees with the file's name is not used (the file is
+    the evidence) and the notes say so."""
+    profile = result.model_profile
+    notes = list(result.parse_notes or [])
+    if named:
+        result.model_name = named
+        if profile is not None and not (
+            same_model_name(named, profile.name) or same_model_name(named, profile.slug)
+        ):
+            notes.append(
+                f"The file names its model ({named}); the model profile chosen at upload "
+                f"({profile.name}) was not used."
+            )
+            result.model_profile = None
+    elif profile is not None:  # the row's model_profile says it was chosen at upload
+        result.model_name = profile.name[:200]
+    else:
+        result.model_name = ""
+    result.parse_notes = notes
+
+
 def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
     """Copy a parse into the row (not saved): metrics, discrepancies, notes, histograms, and
     the workload the file measured (only where the row does not say already)."""
@@ -131,10 +155,10 @@ def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
             setattr(result, name, value)
     result.format_id = parsed.format_id
     result.tool_version = scrub(parsed.tool_version or "")[:60]
-    result.model_name = scrub(parsed.model or "")[:200]
     result.metrics = metrics_json(parsed)
     result.discrepancies = scrub(data["discrepancies"])
     result.parse_notes = scrub(data["notes"])
+    _bind_model(result, scrub(parsed.model or "").strip()[:200])
     result.distributions = distributions_for(parsed.per_request)
     result.status = BenchmarkResult.Status.PARSED
     result.progress = 1.0
@@ -243,6 +267,7 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
             "format_id",
             "tool_version",
             "model_name",
+            "model_profile",
             "metrics",
             "discrepancies",
             "parse_notes",

@@ -9,6 +9,7 @@ from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -25,6 +26,7 @@ from benchmarks.upload_handlers import (
     install_capped_handler,
     upload_cap_bytes,
 )
+from benchmarks.workload import model_warning, workload_summary
 from briefs import access as briefs_access
 from core.roles import STAFF_ROLES, has_role, role_required
 
@@ -50,7 +52,15 @@ def result_list(request: AuthedRequest) -> HttpResponse:
         )
     results = selectors.results_list(request.user, filters)
     page = Paginator(results, 50).get_page(request.GET.get("page"))
-    rows = [{"result": r, "figures": figures.key_figures(r.metrics, r.gpu_count)} for r in page]
+    rows = [
+        {
+            "result": r,
+            "figures": figures.key_figures(r.metrics, r.gpu_count),
+            "workload": workload_summary(r),
+            "model_warning": model_warning(r),
+        }
+        for r in page
+    ]
     context = {
         "page": page,
         "rows": rows,
@@ -102,6 +112,8 @@ def _result_upload(request: AuthedRequest, handler: Any) -> HttpResponse:
         outcome = services.benchmark_result_ingest(acting_user=user, upload=data["file"], meta=meta)
     except UploadRejected as exc:
         return _refuse(request, form, exc)
+    if warning := model_warning(outcome.result):  # at once, not after a recompute (U18)
+        messages.warning(request, warning)
     url = outcome.result.get_absolute_url()
     return redirect(url if outcome.created else f"{url}?existing=1", permanent=False)
 
@@ -147,6 +159,8 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
         "extra": sorted((metrics.get("extra") or {}).items()),
         "charts": {k: v for k, v in charts_out.items() if v},
         "is_final": result.status in FINAL_STATES,
+        "workload": workload_summary(result),
+        "model_warning": model_warning(result),
     }
 
 
