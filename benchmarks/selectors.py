@@ -246,3 +246,14 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def calibration_of(result: BenchmarkResult) -> list[Any]:
+    """The calibration-ledger pairs this result measured (estimate, measurement, ratio)."""
+    from catalog.models import CalibrationEntry
+
+    return list(
+        CalibrationEntry.objects.filter(benchmark_result_id=result.pk).select_related(
+            "accelerator"
+        )[:20]
+    )

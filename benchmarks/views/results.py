@@ -161,6 +161,7 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
         "is_final": result.status in FINAL_STATES,
         "workload": workload_summary(result),
         "model_warning": model_warning(result),
+        "calibration": selectors.calibration_of(result),
     }
 
 

@@ -31,7 +31,14 @@ from procurement.engine.memory_fit import GpuSpec
 from procurement.engine.performance import peak_dense_tflops
 from procurement.engine.types import HOURS_PER_MONTH, CandidateInput, PurchaseSpec, Range
 from procurement.snapshot.assumptions import scalar
-from procurement.snapshot.context import Context, latency_met, money, quote_key, rounded
+from procurement.snapshot.context import (
+    Context,
+    calibrated_spread,
+    latency_met,
+    money,
+    quote_key,
+    rounded,
+)
 from procurement.snapshot.sizing import inference_fit, inference_perf, media_perf, training_fit
 from procurement.snapshot.workload import dec
 
@@ -152,6 +159,10 @@ def quote_candidate(
         throughput = ctx.spread(
             perf["tokens_per_s"], perf["throughput_source"], extras.get("widen", (1.0, 1.0))
         )
+        if perf["throughput_source"] == "estimated" and (
+            calibrated := calibrated_spread(ctx, float(perf["tokens_per_s"]), acc["slug"])
+        ):
+            throughput, perf["calibration_applied"] = calibrated
     fabric = quote.get("inter_node_bandwidth_gbps")
     purchase = None
     price: Decimal | None = None
