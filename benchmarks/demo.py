@@ -125,7 +125,7 @@ def _ensure_briefs(stdout: Any) -> None:
     briefs_demo.load(stdout=stdout)
 
 
-def _ingest(engineer: User, upload: File[bytes], meta: UploadMeta) -> Any:
+def _ingest(engineer: User, upload: File[bytes], meta: UploadMeta) -> BenchmarkResult:
     outcome = benchmark_result_ingest(acting_user=engineer, upload=upload, meta=meta)
     result = outcome.result
     if result.status == BenchmarkResult.Status.PENDING:  # large files: parse here, not later
