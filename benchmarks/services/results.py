@@ -27,7 +27,7 @@ from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from core import jobs
 from core.audit import audit_record
-from core.model_names import same_model_name
+from procurement.engine.evidence import same_model_name
 
 logger = logging.getLogger(__name__)
 

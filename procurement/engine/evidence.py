@@ -29,8 +29,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from core.model_names import normalise_model
-
 EvidenceKind = Literal["measured", "proxy", "ignored"]
 
 LENGTH_TOLERANCE = 0.25  # ± share of the brief's token lengths
@@ -39,6 +37,7 @@ PROXY_WIDENING = 0.15  # proxy: low spread factor × (1 − this), high × (1 + 
 SCALING_WIDENING = 0.10  # per doubling of the GPU count between measured and costed
 
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z])")
+_SUFFIXES = re.compile(r"-(instruct|chat|it|hf|base)$")
 _FP8_LIKE = {"fp8", "int8"}
 
 
@@ -103,6 +102,23 @@ class EvidenceMatch:
     @property
     def counts(self) -> bool:
         return self.kind != "ignored"
+
+
+def normalise_model(name: str) -> str:
+    """'meta-llama/Llama-3.1-70B-Instruct', 'Llama 3.1 70B', 'llama-3-1-70b' → 'llama-3-1-70b'."""
+    text = (name or "").strip().lower().split("/")[-1]
+    text = re.sub(r"[\s._]+", "-", text)
+    text = text.replace("meta-llama-", "llama-").removeprefix("meta-")
+    while True:
+        stripped = _SUFFIXES.sub("", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def same_model_name(one: str, other: str) -> bool:
+    """Both names given and equal once normalised."""
+    return bool(one and other) and normalise_model(one) == normalise_model(other)
 
 
 def params_from_name(name: str) -> float | None:
