@@ -103,3 +103,18 @@ class StepCheckForm(forms.Form):
     status = forms.ChoiceField(choices=BenchmarkPlanStep.Status.choices)
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     evidence_url = forms.URLField(max_length=500, required=False, assume_scheme="https")
+
+
+class ResultModelForm(forms.Form):
+    """The model a parsed file measured, when the file does not say."""
+
+    model_profile: forms.ModelChoiceField[ModelProfile] = forms.ModelChoiceField(
+        queryset=None, to_field_name="slug", label="Model measured"
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from catalog.models import ModelProfile
+
+        profiles = ModelProfile.objects.order_by("family", "name")
+        field_of(self, "model_profile", forms.ModelChoiceField).queryset = profiles

@@ -13,21 +13,27 @@ import re
 import time
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from benchmarks import parsers
+from benchmarks import access, parsers
 from benchmarks.distributions import distributions_for
+from benchmarks.errors import UploadRejected
 from benchmarks.models import BenchmarkResult
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from core import jobs
 from core.audit import audit_record
+from core.roles import require_role
 from procurement.engine.evidence import same_model_name
+
+if TYPE_CHECKING:
+    from accounts.models import User
+    from catalog.models import ModelProfile
 
 logger = logging.getLogger(__name__)
 
@@ -144,6 +150,34 @@ def _bind_model(result: BenchmarkResult, named: str) -> None:
     else:
         result.model_name = ""
     result.parse_notes = notes
+
+
+@transaction.atomic
+def benchmark_result_model_set(
+    *, acting_user: User, result: BenchmarkResult, model_profile: ModelProfile
+) -> BenchmarkResult:
+    """Say which model a parsed file measured when the file itself does not (a large file
+    parsed on a worker is asked after its parse). A file's own model name is never replaced."""
+    from benchmarks.services.plans import benchmark_plans_refresh_for_result
+
+    require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+    locked = BenchmarkResult.objects.select_for_update().get(pk=result.pk)
+    if locked.status != BenchmarkResult.Status.PARSED or locked.model_name:
+        raise UploadRejected(
+            "Only a parsed result whose file does not say its model can be given one.",
+            field="model_profile",
+        )
+    locked.model_profile = model_profile
+    locked.model_name = model_profile.name[:200]
+    locked.save(update_fields=["model_profile", "model_name"])
+    audit_record(
+        actor=acting_user,
+        action="benchmark_result.model_set",
+        obj=locked,
+        summary={"model_profile": model_profile.slug},
+    )
+    benchmark_plans_refresh_for_result(locked)
+    return locked
 
 
 def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:

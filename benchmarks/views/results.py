@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.http import AuthedRequest
 from benchmarks import access, charts, figures, parsers, selectors, services
 from benchmarks.errors import UploadRejected
-from benchmarks.forms import SERVING_ENGINES, UploadForm
+from benchmarks.forms import SERVING_ENGINES, ResultModelForm, UploadForm
 from benchmarks.models import BenchmarkResult
 from benchmarks.upload_handlers import (
     declared_length_too_large,
@@ -131,6 +131,10 @@ def result_upload(request: AuthedRequest) -> HttpResponse:
     return _result_upload(request, handler)
 
 
+def _asks_model(result: BenchmarkResult) -> bool:
+    return result.status == BenchmarkResult.Status.PARSED and not result.model_name
+
+
 def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
     metrics = result.metrics or {}
     brief = result.brief
@@ -162,6 +166,9 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
         "workload": workload_summary(result),
         "model_warning": model_warning(result),
         "calibration": selectors.calibration_of(result),
+        "model_form": ResultModelForm()
+        if result.status == "parsed" and not result.model_name
+        else None,
     }
 
 
@@ -186,6 +193,27 @@ def result_detail(request: AuthedRequest, result_id: int) -> HttpResponse:
         "can_upload": has_role(request.user, *UPLOADERS),
     }
     return render(request, "benchmarks/result_detail.html", context)
+
+
+@require_http_methods(["POST"])
+@role_required(*UPLOADERS)
+def result_model_set(request: AuthedRequest, result_id: int) -> HttpResponse:
+    """Say which model a parsed file measured, when the file does not (large files are asked
+    after their parse on a worker)."""
+    result = access.access_result(request.user, result_id)
+    form = ResultModelForm(request.POST)
+    if form.is_valid():
+        try:
+            services.benchmark_result_model_set(
+                acting_user=request.user,
+                result=result,
+                model_profile=form.cleaned_data["model_profile"],
+            )
+        except UploadRejected as exc:
+            messages.error(request, exc.message)
+    else:
+        messages.error(request, "Choose the model profile the file measured.")
+    return redirect(result.get_absolute_url())
 
 
 def download_name(name: str) -> str:

@@ -157,3 +157,37 @@ def test_u19_list_and_result_page_show_the_workload(login, engineer, h100):
     client = login(engineer)
     assert shown in client.get("/benchmarks/").content.decode()
     assert shown in client.get(result.get_absolute_url()).content.decode()
+
+
+def test_u18_a_large_file_parsed_later_is_asked_for_its_model_on_its_page(
+    login, engineer, quote_a, nameless_file, settings, private_storage
+):
+    from benchmarks.services import benchmark_result_parse
+
+    settings.BENCHMARK_INLINE_PARSE_MAX_BYTES = 10  # parsed on a worker: unknown at upload
+    client = login(engineer)
+    response = client.post(
+        "/benchmarks/upload/",
+        {
+            "quote": quote_a.pk,
+            "gpu_count": 1,
+            "phase": 2,
+            "file": SimpleUploadedFile("big.json", nameless_file),
+        },
+    )
+    assert response.status_code == 302
+    result = BenchmarkResult.objects.get()
+    benchmark_result_parse(result_id=result.pk)
+    page = client.get(result.get_absolute_url()).content.decode()
+    assert "does not say which model it measured" in page
+    assert f"/benchmarks/results/{result.pk}/model/" in page
+
+    profile = ModelProfileFactory(slug="llama-3-1-70b", name="Llama 3.1 70B")
+    client.post(f"/benchmarks/results/{result.pk}/model/", {"model_profile": profile.slug})
+    result.refresh_from_db()
+    assert (result.model_profile, result.model_name) == (profile, "Llama 3.1 70B")
+    # a file's own name, once known, is never replaced
+    other = ModelProfileFactory(slug="qwen2-5-7b", name="Qwen2.5 7B")
+    client.post(f"/benchmarks/results/{result.pk}/model/", {"model_profile": other.slug})
+    result.refresh_from_db()
+    assert result.model_name == "Llama 3.1 70B"
