@@ -47,3 +47,17 @@ def test_u18_demo_comparison_shows_measured_proxy_and_estimated_rows_with_reason
     for kind in ("measured", "proxy", "estimated"):
         assert f"evidence-{kind}" in page
     assert "no benchmark matches the brief" in page
+
+
+def test_u18_every_measured_badge_names_the_workload_measured(demo_world, client):
+    from accounts.models import User
+
+    measured = next(
+        r
+        for r in demo_world.candidates.filter(kind="gpu")
+        if (r.performance.get("evidence") or {}).get("kind") == "measured"
+    )
+    workload = f"meta-llama/Llama-3.1-70B-Instruct · bf16 · {measured.gpus} GPUs"
+    client.force_login(User.objects.get(username="finance"))
+    for url in (demo_world.get_absolute_url(), f"/comparisons/{demo_world.pk}/review/"):
+        assert workload in client.get(url).content.decode(), url
