@@ -97,3 +97,34 @@ def test_u24_a_record_without_stored_ids_reads_them_from_its_snapshot(frozen_the
     comparison, before, _late = frozen_then_late
     comparison.snapshot_facts = {"as_of": comparison.snapshot_facts["as_of"]}
     assert frozen_result_ids(comparison) == {before.pk}
+
+
+def test_u24_a_later_quote_version_and_checklist_answer_are_new_since(
+    frozen_then_late, scenario, login, lead
+):
+    from decimal import Decimal
+
+    from catalog.services import quote_revise
+    from checklist.models import ChecklistAnswer, ChecklistItem
+
+    comparison, _before, _late = frozen_then_late
+    cheap = scenario["cheap"]
+    revised = quote_revise(
+        acting_user=lead, quote=cheap, data={"price_per_gpu_hour": Decimal("0.7900")}
+    )
+    ChecklistAnswer.objects.create(
+        provider=cheap.provider,
+        quote=cheap,
+        item=ChecklistItem.objects.order_by("order").first(),
+        answer="Changed after the compute.",
+        status="partial",
+        answered_by=lead,
+    )
+
+    html = login(lead).get(reverse("procurement:comparison-record", args=[comparison.pk]))
+    new_since = _section(html.content.decode(), "new-since-h")
+    assert f"v{revised.version} (the comparison used v{cheap.version})" in new_since
+    assert "Checklist answer" in new_since
+    assert "Partial" in new_since
+    evidence = _section(html.content.decode(), "evidence-h")
+    assert f"quote #{cheap.pk} v{cheap.version}" in evidence  # the version it was computed on
