@@ -58,8 +58,8 @@ class UploadMeta:
 
 
 MODEL_ASKED = (
-    "The file does not say which model it measured. Choose its model profile (and the file "
-    "again): a result without its model never counts as measured."
+    "The file does not say which model it measured: choose its model profile (a result "
+    "without its model never counts as measured)."
 )
 
 
