@@ -64,7 +64,7 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
     uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True)
     figures = serializers.SerializerMethodField()
     model_profile: serializers.SlugRelatedField[ModelProfile] = serializers.SlugRelatedField(
-        slug_field="slug", read_only=True
+        slug_field="slug", read_only=True, allow_null=True
     )
     workload = serializers.SerializerMethodField()
     model_warning = serializers.SerializerMethodField()
