@@ -14,7 +14,7 @@ from core.forms import field_of
 if TYPE_CHECKING:
     from accounts.models import User
     from briefs.models import WorkloadBrief
-    from catalog.models import Accelerator, Quote
+    from catalog.models import Accelerator, ModelProfile, Quote
 
 SERVING_ENGINES = ["vLLM", "SGLang", "TensorRT-LLM", "TGI", "Triton", "llama.cpp", "Ollama"]
 MAX_GPUS = 100_000
@@ -50,6 +50,14 @@ class UploadForm(forms.Form):
         required=False,
         empty_value=int(Phase.THROUGHPUT_LATENCY),  # type: ignore[arg-type]  # any value is allowed; the stub says str
     )
+    model_profile: forms.ModelChoiceField[ModelProfile] = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        to_field_name="slug",
+        label="Model measured",
+        empty_label="— as the file says —",
+        help_text="Needed only when the file does not say which model it measured.",
+    )
     serving_engine = forms.CharField(max_length=60, required=False, help_text="e.g. vLLM 0.8.5")
     parallelism = forms.CharField(max_length=60, required=False, help_text="e.g. TP=4, PP=1")
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
@@ -64,7 +72,7 @@ class UploadForm(forms.Form):
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from catalog.models import Accelerator
+        from catalog.models import Accelerator, ModelProfile
 
         quotes = catalog_access.quotes_for(user).current()
         field_of(self, "quote", forms.ModelChoiceField).queryset = quotes.order_by(
@@ -74,6 +82,8 @@ class UploadForm(forms.Form):
         field_of(self, "accelerator", forms.ModelChoiceField).queryset = accelerators
         briefs = briefs_access.briefs_for(user).order_by("-created_at")
         field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
+        profiles = ModelProfile.objects.order_by("family", "name")
+        field_of(self, "model_profile", forms.ModelChoiceField).queryset = profiles
         self.fields["serving_engine"].widget.attrs["list"] = "serving-engines"
 
     def clean(self) -> dict[str, Any]:
@@ -101,3 +111,18 @@ class StepCheckForm(forms.Form):
     status = forms.ChoiceField(choices=BenchmarkPlanStep.Status.choices)
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     evidence_url = forms.URLField(max_length=500, required=False, assume_scheme="https")
+
+
+class ResultModelForm(forms.Form):
+    """The model a parsed file measured, when the file does not say."""
+
+    model_profile: forms.ModelChoiceField[ModelProfile] = forms.ModelChoiceField(
+        queryset=None, to_field_name="slug", label="Model measured"
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from catalog.models import ModelProfile
+
+        profiles = ModelProfile.objects.order_by("family", "name")
+        field_of(self, "model_profile", forms.ModelChoiceField).queryset = profiles

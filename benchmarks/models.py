@@ -60,6 +60,16 @@ class BenchmarkResult(models.Model):
     error = models.TextField(blank=True)
     tool_version = models.CharField(max_length=60, blank=True)
     model_name = models.CharField(max_length=200, blank=True)
+    # Asked at upload only when the file does not say which model it measured; a file that
+    # names its model keeps its own name (the evidence), never a guess.
+    model_profile = models.ForeignKey(
+        "catalog.ModelProfile",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The model measured, when the file does not say.",
+    )
     metrics = models.JSONField(default=dict, blank=True)
     discrepancies = models.JSONField(default=list, blank=True)
     parse_notes = models.JSONField(default=list, blank=True)

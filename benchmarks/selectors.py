@@ -161,7 +161,13 @@ def evidence_results_for(
     if brief_id is not None:
         qs = qs.filter(Q(brief_id=brief_id) | Q(brief__isnull=True))
     out = []
-    fields = (*_RESULT_FIELDS, *_WORKLOAD_FIELDS, "accelerator__slug", "sweep")
+    fields = (
+        *_RESULT_FIELDS,
+        *_WORKLOAD_FIELDS,
+        "model_profile_id",
+        "accelerator__slug",
+        "sweep",
+    )
     for result in qs.select_related("accelerator").only(*fields).order_by("id"):
         metrics = result.metrics or {}
         out.append(
@@ -169,6 +175,7 @@ def evidence_results_for(
                 **_figures_of(result),
                 **{name: getattr(result, name) for name in _WORKLOAD_FIELDS},
                 "quote_id": result.quote_id,
+                "model_profile_id": result.model_profile_id,
                 "accelerator": result.accelerator.slug,
                 "requests_completed": metrics.get("requests_completed"),
                 "failure_rate": _failure_rate(metrics),
@@ -183,7 +190,7 @@ def results_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[
     """Results the user may see, newest first, with what the list pages show preloaded."""
     from benchmarks import access
 
-    qs = access.results_for(user).select_related("brief")
+    qs = access.results_for(user).select_related("brief__model", "model_profile")
     filters = filters or {}
     if filters.get("status"):
         qs = qs.filter(status=filters["status"])
@@ -246,3 +253,14 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def calibration_of(result: BenchmarkResult) -> list[Any]:
+    """The calibration-ledger pairs this result measured (estimate, measurement, ratio)."""
+    from catalog.models import CalibrationEntry
+
+    return list(
+        CalibrationEntry.objects.filter(benchmark_result_id=result.pk).select_related(
+            "accelerator"
+        )[:20]
+    )

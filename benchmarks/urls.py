@@ -10,6 +10,7 @@ urlpatterns = [
     path("upload/", results.result_upload, name="result-upload"),
     path("compare/", results.result_compare, name="result-compare"),
     path("results/<int:result_id>/", results.result_detail, name="result-detail"),
+    path("results/<int:result_id>/model/", results.result_model_set, name="result-model-set"),
     path(
         "results/<int:result_id>/download/",
         results.result_download,

@@ -88,8 +88,10 @@ COMMON_NODE = {
 
 # Vendor quote lineages: (vendor username, title, answers the demo RFQ, withdrawn at the end,
 # versions oldest first; the first is complete, later ones carry only what changed).
-NW = {**COMMON_NODE, "region": "eu-west", "currency": "USD"}
-CT = {**COMMON_NODE, "region": "eu-west", "currency": "GBP"}
+# Northwind offers a private link (its checklist's network-boundary answer); Contoso has
+# public endpoints with IP allow-lists only.
+NW = {**COMMON_NODE, "region": "eu-west", "currency": "USD", "private_endpoint": "yes"}
+CT = {**COMMON_NODE, "region": "eu-west", "currency": "GBP", "private_endpoint": "no"}
 VENDOR_LINEAGES: list[tuple[str, str, bool, bool, list[dict[str, Any]]]] = [
     ("vendor_a", "Northwind H100 on-demand", False, False, [
         {**NW, "accelerator": "h100-sxm-80gb", "capacity_model": "on_demand",

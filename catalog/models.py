@@ -85,6 +85,12 @@ class ModelProfile(models.Model):
     sliding_window = models.PositiveIntegerField(null=True, blank=True)
     sliding_window_layers = models.PositiveIntegerField(default=0)
     max_context = models.PositiveIntegerField(null=True, blank=True)
+    # M-1: a quantised checkpoint keeps the embeddings and the output head in 16 bits; their
+    # size is vocab × hidden (twice unless tied). Blank: the memory fit says it is not counted.
+    vocab_size = models.PositiveIntegerField(null=True, blank=True)
+    tied_embeddings = models.BooleanField(
+        default=False, help_text="The output head shares the embedding matrix."
+    )
     license = models.CharField(max_length=80, blank=True)
     source_url = models.URLField(max_length=500, blank=True)
     notes = models.TextField(blank=True)
@@ -109,6 +115,15 @@ class CapacityModel(models.TextChoices):
     PRIVATE_CLOUD = "private_cloud", "Private cloud"
     MANAGED_ENDPOINT = "managed_endpoint", "Managed endpoint"
     PURCHASE = "purchase", "Purchase"
+
+
+class PrivateEndpoint(models.TextChoices):
+    """Whether an offer can be reached without crossing the public internet (private link,
+    VPC peering or an equivalent); a brief that requires one is checked against it."""
+
+    YES = "yes", "Offered"
+    NO = "no", "Not offered"
+    UNKNOWN = "unknown", "Not stated"
 
 
 ELASTIC_CAPACITY = {CapacityModel.ON_DEMAND, CapacityModel.SPOT, CapacityModel.MARKETPLACE}
@@ -172,6 +187,13 @@ class Quote(models.Model):
         help_text="Every zone the same price holds in (an imported list collapses zones).",
     )
     placement = models.CharField(max_length=200, blank=True)
+    private_endpoint = models.CharField(
+        max_length=10,
+        choices=PrivateEndpoint.choices,
+        default=PrivateEndpoint.UNKNOWN,
+        help_text="Private link / VPC peering to the GPUs. Not stated: a brief that requires "
+        "a private endpoint finds the offer ineligible until it is stated.",
+    )
 
     min_commitment_gpus = models.PositiveIntegerField(default=0)
     term_months = models.PositiveIntegerField(default=0)
@@ -401,3 +423,47 @@ class CatalogImportJob(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("catalog:import-job", args=[self.pk])
+
+
+class CalibrationEntry(models.Model):
+    """One calibration-ledger pair: the roofline estimate and a measurement of the same
+    accelerator + model + shape (docs/engine/calibration.md). Written when a comparison
+    computes a row measured on its workload; later estimates on the accelerator take their
+    spread from these ratios."""
+
+    accelerator = models.ForeignKey(
+        Accelerator, on_delete=models.CASCADE, related_name="calibration_entries"
+    )
+    model_profile = models.ForeignKey(
+        ModelProfile, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    model_name = models.CharField(max_length=200)
+    shape = models.CharField(max_length=200, help_text="e.g. in 1,500 / out 300 / c32 / 4 GPUs")
+    gpus = models.PositiveIntegerField()
+    estimated_tokens_per_s = models.FloatField()
+    measured_tokens_per_s = models.FloatField()
+    # Ids in other areas (benchmarks, comparisons) sit above the catalog: plain ids, no keys.
+    benchmark_result_id = models.PositiveIntegerField()
+    comparison_id = models.PositiveIntegerField(null=True, blank=True)
+    engine_version = models.CharField(max_length=20, blank=True)
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-recorded_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark_result_id", "accelerator", "gpus", "shape"],
+                name="one_calibration_entry_per_result_shape",
+            ),
+            models.CheckConstraint(
+                name="calibration_figures_positive",
+                condition=Q(estimated_tokens_per_s__gt=0) & Q(measured_tokens_per_s__gt=0),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.accelerator} · {self.model_name} · {self.shape}"
+
+    @property
+    def measured_over_estimate(self) -> float:
+        return self.measured_tokens_per_s / self.estimated_tokens_per_s

@@ -13,8 +13,18 @@ from django.utils import timezone
 
 from catalog import access
 from catalog.importers.litellm import LITELLM_SOURCE
-from catalog.models import Accelerator, FxRate, ModelApiRoute, ModelProfile, Quote, Rfq
+from catalog.models import (
+    Accelerator,
+    CalibrationEntry,
+    FxRate,
+    ModelApiRoute,
+    ModelProfile,
+    Quote,
+    Rfq,
+)
 from core.roles import is_staff
+from procurement.engine.calibration import CalibrationEntry as CalibrationPair
+from procurement.engine.calibration import CalibrationSummary, summarise
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -324,3 +334,30 @@ def quote_market_position(quote: Quote) -> dict[str, Any] | None:
         f"{quote.currency} current on {quote.quoted_at:%Y-%m-%d}"
     )
     return position
+
+
+# --- Calibration ledger ------------------------------------------------------------------------
+
+
+def calibration_entries_for(accelerator_ids: Iterable[int]) -> QuerySet[CalibrationEntry]:
+    """Ledger pairs (estimate, measurement) on these accelerators, newest first."""
+    return CalibrationEntry.objects.filter(accelerator_id__in=list(accelerator_ids)).select_related(
+        "accelerator"
+    )
+
+
+def calibration_summaries(accelerator_ids: Iterable[int]) -> dict[str, CalibrationSummary]:
+    """Per accelerator slug: the spread of measured / estimate over its ledger (one query)."""
+    rows = calibration_entries_for(accelerator_ids).values_list(
+        "accelerator__slug", "estimated_tokens_per_s", "measured_tokens_per_s"
+    )
+    return summarise(
+        CalibrationPair(
+            accelerator=slug,
+            model="",
+            shape="",
+            estimated_tokens_per_s=estimated,
+            measured_tokens_per_s=measured,
+        )
+        for slug, estimated, measured in rows
+    )

@@ -4,7 +4,8 @@ The selector `selectors_reviews.export_data_for(comparison)` gathers an `ExportD
 module only lays it out:
 
 - CSV: the candidates table (every cost line per candidate), UTF-8 with a BOM for Excel;
-- XLSX (openpyxl): sheets "Candidates", "Assumptions" and "Quote versions", each with a
+- XLSX (openpyxl): sheets "Candidates", "Assumptions", "Quote versions" and, when evidence
+  arrived after the compute, "New since computed" (it is not in the numbers); each with a
   frozen bold header, an autofilter and number formats (money with 2 decimals and thousands
   separators, the currency in the header; probabilities as %; times as dates, UTC).
 
@@ -78,6 +79,7 @@ TAIL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("p90", "p90"),
     ("prob_cheapest", "P(cheapest)"),
     ("perf_source", "Performance"),
+    ("evidence", "Benchmark evidence (as computed)"),
     ("checklist_pct", "Checklist complete (%)"),
     ("warnings", "Warnings"),
     ("reasons", "Ineligible because"),
@@ -111,6 +113,9 @@ class ExportData:
     line_names: Sequence[str]
     assumptions: Sequence[tuple[str, Any]] = field(default_factory=tuple)
     quotes: Sequence[dict[str, Any]] = field(default_factory=tuple)
+    # Evidence that arrived after the comparison was computed: listed apart, never mixed
+    # with the evidence its numbers rest on (U24).
+    new_since: Sequence[dict[str, Any]] = field(default_factory=tuple)
 
 
 def neutralise(value: Any) -> Any:
@@ -239,7 +244,7 @@ def _sheet(
 
 
 def to_xlsx(data: ExportData) -> bytes:
-    """The workbook: Candidates, Assumptions, Quote versions."""
+    """The workbook: Candidates, Assumptions, Quote versions, New since computed."""
     workbook = Workbook()
     workbook.remove(workbook.active)
     _sheet(
@@ -262,6 +267,13 @@ def to_xlsx(data: ExportData) -> bytes:
         ([q.get(key) for key, _ in QUOTE_COLUMNS] for q in data.quotes),
         [QUOTE_FORMATS.get(key) for key, _ in QUOTE_COLUMNS],
     )
+    if data.new_since:  # only when something arrived after the compute
+        _sheet(
+            workbook,
+            "New since computed",
+            ["Kind", "What", "When (UTC)"],
+            ([n.get("kind"), n.get("what"), n.get("when")] for n in data.new_since),
+        )
     out = io.BytesIO()
     workbook.save(out)
     return out.getvalue()

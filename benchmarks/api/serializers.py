@@ -9,8 +9,9 @@ from rest_framework import serializers
 from benchmarks import figures
 from benchmarks.forms import MAX_GPUS
 from benchmarks.models import BenchmarkResult, Phase
+from benchmarks.workload import model_warning, workload_summary
 from briefs.models import WorkloadBrief
-from catalog.models import Accelerator, Quote
+from catalog.models import Accelerator, ModelProfile, Quote
 from core.api.fields import SlugLookupField
 
 
@@ -29,6 +30,13 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
         queryset=WorkloadBrief.objects.all(), required=False, allow_null=True
     )
     phase = serializers.ChoiceField(choices=Phase.choices, default=Phase.THROUGHPUT_LATENCY)
+    model_profile = SlugLookupField(
+        slug_field="slug",
+        queryset=ModelProfile.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="The model measured (slug); required only when the file does not say.",
+    )
     serving_engine = serializers.CharField(
         max_length=60, required=False, allow_blank=True, default=""
     )
@@ -51,6 +59,7 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
         attrs.setdefault("quote", None)
         attrs.setdefault("accelerator", None)
         attrs.setdefault("brief", None)
+        attrs.setdefault("model_profile", None)
         attrs["phase"] = int(attrs["phase"])
         return attrs
 
@@ -62,6 +71,11 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
     )
     uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True)
     figures = serializers.SerializerMethodField()
+    model_profile: serializers.SlugRelatedField[ModelProfile] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True
+    )
+    workload = serializers.SerializerMethodField()
+    model_warning = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
     download_url = serializers.SerializerMethodField()
 
@@ -75,6 +89,9 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
             "format",
             "tool_version",
             "model_name",
+            "model_profile",
+            "workload",
+            "model_warning",
             "original_name",
             "sha256",
             "size_bytes",
@@ -101,6 +118,13 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
 
     def get_figures(self, obj: BenchmarkResult) -> dict[str, Any]:
         return figures.key_figures(obj.metrics or {}, obj.gpu_count)
+
+    def get_workload(self, obj: BenchmarkResult) -> str:
+        return workload_summary(obj)
+
+    def get_model_warning(self, obj: BenchmarkResult) -> str | None:
+        """Set when the result will not count as measured for its brief (another model)."""
+        return model_warning(obj)
 
     def get_url(self, obj: BenchmarkResult) -> str:
         return obj.get_absolute_url()

@@ -97,7 +97,7 @@ class BenchmarkResultListCreateApi(ListAPIView[BenchmarkResult]):
             return BenchmarkResult.objects.none()
         return (
             access.results_for(api_user(self.request))
-            .select_related("brief")
+            .select_related("brief__model", "model_profile")
             .order_by("-created_at", "-id")
         )
 
@@ -150,4 +150,6 @@ class BenchmarkResultDetailApi(RetrieveAPIView[BenchmarkResult]):
     def get_queryset(self) -> QuerySet[BenchmarkResult]:
         if getattr(self, "swagger_fake_view", False):  # the schema: no signed-in user
             return BenchmarkResult.objects.none()
-        return access.results_for(api_user(self.request)).select_related("brief")
+        return access.results_for(api_user(self.request)).select_related(
+            "brief__model", "model_profile"
+        )

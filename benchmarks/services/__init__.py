@@ -8,7 +8,11 @@ from benchmarks.services.plans import (
     benchmark_plans_refresh_for_brief,
     benchmark_plans_refresh_for_result,
 )
-from benchmarks.services.results import benchmark_result_parse, benchmark_results_redrive_stuck
+from benchmarks.services.results import (
+    benchmark_result_model_set,
+    benchmark_result_parse,
+    benchmark_results_redrive_stuck,
+)
 from benchmarks.services.uploads import (
     IngestOutcome,
     UploadMeta,
@@ -27,6 +31,7 @@ __all__ = [
     "benchmark_plans_refresh_for_brief",
     "benchmark_plans_refresh_for_result",
     "benchmark_result_ingest",
+    "benchmark_result_model_set",
     "benchmark_result_parse",
     "benchmark_results_redrive_stuck",
     "benchmark_upload_rejected",

@@ -13,20 +13,27 @@ import re
 import time
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from benchmarks import parsers
+from benchmarks import access, parsers
 from benchmarks.distributions import distributions_for
+from benchmarks.errors import UploadRejected
 from benchmarks.models import BenchmarkResult
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from core import jobs
 from core.audit import audit_record
+from core.roles import require_role
+from procurement.engine.evidence import same_model_name
+
+if TYPE_CHECKING:
+    from accounts.models import User
+    from catalog.models import ModelProfile
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +129,57 @@ def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, An
     return out
 
 
+def _bind_model(result: BenchmarkResult, named: str) -> None:
+    """The model measured: the file's own name when it gives one, else the model profile
+    chosen at upload. A profile that disagrees with the file's name is not used (the file is
+    the evidence) and the notes say so."""
+    profile = result.model_profile
+    notes = list(result.parse_notes or [])
+    if named:
+        result.model_name = named
+        if profile is not None and not (
+            same_model_name(named, profile.name) or same_model_name(named, profile.slug)
+        ):
+            notes.append(
+                f"The file names its model ({named}); the model profile chosen at upload "
+                f"({profile.name}) was not used."
+            )
+            result.model_profile = None
+    elif profile is not None:  # the row's model_profile says it was chosen at upload
+        result.model_name = profile.name[:200]
+    else:
+        result.model_name = ""
+    result.parse_notes = notes
+
+
+@transaction.atomic
+def benchmark_result_model_set(
+    *, acting_user: User, result: BenchmarkResult, model_profile: ModelProfile
+) -> BenchmarkResult:
+    """Say which model a parsed file measured when the file itself does not (a large file
+    parsed on a worker is asked after its parse). A file's own model name is never replaced."""
+    from benchmarks.services.plans import benchmark_plans_refresh_for_result
+
+    require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+    locked = BenchmarkResult.objects.select_for_update().get(pk=result.pk)
+    if locked.status != BenchmarkResult.Status.PARSED or locked.model_name:
+        raise UploadRejected(
+            "Only a parsed result whose file does not say its model can be given one.",
+            field="model_profile",
+        )
+    locked.model_profile = model_profile
+    locked.model_name = model_profile.name[:200]
+    locked.save(update_fields=["model_profile", "model_name"])
+    audit_record(
+        actor=acting_user,
+        action="benchmark_result.model_set",
+        obj=locked,
+        summary={"model_profile": model_profile.slug},
+    )
+    benchmark_plans_refresh_for_result(locked)
+    return locked
+
+
 def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
     """Copy a parse into the row (not saved): metrics, discrepancies, notes, histograms, and
     the workload the file measured (only where the row does not say already)."""
@@ -131,10 +189,10 @@ def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
             setattr(result, name, value)
     result.format_id = parsed.format_id
     result.tool_version = scrub(parsed.tool_version or "")[:60]
-    result.model_name = scrub(parsed.model or "")[:200]
     result.metrics = metrics_json(parsed)
     result.discrepancies = scrub(data["discrepancies"])
     result.parse_notes = scrub(data["notes"])
+    _bind_model(result, scrub(parsed.model or "").strip()[:200])
     result.distributions = distributions_for(parsed.per_request)
     result.status = BenchmarkResult.Status.PARSED
     result.progress = 1.0
@@ -243,6 +301,7 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
             "format_id",
             "tool_version",
             "model_name",
+            "model_profile",
             "metrics",
             "discrepancies",
             "parse_notes",

@@ -55,12 +55,28 @@ class UploadMeta:
     parallelism: str = ""
     notes: str = ""
     sweep: str = ""  # files of one sweep share it (issue 17; selectors.evidence_results_for)
+    model_profile: Any = None  # asked only when the file does not say which model it measured
+
+
+MODEL_ASKED = (
+    "The file does not say which model it measured: choose its model profile (a result "
+    "without its model never counts as measured)."
+)
 
 
 @dataclass(frozen=True, slots=True)
 class IngestOutcome:
     result: BenchmarkResult
     created: bool
+
+
+def needs_model(parsed: ParsedResult) -> bool:
+    """A file with throughput figures that does not say which model it measured: the upload
+    asks for the model (never guessed). Telemetry and training system files carry no
+    serving figures and are not asked."""
+    metrics = parsed.metrics
+    figures = (metrics.output_tokens_per_s, metrics.request_throughput_rps)
+    return not (parsed.model or "").strip() and any(f is not None for f in figures)
 
 
 def inline_parse_max_bytes() -> int:
@@ -204,6 +220,7 @@ def _store(
                 gpu_count=meta.gpu_count,
                 brief=meta.brief,
                 phase=meta.phase,
+                model_profile=meta.model_profile,
                 serving_engine=scrub(meta.serving_engine)[:60],
                 parallelism=scrub(meta.parallelism)[:60],
                 notes=scrub(meta.notes),
@@ -264,6 +281,8 @@ def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) ->
         )
         return IngestOutcome(existing, created=False)
     format_id, parsed = _check(upload, filename, size)
+    if parsed is not None and needs_model(parsed) and meta.model_profile is None:
+        raise UploadRejected(MODEL_ASKED, field="model_profile")
     return _store(
         user=user,
         upload=upload,

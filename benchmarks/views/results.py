@@ -9,6 +9,7 @@ from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
@@ -17,13 +18,14 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.http import AuthedRequest
 from benchmarks import access, charts, figures, parsers, selectors, services
 from benchmarks.errors import UploadRejected
-from benchmarks.forms import SERVING_ENGINES, UploadForm
+from benchmarks.forms import SERVING_ENGINES, ResultModelForm, UploadForm
 from benchmarks.models import BenchmarkResult
 from benchmarks.upload_handlers import (
     declared_length_too_large,
     install_capped_handler,
     upload_cap_bytes,
 )
+from benchmarks.workload import model_warning, workload_summary
 from briefs import access as briefs_access
 from core.listing import Column, json_number, list_page
 from core.roles import STAFF_ROLES, has_role, role_required
@@ -34,7 +36,7 @@ LIST_FILTERS = ("status", "format", "brief", "accelerator", "quote")
 LIST_COLUMNS = (
     Column("file", "File", "original_name"),
     Column("status", "Status", "status"),
-    Column("format", "Format", "format_id"),
+    Column("format", "Model and workload", "model_name"),
     Column("candidate", "Candidate", ("accelerator__name", "gpu_count")),
     Column("brief", "Brief", ("brief__title", "brief__version")),
     Column("output", "Output tok/s", json_number("metrics", "output_tokens_per_s"), numeric=True),
@@ -69,6 +71,8 @@ def result_list(request: AuthedRequest) -> HttpResponse:
             "result": r,
             "figures": figures.key_figures(r.metrics, r.gpu_count),
             "all_failed": figures.all_requests_failed(r.metrics or {}),
+            "workload": workload_summary(r),
+            "model_warning": model_warning(r),
         }
         for r in page
     ]
@@ -124,6 +128,8 @@ def _result_upload(request: AuthedRequest, handler: Any) -> HttpResponse:
         outcome = services.benchmark_result_ingest(acting_user=user, upload=data["file"], meta=meta)
     except UploadRejected as exc:
         return _refuse(request, form, exc)
+    if warning := model_warning(outcome.result):  # at once, not after a recompute (U18)
+        messages.warning(request, warning)
     url = outcome.result.get_absolute_url()
     return redirect(url if outcome.created else f"{url}?existing=1", permanent=False)
 
@@ -139,6 +145,10 @@ def result_upload(request: AuthedRequest) -> HttpResponse:
         return _upload_page(request, UploadForm(user=request.user), status=413, error=exc.message)
     handler = install_capped_handler(request) if request.method == "POST" else None
     return _result_upload(request, handler)
+
+
+def _asks_model(result: BenchmarkResult) -> bool:
+    return result.status == BenchmarkResult.Status.PARSED and not result.model_name
 
 
 def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
@@ -171,6 +181,12 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
         "extra": sorted((metrics.get("extra") or {}).items()),
         "charts": {k: v for k, v in charts_out.items() if v},
         "is_final": result.status in FINAL_STATES,
+        "workload": workload_summary(result),
+        "model_warning": model_warning(result),
+        "calibration": selectors.calibration_of(result),
+        "model_form": ResultModelForm()
+        if result.status == "parsed" and not result.model_name
+        else None,
     }
 
 
@@ -195,6 +211,27 @@ def result_detail(request: AuthedRequest, result_id: int) -> HttpResponse:
         "can_upload": has_role(request.user, *UPLOADERS),
     }
     return render(request, "benchmarks/result_detail.html", context)
+
+
+@require_http_methods(["POST"])
+@role_required(*UPLOADERS)
+def result_model_set(request: AuthedRequest, result_id: int) -> HttpResponse:
+    """Say which model a parsed file measured, when the file does not (large files are asked
+    after their parse on a worker)."""
+    result = access.access_result(request.user, result_id)
+    form = ResultModelForm(request.POST)
+    if form.is_valid():
+        try:
+            services.benchmark_result_model_set(
+                acting_user=request.user,
+                result=result,
+                model_profile=form.cleaned_data["model_profile"],
+            )
+        except UploadRejected as exc:
+            messages.error(request, exc.message)
+    else:
+        messages.error(request, "Choose the model profile the file measured.")
+    return redirect(result.get_absolute_url())
 
 
 def download_name(name: str) -> str:

@@ -44,6 +44,8 @@ HELP_TEXTS = {
     "region": "Region of the capacity, e.g. eu-west or us-east.",
     "zone": "Availability zone or data centre, if fixed.",
     "placement": "Placement guarantees: same rack, placement group, dedicated cluster...",
+    "private_endpoint": "Private link or VPC peering to the GPUs, without the public internet. "
+    "Not stated: a brief that requires a private endpoint cannot choose this offer.",
     "min_commitment_gpus": "Minimum number of GPUs that must be committed (0 = none).",
     "term_months": "Commitment term in months (0 = no term). Required for reserved capacity.",
     "cancellation_terms": "What cancelling early costs and how much notice is needed.",
@@ -88,6 +90,7 @@ FIELD_GROUPS = [
             "region",
             "zone",
             "placement",
+            "private_endpoint",
         ],
     ),
     (
@@ -159,7 +162,13 @@ class QuoteForm(forms.Form):
                 for value, label in CapacityModel.choices
                 if value in rfq.capacity_models
             ]
-        for name in ("min_commitment_gpus", "term_months", "currency", "gpus_per_node"):
+        for name in (
+            "min_commitment_gpus",
+            "term_months",
+            "currency",
+            "gpus_per_node",
+            "private_endpoint",
+        ):
             self.fields[name].required = False
         use_decimal_text(self)  # U11: prices typed as text, a decimal comma read or refused
         if not self.is_bound and "quoted_at" not in self.initial:

@@ -91,6 +91,8 @@ class ModelProfileForm(forms.ModelForm[ModelProfile]):
             "sliding_window": "Window size, for models whose layers use sliding-window attention.",
             "sliding_window_layers": "How many layers use the sliding window.",
             "max_context": "Longest context the model supports, in tokens.",
+            "vocab_size": "Vocabulary size (config.json `vocab_size`): a quantised checkpoint "
+            "keeps the embeddings and output head in 16 bits. Blank: not counted, and said.",
         }
         widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
 

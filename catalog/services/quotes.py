@@ -47,6 +47,7 @@ QUOTE_INPUT_FIELDS = (
     "region",
     "zone",
     "placement",
+    "private_endpoint",
     "min_commitment_gpus",
     "term_months",
     "cancellation_terms",
@@ -80,6 +81,7 @@ INPUT_DEFAULTS: dict[str, Any] = {
     "min_commitment_gpus": 0,
     "term_months": 0,
     "idle_billed": True,
+    "private_endpoint": "unknown",  # not stated: a brief requiring one finds it ineligible
 }
 
 

@@ -35,6 +35,8 @@ MODEL_FIELDS = (
     "sliding_window",
     "sliding_window_layers",
     "max_context",
+    "vocab_size",
+    "tied_embeddings",
     "license",
     "source_url",
     "notes",

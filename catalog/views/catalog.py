@@ -191,6 +191,10 @@ def accelerator_detail(request: AuthedRequest, slug: str) -> HttpResponse:
         "accelerator": accelerator,
         "fig": charts.memory_vs_bandwidth(everyone, highlight=accelerator.slug),
         "quotes": quotes,
+        "calibration": selectors.calibration_entries_for([accelerator.pk])[:50],
+        "calibration_summary": selectors.calibration_summaries([accelerator.pk]).get(
+            accelerator.slug
+        ),
     }
     return render(request, "catalog/accelerator_detail.html", context)
 

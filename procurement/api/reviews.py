@@ -134,7 +134,7 @@ class _ExportApi(APIView):
             summary={"format": self.file_format},
         )
         name = f"comparison-{comparison.pk}-rev{comparison.revision}.{self.file_format}"
-        return comparison, sel.export_data_for(comparison), name
+        return comparison, sel.export_data_for(comparison, api_user(request)), name
 
 
 class ComparisonExportCsvApi(_ExportApi):

@@ -36,8 +36,8 @@ SIZE_CLASS_RATIO = 1.3  # same size class: larger / smaller parameter count ≤ 
 PROXY_WIDENING = 0.15  # proxy: low spread factor × (1 − this), high × (1 + this / 3)
 SCALING_WIDENING = 0.10  # per doubling of the GPU count between measured and costed
 
-_SUFFIXES = re.compile(r"-(instruct|chat|it|hf|base)$")
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z])")
+_SUFFIXES = re.compile(r"-(instruct|chat|it|hf|base)$")
 _FP8_LIKE = {"fp8", "int8"}
 
 
@@ -114,6 +114,11 @@ def normalise_model(name: str) -> str:
         if stripped == text:
             return text
         text = stripped
+
+
+def same_model_name(one: str, other: str) -> bool:
+    """Both names given and equal once normalised."""
+    return bool(one and other) and normalise_model(one) == normalise_model(other)
 
 
 def params_from_name(name: str) -> float | None:

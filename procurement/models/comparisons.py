@@ -77,8 +77,13 @@ class Comparison(models.Model):
 
     @staticmethod
     def facts_of(snapshot: dict[str, Any]) -> dict[str, Any]:
-        """The small part of a snapshot that pages show."""
-        return {k: snapshot[k] for k in ("as_of", "base_currency", "fx_rates") if k in snapshot}
+        """The small part of a snapshot that pages show, with the ids of the benchmark
+        results it froze (the decision record lists only those as its evidence)."""
+        from procurement.snapshot.evidence import result_ids_in
+
+        facts = {k: snapshot[k] for k in ("as_of", "base_currency", "fx_rates") if k in snapshot}
+        facts["evidence_result_ids"] = result_ids_in(snapshot.get("measured"))
+        return facts
 
     def shown_snapshot_facts(self) -> dict[str, Any]:
         """`snapshot_facts`, or (a row written without them) the same read from the snapshot."""

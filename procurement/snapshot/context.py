@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from catalog.regions import boundary_reason
+from procurement.engine.calibration import CalibrationSummary, calibrated_range
 from procurement.engine.memory_fit import ModelSpec
 from procurement.engine.types import Range, WorkloadInput
 from procurement.snapshot.workload import engine_class
@@ -40,6 +41,7 @@ class Context:
         self.by_quote: dict[str, Any] = measured.get("by_quote") or {}
         self.by_accelerator: dict[str, Any] = measured.get("by_accelerator") or {}
         self.results: list[dict[str, Any]] = measured.get("results") or self._legacy_results()
+        self.calibration: dict[str, Any] = snap.get("calibration") or {}
         self._memo: dict[tuple[Any, ...], Any] = {}
 
     def _legacy_results(self) -> list[dict[str, Any]]:
@@ -78,6 +80,19 @@ class Context:
         boundary). Regions are geography (`catalog.regions`): `eu-west-2` is in Europe."""
         return boundary_reason(regions, self.allowed)
 
+    def private_endpoint_reason(self, offered: str | None) -> str | None:
+        """D11: why an offer fails the brief's private-endpoint requirement (None: it meets
+        it, or the brief requires none). "Not stated" is not shown to meet it, as a region
+        not stated is not shown inside a boundary: the row is ineligible and says so."""
+        if not self.brief.get("private_endpoint_required") or offered == "yes":
+            return None
+        if offered == "no":
+            return "offers no private endpoint; the brief requires one"
+        return (
+            "does not state whether it offers a private endpoint, so it cannot be shown to "
+            "meet the brief's requirement (record it on the quote)"
+        )
+
     def age_days(self, quoted_at: str) -> float:
         return max(0.0, (self.as_of - datetime.fromisoformat(quoted_at)).total_seconds() / 86400)
 
@@ -91,6 +106,17 @@ class Context:
         low = min(1.0, float(self.a[f"{prefix}_spread_low"]) * widen[0])
         high = max(1.0, float(self.a[f"{prefix}_spread_high"]) * widen[1])
         return Range(value * low, value, value * high)
+
+
+def calibrated_spread(ctx: Context, value: float, accelerator: str) -> tuple[Range, str] | None:
+    """An estimate's range from the ledger's observed measured / estimate ratios on this
+    accelerator (engine/calibration.py), or None when the ledger holds none."""
+    found = ctx.calibration.get(accelerator)
+    if not found:
+        return None
+    summary = CalibrationSummary(**found)
+    default = (float(ctx.a["estimate_spread_low"]), float(ctx.a["estimate_spread_high"]))
+    return calibrated_range(value, summary, default)
 
 
 def money(value: Any, rate: Decimal) -> Decimal:

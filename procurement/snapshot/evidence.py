@@ -40,6 +40,20 @@ def _num(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def result_ids_in(measured: dict[str, Any] | None) -> list[int]:
+    """Ids of every benchmark result a snapshot's "measured" part holds."""
+    measured = measured or {}
+    found: set[int] = set()
+    items: list[Any] = list(measured.get("results") or [])
+    for scope in ("by_quote", "by_accelerator"):
+        items += list((measured.get(scope) or {}).values())
+    for item in items:
+        raw = (item or {}).get("result_id")
+        if str(raw or "").isdigit():
+            found.add(int(str(raw)))
+    return sorted(found)
+
+
 def target_for(
     ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpus: int
 ) -> EvidenceTarget:
@@ -50,7 +64,7 @@ def target_for(
         accelerator=acc["slug"],
         gpus=gpus,
         model_name=model.get("name") or "",
-        model_profile_id=None,
+        model_profile_id=model.get("id"),
         model_params_b=_num(spec.get("params_b")),
         model_family=model.get("family") or "",
         precision=brief.get("weight_precision") or "",
@@ -74,6 +88,7 @@ def workload_of(result: dict[str, Any]) -> ResultWorkload:
         result_id=result.get("result_id") or 0,
         accelerator=result.get("accelerator") or "",
         model_name=result.get("model_name") or "",
+        model_profile_id=result.get("model_profile_id"),
         precision=result.get("precision") or "",
         gpu_count=int(result.get("gpu_count") or 1),
         tensor_parallel=result.get("tensor_parallel"),

@@ -140,6 +140,15 @@ def measured_performance(
     return out
 
 
+def calibration(accelerators: Sequence[Accelerator]) -> dict[str, dict[str, Any]]:
+    """Per accelerator slug, the spread of measured / estimate in the calibration ledger: the
+    comparison widens (or, with enough pairs, centres) its estimates on it."""
+    from catalog.selectors import calibration_summaries
+
+    found = calibration_summaries(sorted({a.pk for a in accelerators}))
+    return {slug: dataclasses.asdict(summary) for slug, summary in found.items()}
+
+
 def freeze(
     *,
     brief: WorkloadBrief,
@@ -182,4 +191,5 @@ def freeze(
         "fx_rates": fx_rates(currencies, on=as_of.date()),
         "checklist": checklist_summaries(quotes),
         "measured": measured_performance(quotes, brief),
+        "calibration": calibration([q.accelerator for q in quotes]),
     }

@@ -8,7 +8,8 @@ Eligibility facts (DOMAIN.md; the engine turns them into blocking warnings):
   `max_gpus_available` GPUs (unbounded when the quote does not say); nodes hold
   `gpus_per_node` GPUs;
 - data boundary: the quote's region must lie inside the brief's allowed regions, when the
-  brief lists any, read as geography (`catalog.regions`); the reason names the region;
+  brief lists any, read as geography (`catalog.regions`); the reason names the region; a
+  brief requiring a private endpoint needs an offer that states one (not stated: ineligible);
 - latency: measured figures when a parsed benchmark exists (this quote's first, else the
   same accelerator's), else the roofline estimate; a target exceeded makes the row
   ineligible (TTFT p95, inter-token p95, end-to-end p99);
@@ -37,7 +38,14 @@ from procurement.engine.types import (
     WorkloadInput,
 )
 from procurement.snapshot.assumptions import scalar
-from procurement.snapshot.context import Context, latency_met, money, quote_key, rounded
+from procurement.snapshot.context import (
+    Context,
+    calibrated_spread,
+    latency_met,
+    money,
+    quote_key,
+    rounded,
+)
 from procurement.snapshot.evidence import Sweep
 from procurement.snapshot.sizing import inference_fit, inference_perf, media_perf, training_fit
 from procurement.snapshot.workload import dec
@@ -119,8 +127,8 @@ def quote_candidate(
     }
     reasons: list[str] = []
     boundary = ctx.boundary_reason([quote.get("region", "")])
-    if boundary:
-        reasons.append(boundary)
+    private = ctx.private_endpoint_reason(quote.get("private_endpoint"))
+    reasons += [r for r in (boundary, private) if r]
     training = ctx.workload.is_training
     latency_ok = None
     perf: dict[str, Any] = {}
@@ -167,6 +175,10 @@ def quote_candidate(
         throughput = ctx.spread(
             perf["tokens_per_s"], perf["throughput_source"], extras.get("widen", (1.0, 1.0))
         )
+        if perf["throughput_source"] == "estimated" and (
+            calibrated := calibrated_spread(ctx, float(perf["tokens_per_s"]), acc["slug"])
+        ):
+            throughput, perf["calibration_applied"] = calibrated
     fabric = quote.get("inter_node_bandwidth_gbps")
     purchase = None
     price: Decimal | None = None
@@ -217,7 +229,7 @@ def quote_candidate(
             private_networking_per_month=money(quote.get("private_networking_per_month"), conv),
             idle_billed=bool(quote.get("idle_billed", True)),
             fits=fits,
-            data_boundary_ok=boundary is None,
+            data_boundary_ok=boundary is None and private is None,
             checklist_complete=ok,
             fx_available=fx_ok,
             latency_met=latency_ok,

@@ -199,6 +199,18 @@ def _estimate(ctx: Context, gpu: GpuSpec, gpus: int) -> dict[str, Any]:
     }
 
 
+def shape_of(brief: dict[str, Any], gpus: int) -> str:
+    """The workload shape a ledger pair was measured at: 'in 1,400 / out 250 / c48 / 4 GPUs'."""
+
+    def shown(value: Any) -> str:
+        return "?" if value in (None, "") else f"{float(value):,.0f}"
+
+    return (
+        f"in {shown(brief.get('mean_input_tokens'))} / out {shown(brief.get('mean_output_tokens'))}"
+        f" / c{shown(brief.get('concurrency'))} / {gpus} GPU{'s' if gpus != 1 else ''}"
+    )
+
+
 def inference_perf(
     ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpu: GpuSpec, gpus: int
 ) -> dict[str, Any]:
@@ -217,6 +229,8 @@ def inference_perf(
         if match.kind == "measured" and estimated and perf.get("tokens_per_s"):
             # calibration ledger entry (engine/calibration.py): measured / estimate, same shape
             perf["calibration"] = {
+                "model": (ctx.snap.get("model") or {}).get("name", ""),
+                "shape": shape_of(ctx.brief, gpus),
                 "estimated_tokens_per_s": rounded(float(estimated), 3),
                 "measured_tokens_per_s": rounded(float(perf["tokens_per_s"]), 3),
                 "measured_over_estimate": rounded(perf["tokens_per_s"] / float(estimated), 4),

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from core.roles import has_role
 from procurement import access, charts
 from procurement.models import CandidateResult, Comparison, PriceChange
+from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.record import assumptions_of, brief_facts
 from procurement.selectors.reviews.rows import (
     SORTS,
@@ -87,11 +88,18 @@ def review_context(
         form=form,
         can_review=refusal is None,
         refusal=refusal,
-        can_recompute=has_role(user, *access.COMPARISON_CREATORS)
-        and comparison.is_finished
-        and context["superseded_by"] is None,
+        can_recompute=_can_recompute(user, comparison, context),
+        new_since=new_since(user, comparison, rows),
     )
     return context
+
+
+def _can_recompute(user: User, comparison: Comparison, context: dict[str, Any]) -> bool:
+    return (
+        has_role(user, *access.COMPARISON_CREATORS)
+        and comparison.is_finished
+        and context["superseded_by"] is None
+    )
 
 
 def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
@@ -121,5 +129,7 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
                 "approved_quote__provider", "approved_quote__accelerator"
             )
         ),
+        new_since=new_since(user, comparison, rows),
+        can_recompute=_can_recompute(user, comparison, context),
     )
     return context

@@ -72,8 +72,21 @@
         var fresh = doc.getElementById("upload-panel");
         var panel = document.getElementById("upload-panel");
         if (fresh && panel) {
+          var chosen = input.files && input.files[0];
           panel.replaceWith(fresh);
-          setup(fresh.querySelector("form[data-upload]"));
+          var freshForm = fresh.querySelector("form[data-upload]");
+          // Keep the chosen file when the form asks for more (e.g. the model the file does
+          // not name), so only the missing field has to be filled in.
+          var freshInput = freshForm && freshForm.querySelector("input[type=file]");
+          if (chosen && freshInput && window.DataTransfer) {
+            try {
+              var kept = new DataTransfer();
+              kept.items.add(chosen);
+              freshInput.files = kept.files;
+            } catch (e) { /* the browser cannot set files: the file is chosen again */ }
+          }
+          setup(freshForm);
+          if (freshInput) freshInput.dispatchEvent(new Event("change"));
           var err = fresh.querySelector("[role=alert], .errorlist");
           if (err) err.scrollIntoView({ block: "center" });
         } else {

@@ -15,9 +15,11 @@ from knox.models import AuthToken
 
 from benchmarks import parsers
 from benchmarks.models import BenchmarkResult
+from benchmarks.services.uploads import needs_model
 from core.models import AuditEvent
 from tests.benchmarks.conftest import stored_files
 from tests.benchmarks.factories_benchmarks import vllm_serve_bytes
+from tests.factories import ModelProfileFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -80,6 +82,15 @@ def test_fixtures_are_there():
     assert len(SAMPLES) >= 5, f"no parser fixtures found under {FIXTURES}"
 
 
+def _model_asked(data: bytes, name: str) -> dict[str, str]:
+    """The model profile the upload asks for when a file with figures does not name its model."""
+    return (
+        {"model_profile": ModelProfileFactory().slug}
+        if needs_model(parsers.parse(data, name))
+        else {}
+    )
+
+
 @pytest.mark.parametrize("sample", SAMPLES, ids=_sample_id)
 def test_every_sample_uploads_through_the_api(sample, token_client, h100, private_storage):
     data = sample.read_bytes()
@@ -91,6 +102,7 @@ def test_every_sample_uploads_through_the_api(sample, token_client, h100, privat
             "gpu_count": 2,
             "serving_engine": "vLLM 0.8.5",
             "parallelism": "TP=2",
+            **_model_asked(data, sample.name),
         },
         format="multipart",
     )
@@ -116,6 +128,7 @@ def test_every_sample_uploads_through_the_browser_form(sample, login, engineer, 
             "quote": quote_a.pk,
             "gpu_count": 1,
             "phase": 2,
+            **_model_asked(data, sample.name),
         },
     )
     assert response.status_code == 302, response.content.decode()[:2000]

@@ -10,7 +10,7 @@ from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult
 from benchmarks.services import benchmark_plan_create
 from core.models import AuditEvent
 from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory, metrics_dict
-from tests.factories import QuoteFactory
+from tests.factories import ModelProfileFactory, QuoteFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -301,9 +301,15 @@ def test_file_templates_download_and_upload_with_acceptance(login, engineer, h10
     assert data.startswith(b"start_time,ttft_ms")
     assert client.get("/benchmarks/templates/../settings.py/").status_code == 404
     assert client.get("/benchmarks/templates/README.md/").status_code == 404
+    model = ModelProfileFactory()  # a per-request CSV does not say its model: the form asks
     upload = client.post(
         "/benchmarks/upload/",
-        {"file": SimpleUploadedFile("mine.csv", data), "accelerator": h100.slug, "gpu_count": 1},
+        {
+            "file": SimpleUploadedFile("mine.csv", data),
+            "accelerator": h100.slug,
+            "gpu_count": 1,
+            "model_profile": model.slug,
+        },
     )
     assert upload.status_code == 302
     result = BenchmarkResult.objects.get()

@@ -84,3 +84,41 @@ def test_engineer_uploads_vllm_result_and_sees_percentiles_and_charts(
     page.click("nav.mainnav >> text=Benchmarks")
     expect(page.locator("main table").first).to_contain_text(VLLM_SAMPLE.name[:20])
     browser_page.assert_no_console_errors()
+
+
+AIPERF_SAMPLE = FIXTURES / "aiperf" / "aiperf_examples_run1_profile_export.jsonl"
+
+
+def test_u18_upload_asks_for_the_model_and_keeps_the_chosen_file(
+    browser_page, private_storage, engineer
+):
+    """A per-request export that does not name its model: the form asks for it, the file
+    stays chosen, and only the model has to be picked before sending again."""
+    from tests.factories import ModelProfileFactory
+
+    h100 = AcceleratorFactory(slug="h100-sxm-80gb", name="H100 SXM 80GB")
+    quote = QuoteFactory(
+        provider=ProviderFactory(name="Northwind", slug="northwind"), accelerator=h100
+    )
+    profile = ModelProfileFactory(slug="gpt-oss-20b", name="gpt-oss-20b")
+    page = browser_page.page
+    browser_page.login("engineer")
+    browser_page.goto("/benchmarks/upload/")
+    page.set_input_files("#id_file", str(AIPERF_SAMPLE))
+    page.select_option("#id_quote", str(quote.pk))
+    page.fill("#id_gpu_count", "1")
+    page.click("[data-submit]")
+
+    expect(page.locator("#id_model_profile")).to_be_visible()
+    expect(page.locator("#upload-panel .bm-errors")).to_contain_text("choose its model profile")
+    expect(page.locator("[data-file-name]")).to_contain_text(AIPERF_SAMPLE.name)
+    assert not BenchmarkResult.objects.exists()
+    browser_page.shot("model-asked")
+
+    page.select_option("#id_model_profile", profile.slug)
+    page.click("[data-submit]")
+    page.wait_for_url("**/benchmarks/results/*/")
+    result = BenchmarkResult.objects.get()
+    assert (result.model_profile_id, result.model_name) == (profile.pk, "gpt-oss-20b")
+    # the only console error is the expected answer asking for the model
+    assert all("status of 400" in e and "/benchmarks/upload/" in e for e in browser_page.errors)

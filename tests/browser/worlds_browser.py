@@ -13,7 +13,13 @@ from django.core.files import File
 from django.utils import timezone
 
 from tests.comparisons.factories_comparisons import h100, l40s, scenario_quotes
-from tests.factories import AcceleratorFactory, QuoteFactory, RfqFactory, WorkloadBriefFactory
+from tests.factories import (
+    AcceleratorFactory,
+    ModelProfileFactory,
+    QuoteFactory,
+    RfqFactory,
+    WorkloadBriefFactory,
+)
 
 PARSER_FIXTURES = Path(__file__).resolve().parents[1] / "parsers" / "fixtures"
 VLLM_SAMPLE = "vllm-serve/llmd_exp7_H100_vllm-2replicas_benchmark_2025-05-13_04-55-27.json"
@@ -83,11 +89,20 @@ def upload_result(*, engineer: Any, quote: Any, brief: Any, sample: str, gpus: i
     from benchmarks.services import UploadMeta, benchmark_result_ingest, benchmark_result_parse
 
     path = PARSER_FIXTURES / sample
+    # The AIPerf per-request export does not say its model (the upload asks for it); the
+    # same run's summary file names gpt-oss-20b.
+    model = ModelProfileFactory(slug="gpt-oss-20b", name="gpt-oss-20b")
     with path.open("rb") as handle:
         outcome = benchmark_result_ingest(
             acting_user=engineer,
             upload=File(handle, name=path.name),
-            meta=UploadMeta(quote=quote, gpu_count=gpus, brief=brief, serving_engine="vLLM"),
+            meta=UploadMeta(
+                quote=quote,
+                gpu_count=gpus,
+                brief=brief,
+                serving_engine="vLLM",
+                model_profile=model if sample == AIPERF_SAMPLE else None,
+            ),
         )
     result = outcome.result
     if result.status == BenchmarkResult.Status.PENDING:  # big files are parsed by a worker

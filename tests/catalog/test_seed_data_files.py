@@ -66,6 +66,8 @@ MODEL_KEYS = {
     "sliding_window",
     "sliding_window_layers",
     "max_context",
+    "vocab_size",
+    "tied_embeddings",
     "license",
     "source_url",
     "notes",

@@ -4,12 +4,16 @@ rows, and the plain data the CSV/XLSX exports lay out."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from procurement import exports
 from procurement.engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison
+from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.rows import candidates_of, entered_by_label, ordered_lines
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 
 def brief_facts(brief: Any) -> list[tuple[str, Any]]:
@@ -183,8 +187,17 @@ def _quote_row(row: CandidateResult) -> dict[str, Any] | None:
     return None
 
 
-def export_data_for(comparison: Comparison) -> exports.ExportData:
-    """The comparison's rows, assumptions and quote versions as plain values."""
+def evidence_of(row: CandidateResult) -> str:
+    """The benchmark evidence a row rests on, as frozen in its computed figures."""
+    evidence = (row.performance or {}).get("evidence") or {}
+    if not evidence:
+        return "estimated (no benchmark counted)" if row.kind == "gpu" else ""
+    return f"result #{evidence.get('result_id')} {evidence.get('kind')}: {evidence.get('reason')}"
+
+
+def export_data_for(comparison: Comparison, user: User | None = None) -> exports.ExportData:
+    """The comparison's rows, assumptions and quote versions as plain values; with a user,
+    the evidence that arrived after the compute too (listed apart)."""
     rows = candidates_of(comparison)
     line_names: dict[str, None] = {}
     for row in rows:
@@ -213,6 +226,7 @@ def export_data_for(comparison: Comparison) -> exports.ExportData:
             "p90": r.p90,
             "prob_cheapest": r.prob_cheapest,
             "perf_source": r.perf_source,
+            "evidence": evidence_of(r),
             "checklist_pct": (r.checklist or {}).get("completeness_pct"),
             "warnings": ", ".join(w.get("code", "") for w in r.warnings or []),
             "reasons": "; ".join(r.reasons or []),
@@ -228,4 +242,5 @@ def export_data_for(comparison: Comparison) -> exports.ExportData:
         line_names=list(line_names),
         assumptions=assumptions_of(comparison),
         quotes=quotes,
+        new_since=new_since(user, comparison, rows).export_rows() if user is not None else (),
     )

@@ -21,6 +21,7 @@ from catalog.selectors import price_author_label
 from core.models import AuditEvent
 from procurement.engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison, Review
+from procurement.selectors.reviews.frozen import frozen_result_ids
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -172,15 +173,21 @@ def used_result_id(row: CandidateResult) -> int | None:
     return int(str(raw)) if str(raw or "").isdigit() else None
 
 
-def _evidence(user: User, rows: Sequence[CandidateResult]) -> dict[str, list[dict[str, Any]]]:
-    """Benchmark results behind each row: its quote's results and the one it used."""
+def _evidence(
+    user: User, comparison: Comparison, rows: Sequence[CandidateResult]
+) -> dict[str, list[dict[str, Any]]]:
+    """Benchmark results behind each row, as frozen when the comparison was computed (U24):
+    its quote's results and the one it used. A result uploaded later is not evidence of this
+    record; `frozen.new_since` lists it apart."""
     quote_ids = {r.quote_id for r in rows if r.quote_id}
     used = {r.key: used_result_id(r) for r in rows}
     if not quote_ids and not any(used.values()):
         return {}
+    frozen = frozen_result_ids(comparison)
     results = (
         benchmarks_access.results_for(user)
         .filter(Q(quote_id__in=quote_ids) | Q(pk__in=[i for i in used.values() if i]))
+        .filter(pk__in=frozen)
         .order_by("-created_at")
     )
     out: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -192,6 +199,7 @@ def _evidence(user: User, rows: Sequence[CandidateResult]) -> dict[str, list[dic
                     {
                         "id": result.pk,
                         "name": result.original_name,
+                        "model": result.model_name,
                         "status": result.status,
                         "format": result.format_id,
                         "used": result.pk == used[row.key],
@@ -204,7 +212,7 @@ def _evidence(user: User, rows: Sequence[CandidateResult]) -> dict[str, list[dic
 def review_rows(
     user: User, comparison: Comparison, rows: Sequence[CandidateResult]
 ) -> list[ReviewRow]:
-    evidence = _evidence(user, rows)
+    evidence = _evidence(user, comparison, rows)
     return [
         ReviewRow(
             candidate=row,

@@ -38,6 +38,7 @@ from core.audit import audit_record
 from procurement import notifications
 from procurement.engine.errors import EngineInputError
 from procurement.models import CandidateResult, Comparison
+from procurement.services.calibration import calibration_entries_record
 from procurement.services.comparisons.compute import Computed, compute
 
 logger = logging.getLogger(__name__)
@@ -169,6 +170,7 @@ def _save(mine: QuerySet[Comparison], comparison: Comparison, computed: Computed
             [CandidateResult(comparison_id=comparison.pk, **row) for row in computed.rows],
             batch_size=500,
         )
+        calibration_entries_record(comparison=comparison, rows=computed.rows)
         audit_record(
             actor=None,
             action="comparison.computed",
