@@ -22,6 +22,7 @@ from catalog.templatetags.catalog_tags import price
 from catalog.views.common import paginate, query_without
 from core.errors import DomainError
 from core.forms import apply_domain_error
+from core.paging import rows_in_order
 from core.roles import has_role
 
 if TYPE_CHECKING:
@@ -106,6 +107,8 @@ def quote_list(request: AuthedRequest) -> HttpResponse:
     quotes = access.quotes_for(request.user).order_by("accelerator__name", "price_per_gpu_hour")
     quote_filter = QuoteFilter(params, queryset=quotes, user=request.user)
     page = paginate(request, quote_filter.qs)
+    offset = (page.number - 1) * page.paginator.per_page
+    page.object_list = rows_in_order(quote_filter.qs, offset, offset + page.paginator.per_page)
     context = {
         "filter": quote_filter,
         "page": page,
