@@ -66,7 +66,8 @@ def dashboard_context(user: Any) -> dict[str, Any]:
     # snapshot and result JSON, at 500 candidates, were most of the dashboard's time under
     # load; the other columns' SQL compilation was most of what was left).
     recent = comparisons.only(*DASHBOARD_COLUMNS)
-    ctx["awaiting_decision"] = awaiting_decision(user, recent)
+    # A role that never reviews has nothing awaiting its decision: no query for it.
+    ctx["awaiting_decision"] = awaiting_decision(user, recent) if access.reviews_any(user) else []
     ctx["recent_comparisons"] = list(recent.order_by("-created_at")[:8])
     if role == Role.ADMIN:
         ctx["probes"] = list(WorkerProbe.objects.order_by("-requested_at")[:5])

@@ -55,6 +55,18 @@ def test_dashboard_reads_only_its_columns_and_no_row_more_than_once(
     assert not any('"engine_version"' in q for q in comparison_sql)
 
 
+def test_a_role_that_never_reviews_has_no_awaiting_query(
+    login, lead, finance, brief, checklist_items
+):
+    cache.clear()
+    ready_comparison(lead, brief, many_quotes(2, lead))
+    for user, reviews in ((lead, False), (finance, True)):
+        client = login(user)
+        client.get("/")  # the role's cards, cached
+        _, sql = _queries(client, "/")
+        assert any("procurement_review" in q for q in sql) is reviews
+
+
 def test_an_etag_hit_is_one_small_query(api_client, lead, brief, checklist_items):
     cache.clear()
     comparison = ready_comparison(lead, brief, many_quotes(5, lead))
