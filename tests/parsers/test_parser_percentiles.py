@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.parsers._util import PERCENTILE_QS, percentiles_in_place
+from benchmarks.parsers._percentiles import percentiles_in_place
+from benchmarks.parsers._util import PERCENTILE_QS
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 100, 101, 1000, 20_001])
