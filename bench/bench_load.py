@@ -19,7 +19,7 @@ from pathlib import Path
 from bench import world
 from bench.common import at_least, at_most, emit, record
 
-PORT = 8765
+PORT = int(os.environ.get("BENCH_LOAD_PORT", "8765"))  # another port where two benches share a box
 DURATION = os.environ.get("BENCH_LOAD_DURATION", "30s")
 
 
@@ -109,7 +109,7 @@ def main() -> None:
     from django.conf import settings
     from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
 
     lead = w["users"]["lead"]
     session = SessionStore()
@@ -117,7 +117,7 @@ def main() -> None:
     session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
     session[HASH_SESSION_KEY] = lead.get_session_auth_hash()
     session.create()
-    token = Token.objects.get_or_create(user=lead)[0].key
+    token = AuthToken.objects.create(user=lead)[1]  # knox: the key is shown once
     server = start_gunicorn()
     cookie = f"Cookie: {settings.SESSION_COOKIE_NAME}={session.session_key}"
     auth = f"Authorization: Token {token}"

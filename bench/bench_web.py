@@ -18,13 +18,13 @@ def main() -> None:
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
 
     lead = w["users"]["lead"]
     comparison = w["comparison"]
     client = Client()
     client.force_login(lead)
-    token = Token.objects.get_or_create(user=lead)[0].key
+    token = AuthToken.objects.create(user=lead)[1]  # knox: the key is shown once
     api = {"HTTP_AUTHORIZATION": f"Token {token}"}
     pages = {
         "dashboard_page": ("/", {}),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from accounts.models import Provider, User
 from catalog import access
@@ -69,9 +69,11 @@ class QuoteFilter(django_filters.FilterSet):
         flag = _truthy(value)
         if flag is None:
             return qs
+        # EXISTS, as in QuoteQuerySet.current: the LEFT JOIN … IS NULL form misleads the planner
+        later = Exists(Quote.objects.filter(supersedes=OuterRef("pk")))
         if flag:
-            return qs.filter(superseded_by__isnull=True).exclude(status=Quote.Status.WITHDRAWN)
-        return qs.filter(Q(superseded_by__isnull=False) | Q(status=Quote.Status.WITHDRAWN))
+            return qs.filter(~later).exclude(status=Quote.Status.WITHDRAWN)
+        return qs.filter(later | Q(status=Quote.Status.WITHDRAWN))
 
     def filter_public(self, qs: QuerySet[Quote], name: str, value: str) -> QuerySet[Quote]:
         flag = _truthy(value)

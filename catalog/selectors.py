@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, Min, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -62,10 +62,11 @@ SELECT id FROM up UNION SELECT id FROM down
 # --- Accelerators and models -------------------------------------------------------------------
 
 
-def accelerators_list(filters: Mapping[str, Any] | None = None) -> QuerySet[Accelerator]:
-    """Catalog rows after the list page's filters and sort (already validated by a form)."""
+def accelerators_list(filters: Mapping[str, Any] | None = None) -> list[Accelerator]:
+    """Catalog rows after the list page's filters and sort (already validated by a form),
+    each with its current USD price (with_current_prices)."""
     filters = filters or {}
-    qs = with_current_prices(Accelerator.objects.all())
+    qs = Accelerator.objects.all()
     if filters.get("vendor"):
         qs = qs.filter(vendor__iexact=filters["vendor"])
     if filters.get("segment"):
@@ -82,25 +83,50 @@ def accelerators_list(filters: Mapping[str, Any] | None = None) -> QuerySet[Acce
         qs = qs.filter(name__icontains=filters["q"])
     sort = filters.get("sort") or ""
     field = ACCELERATOR_SORTS.get(sort.lstrip("-"))
-    if field:
+    if field and field != "lowest_usd_per_gpu_hour":
         ordered = (
             F(field).desc(nulls_last=True)
             if sort.startswith("-")
             else F(field).asc(nulls_last=True)
         )
         qs = qs.order_by(ordered, "name")
-    return qs
+    rows = with_current_prices(qs)
+    if field == "lowest_usd_per_gpu_hour":
+        priced = [a for a in rows if a.lowest_usd_per_gpu_hour is not None]
+        priced.sort(key=lambda a: a.name)  # ties by name, as the SQL sorts do
+        priced.sort(key=_lowest_price, reverse=sort.startswith("-"))
+        rows = priced + sorted((a for a in rows if a.lowest_usd_per_gpu_hour is None), key=_name)
+    return rows
 
 
-def with_current_prices(qs: QuerySet[Accelerator]) -> QuerySet[Accelerator]:
+def _name(accelerator: Accelerator) -> str:
+    return accelerator.name
+
+
+def _lowest_price(accelerator: Accelerator) -> Decimal:
+    return accelerator.lowest_usd_per_gpu_hour or Decimal(0)
+
+
+def with_current_prices(qs: QuerySet[Accelerator]) -> list[Accelerator]:
     """U31: the lowest current USD price per GPU-hour and the number of current USD offers
-    (the catalog's price column; other currencies are on each accelerator's page)."""
-    current = Quote.objects.current().filter(
-        accelerator=OuterRef("pk"), currency="USD", price_per_gpu_hour__isnull=False
-    )
-    lowest = current.order_by("price_per_gpu_hour").values("price_per_gpu_hour")[:1]
-    offers = current.order_by().values("accelerator").annotate(n=Count("pk")).values("n")[:1]
-    return qs.annotate(lowest_usd_per_gpu_hour=Subquery(lowest), usd_offers=Subquery(offers))
+    (the catalog's price column; other currencies are on each accelerator's page).
+
+    One grouped pass over the current quotes, not two correlated subqueries per
+    accelerator (0.5 s at 10,000 quotes, most of it PostgreSQL compiling them with JIT)."""
+    rows = list(qs)
+    prices = {
+        row["accelerator_id"]: row
+        for row in Quote.objects.current()
+        .filter(currency="USD", price_per_gpu_hour__isnull=False)
+        .order_by()
+        .values("accelerator_id")
+        .annotate(lowest=Min("price_per_gpu_hour"), n=Count("pk"))
+    }
+    for accelerator in rows:
+        found = prices.get(accelerator.pk)
+        accelerator.lowest_usd_per_gpu_hour = found["lowest"] if found else None
+        accelerator.usd_offers = found["n"] if found else None
+    return rows
 
 
 def accelerator_vendors() -> list[str]:

@@ -27,6 +27,8 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Cast
 from django.http import HttpRequest
 
+from core.paging import rows_in_order
+
 PAGE_SIZE = 50
 # Query keys that are the view's state, not filters (an empty list under them is no "match").
 STATE_KEYS = frozenset({"page", "sort", "format", "cols"})
@@ -140,11 +142,19 @@ def list_page(
     default_sort: str,
     per_page: int = PAGE_SIZE,
     filter_ignore: Sequence[str] = (),
+    keys_first: bool = False,
 ) -> ListPage:
-    """Sort by ``?sort=`` (``-key`` descending), page by ``?page=``, keep the rest."""
+    """Sort by ``?sort=`` (``-key`` descending), page by ``?page=``, keep the rest.
+
+    ``keys_first``: load the page as its keys, then those rows (core.paging), for lists whose
+    joins make PostgreSQL sort every wide row before it can cut a page."""
     ordered, sort = apply_sort(queryset, columns, request.GET.get("sort", ""), default=default_sort)
+    page = Paginator(ordered, per_page).get_page(request.GET.get("page"))
+    if keys_first:
+        offset = (page.number - 1) * per_page
+        page.object_list = rows_in_order(ordered, offset, offset + per_page)
     return ListPage(
-        page=Paginator(ordered, per_page).get_page(request.GET.get("page")),
+        page=page,
         headers=sort_headers(request, columns, sort),
         sort=sort,
         filtered=is_filtered(request, filter_ignore),

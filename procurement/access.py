@@ -46,6 +46,11 @@ def can_review(user: User, comparison: Comparison) -> bool:
     return comparison.required_approvals > 1 and has_role(user, *SECOND_APPROVER_ROLES)
 
 
+def reviews_any(user: User) -> bool:
+    """Whether this user's role reviews comparisons at all (can_review is never true else)."""
+    return has_role(user, Role.FINANCE_REVIEWER, *SECOND_APPROVER_ROLES)
+
+
 def audit_events_for(user: User) -> QuerySet[AuditEvent]:
     from core.models import AuditEvent
 

@@ -9,6 +9,7 @@ from typing import Any, Final, TypeVar
 
 import numpy as np
 
+from ._percentiles import percentiles_in_place
 from ._points import is_serving, operating_point, run_label
 from .errors import ParseError
 from .types import (
@@ -184,8 +185,8 @@ def percentiles_owned(finite: FloatArray) -> Percentiles | None:
     if finite.size == 0:
         return None
     mean = float(finite.mean())
-    p50, p95, p99 = np.percentile(finite, PERCENTILE_QS, method="linear", overwrite_input=True)
-    return Percentiles(float(p50), float(p95), float(p99), mean)
+    p50, p95, p99 = percentiles_in_place(finite, PERCENTILE_QS)
+    return Percentiles(p50, p95, p99, mean)
 
 
 def maybe_percentiles(

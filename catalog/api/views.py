@@ -31,6 +31,7 @@ from catalog.models import (
     Rfq,
 )
 from catalog.services.import_jobs import import_job_create
+from core.api.pagination import KeysFirstPagination
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import HasRole
 from core.roles import STAFF_ROLES, Role, is_vendor
@@ -117,6 +118,7 @@ class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixi
 
     serializer_class = s.QuoteSerializer
     filterset_class = QuoteFilter
+    pagination_class = KeysFirstPagination  # 10,000s of rows, each joined to four tables
     ordering_fields = ("created_at", "quoted_at", "price_per_gpu_hour", "version")
     ordering = ("-created_at",)
     read_roles = STAFF_AND_VENDORS

@@ -127,6 +127,7 @@ def quote_list(request: AuthedRequest) -> HttpResponse:
         QUOTE_COLUMNS,
         default_sort="accelerator",
         filter_ignore=["current"],
+        keys_first=True,
     )
     context = {
         "filter": quote_filter,

@@ -9,14 +9,20 @@ samples and reduces them; tornado.py evaluates the same arithmetic at chosen val
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
 from procurement.engine import cost
 from procurement.engine.mc_constants import CandidateConstants, Path
-from procurement.engine.sampling import FloatArray, candidate_stream_key, triangular, uniforms
+from procurement.engine.sampling import (
+    FloatArray,
+    candidate_stream_key,
+    fill_uniforms,
+    stream_states,
+    triangular,
+)
 from procurement.engine.types import WorkloadInput
 
 # ceil() of a float that should be an exact integer (3.0000000000000004) must not add a replica.
@@ -34,13 +40,44 @@ class Block:
 
     path: Path
     consts: tuple[CandidateConstants, ...]
+    _columns: dict[str, FloatArray] = field(default_factory=dict, compare=False, repr=False)
 
     def col(self, name: str) -> FloatArray:
-        return np.array([float(getattr(c, name)) for c in self.consts])[:, None]
+        column = self._columns.get(name)
+        if column is None:
+            column = np.array([float(getattr(c, name)) for c in self.consts])[:, None]
+            self._columns[name] = column
+        return column
+
+
+class Workspace:
+    """Named (rows × samples) buffers reused from chunk to chunk.
+
+    A fresh multi-megabyte array per step is returned to the OS when freed and faulted in
+    again on the next chunk: page faults were a third of the Monte Carlo's time."""
+
+    def __init__(self, rows: int, samples: int) -> None:
+        self._shape = (rows, samples)
+        self._buffers: dict[str, FloatArray] = {}
+        # seed states of the candidates' streams, mixed in one batch (stream_states)
+        self.states: dict[tuple[int, ...], NDArray[np.uint64]] = {}
+
+    def take(self, name: str, rows: int) -> FloatArray:
+        buffer = self._buffers.get(name)
+        if buffer is None:
+            buffer = self._buffers[name] = np.empty(self._shape)
+        return buffer[:rows]
 
 
 def candidate_matrix(
-    block: Block, name: str, attr: str, seed: int, samples: int, default: FloatArray | None
+    block: Block,
+    name: str,
+    attr: str,
+    seed: int,
+    samples: int,
+    default: FloatArray | None,
+    *,
+    workspace: Workspace | None = None,
 ) -> FloatArray | None:
     """(C, S) draws of a candidate-level range; (C, 1) if none is ranged; None if absent."""
     ranges = [getattr(c, attr) for c in block.consts]
@@ -48,20 +85,55 @@ def candidate_matrix(
         return None
     if all(r is None or r.is_fixed for r in ranges) and default is None:
         return np.array([r.likely for r in ranges])[:, None]
-    u = np.full((len(ranges), samples), 0.5)
-    low, likely, high = (np.empty((len(ranges), 1)) for _ in range(3))
+    rows = len(ranges)
+    space = workspace or Workspace(rows, samples)
+    u = space.take(name, rows)
+    low, likely, high = (np.empty((rows, 1)) for _ in range(3))
+    drawn: list[int] = []
+    keys: list[tuple[int, ...]] = []
     for i, (c, r) in enumerate(zip(block.consts, ranges, strict=True)):
         if r is None:
             low[i] = likely[i] = high[i] = np.nan
-            continue
-        low[i], likely[i], high[i] = r.low, r.likely, r.high
-        if not r.is_fixed:
-            uniforms(seed, candidate_stream_key(c.stream_id(name), name), samples, out=u[i])
-    values = triangular(u, low, likely, high)
+        else:
+            low[i], likely[i], high[i] = r.low, r.likely, r.high
+        if r is None or r.is_fixed:
+            u[i] = 0.5
+        else:
+            drawn.append(i)
+            keys.append(candidate_stream_key(c.stream_id(name), name))
+    states = space.states if all(k in space.states for k in keys) else None
+    if drawn == list(range(rows)):
+        fill_uniforms(seed, keys, u, states)
+    elif drawn:
+        some = np.empty((len(drawn), samples))
+        fill_uniforms(seed, keys, some, states)
+        u[drawn] = some
+    scratch = (space.take("scratch_a", rows), space.take("scratch_b", rows))
+    values = triangular(u, low, likely, high, out=u, scratch=scratch)
     if default is not None:  # rows without their own range take the shared draw
         missing = np.isnan(low[:, 0])
         values[missing] = default
     return values
+
+
+# The candidate-level ranges the Monte Carlo draws: (stream name, CandidateConstants field).
+DRAWN_RANGES = (
+    ("throughput_per_replica", "throughput"),
+    ("utilisation", "utilisation"),
+    ("acceptance_rate", "acceptance"),
+    ("failure_rate", "failure"),
+)
+
+
+def prepare_streams(workspace: Workspace, consts: Sequence[CandidateConstants], seed: int) -> None:
+    """Mix the seed states of every candidate stream the simulation may open, in one batch."""
+    keys = [
+        candidate_stream_key(c.stream_id(name), name)
+        for name, attr in DRAWN_RANGES
+        for c in consts
+        if (r := getattr(c, attr)) is not None and not r.is_fixed
+    ]
+    workspace.states.update(stream_states(seed, keys))
 
 
 def utilisation_divisor(
@@ -83,29 +155,39 @@ def block_unit_costs(
     util: FloatArray | None,
     acceptance: FloatArray | None = None,
     failure: FloatArray | None = None,
+    *,
+    workspace: Workspace | None = None,
 ) -> FloatArray:
     """Unit costs (C, S) of one block given shared (S,) values and candidate draws.
 
-    ``acceptance`` / ``failure``: (C, S) per-row rates where rows carry measured ones."""
+    ``acceptance`` / ``failure``: (C, S) per-row rates where rows carry measured ones.
+    ``workspace``: where the result and its temporaries live (the result is a view of it)."""
     if block.path in ("train_measured", "train_peak"):
         return training_unit_costs(block, shared, throughput)
+    rows = len(block.consts)
+    samples = len(shared["monthly_accepted_outputs"])
+    space = workspace or Workspace(rows, samples)
+    gpu = space.take("unit_costs", rows)
+    scratch = space.take("scratch_a", rows)
     accepted = shared["monthly_accepted_outputs"]
     acc = shared["acceptance_rate"][None, :] if acceptance is None else acceptance
     fail = shared["failure_rate"][None, :] if failure is None else failure
     completed = accepted[None, :] / acc
     attempts = completed / (1.0 - fail)
     if block.path == "api":
-        billed_failed = block.col("api_failed_billed") * (attempts - completed)
-        gpu = block.col("api_per_attempt") * (completed + billed_failed)
+        np.multiply(block.col("api_failed_billed"), attempts - completed, out=gpu)
+        gpu += completed
+        gpu *= block.col("api_per_attempt")
     else:
         assert throughput is not None  # noqa: S101 - GPU paths always carry throughput
         if block.path == "elastic":
-            billed = attempts / 3600.0 * block.col("gpu_s_numerator")
+            billed = np.multiply(attempts / 3600.0, block.col("gpu_s_numerator"), out=gpu)
             billed /= throughput
             billed /= utilisation_divisor(block, shared, util)
         else:
             peak_rate = shared["peak_to_average"][None, :] * attempts / SECONDS_PER_MONTH
-            replicas = peak_rate * (block.col("gpu_s_numerator") / block.col("gpus"))
+            per_replica = block.col("gpu_s_numerator") / block.col("gpus")
+            replicas = np.multiply(peak_rate, per_replica, out=gpu)
             replicas /= throughput
             replicas *= 1.0 - CEIL_RELATIVE_TOLERANCE
             np.ceil(replicas, out=replicas)
@@ -121,13 +203,12 @@ def block_unit_costs(
         commitment = block.col("min_commitment_h")
         if (commitment > 0).any():
             np.maximum(billed, commitment, out=billed)
-        gpu = billed
-        gpu *= block.col("price")
+        billed *= block.col("price")
     gpu += block.col("fixed_monthly")
-    gpu += block.col("per_accepted") * accepted[None, :]
+    gpu += np.multiply(block.col("per_accepted"), accepted[None, :], out=scratch)
     per_completed = block.col("per_completed")
     if (per_completed != 0).any():
-        gpu += per_completed * completed
+        gpu += np.multiply(per_completed, completed, out=scratch)
     gpu *= (scale / accepted)[None, :]
     return gpu
 

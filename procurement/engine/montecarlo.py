@@ -60,9 +60,11 @@ from procurement.engine.mc_blocks import (
     CEIL_RELATIVE_TOLERANCE,
     SECONDS_PER_MONTH,
     Block,
+    Workspace,
     block_unit_costs,
     blocks,
     candidate_matrix,
+    prepare_streams,
     unit_scale,
 )
 from procurement.engine.mc_constants import (
@@ -145,19 +147,35 @@ def _iter_unit_costs(
     shared = draw_shared(workload, seed, samples)
     scale = unit_scale(workload)
     chunk = _chunk_rows(samples, chunk_candidates)
+    space = Workspace(min(chunk, len(consts)), samples)
+    prepare_streams(space, consts, seed)
     for rows, block in blocks(consts, chunk):
-        thr = candidate_matrix(block, "throughput_per_replica", "throughput", seed, samples, None)
+        thr = candidate_matrix(
+            block, "throughput_per_replica", "throughput", seed, samples, None, workspace=space
+        )
         util = None
         if block.path in ("elastic",) and any(c.utilisation is not None for c in block.consts):
             util = candidate_matrix(
-                block, "utilisation", "utilisation", seed, samples, shared["utilisation"]
+                block,
+                "utilisation",
+                "utilisation",
+                seed,
+                samples,
+                shared["utilisation"],
+                workspace=space,
             )
-        acc, fail = rates_of(block, shared, seed, samples)
-        yield rows, block_unit_costs(block, shared, scale, thr, util, acc, fail), len(consts)
+        acc, fail = rates_of(block, shared, seed, samples, workspace=space)
+        values = block_unit_costs(block, shared, scale, thr, util, acc, fail, workspace=space)
+        yield rows, values, len(consts)
 
 
 def rates_of(
-    block: Block, shared: Mapping[str, FloatArray], seed: int, samples: int
+    block: Block,
+    shared: Mapping[str, FloatArray],
+    seed: int,
+    samples: int,
+    *,
+    workspace: Workspace | None = None,
 ) -> tuple[FloatArray | None, FloatArray | None]:
     """(C, S) acceptance and failure where a row carries measured ones (None: all shared)."""
     out: list[FloatArray | None] = []
@@ -165,7 +183,9 @@ def rates_of(
         if block.path.startswith("train") or all(getattr(c, attr) is None for c in block.consts):
             out.append(None)
             continue
-        out.append(candidate_matrix(block, name, attr, seed, samples, shared[name]))
+        out.append(
+            candidate_matrix(block, name, attr, seed, samples, shared[name], workspace=workspace)
+        )
     return out[0], out[1]
 
 
@@ -186,6 +206,30 @@ def sample_unit_costs(
     return out
 
 
+def _track_cheapest(
+    values: FloatArray, rows: NDArray[np.intp], best_val: FloatArray, best_idx: NDArray[np.intp]
+) -> None:
+    """Fold one chunk into the per-sample cheapest (value, row); ties go to the earlier row.
+
+    Only samples where the chunk can win (its minimum ≤ the best so far) need the chunk's
+    argmin, which costs seven times its min: after the first chunks these are few."""
+    chunk_min = values.min(axis=0)
+    contested = chunk_min <= best_val
+    if contested.all():
+        cols: slice | NDArray[np.intp] = slice(None)
+        chunk_idx = rows[values.argmin(axis=0)]
+    else:
+        cols = np.flatnonzero(contested)
+        if not len(cols):
+            return
+        chunk_idx = rows[values[:, cols].argmin(axis=0)]
+        chunk_min = chunk_min[cols]
+    val, idx = best_val[cols], best_idx[cols]
+    better = (chunk_min < val) | ((chunk_min == val) & (chunk_idx < idx))
+    best_val[cols] = np.where(better, chunk_min, val)
+    best_idx[cols] = np.where(better, chunk_idx, idx)
+
+
 def simulate(
     workload: WorkloadInput,
     candidates: Sequence[CandidateInput],
@@ -203,6 +247,7 @@ def simulate(
     best_val = np.full(samples, np.inf)
     best_idx = np.full(samples, n, dtype=np.intp)
     done = 0
+    sort_space: Workspace | None = None
     for rows, values, _ in _iter_unit_costs(
         workload,
         candidates,
@@ -211,13 +256,10 @@ def simulate(
         chunk_candidates=chunk_candidates,
         constants=constants,
     ):
-        pct[rows] = quantiles(values, (0.1, 0.5, 0.9))
+        sort_space = sort_space or Workspace(len(values), samples)
+        pct[rows] = quantiles(values, (0.1, 0.5, 0.9), scratch=sort_space.take("sort", len(rows)))
         mean[rows] = values.mean(axis=1)
-        chunk_min = values.min(axis=0)
-        chunk_idx = rows[values.argmin(axis=0)]
-        better = (chunk_min < best_val) | ((chunk_min == best_val) & (chunk_idx < best_idx))
-        best_val = np.where(better, chunk_min, best_val)
-        best_idx = np.where(better, chunk_idx, best_idx)
+        _track_cheapest(values, rows, best_val, best_idx)
         done += len(rows)
         if progress is not None:
             progress(done / n)

@@ -7,11 +7,14 @@ montecarlo.py for the keys); a number depends only on (seed, key, sample index).
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
 
+from procurement.engine import seeding
 from procurement.engine.errors import EngineInputError
 from procurement.engine.types import Range
 
@@ -20,9 +23,10 @@ CANDIDATE_STREAM = 1
 FloatArray = NDArray[np.float64]
 
 
+@lru_cache(maxsize=8192)
 def _words(text: str) -> tuple[int, ...]:
-    digest = hashlib.sha256(text.encode("utf-8")).digest()
-    return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    """The first four little-endian 32-bit words of sha256(text)."""
+    return struct.unpack("<4I", hashlib.sha256(text.encode("utf-8")).digest()[:16])
 
 
 def shared_stream_key(name: str) -> tuple[int, ...]:
@@ -49,6 +53,46 @@ def uniforms(seed: int, key: tuple[int, ...], n: int, out: FloatArray | None = N
     return out
 
 
+def stream_states(
+    seed: int, keys: Sequence[tuple[int, ...]]
+) -> dict[tuple[int, ...], NDArray[np.uint64]]:
+    """The PCG64DXSM seed state of each stream (seed, key), mixed in one batch per key length;
+    empty where numpy's SeedSequence must do it (seeds of more than 32 bits)."""
+    unique = list(dict.fromkeys(keys))
+    if not seeding.batchable(seed, unique):
+        return {}
+    states: dict[tuple[int, ...], NDArray[np.uint64]] = {}
+    for width in {len(k) for k in unique}:
+        group = [k for k in unique if len(k) == width]
+        states.update(zip(group, seeding.pcg_states(seed, group), strict=True))
+    return states
+
+
+def fill_uniforms(
+    seed: int,
+    keys: Sequence[tuple[int, ...]],
+    out: FloatArray,
+    states: dict[tuple[int, ...], NDArray[np.uint64]] | None = None,
+) -> None:
+    """Row i of ``out`` := the uniforms of stream (seed, keys[i]); equal keys draw once (D4).
+
+    ``states``: from stream_states, so a caller filling many chunks mixes seeds once."""
+    if states is None:
+        states = stream_states(seed, keys)
+    first: dict[tuple[int, ...], int] = {}
+    for i, key in enumerate(keys):
+        if key in first:
+            out[i] = out[first[key]]
+            continue
+        first[key] = i
+        state = states.get(key)
+        if state is None:
+            uniforms(seed, key, out.shape[1], out=out[i])
+        else:
+            bits = np.random.PCG64DXSM(seeding.StateSeed(state).as_seed())
+            np.random.Generator(bits).random(out=out[i])
+
+
 def _triangular_params(
     low: FloatArray, likely: FloatArray, high: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -58,53 +102,92 @@ def _triangular_params(
     return cut, width * (likely - low), width * (high - likely)
 
 
-def triangular(u: FloatArray, low: FloatArray, likely: FloatArray, high: FloatArray) -> FloatArray:
-    """Inverse CDF of triangular(low, likely, high) at u; parameters broadcast against u."""
+def triangular(
+    u: FloatArray,
+    low: FloatArray,
+    likely: FloatArray,
+    high: FloatArray,
+    *,
+    out: FloatArray | None = None,
+    scratch: tuple[FloatArray, FloatArray] | None = None,
+) -> FloatArray:
+    """Inverse CDF of triangular(low, likely, high) at u; parameters broadcast against u.
+
+    ``out`` may be ``u`` itself; ``scratch``: two arrays of the result's shape, so a caller
+    looping over chunks allocates nothing (fresh large arrays cost page faults). The branch
+    is taken through the sign bit of ``u − cut`` (negative exactly when u < cut) with bit
+    masks, not a masked copy, which branches per element and costs four times as much on
+    random masks; the square root is taken once, of the selected operand. The same
+    operations as the scalar formula, so the same bits.
+    """
     cut, k_left, k_right = _triangular_params(low, likely, high)
-    left = u * k_left
-    np.sqrt(left, out=left)
-    left += low
-    right = 1.0 - u
+    shape = np.broadcast_shapes(u.shape, cut.shape)
+    left, below = scratch if scratch is not None else (np.empty(shape), np.empty(shape))
+    np.subtract(u, cut, out=below)
+    below_bits = below.view(np.int64)
+    np.right_shift(below_bits, 63, out=below_bits)  # −1 (all ones) where u < cut, else 0
+    np.multiply(u, k_left, out=left)
+    right = np.subtract(1.0, u, out=out)
     right *= k_right
-    np.sqrt(right, out=right)
-    np.subtract(high, right, out=right)
-    np.copyto(right, left, where=u < cut)
+    _take_where_below(right, left, below_bits)
+    root = np.sqrt(right, out=right)
+    np.add(low, root, out=left)
+    np.subtract(high, root, out=right)
+    _take_where_below(right, left, below_bits)
     return right
 
 
-def _order_statistics(values: FloatArray, ks: list[int]) -> dict[int, FloatArray]:
-    """Row-wise k-th smallest values for sorted ``ks``, by nested single-k partitions.
+def _take_where_below(dst: FloatArray, src: FloatArray, below_bits: NDArray[np.int64]) -> None:
+    """dst := src where below_bits is all ones; bit operations, branch-free. Spoils src."""
+    dst_bits, src_bits = dst.view(np.int64), src.view(np.int64)
+    np.bitwise_xor(src_bits, dst_bits, out=src_bits)
+    np.bitwise_and(src_bits, below_bits, out=src_bits)
+    np.bitwise_xor(dst_bits, src_bits, out=dst_bits)
+
+
+def _order_statistics(part: FloatArray, ks: list[int]) -> dict[int, FloatArray]:
+    """Row-wise k-th smallest values for sorted ``ks``, partitioning ``part`` in place.
 
     numpy's single-k partition is SIMD-accelerated and far faster than one call with many
-    k; the values are exact order statistics, so the result does not depend on the path.
+    k; the smallest and largest of a block are one pass, not a partition (after a partition
+    at k + 1 the k-th is the largest on the left). The values are exact order statistics,
+    so the result does not depend on the path taken.
     """
+    found: dict[int, FloatArray] = {}
+    n = part.shape[1]
+    if ks and ks[0] == 0:
+        found[0] = part.min(axis=1)
+        ks = ks[1:]
+    if ks and ks[-1] == n - 1:
+        found[n - 1] = part.max(axis=1)
+        ks = ks[:-1]
+    if not ks:
+        return found
     mid = ks[len(ks) // 2]
-    part = np.partition(values, mid, axis=1)
-    found = {mid: part[:, mid]}
-    left = [k for k in ks if k < mid]
-    right = [k - mid - 1 for k in ks if k > mid]
-    if left == [mid - 1]:
-        found[mid - 1] = part[:, :mid].max(axis=1)
-    elif left:
-        found.update(_order_statistics(part[:, :mid], left))
-    if right == [0]:
-        found[mid + 1] = part[:, mid + 1 :].min(axis=1)
-    elif right:
-        found.update(
-            {k + mid + 1: v for k, v in _order_statistics(part[:, mid + 1 :], right).items()}
-        )
+    part.partition(mid, axis=1)
+    found[mid] = part[:, mid].copy()
+    found.update(_order_statistics(part[:, :mid], [k for k in ks if k < mid]))
+    right = _order_statistics(part[:, mid + 1 :], [k - mid - 1 for k in ks if k > mid])
+    found.update({k + mid + 1: v for k, v in right.items()})
     return found
 
 
-def quantiles(values: FloatArray, qs: Sequence[float]) -> FloatArray:
-    """Row-wise quantiles (C, len(qs)), linear interpolation; equal to ``np.quantile``."""
+def quantiles(
+    values: FloatArray, qs: Sequence[float], *, scratch: FloatArray | None = None
+) -> FloatArray:
+    """Row-wise quantiles (C, len(qs)), linear interpolation; equal to ``np.quantile``.
+
+    ``scratch``: an array of ``values``' shape to partition in (else a copy is made)."""
     n = values.shape[1]
     positions = []
     for q in qs:
         virtual = q * (n - 1)
         k = int(np.floor(virtual))
         positions.append((k, min(k + 1, n - 1), virtual - k))
-    stats = _order_statistics(values, sorted({k for p in positions for k in p[:2]}))
+    work = values.copy() if scratch is None else scratch
+    if scratch is not None:
+        np.copyto(work, values)
+    stats = _order_statistics(work, sorted({k for p in positions for k in p[:2]}))
     out = np.empty((values.shape[0], len(qs)))
     for j, (lo, hi, t) in enumerate(positions):
         a, b = stats[lo], stats[hi]

@@ -34,6 +34,39 @@ def test_dashboard_reads_no_comparison_json_and_keeps_counts_per_role(
     assert not any("COUNT(" in q.upper() for q in second)
 
 
+def test_dashboard_reads_only_its_columns_and_no_row_more_than_once(
+    login, lead, finance, brief, checklist_items
+):
+    cache.clear()
+    quotes = many_quotes(3, lead)
+    first = ready_comparison(lead, brief, quotes)
+    client = login(finance)
+    client.get("/")  # the role's cards, cached
+    response, one = _queries(client, "/")
+    ready_comparison(lead, brief, quotes, seed=6)
+    ready_comparison(lead, brief, quotes, seed=7)
+    response, three = _queries(client, "/")
+    assert len(three) == len(one)
+    html = response.content.decode()
+    assert f"/comparisons/{first.pk}/review/" in html  # awaiting this reviewer's decision
+    assert html.count(f"by {lead.username}") >= 3  # its author, from the same query
+    comparison_sql = [q for q in three if 'FROM "procurement_comparison"' in q]
+    assert comparison_sql
+    assert not any('"engine_version"' in q for q in comparison_sql)
+
+
+def test_a_role_that_never_reviews_has_no_awaiting_query(
+    login, lead, finance, brief, checklist_items
+):
+    cache.clear()
+    ready_comparison(lead, brief, many_quotes(2, lead))
+    for user, reviews in ((lead, False), (finance, True)):
+        client = login(user)
+        client.get("/")  # the role's cards, cached
+        _, sql = _queries(client, "/")
+        assert any("procurement_review" in q for q in sql) is reviews
+
+
 def test_an_etag_hit_is_one_small_query(api_client, lead, brief, checklist_items):
     cache.clear()
     comparison = ready_comparison(lead, brief, many_quotes(5, lead))
