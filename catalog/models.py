@@ -305,6 +305,13 @@ class ModelApiRoute(models.Model):
         help_text="Where the provider processes requests: region codes or geographies "
         "(EU, US, eu-west-1). Empty: not stated, so a brief's data boundary is not met.",
     )
+    private_endpoint = models.CharField(
+        max_length=10,
+        choices=PrivateEndpoint.choices,
+        default=PrivateEndpoint.UNKNOWN,
+        help_text="Private link / VPC peering to the API, without the public internet. Not "
+        "stated: a brief that requires a private endpoint finds the route ineligible.",
+    )
     p95_ttft_ms = models.FloatField(null=True, blank=True)
     p99_e2e_ms = models.FloatField(null=True, blank=True)
     is_public_list_price = models.BooleanField(default=False)

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from catalog.models import Accelerator, CapacityModel, Quote, Rfq
+from catalog.models import Accelerator, CapacityModel, PrivateEndpoint, Quote, Rfq
 from catalog.regions import is_geography, place_of
 from procurement.engine.limits import (
     FX_RATE_MAX,
@@ -278,6 +278,8 @@ def api_route_rule_errors(
         _add(errors, "price_cached_input_per_m_tokens", "Cannot be negative.")
     if not str(values.get("model_name") or "").strip():
         _add(errors, "model_name", "Give the model name as the API calls it.")
+    if values.get("private_endpoint", PrivateEndpoint.UNKNOWN) not in PrivateEndpoint.values:
+        _add(errors, "private_endpoint", "Choose yes, no or unknown (not stated).")
     regions = values.get("processing_regions") or []
     if not isinstance(regions, list) or not all(
         isinstance(r, str) and 0 < len(r.strip()) <= 60 for r in regions

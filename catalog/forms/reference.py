@@ -133,12 +133,15 @@ class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
             "price_output_per_m_tokens": "Price per million output tokens.",
             "price_cached_input_per_m_tokens": "Price per million cached input tokens.",
             "quoted_at": "When the price was captured (UTC).",
+            "private_endpoint": "Private link or VPC peering to the API, without the public "
+            "internet. Not stated: a brief that requires a private endpoint cannot choose it.",
         }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for name in ("quoted_at", "valid_until"):
             field_of(self, name, forms.DateTimeField).input_formats = _DT_FORMATS
+        self.fields["private_endpoint"].required = False  # empty: not stated (the service)
         if not self.is_bound:
             self.initial.setdefault("quoted_at", timezone.now().strftime(DATETIME_FORMAT))
 

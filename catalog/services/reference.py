@@ -12,7 +12,7 @@ from django.utils.text import slugify
 from accounts.models import Provider, User
 from catalog import access
 from catalog.errors import CatalogInvalid
-from catalog.models import FxRate, ModelApiRoute, ModelProfile
+from catalog.models import FxRate, ModelApiRoute, ModelProfile, PrivateEndpoint
 from catalog.validation import api_route_rule_errors, fx_rule_errors, model_profile_rule_errors
 from core.audit import audit_record
 from core.roles import Role, require_role
@@ -52,6 +52,7 @@ API_ROUTE_FIELDS = (
     "rate_limit_tpm",
     "region",
     "processing_regions",
+    "private_endpoint",
     "p95_ttft_ms",
     "p99_e2e_ms",
     "is_public_list_price",
@@ -123,6 +124,8 @@ def api_route_create(
     require_role(acting_user, *access.CATALOG_WRITERS)
     values = _pick(data, API_ROUTE_FIELDS)
     values["currency"] = str(values.get("currency") or "USD").upper()
+    # An empty answer is "not stated", as on quotes: a brief requiring one refuses the route.
+    values["private_endpoint"] = values.get("private_endpoint") or PrivateEndpoint.UNKNOWN
     errors = api_route_rule_errors(values)
     if provider is None:
         errors["provider"] = ["Choose the provider of this model API."]

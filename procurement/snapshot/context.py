@@ -80,7 +80,7 @@ class Context:
         boundary). Regions are geography (`catalog.regions`): `eu-west-2` is in Europe."""
         return boundary_reason(regions, self.allowed)
 
-    def private_endpoint_reason(self, offered: str | None) -> str | None:
+    def private_endpoint_reason(self, offered: str | None, on: str = "quote") -> str | None:
         """D11: why an offer fails the brief's private-endpoint requirement (None: it meets
         it, or the brief requires none). "Not stated" is not shown to meet it, as a region
         not stated is not shown inside a boundary: the row is ineligible and says so."""
@@ -90,7 +90,7 @@ class Context:
             return "offers no private endpoint; the brief requires one"
         return (
             "does not state whether it offers a private endpoint, so it cannot be shown to "
-            "meet the brief's requirement (record it on the quote)"
+            f"meet the brief's requirement (record it on the {on})"
         )
 
     def age_days(self, quoted_at: str) -> float:

@@ -104,6 +104,10 @@ def route_candidate(
     boundary = ctx.boundary_reason(list(route.get("processing_regions") or [route.get("region")]))
     if boundary:
         reasons.append(boundary)
+    # D11 as for quotes; a snapshot frozen before routes stated it reads as "not stated".
+    private = ctx.private_endpoint_reason(route.get("private_endpoint"), on="API route")
+    if private:
+        reasons.append(private)
     substitution = model_substitution(ctx, route)
     facts["detail"]["model_substitution"] = substitution
     if ctx.cls == "media":
@@ -124,7 +128,7 @@ def route_candidate(
             p95_ttft_ms=route.get("p95_ttft_ms"),
             p99_e2e_ms=route.get("p99_e2e_ms"),
             latency_source="estimated",
-            data_boundary_ok=boundary is None,
+            data_boundary_ok=boundary is None and private is None,
             fx_available=rate is not None,
             ineligible_reasons=tuple(reasons),
             quote_age_days=rounded(ctx.age_days(route["quoted_at"]), 1),

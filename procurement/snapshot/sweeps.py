@@ -18,11 +18,12 @@ CHARTED_ROWS = 50  # the results page's first page (views.comparisons.RESULTS_PA
 
 
 def charted_point_costs(
-    thawed: Thawed, output: ComparisonOutput, *, rows: int = CHARTED_ROWS
+    thawed: Thawed, output: ComparisonOutput, *, rows: int | None = None
 ) -> dict[str, list[dict[str, Any]]]:
     """Row key → its sweep's points, costed, for the cheapest eligible rows with a sweep."""
     if thawed.input is None:
         return {}
+    rows = CHARTED_ROWS if rows is None else rows
     candidates = {c.id: c for c in thawed.input.candidates}
     wanted = {
         o.candidate_id
@@ -37,3 +38,15 @@ def charted_point_costs(
         if sweep is not None and key in candidates:
             out[key] = sweep_costs(thawed.input.workload, candidates[key], sweep)
     return out
+
+
+def uncosted_sweep(facts: dict[str, Any]) -> dict[str, Any] | None:
+    """For a row with a sweep whose points were not costed: how many points it has and why
+    the page draws no chart for it (the row still says its chosen point). None otherwise."""
+    sweep = facts.get(SWEEP_FACT)
+    if sweep is None:
+        return None
+    return {
+        "points": len(sweep.points),
+        "note": f"points are costed for the first {CHARTED_ROWS} eligible rows",
+    }

@@ -3,6 +3,8 @@ demo comparison shows a measured, a proxy and an estimated row, each with its re
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from django.core.management import call_command
 
@@ -61,3 +63,30 @@ def test_u18_every_measured_badge_names_the_workload_measured(demo_world, client
     client.force_login(User.objects.get(username="finance"))
     for url in (demo_world.get_absolute_url(), f"/comparisons/{demo_world.pk}/review/"):
         assert workload in client.get(url).content.decode(), url
+
+
+def test_issue17_demo_row_is_costed_below_its_sweeps_peak_for_the_ttft_target(demo_world, client):
+    from accounts.models import User
+
+    brief = demo_world.brief
+    row = demo_world.candidates.get(key=demo_world.recommended_key)
+    points = row.detail["operating_points"]
+    assert [p["label"] for p in points] == [f"concurrency {c}" for c in (1, 4, 16, 64)]
+    chosen = next(p for p in points if p["chosen"])
+    peak = max(points, key=lambda p: p["tokens_per_s"])
+    assert chosen["label"] == "concurrency 16"
+    assert chosen["tokens_per_s"] < peak["tokens_per_s"]
+    # the peak misses the service level on its TTFT alone
+    assert peak["meets"] is False
+    assert peak["ttft_p95_ms"] > brief.ttft_p95_ms
+    assert peak["itl_p95_ms"] <= brief.itl_p95_ms
+    assert peak["e2e_p99_ms"] <= brief.e2e_p99_ms
+    assert row.performance["evidence"]["kind"] == "measured"
+    assert row.unit_cost_usd == Decimal(chosen["unit_cost"])
+
+    client.force_login(User.objects.get(username="lead"))
+    page = client.get(demo_world.get_absolute_url()).content.decode()
+    assert "Operating points at the brief" in page
+    assert 'data-plotly="fig-points-0"' in page  # the row's own chart
+    assert 'id="fig-points"' in page  # the chart across candidates
+    assert "at concurrency 16, TTFT p95 520 ms" in page

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -114,7 +115,7 @@ def test_issue17_sections_list_every_point_for_the_table():
 # --- the page, from a real comparison over a benchmark sweep --------------------------------
 
 
-def _sweep_result(lead, quote):
+def _sweep_result(lead, quote, sha="1"):
     points = [
         {
             "label": f"concurrency {c}",
@@ -137,7 +138,7 @@ def _sweep_result(lead, quote):
         gpu_count=4,
         raw_file="benchmarks/sweep.json",
         original_name="sweep.json",
-        sha256="1" * 64,
+        sha256=sha * 64,
         size_bytes=10,
         format_id="vllm",
         status=BenchmarkResult.Status.PARSED,
@@ -189,3 +190,45 @@ def test_issue17_the_review_page_and_record_say_where_the_row_was_costed(swept, 
     for path in ("review", "record"):
         html = client.get(f"/comparisons/{comparison.pk}/{path}/").content.decode()
         assert "at concurrency 32, TTFT p95 835 ms" in html, path
+
+
+def test_issue17_a_row_past_the_costed_rows_says_its_point_and_why_it_has_no_chart(
+    scenario, lead, login, monkeypatch
+):
+    from tests.factories import WorkloadBriefFactory
+
+    # Given two offers measured with a sweep, and only the recommended row's points costed
+    # (as for a row past the first 50 eligible ones)
+    monkeypatch.setattr("procurement.snapshot.sweeps.CHARTED_ROWS", 0)
+    quotes = [scenario["fast"], scenario["cheap"]]
+    for sha, quote in zip("12", quotes, strict=True):
+        _sweep_result(lead, quote, sha=sha)
+    brief = WorkloadBriefFactory(
+        created_by=lead, e2e_p99_ms=30_000, ttft_p95_ms=2000, itl_p95_ms=100
+    )
+    comparison = comparison_create(
+        acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=7
+    )
+    # When the comparison runs
+    comparison_run(comparison_id=comparison.pk)
+    comparison.refresh_from_db()
+    rows = {r.key: r for r in CandidateResult.objects.filter(comparison=comparison)}
+    (other,) = [r for k, r in rows.items() if k != comparison.recommended_key]
+    # Then the recommended row has its points; the other keeps its chosen point and says why
+    # it has no chart
+    assert rows[comparison.recommended_key].detail["operating_points"]
+    assert "operating_points" not in other.detail
+    assert other.performance["evidence"]["operating_point"].startswith("concurrency 32")
+    assert other.detail["operating_points_uncosted"] == {
+        "points": 3,
+        "note": "points are costed for the first 0 eligible rows",
+    }
+    html = login(lead).get(comparison.get_absolute_url()).content.decode()
+    uncosted_line = re.search(
+        r'class="muted small operating-point">at concurrency 32, TTFT p95 835 ms[^<]*'
+        r' · 3 points, no chart: <span class="points-uncosted">'
+        r"points are costed for the first 0 eligible rows</span>",
+        html,
+    )
+    assert uncosted_line is not None  # the row says its point, and why it has no chart
+    assert f'id="points-{other.key.replace(":", "")}"' not in html

@@ -13,6 +13,7 @@ from kombu.exceptions import OperationalError
 from briefs.errors import BriefIncomplete
 from core.errors import Conflict, DomainError, NotAllowed
 from core.models import AuditEvent
+from procurement.engine.comparison import ENGINE_VERSION
 from procurement.models import CandidateResult, Comparison
 from procurement.services.comparisons import (
     MAX_ATTEMPTS,
@@ -292,6 +293,23 @@ def test_recompute_creates_a_new_revision_with_fresh_quotes(computed, scenario, 
     )
     with pytest.raises(Conflict):
         comparison_recompute(acting_user=lead, comparison=computed)
+
+
+def test_recompute_of_an_old_comparison_records_the_current_engine_version(computed, lead):
+    # Given a comparison computed by an older engine (ADR 0003)
+    old_snapshot = {**computed.snapshot, "engine_version": "1.2.0"}
+    Comparison.objects.filter(pk=computed.pk).update(engine_version="1.2.0", snapshot=old_snapshot)
+    computed.refresh_from_db()
+    # When it is recomputed
+    revision = comparison_recompute(acting_user=lead, comparison=computed)
+    revision = comparison_run(comparison_id=revision.pk)
+    # Then the new revision says the engine that computed it; the old one keeps its own
+    assert revision.status == Comparison.Status.READY
+    assert revision.engine_version == ENGINE_VERSION == "1.3.0"
+    assert revision.snapshot["engine_version"] == ENGINE_VERSION
+    assert revision.result["engine_version"] == ENGINE_VERSION
+    computed.refresh_from_db()
+    assert computed.engine_version == "1.2.0"
 
 
 def test_recompute_waits_for_the_run_to_finish(scenario, lead):

@@ -18,7 +18,7 @@ from procurement.engine import cost
 from procurement.engine.comparison import ENGINE_VERSION, run_comparison
 from procurement.engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
 from procurement.snapshot import Thawed, thaw
-from procurement.snapshot.sweeps import charted_point_costs
+from procurement.snapshot.sweeps import charted_point_costs, uncosted_sweep
 
 THAW_SHARE = 0.15  # share of the progress bar spent building inputs (memory fits, estimates)
 CENT = Decimal("0.01")
@@ -156,6 +156,8 @@ def compute(
             rows.append(outcome_row(outcomes[key], facts))
             if key in swept:
                 rows[-1]["detail"]["operating_points"] = swept[key]
+            elif (uncosted := uncosted_sweep(facts)) is not None:
+                rows[-1]["detail"]["operating_points_uncosted"] = uncosted
         else:
             rows.append(_rejected_row(key, facts, thawed.rejected.get(key, [])))
     if output is None:
