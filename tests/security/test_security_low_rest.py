@@ -88,3 +88,64 @@ def test_l10_old_form_tokens_are_purged_on_the_next_write_in_bounded_batches(lea
         "recent-token-000001",
         "fresh-token-0000001",
     }
+
+
+def test_l6_a_price_far_from_the_market_of_its_own_currency_needs_confirmation(vendor_a):
+    """L6: 0.0001 and 99,999,999.9999 per GPU-hour passed. The top is now the engine's bound
+    (a 400 naming the field), and the market check (catalog.plausibility) is the price band per
+    currency: it compares with current offers in the quote's own currency, so 400 JPY is
+    plausible beside JPY offers while a USD figure typed as JPY (2.50 JPY) is far below them,
+    and 0.0001 USD is refused unless its author confirms it; nothing is saved when refused."""
+    from datetime import timedelta
+    from decimal import Decimal
+
+    from django.utils import timezone
+
+    from catalog.errors import CatalogInvalid, UnusualPrice
+    from catalog.models import Quote
+    from catalog.plausibility import price_check
+    from catalog.services import quote_submit
+    from tests.factories import AcceleratorFactory, ProviderFactory, QuoteFactory
+
+    h100 = AcceleratorFactory(slug="h100-sxm-80gb", name="H100 SXM 80GB", max_gpus_per_node=8)
+    for currency, prices in (("USD", ("2.40", "2.50", "2.60")), ("JPY", ("380", "400", "420"))):
+        for price in prices:
+            QuoteFactory(
+                accelerator=h100,
+                provider=ProviderFactory(),
+                currency=currency,
+                price_per_gpu_hour=Decimal(price),
+            )
+    before = Quote.objects.count()
+
+    def check(currency: str, price: str):
+        return price_check(
+            accelerator_id=h100.pk, capacity_model="on_demand", currency=currency, price=price
+        )
+
+    assert check("JPY", "400") is None
+    assert check("USD", "2.50") is None
+    typed_as_yen = check("JPY", "2.50")
+    assert typed_as_yen is not None
+    assert "JPY" in typed_as_yen["message"]
+    assert check("USD", "400") is not None
+    assert check("USD", "0.0001") is not None
+
+    def submit(price: str) -> Quote:
+        data = {
+            "accelerator": h100,
+            "capacity_model": "on_demand",
+            "currency": "USD",
+            "price_per_gpu_hour": Decimal(price),
+            "gpus_per_node": 8,
+            "quoted_at": timezone.now() - timedelta(minutes=5),
+        }
+        return quote_submit(acting_user=vendor_a, data=data)
+
+    with pytest.raises(UnusualPrice) as unusual:
+        submit("0.0001")
+    assert "far from the market" in unusual.value.message
+    with pytest.raises(CatalogInvalid) as absurd:
+        submit("99999999.9999")
+    assert "price_per_gpu_hour" in absurd.value.fields
+    assert Quote.objects.count() == before
