@@ -149,3 +149,48 @@ def test_l6_a_price_far_from_the_market_of_its_own_currency_needs_confirmation(v
         submit("99999999.9999")
     assert "price_per_gpu_hour" in absurd.value.fields
     assert Quote.objects.count() == before
+
+
+def test_l8_a_reviewer_who_entered_an_fx_rate_the_comparison_uses_cannot_approve_it(
+    finance, finance_other
+):
+    """L8: finance entered FX rates and then approved comparisons priced with them. Now the
+    person who entered a rate frozen in the comparison is refused the approval with a clear
+    message (nothing written, still ready); another finance reviewer approves it."""
+    from datetime import date
+    from decimal import Decimal
+
+    from catalog.models import FxRate
+    from core.errors import NotAllowed
+    from procurement.models import Comparison, Review
+    from procurement.services.reviews import review_submit
+    from tests.reviews.factories_reviews import ready_comparison
+
+    day = date(2026, 11, 2)
+    frozen = {"USD": {"rate_to_base": "1", "as_of": day.isoformat()}}
+    frozen["JPY"] = {"rate_to_base": "0.00670000", "as_of": day.isoformat()}
+    comparison = ready_comparison(snapshot_facts={"base_currency": "USD", "fx_rates": frozen})
+    FxRate.objects.create(
+        currency="JPY", rate_to_base=Decimal("0.0067"), as_of=day, entered_by=finance
+    )
+    FxRate.objects.create(  # a later rate by the other reviewer, not in this comparison
+        currency="JPY",
+        rate_to_base=Decimal("0.0068"),
+        as_of=date(2026, 11, 3),
+        entered_by=finance_other,
+    )
+
+    with pytest.raises(NotAllowed) as refused:
+        review_submit(acting_user=finance, comparison=comparison, decision="approve", comment="ok")
+    assert "You entered the FX rate this comparison converts prices with" in refused.value.message
+    assert "JPY" in refused.value.message
+    assert "separation of duties" in refused.value.message
+    assert not Review.objects.exists()
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.READY
+
+    review_submit(
+        acting_user=finance_other, comparison=comparison, decision="approve", comment="ok"
+    )
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.APPROVED
