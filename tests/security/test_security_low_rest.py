@@ -194,3 +194,43 @@ def test_l8_a_reviewer_who_entered_an_fx_rate_the_comparison_uses_cannot_approve
     )
     comparison.refresh_from_db()
     assert comparison.status == Comparison.Status.APPROVED
+
+
+def test_l5_a_result_measured_on_the_accelerator_says_so_on_another_offers_row():
+    """L5 (decision audit D1): a result tied only to an accelerator made every provider's
+    quote of it "measured" with nothing on the row telling so. It still counts as measured
+    (the decision and its reason: docs/security.md, docs/engine/evidence.md), but its reason
+    now says it was not measured on this offer, and the offer's own result is preferred."""
+    from procurement.engine.evidence import EvidenceTarget, ResultWorkload, choose_evidence
+    from procurement.snapshot import thaw
+    from tests.engine.snapshot_world import quote, result, snapshot
+
+    target = EvidenceTarget(
+        accelerator="h100",
+        gpus=4,
+        model_name="Llama 3.1 70B",
+        precision="bf16",
+        input_tokens_mean=1500,
+        output_tokens_mean=300,
+        concurrency=32,
+        quote_id=2,
+    )
+    shape = {"accelerator": "h100", "model_name": "meta-llama/Llama-3.1-70B-Instruct"}
+    shape |= {"precision": "bf16", "gpu_count": 4, "concurrency": 32}
+    shape |= {"input_tokens_mean": 1500, "output_tokens_mean": 300}
+    lab = ResultWorkload(result_id=1, **shape)
+    other_offer = ResultWorkload(result_id=2, quote_id=1, **shape)
+    own = ResultWorkload(result_id=3, quote_id=2, **shape)
+
+    best, (lab_v, other_v, own_v) = choose_evidence([lab, other_offer, own], target)
+    assert {lab_v.kind, other_v.kind, own_v.kind} == {"measured"}
+    assert lab_v.reason.endswith("on this accelerator, not on this offer")
+    assert other_v.reason.endswith("on another offer of this accelerator, not on this one")
+    assert "not on this" not in own_v.reason
+    assert best is not None
+    assert best.result_id == 3
+
+    thawed = thaw(snapshot([quote(1, "2.50")], [result(5, "meta-llama/Llama-3.1-70B-Instruct")]))
+    evidence = thawed.facts["quote:1"]["performance"]["evidence"]
+    assert evidence["kind"] == "measured"
+    assert evidence["reason"].endswith("on this accelerator, not on this offer")
