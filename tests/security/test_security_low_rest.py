@@ -150,6 +150,26 @@ def test_l6_a_price_far_from_the_market_of_its_own_currency_needs_confirmation(v
     assert "price_per_gpu_hour" in absurd.value.fields
     assert Quote.objects.count() == before
 
+    # No market of its own (a new accelerator, a first quote in a currency): the band in the
+    # base currency, converted at the currency's newest FX rate, still applies.
+    from datetime import date
+
+    from catalog.models import FxRate
+
+    b200 = AcceleratorFactory(slug="b200", name="B200", max_gpus_per_node=8)
+    FxRate.objects.create(currency="EUR", rate_to_base=Decimal("1.08"), as_of=date(2026, 11, 2))
+
+    def lone(currency: str, price: str):
+        return price_check(
+            accelerator_id=b200.pk, capacity_model="on_demand", currency=currency, price=price
+        )
+
+    assert lone("USD", "6.50") is None
+    assert lone("EUR", "6.00") is None
+    assert "outside every market" in lone("USD", "0.0001")["message"]
+    assert "at the newest EUR rate" in lone("EUR", "600")["message"]
+    assert lone("CHF", "0.0001") is None  # no rate: compared with its own market only
+
 
 def test_l8_a_reviewer_who_entered_an_fx_rate_the_comparison_uses_cannot_approve_it(
     finance, finance_other
