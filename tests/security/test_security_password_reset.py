@@ -41,7 +41,7 @@ def run_queued() -> None:
 
     while QUEUED:
         name, args = QUEUED.pop(0)
-        assert name == "accounts.tasks.password_reset_mail_send_task"
+        assert name == password_reset_mail_send_task.name  # the name a worker knows it by
         password_reset_mail_send_task(*args)
 
 
