@@ -7,6 +7,7 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
 from django.http import HttpRequest
 
 from accounts import services
+from accounts.models import PasswordResetRequest
 from core.audit import audit_record
 
 
@@ -60,11 +61,12 @@ class ThrottledPasswordResetForm(PasswordResetForm):
     def __init__(self, *args: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.request = request
+        self.reset_request: PasswordResetRequest | None = None
 
     def clean_email(self) -> str:
         email: str = self.cleaned_data["email"].strip()
         ip = services.client_ip(self.request)
         if services.password_reset_refusal(email=email, ip_address=ip):
             raise forms.ValidationError(self.error_messages["throttled"], code="throttled")
-        services.password_reset_requested(email=email, ip_address=ip)
+        self.reset_request = services.password_reset_requested(email=email, ip_address=ip)
         return email

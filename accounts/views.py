@@ -8,10 +8,11 @@ from typing import Any
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, SetPasswordForm
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseRedirect
 from django.urls import reverse_lazy
 from django.utils.decorators import method_decorator
 
+from accounts import services
 from accounts.forms import ThrottledAuthenticationForm, ThrottledPasswordResetForm
 from accounts.models import User
 from core.audit import audit_record
@@ -55,16 +56,26 @@ class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
 @method_decorator(login_not_required, name="dispatch")
 class PasswordResetView(auth_views.PasswordResetView):
     """Ask for a reset link by e-mail. Known or not, every address gets the same page next
-    (no account enumeration); requests are limited per address and per e-mail address."""
+    (no account enumeration); requests are limited per address and per e-mail address, and
+    the mail is sent by a worker after the response."""
 
     form_class = ThrottledPasswordResetForm
     template_name = "registration/password_reset_form.html"
-    email_template_name = "emails/password_reset.txt"
-    subject_template_name = "emails/password_reset_subject.txt"
     success_url = reverse_lazy("accounts:password-reset-done")
 
     def get_form_kwargs(self) -> dict[str, Any]:
         return {**super().get_form_kwargs(), "request": self.request}
+
+    def form_valid(self, form: ThrottledPasswordResetForm) -> HttpResponse:  # type: ignore[override]
+        # Not Django's form.save(): the mail goes from a worker, so the answer costs the same
+        # for known and unknown addresses (no timing oracle).
+        if form.reset_request is not None:
+            services.password_reset_mail_later(
+                request_id=form.reset_request.pk,
+                domain=self.request.get_host(),
+                use_https=self.request.is_secure(),
+            )
+        return HttpResponseRedirect(self.get_success_url())
 
 
 @method_decorator(login_not_required, name="dispatch")

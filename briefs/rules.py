@@ -43,6 +43,14 @@ RANGE_BASES: tuple[str, ...] = (
     "utilisation",
 )
 FRACTION_BASES = frozenset({"acceptance_rate", "failure_rate", "utilisation"})
+# L4: the same bounds as a comparison's overrides of these rates (procurement/snapshot/
+# assumptions.py, RANGED): no output accepted, every attempt failing or GPUs never busy would
+# divide a cost by zero, so a brief holding one is not "complete".
+RATE_BOUNDS: dict[str, tuple[float, float]] = {
+    "acceptance_rate": (0.01, 1.0),
+    "failure_rate": (0.0, 0.99),
+    "utilisation": (0.01, 1.0),
+}
 RANGE_LABELS = {
     "monthly_accepted_outputs": "Monthly accepted outputs",
     "acceptance_rate": "Acceptance rate",
@@ -298,6 +306,17 @@ def _fmt(value: float) -> str:
     return f"{value:,.0f}" if value >= 1000 else f"{value:g}"
 
 
+RATE_REASONS = {
+    "acceptance_rate": "at 0 no output is ever accepted, so no cost per accepted output exists.",
+    "failure_rate": "at 1 every attempt fails, so nothing is ever delivered.",
+    "utilisation": "at 0 the GPUs are never busy, so nothing is ever produced.",
+}
+
+
+def _within(value: float, bounds: tuple[float, float]) -> bool:
+    return bounds[0] <= value <= bounds[1]
+
+
 def range_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
     """low ≤ likely ≤ high for each range; rates are fractions within 0..1; volumes ≥ 0.
 
@@ -320,6 +339,12 @@ def range_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
                 )
             elif value < 0:
                 errors.setdefault(name, []).append(f"{label} ({part}) cannot be negative.")
+            elif base in RATE_BOUNDS and not _within(value, RATE_BOUNDS[base]):
+                lo, hi = RATE_BOUNDS[base]
+                errors.setdefault(name, []).append(
+                    f"{label} ({part}) must be between {lo:g} and {hi:g}, got {value:g}: "
+                    f"{RATE_REASONS[base]}"
+                )
             else:
                 parts[part] = value
         low, likely, high = (parts.get(p) for p in RANGE_PARTS)

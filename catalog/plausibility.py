@@ -7,6 +7,11 @@ public list price for them. Such a price is refused until the person entering it
 (a checkbox in the form, `confirm_unusual_price: true` in the API); the confirmed quote keeps
 the check's figures, and every comparison row built on it carries PRICE_FAR_FROM_MARKET.
 
+Whatever the market, a price outside `BAND_BASE` (0.01–500 units of the base currency per
+GPU-hour, converted at the currency's newest FX rate) is far from any market too (L6): the
+first quote in a currency has no market of its own to be compared with. A currency without
+an FX rate is compared with its own market only.
+
 The median and percentile come from the market-position code (`selectors.market_position`).
 Imports are not checked: public list prices are the market this check reads.
 """
@@ -17,12 +22,43 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from catalog.models import Quote
+from django.conf import settings
+
+from catalog.models import FxRate, Quote
 from catalog.selectors import market_position
 
 FAR_ABOVE = Decimal(5)
 FAR_BELOW = Decimal("0.2")
 MIN_MARKET_OFFERS = 3
+# Per GPU-hour in the base currency: no GPU rents for under a cent, and the dearest rent for
+# well under 100, so outside this band a decimal point or the currency slipped.
+BAND_BASE = (Decimal("0.01"), Decimal(500))
+
+
+def _band_reason(price: Decimal, currency: str) -> str | None:
+    """Why `price` is outside the plausible band once converted; None inside (or no rate)."""
+    base = settings.BASE_CURRENCY
+    if currency == base:
+        rate: Decimal | None = Decimal(1)
+    else:
+        rate = (
+            FxRate.objects.filter(currency=currency)
+            .order_by("-as_of", "-id")
+            .values_list("rate_to_base", flat=True)
+            .first()
+        )
+    if rate is None:
+        return None
+    low, high = BAND_BASE
+    converted = price * rate
+    if low <= converted <= high:
+        return None
+    shown = f"{_plain(converted.quantize(Decimal('0.0001')))} {base}"
+    if currency != base:
+        shown += f" at the newest {currency} rate"
+    return (
+        f"outside every market: {shown}, where GPU-hours cost {_plain(low)}–{_plain(high)} {base}"
+    )
 
 
 def _ratio(price: Decimal, reference: Decimal) -> Decimal:
@@ -87,6 +123,9 @@ def price_check(
             reasons.append(
                 f"outside the public list prices ({_plain(low)}–{_plain(high)} {currency})"
             )
+    band = _band_reason(price, currency)
+    if band:
+        reasons.append(band)
     if not reasons:
         return None
     found["message"] = (

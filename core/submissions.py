@@ -6,6 +6,9 @@ A creating form carries a random token (`token_for(request)` in the view, the hi
 stores the token in the same transaction as the write (a unique row), so a concurrent twin
 waits on that row and then finds it taken; a later replay finds it too. Both are sent to
 what the first one made. A POST without a token (an old page, a script) is not deduplicated.
+
+Each write first purges a bounded batch of rows older than `KEEP` (a form is not resubmitted
+weeks later), so the table stays small without a periodic task.
 """
 
 from __future__ import annotations
@@ -14,13 +17,17 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
+from django.utils import timezone
 
 from core.models import FormSubmission
 
 FIELD = "submission"
+KEEP = timedelta(days=7)
+PURGE_BATCH = 500  # rows per write: every write removes more than one form adds
 
 
 def token_for(request: HttpRequest) -> str:
@@ -46,6 +53,17 @@ class Slot:
             FormSubmission.objects.filter(token=self.token).update(result_url=url[:300])
 
 
+def purge_old(*, now: datetime | None = None) -> int:
+    """Delete up to PURGE_BATCH rows older than KEEP; how many went."""
+    cutoff = (now or timezone.now()) - KEEP
+    old = FormSubmission.objects.filter(created_at__lt=cutoff).order_by("created_at")
+    ids = list(old.values_list("pk", flat=True)[:PURGE_BATCH])
+    if not ids:
+        return 0
+    deleted, _ = FormSubmission.objects.filter(pk__in=ids).delete()
+    return deleted
+
+
 @contextmanager
 def once(request: HttpRequest) -> Iterator[Slot]:
     """A transaction holding this POST's token; `slot.done_url` set when it was used before."""
@@ -55,6 +73,9 @@ def once(request: HttpRequest) -> Iterator[Slot]:
         with transaction.atomic():
             yield Slot(token="")
         return
+    # Outside the write's transaction: its row locks would otherwise make twins of other
+    # forms wait on each other's purge.
+    purge_old()
     with transaction.atomic():
         try:
             with transaction.atomic():

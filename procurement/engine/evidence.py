@@ -235,6 +235,16 @@ def _label(name: str) -> str:
     return name or "an unnamed model"
 
 
+def _elsewhere(result: ResultWorkload, target: EvidenceTarget, scope: str) -> str:
+    """L5: a measurement taken on the accelerator, not on this offer, says so on the row (it
+    still counts as measured: docs/engine/evidence.md, "Whose measurement")."""
+    if scope == "quote" or target.quote_id is None:
+        return ""
+    if result.quote_id is not None:
+        return ", on another offer of this accelerator, not on this one"
+    return ", on this accelerator, not on this offer"
+
+
 def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatch:
     """Judge one result for one candidate (see the module docstring)."""
     scope = (
@@ -267,7 +277,8 @@ def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatc
             return EvidenceMatch(
                 rid,
                 "measured",
-                f"measured on {_label(result.model_name)} at the brief's shape",
+                f"measured on {_label(result.model_name)} at the brief's shape"
+                + _elsewhere(result, target, scope),
                 scope=scope,
             )
         gaps += [scaling] if scaling else []

@@ -5,6 +5,7 @@ Rules, all re-checked here so no view can bypass them:
 - the creator of a comparison never reviews it, superusers and admins included;
 - only a READY comparison is reviewed; a decided one is frozen (a recompute makes a new
   revision that supersedes it);
+- whoever entered an FX rate the comparison converts with does not approve it (L8);
 - every decision carries a comment; approving a row other than the recommended one needs a
   written justification; an ineligible row cannot be approved;
 - above the dual-approval threshold (`required_approvals == 2`) the comparison is approved
@@ -24,8 +25,10 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
+from catalog.models import FxRate
 from core.audit import audit_record
 from core.errors import Conflict, DomainError, NotAllowed
 from core.roles import Role
@@ -170,6 +173,18 @@ def _check_approval_slot(comparison: Comparison, user: User, candidate: Candidat
     return len(approvals)
 
 
+def fx_rates_entered_by(comparison: Comparison, user: User) -> list[str]:
+    """The FX rates frozen in this comparison that `user` entered (L8: whoever sets a rate
+    does not also approve the money converted with it), as "1 JPY = … (as of)"."""
+    used = Q()
+    for currency, rate in (comparison.shown_snapshot_facts().get("fx_rates") or {}).items():
+        if isinstance(rate, dict) and rate.get("as_of"):
+            used |= Q(currency=currency, as_of=rate["as_of"])
+    if not used:
+        return []
+    return [str(rate) for rate in FxRate.objects.filter(used, entered_by_id=user.pk)]
+
+
 @transaction.atomic
 def review_submit(
     *,
@@ -198,6 +213,12 @@ def review_submit(
                 "What this approval relies on changed since the compute: "
                 + " ".join(changed)
                 + " Recompute the comparison to review the current offers."
+            )
+        if entered := fx_rates_entered_by(locked, acting_user):
+            raise NotAllowed(
+                f"You entered the FX rate{'s' if len(entered) > 1 else ''} this comparison "
+                f"converts prices with ({'; '.join(entered)}), so another reviewer must "
+                "approve it (separation of duties); you may still reject it or request changes."
             )
         if locked.required_approvals > 1:
             given = _check_approval_slot(locked, acting_user, candidate)

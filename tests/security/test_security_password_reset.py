@@ -7,7 +7,7 @@ import re
 
 import pytest
 from django.core import mail
-from django.test import Client
+from django.test import Client, TestCase
 
 from accounts.models import PasswordResetRequest
 
@@ -17,8 +17,39 @@ RESET_URL = "/accounts/password/reset/"
 NEW_PASSWORD = "a long and unusual passphrase"
 
 
+QUEUED: list[tuple[str, tuple]] = []
+
+
+@pytest.fixture(autouse=True)
+def broker(monkeypatch):
+    """Messages published through `core.jobs` are kept here, for the test to run as a worker."""
+    QUEUED.clear()
+    monkeypatch.setattr("core.jobs.send", lambda name, args, **kw: QUEUED.append((name, args)))
+    yield QUEUED
+    QUEUED.clear()
+
+
+def request_reset(email: str, ip: str = "203.0.113.40"):
+    """The request alone: its on-commit callbacks run (publishing), no task is run."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return Client(REMOTE_ADDR=ip).post(RESET_URL, {"email": email}, follow=True)
+
+
+def run_queued() -> None:
+    """What the worker does with the queued messages."""
+    from accounts.tasks import password_reset_mail_send_task
+
+    while QUEUED:
+        name, args = QUEUED.pop(0)
+        assert name == password_reset_mail_send_task.name  # the name a worker knows it by
+        password_reset_mail_send_task(*args)
+
+
 def ask(email: str, ip: str = "203.0.113.40"):
-    return Client(REMOTE_ADDR=ip).post(RESET_URL, {"email": email}, follow=True)
+    """The request, then the worker's part."""
+    response = request_reset(email, ip)
+    run_queued()
+    return response
 
 
 def page(response) -> bytes:
@@ -78,6 +109,27 @@ def test_l9_an_unknown_address_gets_the_same_answer_and_no_mail(finance):
     assert known.redirect_chain == unknown.redirect_chain
     assert page(known) == page(unknown)
     assert [m.to for m in mail.outbox] == [[finance.email]]
+
+
+def test_reset_mail_is_sent_after_the_response_so_known_and_unknown_do_the_same_work(finance):
+    """The timing oracle: the mail was made and sent inside the request, so a known address
+    answered slower than an unknown one. Now the request does the same work for both (the
+    same queries, no mail, one message queued) and the worker sends the mail."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    work = []
+    for email, ip in ((finance.email, "203.0.113.43"), ("nobody-here@example.com", "203.0.113.44")):
+        with CaptureQueriesContext(connection) as queries:
+            response = request_reset(email, ip)
+        assert response.redirect_chain[-1][0] == "/accounts/password/reset/sent/"
+        work.append([re.sub(r"'[^']*'", "?", q["sql"]) for q in queries])
+    assert work[0] == work[1]  # the same statements, but for their values, in the same order
+    assert mail.outbox == []  # nothing sent inside either request
+    assert [name for name, _ in QUEUED] == ["accounts.tasks.password_reset_mail_send_task"] * 2
+    assert [type(arg) for arg in QUEUED[0][1]] == [type(arg) for arg in QUEUED[1][1]]
+    run_queued()
+    assert [m.to for m in mail.outbox] == [[finance.email]]  # by the worker, known one only
 
 
 def test_l9_an_inactive_account_gets_no_link(finance):

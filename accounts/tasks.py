@@ -1,0 +1,17 @@
+"""Thin Celery tasks of the accounts: the password reset mail, sent after the response."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from accounts import services
+
+
+# acks_late off: a redelivered message would mail a second link; at most once is right for a
+# mail the user can simply ask for again.
+@shared_task(acks_late=False)
+def password_reset_mail_send_task(request_id: int, domain: str, use_https: bool) -> int:
+    """Mail the reset link of one counted request (no mail for an unknown address)."""
+    return services.password_reset_mail_send(
+        request_id=request_id, domain=domain, use_https=use_https
+    )
