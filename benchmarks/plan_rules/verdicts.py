@@ -33,6 +33,17 @@ def _number(metrics: dict[str, Any], key: str) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
+_TARGET_OF = {"ttft_p95": "ttft_p95_ms", "itl_p95": "itl_p95_ms", "e2e_p99": "e2e_p99_ms"}
+
+
+def _service_level(targets: ServiceTargets) -> ServiceLevel:
+    return ServiceLevel(
+        ttft_p95_ms=targets.ttft_p95_ms,
+        itl_p95_ms=targets.itl_p95_ms,
+        e2e_p99_ms=targets.e2e_p99_ms,
+    )
+
+
 def _at(point: MeasuredPoint) -> str:
     """'concurrency 16: TTFT p95 520 ms, …' (the engine's description, the point first)."""
     where, _, measured = describe(point).partition(", ")
@@ -70,17 +81,6 @@ def _sweep_verdict(result: ResultFacts, spec: StepSpec) -> Verdict | None:
     if verdict is None:
         return None
     return Verdict(verdict.status, f"{verdict.observed} ({result.label})", result.result_id)
-
-
-_TARGET_OF = {"ttft_p95": "ttft_p95_ms", "itl_p95": "itl_p95_ms", "e2e_p99": "e2e_p99_ms"}
-
-
-def _service_level(targets: ServiceTargets) -> ServiceLevel:
-    return ServiceLevel(
-        ttft_p95_ms=targets.ttft_p95_ms,
-        itl_p95_ms=targets.itl_p95_ms,
-        e2e_p99_ms=targets.e2e_p99_ms,
-    )
 
 
 def _latency_verdict(
