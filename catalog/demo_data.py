@@ -25,6 +25,10 @@ API_PROVIDERS = [
     ("Fireworks AI", "fireworks-ai", "https://fireworks.ai/pricing"),
 ]
 
+# Compute Engine VMs run inside the customer's own VPC, reachable without a public IP (Private
+# Service Connect, Cloud Interconnect): the list price states the private endpoint the brief
+# requires. Other list prices do not say, so they cannot be shown to meet it.
+GCP_VPC: dict[str, Any] = {"private_endpoint": "yes"}
 # (provider, accelerator, capacity, currency, price/GPU-h, GPUs/node, region, title, extra)
 PUBLIC_QUOTES: list[tuple[str, str, str, str, str, int, str, str, dict[str, Any]]] = [
     ("aws", "h100-sxm-80gb", "on_demand", "USD", "6.88", 8, "us-east", "p5.48xlarge", {}),
@@ -33,8 +37,8 @@ PUBLIC_QUOTES: list[tuple[str, str, str, str, str, int, str, str, dict[str, Any]
     ("aws", "a100-sxm-80gb", "on_demand", "USD", "5.12", 8, "eu-west", "p4de.24xlarge", {}),
     ("aws", "l40s-48gb", "on_demand", "USD", "1.86", 4, "eu-west", "g6e.12xlarge", {}),
     ("aws", "l4-24gb", "on_demand", "USD", "0.80", 1, "eu-west", "g6.xlarge", {}),
-    ("gcp", "h100-sxm-80gb", "on_demand", "USD", "9.80", 8, "eu-west", "a3-highgpu-8g", {}),
-    ("gcp", "h100-sxm-80gb", "spot", "USD", "3.20", 8, "eu-west", "a3-highgpu-8g spot", {}),
+    ("gcp", "h100-sxm-80gb", "on_demand", "USD", "9.80", 8, "eu-west", "a3-highgpu-8g", GCP_VPC),
+    ("gcp", "h100-sxm-80gb", "spot", "USD", "3.20", 8, "eu-west", "a3-highgpu-8g spot", GCP_VPC),
     ("gcp", "a100-sxm-80gb", "on_demand", "USD", "5.07", 8, "us-east", "a2-ultragpu-8g", {}),
     ("gcp", "l4-24gb", "on_demand", "USD", "0.71", 1, "us-east", "g2-standard-8", {}),
     ("lambda", "h100-sxm-80gb", "on_demand", "USD", "2.99", 8, "us-east", "8x H100 SXM", {}),
@@ -88,10 +92,10 @@ COMMON_NODE = {
 
 # Vendor quote lineages: (vendor username, title, answers the demo RFQ, withdrawn at the end,
 # versions oldest first; the first is complete, later ones carry only what changed).
-# Northwind offers a private link (its checklist's network-boundary answer); Contoso has
-# public endpoints with IP allow-lists only.
+# Both invited vendors offer a private link (their checklists' network-boundary answers):
+# Northwind a dedicated VPC, Contoso VPC peering or a private interconnect.
 NW = {**COMMON_NODE, "region": "eu-west", "currency": "USD", "private_endpoint": "yes"}
-CT = {**COMMON_NODE, "region": "eu-west", "currency": "GBP", "private_endpoint": "no"}
+CT = {**COMMON_NODE, "region": "eu-west", "currency": "GBP", "private_endpoint": "yes"}
 VENDOR_LINEAGES: list[tuple[str, str, bool, bool, list[dict[str, Any]]]] = [
     ("vendor_a", "Northwind H100 on-demand", False, False, [
         {**NW, "accelerator": "h100-sxm-80gb", "capacity_model": "on_demand",

@@ -1,7 +1,9 @@
 """Demo checklist answers: Northwind answers everything with evidence for its reserved quote
 (mostly accepted, one item awaiting more information, the software section awaiting a
-reviewer, so its reserved quote shows what still awaits review); Contoso answers only the basics, so
-its reserved and dedicated quotes show incomplete, and one of its answers is red-flagged.
+reviewer, so its reserved quote shows what still awaits review); Contoso answers the basics,
+which the reviewers accepted (so its on-demand offers compete), and one item beyond them
+whose red flag, with the unanswered rest, keeps its reserved and dedicated quotes incomplete.
+Every review goes through the review service, audited like a real one.
 
 Idempotent: an item already answered in the same scope is left alone. Runs after
 catalog.demo; without its quotes or users it does nothing.
@@ -59,18 +61,31 @@ NORTHWIND_NEEDS_INFO = {
 }
 
 CONTOSO_ANSWERS: dict[str, tuple[str, str]] = {
-    "gpu-model-node-shape": ("yes", "H200 SXM 141 GB, 8 GPUs per node."),
-    "region-placement": ("partial", "eu-central; zone assigned at provisioning."),
+    "gpu-model-node-shape": ("yes", "H100 SXM 80 GB and H200 SXM 141 GB, 8 GPUs per node."),
+    "region-placement": ("yes", "eu-west (London) or eu-central (Frankfurt), as ordered."),
     "software-versions": ("yes", "Driver 550, CUDA 12.4, NCCL 2.21, PyTorch 2.3 images."),
     "access-model": ("yes", "Bare metal with SSH, or managed Kubernetes."),
     "ancillary-costs": ("yes", "Egress 0.09 per GB; storage 0.10 per GB-month."),
-    "idle-billing-shutdown": ("no", "Idle capacity is billed; no automatic shutdown."),
-    "network-boundary": ("partial", "Public endpoints with IP allow-lists."),
+    "idle-billing-shutdown": (
+        "partial",
+        "Billed per minute while running; nodes stop through the API, with no automatic "
+        "shutdown when idle.",
+    ),
+    "network-boundary": (
+        "yes",
+        "Private endpoints through VPC peering or a private interconnect; public endpoints "
+        "off unless asked for.",
+    ),
     "iam-audit": ("yes", "SSO via OIDC; audit logs kept 90 days."),
+    "data-lifecycle": (
+        "partial",
+        "Data stays in the ordered region; backups 35 days; deletion on request.",
+    ),
 }
+# Beyond the basics, so it weighs on the committed offers only.
 CONTOSO_RED_FLAG = {
-    "network-boundary": "No private endpoint or VPC peering: traffic to the GPUs crosses the "
-    "public internet, which our data boundary does not allow."
+    "data-lifecycle": "No certified deletion at contract end: our data policy requires a "
+    "deletion certificate before committing to capacity."
 }
 # Public clouds whose basic answers a provider representative filled in from their public
 # documentation, so their on-demand and spot list prices can compete in the demo comparison.
@@ -167,6 +182,8 @@ def _load_contoso(vendor: User, items: list[ChecklistItem]) -> int:
         created += answer is not None
         if item.code in CONTOSO_RED_FLAG:
             _review(answer, "red_flag", CONTOSO_RED_FLAG[item.code])
+        else:
+            _review(answer, "accepted")
     return created
 
 

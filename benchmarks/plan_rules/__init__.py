@@ -25,6 +25,7 @@ from benchmarks.plan_rules.types import (
     TRAINING_CLASSES,
     BriefFacts,
     ResultFacts,
+    ServiceTargets,
     StepSpec,
     Verdict,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "TRAINING_CLASSES",
     "BriefFacts",
     "ResultFacts",
+    "ServiceTargets",
     "StepSpec",
     "Verdict",
     "evaluate",

@@ -9,8 +9,10 @@ from benchmarks.plan_rules.types import (
     SERVING_CLASSES,
     TRAINING_CLASSES,
     BriefFacts,
+    ServiceTargets,
     StepSpec,
 )
+from core import workloads
 
 
 def _ms(value: float) -> str:
@@ -62,18 +64,34 @@ def _memory_fit_steps(brief: BriefFacts) -> list[StepSpec]:
     return steps
 
 
+_SWEEP = " A sweep passes at an operating point that meets every latency target of the brief."
+
+
+def _targets(brief: BriefFacts) -> ServiceTargets:
+    # The engine's service level: every target the brief states, streaming or not.
+    return ServiceTargets(
+        ttft_p95_ms=brief.ttft_p95_ms,
+        itl_p95_ms=brief.itl_p95_ms,
+        e2e_p99_ms=brief.e2e_p99_ms,
+        realtime=brief.workload_class in workloads.REALTIME,
+    )
+
+
 def _serving_steps(brief: BriefFacts) -> list[StepSpec]:
     steps = []
+    targets = _targets(brief)
     if brief.e2e_p99_ms:
         steps.append(
             StepSpec(
                 2,
                 "p2-e2e-p99",
                 f"p99 end-to-end ≤ {_ms(brief.e2e_p99_ms)}",
-                f"Measured p99 end-to-end latency is at most the brief's {_ms(brief.e2e_p99_ms)}.",
+                f"Measured p99 end-to-end latency is at most the brief's {_ms(brief.e2e_p99_ms)}."
+                + _SWEEP,
                 AUTO,
                 "e2e_p99",
                 float(brief.e2e_p99_ms),
+                targets,
             )
         )
     if brief.ttft_p95_ms and brief.streaming:
@@ -82,10 +100,11 @@ def _serving_steps(brief: BriefFacts) -> list[StepSpec]:
                 2,
                 "p2-ttft-p95",
                 f"p95 TTFT ≤ {_ms(brief.ttft_p95_ms)}",
-                f"Measured p95 time to first token is at most {_ms(brief.ttft_p95_ms)}.",
+                f"Measured p95 time to first token is at most {_ms(brief.ttft_p95_ms)}." + _SWEEP,
                 AUTO,
                 "ttft_p95",
                 float(brief.ttft_p95_ms),
+                targets,
             )
         )
     if brief.itl_p95_ms and brief.streaming:
@@ -95,10 +114,11 @@ def _serving_steps(brief: BriefFacts) -> list[StepSpec]:
                 "p2-itl-p95",
                 f"p95 inter-token latency ≤ {_ms(brief.itl_p95_ms)}",
                 "Measured p95 time per output token (TPOT; per-chunk ITL when TPOT is absent) "
-                f"is at most {_ms(brief.itl_p95_ms)}.",
+                f"is at most {_ms(brief.itl_p95_ms)}." + _SWEEP,
                 AUTO,
                 "itl_p95",
                 float(brief.itl_p95_ms),
+                targets,
             )
         )
     steps.append(

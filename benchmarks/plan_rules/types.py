@@ -39,8 +39,25 @@ class BriefFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class ServiceTargets:
+    """The brief's latency objectives together (None: no target).
+
+    A sweep is judged against all of them at once, as the comparison engine costs it: one
+    operating point has to meet every target, not each target at some point of its own.
+    """
+
+    ttft_p95_ms: float | None = None
+    itl_p95_ms: float | None = None
+    e2e_p99_ms: float | None = None
+    realtime: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class StepSpec:
-    """One step: `check` names the automatic rule (None for manual steps)."""
+    """One step: `check` names the automatic rule (None for manual steps).
+
+    `targets` is set on latency steps: every objective of the brief, to read a sweep.
+    """
 
     phase: int
     code: str
@@ -49,6 +66,7 @@ class StepSpec:
     kind: str
     check: str | None = None
     threshold: float | None = None
+    targets: ServiceTargets | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks import figures
-from benchmarks.plan_rules.types import FAILED, PASSED, PENDING, ResultFacts, StepSpec, Verdict
+from benchmarks.plan_rules.types import (
+    FAILED,
+    PASSED,
+    PENDING,
+    ResultFacts,
+    ServiceTargets,
+    StepSpec,
+    Verdict,
+)
+from procurement.engine.operating_points import (
+    MeasuredPoint,
+    ServiceLevel,
+    choose_point,
+    describe,
+    point_from_dict,
+)
 
 
 def _ms(value: float) -> str:
@@ -18,10 +33,64 @@ def _number(metrics: dict[str, Any], key: str) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
+_TARGET_OF = {"ttft_p95": "ttft_p95_ms", "itl_p95": "itl_p95_ms", "e2e_p99": "e2e_p99_ms"}
+
+
+def _service_level(targets: ServiceTargets) -> ServiceLevel:
+    return ServiceLevel(
+        ttft_p95_ms=targets.ttft_p95_ms,
+        itl_p95_ms=targets.itl_p95_ms,
+        e2e_p99_ms=targets.e2e_p99_ms,
+    )
+
+
+def _at(point: MeasuredPoint) -> str:
+    """'concurrency 16: TTFT p95 520 ms, …' (the engine's description, the point first)."""
+    where, _, measured = describe(point).partition(", ")
+    return f"{where}: {measured}" if measured else where
+
+
+def _judge_sweep(points: list[MeasuredPoint], slo: ServiceLevel, realtime: bool) -> Verdict | None:
+    choice = choose_point(points, slo, realtime=realtime)
+    if choice is None or choice.meets is None:
+        return None
+    point = next(p for p in points if p.label == choice.label)
+    if choice.meets:
+        return Verdict(PASSED, f"met at {_at(point)}")
+    return Verdict(FAILED, f"no operating point meets every target; closest at {_at(point)}")
+
+
+def _sweep_verdict(result: ResultFacts, spec: StepSpec) -> Verdict | None:
+    """A sweep read as the engine costs it: passed when one operating point meets every target
+    of the brief (naming the point the comparison is costed at), failed naming the closest.
+
+    None when the result holds fewer than two points or cannot be judged on the targets; the
+    step then reads the result's headline figures.
+    """
+    raw = result.metrics.get("operating_points")
+    found = raw if isinstance(raw, list) else []
+    points = [point_from_dict(p) for p in found if isinstance(p, dict)]
+    targets = spec.targets
+    if len(points) < 2 or targets is None:
+        return None
+    verdict = _judge_sweep(points, _service_level(targets), targets.realtime)
+    if verdict is None and spec.threshold is not None:
+        # Some target's figure is not in the file: judge this step's own target alone.
+        alone = ServiceLevel(**{_TARGET_OF[spec.check or ""]: spec.threshold})
+        verdict = _judge_sweep(points, alone, targets.realtime)
+    if verdict is None:
+        return None
+    return Verdict(verdict.status, f"{verdict.observed} ({result.label})", result.result_id)
+
+
 def _latency_verdict(
-    results: Sequence[ResultFacts], family: str, which: str, limit: float, label: str
+    results: Sequence[ResultFacts], spec: StepSpec, family: str, which: str, label: str
 ) -> Verdict:
+    limit = spec.threshold or 0.0
     for result in results:
+        swept = _sweep_verdict(result, spec)
+        if swept is not None:
+            return swept
         value = figures.percentile(result.metrics, family, which)
         if value is not None:
             status = PASSED if value <= limit else FAILED
@@ -29,8 +98,12 @@ def _latency_verdict(
     return Verdict(PENDING, f"No result records {label} yet.")
 
 
-def _itl_verdict(results: Sequence[ResultFacts], limit: float) -> Verdict:
+def _itl_verdict(results: Sequence[ResultFacts], spec: StepSpec) -> Verdict:
+    limit = spec.threshold or 0.0
     for result in results:
+        swept = _sweep_verdict(result, spec)
+        if swept is not None:
+            return swept
         for family, label in (("tpot_ms", "p95 TPOT"), ("itl_ms", "p95 ITL")):
             value = figures.percentile(result.metrics, family, "p95")
             if value is not None:
@@ -116,11 +189,11 @@ def evaluate(
             return Verdict(PASSED, "In a finished comparison of this brief.")
         return Verdict(PENDING, "No finished comparison of this brief includes this candidate.")
     if check == "e2e_p99" and limit is not None:
-        return _latency_verdict(results, "e2e_ms", "p99", limit, "p99 E2E")
+        return _latency_verdict(results, spec, "e2e_ms", "p99", "p99 E2E")
     if check == "ttft_p95" and limit is not None:
-        return _latency_verdict(results, "ttft_ms", "p95", limit, "p95 TTFT")
+        return _latency_verdict(results, spec, "ttft_ms", "p95", "p95 TTFT")
     if check == "itl_p95" and limit is not None:
-        return _itl_verdict(results, limit)
+        return _itl_verdict(results, spec)
     if check == "peak_memory" and limit is not None:
         return _memory_verdict(results, limit)
     if check == "fits_at_concurrency" and limit is not None:

@@ -103,6 +103,60 @@ def test_first_result_with_the_metric_counts():
     assert verdict.result_id == 2
 
 
+def _point(concurrency, tokens_per_s, ttft_p95, itl_p95=30.0, e2e_p99=9000.0):
+    return {
+        "label": f"run {concurrency}",
+        "concurrency": concurrency,
+        "output_tokens_per_s": tokens_per_s,
+        "ttft_ms": {"p50": ttft_p95 / 2, "p95": ttft_p95, "p99": ttft_p95 * 1.3},
+        "itl_ms": {"p50": itl_p95 / 2, "p95": itl_p95, "p99": itl_p95 * 1.5},
+        "e2e_ms": {"p50": e2e_p99 / 2, "p95": e2e_p99 * 0.9, "p99": e2e_p99},
+        "error_rate": 0.0,
+    }
+
+
+def _sweep(*points):
+    # The headline is the saturation run (highest throughput), as the parsers store it.
+    head = max(points, key=lambda p: p["output_tokens_per_s"])
+    return {
+        **metrics_dict(ttft=(100.0, head["ttft_ms"]["p95"], 2000.0)),
+        "operating_points": list(points),
+    }
+
+
+def test_latency_steps_pass_a_sweep_at_the_point_that_meets_every_target():
+    # Given a sweep whose saturation run (c64) misses the 800 ms TTFT target and whose c16 run
+    # meets every target of the brief
+    sweep = _sweep(_point(1, 40.0, 170.0), _point(16, 500.0, 520.0), _point(64, 900.0, 1450.0))
+    # When the latency steps read it, then each passes and names the point the engine costs
+    for code in ("p2-ttft-p95", "p2-itl-p95", "p2-e2e-p99"):
+        verdict = plan_rules.evaluate(_spec(code), [_facts(sweep, rid=9)])
+        assert verdict.status == "passed", code
+        assert verdict.observed.startswith("met at concurrency 16: TTFT p95 520 ms"), code
+        assert verdict.result_id == 9
+
+
+def test_latency_steps_fail_a_sweep_naming_the_closest_point():
+    # c4 meets TTFT but misses ITL; c16 misses TTFT by less than c4 misses ITL: no point meets
+    # every target, so even the TTFT step fails, naming the point closest to the targets
+    sweep = _sweep(_point(4, 200.0, 300.0, itl_p95=90.0), _point(16, 500.0, 880.0))
+    verdict = plan_rules.evaluate(_spec("p2-ttft-p95"), [_facts(sweep)])
+    assert verdict.status == "failed"
+    assert verdict.observed.startswith(
+        "no operating point meets every target; closest at concurrency 16: TTFT p95 880 ms"
+    )
+
+
+def test_sweep_without_a_targets_figure_is_judged_on_the_steps_own_target():
+    # Given a sweep that records no end-to-end latency (the brief has an E2E target)
+    points = [_point(4, 200.0, 300.0), _point(16, 500.0, 900.0)]
+    for point in points:
+        point["e2e_ms"] = None
+    verdict = plan_rules.evaluate(_spec("p2-ttft-p95"), [_facts(_sweep(*points))])
+    assert verdict.status == "passed"
+    assert verdict.observed.startswith("met at concurrency 4: TTFT p95 300 ms")
+
+
 def test_without_results_steps_stay_pending():
     for spec in plan_rules.plan_steps_for(REALTIME):
         if spec.kind == plan_rules.AUTO:

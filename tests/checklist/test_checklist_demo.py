@@ -37,7 +37,7 @@ def demo_world(items, engineer, finance, security):
 def test_demo_builds_the_intended_situations_and_is_idempotent(demo_world):
     demo.load(stdout=io.StringIO())
     counts = (ChecklistAnswer.objects.count(), ChecklistReview.objects.count())
-    assert counts[0] == 28
+    assert counts[0] == 29
     summaries = selectors.quote_checklist_summaries(demo_world.values())
     northwind = summaries[demo_world["northwind"].pk]
     assert northwind["evidenced_count"] == 20
@@ -48,16 +48,31 @@ def test_demo_builds_the_intended_situations_and_is_idempotent(demo_world):
     needs_info = {code for code, reason in reasons.items() if reason == "needs_info"}
     assert set(northwind["awaiting_review"]) == software - needs_info
     assert northwind["awaiting_review"]
+    # Contoso's dedicated cluster needs every item: its red-flagged deletion answer and the
+    # items it left unanswered keep it incomplete
     contoso = summaries[demo_world["contoso"].pk]
     assert contoso["required_level"] == "full"
     assert not contoso["complete"]
-    assert contoso["red_flags"][0]["code"] == "network-boundary"
+    assert [f["code"] for f in contoso["red_flags"]] == ["data-lifecycle"]
+    contoso_missing = {m["code"]: m["reason"] for m in contoso["missing_items"]}
+    assert contoso_missing["data-lifecycle"] == "red_flag"
+    assert "unanswered" in contoso_missing.values()
+    # Its on-demand offer needs the basics only, which reviewers accepted
     contoso_od = summaries[demo_world["contoso_od"].pk]
     assert contoso_od["required_level"] == "basic"
-    assert {m["code"] for m in contoso_od["missing_items"]} == {
-        "idle-billing-shutdown",
-        "network-boundary",
-    }
-    assert ChecklistAnswer.objects.filter(review_status="accepted").exists()
+    assert contoso_od["complete"]
+    assert not contoso_od["missing_items"]
+    basics = ChecklistItem.objects.filter(is_basic=True).values_list("code", flat=True)
+    contoso_basics = ChecklistAnswer.objects.filter(
+        provider__slug="contoso", item__code__in=list(basics)
+    )
+    assert contoso_basics.count() == len(basics)
+    assert set(contoso_basics.values_list("review_status", flat=True)) == {"accepted"}
+    reviewers = set(
+        ChecklistReview.objects.filter(answer__provider__slug="contoso").values_list(
+            "reviewer__username", flat=True
+        )
+    )
+    assert {"security", "finance"} <= reviewers
     demo.load(stdout=io.StringIO())
     assert (ChecklistAnswer.objects.count(), ChecklistReview.objects.count()) == counts

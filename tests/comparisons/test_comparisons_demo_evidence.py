@@ -1,8 +1,10 @@
 """U18 in the demo: every demo result is bound to its own model's brief (or none), and the
-demo comparison shows a measured, a proxy and an estimated row, each with its reason."""
+demo comparison shows a measured, a proxy and an estimated row, each with its reason; it
+offers finance a real choice among several eligible rows."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -69,7 +71,13 @@ def test_issue17_demo_row_is_costed_below_its_sweeps_peak_for_the_ttft_target(de
     from accounts.models import User
 
     brief = demo_world.brief
-    row = demo_world.candidates.get(key=demo_world.recommended_key)
+    # The Northwind H100 on-demand row, measured by the sweep (no longer the recommended row
+    # since other offers became eligible: see test_demo_comparison_offers_a_real_choice)
+    row = demo_world.candidates.get(
+        quote__provider__slug="northwind",
+        quote__accelerator__slug="h100-sxm-80gb",
+        quote__capacity_model="on_demand",
+    )
     points = row.detail["operating_points"]
     assert [p["label"] for p in points] == [f"concurrency {c}" for c in (1, 4, 16, 64)]
     chosen = next(p for p in points if p["chosen"])
@@ -87,6 +95,40 @@ def test_issue17_demo_row_is_costed_below_its_sweeps_peak_for_the_ttft_target(de
     client.force_login(User.objects.get(username="lead"))
     page = client.get(demo_world.get_absolute_url()).content.decode()
     assert "Operating points at the brief" in page
-    assert 'data-plotly="fig-points-0"' in page  # the row's own chart
+    # each row costed from the sweep (this one, and the H100 offers measured by it) has its own
+    # chart, numbered by its place in the table
+    swept = [
+        r for r in demo_world.candidates.all() if len(r.detail.get("operating_points") or []) > 1
+    ]
+    assert row in swept
+    assert len(set(re.findall(r'data-plotly="fig-points-\d+"', page))) == len(swept)
     assert 'id="fig-points"' in page  # the chart across candidates
     assert "at concurrency 16, TTFT p95 520 ms" in page
+
+
+def test_demo_comparison_offers_a_real_choice(demo_world):
+    from checklist.models import ChecklistReview
+    from core.models import AuditEvent
+
+    rows = list(demo_world.candidates.all())
+    eligible = [r for r in rows if r.eligible]
+    # Given the two invited vendors' reviewed answers and an EU list price with a private
+    # endpoint, several offers from more than one provider pass every rule
+    assert len(eligible) >= 4, [(r.label, r.reasons) for r in rows]
+    assert len({r.provider_name for r in eligible}) >= 2
+    assert any(r.quote and r.quote.is_public_list_price for r in eligible)
+    # while the others stay out, each with a reason a person can read
+    refused = [r for r in rows if not r.eligible]
+    assert refused
+    assert all(r.reasons for r in refused)
+    # The cheapest GPU-hour is not the cheapest per accepted output
+    recommended = next(r for r in eligible if r.key == demo_world.recommended_key)
+    cheapest_hour = min(eligible, key=lambda r: r.hourly_price_usd)
+    assert recommended.rank == 1
+    assert cheapest_hour.key != recommended.key
+    assert cheapest_hour.unit_cost_usd > recommended.unit_cost_usd
+    # The reviews that let the vendors compete went through the audited review service
+    reviews = ChecklistReview.objects.filter(answer__provider__slug="contoso")
+    assert reviews.filter(decision="accepted").exists()
+    audited = AuditEvent.objects.filter(action="checklist.review").count()
+    assert audited == ChecklistReview.objects.count()
