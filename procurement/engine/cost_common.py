@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
+from functools import lru_cache
 
 from core import workloads
 from procurement.engine.errors import EngineInputError
@@ -67,6 +68,14 @@ def dec(value: float | int | Decimal) -> Decimal:
         return value
     if isinstance(value, int):
         return Decimal(value)
+    if not value:  # 0.0 and -0.0 are equal keys to a cache but spell different Decimals
+        return Decimal(repr(value))
+    return _float_dec(value)
+
+
+@lru_cache(maxsize=4096)
+def _float_dec(value: float) -> Decimal:
+    # A comparison converts the same few dozen likely values tens of thousands of times.
     return Decimal(repr(value))
 
 
