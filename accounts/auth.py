@@ -15,7 +15,7 @@ from knox.models import AuthToken
 from knox.signals import token_expired
 
 
-class TokenAuthentication(KnoxTokenAuthentication):
+class TokenAuthentication(KnoxTokenAuthentication):  # type: ignore[misc]  # knox is untyped
     def _cleanup_token(self, auth_token: AuthToken) -> bool:
         if auth_token.expiry is not None and auth_token.expiry < timezone.now():
             username = auth_token.user.get_username()
