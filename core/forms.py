@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from django import forms
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from core.errors import DomainError
 
@@ -111,24 +111,24 @@ class PlainSelect(forms.Select):
         self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
     ) -> SafeString:
         widget = self.get_context(name, value, attrs)["widget"]
-        parts = [format_html('<select name="{}"{}>', widget["name"], _attrs(widget["attrs"]))]
+        groups = []
         for group_name, options, _ in widget["optgroups"]:
-            if group_name:
-                parts.append(format_html('\n  <optgroup label="{}">', group_name))
-            parts.extend(
-                format_html(
-                    '\n  <option value="{}"{}>{}</option>\n',
-                    str(option["value"]),
-                    _attrs(option["attrs"]),
-                    option["label"],
-                )
-                for option in options
+            written = format_html_join(
+                "",
+                '\n  <option value="{}"{}>{}</option>\n',
+                ((str(o["value"]), _attrs(o["attrs"]), o["label"]) for o in options),
             )
             if group_name:
-                parts.append(mark_safe("\n  </optgroup>"))
-        parts.append(mark_safe("\n</select>"))
-        # every part is a constant or went through format_html, which escapes
-        return mark_safe("".join(parts))
+                written = format_html(
+                    '\n  <optgroup label="{}">{}\n  </optgroup>', group_name, written
+                )
+            groups.append((written,))
+        return format_html(
+            '<select name="{}"{}>{}\n</select>',
+            widget["name"],
+            _attrs(widget["attrs"]),
+            format_html_join("", "{}", groups),
+        )
 
 
 def _attrs(attrs: dict[str, Any]) -> SafeString:
