@@ -64,13 +64,13 @@ FINE_TUNING_CLASSES = workloads.FINE_TUNING
 
 def dec(value: float | int | Decimal) -> Decimal:
     """A float's shortest decimal spelling (0.92 → Decimal('0.92')), never its binary value."""
+    if type(value) is float and value:  # 0.0 and -0.0: equal cache keys, different Decimals
+        return _float_dec(value)
     if isinstance(value, Decimal):
         return value
     if isinstance(value, int):
         return Decimal(value)
-    if not value:  # 0.0 and -0.0 are equal keys to a cache but spell different Decimals
-        return Decimal(repr(value))
-    return _float_dec(value)
+    return Decimal(repr(value))
 
 
 @lru_cache(maxsize=4096)
