@@ -1,10 +1,12 @@
-"""Thin Celery tasks of the accounts: the password reset mail, sent after the response."""
+"""Thin Celery tasks of the accounts: the password reset mail, sent after the response, and
+the periodic purge of expired API tokens."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
 from accounts import services
+from accounts.auth import api_tokens_purge_expired
 
 
 # acks_late off: a redelivered message would mail a second link; at most once is right for a
@@ -15,3 +17,8 @@ def password_reset_mail_send_task(request_id: int, domain: str, use_https: bool)
     return services.password_reset_mail_send(
         request_id=request_id, domain=domain, use_https=use_https
     )
+
+
+@shared_task
+def api_tokens_purge_expired_task() -> int:
+    return api_tokens_purge_expired()

@@ -10,6 +10,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from accounts.models import Provider, User
 from catalog import access
 from catalog.models import Accelerator, CapacityModel, Quote
+from core.forms import PlainSelect
 
 YES_NO = (("true", "Yes"), ("false", "No"))
 
@@ -22,10 +23,16 @@ def _truthy(value: Any) -> bool | None:
 
 class QuoteFilter(django_filters.FilterSet):
     accelerator = django_filters.ModelChoiceFilter(
-        queryset=Accelerator.objects.all(), to_field_name="slug", empty_label="any accelerator"
+        queryset=Accelerator.objects.all(),
+        to_field_name="slug",
+        empty_label="any accelerator",
+        widget=PlainSelect,
     )
     provider = django_filters.ModelChoiceFilter(
-        queryset=Provider.objects.all(), to_field_name="slug", empty_label="any provider"
+        queryset=Provider.objects.all(),
+        to_field_name="slug",
+        empty_label="any provider",
+        widget=PlainSelect,
     )
     capacity_model = django_filters.ChoiceFilter(
         choices=CapacityModel.choices, empty_label="any capacity model"

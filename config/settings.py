@@ -231,6 +231,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "benchmarks.tasks.benchmark_results_redrive_stuck_task",
         "schedule": timedelta(minutes=1),  # with a 30 s stale claim: re-driven within 2 min
     },
+    # expired API tokens are refused when presented; this removes the rest (accounts.auth)
+    "purge-expired-api-tokens": {
+        "task": "accounts.tasks.api_tokens_purge_expired_task",
+        "schedule": timedelta(hours=1),
+    },
 }
 # Scheduled catalog refresh (docs/imports.md): a JSON list of public price files, e.g.
 # [{"kind": "litellm", "url": "https://.../model_prices_and_context_window.json"},
@@ -249,7 +254,7 @@ if CATALOG_IMPORT_SOURCES:
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "knox.auth.TokenAuthentication",  # `Authorization: Token <key>`, stored hashed
+        "accounts.auth.TokenAuthentication",  # knox (`Authorization: Token <key>`, hashed)
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [

@@ -6,6 +6,8 @@ import re
 from typing import Any, TypeVar
 
 from django import forms
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from core.errors import DomainError
 
@@ -97,3 +99,46 @@ def use_decimal_text(form: forms.BaseForm) -> None:
             widget.is_required = field.required
             field.widget = widget
             form.fields[name] = field
+
+
+class PlainSelect(forms.Select):
+    """A <select> written in one pass, with the same markup as Django's template.
+
+    Django renders every <option> through its own template include: on the quotes page the
+    filter's two model menus were a quarter of the request's CPU time."""
+
+    def render(
+        self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
+    ) -> SafeString:
+        widget = self.get_context(name, value, attrs)["widget"]
+        groups = []
+        for group_name, options, _ in widget["optgroups"]:
+            written = format_html_join(
+                "",
+                '\n  <option value="{}"{}>{}</option>\n',
+                ((str(o["value"]), _attrs(o["attrs"]), o["label"]) for o in options),
+            )
+            if group_name:
+                written = format_html(
+                    '\n  <optgroup label="{}">{}\n  </optgroup>', group_name, written
+                )
+            groups.append((written,))
+        return format_html(
+            '<select name="{}"{}>{}\n</select>',
+            widget["name"],
+            _attrs(widget["attrs"]),
+            format_html_join("", "{}", groups),
+        )
+
+
+def _attrs(attrs: dict[str, Any]) -> SafeString:
+    """Django's widgets/attrs.html: True as a bare name, False left out, the rest quoted."""
+    return format_html_join(
+        "",
+        "{}",
+        (
+            (format_html(" {}", name) if value is True else format_html(' {}="{}"', name, value),)
+            for name, value in attrs.items()
+            if value is not False
+        ),
+    )

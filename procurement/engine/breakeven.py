@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 
 import numpy as np
 
@@ -123,11 +124,14 @@ def breakeven(
     likely = workload.monthly_accepted_outputs.likely
     volumes = tuple(float(f"{v:.6g}") for v in np.geomspace(likely / 10, likely * 10, points))
     curves: list[BreakevenCurve] = []
+    # (candidate id, volume) → monthly total: each option meets the others in several pairs
+    totals: dict[tuple[str, float], Decimal] = {}
     for option, cand in reps.items():
         runs = [
             cost.point_estimate(workload, cand, values={"monthly_accepted_outputs": v})
             for v in volumes
         ]
+        totals.update(((cand.id, v), r.total) for v, r in zip(volumes, runs, strict=True))
         curves.append(
             BreakevenCurve(
                 option=option,
@@ -140,7 +144,9 @@ def breakeven(
     for i, a in enumerate(curves):
         for b in curves[i + 1 :]:
             crossings.extend(
-                _crossings(workload, reps[a.option], reps[b.option], a.option, b.option, volumes)
+                _crossings(
+                    workload, reps[a.option], reps[b.option], a.option, b.option, volumes, totals
+                )
             )
     cheapest: list[str] = []
     for k in range(len(volumes)):
@@ -163,6 +169,7 @@ def _crossings(
     option_a: str,
     option_b: str,
     volumes: Sequence[float],
+    totals: dict[tuple[str, float], Decimal],
 ) -> list[Crossing]:
     """Volumes where ``a``'s monthly total changes order with ``b``'s (see the docstring)."""
     lo, hi = volumes[0], volumes[-1]
@@ -176,11 +183,17 @@ def _crossings(
             marks[edge * (1 + STEP_EPSILON)] = edge
     points = sorted(marks.items())
 
+    def total(cand: CandidateInput, volume: float) -> Decimal:
+        known = totals.get((cand.id, volume))
+        if known is None:
+            values = {"monthly_accepted_outputs": volume}
+            known = totals[(cand.id, volume)] = cost.point_estimate(
+                workload, cand, values=values
+            ).total
+        return known
+
     def diff(volume: float) -> float:
-        values = {"monthly_accepted_outputs": volume}
-        ta = cost.point_estimate(workload, a, values=values).total
-        tb = cost.point_estimate(workload, b, values=values).total
-        return float(ta - tb)
+        return float(total(a, volume) - total(b, volume))
 
     diffs = [diff(v) for v, _ in points]
     found: list[Crossing] = []

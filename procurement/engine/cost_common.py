@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
+from functools import lru_cache
 
 from core import workloads
 from procurement.engine.errors import EngineInputError
@@ -63,10 +64,18 @@ FINE_TUNING_CLASSES = workloads.FINE_TUNING
 
 def dec(value: float | int | Decimal) -> Decimal:
     """A float's shortest decimal spelling (0.92 → Decimal('0.92')), never its binary value."""
+    if type(value) is float and value:  # 0.0 and -0.0: equal cache keys, different Decimals
+        return _float_dec(value)
     if isinstance(value, Decimal):
         return value
     if isinstance(value, int):
         return Decimal(value)
+    return Decimal(repr(value))
+
+
+@lru_cache(maxsize=4096)
+def _float_dec(value: float) -> Decimal:
+    # A comparison converts the same few dozen likely values tens of thousands of times.
     return Decimal(repr(value))
 
 

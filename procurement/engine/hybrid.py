@@ -64,9 +64,16 @@ def _held_replicas(base: CandidateInput, replicas: int) -> Decimal:
 
 
 def hybrid_cost(
-    workload: WorkloadInput, base: CandidateInput, over: CandidateInput, f: float
+    workload: WorkloadInput,
+    base: CandidateInput,
+    over: CandidateInput,
+    f: float,
+    *,
+    base_estimate: PointEstimate | None = None,
 ) -> tuple[dict[str, Decimal], Decimal, int, float]:
-    """(lines, accepted, fixed replicas, fixed share of volume) at split f (0 < f ≤ 1)."""
+    """(lines, accepted, fixed replicas, fixed share of volume) at split f (0 < f ≤ 1).
+
+    ``base_estimate``: ``base``'s point estimate at the likely values, when already known."""
     v = cost.likely_values(workload, base)
     accepted = cost.dec(v["monthly_accepted_outputs"])
     completed = accepted / cost.dec(v["acceptance_rate"])
@@ -98,7 +105,7 @@ def hybrid_cost(
     add_gpu(work_h, Decimal(0), billed, base_price)
     if spill > 0:
         _add_overflow(workload, over, v, spill, completed, attempts, retry_share, lines, add_gpu)
-    base_only = cost.point_estimate(workload, base)
+    base_only = base_estimate or cost.point_estimate(workload, base)
     for name, value in base_only.lines.items():
         if name not in lines and name != "api_compute":
             lines[name] = value
@@ -170,7 +177,7 @@ def _split_cost(
     if f <= 0:  # all elastic: the overflow offer alone
         est = estimates.get(over.id) or cost.point_estimate(workload, over)
         return dict(est.lines), est.accepted_outputs, 0, 0.0
-    return hybrid_cost(workload, base, over, f)
+    return hybrid_cost(workload, base, over, f, base_estimate=estimates.get(base.id))
 
 
 def hybrid_plan(

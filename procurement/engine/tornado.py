@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from procurement.engine import cost
-from procurement.engine.mc_blocks import block_unit_costs, blocks, unit_scale
+from procurement.engine.mc_blocks import Block, block_unit_costs, blocks, unit_scale
 from procurement.engine.mc_constants import CandidateConstants, candidate_constants
 from procurement.engine.sampling import FloatArray
 from procurement.engine.types import CandidateInput, Range, Tornado, TornadoEntry, WorkloadInput
@@ -24,30 +25,38 @@ _OWN = {
 }
 
 
+def _own_likely(consts: Sequence[CandidateConstants], attr: str) -> FloatArray:
+    """(N,) each row's own likely value of ``attr``; NaN where the row has no own range."""
+    return np.array(
+        [np.nan if (r := getattr(c, attr)) is None else r.likely for c in consts], dtype=float
+    )
+
+
 def _unit_costs_at(
-    workload: WorkloadInput,
-    consts: Sequence[CandidateConstants],
+    scale: float,
+    parts: Sequence[tuple[NDArray[np.intp], Block]],
+    own: Mapping[str, FloatArray],
     shared: Mapping[str, FloatArray],
     overrides: Mapping[str, Mapping[int, FloatArray]],
 ) -> FloatArray:
     """Unit costs (C, S) at explicit values (likely unless overridden) — for the tornado.
 
     A row's own range (throughput, utilisation, measured acceptance/failure) sits at its
-    likely value; ``overrides[name][row]`` replaces it."""
+    likely value (``own``); ``overrides[name][row]`` replaces it. ``parts`` are built once
+    per tornado so that each block's constant columns are gathered once, not per trial."""
     samples = len(next(iter(shared.values())))
-    scale = unit_scale(workload)
-    out = np.empty((len(consts), samples))
-    for rows, block in blocks(consts, max(1, len(consts))):
+    rows_total = len(next(iter(own.values())))
+    out = np.empty((rows_total, samples))
+    for rows, block in parts:
         values: dict[str, FloatArray] = {}
-        for name, attr in _OWN.items():
+        for name in _OWN:
             default = shared.get(name, np.full(samples, np.nan))
-            mat = np.repeat(default[None, :], len(rows), axis=0)
-            for j, i in enumerate(rows.tolist()):
-                own = getattr(block.consts[j], attr)
-                if own is not None:
-                    mat[j] = own.likely
-                if i in overrides.get(name, {}):
-                    mat[j] = overrides[name][i]
+            likely = own[name][rows]
+            mat = np.where(np.isnan(likely)[:, None], default[None, :], likely[:, None])
+            for i, value in overrides.get(name, {}).items():
+                at = np.flatnonzero(rows == i)
+                if at.size:
+                    mat[at[0]] = value
             values[name] = mat
         out[rows] = block_unit_costs(
             block,
@@ -75,21 +84,24 @@ def tornado(
     rec = ids.index(recommended_id)
     ranges = cost.shared_ranges(workload)
     likely = {name: np.full(2, r.likely) for name, r in ranges.items()}
-    base = _unit_costs_at(workload, consts, {k: v[:1] for k, v in likely.items()}, {})
+    scale = unit_scale(workload)
+    parts = list(blocks(consts, max(1, len(consts))))
+    own_likely = {name: _own_likely(consts, attr) for name, attr in _OWN.items()}
+    base = _unit_costs_at(scale, parts, own_likely, {k: v[:1] for k, v in likely.items()}, {})
     trials: list[tuple[str, Range, FloatArray]] = []
     for name, r in ranges.items():
         if r.is_fixed:
             continue
         shared = dict(likely)
         shared[name] = np.array([r.low, r.high])
-        trials.append((name, r, _unit_costs_at(workload, consts, shared, {})))
+        trials.append((name, r, _unit_costs_at(scale, parts, own_likely, shared, {})))
     own = cost.candidate_ranges(workload, candidates[rec])
     for name, r in own.items():
         if r.is_fixed:
             continue
         over = {name: {rec: np.array([r.low, r.high])}}
         trials.append(
-            (f"{recommended_id}:{name}", r, _unit_costs_at(workload, consts, likely, over))
+            (f"{recommended_id}:{name}", r, _unit_costs_at(scale, parts, own_likely, likely, over))
         )
     entries = []
     for name, r, values in trials:
