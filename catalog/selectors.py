@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection
 from django.conf import settings
+from django.db import connection
 from django.db.models import (
     Case,
     Count,

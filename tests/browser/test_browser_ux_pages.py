@@ -58,7 +58,8 @@ def test_decision_bar_fits_1024_and_its_candidate_select_shows_its_text(
     assert widths["scroll"] <= widths["client"], widths
     box = bar.bounding_box()
     assert box is not None
-    assert box["x"] >= 0 and box["x"] + box["width"] <= 1024, box
+    assert box["x"] >= 0, box
+    assert box["x"] + box["width"] <= 1024, box
     assert page.evaluate("document.documentElement.scrollWidth") <= 1024
     browser_page.assert_no_console_errors()
 
