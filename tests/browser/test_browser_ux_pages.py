@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 from catalog.services.quotes import quote_revise
 from procurement.models import Comparison, PriceChange
 from procurement.services.reviews import review_submit
+from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory
 from tests.browser.test_browser_ux import AXE, AXE_REQUIRED, WIDTHS, page_report
 from tests.browser.worlds_browser import decision_world
 
@@ -65,7 +66,7 @@ def test_decision_bar_fits_1024_and_its_candidate_select_shows_its_text(
 
 
 def test_decision_record_dashboard_quote_form_and_password_reset_at_1440_and_1024(
-    browser_page, checklist_items, lead, finance
+    browser_page, checklist_items, private_storage, lead, finance, engineer
 ):
     """After an approval whose quote was then revised: the approver's dashboard and the
     decision record show the price-changed flag; those pages, the review page after the
@@ -78,6 +79,8 @@ def test_decision_record_dashboard_quote_form_and_password_reset_at_1440_and_102
     approved = comparison.candidates.get(key=comparison.recommended_key).quote
     quote_revise(acting_user=lead, quote=approved, data={"price_per_gpu_hour": Decimal("3.10")})
     assert PriceChange.objects.filter(comparison=comparison).count() == 1
+    # A parsed file that names no model: its page asks for the model in the workload card.
+    nameless = BenchmarkResultFactory(uploaded_by=engineer, model_name="", gpu_count=2)
     if AXE_REQUIRED and not AXE.exists():
         pytest.fail(f"axe-core is missing ({AXE}); run scripts/deps.sh")
     tours: dict[str | None, list[tuple[str, str]]] = {
@@ -89,6 +92,7 @@ def test_decision_record_dashboard_quote_form_and_password_reset_at_1440_and_102
             ("review-decided", f"/comparisons/{comparison.pk}/review/"),
             ("quote-form", "/catalog/quotes/new/"),
         ],
+        "engineer": [("benchmark-model-asked", nameless.get_absolute_url())],
         None: [("password-reset", "/accounts/password/reset/")],
     }
     page = browser_page.page
@@ -106,6 +110,8 @@ def test_decision_record_dashboard_quote_form_and_password_reset_at_1440_and_102
                 assert response.status == 200, (user, path, response.status)
                 browser_page.shot(f"{user or 'anonymous'}-{slug}-{width}")
                 report[f"{user} {path} {width}"] = page_report(page, width)
+            if slug == "benchmark-model-asked":
+                expect(page.locator("#workload-shape select[name=model_profile]")).to_be_visible()
             if slug in ("dashboard", "decision-record"):
                 expect(page.locator(".price-changes")).to_contain_text(
                     "Price changed since approval"
