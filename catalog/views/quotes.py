@@ -58,8 +58,8 @@ MONEY_FIELDS = {
 
 def _display(quote: Quote, name: str) -> str:
     value = getattr(quote, name)
-    if name == "capacity_model":
-        return quote.get_capacity_model_display()
+    if Quote._meta.get_field(name).choices:  # "Not stated", not the stored "unknown"
+        return str(getattr(quote, f"get_{name}_display")())
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value in (None, ""):
