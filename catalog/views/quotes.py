@@ -58,7 +58,7 @@ MONEY_FIELDS = {
 
 def _display(quote: Quote, name: str) -> str:
     value = getattr(quote, name)
-    if Quote._meta.get_field(name).choices:  # "Not stated", not the stored "unknown"
+    if getattr(Quote._meta.get_field(name), "choices", None):  # "Not stated", not "unknown"
         return str(getattr(quote, f"get_{name}_display")())
     if isinstance(value, bool):
         return "yes" if value else "no"
