@@ -6,8 +6,22 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db import connection
-from django.db.models import Count, F, Min, Q, QuerySet
+from django.db.models import (
+    Case,
+    Count,
+    DecimalField,
+    Expression,
+    F,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -275,6 +289,18 @@ def api_routes_list(user: User) -> QuerySet[ModelApiRoute]:
 
 def fx_rates_list(user: User) -> QuerySet[FxRate]:
     return access.fx_rates_for(user).select_related("entered_by")
+
+
+def in_base_currency(field: str) -> Expression:
+    """A quote's money field converted at its currency's newest FX rate, for sorting a list
+    that mixes currencies by value; NULL when the currency has no rate (it then sorts last)."""
+    newest = FxRate.objects.filter(currency=OuterRef("currency")).order_by("-as_of", "-pk")
+    rate = Case(
+        When(currency=settings.BASE_CURRENCY, then=Value(Decimal(1))),
+        default=Subquery(newest.values("rate_to_base")[:1]),
+        output_field=DecimalField(max_digits=18, decimal_places=8),
+    )
+    return F(field) * rate
 
 
 def fx_latest_rates() -> dict[str, FxRate]:

@@ -4,6 +4,7 @@ their filters and sort in the URL, and an empty filtered page says it is the fil
 from __future__ import annotations
 
 import re
+from datetime import date
 from decimal import Decimal
 
 import pytest
@@ -11,7 +12,7 @@ from django.test import RequestFactory
 
 from core.listing import Column, is_filtered, sort_headers
 from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory, metrics_dict
-from tests.factories import AcceleratorFactory, ComparisonFactory, QuoteFactory
+from tests.factories import AcceleratorFactory, ComparisonFactory, FxRateFactory, QuoteFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -53,6 +54,32 @@ def test_u36_quotes_sort_by_price_both_ways_and_page_with_the_filters(login, lea
     assert f'href="?accelerator={h100.slug}&amp;sort=-price" data-sort="price"' in html
     down = client.get("/catalog/quotes/", {"accelerator": h100.slug, "sort": "-price"})
     assert cells(down.content.decode(), "quotes", 3) == ["USD 3.10", "USD 2.49", "USD 1.95"]
+
+
+def test_quotes_sort_by_price_compares_values_in_the_base_currency(login, lead):
+    """A list mixing currencies sorts by value: EUR 2.00 at 1.10 is USD 2.20, dearer than
+    USD 2.10 though its number is smaller; the newest rate counts; a currency without a
+    rate cannot be compared and comes last both ways."""
+    h100 = AcceleratorFactory(name="H100 SXM")
+    FxRateFactory(currency="EUR", rate_to_base=Decimal("0.90"), as_of=date(2026, 1, 5))
+    FxRateFactory(currency="EUR", rate_to_base=Decimal("1.10"), as_of=date(2026, 6, 1))
+    for currency, price in (("EUR", "2.00"), ("USD", "2.10"), ("USD", "2.30"), ("CHF", "1.00")):
+        QuoteFactory(accelerator=h100, currency=currency, price_per_gpu_hour=Decimal(price))
+    client = login(lead)
+    up = client.get("/catalog/quotes/", {"accelerator": h100.slug, "sort": "price"})
+    assert cells(up.content.decode(), "quotes", 3) == [
+        "USD 2.10",
+        "EUR 2.00",
+        "USD 2.30",
+        "CHF 1.00",
+    ]
+    down = client.get("/catalog/quotes/", {"accelerator": h100.slug, "sort": "-price"})
+    assert cells(down.content.decode(), "quotes", 3) == [
+        "USD 2.30",
+        "EUR 2.00",
+        "USD 2.10",
+        "CHF 1.00",
+    ]
 
 
 def test_u37_quotes_empty_state_knows_the_filters(login, lead):

@@ -34,12 +34,16 @@ if TYPE_CHECKING:
     from accounts.models import User
 
 STAFF_ONLY_FIELDS = ("provider", "is_public_list_price")
-# Prices sort as quoted (a list mixing currencies sorts within each currency's numbers).
+# Prices sort by value: each converted to the base currency at the catalog's newest FX rate.
+PRICE_ORDER = (
+    selectors.in_base_currency("price_per_gpu_hour"),
+    selectors.in_base_currency("price_per_node"),
+)
 QUOTE_COLUMNS = (
     Column("provider", "Provider", "provider__name"),
     Column("accelerator", "Accelerator", ("accelerator__name", "price_per_gpu_hour")),
     Column("capacity", "Capacity", ("capacity_model", "term_months")),
-    Column("price", "Price / GPU-hour", ("price_per_gpu_hour", "price_per_node"), numeric=True),
+    Column("price", "Price / GPU-hour", PRICE_ORDER, numeric=True),
     Column("gpus_per_node", "GPUs / node", "gpus_per_node", numeric=True),
     Column("region", "Region", "region"),
     Column("captured", "Captured", "quoted_at"),
@@ -54,8 +58,8 @@ MONEY_FIELDS = {
 
 def _display(quote: Quote, name: str) -> str:
     value = getattr(quote, name)
-    if name == "capacity_model":
-        return quote.get_capacity_model_display()
+    if getattr(Quote._meta.get_field(name), "choices", None):  # "Not stated", not "unknown"
+        return str(getattr(quote, f"get_{name}_display")())
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value in (None, ""):

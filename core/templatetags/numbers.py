@@ -115,6 +115,17 @@ def thousands(value: Any, places: int = 0) -> str:
 
 
 @register.filter
+def fact(value: Any) -> Any:
+    """A record's number for reading: 2000000.0 → "2,000,000", Decimal 18000.00 →
+    "18,000.00", 0.005 stays; text and booleans pass through."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:,.0f}"
+    return f"{value:,}"
+
+
+@register.filter
 def human(code: Any) -> str:
     if code is None or code == "":
         return DASH

@@ -156,6 +156,11 @@ class Page:
 
 @pytest.fixture
 def browser_page(chromium, live_server, request) -> Iterator[Page]:
+    from django.core.cache import cache
+
+    # The dashboard caches its count cards for a few seconds; an earlier test's world
+    # would otherwise show through in this one's pages.
+    cache.clear()
     chromium.clear_cookies()
     page = Page(chromium.new_page(), live_server.url, request.node.name)
     yield page

@@ -42,4 +42,17 @@ def test_issue17_operating_point_chart_draws_when_its_section_opens(
     assert box["width"] > 400  # drawn at the section's width, not a hidden guess
     expect(section.locator("table.operating-point-table tbody tr")).to_have_count(3)
     browser_page.shot("operating-points", element=section)
+    # At 1,024 px the table's last column, the unit cost, shows without sideways scrolling.
+    page.set_viewport_size({"width": 1024, "height": 900})
+    # Plotly's responsive redraw follows the resize: the chart fits the narrower section.
+    page.wait_for_function(
+        """() => {
+            const svg = document.querySelector('[data-plotly="fig-points-0"] .main-svg');
+            return svg.getBoundingClientRect().right <= document.documentElement.clientWidth;
+        }"""
+    )
+    scroller = section.locator(".table-scroll").first
+    widths = scroller.evaluate("(s) => ({scroll: s.scrollWidth, client: s.clientWidth})")
+    assert widths["scroll"] <= widths["client"], widths
+    browser_page.shot("operating-points-1024", element=section)
     browser_page.assert_no_console_errors()

@@ -284,3 +284,12 @@ def test_quote_detail_query_count_is_flat_in_versions(
     with django_assert_max_num_queries(len(small.captured_queries)):
         page = client.get(f"/catalog/quotes/{latest.pk}/")
     assert page.content.decode().count("Submitted</span>") == 11 + 1  # versions + header
+
+
+def test_quote_detail_shows_choices_in_words(login, lead):
+    """A field with choices reads as its label ("Not stated"), not its stored code."""
+    quote = QuoteFactory(private_endpoint="unknown", capacity_model="on_demand")
+    page = login(lead).get(f"/catalog/quotes/{quote.pk}/").content.decode()
+    facts = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    assert "Private endpoint Not stated" in facts
+    assert "Capacity model On-demand" in facts

@@ -110,3 +110,19 @@ def test_empty_comparison_list_knows_about_the_filter(login, lead, computed):
     html = login(lead).get("/comparisons/?status=failed").content.decode()
     assert "No comparison matches these filters." in html
     assert "No comparisons yet" not in html
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (2000000.0, "2,000,000"),
+        (Decimal("18000.00"), "18,000.00"),
+        (0.005, "0.005"),
+        (8192, "8,192"),
+        (True, True),
+        ("zero3", "zero3"),
+    ],
+)
+def test_decision_record_facts_read_as_numbers(value, expected):
+    """The decision record's brief facts: no float tails, thousands grouped."""
+    assert numbers.fact(value) == expected
