@@ -126,6 +126,18 @@ def fact(value: Any) -> Any:
 
 
 @register.filter
+def readable(value: Any) -> Any:
+    """A side-by-side cell: numbers with separators and no trailing zeros past the cent,
+    known codes (`on_demand`) in words; other text as it is."""
+    if isinstance(value, Decimal) and value.is_finite():
+        cents = value.quantize(Decimal("0.01"))
+        return fact(cents if cents == value else value.normalize())
+    if isinstance(value, str) and value in LABELS:
+        return LABELS[value]
+    return fact(value)
+
+
+@register.filter
 def human(code: Any) -> str:
     if code is None or code == "":
         return DASH

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -242,10 +244,20 @@ def test_side_by_side_highlights_only_differences(client, comparison, finance):
     html = client.get(url(comparison, "side-by-side") + "?a=q-h100&b=q-h200").content.decode()
     import re
 
-    storage_row = re.search(r'<tr class="([^"]*)">\s*<td>storage</td>', html)
-    gpu_row = re.search(r'<tr class="([^"]*)">\s*<td>gpu_compute</td>', html)
+    storage_row = re.search(r'<tr class="([^"]*)">\s*<td title="storage">Storage</td>', html)
+    gpu_row = re.search(r'<tr class="([^"]*)">\s*<td title="gpu_compute">GPU compute</td>', html)
     assert storage_row.group(1) == ""  # 250.00 on both
     assert gpu_row.group(1) == "differs"
+
+
+def test_side_by_side_reads_in_words_and_numbers(client, comparison, finance):
+    """Codes meant for machines on a business page (ux.md): labels and codes in words, the
+    code kept as a tooltip; numbers with separators and no trailing zeros past the cent."""
+    client.force_login(finance)
+    html = client.get(url(comparison, "side-by-side") + "?a=q-h100&b=q-h200").content.decode()
+    assert "<td>gpu_compute</td>" not in html
+    assert ">on_demand<" not in html
+    assert not re.search(r'<td class="val">\d{5,}', html), "a number without separators"
 
 
 @pytest.mark.parametrize(
