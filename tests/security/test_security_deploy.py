@@ -24,7 +24,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.conftest import free_port
 from tests.support.waiting import wait_until
 from tests.support.worker import test_env
 
@@ -91,6 +90,15 @@ def _healthz(port: int, timeout: float) -> int:
         connection.close()
 
 
+def _two_free_ports() -> tuple[int, int]:
+    """Two different free ports: both sockets are held while the kernel picks, so the second
+    pick can never hand back the port the first one just released."""
+    with socket.socket() as first, socket.socket() as second:
+        first.bind(("127.0.0.1", 0))
+        second.bind(("127.0.0.1", 0))
+        return int(first.getsockname()[1]), int(second.getsockname()[1])
+
+
 def _answers(port: int) -> bool:
     with contextlib.suppress(OSError):
         return _healthz(port, timeout=5) == 200
@@ -104,7 +112,7 @@ def stack(django_db_setup, tmp_path_factory) -> Iterator[Stack]:
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
         pytest.fail("This test starts its own nginx: install nginx (scripts/deps.sh does).")
-    gunicorn_port, nginx_port = free_port(), free_port()
+    gunicorn_port, nginx_port = _two_free_ports()
     env = {
         **os.environ,
         **test_env(),
