@@ -387,3 +387,42 @@ def test_side_by_side_with_one_candidate_says_so(client, finance, lead):
     response = client.get(url(lonely, "side-by-side"))
     assert response.status_code == 200
     assert "fewer than two candidates" in response.content.decode()
+
+
+def test_decision_record_lists_each_assumption_once_with_its_source(client, comparison, finance):
+    comparison.result = {
+        "assumptions": {
+            "hours_per_month": "730",
+            "workload": {
+                "observability_per_month": "0",
+                "horizon_months": 12,
+                "assumption_sources": {
+                    "observability_per_month": "product default",
+                    "horizon_months": "brief",
+                    "utilisation_likely": "override",
+                },
+            },
+        },
+        "assumptions_applied": [
+            {
+                "name": "observability_per_month",
+                "label": "Observability per month",
+                "value": "0",
+                "source": "product default",
+                "candidate_id": "",
+                "note": "not provided: counted as 0",
+            }
+        ],
+    }
+    comparison.save(update_fields=["result"])
+    client.force_login(finance)
+    html = client.get(url(comparison, "record")).content.decode()
+    assumptions = html.split('id="assumptions-h"', 1)[1].split("</section>", 1)[0]
+    # Given by the applied row alone: value and source once, no separate source line.
+    assert assumptions.count("observability_per_month") == 1
+    assert "not provided: counted as 0 (product default)" in assumptions
+    # Not in the applied rows: the figure carries its source beside it.
+    assert "12 (brief)" in assumptions
+    assert "assumption_sources.horizon_months" not in assumptions
+    # A source naming no listed figure keeps its own line.
+    assert "assumption_sources.utilisation_likely" in assumptions

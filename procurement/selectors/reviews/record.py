@@ -58,15 +58,39 @@ def flatten(data: Any, prefix: str = "") -> list[tuple[str, Any]]:
 
 
 def assumptions_of(comparison: Comparison) -> list[tuple[str, Any]]:
+    result = comparison.result or {}
+    applied = result.get("assumptions_applied", []) or []
     return [
         ("Seed", comparison.seed),
         ("Monte Carlo samples", comparison.samples),
         ("Engine version", comparison.engine_version),
         ("Brief", str(comparison.brief)),
         *flatten(comparison.assumptions or {}, "override."),
-        *flatten((comparison.result or {}).get("assumptions", {})),
+        *engine_assumptions(result.get("assumptions", {}), {str(a.get("name")) for a in applied}),
         *applied_of(comparison),
     ]
+
+
+def engine_assumptions(data: Any, applied: set[str]) -> list[tuple[str, Any]]:
+    """The engine's stated assumptions with each one listed once, beside its source.
+
+    An assumption the "applied" rows give (value and source) is left to them; any other
+    workload figure carries its source in brackets instead of a separate
+    `workload.assumption_sources.*` line. A source naming no figure keeps its own line."""
+    if not isinstance(data, dict) or not isinstance(data.get("workload"), dict):
+        return flatten(data or {})
+    workload = {k: v for k, v in data["workload"].items() if k not in applied}
+    sources = dict(workload.pop("assumption_sources", None) or {})
+    out: list[tuple[str, Any]] = []
+    for name, value in flatten({**data, "workload": workload}):
+        field = name.removeprefix("workload.")
+        if field != name and field in sources:
+            value = f"{'—' if value is None else value} ({sources.pop(field)})"
+        out.append((name, value))
+    for field, source in sorted(sources.items()):
+        if field not in applied:
+            out.append((f"workload.assumption_sources.{field}", source))
+    return out
 
 
 def applied_of(comparison: Comparison) -> list[tuple[str, Any]]:
