@@ -426,3 +426,38 @@ def test_decision_record_lists_each_assumption_once_with_its_source(client, comp
     assert "assumption_sources.horizon_months" not in assumptions
     # A source naming no listed figure keeps its own line.
     assert "assumption_sources.utilisation_likely" in assumptions
+
+
+def test_record_and_results_name_the_currency_of_money_assumptions(client, comparison, finance):
+    comparison.result = {
+        **comparison.result,
+        "base_currency": "USD",
+        "assumptions_applied": [
+            {
+                "name": "loaded_monthly_cost_per_fte",
+                "label": "Loaded monthly cost per FTE",
+                "value": "18000.00",
+                "source": "brief",
+                "candidate_id": "",
+                "note": "",
+            },
+            {
+                "name": "horizon_months",
+                "label": "Planning horizon (months)",
+                "value": 12,
+                "source": "brief",
+                "candidate_id": "",
+                "note": "",
+            },
+        ],
+    }
+    comparison.save(update_fields=["result"])
+    client.force_login(finance)
+    record = client.get(url(comparison, "record")).content.decode()
+    assert "Loaded monthly cost per FTE (USD)" in record  # the brief's facts
+    assert "Loaded monthly cost per FTE<" not in record
+    assert "USD 18,000.00 (brief)" in record  # the applied assumption
+    assert "12 (brief)" in record
+    detail = client.get(f"/comparisons/{comparison.pk}/").content.decode()
+    assert "Loaded monthly cost per FTE (USD) = USD 18,000.00 [brief]" in detail
+    assert "Planning horizon (months) = 12 [brief]" in detail

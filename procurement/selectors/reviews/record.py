@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from briefs.rules import FIELD_LABELS
+from core.templatetags.numbers import money
 from procurement import exports
+from procurement.engine.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
 from procurement.engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors.reviews.frozen import new_since
@@ -30,7 +33,8 @@ def brief_facts(brief: Any) -> list[tuple[str, Any]]:
             value = getattr(brief, f"get_{f.name}_display")()
         elif isinstance(value, list):
             value = ", ".join(str(v) for v in value)
-        facts.append((fact_label(str(f.verbose_name)), value))
+        # The brief form's label, which names the currency of money fields.
+        facts.append((FIELD_LABELS.get(f.name) or fact_label(str(f.verbose_name)), value))
     return facts
 
 
@@ -93,10 +97,41 @@ def engine_assumptions(data: Any, applied: set[str]) -> list[tuple[str, Any]]:
     return out
 
 
+# Applied assumptions that are money, in the comparison's base currency (the snapshot
+# converts quote figures such as support per node-year before the engine sees them).
+MONEY_ASSUMPTIONS = frozenset(
+    [name for name, _, is_money in WORKLOAD_ITEMS if is_money]
+    + [f"purchase.{name}" for name, _, is_money in PURCHASE_ITEMS if is_money]
+    + ["storage_price_per_gb_month"]
+)
+
+
+def base_currency(comparison: Comparison) -> str:
+    result = comparison.result or {}
+    return str(
+        result.get("base_currency") or (comparison.snapshot or {}).get("base_currency") or "USD"
+    )
+
+
+def applied_assumptions(comparison: Comparison) -> list[dict[str, Any]]:
+    """D9's applied assumptions for reading: money labelled with its currency and shown
+    with two decimals; the rest as the engine stated them."""
+    currency = base_currency(comparison)
+    out = []
+    for item in (comparison.result or {}).get("assumptions_applied", []) or []:
+        row = dict(item)
+        if item.get("name") in MONEY_ASSUMPTIONS:
+            row["label"] = f"{item.get('label')} ({currency})"
+            if not item.get("note") and money(item.get("value"), currency) != "—":
+                row["value"] = money(item.get("value"), currency)
+        out.append(row)
+    return out
+
+
 def applied_of(comparison: Comparison) -> list[tuple[str, Any]]:
     """D9: every default the engine used, "applied.<name>[@row]" → "value (source)"."""
     out: list[tuple[str, Any]] = []
-    for item in (comparison.result or {}).get("assumptions_applied", []) or []:
+    for item in applied_assumptions(comparison):
         name = f"applied.{item.get('name')}"
         if item.get("candidate_id"):
             name += f"@{item['candidate_id']}"
