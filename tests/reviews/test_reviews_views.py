@@ -461,3 +461,13 @@ def test_record_and_results_name_the_currency_of_money_assumptions(client, compa
     detail = client.get(f"/comparisons/{comparison.pk}/").content.decode()
     assert "Loaded monthly cost per FTE (USD) = USD 18,000.00 [brief]" in detail
     assert "Planning horizon (months) = 12 [brief]" in detail
+
+
+def test_side_by_side_unit_costs_name_their_currency(client, comparison, finance):
+    client.force_login(finance)
+    html = client.get(url(comparison, "side-by-side") + "?a=q-h100&b=q-h200").content.decode()
+    unit = comparison.candidates.get(key="q-h100").unit_label
+    for label in ("Unit cost", "Unit cost p10", "Unit cost p50", "Unit cost p90"):
+        assert f">{label} (USD {unit})<" in html
+    assert ">Total (USD)<" in html
+    assert ">P10<" not in html

@@ -174,15 +174,16 @@ def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]
         )
     ]
     basics.append(("Ineligible because", "; ".join(a.reasons or []), "; ".join(b.reasons or [])))
+    unit = f"USD {a.unit_label}" if a.unit_label else "USD"
     outcome = [
         (label, getattr(a, attr), getattr(b, attr))
         for label, attr in (
             ("Total (USD)", "total_usd"),
             ("Accepted outputs", "accepted_outputs"),
-            (f"Unit cost ({a.unit_label or 'USD'})", "unit_cost_usd"),
-            ("p10", "p10"),
-            ("p50", "p50"),
-            ("p90", "p90"),
+            (f"Unit cost ({unit})", "unit_cost_usd"),
+            (f"Unit cost p10 ({unit})", "p10"),
+            (f"Unit cost p50 ({unit})", "p50"),
+            (f"Unit cost p90 ({unit})", "p90"),
             ("Probability cheapest", "prob_cheapest"),
             ("Rank", "rank"),
         )
