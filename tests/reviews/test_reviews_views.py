@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult
+from core.templatetags.numbers import unit_price
 from procurement.models import Comparison, Review
 from tests.reviews.factories_reviews import CandidateResultFactory, ready_comparison
 
@@ -471,3 +472,14 @@ def test_side_by_side_unit_costs_name_their_currency(client, comparison, finance
         assert f">{label} (USD {unit})<" in html
     assert ">Total (USD)<" in html
     assert ">P10<" not in html
+
+
+def test_record_money_reads_with_currency_first_and_two_decimals(client, comparison, finance):
+    comparison.commitment_usd = "250000.00"
+    comparison.save(update_fields=["commitment_usd"])
+    client.force_login(finance)
+    html = client.get(url(comparison, "record")).content.decode()
+    chosen = comparison.candidates.get(key=comparison.recommended_key)
+    assert f"{unit_price(chosen.unit_cost_usd, 'USD')} {chosen.unit_label}" in html
+    assert f"{chosen.unit_cost_usd:.4f} USD" not in html
+    assert "USD 250,000.00" in html
