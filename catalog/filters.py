@@ -39,12 +39,14 @@ class QuoteFilter(django_filters.FilterSet):
     )
     region = django_filters.CharFilter(lookup_expr="icontains", label="Region contains")
     currency = django_filters.CharFilter(method="filter_currency", label="Currency")
-    stale = django_filters.ChoiceFilter(choices=YES_NO, method="filter_stale", label="Stale")
+    stale = django_filters.ChoiceFilter(
+        choices=YES_NO, method="filter_stale", label="Stale", empty_label="Any"
+    )
     current = django_filters.ChoiceFilter(
-        choices=YES_NO, method="filter_current", label="Current versions only"
+        choices=YES_NO, method="filter_current", label="Current versions only", empty_label="Any"
     )
     public = django_filters.ChoiceFilter(
-        choices=YES_NO, method="filter_public", label="Public list price"
+        choices=YES_NO, method="filter_public", label="Public list price", empty_label="Any"
     )
     rfq = django_filters.NumberFilter(field_name="rfq_id", label="RFQ id")
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from procurement.charts import BASE_LAYOUT, short_label
 
+LEGEND_MARGIN_PX = 150  # x-axis ticks and title (~55 px) and up to four legend rows
 ACROSS_TOP = 8  # candidates in the across-candidates figure (the cheapest eligible ones)
 MISS_COLOUR = "#9ca3af"
 MEET_COLOUR = "#1d4ed8"
@@ -172,8 +173,19 @@ def candidate_figure(row: Any, unit_label: str) -> dict[str, Any] | None:
             **_axes(unit_label),
             "shapes": shapes,
             "annotations": notes,
-            "legend": {"orientation": "h", "y": -0.25},
-            "height": 380,
+            # Below the plot, in the figure's own bottom margin: a legend placed in plot
+            # units (y < 0) overflowed the chart's border once the long "costed at" entry
+            # wrapped at 1,024 px. The margin holds the axis title and four legend rows; no
+            # fixed height, so the figure fills its box (comparisons.css) and never spills.
+            "legend": {
+                "orientation": "h",
+                "x": 0,
+                "xanchor": "left",
+                "y": 0.02,  # clear of the box's bottom border
+                "yanchor": "bottom",
+                "yref": "container",
+            },
+            "margin": {**BASE_LAYOUT["margin"], "b": LEGEND_MARGIN_PX},
         },
     }
 

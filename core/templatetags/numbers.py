@@ -144,6 +144,8 @@ def human(code: Any) -> str:
     text = str(code)
     if text in LABELS:
         return LABELS[text]
+    if " " in text:  # already words ("Total (USD)"): lower-casing would lose "USD", "GPU"
+        return text
     words = text.replace("_", " ").replace(".", " ").strip()
     return words[:1].upper() + words[1:].lower()
 

@@ -15,6 +15,7 @@ from core import workloads
 from core.roles import get_or_404
 from procurement import access
 from procurement.models import CandidateResult, Comparison
+from procurement.selectors.reviews.record import applied_assumptions
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -234,4 +235,5 @@ def results_context(
         "hybrid": result.get("hybrid"),
         "notes": result.get("notes", []),
         "snapshot_as_of": as_of,
+        "assumptions_applied": applied_assumptions(comparison),
     }

@@ -54,5 +54,23 @@ def test_issue17_operating_point_chart_draws_when_its_section_opens(
     scroller = section.locator(".table-scroll").first
     widths = scroller.evaluate("(s) => ({scroll: s.scrollWidth, client: s.clientWidth})")
     assert widths["scroll"] <= widths["client"], widths
+    # The legend stays inside the chart's border at 1,024 px.
+    page.wait_for_function(
+        """() => {
+            const chart = document.querySelector('[data-plotly="fig-points-0"]');
+            const legend = chart.querySelector('.legend');
+            const box = chart.getBoundingClientRect(), key = legend.getBoundingClientRect();
+            return key.bottom <= box.bottom && key.right <= box.right && key.left >= box.left;
+        }"""
+    )
+    # The legend stays inside the chart's border at 1,024 px.
+    page.wait_for_function(
+        """() => {
+            const chart = document.querySelector('[data-plotly="fig-points-0"]');
+            const legend = chart.querySelector('.legend');
+            const box = chart.getBoundingClientRect(), key = legend.getBoundingClientRect();
+            return key.bottom <= box.bottom && key.right <= box.right && key.left >= box.left;
+        }"""
+    )
     browser_page.shot("operating-points-1024", element=section)
     browser_page.assert_no_console_errors()

@@ -165,6 +165,15 @@ def test_quote_list_flags_stale_and_defaults_to_current(login, engineer, provide
     assert "1 quote." in stale_only
 
 
+def test_quote_list_yes_no_filters_offer_any_not_dashes(login, engineer):
+    html = login(engineer).get("/catalog/quotes/").content.decode()
+    assert "---------" not in html
+    for name in ("stale", "public", "current"):
+        select = html.split(f'name="{name}"', 1)[1].split("</select>", 1)[0]
+        assert '<option value=""' in select
+        assert ">Any</option>" in select
+
+
 def test_rfq_create_close_and_reopen(login, lead, provider_a, provider_b, h100):
     client = login(lead)
     deadline = (timezone.now() + timedelta(days=7)).strftime(NOW)

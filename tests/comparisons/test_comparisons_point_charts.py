@@ -72,6 +72,18 @@ def test_issue17_candidate_chart_marks_the_chosen_point_and_styles_misses_apart(
     json.dumps(fig)
 
 
+def test_candidate_chart_legend_sits_below_the_plot_inside_the_figure():
+    layout = point_charts.candidate_figure(_row(), UNIT)["layout"]
+    legend = layout["legend"]
+    assert (legend["orientation"], legend["yref"], legend["yanchor"]) == (
+        "h",
+        "container",
+        "bottom",
+    )
+    assert layout["margin"]["b"] >= 150  # the axis title and the wrapped legend rows
+    assert "height" not in layout  # the chart's box sets it: the figure cannot outgrow it
+
+
 def test_issue17_the_service_level_boundary_is_drawn_at_the_last_point_meeting_it():
     fig = point_charts.candidate_figure(_row(), UNIT)
     line, shade = fig["layout"]["shapes"]

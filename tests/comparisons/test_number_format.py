@@ -60,6 +60,8 @@ def test_codes_get_human_labels():
     assert numbers.human("api_compute") == "API usage"
     assert numbers.human("platform_labor") == "Platform labour"
     assert numbers.human("on_demand") == "On-demand"
+    # Labels already in words keep their acronyms and currency.
+    assert numbers.human("Unit cost p10 (USD per 1M tokens)") == "Unit cost p10 (USD per 1M tokens)"
     assert numbers.human("LATENCY_UNMEASURED") == "Latency unmeasured"
     assert (
         numbers.human("CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT") == "Cheapest per hour, not per output"

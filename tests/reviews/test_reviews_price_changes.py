@@ -14,6 +14,7 @@ import pytest
 from django.core import mail
 
 from catalog.services.quotes import quote_revise, quote_withdraw
+from catalog.templatetags.catalog_tags import price
 from core.models import AuditEvent
 from procurement.models import Comparison, PriceChange
 from procurement.services.price_changes import flag_approved_decisions
@@ -49,9 +50,11 @@ def test_price_changed_since_approval_flags_record_dashboard_and_mails_the_appro
     assert [m.to for m in mail.outbox] == [[finance.email]]
     message = mail.outbox[0]
     assert message.subject == f"Price changed since approval: {comparison.title} (rev 1)"
-    assert f"quote #{quote.pk}" in message.body
-    assert "3.1000 USD per GPU-hour" in message.body
-    assert f"approved at {quote.price_per_gpu_hour} USD" in message.body
+    assert f"Quote #{quote.pk}" in message.body
+    # Money reads as on the dashboard flag: currency first, two decimals, the unit.
+    assert "now stands at USD 3.10 per GPU-hour" in message.body
+    assert f"approved at USD {price(quote.price_per_gpu_hour)} per GPU-hour" in message.body
+    assert "3.1000" not in message.body
 
     client = login(finance)
     record = client.get(f"/comparisons/{comparison.pk}/record/").content.decode()

@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult
+from core.templatetags.numbers import unit_price
 from procurement.models import Comparison, Review
 from tests.reviews.factories_reviews import CandidateResultFactory, ready_comparison
 
@@ -387,3 +388,98 @@ def test_side_by_side_with_one_candidate_says_so(client, finance, lead):
     response = client.get(url(lonely, "side-by-side"))
     assert response.status_code == 200
     assert "fewer than two candidates" in response.content.decode()
+
+
+def test_decision_record_lists_each_assumption_once_with_its_source(client, comparison, finance):
+    comparison.result = {
+        "assumptions": {
+            "hours_per_month": "730",
+            "workload": {
+                "observability_per_month": "0",
+                "horizon_months": 12,
+                "assumption_sources": {
+                    "observability_per_month": "product default",
+                    "horizon_months": "brief",
+                    "utilisation_likely": "override",
+                },
+            },
+        },
+        "assumptions_applied": [
+            {
+                "name": "observability_per_month",
+                "label": "Observability per month",
+                "value": "0",
+                "source": "product default",
+                "candidate_id": "",
+                "note": "not provided: counted as 0",
+            }
+        ],
+    }
+    comparison.save(update_fields=["result"])
+    client.force_login(finance)
+    html = client.get(url(comparison, "record")).content.decode()
+    assumptions = html.split('id="assumptions-h"', 1)[1].split("</section>", 1)[0]
+    # Given by the applied row alone: value and source once, no separate source line.
+    assert assumptions.count("observability_per_month") == 1
+    assert "not provided: counted as 0 (product default)" in assumptions
+    # Not in the applied rows: the figure carries its source beside it.
+    assert "12 (brief)" in assumptions
+    assert "assumption_sources.horizon_months" not in assumptions
+    # A source naming no listed figure keeps its own line.
+    assert "assumption_sources.utilisation_likely" in assumptions
+
+
+def test_record_and_results_name_the_currency_of_money_assumptions(client, comparison, finance):
+    comparison.result = {
+        **comparison.result,
+        "base_currency": "USD",
+        "assumptions_applied": [
+            {
+                "name": "loaded_monthly_cost_per_fte",
+                "label": "Loaded monthly cost per FTE",
+                "value": "18000.00",
+                "source": "brief",
+                "candidate_id": "",
+                "note": "",
+            },
+            {
+                "name": "horizon_months",
+                "label": "Planning horizon (months)",
+                "value": 12,
+                "source": "brief",
+                "candidate_id": "",
+                "note": "",
+            },
+        ],
+    }
+    comparison.save(update_fields=["result"])
+    client.force_login(finance)
+    record = client.get(url(comparison, "record")).content.decode()
+    assert "Loaded monthly cost per FTE (USD)" in record  # the brief's facts
+    assert "Loaded monthly cost per FTE<" not in record
+    assert "USD 18,000.00 (brief)" in record  # the applied assumption
+    assert "12 (brief)" in record
+    detail = client.get(f"/comparisons/{comparison.pk}/").content.decode()
+    assert "Loaded monthly cost per FTE (USD) = USD 18,000.00 [brief]" in detail
+    assert "Planning horizon (months) = 12 [brief]" in detail
+
+
+def test_side_by_side_unit_costs_name_their_currency(client, comparison, finance):
+    client.force_login(finance)
+    html = client.get(url(comparison, "side-by-side") + "?a=q-h100&b=q-h200").content.decode()
+    unit = comparison.candidates.get(key="q-h100").unit_label
+    for label in ("Unit cost", "Unit cost p10", "Unit cost p50", "Unit cost p90"):
+        assert f">{label} (USD {unit})<" in html
+    assert ">Total (USD)<" in html
+    assert ">P10<" not in html
+
+
+def test_record_money_reads_with_currency_first_and_two_decimals(client, comparison, finance):
+    comparison.commitment_usd = "250000.00"
+    comparison.save(update_fields=["commitment_usd"])
+    client.force_login(finance)
+    html = client.get(url(comparison, "record")).content.decode()
+    chosen = comparison.candidates.get(key=comparison.recommended_key)
+    assert f"{unit_price(chosen.unit_cost_usd, 'USD')} {chosen.unit_label}" in html
+    assert f"{chosen.unit_cost_usd:.4f} USD" not in html
+    assert "USD 250,000.00" in html

@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from briefs.rules import FIELD_LABELS
+from core.templatetags.numbers import money
 from procurement import exports
+from procurement.engine.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
 from procurement.engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors.reviews.frozen import new_since
@@ -30,7 +33,8 @@ def brief_facts(brief: Any) -> list[tuple[str, Any]]:
             value = getattr(brief, f"get_{f.name}_display")()
         elif isinstance(value, list):
             value = ", ".join(str(v) for v in value)
-        facts.append((fact_label(str(f.verbose_name)), value))
+        # The brief form's label, which names the currency of money fields.
+        facts.append((FIELD_LABELS.get(f.name) or fact_label(str(f.verbose_name)), value))
     return facts
 
 
@@ -58,21 +62,76 @@ def flatten(data: Any, prefix: str = "") -> list[tuple[str, Any]]:
 
 
 def assumptions_of(comparison: Comparison) -> list[tuple[str, Any]]:
+    result = comparison.result or {}
+    applied = result.get("assumptions_applied", []) or []
     return [
         ("Seed", comparison.seed),
         ("Monte Carlo samples", comparison.samples),
         ("Engine version", comparison.engine_version),
         ("Brief", str(comparison.brief)),
         *flatten(comparison.assumptions or {}, "override."),
-        *flatten((comparison.result or {}).get("assumptions", {})),
+        *engine_assumptions(result.get("assumptions", {}), {str(a.get("name")) for a in applied}),
         *applied_of(comparison),
     ]
+
+
+def engine_assumptions(data: Any, applied: set[str]) -> list[tuple[str, Any]]:
+    """The engine's stated assumptions with each one listed once, beside its source.
+
+    An assumption the "applied" rows give (value and source) is left to them; any other
+    workload figure carries its source in brackets instead of a separate
+    `workload.assumption_sources.*` line. A source naming no figure keeps its own line."""
+    if not isinstance(data, dict) or not isinstance(data.get("workload"), dict):
+        return flatten(data or {})
+    workload = {k: v for k, v in data["workload"].items() if k not in applied}
+    sources = dict(workload.pop("assumption_sources", None) or {})
+    out: list[tuple[str, Any]] = []
+    for name, value in flatten({**data, "workload": workload}):
+        field = name.removeprefix("workload.")
+        if field != name and field in sources:
+            value = f"{'—' if value is None else value} ({sources.pop(field)})"
+        out.append((name, value))
+    for field, source in sorted(sources.items()):
+        if field not in applied:
+            out.append((f"workload.assumption_sources.{field}", source))
+    return out
+
+
+# Applied assumptions that are money, in the comparison's base currency (the snapshot
+# converts quote figures such as support per node-year before the engine sees them).
+MONEY_ASSUMPTIONS = frozenset(
+    [name for name, _, is_money in WORKLOAD_ITEMS if is_money]
+    + [f"purchase.{name}" for name, _, is_money in PURCHASE_ITEMS if is_money]
+    + ["storage_price_per_gb_month"]
+)
+
+
+def base_currency(comparison: Comparison) -> str:
+    result = comparison.result or {}
+    return str(
+        result.get("base_currency") or (comparison.snapshot or {}).get("base_currency") or "USD"
+    )
+
+
+def applied_assumptions(comparison: Comparison) -> list[dict[str, Any]]:
+    """D9's applied assumptions for reading: money labelled with its currency and shown
+    with two decimals; the rest as the engine stated them."""
+    currency = base_currency(comparison)
+    out = []
+    for item in (comparison.result or {}).get("assumptions_applied", []) or []:
+        row = dict(item)
+        if item.get("name") in MONEY_ASSUMPTIONS:
+            row["label"] = f"{item.get('label')} ({currency})"
+            if not item.get("note") and money(item.get("value"), currency) != "—":
+                row["value"] = money(item.get("value"), currency)
+        out.append(row)
+    return out
 
 
 def applied_of(comparison: Comparison) -> list[tuple[str, Any]]:
     """D9: every default the engine used, "applied.<name>[@row]" → "value (source)"."""
     out: list[tuple[str, Any]] = []
-    for item in (comparison.result or {}).get("assumptions_applied", []) or []:
+    for item in applied_assumptions(comparison):
         name = f"applied.{item.get('name')}"
         if item.get("candidate_id"):
             name += f"@{item['candidate_id']}"
@@ -115,15 +174,16 @@ def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]
         )
     ]
     basics.append(("Ineligible because", "; ".join(a.reasons or []), "; ".join(b.reasons or [])))
+    unit = f"USD {a.unit_label}" if a.unit_label else "USD"
     outcome = [
         (label, getattr(a, attr), getattr(b, attr))
         for label, attr in (
             ("Total (USD)", "total_usd"),
             ("Accepted outputs", "accepted_outputs"),
-            (f"Unit cost ({a.unit_label or 'USD'})", "unit_cost_usd"),
-            ("p10", "p10"),
-            ("p50", "p50"),
-            ("p90", "p90"),
+            (f"Unit cost ({unit})", "unit_cost_usd"),
+            (f"Unit cost p10 ({unit})", "p10"),
+            (f"Unit cost p50 ({unit})", "p50"),
+            (f"Unit cost p90 ({unit})", "p90"),
             ("Probability cheapest", "prob_cheapest"),
             ("Rank", "rank"),
         )
