@@ -107,9 +107,12 @@ MONEY_ASSUMPTIONS = frozenset(
 
 
 def base_currency(comparison: Comparison) -> str:
+    # snapshot_facts, not the snapshot: pages of a 20,000-candidate comparison never load it.
     result = comparison.result or {}
     return str(
-        result.get("base_currency") or (comparison.snapshot or {}).get("base_currency") or "USD"
+        result.get("base_currency")
+        or comparison.shown_snapshot_facts().get("base_currency")
+        or "USD"
     )
 
 
