@@ -8,6 +8,7 @@ malformed body a 400 on every write endpoint, present and future, in the API's e
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +16,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework.exceptions import ParseError
 from rest_framework.views import APIView
 
-from core.api.parsers import load_json
+from core.api.parsers import PARSED_BODY, load_json
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
@@ -47,13 +48,16 @@ class JsonBodyMiddleware:
             return None
         if not _handles(view_func, request.method):
             return None
-        body = request.body  # cached: the view's parser reads it again from memory
+        body = request.body
         if not body.strip():
             return None
         try:
-            load_json(body)
+            value = load_json(body)
         except ParseError as exc:
             return JsonResponse(
                 {"detail": str(exc.detail), "code": "parse_error", "fields": {}}, status=400
             )
+        if json.detect_encoding(body) == "utf-8":
+            # Kept for the view's parser, which would read the same UTF-8 text the same way.
+            setattr(request, PARSED_BODY, value)
         return None

@@ -81,9 +81,16 @@ def load_json(text: str | bytes) -> Any:
     return value
 
 
+#: Where `core.api.middleware.JsonBodyMiddleware` leaves a body it already read.
+PARSED_BODY: Final = "_json_body_read"
+
+
 class SafeJSONParser(JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        django_request = getattr((parser_context or {}).get("request"), "_request", None)
+        if hasattr(django_request, PARSED_BODY) and encoding.lower() in {"utf-8", "utf8"}:
+            return getattr(django_request, PARSED_BODY)
         raw = stream.read()
         try:
             text = raw.decode(encoding)
