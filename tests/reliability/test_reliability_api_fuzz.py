@@ -9,11 +9,9 @@ that every body matches its documented schema. Everything is removed afterwards.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -27,6 +25,7 @@ from django.conf import settings
 
 from tests.reliability.conftest import free_port
 from tests.support.waiting import wait_until
+from tests.support.worker import stop_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
@@ -179,17 +178,5 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(
         assert run.returncode == 0, f"schemathesis failed after {elapsed:.0f} s:\n{output[-12000:]}"
         assert "Server error" not in output
     finally:
-        _stop(server)
+        stop_worker(server)
         server_log.close()
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGTERM our own process group, SIGKILL if it lingers."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=5)

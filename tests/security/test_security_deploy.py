@@ -13,7 +13,6 @@ import contextlib
 import http.client
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.waiting import wait_until
-from tests.support.worker import test_env
+from tests.support.worker import stop_worker, test_env
 
 ROOT = Path(__file__).resolve().parents[2]
 NGINX_CONF = ROOT / "deploy" / "nginx" / "workbench.conf"
@@ -41,17 +40,6 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db]
 class Stack:
     gunicorn_port: int
     nginx_port: int
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=5)
 
 
 def _nginx_config(prefix: Path, nginx_port: int, gunicorn_port: int) -> Path:
@@ -157,8 +145,8 @@ def stack(django_db_setup, tmp_path_factory) -> Iterator[Stack]:
             assert _healthz(nginx_port, timeout=10) == 200
         yield Stack(gunicorn_port=gunicorn_port, nginx_port=nginx_port)
     finally:
-        _stop(nginx_proc)
-        _stop(gunicorn)
+        stop_worker(nginx_proc)
+        stop_worker(gunicorn)
         gunicorn_log.close()
 
 

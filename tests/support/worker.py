@@ -86,7 +86,8 @@ def start_worker(
 
 
 def stop_worker(proc: subprocess.Popen, timeout: float = 15) -> None:
-    """SIGTERM the worker's whole group (warm shutdown); SIGKILL it if that takes too long."""
+    """SIGTERM a worker's (or a test server's) whole group, a warm shutdown; SIGKILL it if
+    that takes too long."""
     try:
         os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
         proc.wait(timeout=timeout)
