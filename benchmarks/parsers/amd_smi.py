@@ -21,11 +21,11 @@ import csv
 import io
 import math
 import re
-from datetime import UTC, datetime
 from typing import Final
 
 from ._util import Builder, ProgressFn
 from .registry import CSV_HEADER, Format
+from .telemetry import iso_seconds
 from .types import Metrics, ParsedResult
 
 FORMAT_ID: Final = "amd-smi-csv"
@@ -124,13 +124,7 @@ def _parse_time(text: str) -> float | None:
         pass
     else:
         return epoch if math.isfinite(epoch) and 0 < epoch < 1e11 else None
-    try:
-        moment = datetime.fromisoformat(cleaned.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+    return iso_seconds(cleaned)
 
 
 def _columns_of(header: list[str]) -> dict[str, tuple[int, float]]:

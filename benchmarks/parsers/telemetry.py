@@ -67,8 +67,13 @@ def _parse_time(text: str) -> float | None:
             return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC).timestamp()
         except ValueError:
             continue
+    return iso_seconds(cleaned)
+
+
+def iso_seconds(text: str) -> float | None:
+    """An ISO 8601 time as epoch seconds (no zone: UTC), or None when it is not one."""
     try:
-        moment = datetime.fromisoformat(cleaned.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
     if moment.tzinfo is None:
