@@ -30,6 +30,7 @@ from procurement.engine.types import Range
 from procurement.snapshot.context import Context, rounded
 
 REALTIME = workloads.REALTIME
+NAMES = {"ttft_p95_ms": "TTFT p95", "itl_p95_ms": "ITL p95", "e2e_p99_ms": "E2E p99"}
 Z80 = 1.2816  # two-sided 80 % interval of a measured rate (p10–p90, like every range)
 
 
@@ -202,8 +203,12 @@ def apply(
     if total:
         perf.update(tokens_per_s=total * match.throughput_factor, throughput_source=match.kind)
     if match.kind == "measured" and any(v is not None for v in figures.values()):
-        perf.update({k: v for k, v in figures.items() if v is not None})
+        # A figure the file lacks must not keep the roofline estimate under a "measured"
+        # label: that estimate would pass the target the file cannot check (issue 17).
+        perf.update(figures)
         perf["latency_source"] = "measured"
+        if unchecked := [NAMES[k] for k, v in figures.items() if v is None]:
+            perf["latency_not_in_benchmark"] = unchecked
     acceptance = _num(result.get("acceptance_rate")) if match.kind == "measured" else None
     n = _num(result.get("requests_completed"))
     if choice is not None and len(points) > 1:
