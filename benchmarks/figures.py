@@ -93,35 +93,6 @@ def percentile_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def target_checks(
-    figures: dict[str, Any], *, e2e_p99_ms: float | None, ttft_p95_ms: float | None
-) -> list[dict[str, Any]]:
-    """One check per brief target: label, target, observed, ok (None when unmeasured)."""
-    checks = []
-    for label, target, observed in (
-        ("p99 E2E", e2e_p99_ms, figures["e2e_p99_ms"]),
-        ("p95 TTFT", ttft_p95_ms, figures["ttft_p95_ms"]),
-    ):
-        if target:
-            ok = None if observed is None else observed <= target
-            checks.append({"label": label, "target": target, "observed": observed, "ok": ok})
-    return checks
-
-
-def meets_latency_targets(
-    figures: dict[str, Any], *, e2e_p99_ms: float | None, ttft_p95_ms: float | None
-) -> bool | None:
-    """True/False when at least one target can be checked against the figures, else None."""
-    verdicts = []
-    for target, observed in (
-        (e2e_p99_ms, figures["e2e_p99_ms"]),
-        (ttft_p95_ms, figures["ttft_p95_ms"]),
-    ):
-        if target and observed is not None:
-            verdicts.append(observed <= target)
-    return all(verdicts) if verdicts else None
-
-
 def peak_memory_mib(metrics: dict[str, Any]) -> tuple[float, float] | None:
     """(peak used, total) GPU memory in MiB from telemetry uploaded with the run, if any.
 

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, QuerySet
 
-from benchmarks import figures
+from benchmarks import figures, latency_verdict
+from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
+from core import workloads
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -34,13 +36,31 @@ _RESULT_FIELDS = (
 )
 
 
-def _brief_targets(brief_id: int | None) -> tuple[float | None, float | None]:
+def _brief_targets(brief_id: int | None) -> Targets:
     if brief_id is None:
-        return None, None
+        return Targets()
     from briefs.models import WorkloadBrief
 
-    row = WorkloadBrief.objects.filter(pk=brief_id).values_list("e2e_p99_ms", "ttft_p95_ms").first()
-    return (row[0], row[1]) if row else (None, None)
+    row = (
+        WorkloadBrief.objects.filter(pk=brief_id)
+        .values("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms", "workload_class")
+        .first()
+    )
+    return _targets_of(row) if row else Targets()
+
+
+def _targets_of(brief: Any) -> Targets:
+    """A brief (model or its values dict) → its latency targets."""
+
+    def get(name: str) -> Any:
+        return brief.get(name) if isinstance(brief, dict) else getattr(brief, name, None)
+
+    return Targets(
+        ttft_p95_ms=get("ttft_p95_ms"),
+        itl_p95_ms=get("itl_p95_ms"),
+        e2e_p99_ms=get("e2e_p99_ms"),
+        realtime=get("workload_class") in workloads.REALTIME,
+    )
 
 
 def _figures_of(result: BenchmarkResult) -> dict[str, Any]:
@@ -57,10 +77,12 @@ def _rank(
     item: dict[str, Any],
     result: BenchmarkResult,
     brief_id: int | None,
-    targets: tuple[float | None, float | None],
+    targets: Targets,
 ) -> _RankKey:
-    """Sort key, higher is better: for the brief > meets its latency targets > tokens/s per GPU."""
-    meets = figures.meets_latency_targets(item, e2e_p99_ms=targets[0], ttft_p95_ms=targets[1])
+    """Sort key, higher is better: for the brief > meets its latency targets > tokens/s per GPU.
+
+    A sweep meets them when one of its operating points does (as the comparison reads it)."""
+    meets = latency_verdict.judge(result.metrics or {}, item, targets).meets
     per_gpu = item["tokens_per_s_per_gpu"]
     return (
         1 if brief_id is not None and result.brief_id == brief_id else 0,
@@ -91,9 +113,10 @@ def measured_performance_for(
     does not carry is None.
 
     With a brief, only results for that brief or for no brief count, and the brief's own ones
-    win; then results meeting the brief's p99 end-to-end / p95 TTFT targets; then the highest
-    output tokens/s per GPU; then the newest. By accelerator, every parsed result measured on
-    that accelerator counts (any provider's quote, or none). Two queries at most.
+    win; then results meeting the brief's p95 TTFT / p95 ITL / p99 E2E targets (a sweep at its
+    best operating point); then the highest output tokens/s per GPU; then the newest. By
+    accelerator, every parsed result measured on that accelerator counts (any provider's
+    quote, or none). Two queries at most.
     """
     quote_ids = [int(q) for q in quote_ids]
     accelerator_ids = [int(a) for a in accelerator_ids]
@@ -225,7 +248,8 @@ def candidate_label(result: BenchmarkResult) -> str:
 
 
 def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
-    """One row per parsed result for the brief, with its figures and whether it meets targets."""
+    """One row per parsed result for the brief, with its figures and whether it meets targets
+    (a sweep at the operating point the comparison would cost it, named in `judged_at`)."""
     from benchmarks import access
 
     results = (
@@ -233,10 +257,12 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
         .filter(brief=brief, status=BenchmarkResult.Status.PARSED)
         .order_by("accelerator__name", "-created_at")
     )
+    targets = _targets_of(brief)
     rows = []
     for result in results:
         item = figures.key_figures(result.metrics or {}, result.gpu_count)
         engine = " ".join(x for x in (result.serving_engine, result.parallelism) if x)
+        verdict = latency_verdict.judge(result.metrics or {}, item, targets)
         rows.append(
             {
                 **item,
@@ -244,12 +270,9 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
                 "result_id": result.pk,
                 "label": candidate_label(result) + (f" ({engine})" if engine else ""),
                 "group": str(result.accelerator),
-                "meets": figures.meets_latency_targets(
-                    item, e2e_p99_ms=brief.e2e_p99_ms, ttft_p95_ms=brief.ttft_p95_ms
-                ),
-                "checks": figures.target_checks(
-                    item, e2e_p99_ms=brief.e2e_p99_ms, ttft_p95_ms=brief.ttft_p95_ms
-                ),
+                "meets": verdict.meets,
+                "checks": verdict.checks,
+                "judged_at": verdict.point,
             }
         )
     return rows

@@ -48,7 +48,7 @@ def parse(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedR
         runs.append(_benchmark(obj, bench, i, version, layout))
         if progress is not None:
             progress((i + 1) / len(benches))
-    return combine_runs(runs, "benchmark (load point)")
+    return combine_runs(runs, "benchmark (load point)", plural="benchmarks (load points)")
 
 
 def _layout(obj: Mapping[str, Any]) -> str:

@@ -8,8 +8,13 @@ cheapest point is the one with the most accepted tokens per second:
 requests meeting every objective, from the per-request samples when the file has them).
 
 - A point past the service level is never chosen while one meets it, so it can never lower
-  the cost; when none meets, the point closest to the targets is returned with
-  ``meets=False`` (the row is then ineligible and says how close it came).
+  the cost.
+- A target the file has no figure for cannot be checked. When no point meets every target
+  but some fail none that can be checked, the best of those (below the first point that
+  fails one) is taken with ``meets=None``, naming the unchecked targets: the row stays
+  "not measured" for them, never "meets", and is costed where it can be served.
+- When every point fails a checkable target, the point closest to the targets is returned
+  with ``meets=False`` (the row is then ineligible and says how close it came).
 - Interpolation between the last point that meets a target and the first that does not
   happens only when asked (``interpolate=True``) and is stated; never beyond a measured
   point (no extrapolation).
@@ -81,6 +86,23 @@ class PointChoice:
     itl_p95_ms: float | None = None
     e2e_p99_ms: float | None = None
     concurrency: float | None = None
+    unchecked: tuple[str, ...] = ()  # targets set but not in the file: "E2E p99"
+
+
+TARGET_NAMES = ("TTFT p95", "ITL p95", "E2E p99")
+
+
+def _targets(slo: ServiceLevel) -> tuple[float | None, float | None, float | None]:
+    return slo.ttft_p95_ms, slo.itl_p95_ms, slo.e2e_p99_ms
+
+
+def unchecked_targets(point: MeasuredPoint, slo: ServiceLevel) -> tuple[str, ...]:
+    """Names of the targets the brief sets that this point has no figure for."""
+    return tuple(
+        name
+        for name, target, value in zip(TARGET_NAMES, _targets(slo), _figures(point), strict=True)
+        if target is not None and value is None
+    )
 
 
 def _figures(point: MeasuredPoint) -> tuple[float | None, float | None, float | None]:
@@ -174,6 +196,7 @@ def _choice(point: MeasuredPoint, slo: ServiceLevel, realtime: bool, note: str) 
         itl_p95_ms=itl,
         e2e_p99_ms=e2e,
         concurrency=point.concurrency,
+        unchecked=unchecked_targets(point, slo) if slo.any else (),
     )
 
 
@@ -235,9 +258,27 @@ def choose_point(
                         concurrency=None,
                     )
         return choice
-    if all(v is None for v in verdicts):
-        best = max(usable, key=lambda p: _effective(p, slo, realtime))
-        return _choice(best, slo, realtime, " (latency not in the file)")
+    # No point meets every target. Those failing none that can be checked are still
+    # servable as far as the file can tell; latency rises with load, so none past the first
+    # point that fails a target is trusted.
+    failing = [_order(p) for p, v in zip(usable, verdicts, strict=True) if v is False]
+    first_fail = min(failing, default=float("inf"))
+    open_points = [
+        p for p, v in zip(usable, verdicts, strict=True) if v is None and _order(p) < first_fail
+    ]
+    if open_points:
+        best = max(open_points, key=lambda p: (_effective(p, slo, realtime), -_order(p)))
+        unchecked = unchecked_targets(best, slo)
+        checked = len(unchecked) < sum(t is not None for t in _targets(slo))
+        if not checked:
+            return _choice(best, slo, realtime, " (latency not in the file)")
+        missing = " and ".join(unchecked)
+        return _choice(
+            best,
+            slo,
+            realtime,
+            f" ({missing} not in the file, so not checked; the other targets met)",
+        )
 
     # none meets: the closest point (smallest worst overshoot), so the row can say how close
     def overshoot(p: MeasuredPoint) -> float:

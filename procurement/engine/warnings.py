@@ -106,6 +106,25 @@ def latency_status(workload: WorkloadInput, cand: CandidateInput) -> bool | None
     return True
 
 
+def _unmeasured_detail(workload: WorkloadInput, cand: CandidateInput) -> str:
+    """Which target the row cannot be checked on: a measured TTFT does not vouch for the
+    end-to-end target the benchmark file has no figure for."""
+    missing = [
+        name
+        for name, target, actual in (
+            ("TTFT p95", workload.ttft_p95_target_ms, cand.p95_ttft_ms),
+            ("E2E p99", workload.e2e_p99_target_ms, cand.p99_e2e_ms),
+        )
+        if target is not None and actual is None
+    ]
+    if cand.latency_source == "measured" and missing:
+        return (
+            f"latency against the target is not measured: the benchmark has no "
+            f"{' or '.join(missing)} figure, so that target is not checked"
+        )
+    return "latency against the target is not measured"
+
+
 def _commitment_months(cand: CandidateInput) -> int:
     if cand.capacity_model == "purchase" and cand.purchase is not None:
         return max(cand.term_months, cand.purchase.life_months)
@@ -242,7 +261,7 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
     elif (workload.ttft_p95_target_ms is not None or workload.e2e_p99_target_ms is not None) and (
         latency is None or cand.latency_source != "measured"
     ):
-        add(WarningCode.LATENCY_UNMEASURED, "latency against the target is not measured")
+        add(WarningCode.LATENCY_UNMEASURED, _unmeasured_detail(workload, cand))
     if not cand.data_boundary_ok:
         add(
             WarningCode.DATA_BOUNDARY_VIOLATED,

@@ -30,6 +30,7 @@ from procurement.engine.types import Range
 from procurement.snapshot.context import Context, rounded
 
 REALTIME = workloads.REALTIME
+NAMES = {"ttft_p95_ms": "TTFT p95", "itl_p95_ms": "ITL p95", "e2e_p99_ms": "E2E p99"}
 Z80 = 1.2816  # two-sided 80 % interval of a measured rate (p10–p90, like every range)
 
 
@@ -133,7 +134,7 @@ def choose(
     return chosen, best, ignored
 
 
-def _rate_range(rate: float, n: float | None) -> Range:
+def rate_range(rate: float, n: float | None) -> Range:
     if not n or n <= 0:
         return Range.fixed(rate)
     half = Z80 * math.sqrt(max(rate * (1 - rate), 0.0) / n)
@@ -202,8 +203,12 @@ def apply(
     if total:
         perf.update(tokens_per_s=total * match.throughput_factor, throughput_source=match.kind)
     if match.kind == "measured" and any(v is not None for v in figures.values()):
-        perf.update({k: v for k, v in figures.items() if v is not None})
+        # A figure the file lacks must not keep the roofline estimate under a "measured"
+        # label: that estimate would pass the target the file cannot check (issue 17).
+        perf.update(figures)
         perf["latency_source"] = "measured"
+        if unchecked := [NAMES[k] for k, v in figures.items() if v is None]:
+            perf["latency_not_in_benchmark"] = unchecked
     acceptance = _num(result.get("acceptance_rate")) if match.kind == "measured" else None
     n = _num(result.get("requests_completed"))
     if choice is not None and len(points) > 1:
@@ -215,14 +220,14 @@ def apply(
             goodput_counts=match.kind == "measured" and ctx.cls in REALTIME,
             chosen_label=choice.label,
             throughput_factor=match.throughput_factor,
-            base_acceptance=_rate_range(acceptance, n)
+            base_acceptance=rate_range(acceptance, n)
             if measured_acceptance and acceptance is not None
             else None,
         )
     if acceptance is not None and 0 < acceptance <= 1:
         if goodput is not None and ctx.cls in REALTIME:
             acceptance = max(1e-6, acceptance * goodput)
-        extras["acceptance_rate"] = _rate_range(acceptance, n)
+        extras["acceptance_rate"] = rate_range(acceptance, n)
         perf["acceptance_source"] = f"measured ({acceptance:.3f}, result {result.get('result_id')})"
     elif goodput is not None and match.kind == "measured" and ctx.cls in REALTIME:
         brief_rate = ctx.workload.acceptance_rate
@@ -234,7 +239,7 @@ def apply(
         perf["acceptance_source"] = f"the brief's rate × measured goodput {goodput:.3f}"
     failure = _num(result.get("failure_rate")) if match.kind == "measured" else None
     if failure is not None and 0 <= failure < 1:
-        extras["failure_rate"] = _rate_range(failure, n) if failure > 0 else Range.fixed(0.0)
+        extras["failure_rate"] = rate_range(failure, n) if failure > 0 else Range.fixed(0.0)
     perf["has_acceptance_data"] = perf.get("acceptance_source", "").startswith("measured")
     perf.setdefault("acceptance_source", "the brief's assumption")
     return extras

@@ -47,7 +47,8 @@ from procurement.snapshot.context import (
     rounded,
 )
 from procurement.snapshot.evidence import Sweep
-from procurement.snapshot.sizing import inference_fit, inference_perf, media_perf, training_fit
+from procurement.snapshot.media import media_perf
+from procurement.snapshot.sizing import inference_fit, inference_perf, training_fit
 from procurement.snapshot.workload import dec
 
 

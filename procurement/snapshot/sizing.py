@@ -161,15 +161,6 @@ def training_fit(
     return gpus, fits, facts, reasons
 
 
-def _measured(ctx: Context, quote: dict[str, Any], acc: dict[str, Any]) -> dict[str, Any] | None:
-    """Media rows: this quote's result, else the accelerator's (a render is not a model)."""
-    found = ctx.by_quote.get(str(quote["id"]))
-    if found is not None:
-        return {**found, "scope": "quote"}
-    found = ctx.by_accelerator.get(str(acc["id"]))
-    return None if found is None else {**found, "scope": "accelerator"}
-
-
 def _estimate(ctx: Context, gpu: GpuSpec, gpus: int) -> dict[str, Any]:
     """The roofline estimate at the brief's p95 request and concurrency (or why not)."""
     brief = ctx.brief
@@ -247,31 +238,4 @@ def inference_perf(
         if perf.get(key) is not None:
             perf[key] = rounded(float(perf[key]), 3)
     perf["_engine"] = extras
-    return perf
-
-
-def media_perf(
-    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpu: GpuSpec
-) -> dict[str, Any]:
-    """Assets per GPU-second: measured requests/s per GPU, else the brief's GPU-seconds per
-    asset read as measured on the reference GPU (`media_reference_tflops`, H100 SXM BF16
-    dense) and scaled by this GPU's BF16 dense TFLOPS (diffusion is compute-bound)."""
-    reference = float(ctx.a["media_reference_tflops"])
-    seconds = float(ctx.brief.get("gpu_seconds_per_asset") or 0)
-    tflops = gpu.bf16_dense_tflops or reference
-    perf: dict[str, Any] = {
-        "outputs_per_s": rounded(tflops / (seconds * reference), 6) if seconds else None,
-        "gpu_seconds_per_asset": rounded(seconds * reference / tflops, 3) if seconds else None,
-        "throughput_source": "estimated",
-        "latency_source": None,
-    }
-    measured = _measured(ctx, quote, acc)
-    if (
-        measured is not None
-        and measured.get("request_throughput_rps")
-        and measured.get("gpu_count")
-    ):
-        rate = float(measured["request_throughput_rps"]) / float(measured["gpu_count"])
-        perf.update(outputs_per_s=rounded(rate, 6), throughput_source="measured", measured=measured)
-        perf["has_acceptance_data"] = bool(measured.get("has_acceptance_data"))
     return perf

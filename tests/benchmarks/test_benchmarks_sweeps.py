@@ -9,8 +9,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from benchmarks.figures import merge_sweeps
 from benchmarks.models import BenchmarkResult
-from benchmarks.selectors import evidence_results_for
-from tests.benchmarks.factories_benchmarks import vllm_serve_bytes
+from benchmarks.selectors import evidence_results_for, measured_performance_for
+from tests.benchmarks.factories_benchmarks import (
+    BenchmarkResultFactory,
+    metrics_dict,
+    vllm_serve_bytes,
+)
+from tests.factories import WorkloadBriefFactory
 
 SWEEP = "llama-70b concurrency sweep"
 
@@ -98,3 +103,81 @@ def test_issue17_the_upload_form_offers_a_sweep_name(login, engineer):
     html = login(engineer).get("/benchmarks/upload/").content.decode()
     assert 'name="sweep"' in html
     assert "one result with several operating points" in html
+
+
+def _swept_metrics(*ttft_by_concurrency: tuple[int, float, float]) -> dict:
+    """Stored metrics of a multi-point file: (concurrency, output tok/s, TTFT p95) per point;
+    the headline is the saturation run, as the parsers write it."""
+    points = [
+        {
+            "label": f"c{c}",
+            "concurrency": c,
+            "output_tokens_per_s": tps,
+            "ttft_ms": {"p50": ttft / 2, "p95": ttft, "p99": ttft * 1.2, "mean": ttft / 2},
+        }
+        for c, tps, ttft in ttft_by_concurrency
+    ]
+    c, tps, ttft = max(ttft_by_concurrency, key=lambda p: p[1])
+    return {
+        **metrics_dict(ttft=(ttft / 2, ttft, ttft * 1.2), output_tokens_per_s=tps, concurrency=c),
+        "operating_points": points,
+    }
+
+
+@pytest.mark.django_db
+def test_issue17_compare_page_judges_a_sweep_at_the_point_the_comparison_costs(
+    login, finance, lead, quote_a
+):
+    # Given a brief with TTFT p95 ≤ 2 s and a 3-point result whose middle point alone meets it
+    # (the saturation headline misses it)
+    brief = WorkloadBriefFactory(
+        created_by=lead, ttft_p95_ms=2000, itl_p95_ms=None, e2e_p99_ms=None
+    )
+    metrics = _swept_metrics((1, 150.0, 2100.0), (16, 1800.0, 900.0), (64, 3000.0, 3500.0))
+    BenchmarkResultFactory(
+        quote=quote_a, accelerator=quote_a.accelerator, brief=brief, metrics=metrics
+    )
+    # When the compare page reads it
+    response = login(finance).get(f"/benchmarks/compare/?brief={brief.pk}")
+    # Then the result meets the brief, at the point named on the row
+    (row,) = response.context["rows"]
+    assert row["meets"] is True
+    assert row["judged_at"] == "concurrency 16, TTFT p95 900 ms"
+    assert [(c["label"], c["observed"], c["ok"]) for c in row["checks"]] == [
+        ("p95 TTFT", 900.0, True)
+    ]
+    assert "at concurrency 16, TTFT p95 900 ms" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_issue17_compare_page_counts_the_briefs_inter_token_target(login, finance, lead, quote_a):
+    # Given a single-point result meeting TTFT but with ITL p95 35 ms, on a brief with ITL ≤ 25 ms
+    brief = WorkloadBriefFactory(created_by=lead, ttft_p95_ms=2000, e2e_p99_ms=None, itl_p95_ms=25)
+    BenchmarkResultFactory(quote=quote_a, accelerator=quote_a.accelerator, brief=brief)
+    (row,) = login(finance).get(f"/benchmarks/compare/?brief={brief.pk}").context["rows"]
+    # Then the ITL target is checked and missed, so the result does not meet the brief
+    assert row["meets"] is False
+    assert {c["label"]: c["ok"] for c in row["checks"]} == {"p95 TTFT": True, "p95 ITL": False}
+    assert row["judged_at"] == ""
+
+
+@pytest.mark.django_db
+def test_issue17_the_best_result_for_a_brief_is_the_sweep_meeting_it_at_some_point(lead, quote_a):
+    # Given two results for the brief: a sweep meeting TTFT ≤ 2 s at c16 (its headline misses
+    # it) and a faster single run missing it
+    brief = WorkloadBriefFactory(
+        created_by=lead, ttft_p95_ms=2000, itl_p95_ms=None, e2e_p99_ms=None
+    )
+    metrics = _swept_metrics((1, 150.0, 2100.0), (16, 1800.0, 900.0), (64, 3000.0, 3500.0))
+    sweep = BenchmarkResultFactory(
+        quote=quote_a, accelerator=quote_a.accelerator, brief=brief, metrics=metrics
+    )
+    BenchmarkResultFactory(
+        quote=quote_a,
+        accelerator=quote_a.accelerator,
+        brief=brief,
+        metrics=metrics_dict(ttft=(900.0, 2500.0, 3000.0), output_tokens_per_s=4000.0),
+    )
+    # Then the sweep ranks first, as the comparison would read it
+    found = measured_performance_for([quote_a.pk], [], brief.pk)["by_quote"][quote_a.pk]
+    assert found["result_id"] == sweep.pk

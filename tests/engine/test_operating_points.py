@@ -143,3 +143,77 @@ def test_issue17_goodput_multiplies_the_acceptance_for_real_time():
     assert cand.acceptance_rate is not None
     assert cand.acceptance_rate.likely == pytest.approx(0.8 * 0.75)
     assert thawed.facts["quote:1"]["performance"]["evidence"]["goodput"] == 0.75
+
+
+BOTH_TARGETS = ServiceLevel(ttft_p95_ms=2000, e2e_p99_ms=20000)
+
+
+def test_issue17_a_target_the_file_cannot_check_does_not_send_the_row_to_the_lowest_load():
+    """vLLM's default output has no E2E percentiles. With TTFT p95 ≤ 2 s and E2E p99 ≤ 20 s,
+    c50 fails no target the file can check: it is chosen (not c1 as 'closest'), with its
+    verdict left open and the unchecked target named."""
+    choice = choose_point(SWEEP, BOTH_TARGETS)
+    assert choice is not None
+    assert choice.label == "c50"
+    assert choice.meets is None
+    assert choice.unchecked == ("E2E p99",)
+    assert "E2E p99 not in the file, so not checked" in choice.statement
+    assert "closest" not in choice.statement
+
+
+def test_issue17_an_unchecked_point_past_a_failing_one_is_not_trusted():
+    """Latency rises with load: a point with no latency figures beyond the first point that
+    fails a target is never chosen over the last one that failed none."""
+    blind = MeasuredPoint("c400", concurrency=400, output_tokens_per_s=9000)
+    choice = choose_point([*SWEEP, blind], BOTH_TARGETS)
+    assert choice is not None
+    assert choice.label == "c50"
+
+
+def test_issue17_when_every_point_fails_a_checkable_target_the_closest_is_still_said():
+    late = [p for p in SWEEP if p.label in {"c100", "c200"}]
+    choice = choose_point(late, BOTH_TARGETS)
+    assert choice is not None
+    assert choice.meets is False
+    assert choice.label == "c100"
+    assert "closest" in choice.statement
+
+
+def test_issue17_the_row_is_costed_at_the_point_failing_no_checkable_target():
+    """The snapshot adapter and the engine: a vLLM sweep without E2E figures on a brief with
+    TTFT p95 ≤ 2 s and E2E p99 ≤ 20 s is costed at c50 (3,100 tok/s), not c1 (120 tok/s);
+    the row says E2E was not checked and never reads 'meets'."""
+    from procurement.engine.comparison import run_comparison
+    from procurement.snapshot import thaw
+    from tests.engine.snapshot_world import quote, result, snapshot
+
+    model = "meta-llama/Llama-3.1-70B-Instruct"
+    sweep = [_point(1, 120, 90), _point(50, 3100, 835), _point(100, 4200, 2600)]
+    headline = {"ttft_p95_ms": 2600.0, "e2e_p99_ms": None}
+    targets = {"ttft_p95_ms": 2000, "e2e_p99_ms": 20000}
+    swept = thaw(
+        snapshot(
+            [quote(1, "2.50")], [result(5, model, operating_points=sweep, **headline)], **targets
+        )
+    )
+    perf = swept.facts["quote:1"]["performance"]
+    assert perf["tokens_per_s"] == 3100.0
+    assert perf["evidence"]["operating_point"].startswith("concurrency 50, TTFT p95 835 ms")
+    assert "E2E p99 not in the file" in swept.input.candidates[0].evidence_detail
+
+    # the same row measured at c50 alone costs the same: the sweep is read at c50
+    alone = thaw(
+        snapshot(
+            [quote(1, "2.50")],
+            [result(5, model, operating_points=[sweep[1]], **headline)],
+            **targets,
+        )
+    )
+    row = run_comparison(swept.input, seed=7, samples=200).candidates[0]
+    reference = run_comparison(alone.input, seed=7, samples=200).candidates[0]
+    assert row.unit_cost == reference.unit_cost
+    codes = {w.code: w.detail for w in row.warnings}
+    assert "LATENCY_TARGET_UNMET" not in codes
+    assert "E2E p99" in codes["LATENCY_UNMEASURED"]
+    assert not row.latency_verdict.startswith("meets")
+    assert row.eligible

@@ -12,6 +12,7 @@ from benchmarks.figures import peak_memory_mib
 from benchmarks.parsers import ParseError, detect, parse
 
 WRITTEN = Path(__file__).parent / "fixtures" / "written"
+SHIPPED = Path(__file__).parent / "fixtures" / "guidellm"  # the shared GuideLLM samples
 
 
 def raw(name: str) -> bytes:
@@ -62,6 +63,23 @@ def test_r6_vllm_rate_sweep_headline_is_the_saturation_run() -> None:
     assert result.extra["headline_run_index"] == 2
     assert "saturation run" in str(result.extra["headline_run"])
     assert any("headline: saturation run" in n and "of 4 runs" in n for n in result.notes)
+
+
+def test_r6_guidellm_sweep_headline_is_the_saturation_rate_and_says_so() -> None:
+    """R6: the GuideLLM 0.8 report (constant rates 2/s and 4/s, shipped in fixtures/guidellm)
+    heads with its highest-throughput run, not its first, and the result says which it took."""
+    result = parse((SHIPPED / "llmd_fixture_guidellm0.8dev_report_v2_mock.json").read_bytes())
+    assert [r.metrics.request_rate for r in result.runs] == [2.0, 4.0]
+    assert result.extra["headline_run_index"] == 1
+    assert result.extra["headline_run"] == "saturation run, request rate 4/s of 2 runs"
+    saturation = result.runs[1].metrics
+    assert result.metrics == saturation
+    assert saturation.output_tokens_per_s is not None
+    assert saturation.output_tokens_per_s > (result.runs[0].metrics.output_tokens_per_s or 0.0)
+    assert result.notes[0].startswith(
+        "file holds 2 benchmarks (load points); headline: saturation run (highest throughput), "
+        "request rate 4/s of 2 runs"
+    )
 
 
 def test_r6_r14_mlperf_summary_headline_and_wording() -> None:
