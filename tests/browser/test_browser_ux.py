@@ -56,6 +56,10 @@ def test_finance_approves_from_the_top_bar_without_scrolling(
     expect(bar).to_contain_text("Your decision is needed")
     expect(bar).to_contain_text("0 of 1 approvals")
     expect(bar).to_contain_text("next: a finance reviewer")
+    world.comparison.refresh_from_db()
+    due = world.comparison.review_due_at
+    assert due is not None
+    expect(bar.locator("#review-due")).to_have_text(f"Due {due:%Y-%m-%d %H:%M} UTC")
 
     # Sticky: scrolled to the bottom, the bar is still at the top of the viewport.
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
