@@ -149,3 +149,18 @@ def test_the_queue_row_shows_due_date_approvals_given_and_the_commitment_term(
     assert re.search(r'class="approvals">1 of 2<', late)
     assert "USD 480,000.00" in late and "12-month commitment" in late
     assert rows.index(late) == 0, "the overdue one comes first"
+
+
+def test_the_decision_form_takes_the_focus_only_after_a_refused_decision(
+    client, comparison, finance
+):
+    """app.js focuses [data-error-summary] on load: a plain visit must not jump to the form."""
+    client.force_login(finance)
+    html = client.get(review_url(comparison)).content.decode()
+    assert 'class="review-form decision-form"' in html
+    assert "data-error-summary" not in html
+    response = client.post(review_url(comparison), {"decision": "approve", "comment": ""})
+    assert response.status_code == 400
+    assert 'class="review-form decision-form" tabindex="-1" data-error-summary' in (
+        response.content.decode()
+    )
