@@ -156,8 +156,8 @@ def with_current_prices(qs: QuerySet[Accelerator]) -> list[Accelerator]:
     return rows
 
 
-def _currencies_with_a_rate() -> QuerySet[FxRate]:
-    return FxRate.objects.values("currency")
+def _currencies_with_a_rate() -> QuerySet[FxRate, str]:
+    return FxRate.objects.values_list("currency", flat=True)
 
 
 def accelerator_vendors() -> list[str]:

@@ -102,4 +102,5 @@ def test_benchmark_and_decision_record_chart_pages(
     client.force_login(finance)
     html = client.get(f"/comparisons/{decision.comparison.pk}/record/").content.decode()
     charts, tables = charts_and_tables(html)
-    assert charts and tables == len(charts)
+    assert charts
+    assert tables == len(charts)

@@ -263,13 +263,16 @@ def test_side_by_side_reads_in_words_and_numbers(client, comparison, finance):
     # as prices (not 6.416667), warning codes as labels (the code only in a tooltip), and
     # money labelled with its period.
     cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r'<td class="val">(.*?)</td>', html)]
-    assert "71 %" in cells and "29 %" in cells
-    assert "6.42" in cells and "5.50" in cells
+    assert "71 %" in cells
+    assert "29 %" in cells
+    assert "6.42" in cells
+    assert "5.50" in cells
     assert not [c for c in cells if re.search(r"\d\.\d{5,}", c)], cells
     assert not [c for c in cells if re.search(r"[A-Z]+_[A-Z_]+", c)], cells
     assert "Headroom below margin" in cells
     assert 'title="HEADROOM_BELOW_MARGIN"' in html
-    assert "Total (USD / month)" in html and "Cost lines (USD / month)" in html
+    assert "Total (USD / month)" in html
+    assert "Cost lines (USD / month)" in html
     assert "Total (USD)<" not in html
 
 
