@@ -402,6 +402,11 @@ class Rfq(models.Model):
         now = now or timezone.now()
         return self.status == self.Status.OPEN and self.deadline >= now
 
+    def capacity_model_labels(self) -> list[str]:
+        """ "On-demand", not "on_demand" (U15): staff and vendor pages say it the same way."""
+        known = dict(CapacityModel.choices)
+        return [str(known.get(code, code)) for code in self.capacity_models or []]
+
 
 class CatalogImportJob(models.Model):
     """A price file imported by a worker (large files), with its progress and outcome."""

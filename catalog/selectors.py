@@ -43,6 +43,8 @@ from procurement.engine.calibration import CalibrationSummary, summarise
 if TYPE_CHECKING:
     from accounts.models import User
 
+QUOTE_PRICE_STEP = Decimal("0.0001")  # a quote price holds 4 decimals (catalog MONEY)
+
 ACCELERATOR_SORTS = {
     "name": "name",
     "vendor": "vendor",
@@ -122,25 +124,40 @@ def _lowest_price(accelerator: Accelerator) -> Decimal:
 
 
 def with_current_prices(qs: QuerySet[Accelerator]) -> list[Accelerator]:
-    """U31: the lowest current USD price per GPU-hour and the number of current USD offers
-    (the catalog's price column; other currencies are on each accelerator's page).
+    """U31: the lowest current price per GPU-hour in the base currency (USD) and the number
+    of current offers behind it (the catalog's price column).
 
-    One grouped pass over the current quotes, not two correlated subqueries per
-    accelerator (0.5 s at 10,000 quotes, most of it PostgreSQL compiling them with JIT)."""
+    A quote in another currency counts at its currency's newest FX rate, as the quote list
+    sorts it (`in_base_currency`); a currency with no rate cannot be compared and is left
+    out (its quotes are on the accelerator's page). One grouped pass over the current
+    quotes, not two correlated subqueries per accelerator (0.5 s at 10,000 quotes, most of it
+    PostgreSQL compiling them with JIT)."""
     rows = list(qs)
+    comparable = Q(currency=settings.BASE_CURRENCY) | Q(currency__in=_currencies_with_a_rate())
     prices = {
         row["accelerator_id"]: row
         for row in Quote.objects.current()
-        .filter(currency="USD", price_per_gpu_hour__isnull=False)
+        .filter(price_per_gpu_hour__isnull=False)
         .order_by()
         .values("accelerator_id")
-        .annotate(lowest=Min("price_per_gpu_hour"), n=Count("pk"))
+        .annotate(
+            lowest=Min(in_base_currency("price_per_gpu_hour")),
+            n=Count("pk", filter=comparable),
+        )
     }
     for accelerator in rows:
         found = prices.get(accelerator.pk)
-        accelerator.lowest_usd_per_gpu_hour = found["lowest"] if found else None
+        lowest = found["lowest"] if found else None
+        # A converted price carries the rate's 8 decimals: keep the quote's 4.
+        accelerator.lowest_usd_per_gpu_hour = (
+            None if lowest is None else lowest.quantize(QUOTE_PRICE_STEP)
+        )
         accelerator.usd_offers = found["n"] if found else None
     return rows
+
+
+def _currencies_with_a_rate() -> QuerySet[FxRate, str]:
+    return FxRate.objects.values_list("currency", flat=True)
 
 
 def accelerator_vendors() -> list[str]:

@@ -14,7 +14,6 @@ from briefs import access as briefs_access
 from catalog import access, panels, selectors, services
 from catalog.access import staff_required, writer_required
 from catalog.forms import RfqForm, RfqReopenForm
-from catalog.models import CapacityModel
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.roles import has_role
@@ -38,7 +37,7 @@ def rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "rfq": rfq,
         "providers": rfq.providers.all(),
         "accelerators": rfq.accelerators.all(),
-        "capacity_labels": [CapacityModel(c).label for c in rfq.capacity_models or []],
+        "capacity_labels": rfq.capacity_model_labels(),
         "quotes": quotes,
         "checklists": panels.checklist_summaries(quotes),
         "can_write": can_write,

@@ -42,6 +42,7 @@ def vendor_rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     context = {
         "rfq": rfq,
         "accelerators": rfq.accelerators.all(),
+        "capacity_labels": rfq.capacity_model_labels(),
         "quotes": selectors.quotes_for_rfq(request.user, rfq),
         "is_open": rfq.is_open_for_answers(),
     }

@@ -153,7 +153,13 @@ def human(code: Any) -> str:
 @register.filter
 def commitment_horizon(detail: Any) -> str:
     """ "12-month commitment" from a row's ``detail.commitment`` (the engine's months)."""
-    found = detail.get("commitment") if isinstance(detail, dict) else None
+    return commitment_term(detail.get("commitment") if isinstance(detail, dict) else None)
+
+
+@register.filter
+def commitment_term(found: Any) -> str:
+    """ "12-month commitment" from the engine's commitment terms themselves (the dashboard
+    reads only those, not the whole row)."""
     if not isinstance(found, dict):
         return "commitment"
     contracted = found.get("contract_usd") is not None

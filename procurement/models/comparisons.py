@@ -63,6 +63,9 @@ class Comparison(models.Model):
     # at once from a dead process instead of waiting for the claim to go stale.
     claimed_by = models.CharField(max_length=200, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When finance should have decided: set when the comparison becomes ready (finished_at
+    # plus REVIEW_WINDOW_BUSINESS_DAYS); the dashboard and the decision bar flag it overdue.
+    review_due_at = models.DateTimeField(null=True, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -5,26 +5,40 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.cache import cache
+from django.db.models import BooleanField, Count, ExpressionWrapper, OuterRef, Q, Subquery
+from django.db.models.functions import Now
 
 from benchmarks import access as benchmarks_access
 from briefs import access as briefs_access
 from catalog import access as catalog_access
 from core.roles import Role, role_of
 from procurement import access
-from procurement.models import Comparison, PriceChange, Review, WorkerProbe
+from procurement.models import CandidateResult, Comparison, PriceChange, Review, WorkerProbe
 
 AWAITING_LIMIT = 20
 
 
 def awaiting_decision(user: Any, comparisons: Any) -> list[Comparison]:
-    """U25: the ready comparisons this user did not create and has not reviewed, oldest
-    first (the one waiting longest is next); the view keeps those the user may decide."""
+    """U25: the ready comparisons this user did not create and has not reviewed, soonest
+    due first (then the one waiting longest); the view keeps those the user may decide.
+
+    Each carries `approvals_so_far`, `is_overdue` and `commitment_terms` (the recommended
+    row's `detail.commitment`, for "12-month commitment") read in the same query.
+    """
+    recommended_terms = CandidateResult.objects.filter(
+        comparison_id=OuterRef("pk"), key=OuterRef("recommended_key")
+    ).values("detail__commitment")[:1]
     ready = (
         comparisons.filter(status=Comparison.Status.READY)
         .exclude(created_by=user)
         .exclude(reviews__reviewer=user)
         .select_related("brief", "created_by")
-        .order_by("finished_at", "pk")
+        .annotate(
+            approvals_so_far=Count("reviews", filter=Q(reviews__decision="approve")),
+            is_overdue=ExpressionWrapper(Q(review_due_at__lt=Now()), output_field=BooleanField()),
+            commitment_terms=Subquery(recommended_terms),
+        )
+        .order_by("review_due_at", "finished_at", "pk")
     )
     return list(ready[:AWAITING_LIMIT])
 
@@ -41,6 +55,8 @@ DASHBOARD_COLUMNS = (
     "status",
     "created_at",
     "finished_at",
+    "review_due_at",
+    "recommended_key",
     "commitment_usd",
     "required_approvals",
     "brief",

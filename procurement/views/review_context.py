@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.utils.timezone import now
+
 from core.roles import has_role
 from procurement import access, charts
 from procurement.models import CandidateResult, Comparison, PriceChange
@@ -48,6 +50,12 @@ def next_reviewer(comparison: Comparison, reviews: list[Any]) -> str:
     return " and ".join(missing) or "—"
 
 
+def review_overdue(comparison: Comparison) -> bool:
+    """Past its due date and still undecided (a decided comparison is never overdue)."""
+    due = comparison.review_due_at
+    return comparison.status == Comparison.Status.READY and due is not None and due < now()
+
+
 def _common(comparison: Comparison) -> dict[str, Any]:
     reviews = reviews_of(comparison)
     given = approvals_given(reviews)
@@ -58,6 +66,7 @@ def _common(comparison: Comparison) -> dict[str, Any]:
         "approvals_label": services_reviews.approvals_label(comparison, given),
         "approvals_needed": max(comparison.required_approvals - given, 0),
         "next_reviewer": next_reviewer(comparison, reviews),
+        "review_overdue": review_overdue(comparison),
         "history": list(history_of(comparison, reviews)[:HISTORY_LIMIT]),
         "detail_url": safe_reverse("procurement:comparison-detail", comparison.pk),
         "list_url": safe_reverse("procurement:comparison-list"),

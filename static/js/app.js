@@ -68,7 +68,9 @@
     var link = ev.target.closest("[data-error-summary] a[href^='#']");
     if (!link) return;
     var item = document.getElementById(link.getAttribute("href").slice(1));
-    var field = item && item.querySelector("input:not([type=hidden]), select, textarea");
+    // A checklist link names an item holding fields; a form's summary names the field itself.
+    var fields = "input:not([type=hidden]), select, textarea";
+    var field = item && (item.matches(fields) ? item : item.querySelector(fields));
     if (field) { ev.preventDefault(); item.scrollIntoView({ block: "start" }); field.focus({ preventScroll: true }); }
   });
   document.addEventListener("DOMContentLoaded", focusFirstError);

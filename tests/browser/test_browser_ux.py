@@ -2,7 +2,8 @@
 the catalog sorts by price and exports the view as CSV (U31); each role's main pages at
 1,440 and 1,024 px, screenshot, horizontal overflow measured (U40) and, when axe-core is
 installed (`npm install --prefix .npm-tools axe-core`, git-ignored), no critical or serious
-violation (U41)."""
+violation (U41); the ineligible rows open behind "Show N ineligible" (U9); the decision bar
+names its due date."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from tests.browser.worlds_browser import (
     decision_world,
     upload_result,
 )
+from tests.reviews.factories_reviews import ready_comparison
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -56,6 +58,10 @@ def test_finance_approves_from_the_top_bar_without_scrolling(
     expect(bar).to_contain_text("Your decision is needed")
     expect(bar).to_contain_text("0 of 1 approvals")
     expect(bar).to_contain_text("next: a finance reviewer")
+    world.comparison.refresh_from_db()
+    due = world.comparison.review_due_at
+    assert due is not None
+    expect(bar.locator("#review-due")).to_have_text(f"Due {due:%Y-%m-%d %H:%M} UTC")
 
     # Sticky: scrolled to the bottom, the bar is still at the top of the viewport.
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
@@ -159,6 +165,7 @@ def test_each_roles_main_pages_at_1440_and_1024(
     vendor_a,
     engineer,
     finance,
+    security,
     admin_member,
     provider_a,
     provider_b,
@@ -181,16 +188,27 @@ def test_each_roles_main_pages_at_1440_and_1024(
             "/comparisons/",
             f"/comparisons/{c}/",
             "/catalog/rfqs/new/",
+            "/briefs/new/",
         ],
-        "finance": ["/", f"/comparisons/{c}/review/"],
+        "finance": ["/", f"/comparisons/{c}/review/", f"/comparisons/{c}/side-by-side/"],
         "engineer": [
             "/catalog/",
+            "/catalog/compare/?a=h100-sxm-80gb&b=h200-sxm-141gb&c=l40s-48gb",
+            "/catalog/accelerators/h100-sxm-80gb/",
             "/benchmarks/",
             f"/benchmarks/results/{result.pk}/",
+            f"/benchmarks/compare/?brief={decision.brief.pk}",
             "/benchmarks/upload/",
             "/catalog/quotes/",
         ],
-        "vendor_a": ["/", "/vendor/", f"/checklist/quotes/{world.fresh.pk}/answer/"],
+        "vendor_a": [
+            "/",
+            "/vendor/",
+            f"/vendor/rfqs/{world.rfq.pk}/",
+            f"/vendor/quotes/{world.fresh.pk}/",
+            f"/checklist/quotes/{world.fresh.pk}/answer/",
+        ],
+        "security": ["/", "/checklist/", f"/checklist/quotes/{world.fresh.pk}/"],
         "admin": ["/audit/"],
     }
     must_fit = {
@@ -203,6 +221,16 @@ def test_each_roles_main_pages_at_1440_and_1024(
         "/catalog/",
         f"/comparisons/{c}/",
         f"/briefs/{decision.brief.pk}/",
+        # added with the vendor, side-by-side, compare, accelerator and security pages
+        "/briefs/new/",
+        f"/comparisons/{c}/side-by-side/",
+        "/catalog/compare/?a=h100-sxm-80gb&b=h200-sxm-141gb&c=l40s-48gb",
+        "/catalog/accelerators/h100-sxm-80gb/",
+        f"/benchmarks/compare/?brief={decision.brief.pk}",
+        f"/vendor/rfqs/{world.rfq.pk}/",
+        f"/vendor/quotes/{world.fresh.pk}/",
+        "/checklist/",
+        f"/checklist/quotes/{world.fresh.pk}/",
     }
     if AXE_REQUIRED and not AXE.exists():
         pytest.fail(f"axe-core is missing ({AXE}); run scripts/deps.sh")
@@ -217,6 +245,7 @@ def test_each_roles_main_pages_at_1440_and_1024(
                 assert response is not None
                 assert response.status == 200, (user, path, response.status)
                 slug = re.sub(r"-\d+", "-id", path.strip("/").replace("/", "-")) or "dashboard"
+                slug = re.sub(r"[^\w-]+", "-", slug)  # a query string makes no file name
                 browser_page.shot(f"{user}-{slug}-{width}", full_page=False)
                 report[f"{user} {path} {width}"] = page_report(page, width)
     ARTIFACTS.mkdir(exist_ok=True)
@@ -244,6 +273,27 @@ def test_each_roles_main_pages_at_1440_and_1024(
     tables.first.scroll_into_view_if_needed()
     browser_page.shot("lead-chart-table-open-1024", element=tables.first)
     assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+    browser_page.assert_no_console_errors()
+
+
+def test_show_ineligible_reveals_the_collapsed_rows(browser_page, lead):
+    """U9: the ineligible rows start collapsed behind "Show N ineligible"; a click shows them."""
+    comparison = ready_comparison(created_by=lead)
+    page = browser_page.page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    browser_page.login("lead")
+    browser_page.goto(f"/comparisons/{comparison.pk}/")
+    button = page.locator("button[data-toggle-rows=ineligible-rows]")
+    rows = page.locator("#ineligible-rows tr")
+    expect(button).to_have_text("Show 1 ineligible")
+    expect(button).to_have_attribute("aria-expanded", "false")
+    expect(rows.first).to_be_hidden()
+    button.click()
+    expect(button).to_have_attribute("aria-expanded", "true")
+    expect(button).to_have_text("Hide 1 ineligible")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_be_visible()
+    expect(rows.first).to_contain_text("L40S")
     browser_page.assert_no_console_errors()
 
 

@@ -78,3 +78,32 @@ def test_empty_catalog_state_knows_about_the_filter(login, engineer, priced):
     html = login(engineer).get("/catalog/?min_memory_gb=999").content.decode()
     assert "No accelerator matches these filters." in html
     assert "Clear the filters" in html
+
+
+def test_price_column_converts_other_currencies_at_the_newest_rate(
+    login, engineer, lead, provider_a, provider_b
+):
+    """A EUR quote counts at EUR's newest FX rate (1.10, not the older 1.50), so it can be the
+    lowest; a currency without a rate is left out rather than read as USD."""
+    from datetime import date
+
+    from catalog.models import FxRate
+
+    gpu = AcceleratorFactory(slug="fx-gpu", name="FX GPU", memory_gb=80.0)
+    QuoteFactory(accelerator=gpu, provider=provider_a, price_per_gpu_hour=Decimal("2.50"))
+    QuoteFactory(
+        accelerator=gpu, provider=provider_b, currency="EUR", price_per_gpu_hour=Decimal("2.00")
+    )
+    QuoteFactory(
+        accelerator=gpu, provider=provider_b, currency="JPY", price_per_gpu_hour=Decimal("1.00")
+    )
+    FxRate.objects.create(currency="EUR", rate_to_base=Decimal("1.50"), as_of=date(2026, 1, 1))
+    FxRate.objects.create(currency="EUR", rate_to_base=Decimal("1.10"), as_of=date(2026, 6, 1))
+    client = login(engineer)
+    rows = list(csv.DictReader(io.StringIO(client.get("/catalog/?format=csv").content.decode())))
+    row = next(r for r in rows if r["name"] == "FX GPU")
+    assert Decimal(row["lowest_usd_per_gpu_hour"]) == Decimal("2.20")  # 2.00 EUR x 1.10
+    assert row["current_usd_offers"] == "2"  # USD and EUR; JPY has no rate
+    html = client.get("/catalog/").content.decode()
+    assert ">2.20<br>" in html
+    assert "newest exchange rate" in html

@@ -133,3 +133,12 @@ def test_rfq_pages_list_the_latest_version_of_each_answer(login, vendor_a, lead,
     staff = login(lead).get(f"/catalog/rfqs/{quote_a.rfq_id}/").content.decode()
     assert f"/catalog/quotes/{v2.pk}/" in staff
     assert f"/catalog/quotes/{quote_a.pk}/" not in staff
+
+
+def test_vendor_rfq_page_names_capacity_models_in_words(login, vendor_a, rfq):
+    """U15: the vendor reads "On-demand, Reserved" like the lead does, not the stored codes."""
+    rfq.capacity_models = ["on_demand", "reserved"]
+    rfq.save(update_fields=["capacity_models"])
+    html = login(vendor_a).get(f"/vendor/rfqs/{rfq.pk}/").content.decode()
+    assert "<dd>On-demand, Reserved</dd>" in html
+    assert "on_demand" not in html

@@ -98,3 +98,70 @@ def test_the_reviewer_comment_reaches_the_comparison_page(client, comparison, fi
     html = client.get(f"/comparisons/{comparison.pk}/").content.decode()
     assert "Add a reserved offer from Northwind." in html
     assert "Request changes" in html or "Changes requested" in html
+
+
+def _due(comparison, *, days_from_now: int) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    comparison.review_due_at = timezone.now() + timedelta(days=days_from_now)
+    comparison.save(update_fields=["review_due_at"])
+
+
+def test_the_decision_bar_shows_the_due_date_and_flags_it_overdue(client, comparison, finance):
+    """The bar says by when finance should decide, and says so loudly once it is late."""
+    _due(comparison, days_from_now=3)
+    client.force_login(finance)
+    html = client.get(review_url(comparison)).content.decode()
+    bar = html[html.index('class="decision-bar"') : html.index("</section>")]
+    assert f"Due {comparison.review_due_at:%Y-%m-%d %H:%M} UTC" in bar
+    assert "overdue" not in bar
+    _due(comparison, days_from_now=-1)
+    html = client.get(review_url(comparison)).content.decode()
+    bar = html[html.index('class="decision-bar"') : html.index("</section>")]
+    assert f"Due {comparison.review_due_at:%Y-%m-%d %H:%M} UTC" in bar
+    assert 'class="badge bad overdue">overdue<' in bar
+
+
+def test_the_queue_row_shows_due_date_approvals_given_and_the_commitment_term(
+    dual_comparison, comparison, finance, engineer
+):
+    """The finance queue: due date with an overdue badge, approvals as "1 of 2", and the
+    commitment with its term ("12-month commitment")."""
+    from procurement.models import CandidateResult
+
+    _due(dual_comparison, days_from_now=-2)
+    _due(comparison, days_from_now=4)
+    CandidateResult.objects.filter(comparison=dual_comparison, key="q-h100").update(
+        detail={"commitment": {"horizon_months": 12}}
+    )
+    client = Client()
+    client.force_login(finance)
+    client.post(review_url(dual_comparison), {"decision": "approve", "comment": "ok"})
+    client.force_login(engineer)
+    html = client.get("/").content.decode()
+    section = html[html.index('id="awaiting-decision"') : html.index("</table>")]
+    rows = section.split("<tr>")[2:]
+    late = next(r for r in rows if review_url(dual_comparison) in r)
+    assert f"{dual_comparison.review_due_at:%Y-%m-%d %H:%M} UTC" in late
+    assert 'class="badge bad overdue">overdue<' in late
+    assert re.search(r'class="approvals">1 of 2<', late)
+    assert "USD 480,000.00" in late
+    assert "12-month commitment" in late
+    assert rows.index(late) == 0, "the overdue one comes first"
+
+
+def test_the_decision_form_takes_the_focus_only_after_a_refused_decision(
+    client, comparison, finance
+):
+    """app.js focuses [data-error-summary] on load: a plain visit must not jump to the form."""
+    client.force_login(finance)
+    html = client.get(review_url(comparison)).content.decode()
+    assert 'class="review-form decision-form"' in html
+    assert "data-error-summary" not in html
+    response = client.post(review_url(comparison), {"decision": "approve", "comment": ""})
+    assert response.status_code == 400
+    assert 'class="review-form decision-form" tabindex="-1" data-error-summary' in (
+        response.content.decode()
+    )

@@ -259,6 +259,21 @@ def test_side_by_side_reads_in_words_and_numbers(client, comparison, finance):
     assert "<td>gpu_compute</td>" not in html
     assert ">on_demand<" not in html
     assert not re.search(r'<td class="val">\d{5,}', html), "a number without separators"
+    # U28: each figure in its format: P(cheapest) as a percentage, unit costs and p10/p50/p90
+    # as prices (not 6.416667), warning codes as labels (the code only in a tooltip), and
+    # money labelled with its period.
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r'<td class="val">(.*?)</td>', html)]
+    assert "71 %" in cells
+    assert "29 %" in cells
+    assert "6.42" in cells
+    assert "5.50" in cells
+    assert not [c for c in cells if re.search(r"\d\.\d{5,}", c)], cells
+    assert not [c for c in cells if re.search(r"[A-Z]+_[A-Z_]+", c)], cells
+    assert "Headroom below margin" in cells
+    assert 'title="HEADROOM_BELOW_MARGIN"' in html
+    assert "Total (USD / month)" in html
+    assert "Cost lines (USD / month)" in html
+    assert "Total (USD)<" not in html
 
 
 @pytest.mark.parametrize(
@@ -470,7 +485,7 @@ def test_side_by_side_unit_costs_name_their_currency(client, comparison, finance
     unit = comparison.candidates.get(key="q-h100").unit_label
     for label in ("Unit cost", "Unit cost p10", "Unit cost p50", "Unit cost p90"):
         assert f">{label} (USD {unit})<" in html
-    assert ">Total (USD)<" in html
+    assert ">Total (USD / month)<" in html
     assert ">P10<" not in html
 
 

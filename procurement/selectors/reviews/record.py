@@ -149,60 +149,72 @@ def shown(value: Any) -> Any:
 
 
 def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]:
-    """Every compared figure of two rows, grouped by section, with differences flagged."""
+    """Every compared figure of two rows, grouped by section, with differences flagged.
 
-    def section(name: str, pairs: Iterable[tuple[str, Any, Any]]) -> list[dict[str, Any]]:
+    Each pair names its `format` (U28): "amount" (money, the currency and period in the
+    label), "unit_price", "pct" (P(cheapest) is a fraction), "thousands", "codes" (warning
+    codes, shown as labels with the code as a tooltip) or "" (as it is, via `readable`).
+    """
+
+    def section(name: str, pairs: Iterable[tuple[str, Any, Any, str]]) -> list[dict[str, Any]]:
         return [
-            {"section": name, "label": label, "a": shown(va), "b": shown(vb), "differs": va != vb}
-            for label, va, vb in pairs
+            {
+                "section": name,
+                "label": label,
+                "a": shown(va),
+                "b": shown(vb),
+                "format": fmt,
+                "differs": va != vb,
+            }
+            for label, va, vb, fmt in pairs
         ]
 
     def nested(
         name: str, da: dict[str, Any] | None, db: dict[str, Any] | None
     ) -> list[dict[str, Any]]:
         fa, fb = dict(flatten(da or {})), dict(flatten(db or {}))
-        return section(name, ((k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb))))
+        return section(name, ((k, fa.get(k), fb.get(k), "") for k in sorted(set(fa) | set(fb))))
 
     la, lb = dict(ordered_lines(a.cost_lines or {})), dict(ordered_lines(b.cost_lines or {}))
     line_names = [n for n in [*LINE_ORDER, *sorted(set(la) | set(lb))] if n in la or n in lb]
     basics = [
-        (label, getattr(a, attr), getattr(b, attr))
-        for label, attr in (
-            ("Provider", "provider_name"),
-            ("Accelerator", "accelerator_name"),
-            ("Capacity model", "capacity_model"),
-            ("GPUs", "gpus"),
-            ("Price per GPU-hour (USD)", "hourly_price_usd"),
-            ("Eligible", "eligible"),
+        (label, getattr(a, attr), getattr(b, attr), fmt)
+        for label, attr, fmt in (
+            ("Provider", "provider_name", ""),
+            ("Accelerator", "accelerator_name", ""),
+            ("Capacity model", "capacity_model", ""),
+            ("GPUs", "gpus", "thousands"),
+            ("Price per GPU-hour (USD)", "hourly_price_usd", "unit_price"),
+            ("Eligible", "eligible", ""),
         )
     ]
-    basics.append(("Ineligible because", "; ".join(a.reasons or []), "; ".join(b.reasons or [])))
+    reasons = ("; ".join(a.reasons or []), "; ".join(b.reasons or []))
+    basics.append(("Ineligible because", *reasons, ""))
     unit = f"USD {a.unit_label}" if a.unit_label else "USD"
     outcome = [
-        (label, getattr(a, attr), getattr(b, attr))
-        for label, attr in (
-            ("Total (USD)", "total_usd"),
-            ("Accepted outputs", "accepted_outputs"),
-            (f"Unit cost ({unit})", "unit_cost_usd"),
-            (f"Unit cost p10 ({unit})", "p10"),
-            (f"Unit cost p50 ({unit})", "p50"),
-            (f"Unit cost p90 ({unit})", "p90"),
-            ("Probability cheapest", "prob_cheapest"),
-            ("Rank", "rank"),
+        (label, getattr(a, attr), getattr(b, attr), fmt)
+        for label, attr, fmt in (
+            ("Total (USD / month)", "total_usd", "amount"),
+            ("Accepted outputs / month", "accepted_outputs", "thousands"),
+            (f"Unit cost ({unit})", "unit_cost_usd", "unit_price"),
+            (f"Unit cost p10 ({unit})", "p10", "unit_price"),
+            (f"Unit cost p50 ({unit})", "p50", "unit_price"),
+            (f"Unit cost p90 ({unit})", "p90", "unit_price"),
+            ("Probability cheapest", "prob_cheapest", "pct"),
+            ("Rank", "rank", ""),
         )
     ]
-    codes_a = sorted({w.get("code", "") for w in a.warnings or []})
-    codes_b = sorted({w.get("code", "") for w in b.warnings or []})
+    codes_a = sorted({w.get("code", "") for w in a.warnings or []} - {""})
+    codes_b = sorted({w.get("code", "") for w in b.warnings or []} - {""})
+    lines = ((n, la.get(n), lb.get(n), "amount") for n in dict.fromkeys(line_names))
     return [
         *section("Offer", basics),
-        *section(
-            "Cost lines (USD)", ((n, la.get(n), lb.get(n)) for n in dict.fromkeys(line_names))
-        ),
+        *section("Cost lines (USD / month)", lines),
         *section("Outcome", outcome),
         *nested("Fit", a.fit, b.fit),
-        *section("Performance", [("Source", a.perf_source, b.perf_source)]),
+        *section("Performance", [("Source", a.perf_source, b.perf_source, "")]),
         *nested("Performance", a.performance, b.performance),
-        *section("Warnings", [("Codes", ", ".join(codes_a), ", ".join(codes_b))]),
+        *section("Warnings", [("Codes", codes_a or None, codes_b or None, "codes")]),
         *nested("Checklist", a.checklist, b.checklist),
     ]
 

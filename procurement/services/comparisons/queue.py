@@ -93,6 +93,7 @@ def comparison_retry(*, acting_user: User, comparison: Comparison) -> Comparison
             queued_at=now,
             claimed_at=None,
             finished_at=None,
+            review_due_at=None,
         )
         if not updated:
             raise Conflict("Only a failed comparison can be retried; this one is not failed.")

@@ -38,6 +38,7 @@ from core.audit import audit_record
 from procurement import notifications
 from procurement.engine.errors import EngineInputError
 from procurement.models import CandidateResult, Comparison
+from procurement.review_window import review_due_at
 from procurement.services.calibration import calibration_entries_record
 from procurement.services.comparisons.compute import Computed, compute
 
@@ -151,6 +152,7 @@ def _save(mine: QuerySet[Comparison], comparison: Comparison, computed: Computed
     commitment = commitment_usd(computed)
     threshold = Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD)
     approvals = 2 if commitment is not None and commitment > threshold else 1
+    finished = timezone.now()
     with transaction.atomic():
         won = mine.update(
             status=Comparison.Status.READY,
@@ -158,7 +160,8 @@ def _save(mine: QuerySet[Comparison], comparison: Comparison, computed: Computed
             result=computed.result,
             recommended_key=computed.recommended_key,
             engine_version=computed.engine_version,
-            finished_at=timezone.now(),
+            finished_at=finished,
+            review_due_at=review_due_at(finished, settings.REVIEW_WINDOW_BUSINESS_DAYS),
             required_approvals=approvals,
             commitment_usd=commitment,
             error="",
