@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from procurement.engine.model_names import (
+from catalog.model_names import (
     ProfileNames,
     clean_aliases,
     precision_from_word,
