@@ -23,7 +23,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-# The brief's vocabulary (procurement/engine/precision.py, briefs.models.Precision): what a result is compared on.
+# The brief's vocabulary (briefs.models.Precision, procurement/engine/precision.py): what a
+# result is compared on.
 _PRECISION_WORDS: Mapping[str, str] = {
     "fp32": "fp32",
     "float32": "fp32",

@@ -12,10 +12,10 @@ from django.utils.text import slugify
 from accounts.models import Provider, User
 from catalog import access
 from catalog.errors import CatalogInvalid
+from catalog.model_names import ProfileNames, clean_aliases, resolve_model
 from catalog.models import FxRate, ModelApiRoute, ModelProfile, PrivateEndpoint
 from catalog.validation import api_route_rule_errors, fx_rule_errors, model_profile_rule_errors
 from core.audit import audit_record
-from catalog.model_names import ProfileNames, clean_aliases, resolve_model
 from core.roles import Role, require_role
 
 # Who may add a custom model profile: those who write briefs or size hardware.
