@@ -18,7 +18,9 @@ BENCHMARK_UPLOADERS = frozenset({Role.PLATFORM_ENGINEER, Role.PROCUREMENT_LEAD, 
 def results_for(user: User) -> QuerySet[BenchmarkResult]:
     from benchmarks.models import BenchmarkResult
 
-    qs = BenchmarkResult.objects.select_related("accelerator", "quote__provider", "uploaded_by")
+    qs = BenchmarkResult.objects.select_related(
+        "accelerator", "quote__provider", "uploaded_by", "model_profile"
+    )
     return qs if is_staff(user) else qs.none()
 
 

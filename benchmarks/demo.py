@@ -40,8 +40,9 @@ from briefs import demo as briefs_demo
 from catalog.models import ModelProfile, Quote
 
 FIXTURES = Path(settings.BASE_DIR) / "tests" / "parsers" / "fixtures"
-# (file, accelerator slug, GPUs, serving engine, parallelism, notes, brief model, model asked)
-DemoFile = tuple[str, str, int, str, str, str, str | None, str | None]
+# (file, accelerator slug, GPUs, serving engine, parallelism, notes, brief model, model asked,
+# precision asked: neither file states it, so the demo enters it as an engineer would)
+DemoFile = tuple[str, str, int, str, str, str, str | None, str | None, str]
 DEMO_FILES: list[DemoFile] = [
     (
         "vllm-serve/llmd_exp7_H100_vllm-2replicas_benchmark_2025-05-13_04-55-27.json",
@@ -52,6 +53,7 @@ DEMO_FILES: list[DemoFile] = [
         "llm-d experiment 7: Llama 3.1 8B, 3.6 req/s, summary only.",
         "llama-3-1-8b",
         None,
+        "bf16",  # vLLM's "auto" dtype serves Llama 3.1 at its checkpoint's BF16
     ),
     (
         "aiperf/aiperf_examples_run1_profile_export.jsonl",
@@ -63,6 +65,7 @@ DEMO_FILES: list[DemoFile] = [
         "(profile_export_aiperf.json) names the model.",
         None,
         "gpt-oss-20b",
+        "fp4",  # gpt-oss ships MXFP4 expert weights
     ),
 ]
 CHAT_MODEL = "llama-3-1-70b"
@@ -190,7 +193,7 @@ def _ingest(engineer: User, upload: File[bytes], meta: UploadMeta) -> BenchmarkR
 
 
 def _upload(engineer: User, spec: DemoFile, stdout: Any) -> BenchmarkResult | None:
-    name, slug, gpus, engine, parallelism, notes, brief_model, asked = spec
+    name, slug, gpus, engine, parallelism, notes, brief_model, asked, precision = spec
     path = FIXTURES / name
     quote = _northwind_quote(slug)
     if quote is None or not path.is_file():
@@ -209,6 +212,7 @@ def _upload(engineer: User, spec: DemoFile, stdout: Any) -> BenchmarkResult | No
         parallelism=parallelism,
         notes=notes,
         model_profile=profile,
+        precision=precision,
     )
     with path.open("rb") as handle:
         return _ingest(engineer, File(handle, name=path.name), meta)

@@ -10,8 +10,11 @@ class UploadRejected(DomainError):
 
     code = "upload_rejected"
 
-    def __init__(self, message: str, *, field: str = "file") -> None:
-        super().__init__(message, fields={field: [message]})
+    def __init__(
+        self, message: str, *, field: str = "file", fields: dict[str, list[str]] | None = None
+    ) -> None:
+        # `fields`: a refusal that asks for several fields at once (model and precision).
+        super().__init__(message, fields=fields or {field: [message]})
 
 
 class UploadTooLarge(UploadRejected):

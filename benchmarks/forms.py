@@ -8,6 +8,7 @@ from django import forms
 
 from benchmarks.models import BenchmarkPlanStep, Phase
 from briefs import access as briefs_access
+from briefs.models import Precision
 from catalog import access as catalog_access
 from core.forms import field_of
 
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
     from briefs.models import WorkloadBrief
     from catalog.models import Accelerator, ModelProfile, Quote
 
+# The brief's precision vocabulary: a result counts as measured only at the brief's precision.
+PRECISION_CHOICES = [("", "— as the file says —"), *Precision.choices]
 SERVING_ENGINES = ["vLLM", "SGLang", "TensorRT-LLM", "TGI", "Triton", "llama.cpp", "Ollama"]
 MAX_GPUS = 100_000
 
@@ -58,7 +61,20 @@ class UploadForm(forms.Form):
         empty_label="— as the file says —",
         help_text="Needed only when the file does not say which model it measured.",
     )
-    serving_engine = forms.CharField(max_length=60, required=False, help_text="e.g. vLLM 0.8.5")
+    precision = forms.ChoiceField(
+        choices=PRECISION_CHOICES,
+        required=False,
+        label="Precision measured",
+        help_text="The weights' precision (quantisation) the model was served at; needed "
+        "only when the file does not state it.",
+    )
+    serving_engine = forms.CharField(max_length=60, required=False, help_text="e.g. vLLM")
+    engine_version = forms.CharField(
+        max_length=60,
+        required=False,
+        label="Engine version",
+        help_text="e.g. 0.8.5 (no benchmark tool records it reliably).",
+    )
     parallelism = forms.CharField(max_length=60, required=False, help_text="e.g. TP=4, PP=1")
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
     sweep = forms.CharField(
@@ -114,10 +130,14 @@ class StepCheckForm(forms.Form):
 
 
 class ResultModelForm(forms.Form):
-    """The model a parsed file measured, when the file does not say."""
+    """The model a parsed file measured and its precision, when the file does not say; the
+    service requires each field the result still asks for."""
 
     model_profile: forms.ModelChoiceField[ModelProfile] = forms.ModelChoiceField(
-        queryset=None, to_field_name="slug", label="Model measured"
+        queryset=None, to_field_name="slug", label="Model measured", required=False
+    )
+    precision = forms.ChoiceField(
+        choices=PRECISION_CHOICES, required=False, label="Precision measured"
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

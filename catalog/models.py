@@ -97,6 +97,13 @@ class ModelProfile(models.Model):
     license = models.CharField(max_length=80, blank=True)
     source_url = models.URLField(max_length=500, blank=True)
     notes = models.TextField(blank=True)
+    # Other names a benchmark file may give this model (Hugging Face ids, Ollama and LiteLLM
+    # names): an upload binds a file to the profile by them (engine/model_names.py).
+    aliases = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Other names of this model: Hugging Face ids, Ollama or LiteLLM names.",
+    )
     is_custom = models.BooleanField(default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

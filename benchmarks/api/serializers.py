@@ -9,8 +9,9 @@ from rest_framework import serializers
 from benchmarks import figures
 from benchmarks.forms import MAX_GPUS
 from benchmarks.models import BenchmarkResult, Phase
+from benchmarks.services.asked import result_asks
 from benchmarks.workload import model_warning, workload_summary
-from briefs.models import WorkloadBrief
+from briefs.models import Precision, WorkloadBrief
 from catalog.models import Accelerator, ModelProfile, Quote
 from core.api.fields import SlugLookupField
 
@@ -37,7 +38,18 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
         allow_null=True,
         help_text="The model measured (slug); required only when the file does not say.",
     )
+    precision = serializers.ChoiceField(
+        choices=Precision.choices,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="The weights' precision measured (bf16, fp8, int4…); required only when the "
+        "file does not state it, refused when it contradicts the file.",
+    )
     serving_engine = serializers.CharField(
+        max_length=60, required=False, allow_blank=True, default=""
+    )
+    engine_version = serializers.CharField(
         max_length=60, required=False, allow_blank=True, default=""
     )
     parallelism = serializers.CharField(max_length=60, required=False, allow_blank=True, default="")
@@ -75,6 +87,7 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
         slug_field="slug", read_only=True, allow_null=True
     )
     workload = serializers.SerializerMethodField()
+    asks = serializers.SerializerMethodField()
     model_warning = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
     download_url = serializers.SerializerMethodField()
@@ -90,7 +103,10 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
             "tool_version",
             "model_name",
             "model_profile",
+            "precision",
+            "engine_version",
             "workload",
+            "asks",
             "model_warning",
             "original_name",
             "sha256",
@@ -121,6 +137,10 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
 
     def get_workload(self, obj: BenchmarkResult) -> str:
         return workload_summary(obj)
+
+    def get_asks(self, obj: BenchmarkResult) -> list[str]:
+        """Fields a large file parsed after its upload still needs (set on its page)."""
+        return result_asks(obj)
 
     def get_model_warning(self, obj: BenchmarkResult) -> str | None:
         """Set when the result will not count as measured for its brief (another model)."""

@@ -1,5 +1,6 @@
 """Services (writes) of the benchmarks area, re-exported: uploads, parsing, plans."""
 
+from benchmarks.services.asked import benchmark_result_model_set
 from benchmarks.services.plans import (
     benchmark_candidates_compared,
     benchmark_plan_create,
@@ -9,7 +10,6 @@ from benchmarks.services.plans import (
     benchmark_plans_refresh_for_result,
 )
 from benchmarks.services.results import (
-    benchmark_result_model_set,
     benchmark_result_parse,
     benchmark_results_redrive_stuck,
 )

@@ -20,19 +20,22 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from benchmarks import access, parsers
+from benchmarks import parsers
 from benchmarks.distributions import distributions_for
-from benchmarks.errors import UploadRejected
 from benchmarks.models import BenchmarkResult
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
+from catalog.model_names import (
+    ProfileNames,
+    precision_from_word,
+    precision_in_name,
+    resolve_model,
+)
 from core import jobs
 from core.audit import audit_record
-from core.roles import require_role
 from procurement.engine.evidence import same_model_name
 
 if TYPE_CHECKING:
-    from accounts.models import User
     from catalog.models import ModelProfile
 
 logger = logging.getLogger(__name__)
@@ -83,7 +86,12 @@ WORKLOAD_FIELDS = (
     "output_tokens_p95",
     "concurrency",
     "request_rate",
+    "engine_version",
 )
+# Keys a file (or a vLLM `--metadata KEY=VALUE`) may state the weights' precision under, the
+# most specific first: a quantisation method says more than the activations' dtype.
+PRECISION_KEYS = ("precision", "quantization", "weight_precision", "dtype")
+ENGINE_VERSION_KEYS = ("engine_version", "serving_engine_version", "server_version")
 
 
 def _finite(value: Any) -> float | None:
@@ -92,6 +100,17 @@ def _finite(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return number if math.isfinite(number) else None
+
+
+def stated_precision(parsed: ParsedResult) -> str:
+    """The precision the file states, in the brief's vocabulary ("" when it does not): a
+    precision/quantization/dtype key, else the quantisation suffix of its model name
+    (``…-Instruct-FP8`` → fp8). 'auto' or an unknown word states nothing."""
+    extra = parsed.extra or {}
+    for key in PRECISION_KEYS:
+        if word := precision_from_word(extra.get(key)):
+            return word
+    return precision_in_name(parsed.model or "")
 
 
 def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, Any]:
@@ -118,33 +137,52 @@ def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, An
         out["output_tokens_mean"] = m.output_tokens_total / done
     out["concurrency"] = _finite(m.concurrency)
     out["request_rate"] = _finite(m.request_rate)
+    out["precision"] = stated_precision(parsed)
+    out["engine_version"] = ""
     extra = parsed.extra or {}
-    for key in ("precision", "dtype", "quantization"):
+    for key in ENGINE_VERSION_KEYS:
         value = extra.get(key)
-        if isinstance(value, str) and value.strip():
-            out["precision"] = value.strip().lower()[:16]
+        if isinstance(value, str | int | float) and str(value).strip():
+            out["engine_version"] = scrub(str(value)).strip()[:60]
             break
     for which, degree in _PARALLEL.findall(parallelism or ""):
         out["tensor_parallel" if which.lower() == "tp" else "pipeline_parallel"] = int(degree)
     return out
 
 
+def profile_names() -> list[ProfileNames]:
+    """Every model profile with the names it answers to (slug, name, aliases)."""
+    from catalog.models import ModelProfile
+
+    rows = ModelProfile.objects.values_list("pk", "slug", "name", "aliases")
+    return [ProfileNames(pk, (slug, name, *(aliases or []))) for pk, slug, name, aliases in rows]
+
+
+def _names_profile(named: str, profile: ModelProfile) -> bool:
+    own = ProfileNames(profile.pk, (profile.slug, profile.name, *(profile.aliases or [])))
+    return resolve_model(named, [own]).profile_id == profile.pk or any(
+        same_model_name(named, known) for known in own.names
+    )
+
+
 def _bind_model(result: BenchmarkResult, named: str) -> None:
-    """The model measured: the file's own name when it gives one, else the model profile
-    chosen at upload. A profile that disagrees with the file's name is not used (the file is
-    the evidence) and the notes say so."""
+    """The model measured: the file's own name when it gives one, tied to the profile that
+    name or one of its aliases means; else the model profile chosen at upload. A chosen
+    profile that disagrees with the file's name is not used (the file is the evidence) and
+    the notes say so."""
     profile = result.model_profile
     notes = list(result.parse_notes or [])
     if named:
         result.model_name = named
-        if profile is not None and not (
-            same_model_name(named, profile.name) or same_model_name(named, profile.slug)
-        ):
+        bound = resolve_model(named, profile_names()).profile_id
+        if profile is not None and not _names_profile(named, profile) and bound != profile.pk:
             notes.append(
                 f"The file names its model ({named}); the model profile chosen at upload "
                 f"({profile.name}) was not used."
             )
             result.model_profile = None
+        if bound is not None:
+            result.model_profile_id = bound
     elif profile is not None:  # the row's model_profile says it was chosen at upload
         result.model_name = profile.name[:200]
     else:
@@ -152,38 +190,11 @@ def _bind_model(result: BenchmarkResult, named: str) -> None:
     result.parse_notes = notes
 
 
-@transaction.atomic
-def benchmark_result_model_set(
-    *, acting_user: User, result: BenchmarkResult, model_profile: ModelProfile
-) -> BenchmarkResult:
-    """Say which model a parsed file measured when the file itself does not (a large file
-    parsed on a worker is asked after its parse). A file's own model name is never replaced."""
-    from benchmarks.services.plans import benchmark_plans_refresh_for_result
-
-    require_role(acting_user, *access.BENCHMARK_UPLOADERS)
-    locked = BenchmarkResult.objects.select_for_update().get(pk=result.pk)
-    if locked.status != BenchmarkResult.Status.PARSED or locked.model_name:
-        raise UploadRejected(
-            "Only a parsed result whose file does not say its model can be given one.",
-            field="model_profile",
-        )
-    locked.model_profile = model_profile
-    locked.model_name = model_profile.name[:200]
-    locked.save(update_fields=["model_profile", "model_name"])
-    audit_record(
-        actor=acting_user,
-        action="benchmark_result.model_set",
-        obj=locked,
-        summary={"model_profile": model_profile.slug},
-    )
-    benchmark_plans_refresh_for_result(locked)
-    return locked
-
-
 def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
     """Copy a parse into the row (not saved): metrics, discrepancies, notes, histograms, and
     the workload the file measured (only where the row does not say already)."""
     data = parsed.to_dict()
+    given_precision = result.precision
     for name, value in workload_fields(parsed, result.parallelism).items():
         if value not in (None, "") and getattr(result, name) in (None, ""):
             setattr(result, name, value)
@@ -192,6 +203,14 @@ def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
     result.metrics = metrics_json(parsed)
     result.discrepancies = scrub(data["discrepancies"])
     result.parse_notes = scrub(data["notes"])
+    stated = stated_precision(parsed)
+    if stated and given_precision and stated != given_precision:
+        # A large file, checked only after the upload: the file is the evidence.
+        result.precision = stated
+        result.parse_notes.append(
+            f"The file states precision {stated}; the precision given at upload "
+            f"({given_precision}) was not used."
+        )
     _bind_model(result, scrub(parsed.model or "").strip()[:200])
     result.distributions = distributions_for(parsed.per_request)
     result.status = BenchmarkResult.Status.PARSED

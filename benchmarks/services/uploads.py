@@ -27,6 +27,7 @@ from benchmarks.errors import UploadRejected, UploadTooLarge
 from benchmarks.models import BenchmarkResult, Phase
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
+from benchmarks.services.asked import check_asked
 from benchmarks.services.results import apply_parsed, scrub
 from benchmarks.upload_handlers import too_large_message, upload_cap_bytes
 from core import jobs
@@ -56,27 +57,14 @@ class UploadMeta:
     notes: str = ""
     sweep: str = ""  # files of one sweep share it (issue 17; selectors.evidence_results_for)
     model_profile: Any = None  # asked only when the file does not say which model it measured
-
-
-MODEL_ASKED = (
-    "The file does not say which model it measured: choose its model profile (a result "
-    "without its model never counts as measured)."
-)
+    precision: str = ""  # asked only when the file does not state it (services/asked.py)
+    engine_version: str = ""  # no serving tool records it reliably (FORMATS.md)
 
 
 @dataclass(frozen=True, slots=True)
 class IngestOutcome:
     result: BenchmarkResult
     created: bool
-
-
-def needs_model(parsed: ParsedResult) -> bool:
-    """A file with throughput figures that does not say which model it measured: the upload
-    asks for the model (never guessed). Telemetry and training system files carry no
-    serving figures and are not asked."""
-    metrics = parsed.metrics
-    figures = (metrics.output_tokens_per_s, metrics.request_throughput_rps)
-    return not (parsed.model or "").strip() and any(f is not None for f in figures)
 
 
 def inline_parse_max_bytes() -> int:
@@ -221,6 +209,8 @@ def _store(
                 brief=meta.brief,
                 phase=meta.phase,
                 model_profile=meta.model_profile,
+                precision=meta.precision,
+                engine_version=scrub(meta.engine_version).strip()[:60],
                 serving_engine=scrub(meta.serving_engine)[:60],
                 parallelism=scrub(meta.parallelism)[:60],
                 notes=scrub(meta.notes),
@@ -281,8 +271,8 @@ def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) ->
         )
         return IngestOutcome(existing, created=False)
     format_id, parsed = _check(upload, filename, size)
-    if parsed is not None and needs_model(parsed) and meta.model_profile is None:
-        raise UploadRejected(MODEL_ASKED, field="model_profile")
+    if parsed is not None:
+        check_asked(parsed, model_profile=meta.model_profile, precision=meta.precision)
     return _store(
         user=user,
         upload=upload,

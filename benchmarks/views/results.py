@@ -20,6 +20,7 @@ from benchmarks import access, charts, figures, parsers, selectors, services
 from benchmarks.errors import UploadRejected
 from benchmarks.forms import SERVING_ENGINES, ResultModelForm, UploadForm
 from benchmarks.models import BenchmarkResult
+from benchmarks.services.asked import result_asks
 from benchmarks.upload_handlers import (
     declared_length_too_large,
     install_capped_handler,
@@ -105,8 +106,12 @@ def _upload_page(
 
 
 def _refuse(request: AuthedRequest, form: UploadForm, exc: UploadRejected) -> HttpResponse:
-    field = next(iter(exc.fields), None)
-    form.add_error(field if field in form.fields else None, exc.message)
+    asked = {name: msgs for name, msgs in exc.fields.items() if name in form.fields}
+    if not asked:
+        form.add_error(None, exc.message)
+    for name, msgs in asked.items():  # each field the file does not say is asked at once
+        for message in msgs:
+            form.add_error(name, message)
     return _upload_page(request, form, status=exc.status_code)
 
 
@@ -147,10 +152,6 @@ def result_upload(request: AuthedRequest) -> HttpResponse:
     return _result_upload(request, handler)
 
 
-def _asks_model(result: BenchmarkResult) -> bool:
-    return result.status == BenchmarkResult.Status.PARSED and not result.model_name
-
-
 def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
     metrics = result.metrics or {}
     brief = result.brief
@@ -184,9 +185,8 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
         "workload": workload_summary(result),
         "model_warning": model_warning(result),
         "calibration": selectors.calibration_of(result),
-        "model_form": ResultModelForm()
-        if result.status == "parsed" and not result.model_name
-        else None,
+        "asks": (asks := result_asks(result)),
+        "model_form": ResultModelForm() if asks else None,
     }
 
 
@@ -216,8 +216,8 @@ def result_detail(request: AuthedRequest, result_id: int) -> HttpResponse:
 @require_http_methods(["POST"])
 @role_required(*UPLOADERS)
 def result_model_set(request: AuthedRequest, result_id: int) -> HttpResponse:
-    """Say which model a parsed file measured, when the file does not (large files are asked
-    after their parse on a worker)."""
+    """Say which model a parsed file measured and at which precision, when the file does not
+    (large files are asked after their parse on a worker)."""
     result = access.access_result(request.user, result_id)
     form = ResultModelForm(request.POST)
     if form.is_valid():
@@ -226,11 +226,12 @@ def result_model_set(request: AuthedRequest, result_id: int) -> HttpResponse:
                 acting_user=request.user,
                 result=result,
                 model_profile=form.cleaned_data["model_profile"],
+                precision=form.cleaned_data["precision"],
             )
         except UploadRejected as exc:
             messages.error(request, exc.message)
     else:
-        messages.error(request, "Choose the model profile the file measured.")
+        messages.error(request, "Choose the model profile and the precision the file measured.")
     return redirect(result.get_absolute_url())
 
 

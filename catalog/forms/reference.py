@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from django import forms
@@ -79,6 +80,15 @@ class AcceleratorListForm(forms.Form):
 
 
 class ModelProfileForm(forms.ModelForm[ModelProfile]):
+    aliases = forms.CharField(
+        required=False,
+        max_length=4000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Other names benchmark files give this model, one per line or separated by "
+        "commas: its Hugging Face id (org/Model-Name), Ollama name (model:size), LiteLLM name. "
+        "A file naming any of them is tied to this profile.",
+    )
+
     class Meta:
         model = ModelProfile
         fields = MODEL_FIELDS
@@ -95,6 +105,10 @@ class ModelProfileForm(forms.ModelForm[ModelProfile]):
             "keeps the embeddings and output head in 16 bits. Blank: not counted, and said.",
         }
         widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
+
+    def clean_aliases(self) -> list[str]:
+        text = self.cleaned_data.get("aliases") or ""
+        return [part.strip() for part in re.split(r"[\n,]+", text) if part.strip()]
 
     def _post_clean(self) -> None:  # the service applies the rules, with clearer messages
         pass

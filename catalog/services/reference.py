@@ -12,6 +12,7 @@ from django.utils.text import slugify
 from accounts.models import Provider, User
 from catalog import access
 from catalog.errors import CatalogInvalid
+from catalog.model_names import ProfileNames, clean_aliases, resolve_model
 from catalog.models import FxRate, ModelApiRoute, ModelProfile, PrivateEndpoint
 from catalog.validation import api_route_rule_errors, fx_rule_errors, model_profile_rule_errors
 from core.audit import audit_record
@@ -39,6 +40,7 @@ MODEL_FIELDS = (
     "tied_embeddings",
     "license",
     "source_url",
+    "aliases",
     "notes",
 )
 API_ROUTE_FIELDS = (
@@ -91,6 +93,19 @@ def provider_create(*, acting_user: User, data: Mapping[str, Any]) -> Provider:
     return provider
 
 
+def _aliases_taken(aliases: list[str]) -> list[str]:
+    """An alias that already names another profile would make both unmatchable (a name two
+    profiles claim binds to neither), so it is refused with the profile it names."""
+    known = list(ModelProfile.objects.values_list("pk", "slug", "name", "aliases"))
+    names = {pk: name for pk, _, name, _ in known}
+    profiles = [ProfileNames(pk, (slug, name, *(extra or []))) for pk, slug, name, extra in known]
+    out = []
+    for alias in aliases:
+        if (pk := resolve_model(alias, profiles).profile_id) is not None:
+            out.append(f"{alias!r} already names the model profile {names[pk]}.")
+    return out
+
+
 @transaction.atomic
 def model_profile_create(*, acting_user: User, data: Mapping[str, Any]) -> ModelProfile:
     """Add a custom model; its slug comes from the name and never collides with a seeded one."""
@@ -98,6 +113,9 @@ def model_profile_create(*, acting_user: User, data: Mapping[str, Any]) -> Model
     values = _pick(data, MODEL_FIELDS)
     values.setdefault("params_active_b", values.get("params_total_b"))
     errors = model_profile_rule_errors(values)
+    values["aliases"] = clean_aliases(values.get("aliases") or [])
+    if taken := _aliases_taken(values["aliases"]):
+        errors.setdefault("aliases", []).extend(taken)
     slug = slugify(data.get("slug") or values.get("name") or "")[:80]
     if not values.get("name") or not slug:
         errors.setdefault("name", []).append("Give the model a name.")

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 def _body(h100):
     return {"file": SimpleUploadedFile("r.json", vllm_serve_bytes(5)), "accelerator": h100.slug,
-            "gpu_count": 1}  # fmt: skip
+            "gpu_count": 1, "precision": "bf16"}  # fmt: skip
 
 
 def test_browser_upload_without_csrf_token_is_refused(engineer, h100):

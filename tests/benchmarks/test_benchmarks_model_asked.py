@@ -40,7 +40,7 @@ def test_u18_form_asks_for_the_model_when_the_file_does_not_say_it(
     login, engineer, quote_a, nameless_file, private_storage
 ):
     client = login(engineer)
-    form = {"quote": quote_a.pk, "gpu_count": 1, "phase": 2}
+    form = {"quote": quote_a.pk, "gpu_count": 1, "phase": 2, "precision": "bf16"}
     response = client.post(
         "/benchmarks/upload/", {**form, "file": SimpleUploadedFile("run.json", nameless_file)}
     )
@@ -67,7 +67,7 @@ def test_u18_form_asks_for_the_model_when_the_file_does_not_say_it(
 def test_u18_api_answers_400_naming_the_model_profile_field(
     token_client, h100, nameless_file, private_storage
 ):
-    body = {"accelerator": h100.slug, "gpu_count": 1}
+    body = {"accelerator": h100.slug, "gpu_count": 1, "precision": "bf16"}
     response = token_client.post(
         "/api/v1/benchmark-results/",
         {**body, "file": SimpleUploadedFile("run.json", nameless_file)},
@@ -100,6 +100,7 @@ def test_u18_a_file_naming_its_model_is_not_asked_and_keeps_its_own_name(
         {
             "accelerator": h100.slug,
             "gpu_count": 1,
+            "precision": "bf16",
             "model_profile": profile.slug,
             "file": SimpleUploadedFile("run.json", vllm_serve_bytes(40)),
         },
@@ -128,6 +129,7 @@ def test_u18_upload_of_another_model_than_the_brief_warns_at_once(
             "brief": brief.pk,
             "gpu_count": 1,
             "phase": 2,
+            "precision": "bf16",
             "file": SimpleUploadedFile("run.json", vllm_serve_bytes(40)),
         },
         follow=True,

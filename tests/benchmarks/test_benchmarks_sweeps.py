@@ -33,6 +33,7 @@ def _upload(client, h100, concurrency: int, sweep: str = SWEEP):
             "file": SimpleUploadedFile(f"c{concurrency}.json", _run_at(concurrency)),
             "accelerator": h100.slug,
             "gpu_count": 4,
+            "precision": "bf16",
             "sweep": sweep,
         },
         format="multipart",

@@ -15,7 +15,7 @@ from knox.models import AuthToken
 
 from benchmarks import parsers
 from benchmarks.models import BenchmarkResult
-from benchmarks.services.uploads import needs_model
+from benchmarks.services.asked import needs_model, needs_precision
 from core.models import AuditEvent
 from tests.benchmarks.conftest import stored_files
 from tests.benchmarks.factories_benchmarks import vllm_serve_bytes
@@ -83,12 +83,11 @@ def test_fixtures_are_there():
 
 
 def _model_asked(data: bytes, name: str) -> dict[str, str]:
-    """The model profile the upload asks for when a file with figures does not name its model."""
-    return (
-        {"model_profile": ModelProfileFactory().slug}
-        if needs_model(parsers.parse(data, name))
-        else {}
-    )
+    """What the upload asks for when a file with figures does not say it: its model profile,
+    its precision (issue 14)."""
+    parsed = parsers.parse(data, name)
+    asked = {"model_profile": ModelProfileFactory().slug} if needs_model(parsed) else {}
+    return {**asked, **({"precision": "bf16"} if needs_precision(parsed) else {})}
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=_sample_id)
@@ -286,7 +285,7 @@ def test_same_bytes_same_candidate_returns_the_existing_result(token_client, h10
         return token_client.post(
             "/api/v1/benchmark-results/",
             {"file": SimpleUploadedFile("r.json", payload), "accelerator": accelerator,
-             "gpu_count": gpus},
+             "gpu_count": gpus, "precision": "bf16"},
             format="multipart",
         )  # fmt: skip
 

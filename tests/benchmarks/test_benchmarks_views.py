@@ -310,6 +310,7 @@ def test_file_templates_download_and_upload_with_acceptance(login, engineer, h10
             "accelerator": h100.slug,
             "gpu_count": 1,
             "model_profile": model.slug,
+            "precision": "fp8",  # nor its precision (issue 14)
         },
     )
     assert upload.status_code == 302

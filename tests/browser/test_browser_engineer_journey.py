@@ -42,6 +42,7 @@ def test_engineer_uploads_vllm_result_and_sees_percentiles_and_charts(
     expect(page.locator("[data-file-name]")).to_contain_text(VLLM_SAMPLE.name)
     page.select_option("#id_quote", str(quote.pk))
     page.fill("#id_gpu_count", "2")
+    page.select_option("#id_precision", "bf16")  # the file does not state it (issue 14)
     page.fill("#id_serving_engine", "vLLM 0.8.5")
     page.fill("#id_parallelism", "TP=1, 2 replicas")
     browser_page.shot("1-upload-form")
@@ -107,6 +108,7 @@ def test_u18_upload_asks_for_the_model_and_keeps_the_chosen_file(
     page.set_input_files("#id_file", str(AIPERF_SAMPLE))
     page.select_option("#id_quote", str(quote.pk))
     page.fill("#id_gpu_count", "1")
+    page.select_option("#id_precision", "fp4")  # asked too when missing (issue 14)
     page.click("[data-submit]")
 
     expect(page.locator("#id_model_profile")).to_be_visible()

@@ -102,6 +102,7 @@ def upload_result(*, engineer: Any, quote: Any, brief: Any, sample: str, gpus: i
                 brief=brief,
                 serving_engine="vLLM",
                 model_profile=model if sample == AIPERF_SAMPLE else None,
+                precision="bf16",  # neither sample states it; the upload asks (issue 14)
             ),
         )
     result = outcome.result

@@ -95,6 +95,33 @@ def test_custom_model_form(login, engineer, catalog):
     assert (profile.is_custom, profile.created_by) == (True, engineer)
 
 
+def test_issue14_a_custom_model_takes_aliases_shown_on_the_model_page(login, engineer, catalog):
+    """Aliases are entered with the profile, an alias that names another profile is refused
+    (nothing saved), and the model page lists them; seeded profiles carry theirs."""
+    client = login(engineer)
+    data = {
+        "name": "House 13B",
+        "params_total_b": "13",
+        "params_active_b": "13",
+        "layers": "40",
+        "attention_heads": "40",
+        "kv_heads": "8",
+        "head_dim": "128",
+        "sliding_window_layers": "0",
+    }
+    taken = client.post("/catalog/models/new/", {**data, "aliases": "house:13b, llama3.1:70b"})
+    assert taken.status_code == 400
+    assert "already names the model profile Llama 3.1 70B" in taken.content.decode()
+    assert not ModelProfile.objects.filter(is_custom=True).exists()
+    good = client.post("/catalog/models/new/", {**data, "aliases": "acme/House-13B\nhouse:13b"})
+    assert good.status_code == 302
+    assert ModelProfile.objects.get(slug="house-13b").aliases == ["acme/House-13B", "house:13b"]
+    page = client.get("/catalog/models/").content.decode()
+    assert "acme/House-13B, house:13b" in page
+    assert "meta-llama/Llama-3.1-70B-Instruct" in page
+    assert "llama3.1:70b" in ModelProfile.objects.get(slug="llama-3-1-70b").aliases
+
+
 def test_enter_a_quote_through_the_form(login, lead, provider_a, h100):
     response = login(lead).post("/catalog/quotes/new/", _form(h100, provider_a))
     quote = Quote.objects.get()

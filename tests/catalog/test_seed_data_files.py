@@ -70,6 +70,7 @@ MODEL_KEYS = {
     "tied_embeddings",
     "license",
     "source_url",
+    "aliases",
     "notes",
 }
 MODEL_NULLABLE = {"mla_latent_dim", "sliding_window"}
@@ -246,3 +247,19 @@ def test_required_models_present() -> None:
         "gpt-oss-120b",
     }
     assert required <= {row["slug"] for row in MODELS}
+
+
+def test_every_seeded_alias_binds_to_its_own_profile() -> None:
+    """Issue 14: a file naming any alias (Hugging Face id, Ollama or LiteLLM name) is tied to
+    that profile and to no other."""
+    from catalog.model_names import ProfileNames, resolve_model
+
+    profiles = [
+        ProfileNames(index, (row["slug"], row["name"], *row["aliases"]))
+        for index, row in enumerate(MODELS)
+    ]
+    for index, row in enumerate(MODELS):
+        assert isinstance(row["aliases"], list), row["slug"]
+        assert all(isinstance(a, str) and a.strip() for a in row["aliases"]), row["slug"]
+        for name in (row["slug"], row["name"], *row["aliases"]):
+            assert resolve_model(name, profiles).profile_id == index, (row["slug"], name)

@@ -37,7 +37,12 @@ def test_an_upload_while_the_broker_is_down_keeps_its_file_and_waits(
     data = vllm_serve_bytes(300)
     response = api_client.post(
         "/api/v1/benchmark-results/",
-        {"file": SimpleUploadedFile("big.json", data), "accelerator": h100.slug, "gpu_count": 8},
+        {
+            "file": SimpleUploadedFile("big.json", data),
+            "accelerator": h100.slug,
+            "gpu_count": 8,
+            "precision": "bf16",
+        },
         format="multipart",
     )
     assert response.status_code < 500, response.content
@@ -59,7 +64,7 @@ def test_an_upload_while_the_broker_is_down_keeps_its_file_and_waits(
 def test_the_same_file_uploads_again_after_a_failed_parse(private_storage, engineer, h100):
     """H5: a failed result does not swallow a new upload of the same bytes."""
     data = vllm_serve_bytes(40)
-    meta = UploadMeta(accelerator=h100, gpu_count=8)
+    meta = UploadMeta(accelerator=h100, gpu_count=8, precision="bf16")
     first = benchmark_result_ingest(
         acting_user=engineer, upload=SimpleUploadedFile("a.json", data), meta=meta
     ).result
@@ -76,7 +81,7 @@ def _parsing(engineer, h100, *, claimed_ago: timedelta, seed: int = 7) -> Benchm
     result = benchmark_result_ingest(
         acting_user=engineer,
         upload=SimpleUploadedFile("w.json", vllm_serve_bytes(40, seed=seed)),
-        meta=UploadMeta(accelerator=h100, gpu_count=8),
+        meta=UploadMeta(accelerator=h100, gpu_count=8, precision="bf16"),
     ).result
     BenchmarkResult.objects.filter(pk=result.pk).update(
         status=BenchmarkResult.Status.PARSING,
