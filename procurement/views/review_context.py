@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from core.roles import has_role
 from procurement import access, charts
 from procurement.models import CandidateResult, Comparison, PriceChange
+from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.record import assumptions_of, brief_facts
 from procurement.selectors.reviews.rows import (
@@ -59,6 +60,7 @@ def _common(comparison: Comparison) -> dict[str, Any]:
         "approvals_needed": max(comparison.required_approvals - given, 0),
         "next_reviewer": next_reviewer(comparison, reviews),
         "history": list(history_of(comparison, reviews)[:HISTORY_LIMIT]),
+        "recommendation_notes": recommendation_notes_of(comparison),
         "detail_url": safe_reverse("procurement:comparison-detail", comparison.pk),
         "list_url": safe_reverse("procurement:comparison-list"),
         "superseded_by": Comparison.objects.filter(supersedes=comparison)
