@@ -15,7 +15,7 @@ from core import workloads
 from core.roles import get_or_404
 from procurement import access
 from procurement.models import CandidateResult, Comparison
-from procurement.selectors.reviews.record import applied_assumptions
+from procurement.selectors.frozen_inputs import applied_words, overrides_words
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -242,5 +242,6 @@ def results_context(
         "notes": result.get("notes", []),
         "recommendation_notes": recommendation_notes_of(comparison),
         "snapshot_as_of": as_of,
-        "assumptions_applied": applied_assumptions(comparison),
+        "assumptions_applied": applied_words(comparison),
+        "overrides": overrides_words(comparison.assumptions),
     }

@@ -192,3 +192,31 @@ def test_u2_demo_brief_row_under_the_margin_reads_amber_not_green(demo, login):
     roomy = _fit_row(html, "H200 SXM 141GB")
     assert GREEN_FITS in roomy
     assert "tight fit" not in roomy
+
+
+def test_frozen_inputs_read_in_words(scenario, lead, login):
+    route = ModelApiRouteFactory(p95_ttft_ms=400, p99_e2e_ms=9000, region="eu-west")
+    comparison = comparison_create(
+        acting_user=lead,
+        brief=scenario["brief"],
+        quote_ids=[scenario["cheap"].pk],
+        api_route_ids=[route.pk],
+        assumptions={"utilisation": {"low": 0.4, "likely": 0.6, "high": 0.8}},
+        seed=7,
+    )
+    comparison_run(comparison_id=comparison.pk)
+    comparison.refresh_from_db()
+    html = login(lead).get(comparison.get_absolute_url()).content.decode()
+    frozen = html[html.index("Inputs frozen in this comparison") :]
+    frozen = frozen[: frozen.index("</details>")]
+    assert f"seed 7 · {comparison.samples:,} samples" in frozen
+    assert comparison.samples >= 1000
+    assert "Utilisation: 60 % (40 % – 80 %)" in frozen
+    label = comparison.candidates.get(key=f"api:{route.pk}").label
+    assert f"Share of failed attempts billed for {label}: " in frozen
+    assert f"api:{route.pk}" not in frozen
+    assert "(from this comparison&#x27;s override)" in frozen
+    assert "[brief]" not in frozen
+    assert "0.6" not in frozen
+    record = login(lead).get(reverse("procurement:comparison-record", args=[comparison.pk]))
+    assert f"{comparison.samples:,} samples" in record.content.decode()
