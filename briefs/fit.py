@@ -84,6 +84,15 @@ def context_tokens_for(brief: WorkloadBrief) -> int | None:
     ).context_tokens
 
 
+def context_source_for(brief: WorkloadBrief) -> str:
+    """Where the fit's context length comes from, in words (U1: the fallback is said)."""
+    if mode_for(brief) != "inference":
+        return "the sequence length" if brief.sequence_length else "the context window"
+    return fit_contexts(
+        brief.p95_input_tokens, brief.p95_output_tokens, brief.context_window_tokens
+    ).source
+
+
 def concurrency_for(brief: WorkloadBrief) -> int:
     """Sequences resident at once: concurrency, else batch size, else one."""
     return int(brief.concurrency or brief.batch_size or 1)

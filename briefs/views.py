@@ -18,7 +18,7 @@ from briefs import access
 from briefs import charts as charts_briefs
 from briefs import selectors as selectors_briefs
 from briefs import services as services_briefs
-from briefs.fit import context_tokens_for, mode_for
+from briefs.fit import context_source_for, context_tokens_for, mode_for
 from briefs.forms import BriefForm, MemoryFitForm, brief_initial
 from briefs.models import WorkloadBrief, WorkloadClass
 from briefs.rules import GROUPS, field_label, groups_for, missing_labels
@@ -26,6 +26,7 @@ from catalog import access as catalog_access
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.roles import Role, has_role
+from procurement.engine.memory_spec import DEFAULT_HEADROOM_MARGIN_PCT
 
 read_required = access.read_required
 write_required = access.write_required
@@ -76,9 +77,15 @@ def brief_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "versions": selectors_briefs.brief_versions(brief),
         "rows": rows,
         "fit_context_tokens": _display(context_tokens_for(brief)),
+        "fit_context_source": context_source_for(brief),
         "fit_mode": mode_for(brief),
+        "fit_margin_pct": DEFAULT_HEADROOM_MARGIN_PCT,
         "assumptions": next((r.result.assumptions for r in rows if r.result), None),
-        "fig_breakdown": charts_briefs.memory_breakdown_figure(short) if short else None,
+        "fig_breakdown": charts_briefs.memory_breakdown_figure(
+            short, title=f"Memory per GPU at the brief's context ({context_source_for(brief)})"
+        )
+        if short
+        else None,
         "fig_curve": charts_briefs.concurrency_curve_figure(short, training=training)
         if short
         else None,
@@ -127,7 +134,12 @@ def memory_fit(request: AuthedRequest) -> HttpResponse:
             )
         except DomainError as exc:
             apply_domain_error(form, exc)
-    context = {"form": form, "result": result, "breakdown": _breakdown_rows(result)}
+    context = {
+        "form": form,
+        "result": result,
+        "breakdown": _breakdown_rows(result),
+        "fit_margin_pct": DEFAULT_HEADROOM_MARGIN_PCT,
+    }
     return render(request, "briefs/memory_fit.html", context, status=_status(form))
 
 

@@ -25,6 +25,7 @@ from procurement import access
 from procurement.api import comparison_body
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors import comparisons as selectors_comparisons
+from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.services import comparisons as services_comparisons
 
 MAX_IDS = 5000
@@ -172,29 +173,13 @@ class CandidateSerializer(serializers.ModelSerializer[CandidateResult]):
 
 # ?view=summary: each candidate's ranking figures, without its cost lines, fit, performance,
 # checklist, warnings or engine detail.
+# fmt: off
 SUMMARY_CANDIDATE_FIELDS = [
-    "key",
-    "kind",
-    "quote",
-    "api_route",
-    "label",
-    "provider_name",
-    "accelerator_name",
-    "capacity_model",
-    "gpus",
-    "hourly_price_usd",
-    "eligible",
-    "total_usd",
-    "unit_cost_usd",
-    "unit_label",
-    "p10",
-    "p50",
-    "p90",
-    "prob_cheapest",
-    "rank",
-    "rank_hourly",
-    "recommended",
+    "key", "kind", "quote", "api_route", "label", "provider_name", "accelerator_name",
+    "capacity_model", "gpus", "hourly_price_usd", "eligible", "total_usd", "unit_cost_usd",
+    "unit_label", "p10", "p50", "p90", "prob_cheapest", "rank", "rank_hourly", "recommended",
 ]
+# fmt: on
 
 
 class CandidateSummarySerializer(CandidateSerializer):
@@ -236,6 +221,10 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
         help_text="How the unit cost is normalised to the billed tokens, in words."
     )
     notes = serializers.SerializerMethodField()
+    recommendation_notes = serializers.SerializerMethodField(
+        help_text="What the recommendation says in words: a statistical tie, estimated or proxy "
+        "against a measured runner-up, a model substitution, the closest latency to a target."
+    )
     snapshot_as_of = serializers.SerializerMethodField()
     assumptions_applied = serializers.SerializerMethodField(
         help_text="Every default the engine used: name, label, value, source "
@@ -260,6 +249,7 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
             "breakeven",
             "hybrid",
             "notes",
+            "recommendation_notes",
             "assumptions_applied",
         ]
 
@@ -323,6 +313,9 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
 
     def get_notes(self, obj: Comparison) -> list[str]:
         return list((obj.result or {}).get("notes", []))
+
+    def get_recommendation_notes(self, obj: Comparison) -> list[str]:
+        return recommendation_notes_of(obj)
 
     def get_assumptions_applied(self, obj: Comparison) -> list[dict[str, Any]]:
         return list((obj.result or {}).get("assumptions_applied", []) or [])

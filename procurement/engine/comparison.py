@@ -205,6 +205,7 @@ def run_comparison(
                 latency_verdict=recommendation.latency_verdict(workload, cand),
                 evidence=recommendation.evidence_words(cand),
                 acceptance_source="measured" if cand.acceptance_rate is not None else "brief",
+                failure_source="measured" if cand.failure_rate is not None else "brief",
             )
         )
     notes = [] if eligible else ["no eligible candidate: see each row's reasons"]

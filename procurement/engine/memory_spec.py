@@ -23,6 +23,7 @@ MODES: tuple[str, ...] = ("inference", "training", "lora", "qlora")
 DEFAULT_OVERHEAD_GB = 2.0
 DEFAULT_SAFETY_MARGIN = 0.10
 DEFAULT_MAX_NODES = 64
+DEFAULT_HEADROOM_MARGIN_PCT = 10.0  # headroom below this reads amber, not "fits"
 FIT_CURVE_CONTEXTS: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
 OVERHEAD_REASON = (
     "per-GPU runtime memory the model cannot use: CUDA context and cuBLAS/NCCL workspaces "
@@ -111,7 +112,7 @@ class FitInput:
     activation_checkpointing: bool = True
     lora_rank: int = 16
     max_nodes: int = DEFAULT_MAX_NODES
-    headroom_margin_pct: float = 10.0  # headroom below this reads amber, not "fits"
+    headroom_margin_pct: float = DEFAULT_HEADROOM_MARGIN_PCT
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,6 +104,7 @@ class CandidateOutcome(JsonMixin):
     latency_verdict: str = ""  # "meets (measured)", "within target (estimated)", ...
     evidence: str = ""  # what the throughput rests on (measured / proxy / estimated + why)
     acceptance_source: str = ""  # "measured" or "brief": which rate the cost used
+    failure_source: str = ""  # "measured" or "brief": which failure rate the cost used
 
 
 @dataclass(frozen=True, slots=True)

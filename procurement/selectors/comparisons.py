@@ -15,7 +15,7 @@ from core import workloads
 from core.roles import get_or_404
 from procurement import access
 from procurement.models import CandidateResult, Comparison
-from procurement.selectors.reviews.record import applied_assumptions
+from procurement.selectors.frozen_inputs import applied_words, overrides_words
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -183,6 +183,12 @@ def comparison_get(user: User, pk: Any) -> Comparison:
     return get_or_404(qs, pk=pk)
 
 
+def recommendation_notes_of(comparison: Comparison) -> list[str]:
+    """What the recommendation says in words (ties, proxy against measured, closest latency,
+    substitution): the engine's `recommendation_notes`, empty before engine 1.x stored them."""
+    return [str(note) for note in (comparison.result or {}).get("recommendation_notes") or []]
+
+
 LATENCY_CODES = {"LATENCY_TARGET_UNMET": "misses", "LATENCY_UNMEASURED": "unmeasured"}
 
 
@@ -234,6 +240,8 @@ def results_context(
         "unit_basis": result.get("unit_basis", ""),
         "hybrid": result.get("hybrid"),
         "notes": result.get("notes", []),
+        "recommendation_notes": recommendation_notes_of(comparison),
         "snapshot_as_of": as_of,
-        "assumptions_applied": applied_assumptions(comparison),
+        "assumptions_applied": applied_words(comparison),
+        "overrides": overrides_words(comparison.assumptions),
     }

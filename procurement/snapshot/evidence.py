@@ -229,6 +229,9 @@ def apply(
             acceptance = max(1e-6, acceptance * goodput)
         extras["acceptance_rate"] = rate_range(acceptance, n)
         perf["acceptance_source"] = f"measured ({acceptance:.3f}, result {result.get('result_id')})"
+        perf["acceptance_used"] = (
+            f"measured {acceptance * 100:.1f} % (result {result.get('result_id')})"
+        )
     elif goodput is not None and match.kind == "measured" and ctx.cls in REALTIME:
         brief_rate = ctx.workload.acceptance_rate
         extras["acceptance_rate"] = Range(
@@ -237,9 +240,39 @@ def apply(
             brief_rate.high * goodput,
         )
         perf["acceptance_source"] = f"the brief's rate × measured goodput {goodput:.3f}"
+        perf["acceptance_used"] = (
+            f"the brief's {range_words(brief_rate)} × measured goodput {goodput:.3f} "
+            f"(result {result.get('result_id')})"
+        )
     failure = _num(result.get("failure_rate")) if match.kind == "measured" else None
     if failure is not None and 0 <= failure < 1:
         extras["failure_rate"] = rate_range(failure, n) if failure > 0 else Range.fixed(0.0)
+        perf["failure_source"] = f"measured ({failure:.3f}, result {result.get('result_id')})"
+        perf["failure_used"] = f"measured {failure * 100:.1f} % (result {result.get('result_id')})"
     perf["has_acceptance_data"] = perf.get("acceptance_source", "").startswith("measured")
     perf.setdefault("acceptance_source", "the brief's assumption")
+    state_brief_rates(ctx, perf)
     return extras
+
+
+def range_words(rate: Range) -> str:
+    """A rate as a reader says it: '92 %', or '92 % (85–97 %)' when it is a range."""
+
+    def pct(x: float) -> str:
+        return f"{round(x * 100, 1):g} %"
+
+    if rate.low == rate.high:
+        return pct(rate.likely)
+    return f"{pct(rate.likely)} ({pct(rate.low)[:-2]}–{pct(rate.high)})"
+
+
+def state_brief_rates(ctx: Context, perf: dict[str, Any]) -> None:
+    """Which acceptance and failure rates the cost used, in words (D3): the measured ones set
+    by `apply`, else the brief's assumption with its figure, so the row never leaves the
+    reader guessing which one priced it."""
+    workload = ctx.workload
+    perf.setdefault(
+        "acceptance_used", f"the brief's assumption {range_words(workload.acceptance_rate)}"
+    )
+    perf.setdefault("failure_source", "the brief's assumption")
+    perf.setdefault("failure_used", f"the brief's assumption {range_words(workload.failure_rate)}")

@@ -110,6 +110,7 @@ def _inference_fit(
         )
     facts["fits"] = fits
     facts["status"] = fit.status if fits else "does_not_fit"
+    facts["headroom_margin_pct"] = margin  # the page says why a fit is amber, with this figure
     if contexts.window_tokens is not None and fits:
         at_window = fit_at(contexts.window_tokens, gpus=max(1, gpus))
         facts["fits_at_context_window"] = at_window.fits
@@ -232,6 +233,7 @@ def inference_perf(
         extras["evidence_key"] = f"estimate:{acc['slug']}:{model}"
         perf["evidence"] = {"kind": "estimated", "reason": "no benchmark matches the brief"}
         perf["acceptance_source"] = "the brief's assumption"
+        evidence.state_brief_rates(ctx, perf)
     if ignored:
         perf["ignored_evidence"] = ignored
     for key in ("tokens_per_s", "ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"):

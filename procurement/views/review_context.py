@@ -10,6 +10,7 @@ from django.utils.timezone import now
 from core.roles import has_role
 from procurement import access, charts
 from procurement.models import CandidateResult, Comparison, PriceChange
+from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.record import assumptions_of, brief_facts
 from procurement.selectors.reviews.rows import (
@@ -68,6 +69,7 @@ def _common(comparison: Comparison) -> dict[str, Any]:
         "next_reviewer": next_reviewer(comparison, reviews),
         "review_overdue": review_overdue(comparison),
         "history": list(history_of(comparison, reviews)[:HISTORY_LIMIT]),
+        "recommendation_notes": recommendation_notes_of(comparison),
         "detail_url": safe_reverse("procurement:comparison-detail", comparison.pk),
         "list_url": safe_reverse("procurement:comparison-list"),
         "superseded_by": Comparison.objects.filter(supersedes=comparison)

@@ -475,8 +475,11 @@ def test_record_and_results_name_the_currency_of_money_assumptions(client, compa
     assert "USD 18,000.00 (brief)" in record  # the applied assumption
     assert "12 (brief)" in record
     detail = client.get(f"/comparisons/{comparison.pk}/").content.decode()
-    assert "Loaded monthly cost per FTE (USD) = USD 18,000.00 [brief]" in detail
-    assert "Planning horizon (months) = 12 [brief]" in detail
+    assert (
+        'Loaded monthly cost per FTE (USD): USD 18,000.00 <span class="muted">(from the brief)'
+        in detail
+    )
+    assert 'Planning horizon (months): 12 <span class="muted">(from the brief)' in detail
 
 
 def test_side_by_side_unit_costs_name_their_currency(client, comparison, finance):

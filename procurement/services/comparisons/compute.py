@@ -86,6 +86,7 @@ def outcome_row(outcome: CandidateOutcome, facts: dict[str, Any]) -> dict[str, A
         latency_verdict=outcome.latency_verdict,
         evidence=outcome.evidence,
         acceptance_source=outcome.acceptance_source,
+        failure_source=outcome.failure_source,
     )
     if money:
         row.update(
