@@ -3,7 +3,10 @@ booleans that say what the user may do (templates never decide access)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
 
 from core.roles import has_role
 from procurement import access, charts
@@ -48,11 +51,28 @@ def next_reviewer(comparison: Comparison, reviews: list[Any]) -> str:
     return " and ".join(missing) or "—"
 
 
+def dual_row(comparison: Comparison, reviews: list[Any]) -> dict[str, Any] | None:
+    """The approved non-recommended row that raised the comparison to two approvals (its
+    commitment is above the threshold while the recommended row's was not), or None."""
+    if comparison.required_approvals < 2:
+        return None
+    for review in reviews:
+        row = review.candidate
+        if review.decision != "approve" or row is None or row.key == comparison.recommended_key:
+            continue
+        commitment = services_reviews.row_commitment_usd(row)
+        if commitment is not None and commitment > Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD):
+            return {"label": row.label, "commitment_usd": commitment}
+    return None
+
+
 def _common(comparison: Comparison) -> dict[str, Any]:
     reviews = reviews_of(comparison)
     given = approvals_given(reviews)
     return {
         "comparison": comparison,
+        "dual_row": dual_row(comparison, reviews),
+        "dual_threshold_usd": Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD),
         "reviews": reviews,
         "approvals_given": given,
         "approvals_label": services_reviews.approvals_label(comparison, given),
