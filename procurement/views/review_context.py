@@ -26,6 +26,7 @@ from procurement.selectors.reviews.rows import (
     safe_reverse,
 )
 from procurement.services import reviews as services_reviews
+from procurement.services.integrity import changes_since_compute
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -109,9 +110,18 @@ def review_context(
         can_review=refusal is None,
         refusal=refusal,
         can_recompute=_can_recompute(user, comparison, context),
-        new_since=new_since(user, comparison, rows),
+        new_since=new_since(user, comparison, rows, changes=_approval_drift(comparison, rows)),
     )
     return context
+
+
+def _approval_drift(comparison: Comparison, rows: list[CandidateResult]) -> list[str]:
+    """What the recommended row's approval rests on that changed since the compute (the same
+    sentences the 409 gives), while a decision is still open."""
+    if comparison.status != Comparison.Status.READY:
+        return []
+    recommended = next((r for r in rows if r.key == comparison.recommended_key), None)
+    return changes_since_compute(comparison, recommended) if recommended is not None else []
 
 
 def _can_recompute(user: User, comparison: Comparison, context: dict[str, Any]) -> bool:
