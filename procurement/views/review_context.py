@@ -106,6 +106,7 @@ def review_context(
         sort_label=SORTS.get(filters["sort"], SORTS["unit"])[0],
         filter_form=filter_form,
         summary=recommendation_summary(comparison, rows),
+        assumptions=assumptions_of(comparison),
         form=form,
         can_review=refusal is None,
         refusal=refusal,
