@@ -261,6 +261,14 @@ def quote_rule_errors(
     return errors
 
 
+def _share(value: Any) -> bool:
+    """Whether `value` reads as a number from 0 to 1."""
+    try:
+        return Decimal(0) <= Decimal(str(value)) <= Decimal(1)
+    except InvalidOperation:
+        return False
+
+
 def api_route_rule_errors(
     values: Mapping[str, Any], *, now: datetime | None = None
 ) -> dict[str, list[str]]:
@@ -279,7 +287,7 @@ def api_route_rule_errors(
     if not str(values.get("model_name") or "").strip():
         _add(errors, "model_name", "Give the model name as the API calls it.")
     billed = values.get("failed_attempts_billed")
-    if billed not in (None, "") and not Decimal(0) <= Decimal(billed) <= Decimal(1):
+    if billed is not None and billed != "" and not _share(billed):
         _add(
             errors,
             "failed_attempts_billed",

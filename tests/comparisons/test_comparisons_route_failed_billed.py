@@ -77,15 +77,19 @@ def _data(scenario, **extra):
     }
 
 
-def test_the_service_refuses_a_share_outside_0_to_1(scenario, lead):
+@pytest.mark.parametrize("share", [Decimal("1.5"), Decimal("-0.1"), "lots"])
+def test_the_service_refuses_a_share_outside_0_to_1(scenario, lead, share):
     provider = scenario["fast"].provider
     with pytest.raises(CatalogInvalid) as caught:
         api_route_create(
-            acting_user=lead,
-            provider=provider,
-            data=_data(scenario, failed_attempts_billed=Decimal("1.5")),
+            acting_user=lead, provider=provider, data=_data(scenario, failed_attempts_billed=share)
         )
     assert "between 0 (none) and 1 (all)" in caught.value.fields["failed_attempts_billed"][0]
+    assert not type(provider).objects.get(pk=provider.pk).api_routes.exists()
+
+
+def test_the_service_stores_a_share_in_range(scenario, lead):
+    provider = scenario["fast"].provider
     route = api_route_create(
         acting_user=lead, provider=provider, data=_data(scenario, failed_attempts_billed="0.5")
     )
