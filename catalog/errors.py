@@ -80,7 +80,7 @@ class UnusualPrice(DomainError):
         super().__init__(
             message,
             fields={
-                "price_per_gpu_hour": [check["message"]],
+                str(check.get("field") or "price_per_gpu_hour"): [check["message"]],
                 "confirm_unusual_price": ["Confirm this price if it is right."],
             },
         )

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import TypedDict
 
 from django.conf import settings
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
@@ -305,6 +305,15 @@ class ModelApiRoute(models.Model):
     max_input_tokens = models.PositiveIntegerField(null=True, blank=True)
     rate_limit_rpm = models.PositiveIntegerField(null=True, blank=True)
     rate_limit_tpm = models.PositiveIntegerField(null=True, blank=True)
+    failed_attempts_billed = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
+        help_text="Share of failed attempts (errors, timeouts) the provider bills: 0 none, "
+        "1 all. Blank: not stated, so the brief's assumption applies.",
+    )
     region = models.CharField(max_length=60, blank=True)
     processing_regions = models.JSONField(
         default=list,

@@ -261,6 +261,14 @@ def quote_rule_errors(
     return errors
 
 
+def _share(value: Any) -> bool:
+    """Whether `value` reads as a number from 0 to 1."""
+    try:
+        return Decimal(0) <= Decimal(str(value)) <= Decimal(1)
+    except InvalidOperation:
+        return False
+
+
 def api_route_rule_errors(
     values: Mapping[str, Any], *, now: datetime | None = None
 ) -> dict[str, list[str]]:
@@ -278,6 +286,14 @@ def api_route_rule_errors(
         _add(errors, "price_cached_input_per_m_tokens", "Cannot be negative.")
     if not str(values.get("model_name") or "").strip():
         _add(errors, "model_name", "Give the model name as the API calls it.")
+    billed = values.get("failed_attempts_billed")
+    if billed is not None and billed != "" and not _share(billed):
+        _add(
+            errors,
+            "failed_attempts_billed",
+            "Give the share of failed attempts billed between 0 (none) and 1 (all), or leave "
+            "it blank when the provider does not say.",
+        )
     if values.get("private_endpoint", PrivateEndpoint.UNKNOWN) not in PrivateEndpoint.values:
         _add(errors, "private_endpoint", "Choose yes, no or unknown (not stated).")
     regions = values.get("processing_regions") or []

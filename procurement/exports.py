@@ -43,6 +43,8 @@ CANDIDATE_FORMATS = {
     "gpus": COUNT_FORMAT,
     "hourly_price_usd": PRICE_FORMAT,
     "total_usd": MONEY_FORMAT,
+    "commitment_usd": MONEY_FORMAT,
+    "commitment_run_share_usd": MONEY_FORMAT,
     "accepted_outputs": COUNT_FORMAT,
     "unit_cost_usd": MONEY_FORMAT,
     "p10": MONEY_FORMAT,
@@ -71,6 +73,9 @@ BASE_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 TAIL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("total_usd", "Total (USD)"),
+    ("commitment_usd", "Commitment (USD)"),
+    ("commitment_term", "Commitment term"),
+    ("commitment_run_share_usd", "Run share of the commitment (USD)"),
     ("accepted_outputs", "Accepted outputs"),
     ("unit_cost_usd", "Unit cost (USD)"),
     ("unit_label", "Unit"),

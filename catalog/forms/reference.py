@@ -13,7 +13,7 @@ from catalog.forms.quotes import DATETIME_FORMAT
 from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfile
 from catalog.services.imports import ImportKind
 from catalog.services.reference import API_ROUTE_FIELDS, MODEL_FIELDS, PROVIDER_FIELDS
-from core.forms import field_of
+from core.forms import field_of, use_decimal_text
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
@@ -156,6 +156,7 @@ class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
         for name in ("quoted_at", "valid_until"):
             field_of(self, name, forms.DateTimeField).input_formats = _DT_FORMATS
         self.fields["private_endpoint"].required = False  # empty: not stated (the service)
+        use_decimal_text(self)  # U11: "2,29" is read as 2.29, never 229; "1,234" is refused
         if not self.is_bound:
             self.initial.setdefault("quoted_at", timezone.now().strftime(DATETIME_FORMAT))
 
@@ -180,6 +181,7 @@ class FxRateForm(forms.Form):
     def __init__(self, *args: Any, base_currency: str = "USD", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["rate_to_base"].label = f"1 unit = ? {base_currency}"
+        use_decimal_text(self)  # U11: a decimal comma read where unambiguous, else refused
         if not self.is_bound:
             self.initial.setdefault("as_of", timezone.now().date())
 

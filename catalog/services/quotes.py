@@ -18,7 +18,7 @@ from accounts.models import Provider, User
 from catalog import access, hooks, selectors
 from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed, UnusualPrice
 from catalog.models import Accelerator, CapacityModel, Quote, Rfq
-from catalog.plausibility import price_check
+from catalog.plausibility import price_check, purchase_price_check
 from catalog.validation import quote_rule_errors
 from core.audit import audit_record
 from core.errors import Conflict, NotAllowed, NotFound
@@ -116,17 +116,25 @@ def _plausibility(
     """The quote's flag fields: a price far from the market is refused unless its author
     confirmed it, and then kept with the check's figures (see catalog.plausibility)."""
     accelerator = values.get("accelerator")
-    if not isinstance(accelerator, Accelerator) or values.get("capacity_model") == (
-        CapacityModel.PURCHASE
-    ):
+    if not isinstance(accelerator, Accelerator):
         return {"price_far_from_market": False, "price_check": {}}
-    check = price_check(
-        accelerator_id=accelerator.pk,
-        capacity_model=str(values.get("capacity_model")),
-        currency=str(values.get("currency") or ""),
-        price=values.get("price_per_gpu_hour"),
-        lineage_ids=[replacing.pk] if replacing is not None else [],
-    )
+    lineage = [replacing.pk] if replacing is not None else []
+    if values.get("capacity_model") == CapacityModel.PURCHASE:
+        check = purchase_price_check(
+            accelerator_id=accelerator.pk,
+            currency=str(values.get("currency") or ""),
+            price_per_node=values.get("price_per_node"),
+            gpus_per_node=values.get("gpus_per_node"),
+            lineage_ids=lineage,
+        )
+    else:
+        check = price_check(
+            accelerator_id=accelerator.pk,
+            capacity_model=str(values.get("capacity_model")),
+            currency=str(values.get("currency") or ""),
+            price=values.get("price_per_gpu_hour"),
+            lineage_ids=lineage,
+        )
     if check is None:
         return {"price_far_from_market": False, "price_check": {}}
     if not confirmed:

@@ -52,6 +52,7 @@ API_ROUTE_FIELDS = (
     "price_cached_input_per_m_tokens",
     "rate_limit_rpm",
     "rate_limit_tpm",
+    "failed_attempts_billed",
     "region",
     "processing_regions",
     "private_endpoint",

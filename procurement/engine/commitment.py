@@ -22,7 +22,9 @@ For every costed row::
 So no brief field can bring a fixed row's commitment under min commitment × term × price.
 A training run on fixed capacity shows ``run_share_usd`` (what the run uses) next to the
 contract, and TERM_OUTLASTS_USE says when the rest of the term has no stated use; a volume
-row gets it when the term outlasts the brief's horizon.
+row gets it when the term outlasts the brief's horizon. Fixed capacity without a stated term
+(dedicated cluster, private cloud) counts the horizon and says so with TERM_NOT_STATED: the
+real contract may bind longer (ADR 0006).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from procurement.engine.types import (
 )
 
 TERM_OUTLASTS_USE = "TERM_OUTLASTS_USE"
+TERM_NOT_STATED = "TERM_NOT_STATED"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,13 +155,29 @@ def _explain(
 def commitment_warnings(
     workload: WorkloadInput, cand: CandidateInput, detail: CommitmentDetail
 ) -> list[EngineWarning]:
-    """TERM_OUTLASTS_USE when the contract runs past the run or the brief's horizon."""
+    """TERM_NOT_STATED when fixed capacity states no term; TERM_OUTLASTS_USE when the contract
+    runs past the run or the brief's horizon."""
+    out: list[EngineWarning] = []
+    if detail.basis.endswith("fixed_no_term"):
+        out.append(
+            EngineWarning(
+                code=TERM_NOT_STATED,
+                candidate_id=cand.id,
+                detail=(
+                    f"{cand.capacity_model.replace('_', ' ')} capacity with no stated term: the "
+                    f"commitment counts {detail.months_counted} month"
+                    f"{'' if detail.months_counted == 1 else 's'} (USD "
+                    f"{detail.commitment_usd:,.2f}); ask the provider for the contract's term, "
+                    "which may bind longer"
+                ),
+            )
+        )
     if detail.contract_usd is None:
-        return []
+        return out
     if workload.is_training:
         share = detail.run_share_usd or Decimal(0)
         if detail.contract_usd <= share:
-            return []
+            return out
         text = (
             f"the {detail.months_counted}-month contract (USD {detail.contract_usd:,.2f}) "
             f"outlasts the run, which uses USD {share:,.2f} of it; the rest of the term has "
@@ -171,5 +190,6 @@ def commitment_warnings(
             f"(USD {detail.commitment_usd:,.2f})"
         )
     else:
-        return []
-    return [EngineWarning(code=TERM_OUTLASTS_USE, candidate_id=cand.id, detail=text)]
+        return out
+    out.append(EngineWarning(code=TERM_OUTLASTS_USE, candidate_id=cand.id, detail=text))
+    return out

@@ -21,6 +21,7 @@ candidate is ineligible (it stays in the output, with the detail as its reason, 
 | DATA_BOUNDARY_VIOLATED | region/residency/private endpoint outside the brief | block |
 | CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT | lowest hourly price, not lowest unit cost | warn |
 | TERM_OUTLASTS_USE | the contract outlasts the run or the horizon (commitment.py) | warn |
+| TERM_NOT_STATED | fixed capacity states no term: the horizon is counted (commitment.py) | warn |
 | STORAGE_NOT_PRICED | the brief needs storage but the row has no storage price | warn |
 | PERF_PROXY | throughput from a proxy benchmark (other shape, or same family/size) | warn |
 | MODEL_SUBSTITUTION | the route or offer serves another model than the brief's | warn |
@@ -70,6 +71,7 @@ class WarningCode(StrEnum):
     DATA_BOUNDARY_VIOLATED = "DATA_BOUNDARY_VIOLATED"
     CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT = "CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT"
     TERM_OUTLASTS_USE = "TERM_OUTLASTS_USE"
+    TERM_NOT_STATED = "TERM_NOT_STATED"
     STORAGE_NOT_PRICED = "STORAGE_NOT_PRICED"
     PERF_PROXY = "PERF_PROXY"
     MODEL_SUBSTITUTION = "MODEL_SUBSTITUTION"

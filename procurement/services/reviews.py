@@ -11,7 +11,8 @@ Rules, all re-checked here so no view can bypass them:
 - above the dual-approval threshold (`required_approvals == 2`) the comparison is approved
   once finance AND a platform engineer or security reviewer have approved the same row; the
   first approval keeps it READY ("1 of 2 approvals"); any reject or request for changes
-  decides at once.
+  decides at once. Approving a non-recommended row whose own commitment is above the threshold
+  raises the comparison to two approvals (the compute only weighed the recommended row).
 
 Two reviewers acting at the same moment cannot both win: the comparison row is locked with
 `select_for_update` inside the transaction and status and approvals are re-read under the
@@ -21,9 +22,11 @@ lock (QUALITY.md 2.3: `atomic()` alone lets 40 of 40 races through). The loser g
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
 from functools import partial
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -173,6 +176,45 @@ def _check_approval_slot(comparison: Comparison, user: User, candidate: Candidat
     return len(approvals)
 
 
+def row_commitment_usd(candidate: CandidateResult) -> Decimal | None:
+    """The commitment the engine stated for this row (engine/commitment.py), or None."""
+    value = (candidate.detail or {}).get("commitment_usd")
+    if value is None:
+        return None
+    try:
+        return Decimal(str(value)).quantize(Decimal("0.01"))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def _require_dual_for_row(comparison: Comparison, user: User, candidate: CandidateResult) -> None:
+    """Raise `required_approvals` to 2 when the approved row, not the recommended one, commits
+    more than the threshold (issue 15): the compute set the number from the recommended row
+    only, so approving a dearer contract through "another row" would have dodged dual approval.
+    Called under the comparison's row lock; the number never goes down."""
+    if comparison.required_approvals > 1 or candidate.key == comparison.recommended_key:
+        return
+    commitment = row_commitment_usd(candidate)
+    threshold = Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD)
+    if commitment is None or commitment <= threshold:
+        return
+    before = comparison.required_approvals
+    comparison.required_approvals = 2
+    comparison.save(update_fields=["required_approvals"])
+    audit_record(
+        actor=user,
+        action="comparison.approvals_raised",
+        obj=comparison,
+        summary={
+            "before": {"required_approvals": before},
+            "after": {"required_approvals": 2},
+            "candidate": candidate.key,
+            "commitment_usd": str(commitment),
+            "threshold_usd": str(threshold),
+        },
+    )
+
+
 def fx_rates_entered_by(comparison: Comparison, user: User) -> list[str]:
     """The FX rates frozen in this comparison that `user` entered (L8: whoever sets a rate
     does not also approve the money converted with it), as "1 JPY = … (as of)"."""
@@ -220,6 +262,7 @@ def review_submit(
                 f"converts prices with ({'; '.join(entered)}), so another reviewer must "
                 "approve it (separation of duties); you may still reject it or request changes."
             )
+        _require_dual_for_row(locked, acting_user, candidate)
         if locked.required_approvals > 1:
             given = _check_approval_slot(locked, acting_user, candidate)
     try:

@@ -3,8 +3,10 @@ booleans that say what the user may do (templates never decide access)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.utils.timezone import now
 
 from core.roles import has_role
@@ -26,6 +28,7 @@ from procurement.selectors.reviews.rows import (
     safe_reverse,
 )
 from procurement.services import reviews as services_reviews
+from procurement.services.integrity import changes_since_compute
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -57,11 +60,28 @@ def review_overdue(comparison: Comparison) -> bool:
     return comparison.status == Comparison.Status.READY and due is not None and due < now()
 
 
+def dual_row(comparison: Comparison, reviews: list[Any]) -> dict[str, Any] | None:
+    """The approved non-recommended row that raised the comparison to two approvals (its
+    commitment is above the threshold while the recommended row's was not), or None."""
+    if comparison.required_approvals < 2:
+        return None
+    for review in reviews:
+        row = review.candidate
+        if review.decision != "approve" or row is None or row.key == comparison.recommended_key:
+            continue
+        commitment = services_reviews.row_commitment_usd(row)
+        if commitment is not None and commitment > Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD):
+            return {"label": row.label, "commitment_usd": commitment}
+    return None
+
+
 def _common(comparison: Comparison) -> dict[str, Any]:
     reviews = reviews_of(comparison)
     given = approvals_given(reviews)
     return {
         "comparison": comparison,
+        "dual_row": dual_row(comparison, reviews),
+        "dual_threshold_usd": Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD),
         "reviews": reviews,
         "approvals_given": given,
         "approvals_label": services_reviews.approvals_label(comparison, given),
@@ -96,13 +116,23 @@ def review_context(
         sort_label=SORTS.get(filters["sort"], SORTS["unit"])[0],
         filter_form=filter_form,
         summary=recommendation_summary(comparison, rows),
+        assumptions=assumptions_of(comparison),
         form=form,
         can_review=refusal is None,
         refusal=refusal,
         can_recompute=_can_recompute(user, comparison, context),
-        new_since=new_since(user, comparison, rows),
+        new_since=new_since(user, comparison, rows, changes=_approval_drift(comparison, rows)),
     )
     return context
+
+
+def _approval_drift(comparison: Comparison, rows: list[CandidateResult]) -> list[str]:
+    """What the recommended row's approval rests on that changed since the compute (the same
+    sentences the 409 gives), while a decision is still open."""
+    if comparison.status != Comparison.Status.READY:
+        return []
+    recommended = next((r for r in rows if r.key == comparison.recommended_key), None)
+    return changes_since_compute(comparison, recommended) if recommended is not None else []
 
 
 def _can_recompute(user: User, comparison: Comparison, context: dict[str, Any]) -> bool:

@@ -49,3 +49,43 @@ def test_u11_an_ambiguous_price_is_a_form_error_naming_both_readings() -> None:
     message = form.errors["price_per_gpu_hour"][0]
     assert "1234" in message
     assert "1.234" in message
+
+
+# Issue 15 (5): the API route and FX rate forms read prices the same way as the quote form.
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("form_class", "field"),
+    [
+        ("ApiRouteForm", "price_output_per_m_tokens"),
+        ("ApiRouteForm", "price_input_per_m_tokens"),
+        ("FxRateForm", "rate_to_base"),
+    ],
+)
+def test_reference_forms_read_a_decimal_comma(form_class: str, field: str) -> None:
+    from catalog.forms import reference
+
+    form = getattr(reference, form_class)(data={field: "2,29"})
+    form.is_valid()
+    assert field not in form.errors
+    assert form.cleaned_data[field] == Decimal("2.29")
+    assert 'inputmode="decimal"' in str(form[field])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("form_class", "field"),
+    [("ApiRouteForm", "price_output_per_m_tokens"), ("FxRateForm", "rate_to_base")],
+)
+def test_reference_forms_refuse_an_ambiguous_number_naming_both_readings(
+    form_class: str, field: str
+) -> None:
+    from catalog.forms import reference
+
+    form = getattr(reference, form_class)(data={field: "1,234"})
+    assert not form.is_valid()
+    message = form.errors[field][0]
+    assert "ambiguous" in message
+    assert "1234" in message
+    assert "1.234" in message

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from catalog.errors import UnusualPrice
 from catalog.models import Quote
-from catalog.plausibility import price_check
+from catalog.plausibility import price_check, purchase_price_check
 from catalog.services import quote_revise, quote_submit
 from tests.factories import ProviderFactory, QuoteFactory
 
@@ -163,3 +163,79 @@ def test_the_quote_page_shows_the_flag(login, lead, vendor_a, market, h100):
     page = login(lead).get(f"/catalog/quotes/{flagged.pk}/").content.decode()
     assert "Price far from the market" in page
     assert "Confirmed at entry by the vendor" in page
+
+
+# --- Purchases: judged per GPU bought (issue 15, 6) ---------------------------------------------
+
+
+def _purchase(h100, price_per_node, **extra):
+    return {
+        "accelerator": h100.slug,
+        "capacity_model": "purchase",
+        "currency": "USD",
+        "price_per_node": price_per_node,
+        "amortisation_months": 36,
+        "gpus_per_node": 8,
+        "quoted_at": (timezone.now() - timedelta(minutes=5)).isoformat(),
+        **extra,
+    }
+
+
+@pytest.fixture
+def purchase_market(h100):
+    """Three current H100 purchase offers: median 30,000 USD per GPU bought (8 per node)."""
+    return [
+        QuoteFactory(
+            accelerator=h100,
+            provider=ProviderFactory(),
+            capacity_model="purchase",
+            price_per_gpu_hour=None,
+            price_per_node=Decimal(p),
+            amortisation_months=36,
+        )
+        for p in ("232000", "240000", "248000")
+    ]
+
+
+def test_a_one_dollar_purchase_is_outside_every_market(h100):
+    check = purchase_price_check(
+        accelerator_id=h100.pk, currency="USD", price_per_node=Decimal("1"), gpus_per_node=8
+    )
+    assert check is not None
+    assert check["unit"] == "per GPU bought"
+    assert "outside every market" in check["message"]
+
+
+@pytest.mark.parametrize(("per_node", "far"), [("240000", False), ("2000000", True),
+                                                ("40000", True), ("56000", False)])  # fmt: skip
+def test_a_purchase_far_from_the_purchase_market_is_flagged(purchase_market, h100, per_node, far):
+    check = purchase_price_check(
+        accelerator_id=h100.pk, currency="USD", price_per_node=Decimal(per_node), gpus_per_node=8
+    )
+    assert (check is not None) is far
+    if far:
+        assert check["median"] == "30000.00"
+        assert "the median current offer (30000 USD per GPU bought, 3 offers)" in check["message"]
+
+
+def test_api_refuses_an_unconfirmed_one_dollar_purchase_and_keeps_a_confirmed_one(
+    api, vendor_a, h100
+):
+    response = api(vendor_a).post("/api/v1/quotes/", _purchase(h100, "1"), format="json")
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] == "unusual_price"
+    assert "per GPU bought is far from the market" in body["detail"]
+    assert "price_per_node" in body["fields"]
+    assert not Quote.objects.filter(provider=vendor_a.provider).exists()
+    response = api(vendor_a).post(
+        "/api/v1/quotes/", _purchase(h100, "1", confirm_unusual_price=True), format="json"
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["price_far_from_market"] is True
+
+
+def test_a_plausible_purchase_needs_no_confirmation(api, vendor_a, purchase_market, h100):
+    response = api(vendor_a).post("/api/v1/quotes/", _purchase(h100, "236000"), format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["price_far_from_market"] is False

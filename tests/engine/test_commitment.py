@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from procurement.engine import cost
-from procurement.engine.commitment import TERM_OUTLASTS_USE, commitment
+from procurement.engine.commitment import TERM_NOT_STATED, TERM_OUTLASTS_USE, commitment
 from procurement.engine.comparison import run_comparison
 from procurement.engine.errors import EngineInputError
 from procurement.engine.types import (
@@ -230,3 +230,22 @@ def test_h3_no_brief_field_brings_fixed_commitment_under_min_times_term_times_pr
     est = cost.point_estimate(w, cand)
     floor = cost.money(D(min_gpus * 730) * term * cost.price_per_gpu_hour(cand))  # type: ignore[operator]
     assert commitment(w, cand, est).commitment_usd >= floor
+
+
+@pytest.mark.parametrize("capacity_model", ["dedicated_cluster", "private_cloud"])
+def test_fixed_capacity_without_a_term_says_the_horizon_was_counted(capacity_model: str) -> None:
+    """Issue 15 (8): no stated term counts max(1, horizon) months, and the row says so."""
+    cand = gpu("dc", capacity_model=capacity_model, term_months=0)
+    row = _row(ComparisonInput(inference(horizon_months=3), (cand,)), "dc")
+    assert row.commitment is not None
+    assert row.commitment.basis == "fixed_no_term"
+    assert row.commitment.months_counted == 3
+    codes = {w.code: w for w in row.warnings}
+    assert TERM_NOT_STATED in codes
+    assert codes[TERM_NOT_STATED].severity == "warn"
+    assert "no stated term: the commitment counts 3 months" in codes[TERM_NOT_STATED].detail
+
+
+def test_fixed_capacity_with_a_term_has_no_term_warning() -> None:
+    row = _row(ComparisonInput(inference(horizon_months=12), (gpu("rs", term_months=12),)), "rs")
+    assert TERM_NOT_STATED not in {w.code for w in row.warnings}

@@ -113,6 +113,7 @@ def test_codes_are_stable_strings() -> None:
         "DATA_BOUNDARY_VIOLATED",
         "MEMORY_DOES_NOT_FIT",
         "TERM_OUTLASTS_USE",
+        "TERM_NOT_STATED",
         "STORAGE_NOT_PRICED",
         "PERF_PROXY",
         "MODEL_SUBSTITUTION",

@@ -81,3 +81,115 @@ def test_m3_an_unchanged_comparison_is_approved(comparison, finance):
     comparison.refresh_from_db()
     assert review.decision == "approve"
     assert comparison.status == Comparison.Status.APPROVED
+
+
+# --- Issue 15 (2): a checklist answer changed, or the RFQ reopened, after the compute ---------
+
+
+def _freeze_checklist(comparison):
+    """Copy the recommended quote's checklist summary into the snapshot, as the compute does."""
+    import json
+
+    from django.core.serializers.json import DjangoJSONEncoder
+
+    from checklist.selectors import quote_checklist_summaries
+
+    quote = _recommended_quote(comparison)
+    summary = quote_checklist_summaries([quote])[quote.pk]
+    comparison.snapshot = {
+        **(comparison.snapshot or {}),
+        "checklist": {str(quote.pk): json.loads(json.dumps(summary, cls=DjangoJSONEncoder))},
+    }
+    comparison.save(update_fields=["snapshot"])
+    return quote
+
+
+@pytest.fixture
+def network_item(db):
+    import importlib
+
+    from django.apps import apps
+
+    from checklist.models import ChecklistItem
+
+    if not ChecklistItem.objects.filter(code="network-boundary").exists():
+        # A transactional test elsewhere may have flushed the seeded items.
+        importlib.import_module("checklist.migrations.0002_seed_items").seed_items(apps, None)
+    return ChecklistItem.objects.get(code="network-boundary")
+
+
+def test_a_new_checklist_answer_after_the_compute_refuses_the_approval(
+    comparison, finance, network_item
+):
+    from tests.checklist.factories_checklist import AnswerFactory
+
+    quote = _freeze_checklist(comparison)
+    AnswerFactory(provider=quote.provider, quote=quote, item=network_item)
+    with pytest.raises(Conflict, match=r"Checklist answers for quote #\d+ changed"):
+        _approve(comparison, finance)
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.READY
+    assert not Review.objects.filter(comparison=comparison).exists()
+
+
+def test_a_red_flag_raised_after_the_compute_refuses_the_approval(
+    comparison, finance, security, network_item
+):
+    from checklist.services import answer_review
+    from tests.checklist.factories_checklist import AnswerFactory
+
+    quote = _recommended_quote(comparison)
+    answer = AnswerFactory(provider=quote.provider, quote=quote, item=network_item)
+    _freeze_checklist(comparison)
+    answer_review(
+        acting_user=security, answer=answer, decision="red_flag", comment="No private link."
+    )
+    with pytest.raises(Conflict, match=r"Checklist answers .* changed"):
+        _approve(comparison, finance)
+    assert not Review.objects.filter(comparison=comparison).exists()
+
+
+def _reopened_after_compute(comparison, lead):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from catalog.services.rfqs import rfq_reopen
+    from tests.factories import RfqFactory
+
+    quote = _recommended_quote(comparison)
+    rfq = RfqFactory(created_by=lead, deadline=timezone.now() - timedelta(days=1))
+    rfq.providers.set([quote.provider])
+    type(quote).objects.filter(pk=quote.pk).update(rfq=rfq)
+    Comparison.objects.filter(pk=comparison.pk).update(
+        finished_at=timezone.now() - timedelta(hours=1)
+    )
+    comparison.refresh_from_db()
+    rfq_reopen(acting_user=lead, rfq=rfq, deadline=timezone.now() + timedelta(days=3))
+    return rfq
+
+
+def test_an_rfq_reopened_after_the_compute_refuses_the_approval(comparison, finance, lead):
+    _reopened_after_compute(comparison, lead)
+    with pytest.raises(Conflict, match="reopened"):
+        _approve(comparison, finance)
+    comparison.refresh_from_db()
+    assert comparison.status == Comparison.Status.READY
+    assert not Review.objects.filter(comparison=comparison).exists()
+
+
+def test_the_review_page_says_what_changed_before_anyone_approves(
+    client, comparison, finance, lead
+):
+    _reopened_after_compute(comparison, lead)
+    quote_withdraw(acting_user=lead, quote=_recommended_quote(comparison), reason="gone")
+    client.force_login(finance)
+    html = client.get(f"/comparisons/{comparison.pk}/review/").content.decode()
+    changed = html.split('id="changed-since-compute"', 1)[1].split("</div>", 1)[0]
+    assert "was withdrawn by its provider" in changed
+    assert "was reopened after the comparison was computed" in changed
+    assert "withdrawn (the comparison used v1)" in html  # the successor version is named so
+    client.force_login(lead)
+    html = client.get(f"/comparisons/{comparison.pk}/review/").content.decode()
+    assert 'id="changed-since-compute"' in html
+    assert "Recompute with the new evidence" in html

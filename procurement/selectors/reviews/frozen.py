@@ -56,9 +56,12 @@ class NewSince:
     results: list[dict[str, Any]] = field(default_factory=list)
     quote_versions: list[dict[str, Any]] = field(default_factory=list)
     checklist_answers: list[dict[str, Any]] = field(default_factory=list)
+    # What the recommended row's approval rests on that moved (services.integrity): an
+    # approval is refused (409) until a recompute, so the reviewer reads it before trying.
+    changes: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.results or self.quote_versions or self.checklist_answers)
+        return bool(self.results or self.quote_versions or self.checklist_answers or self.changes)
 
     def export_rows(self) -> list[dict[str, Any]]:
         """Flat rows for the exports: kind, what, when (UTC, to the minute)."""
@@ -74,7 +77,10 @@ class NewSince:
             {"kind": "checklist answer", "what": a["label"], "when": a["answered_at"]}
             for a in self.checklist_answers
         ]
-        return [{**r, "when": f"{r['when']:%Y-%m-%d %H:%M}"} for r in rows]
+        dated = [{**r, "when": f"{r['when']:%Y-%m-%d %H:%M}"} for r in rows]
+        return dated + [
+            {"kind": "changed since compute", "what": c, "when": ""} for c in self.changes
+        ]
 
 
 def _quote_ids(rows: Iterable[CandidateResult]) -> list[int]:
@@ -123,8 +129,9 @@ def _new_quote_versions(rows: Sequence[CandidateResult]) -> list[dict[str, Any]]
     return [
         {
             "id": q.pk,
-            "label": f"{q.provider} · {q.accelerator} v{q.version} (the comparison used "
-            f"v{used.get(q.supersedes_id or 0, '?')})",
+            "label": f"{q.provider} · {q.accelerator} v{q.version}"
+            + (" withdrawn" if q.status == Quote.Status.WITHDRAWN else "")
+            + f" (the comparison used v{used.get(q.supersedes_id or 0, '?')})",
             "created_at": q.created_at,
             "url": q.get_absolute_url(),
         }
@@ -157,14 +164,22 @@ def _new_answers(rows: Sequence[CandidateResult], since: datetime) -> list[dict[
     ]
 
 
-def new_since(user: User, comparison: Comparison, rows: Sequence[CandidateResult]) -> NewSince:
-    """Evidence that arrived after the comparison was computed (a few queries, capped)."""
+def new_since(
+    user: User,
+    comparison: Comparison,
+    rows: Sequence[CandidateResult],
+    *,
+    changes: Sequence[str] = (),
+) -> NewSince:
+    """Evidence that arrived after the comparison was computed (a few queries, capped), with
+    `changes`: what the approval of the recommended row rests on that moved since."""
     since = computed_at(comparison)
     if since is None:
-        return NewSince(computed_at=None)
+        return NewSince(computed_at=None, changes=list(changes))
     return NewSince(
         computed_at=since,
         results=_new_results(user, comparison, rows, since),
         quote_versions=_new_quote_versions(rows),
         checklist_answers=_new_answers(rows, since),
+        changes=list(changes),
     )

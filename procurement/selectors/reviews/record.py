@@ -12,6 +12,7 @@ from procurement import exports
 from procurement.engine.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
 from procurement.engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison
+from procurement.selectors.reviews.commitment import row_commitment
 from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.rows import candidates_of, entered_by_label, ordered_lines
 
@@ -270,6 +271,15 @@ def evidence_of(row: CandidateResult) -> str:
     return f"result #{evidence.get('result_id')} {evidence.get('kind')}: {evidence.get('reason')}"
 
 
+def _commitment_columns(row: CandidateResult) -> dict[str, Any]:
+    found = row_commitment(row.detail)
+    return {
+        "commitment_usd": found.commitment_usd if found else None,
+        "commitment_term": found.term if found else "",
+        "commitment_run_share_usd": found.run_share_usd if found else None,
+    }
+
+
 def export_data_for(comparison: Comparison, user: User | None = None) -> exports.ExportData:
     """The comparison's rows, assumptions and quote versions as plain values; with a user,
     the evidence that arrived after the compute too (listed apart)."""
@@ -293,6 +303,7 @@ def export_data_for(comparison: Comparison, user: User | None = None) -> exports
             "price_entered_by": entered_by_label(r),
             "cost_lines": dict(ordered_lines(r.cost_lines or {})),
             "total_usd": r.total_usd,
+            **_commitment_columns(r),
             "accepted_outputs": r.accepted_outputs,
             "unit_cost_usd": r.unit_cost_usd,
             "unit_label": r.unit_label,

@@ -21,6 +21,7 @@ from catalog.selectors import price_author_label
 from core.models import AuditEvent
 from procurement.engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison, Review
+from procurement.selectors.reviews.commitment import RowCommitment, row_commitment
 from procurement.selectors.reviews.frozen import frozen_result_ids
 
 if TYPE_CHECKING:
@@ -70,6 +71,10 @@ class ReviewRow:
     lines: list[tuple[str, Decimal | None]]
     quote_url: str = ""
     evidence: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def commitment(self) -> RowCommitment | None:
+        return row_commitment(self.candidate.detail)
 
     @property
     def checklist_pct(self) -> Any:
