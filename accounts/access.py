@@ -34,4 +34,6 @@ def access_managed_user(user: User, user_id: int) -> User:
     """A user account an administrator may change; the same 404 for missing and forbidden."""
     from accounts.models import User
 
-    return get_or_404(users_for(user) if can_manage_users(user) else User.objects.none(), pk=user_id)
+    return get_or_404(
+        users_for(user) if can_manage_users(user) else User.objects.none(), pk=user_id
+    )

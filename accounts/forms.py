@@ -8,8 +8,8 @@ from django.http import HttpRequest
 
 from accounts import services
 from accounts.models import PasswordResetRequest, Provider
-from core.roles import Role
 from core.audit import audit_record
+from core.roles import Role
 
 
 class ThrottledAuthenticationForm(AuthenticationForm):

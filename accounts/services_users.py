@@ -64,7 +64,8 @@ def _check(
         raise DomainError("Unknown role.", fields={"role": ["Choose one of the roles."]})
     if role == Role.VENDOR and provider is None:
         raise DomainError(
-            "A vendor belongs to a provider.", fields={"provider": ["Choose the vendor's provider."]}
+            "A vendor belongs to a provider.",
+            fields={"provider": ["Choose the vendor's provider."]},
         )
     if user.pk == acting_user.pk and (not is_active or role != Role.ADMIN):
         raise DomainError(

@@ -136,7 +136,7 @@ def _checkpoints_broken() -> list[int]:
         checkpoint.event_id
         for checkpoint in _with_current_hash().iterator(chunk_size=2000)
         if hmac.compare_digest(checkpoint.mac, checkpoint.compute_mac())
-        and checkpoint.current_hash != checkpoint.row_hash
+        and getattr(checkpoint, "current_hash", None) != checkpoint.row_hash
     ]
 
 

@@ -103,9 +103,10 @@ def heartbeat_while(
     attempt: int | None,
     every_s: float | None = None,
 ) -> Iterator[None]:
-    """Refresh the claim every `every_s` (`KEEP_ALIVE_EVERY_S`) from a side thread while the block runs: for a step
-    that reports no progress (reading a large file, building histograms) and could outlast
-    `STALE_AFTER`, after which a re-drive would take a live parse over.
+    """Refresh the claim every `every_s` (default `KEEP_ALIVE_EVERY_S`) from a side thread
+    while the block runs: for a step that reports no progress (reading a large file, building
+    histograms) and could outlast `STALE_AFTER`, after which a re-drive would take a live
+    parse over.
 
     Only outside a transaction (a worker's autocommit): inside one, the row is locked by this
     connection's own uncommitted writes, and the side thread's UPDATE would wait for it."""

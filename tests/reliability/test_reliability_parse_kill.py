@@ -100,9 +100,7 @@ def test_a_worker_killed_mid_parse_is_redriven_and_parsed_once(
             1.0,
         )
         assert result.metrics
-        done = AuditEvent.objects.filter(
-            action="benchmark_result.parsed", object_id=str(result.pk)
-        )
+        done = AuditEvent.objects.filter(action="benchmark_result.parsed", object_id=str(result.pk))
         assert done.count() == 1
     finally:
         if first.poll() is None:

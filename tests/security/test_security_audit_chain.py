@@ -162,7 +162,8 @@ def test_deleting_the_newest_rows_with_the_checkpointed_one_is_detected(finance)
     ]
     assert audit_chain_verify() == []
     checkpointed = AuditCheckpoint.objects.order_by("-event_id").first()
-    assert checkpointed is not None and checkpointed.event_id == events[-1].pk
+    assert checkpointed is not None
+    assert checkpointed.event_id == events[-1].pk
     delete_events(*(event.pk for event in events[-3:]))
     assert audit_chain_verify() == [events[-1].pk]
     assert audit_chain_verify(full=True) == [events[-1].pk]

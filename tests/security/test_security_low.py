@@ -74,7 +74,7 @@ exit 0
         (bin_dir / name).write_text(stub)
         (bin_dir / name).chmod(0o755)
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
-    done = subprocess.run(  # noqa: S603 - our own script, fixed arguments
+    done = subprocess.run(
         ["bash", str(tmp_path / "scripts" / "run.sh")],
         env=env,
         capture_output=True,
@@ -84,7 +84,7 @@ exit 0
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     conn_max_age = record.read_text().strip()
     assert conn_max_age == "0"
-    loaded = subprocess.run(  # noqa: S603 - the settings, read the way runserver reads them
+    loaded = subprocess.run(
         [
             sys.executable,
             "-c",

@@ -43,9 +43,7 @@ def token_for(user) -> str:
     return response.json()["token"]
 
 
-def test_deactivating_a_user_ends_their_sessions_and_tokens_and_is_audited(
-    admin_member, engineer
-):
+def test_deactivating_a_user_ends_their_sessions_and_tokens_and_is_audited(admin_member, engineer):
     """Given engineer signed in with an API token, when an administrator deactivates them,
     then the session row and the token are gone at once and the change is in the chain."""
     session = signed_in(engineer)
@@ -114,7 +112,8 @@ def test_an_unknown_role_is_a_clear_400(admin_member, engineer):
     response = admin_client(admin_member).post(manage_url(engineer), {"role": "overlord"})
     assert response.status_code == 400
     engineer.refresh_from_db()
-    assert engineer.is_active and engineer.role == "engineer"
+    assert engineer.is_active
+    assert engineer.role == "engineer"
 
 
 @pytest.mark.parametrize("body", [{"role": "admin"}, {"role": "lead", "is_active": "on"}])
@@ -123,7 +122,8 @@ def test_an_administrator_cannot_lock_themselves_out(admin_member, body):
     assert response.status_code == 400
     assert "Another administrator must make this change." in response.content.decode()
     admin_member.refresh_from_db()
-    assert admin_member.is_active and admin_member.role == "admin"
+    assert admin_member.is_active
+    assert admin_member.role == "admin"
 
 
 @pytest.mark.parametrize("who", ["lead", "finance", "security", "vendor_a"])
