@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from django.db.models import QuerySet
 
-from core.roles import Role, has_role
+from core.roles import Role, get_or_404, has_role
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -20,3 +20,20 @@ def users_for(user: User) -> QuerySet[User]:
     if getattr(user, "is_authenticated", False) and user.is_active:
         return User.objects.filter(pk=user.pk)
     return User.objects.none()
+
+
+# Managing other people's accounts (role, provider, activation) is the administrator's alone.
+USER_MANAGER_ROLES = (Role.ADMIN,)
+
+
+def can_manage_users(user: object) -> bool:
+    return has_role(user, *USER_MANAGER_ROLES)
+
+
+def access_managed_user(user: User, user_id: int) -> User:
+    """A user account an administrator may change; the same 404 for missing and forbidden."""
+    from accounts.models import User
+
+    return get_or_404(
+        users_for(user) if can_manage_users(user) else User.objects.none(), pk=user_id
+    )

@@ -7,8 +7,9 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
 from django.http import HttpRequest
 
 from accounts import services
-from accounts.models import PasswordResetRequest
+from accounts.models import PasswordResetRequest, Provider
 from core.audit import audit_record
+from core.roles import Role
 
 
 class ThrottledAuthenticationForm(AuthenticationForm):
@@ -70,3 +71,20 @@ class ThrottledPasswordResetForm(PasswordResetForm):
             raise forms.ValidationError(self.error_messages["throttled"], code="throttled")
         self.reset_request = services.password_reset_requested(email=email, ip_address=ip)
         return email
+
+
+class UserManageForm(forms.Form):
+    """An administrator's change to a user account: shape only; the rules live in
+    accounts.services_users.user_update."""
+
+    role = forms.ChoiceField(choices=Role.choices)
+    provider = forms.ModelChoiceField(
+        queryset=Provider.objects.order_by("name"),
+        required=False,
+        help_text="Vendors only: the organisation the vendor user belongs to.",
+    )
+    is_active = forms.BooleanField(
+        required=False,
+        label="Active",
+        help_text="Unticking it ends the user's sessions and revokes their API tokens.",
+    )

@@ -57,12 +57,14 @@ class User(AbstractUser):
 
 
 class LoginFailure(models.Model):
-    """A failed login (or, with `throttled`, the one marker of a refused pair in a window),
-    kept to throttle guessing; rows older than two windows are purged."""
+    """A failed login (or, with `throttled`, one address's refusals in a window, counted in
+    `attempts`), kept to throttle guessing; rows older than two windows are purged."""
 
     username = models.CharField(max_length=150, db_index=True)
     ip_address = models.GenericIPAddressField(null=True, db_index=True)
     throttled = models.BooleanField(default=False)
+    # A refusal row aggregates an address's refusals, so a flood adds no rows (M7).
+    attempts = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     def __str__(self) -> str:

@@ -1,19 +1,23 @@
 """Login throttling (M2, M7) and the client address behind a trusted proxy (M2).
 
-Three counters over one window (``LOGIN_FAILURE_WINDOW_S``), all from the same rows:
+Three counters over one window (``LOGIN_FAILURE_WINDOW_S``), all from the same rows, and
+none of them lets an attacker lock another user out (docs/security.md, "Login throttling"):
 
 - per (username, address): ``LOGIN_FAILURE_LIMIT`` failures refuse that pair (one guesser
   cannot lock the same user out at other addresses, nor other users at this address);
 - per address across usernames: ``LOGIN_FAILURE_ADDRESS_LIMIT`` failures refuse the address
-  (password spraying);
-- per username across addresses: ``LOGIN_FAILURE_ACCOUNT_LIMIT`` failures refuse the account
-  from every address *except the one where the user last logged in successfully*: rotating
-  addresses no longer gives unlimited guesses, and an attacker cannot lock the user out of
-  their usual address. A user on a new address during an attack waits for the window.
+  (password spraying); only the sprayer's own address is refused;
+- per username across addresses: past ``LOGIN_FAILURE_ACCOUNT_LIMIT`` failures the account is
+  refused *from every address that has failed for it in the window*. An address that has
+  never failed for the account (the user's own) still logs in with the right password, as
+  does the address where the user last logged in; a rotating attacker gets one guess per
+  fresh address, never the user's lock-out.
 
-Failures are rows (purged after two windows, so unknown usernames cannot grow the table
-without bound); the audit trail gets one event per (username, address) per window for
-failures and one for refusals, never one per attempt (M7).
+Failure rows are bounded per address: at most ``LOGIN_FAILURE_ADDRESS_LIMIT`` per window (the
+address is refused after that), and refusals are one aggregate row per address per window
+whose ``attempts`` counts them; rows older than two windows are purged (M7). The audit trail
+gets the first failure per (username, address) per window and the first refusal per address
+per window, whose summary carries the previous window's refusal count.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from functools import partial
 from django.conf import settings
 from django.contrib.auth.forms import PasswordResetForm
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.http import HttpRequest
 from django.utils import timezone
 
@@ -35,24 +39,31 @@ from core.audit import audit_record
 
 
 def client_ip(request: HttpRequest | None) -> str | None:
-    """REMOTE_ADDR, or the nearest untrusted hop of X-Forwarded-For when REMOTE_ADDR is one of
-    ``TRUSTED_PROXIES`` (addresses or networks). Without trusted proxies the header is ignored,
-    so it cannot be spoofed."""
+    """REMOTE_ADDR, or the right-most untrusted hop of X-Forwarded-For when REMOTE_ADDR is one
+    of ``TRUSTED_PROXIES`` (addresses or networks). Without trusted proxies the header is
+    ignored, so it cannot be spoofed.
+
+    Hops left of the first untrusted one were written by the client and are never believed.
+    When every hop is a trusted address (a client on the proxy's own host, say), the left-most
+    hop is the client: answering the proxy's address instead would put every such client on
+    one counter, so that one of them could lock the others out (M2)."""
     if request is None:
         return None
     remote: str | None = request.META.get("REMOTE_ADDR") or None
     if not remote or not _trusted(remote):
         return remote
     forwarded: str = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    hops = [hop.strip() for hop in forwarded.split(",")]
-    for hop in reversed([hop for hop in hops if hop]):
+    hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+    nearest = remote
+    for hop in reversed(hops):
         try:
             ipaddress.ip_address(hop)
         except ValueError:
-            return remote
+            return nearest  # garbage from beyond the last trusted hop: stop there
         if not _trusted(hop):
             return hop
-    return remote
+        nearest = hop
+    return nearest
 
 
 def _trusted(address: str) -> bool:
@@ -79,7 +90,12 @@ def login_refusal(*, username: str, ip_address: str | None) -> str | None:
         settings.LOGIN_FAILURE_ADDRESS_LIMIT
     ):
         return "address"
-    if recent.filter(username__iexact=username).count() >= settings.LOGIN_FAILURE_ACCOUNT_LIMIT:
+    account = recent.filter(username__iexact=username)
+    if account.count() >= settings.LOGIN_FAILURE_ACCOUNT_LIMIT:
+        # Only addresses that have guessed wrong for this account are refused: a lock that
+        # also refused clean addresses would let anyone lock the user out (M2).
+        if not account.filter(ip_address=ip_address).exists():
+            return None
         known = (
             User.objects.filter(username__iexact=username)
             .values_list("last_login_address", flat=True)
@@ -95,14 +111,20 @@ def login_blocked(*, username: str, ip_address: str | None) -> bool:
 
 
 def login_refused(*, username: str, ip_address: str | None, reason: str, via: str) -> None:
-    """Audit a refusal once per (username, address) per window (M7)."""
-    pair = LoginFailure.objects.filter(
-        username__iexact=username, ip_address=ip_address, created_at__gte=_since()
-    )
-    if pair.filter(throttled=True).exists():
+    """Count a refusal on the address's one aggregate row of this window; audit only the first
+    refusal per address per window, with the previous window's count (M7). A new username per
+    request therefore adds neither rows nor audit events."""
+    refusals = LoginFailure.objects.filter(ip_address=ip_address, throttled=True)
+    if refusals.filter(created_at__gte=_since()).update(
+        attempts=F("attempts") + 1, username=username[:150]
+    ):
         return
+    previous = refusals.order_by("-created_at").first()
     LoginFailure.objects.create(username=username[:150], ip_address=ip_address, throttled=True)
-    _audit("login.throttled", username, ip_address, via, reason=reason)
+    extra = {"reason": reason, "refusals_from_address": "1"}
+    if previous is not None:
+        extra["refusals_in_previous_window"] = str(previous.attempts)
+    _audit("login.throttled", username, ip_address, via, **extra)
 
 
 def login_failure_record(*, username: str, ip_address: str | None, via: str = "form") -> None:
@@ -121,8 +143,9 @@ def login_failure_record(*, username: str, ip_address: str | None, via: str = "f
 
 def login_succeeded(*, user: User, ip_address: str | None) -> None:
     """Clear this pair's failures and remember the address as the user's known one."""
+    # The address's refusal aggregate stays: it is the address's, not this user's.
     LoginFailure.objects.filter(
-        Q(username__iexact=user.username) & Q(ip_address=ip_address)
+        Q(username__iexact=user.username) & Q(ip_address=ip_address), throttled=False
     ).delete()
     if ip_address and user.last_login_address != ip_address:
         user.last_login_address = ip_address
@@ -130,7 +153,9 @@ def login_succeeded(*, user: User, ip_address: str | None) -> None:
 
 
 def login_failures_clear(*, username: str, ip_address: str | None) -> None:
-    LoginFailure.objects.filter(username__iexact=username, ip_address=ip_address).delete()
+    LoginFailure.objects.filter(
+        username__iexact=username, ip_address=ip_address, throttled=False
+    ).delete()
 
 
 def _audit(action: str, username: str, ip_address: str | None, via: str, **extra: str) -> None:
@@ -139,6 +164,8 @@ def _audit(action: str, username: str, ip_address: str | None, via: str, **extra
         summary["address"] = ip_address
     if action == "login.failed":
         summary["note"] = "further failures in this window are counted, not logged"
+    else:
+        summary["note"] = "further refusals of this address in this window are counted, not logged"
     audit_record(
         actor=None,
         action=action,

@@ -4,7 +4,13 @@ verifying its hash chain.
 Each row's hash (version 2, M6) is an HMAC, keyed with ``AUDIT_HMAC_KEY`` (never in the
 database), over its time, actor id and name, action, object type, id and label, summary,
 outcome and the previous row's hash. Rows written before version 2 keep verifying under
-their own scheme, but no version-1 row may follow a version-2 one (no downgrade).
+their own scheme, but only up to the keyed chain's recorded start (``AuditKeyedChainStart``,
+MAC'd, written once by a migration): a version-1 row after it, or any version-1 row when the
+record is missing or forged, is broken, so rewriting the chain as unkeyed rows needs the key
+too. No version-1 row may follow a version-2 one either (no downgrade).
+
+A keyed checkpoint whose event is gone or whose hash changed is reported as broken (its event
+id), never skipped: deleting the newest rows, the checkpointed one included, is detected.
 
 Verification is incremental (M7): a keyed checkpoint records the last event verified, and
 `/audit/` verifies only the events after it; `audit_chain_verify(full=True)` (the
@@ -22,7 +28,7 @@ from django.db.models import Model, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.functional import cached_property
 
-from core.models import HASH_VERSION, AuditCheckpoint, AuditEvent
+from core.models import HASH_VERSION, AuditCheckpoint, AuditEvent, AuditKeyedChainStart
 
 _AUDIT_LOCK_KEY = 727_001  # advisory lock serialising the hash chain on PostgreSQL
 
@@ -66,21 +72,28 @@ def audit_record(
 
 
 def audit_chain_verify(*, full: bool = False) -> list[int]:
-    """Ids of events whose hash no longer matches their content or predecessor.
+    """Ids of events whose hash no longer matches their content or predecessor, and of
+    checkpointed events that are gone or changed.
 
     From the last valid checkpoint unless `full`; a clean run stores a new checkpoint."""
+    broken: list[int] = []
     checkpoint = None if full else _last_checkpoint()
+    if checkpoint is not None and checkpoint.current_hash != checkpoint.row_hash:
+        broken.append(checkpoint.event_id)
+        checkpoint = None  # the shortcut is gone: verify everything
+    if checkpoint is None:
+        broken.extend(_checkpoints_broken())
+    last_v1 = _last_v1_event_id()
     prev = checkpoint.row_hash if checkpoint else ""
     events = AuditEvent.objects.order_by("id")
     if checkpoint:
         events = events.filter(id__gt=checkpoint.event_id)
-    broken: list[int] = []
     seen_v2 = False
     last_good: tuple[int, str] | None = None
     for event in events.iterator(chunk_size=2000):
-        downgrade = seen_v2 and event.hash_version < HASH_VERSION
+        unkeyed = event.hash_version < HASH_VERSION and (seen_v2 or event.pk > last_v1)
         seen_v2 = seen_v2 or event.hash_version >= HASH_VERSION
-        if downgrade or event.prev_hash != prev or event.compute_hash() != event.row_hash:
+        if unkeyed or event.prev_hash != prev or event.compute_hash() != event.row_hash:
             broken.append(event.pk)
         elif not broken:
             last_good = (event.pk, event.row_hash)
@@ -89,19 +102,42 @@ def audit_chain_verify(*, full: bool = False) -> list[int]:
         stored = AuditCheckpoint(event_id=last_good[0], row_hash=last_good[1])
         stored.mac = stored.compute_mac()
         stored.save()
-    return broken
+    return sorted(set(broken))
 
 
-def _last_checkpoint() -> AuditCheckpoint | None:
-    """The newest checkpoint whose MAC is right and whose event still carries its hash."""
+def _last_v1_event_id() -> int:
+    """The recorded end of the unkeyed rows; 0 (every version-1 row is a forgery) when the
+    record is missing or its MAC is wrong."""
+    starts = [
+        start.last_v1_event_id
+        for start in AuditKeyedChainStart.objects.all()
+        if hmac.compare_digest(start.mac, start.compute_mac())
+    ]
+    return min(starts, default=0)
+
+
+def _with_current_hash() -> QuerySet[AuditCheckpoint]:
     current = AuditEvent.objects.filter(pk=OuterRef("event_id")).values("row_hash")[:1]
-    candidates = AuditCheckpoint.objects.annotate(current_hash=Subquery(current))
-    for checkpoint in candidates.order_by("-event_id")[:5]:
-        if not hmac.compare_digest(checkpoint.mac, checkpoint.compute_mac()):
-            continue
-        if checkpoint.current_hash == checkpoint.row_hash:
+    return AuditCheckpoint.objects.annotate(current_hash=Subquery(current))
+
+
+def _last_checkpoint() -> Any:
+    """The newest checkpoint whose MAC is right (a forged one is skipped), annotated with its
+    event's current hash (None when the event is gone)."""
+    for checkpoint in _with_current_hash().order_by("-event_id")[:5]:
+        if hmac.compare_digest(checkpoint.mac, checkpoint.compute_mac()):
             return checkpoint
     return None
+
+
+def _checkpoints_broken() -> list[int]:
+    """Event ids of genuine checkpoints whose event is gone or no longer has that hash."""
+    return [
+        checkpoint.event_id
+        for checkpoint in _with_current_hash().iterator(chunk_size=2000)
+        if hmac.compare_digest(checkpoint.mac, checkpoint.compute_mac())
+        and getattr(checkpoint, "current_hash", None) != checkpoint.row_hash
+    ]
 
 
 # Columns the audit page offers as filter menus; each leads an index (core.models).

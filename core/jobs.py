@@ -15,11 +15,14 @@ never runs in parallel with a live run and a run that lost its claim writes noth
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
 from celery import current_app
-from django.db import models
+from django.db import connection, connections, models
 from django.db.models import F, Q
 from django.utils import timezone
 from kombu.exceptions import KombuError
@@ -27,6 +30,7 @@ from kombu.exceptions import KombuError
 logger = logging.getLogger(__name__)
 
 STALE_AFTER = timedelta(seconds=30)  # a claim not refreshed for this long: its worker died
+KEEP_ALIVE_EVERY_S = STALE_AFTER.total_seconds() / 3  # heartbeat_while's beat: 3 per window
 
 
 def send(task_name: str, args: tuple[Any, ...], **options: Any) -> None:
@@ -88,3 +92,42 @@ def stale_claims(running: str, *, now: Any = None, stale_after: timedelta = STAL
     """The filter of running rows whose claim went stale (for a re-drive)."""
     now = now or timezone.now()
     return Q(status=running) & (Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - stale_after))
+
+
+@contextmanager
+def heartbeat_while(
+    model: type[models.Model],
+    pk: int,
+    *,
+    running: str,
+    attempt: int | None,
+    every_s: float | None = None,
+) -> Iterator[None]:
+    """Refresh the claim every `every_s` (default `KEEP_ALIVE_EVERY_S`) from a side thread
+    while the block runs: for a step that reports no progress (reading a large file, building
+    histograms) and could outlast `STALE_AFTER`, after which a re-drive would take a live
+    parse over.
+
+    Only outside a transaction (a worker's autocommit): inside one, the row is locked by this
+    connection's own uncommitted writes, and the side thread's UPDATE would wait for it."""
+    if connection.in_atomic_block:
+        yield
+        return
+    stop = threading.Event()
+    interval_s = KEEP_ALIVE_EVERY_S if every_s is None else every_s
+
+    def beat() -> None:
+        try:
+            while not stop.wait(interval_s):
+                if not heartbeat(model, pk, running=running, attempt=attempt):
+                    return  # the claim was lost: nothing left to keep alive
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{model.__name__}-{pk}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()

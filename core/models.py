@@ -129,6 +129,27 @@ class AuditCheckpoint(models.Model):
         return hmac.new(audit_key(), message, hashlib.sha256).hexdigest()
 
 
+class AuditKeyedChainStart(models.Model):
+    """Where the keyed chain began: the last event id that may carry a version-1 (unkeyed)
+    hash, with a keyed MAC. Recorded once, by the migration that introduced it (M6): without
+    it, rewriting every row as version 1 (plain sha256, no key) would verify."""
+
+    last_v1_event_id = models.BigIntegerField()
+    mac = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"keyed chain after event {self.last_v1_event_id}"
+
+    def compute_mac(self) -> str:
+        return keyed_chain_start_mac(self.last_v1_event_id)
+
+
+def keyed_chain_start_mac(last_v1_event_id: int) -> str:
+    message = f"keyed-chain-start:{last_v1_event_id}".encode()
+    return hmac.new(audit_key(), message, hashlib.sha256).hexdigest()
+
+
 def audit_key() -> bytes:
     """AUDIT_HMAC_KEY from the environment (required in production; in DEBUG derived from
     SECRET_KEY). Kept out of the database, so its role cannot rewrite the chain (M6)."""

@@ -300,15 +300,25 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
     result = BenchmarkResult.objects.get(pk=result_id)
     progress = ProgressWriter(result_id, attempt=attempt)
     progress(0.01, force=True)
+    # Reading a 200 MB file and building the histograms report no progress and can outlast
+    # the stale-claim window (M8): a side thread keeps the claim alive through both.
+    keep_alive = partial(
+        jobs.heartbeat_while,
+        BenchmarkResult,
+        result_id,
+        running=BenchmarkResult.Status.PARSING,
+        attempt=attempt,
+    )
     try:
-        with result.raw_file.open("rb") as handle:
+        with keep_alive(), result.raw_file.open("rb") as handle:
             data = handle.read()
         progress(_READ)
         parsed = parsers.parse(
             data, result.original_name, progress=progress.scaled(_READ, _PARSE_END)
         )
         progress(_PARSE_END)
-        apply_parsed(result, parsed)
+        with keep_alive():
+            apply_parsed(result, parsed)
         progress(_DIST_END)
     except ParseError as exc:
         return _fail(result, exc.message)

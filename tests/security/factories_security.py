@@ -193,6 +193,7 @@ def build_world() -> World:
         "comparison": comparison.pk,
         "review": review.pk,
         "event": event.pk,
+        "member": users["engineer"].pk,
         "import_job": import_job.pk,
         "file_template": "requests_template.csv",
     }

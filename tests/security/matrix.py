@@ -86,6 +86,11 @@ def step_passed_body(world: Any) -> dict[str, Any]:
     }
 
 
+def unknown_role_body(world: Any) -> dict[str, Any]:
+    """Binds the user form and fails it (no such role): a 400 past the administrator gate."""
+    return {"role": "overlord", "is_active": "on"}
+
+
 # fmt: off
 MATRIX: dict[str, Route] = {
     #                                   anon  vA   vB  lead  eng  fin  sec  adm
@@ -105,6 +110,10 @@ MATRIX: dict[str, Route] = {
                                           post=(200, 200, 200, 200, 200, 200, 200, 200)),
     "accounts:password-reset-done":     html((200, 200, 200, 200, 200, 200, 200, 200)),
     "accounts:password-reset-complete": html((200, 200, 200, 200, 200, 200, 200, 200)),
+    "accounts:user-list":   html((L, 404, 404, 404, 404, 404, 404, 200)),
+    "accounts:user-manage": html((L, 404, 404, 404, 404, 404, 404, 200),
+                                 post=(L, 404, 404, 404, 404, 404, 404, 400),
+                                 kwargs={"pk": "member"}, body=unknown_role_body),
     # --- briefs ------------------------------------------------------------------------------
     "briefs:brief-list":   html((L, 404, 404, 200, 200, 200, 200, 200)),
     "briefs:brief-create": html((L, 404, 404, 200, 403, 403, 403, 200),

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test import Client
 
 from core.audit import audit_chain_verify, audit_record
-from core.models import AuditCheckpoint, AuditEvent
+from core.models import AuditCheckpoint, AuditEvent, AuditKeyedChainStart, keyed_chain_start_mac
 
 pytestmark = pytest.mark.django_db
 
@@ -65,18 +65,26 @@ def test_the_hash_is_keyed_so_a_recomputed_sha256_does_not_verify(finance):
     assert audit_chain_verify(full=True) == [event.pk]
 
 
+def keyed_chain_starts_after(event_id: int) -> None:
+    """What the migration records on a database whose rows up to `event_id` are version 1."""
+    AuditKeyedChainStart.objects.all().delete()
+    AuditKeyedChainStart.objects.create(
+        last_v1_event_id=event_id, mac=keyed_chain_start_mac(event_id)
+    )
+
+
+def v1_row(prev_hash: str, **columns: object) -> AuditEvent:
+    values = {"actor_name": "finance", "action": "old.event", "object_type": "x"}
+    row = AuditEvent(**{**values, **columns}, object_id="1", prev_hash=prev_hash, hash_version=1)
+    row.row_hash = row.compute_hash()
+    row.save()
+    return row
+
+
 def test_rows_hashed_with_the_old_scheme_still_verify_but_cannot_follow_new_ones(finance):
     """M6: version-1 rows (before the change) verify; a row downgraded to version 1 does not."""
-    old = AuditEvent(
-        actor_name="finance",
-        action="old.event",
-        object_type="x",
-        object_id="1",
-        prev_hash="",
-        hash_version=1,
-    )
-    old.row_hash = old.compute_hash()
-    old.save()
+    old = v1_row("")
+    keyed_chain_starts_after(old.pk)
     new = audit_record(actor=finance, action="new.event", object_type="x", object_id="2")
     assert new.hash_version == 2
     assert audit_chain_verify(full=True) == []
@@ -91,6 +99,85 @@ def test_rows_hashed_with_the_old_scheme_still_verify_but_cannot_follow_new_ones
     downgraded.row_hash = downgraded.compute_hash()
     downgraded.save()
     assert audit_chain_verify(full=True) == [downgraded.pk]
+
+
+def rewrite_as_version_1(*, tampered_id: int) -> None:
+    """What someone with the database but not the key can do: recompute the whole chain with
+    the unkeyed version-1 hash, one row changed."""
+    prev = ""
+    for event in AuditEvent.objects.order_by("id"):
+        if event.pk == tampered_id:
+            event.object_repr = "tampered"
+            event.actor_name = "mallory"
+        event.prev_hash, event.hash_version = prev, 1
+        row_hash = event.compute_hash()
+        tamper(
+            event.pk,
+            actor_name=event.actor_name,
+            object_repr=event.object_repr,
+            prev_hash=prev,
+            hash_version=1,
+            row_hash=row_hash,
+        )
+        prev = row_hash
+
+
+def test_a_chain_rewritten_as_unkeyed_rows_is_detected(finance):
+    """M6: every row rewritten as version 1 (plain sha256) with one tampered: both the full
+    and the incremental check report it; the key cannot be bypassed by downgrading."""
+    events = [
+        audit_record(actor=finance, action="review.approve", object_type="x", object_id=str(i))
+        for i in range(4)
+    ]
+    assert audit_chain_verify() == []  # a checkpoint now exists, too
+    rewrite_as_version_1(tampered_id=events[1].pk)
+    assert events[1].pk in audit_chain_verify(full=True)
+    assert events[1].pk in audit_chain_verify()
+
+
+def test_without_the_keyed_chain_start_no_version_1_row_verifies(finance):
+    """M6: deleting the recorded start does not turn unkeyed rows back into genuine ones."""
+    old = v1_row("")
+    keyed_chain_starts_after(old.pk)
+    assert audit_chain_verify(full=True) == []
+    AuditKeyedChainStart.objects.all().delete()
+    assert audit_chain_verify(full=True) == [old.pk]
+    AuditKeyedChainStart.objects.create(last_v1_event_id=10**9, mac="0" * 64)  # forged
+    assert audit_chain_verify(full=True) == [old.pk]
+
+
+def delete_events(*event_ids: int) -> None:
+    with connection.cursor() as cursor:  # what only the table owner could do
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute("DELETE FROM procurement_auditevent WHERE id = ANY(%s)", [list(event_ids)])
+        cursor.execute("SET LOCAL session_replication_role = DEFAULT")
+
+
+def test_deleting_the_newest_rows_with_the_checkpointed_one_is_detected(finance):
+    """M6: the newest 3 events, the checkpointed one among them, deleted: the checkpoint's
+    event is missing, which both checks report (it used to be skipped silently)."""
+    events = [
+        audit_record(actor=finance, action="quote.created", object_type="x", object_id=str(i))
+        for i in range(6)
+    ]
+    assert audit_chain_verify() == []
+    checkpointed = AuditCheckpoint.objects.order_by("-event_id").first()
+    assert checkpointed is not None
+    assert checkpointed.event_id == events[-1].pk
+    delete_events(*(event.pk for event in events[-3:]))
+    assert audit_chain_verify() == [events[-1].pk]
+    assert audit_chain_verify(full=True) == [events[-1].pk]
+
+
+def test_a_checkpointed_event_whose_hash_changed_is_reported(finance):
+    events = [
+        audit_record(actor=finance, action="quote.created", object_type="x", object_id=str(i))
+        for i in range(3)
+    ]
+    assert audit_chain_verify() == []
+    tamper(events[-1].pk, row_hash="f" * 64)
+    assert events[-1].pk in audit_chain_verify()
+    assert events[-1].pk in audit_chain_verify(full=True)
 
 
 def test_the_audit_page_verifies_only_events_after_the_checkpoint(

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,15 +56,62 @@ def test_authenticated_responses_are_not_stored(admin_member, url):
     assert "no-store" in response["Cache-Control"]
 
 
-def test_make_run_does_not_keep_persistent_connections():
-    """L15: runserver (one connection per thread) runs with DB_CONN_MAX_AGE=0."""
-    script = (Path(__file__).resolve().parents[2] / "scripts" / "run.sh").read_text()
-    assert "DB_CONN_MAX_AGE=0 $PY manage.py runserver" in script
+def test_make_run_does_not_keep_persistent_connections(tmp_path):
+    """L15: `make run`'s runserver (one connection per thread) gets settings whose database
+    connections are not kept. The real script runs, with stand-ins for python and celery that
+    record what runserver was started with; then those settings are loaded for real."""
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(root / "scripts" / "run.sh", tmp_path / "scripts" / "run.sh")
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    record = tmp_path / "runserver.env"
+    stub = f"""#!/usr/bin/env bash
+case "$*" in *runserver*) echo "${{DB_CONN_MAX_AGE-unset}}" > {record} ;; esac
+exit 0
+"""
+    for name in ("python", "celery"):
+        (bin_dir / name).write_text(stub)
+        (bin_dir / name).chmod(0o755)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    done = subprocess.run(
+        ["bash", str(tmp_path / "scripts" / "run.sh")],
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    conn_max_age = record.read_text().strip()
+    assert conn_max_age == "0"
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from config import settings; print(settings.DATABASES['default']['CONN_MAX_AGE'])",
+        ],
+        cwd=root,
+        env={**os.environ, "DEBUG": "true", "DB_CONN_MAX_AGE": conn_max_age},
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    assert loaded.stdout.decode().strip() == "0"
 
 
 @pytest.mark.parametrize(
     "query",
-    ["quote=abc", "brief=abc", "status=a%00b", "accelerator=%00", "format=x%00", "quote=1%00"],
+    [
+        "quote=abc",
+        "brief=abc",
+        "status=a%00b",
+        "accelerator=%00",
+        "format=x%00",
+        "quote=1%00",
+        "brief=%00",
+        "brief=2%00",
+        "status=%00",
+    ],
 )
 def test_benchmark_list_filters_refuse_junk_with_a_400(engineer, query):
     """L2: /benchmarks/ with a non-numeric id or a NUL byte in a filter is a 400, not a 500."""

@@ -1,5 +1,5 @@
 """The rest of the low findings (round two): L4 case by case, L6's price band, L8's separation
-of duties, and the purge of L10's one-time form tokens."""
+of duties, the purge of L10's one-time form tokens, and L16's order-free dual approval."""
 
 from __future__ import annotations
 
@@ -254,3 +254,31 @@ def test_l5_a_result_measured_on_the_accelerator_says_so_on_another_offers_row()
     evidence = thawed.facts["quote:1"]["performance"]["evidence"]
     assert evidence["kind"] == "measured"
     assert evidence["reason"].endswith("on this accelerator, not on this offer")
+
+
+@pytest.mark.parametrize("order", ["engineer first", "security first"])
+def test_l16_dual_approval_is_order_free_and_needs_both(order, lead, engineer, security, finance):
+    """L16 (decided: order-free, docs/security.md): the platform or security approval may come
+    before finance's; the comparison is approved only once both are in, never by the first."""
+    from decimal import Decimal
+
+    from procurement.models import Comparison
+    from procurement.services.reviews import review_submit
+    from tests.reviews.factories_reviews import ready_comparison
+
+    comparison = ready_comparison(
+        created_by=lead, required_approvals=2, commitment_usd=Decimal("480000.00")
+    )
+    second_role = engineer if order == "engineer first" else security
+    for reviewer in (second_role, finance):
+        review_submit(
+            acting_user=reviewer,
+            comparison=comparison,
+            decision="approve",
+            comment="Checked the lines.",
+        )
+        comparison.refresh_from_db()
+        if reviewer is second_role:
+            assert comparison.status == Comparison.Status.READY  # one of two: not decided
+    assert comparison.status == Comparison.Status.APPROVED
+    assert comparison.reviews.count() == 2

@@ -1,6 +1,12 @@
-"""The barrier worker: the real Celery app, with the comparison compute step paused mid-run.
+"""The barrier worker: the real Celery app, with the comparison compute step (or a benchmark
+parse) paused mid-run.
 
     celery -A tests.support.paused_worker worker ...      # with PAUSE_FLAG_ENV set to a path
+    celery -A tests.support.paused_worker worker ...      # with PAUSE_PARSE_FLAG_ENV set
+
+With `PAUSE_PARSE_FLAG_ENV`, the first benchmark parse to reach its parser creates that flag
+and blocks forever: the row is claimed (PARSING, its attempt counted), the file read, nothing
+parsed or written. The same once-only rule holds.
 
 In this worker, the first time a comparison's progress reaches `PAUSE_AT` (0.2) the compute
 step creates the flag file and then blocks forever. A test waits for the file (a fact, not a
@@ -24,9 +30,10 @@ from celery import signals
 
 from config.celery import app
 
-__all__ = ["PAUSE_AT", "PAUSE_FLAG_ENV", "app", "pausing"]
+__all__ = ["PAUSE_AT", "PAUSE_FLAG_ENV", "PAUSE_PARSE_FLAG_ENV", "app", "pausing", "pausing_call"]
 
 PAUSE_FLAG_ENV = "TEST_PAUSE_FLAG_FILE"
+PAUSE_PARSE_FLAG_ENV = "TEST_PAUSE_PARSE_FLAG_FILE"
 PAUSE_AT = 0.2
 
 
@@ -50,11 +57,32 @@ def pausing(compute: Callable[..., Any], flag: Path) -> Callable[..., Any]:
     return paused_compute
 
 
+def pausing_call(function: Callable[..., Any], flag: Path) -> Callable[..., Any]:
+    """`function` whose first call creates `flag` and never returns (later calls, and every
+    call once `flag` exists, run normally)."""
+
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        try:
+            flag.open("x").close()
+        except FileExistsError:
+            return function(*args, **kwargs)
+        threading.Event().wait()  # until the test kills this process
+        return None  # never reached
+
+    return paused
+
+
 @signals.worker_init.connect
 def _install_barrier(**_: Any) -> None:
     import django
 
     django.setup()
+    if PAUSE_PARSE_FLAG_ENV in os.environ:
+        from benchmarks import parsers
+
+        # benchmarks.services.results calls `parsers.parse` through the module: patched here.
+        parsers.parse = pausing_call(parsers.parse, Path(os.environ[PAUSE_PARSE_FLAG_ENV]))
+        return
     from procurement.services.comparisons import run
 
     flag = Path(os.environ[PAUSE_FLAG_ENV])  # a KeyError here: the test forgot to set it

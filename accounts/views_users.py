@@ -1,0 +1,43 @@
+"""The administrators' user page (M10): the product's one place to change a user's role,
+provider and activation, each change audited (accounts.services_users)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from accounts import access
+from accounts.forms import UserManageForm
+from accounts.http import AuthedRequest
+from accounts.services_users import user_update
+from core.errors import DomainError
+from core.roles import role_required
+
+
+@require_http_methods(["GET"])
+@role_required(*access.USER_MANAGER_ROLES)
+def user_list(request: AuthedRequest) -> HttpResponse:
+    users = access.users_for(request.user).select_related("provider").order_by("username")
+    return render(request, "accounts/user_list.html", {"users": users})
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(*access.USER_MANAGER_ROLES)
+def user_manage(request: AuthedRequest, pk: int) -> HttpResponse:
+    member = access.access_managed_user(request.user, pk)
+    initial = {"role": member.role, "provider": member.provider, "is_active": member.is_active}
+    form = UserManageForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user_update(acting_user=request.user, user=member, **form.cleaned_data)
+        except DomainError as exc:
+            for field, errors in (exc.fields or {"__all__": [exc.message]}).items():
+                form.add_error(None if field == "__all__" else field, errors)
+        else:
+            messages.success(request, f"Saved the changes to {member.username}.")
+            return redirect("accounts:user-list")
+    status = 400 if form.is_bound and form.errors else 200
+    context = {"member": member, "form": form}
+    return render(request, "accounts/user_manage.html", context, status=status)
