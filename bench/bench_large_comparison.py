@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from bench.common import emit, record
 
@@ -39,7 +40,7 @@ READS = (
 )
 
 
-def _measure(*database: str) -> dict:
+def _measure(*database: str) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
     out = subprocess.run(
         [sys.executable, "-m", "bench.large_comparison", "--candidates", str(CANDIDATES),
@@ -51,10 +52,11 @@ def _measure(*database: str) -> dict:
         check=True,
         timeout=900,
     )  # fmt: skip
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    facts: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return facts
 
 
-def _figures(facts: dict, prefix: str, backend: str) -> dict:
+def _figures(facts: dict[str, Any], prefix: str, backend: str) -> dict[str, Any]:
     results = {}
     for name in READS:
         r = facts[name]
