@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from procurement.engine.types import CandidateInput, CandidateStats, WorkloadInput
-from procurement.engine.warnings import latency_status
+from procurement.engine.warnings import has_latency_targets, latency_status
 
 TIE_PROBABILITY = 0.8
 
@@ -32,8 +32,7 @@ def pick(by_unit: Sequence[CandidateInput]) -> str | None:
 
 def latency_verdict(workload: WorkloadInput, cand: CandidateInput) -> str:
     """'meets (measured)', 'misses', 'within target (estimated)', 'unmeasured' or ''."""
-    targets = (workload.ttft_p95_target_ms, workload.e2e_p99_target_ms)
-    if all(t is None for t in targets):
+    if not has_latency_targets(workload):
         return ""
     status = latency_status(workload, cand)
     if status is False:
@@ -64,6 +63,7 @@ def _closest(workload: WorkloadInput, candidates: Sequence[CandidateInput]) -> l
         return out
     for name, target, attr in (
         ("TTFT p95", workload.ttft_p95_target_ms, "p95_ttft_ms"),
+        ("ITL p95", workload.itl_p95_target_ms, "itl_p95_ms"),
         ("end-to-end p99", workload.e2e_p99_target_ms, "p99_e2e_ms"),
     ):
         if target is None:

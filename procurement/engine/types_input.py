@@ -101,6 +101,7 @@ class WorkloadInput(JsonMixin):
     output_tokens_per_request: float = 0.0
     cached_input_fraction: float = 0.0
     ttft_p95_target_ms: float | None = None
+    itl_p95_target_ms: float | None = None  # the gap between streamed tokens a user sees
     e2e_p99_target_ms: float | None = None
     platform_labor_fte: float = 0.0
     loaded_monthly_cost_per_fte: Decimal = Decimal(0)
@@ -161,6 +162,7 @@ class WorkloadInput(JsonMixin):
         _finite(self, "cached_input_fraction", lo=0, hi=1)
         for name in (
             "ttft_p95_target_ms",
+            "itl_p95_target_ms",
             "e2e_p99_target_ms",
             "min_interconnect_gbps",
             "min_fabric_gbps",

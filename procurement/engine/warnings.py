@@ -16,7 +16,7 @@ candidate is ineligible (it stays in the output, with the detail as its reason, 
 | FX_MISSING | the quote's currency has no FX rate: never silently converted | block |
 | PERF_ESTIMATED | throughput is a roofline estimate, not a measurement | warn |
 | CHECKLIST_BELOW_COMMITMENT | checklist evidence short of what the commitment needs | block |
-| LATENCY_TARGET_UNMET | p95 TTFT or p99 end-to-end above target | block |
+| LATENCY_TARGET_UNMET | p95 TTFT, p95 ITL or p99 end-to-end above target | block |
 | LATENCY_UNMEASURED | latency targets set, figures missing or only estimated | warn |
 | DATA_BOUNDARY_VIOLATED | region/residency/private endpoint outside the brief | block |
 | CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT | lowest hourly price, not lowest unit cost | warn |
@@ -89,41 +89,63 @@ def interconnect_bars(workload: WorkloadInput) -> tuple[float, float]:
     )
 
 
+def latency_checks(
+    workload: WorkloadInput, cand: CandidateInput
+) -> list[tuple[str, float, float | None]]:
+    """(name, target, figure) for each latency target the brief sets, in the brief's order."""
+    return [
+        (name, target, figure)
+        for name, target, figure in (
+            ("TTFT p95", workload.ttft_p95_target_ms, cand.p95_ttft_ms),
+            ("ITL p95", workload.itl_p95_target_ms, cand.itl_p95_ms),
+            ("E2E p99", workload.e2e_p99_target_ms, cand.p99_e2e_ms),
+        )
+        if target is not None
+    ]
+
+
+def has_latency_targets(workload: WorkloadInput) -> bool:
+    return any(
+        t is not None
+        for t in (
+            workload.ttft_p95_target_ms,
+            workload.itl_p95_target_ms,
+            workload.e2e_p99_target_ms,
+        )
+    )
+
+
 def latency_status(workload: WorkloadInput, cand: CandidateInput) -> bool | None:
     """True/False when the figures settle it against the targets; None when unknown."""
     if cand.latency_met is not None:
         return cand.latency_met
-    pairs: list[tuple[float, float | None]] = [
-        (target, actual)
-        for target, actual in (
-            (workload.ttft_p95_target_ms, cand.p95_ttft_ms),
-            (workload.e2e_p99_target_ms, cand.p99_e2e_ms),
-        )
-        if target is not None
-    ]
-    if any(actual is not None and actual > target for target, actual in pairs):
+    checks = latency_checks(workload, cand)
+    if any(actual is not None and actual > target for _, target, actual in checks):
         return False
-    if any(actual is None for _, actual in pairs):
+    if any(actual is None for _, _, actual in checks):
         return None
     return True
 
 
 def _unmeasured_detail(workload: WorkloadInput, cand: CandidateInput) -> str:
     """Which target the row cannot be checked on: a measured TTFT does not vouch for the
-    end-to-end target the benchmark file has no figure for."""
-    missing = [
-        name
-        for name, target, actual in (
-            ("TTFT p95", workload.ttft_p95_target_ms, cand.p95_ttft_ms),
-            ("E2E p99", workload.e2e_p99_target_ms, cand.p99_e2e_ms),
-        )
-        if target is not None and actual is None
-    ]
+    ITL or end-to-end target the benchmark file has no figure for; an estimate names every
+    figure it stands in for, so an estimated ITL reads as estimated just as TTFT does."""
+    checks = latency_checks(workload, cand)
+    missing = [name for name, _, actual in checks if actual is None]
     if cand.latency_source == "measured" and missing:
         return (
             f"latency against the target is not measured: the benchmark has no "
             f"{' or '.join(missing)} figure, so that target is not checked"
         )
+    if cand.latency_source == "estimated":
+        estimated = [name for name, _, actual in checks if actual is not None]
+        detail = "latency against the target is not measured"
+        if estimated:
+            detail += f": {' and '.join(estimated)} estimated, not measured"
+        if missing:
+            detail += f"; no {' or '.join(missing)} figure"
+        return detail
     return "latency against the target is not measured"
 
 
@@ -257,12 +279,10 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
     if latency is False:
         add(
             WarningCode.LATENCY_TARGET_UNMET,
-            "misses the latency target (p95 TTFT or p99 end-to-end)",
+            "misses the latency target (p95 TTFT, p95 ITL or p99 end-to-end)",
             "block",
         )
-    elif (workload.ttft_p95_target_ms is not None or workload.e2e_p99_target_ms is not None) and (
-        latency is None or cand.latency_source != "measured"
-    ):
+    elif has_latency_targets(workload) and (latency is None or cand.latency_source != "measured"):
         add(WarningCode.LATENCY_UNMEASURED, _unmeasured_detail(workload, cand))
     if not cand.data_boundary_ok:
         add(

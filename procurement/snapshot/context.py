@@ -102,6 +102,9 @@ class Context:
 
     def spread(self, value: float, source: str, widen: tuple[float, float] = (1.0, 1.0)) -> Range:
         """Throughput range: the source's spread factors, widened for proxies and scaling."""
+        if source not in ("estimated", "measured", "proxy"):
+            # A misspelt source once gave every estimated media row the measured spread.
+            raise ValueError(f"unknown throughput source {source!r}")
         prefix = "estimate" if source == "estimated" else "measured"
         low = min(1.0, float(self.a[f"{prefix}_spread_low"]) * widen[0])
         high = max(1.0, float(self.a[f"{prefix}_spread_high"]) * widen[1])

@@ -171,7 +171,8 @@ def quote_candidate(
     throughput: Range | None = None
     unit = "tokens_per_s"
     if ctx.cls == "media" and perf.get("outputs_per_s"):
-        throughput, unit = ctx.spread(perf["outputs_per_s"], "estimate"), "outputs_per_s"
+        throughput = ctx.spread(perf["outputs_per_s"], perf["throughput_source"])
+        unit = "outputs_per_s"
     elif not training and perf.get("tokens_per_s"):
         throughput = ctx.spread(
             perf["tokens_per_s"], perf["throughput_source"], extras.get("widen", (1.0, 1.0))

@@ -148,6 +148,7 @@ def workload_input(snap: dict[str, Any]) -> WorkloadInput:
         "output_tokens_per_request": tokens_out,
         "cached_input_fraction": float(a["cached_input_fraction"]),
         "ttft_p95_target_ms": brief.get("ttft_p95_ms"),
+        "itl_p95_target_ms": brief.get("itl_p95_ms"),
         "e2e_p99_target_ms": brief.get("e2e_p99_ms"),
         "platform_labor_fte": 0.0 if managed else float(brief.get("platform_fte") or 0),
         "loaded_monthly_cost_per_fte": dec(brief.get("loaded_monthly_cost_per_fte")),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from procurement.engine.comparison import run_comparison
 from procurement.snapshot import thaw
 from tests.engine.snapshot_world import H100, quote, snapshot
@@ -98,3 +100,28 @@ def test_issue14_media_render_of_another_model_is_ignored_with_its_reason():
     thawed, _ = _run(_media_snapshot([flux, sdxl], model=SDXL))
     assert thawed.facts["quote:1"]["perf_source"] == "measured"
     assert thawed.facts["quote:1"]["performance"]["outputs_per_s"] == 0.5
+
+
+def _relative_spread(row) -> float:
+    return (row.p90 - row.p10) / row.p50
+
+
+def test_measured_media_row_gets_the_measured_spread_not_the_estimate():
+    """A render measured at 0.5 assets/s per GPU is known to within the measured spread
+    (0.90–1.05×); the same rate estimated from the brief's GPU-seconds keeps the wider
+    estimate spread (0.75–1.10×), as LLM rows do. (The spread was asked for by a name the
+    spread lookup did not know, so every media row got the measured spread.)"""
+    measured_in, measured = _run(_media_snapshot([_render(5, acceptance_rate=0.8)]))
+    brief_seconds = {**MEDIA_BRIEF, "gpu_seconds_per_asset": 2.0}  # ≈ 0.5 assets/s on an H100
+    estimated_in, estimated = _run(
+        {**_media_snapshot([]), "brief": {**_media_snapshot([])["brief"], **brief_seconds}}
+    )
+    assert measured_in.facts["quote:1"]["perf_source"] == "measured"
+    assert estimated_in.facts["quote:1"]["perf_source"] == "estimated"
+    measured_range = measured_in.input.candidates[0].throughput_per_replica
+    estimated_range = estimated_in.input.candidates[0].throughput_per_replica
+    assert measured_range is not None
+    assert estimated_range is not None
+    assert measured_range.low / measured_range.likely == pytest.approx(0.90)
+    assert estimated_range.low / estimated_range.likely == pytest.approx(0.75)
+    assert _relative_spread(measured) < _relative_spread(estimated)
