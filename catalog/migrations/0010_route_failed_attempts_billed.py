@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('catalog', '0008_api_route_private_endpoint'),
+        ('catalog', '0009_model_profile_aliases'),
     ]
 
     operations = [
