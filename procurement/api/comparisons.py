@@ -121,6 +121,7 @@ class ComparisonListSerializer(serializers.ModelSerializer[Comparison]):
             "created_by",
             "created_at",
             "finished_at",
+            "review_due_at",
         ]
 
 

@@ -35,3 +35,12 @@ def test_a_ready_comparison_carries_its_due_date(computed, settings):
     expected = review_due_at(computed.finished_at, settings.REVIEW_WINDOW_BUSINESS_DAYS)
     assert computed.review_due_at == expected
     assert computed.review_due_at > computed.finished_at
+
+
+@pytest.mark.django_db
+def test_the_api_gives_the_due_date_of_a_ready_comparison(computed, api_client, finance):
+    api_client.force_authenticate(finance)
+    body = api_client.get(f"/api/v1/comparisons/{computed.pk}/").json()
+    assert body["review_due_at"] == computed.review_due_at.isoformat().replace("+00:00", "Z")
+    listed = api_client.get("/api/v1/comparisons/").json()
+    assert {row["id"]: row["review_due_at"] for row in listed["results"]}[computed.pk]
