@@ -2,7 +2,7 @@
 
 The admin is for looking, not for changing (M10): users and providers are read-only here;
 roles, providers and activation change on the product's user page (/accounts/users/,
-administrators only, accounts.services_users), where each change is audited.
+administrators only, accounts.services.users), where each change is audited.
 Its login form is the product's throttled, audited one (H1). API tokens are stored hashed and
 the admin can only list (by prefix) and revoke them, never create one for someone else (H2).
 """

@@ -75,7 +75,7 @@ class ThrottledPasswordResetForm(PasswordResetForm):
 
 class UserManageForm(forms.Form):
     """An administrator's change to a user account: shape only; the rules live in
-    accounts.services_users.user_update."""
+    accounts.services.users.user_update."""
 
     role = forms.ChoiceField(choices=Role.choices)
     provider = forms.ModelChoiceField(

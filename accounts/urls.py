@@ -1,13 +1,13 @@
 from django.urls import path
 
-from accounts import views, views_users
+from accounts import views
 
 app_name = "accounts"
 urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", views.LogoutView.as_view(), name="logout"),
-    path("users/", views_users.user_list, name="user-list"),
-    path("users/<int:pk>/", views_users.user_manage, name="user-manage"),
+    path("users/", views.user_list, name="user-list"),
+    path("users/<int:pk>/", views.user_manage, name="user-manage"),
     path("password/", views.PasswordChangeView.as_view(), name="password-change"),
     path("password/done/", views.PasswordChangeDoneView.as_view(), name="password-change-done"),
     path("password/reset/", views.PasswordResetView.as_view(), name="password-reset"),

@@ -14,6 +14,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Provider
+from catalog.choices import CapacityModel as CapacityModel
+from catalog.choices import PrivateEndpoint as PrivateEndpoint
 
 
 class _Money(TypedDict):
@@ -97,8 +99,7 @@ class ModelProfile(models.Model):
     license = models.CharField(max_length=80, blank=True)
     source_url = models.URLField(max_length=500, blank=True)
     notes = models.TextField(blank=True)
-    # Other names a benchmark file may give this model (Hugging Face ids, Ollama and LiteLLM
-    # names): an upload binds a file to the profile by them (engine/model_names.py).
+    # An upload binds a file's model name to the profile by these (catalog/model_names.py).
     aliases = models.JSONField(
         default=list,
         blank=True,
@@ -114,26 +115,6 @@ class ModelProfile(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-
-class CapacityModel(models.TextChoices):
-    ON_DEMAND = "on_demand", "On-demand"
-    SPOT = "spot", "Spot / preemptible"
-    RESERVED = "reserved", "Reserved"
-    MARKETPLACE = "marketplace", "Marketplace"
-    DEDICATED_CLUSTER = "dedicated_cluster", "Dedicated cluster"
-    PRIVATE_CLOUD = "private_cloud", "Private cloud"
-    MANAGED_ENDPOINT = "managed_endpoint", "Managed endpoint"
-    PURCHASE = "purchase", "Purchase"
-
-
-class PrivateEndpoint(models.TextChoices):
-    """Whether an offer can be reached without crossing the public internet (private link,
-    VPC peering or an equivalent); a brief that requires one is checked against it."""
-
-    YES = "yes", "Offered"
-    NO = "no", "Not offered"
-    UNKNOWN = "unknown", "Not stated"
 
 
 ELASTIC_CAPACITY = {CapacityModel.ON_DEMAND, CapacityModel.SPOT, CapacityModel.MARKETPLACE}

@@ -131,12 +131,18 @@ def test_audit_page_queries_do_not_grow(client, admin_member, finance):
 
     make_events(finance, 5)
     client.force_login(admin_member)
+    # The first verification ever has no checkpoint to start from, so it also checks every
+    # stored checkpoint (one query more, once); the count compared is the steady one.
+    with CaptureQueriesContext(connection) as first:
+        page_of(client)
+    make_events(finance, 5)
     with CaptureQueriesContext(connection) as small:
         page_of(client)
     make_events(finance, 60)
     with CaptureQueriesContext(connection) as big:
         page_of(client)
     assert len(small.captured_queries) == len(big.captured_queries)
+    assert len(first.captured_queries) <= len(small.captured_queries) + 1
 
 
 @pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])

@@ -9,7 +9,7 @@ from django.test import Client
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from accounts.services_users import user_update
+from accounts.services.users import user_update
 from core.errors import NotAllowed
 from core.models import AuditEvent
 

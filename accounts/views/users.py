@@ -1,5 +1,5 @@
 """The administrators' user page (M10): the product's one place to change a user's role,
-provider and activation, each change audited (accounts.services_users)."""
+provider and activation, each change audited (accounts.services.users)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 from accounts import access
 from accounts.forms import UserManageForm
 from accounts.http import AuthedRequest
-from accounts.services_users import user_update
+from accounts.services.users import user_update
 from core.errors import DomainError
 from core.roles import role_required
 

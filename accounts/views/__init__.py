@@ -1,0 +1,26 @@
+"""Account pages: login, logout and passwords (`login`), user management (`users`)."""
+
+from accounts.views.login import (
+    LoginView,
+    LogoutView,
+    PasswordChangeDoneView,
+    PasswordChangeView,
+    PasswordResetCompleteView,
+    PasswordResetConfirmView,
+    PasswordResetDoneView,
+    PasswordResetView,
+)
+from accounts.views.users import user_list, user_manage
+
+__all__ = [
+    "LoginView",
+    "LogoutView",
+    "PasswordChangeDoneView",
+    "PasswordChangeView",
+    "PasswordResetCompleteView",
+    "PasswordResetConfirmView",
+    "PasswordResetDoneView",
+    "PasswordResetView",
+    "user_list",
+    "user_manage",
+]

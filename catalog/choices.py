@@ -1,0 +1,23 @@
+"""The catalog's fixed vocabularies (re-exported by `catalog.models`, where callers read them)."""
+
+from django.db import models
+
+
+class CapacityModel(models.TextChoices):
+    ON_DEMAND = "on_demand", "On-demand"
+    SPOT = "spot", "Spot / preemptible"
+    RESERVED = "reserved", "Reserved"
+    MARKETPLACE = "marketplace", "Marketplace"
+    DEDICATED_CLUSTER = "dedicated_cluster", "Dedicated cluster"
+    PRIVATE_CLOUD = "private_cloud", "Private cloud"
+    MANAGED_ENDPOINT = "managed_endpoint", "Managed endpoint"
+    PURCHASE = "purchase", "Purchase"
+
+
+class PrivateEndpoint(models.TextChoices):
+    """Whether an offer can be reached without crossing the public internet (private link,
+    VPC peering or an equivalent); a brief that requires one is checked against it."""
+
+    YES = "yes", "Offered"
+    NO = "no", "Not offered"
+    UNKNOWN = "unknown", "Not stated"
