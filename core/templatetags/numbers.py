@@ -53,6 +53,27 @@ LABELS = {
     "CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT": "Cheapest per hour, not per output",
     "NO_ACCEPTANCE_DATA": "No acceptance data",
     "NO_PLATFORM_LABOR": "No platform labour",
+    # what bounds a row's throughput
+    "memory_bandwidth": "Memory bandwidth",
+}
+# Names of a row's fit, performance and checklist figures, with their units, as the side by
+# side lists them (U28); a name not here reads as its words ("context_tokens" → "Context tokens").
+FIGURE_LABELS = {
+    "gpus_required": "GPUs required",
+    "offered_gpus": "GPUs offered",
+    "headroom_margin_pct": "Headroom margin (%)",
+    "headroom_pct": "Headroom (%)",
+    "headroom_pct_at_context_window": "Headroom at the context window (%)",
+    "kv_cache_gb": "KV cache (GB)",
+    "per_gpu_gb": "Memory needed per GPU (GB)",
+    "usable_gb_per_gpu": "Usable memory per GPU (GB)",
+    "weights_gb": "Weights (GB)",
+    "e2e_p99_ms": "E2E p99 (ms)",
+    "itl_p95_ms": "ITL p95 (ms)",
+    "ttft_p95_ms": "TTFT p95 (ms)",
+    "tokens_per_s": "Output tokens/s",
+    "bound": "Bound by",
+    "completeness_pct": "Completeness (%)",
 }
 
 
@@ -134,6 +155,9 @@ def readable(value: Any) -> Any:
         return fact(cents if cents == value else value.normalize())
     if isinstance(value, str) and value in LABELS:
         return LABELS[value]
+    if isinstance(value, float) and not value.is_integer() and abs(value) >= 1:
+        # An engine figure (11167.977 ms, 44.475 GB): as precise as a reader compares it.
+        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.1f}"
     return fact(value)
 
 
@@ -144,6 +168,8 @@ def human(code: Any) -> str:
     text = str(code)
     if text in LABELS:
         return LABELS[text]
+    if text in FIGURE_LABELS:
+        return FIGURE_LABELS[text]
     if " " in text:  # already words ("Total (USD)"): lower-casing would lose "USD", "GPU"
         return text
     words = text.replace("_", " ").replace(".", " ").strip()
