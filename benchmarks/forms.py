@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 PRECISION_CHOICES = [("", "— as the file says —"), *Precision.choices]
 SERVING_ENGINES = ["vLLM", "SGLang", "TensorRT-LLM", "TGI", "Triton", "llama.cpp", "Ollama"]
 MAX_GPUS = 100_000
+MAX_CONCURRENCY = 1_000_000
 
 
 class QuoteChoiceField(forms.ModelChoiceField["Quote"]):
@@ -83,7 +84,24 @@ class UploadForm(forms.Form):
         label="Sweep name",
         help_text="Files of one sweep, one point each (e.g. vLLM runs at concurrency 1, 8 and "
         "32): give each the same name and the same candidate, and comparisons read them as one "
-        "result with several operating points.",
+        "result with several operating points (give each its concurrency below when the file "
+        "does not state it, as AIPerf's CSV does not).",
+    )
+
+    concurrency = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_CONCURRENCY,
+        required=False,
+        label="Concurrency measured",
+        help_text="Requests in flight during the run; needed only when the file does not state "
+        "it (AIPerf's CSV does not), so a sweep's points are placed by concurrency.",
+    )
+    request_rate = forms.FloatField(
+        min_value=0.001,
+        required=False,
+        label="Request rate measured",
+        help_text="Requests offered per second, for a rate-driven run whose file does not "
+        "state it.",
     )
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:

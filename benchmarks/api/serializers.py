@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from benchmarks import figures
-from benchmarks.forms import MAX_GPUS
+from benchmarks.forms import MAX_CONCURRENCY, MAX_GPUS
 from benchmarks.models import BenchmarkResult, Phase
 from benchmarks.services.asked import result_asks
 from benchmarks.workload import model_warning, workload_summary
@@ -61,6 +61,24 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
         default="",
         help_text="Single-point files of one sweep share a name (same candidate): comparisons "
         "read them as one result with several operating points.",
+    )
+
+    concurrency = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_CONCURRENCY,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Requests in flight during the run; used only when the file does not state "
+        "it (AIPerf's CSV does not), refused when it contradicts the file.",
+    )
+    request_rate = serializers.FloatField(
+        min_value=0.001,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Requests offered per second; used only when the file does not state it, "
+        "refused when it contradicts the file.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

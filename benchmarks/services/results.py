@@ -25,6 +25,7 @@ from benchmarks.distributions import distributions_for
 from benchmarks.models import BenchmarkResult
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
+from benchmarks.services.load import apply_given_load
 from catalog.model_names import (
     ProfileNames,
     precision_from_word,
@@ -195,6 +196,7 @@ def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
     the workload the file measured (only where the row does not say already)."""
     data = parsed.to_dict()
     given_precision = result.precision
+    given_load = {"concurrency": result.concurrency, "request_rate": result.request_rate}
     for name, value in workload_fields(parsed, result.parallelism).items():
         if value not in (None, "") and getattr(result, name) in (None, ""):
             setattr(result, name, value)
@@ -211,6 +213,7 @@ def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
             f"The file states precision {stated}; the precision given at upload "
             f"({given_precision}) was not used."
         )
+    apply_given_load(result, parsed, given_load)
     _bind_model(result, scrub(parsed.model or "").strip()[:200])
     result.distributions = distributions_for(parsed.per_request)
     result.status = BenchmarkResult.Status.PARSED

@@ -28,6 +28,7 @@ from benchmarks.models import BenchmarkResult, Phase
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.asked import check_asked
+from benchmarks.services.load import check_given_load, check_values
 from benchmarks.services.results import apply_parsed, scrub
 from benchmarks.upload_handlers import too_large_message, upload_cap_bytes
 from core import jobs
@@ -59,6 +60,9 @@ class UploadMeta:
     model_profile: Any = None  # asked only when the file does not say which model it measured
     precision: str = ""  # asked only when the file does not state it (services/asked.py)
     engine_version: str = ""  # no serving tool records it reliably (FORMATS.md)
+    # Used only when the file does not state them (services/load.py): AIPerf's CSV does not.
+    concurrency: float | None = None
+    request_rate: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +219,8 @@ def _store(
                 parallelism=scrub(meta.parallelism)[:60],
                 notes=scrub(meta.notes),
                 sweep=scrub(meta.sweep).strip()[:100],
+                concurrency=meta.concurrency,
+                request_rate=meta.request_rate,
                 original_name=filename,
                 sha256=digest,
                 size_bytes=size,
@@ -255,6 +261,7 @@ def _store(
 
 def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) -> IngestOutcome:
     quote, accelerator = _candidate(meta)
+    check_values(concurrency=meta.concurrency, request_rate=meta.request_rate)
     size = int(upload.size or 0)
     if size > upload_cap_bytes():
         raise UploadTooLarge(too_large_message(size))
@@ -272,6 +279,7 @@ def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) ->
         return IngestOutcome(existing, created=False)
     format_id, parsed = _check(upload, filename, size)
     if parsed is not None:
+        check_given_load(parsed, concurrency=meta.concurrency, request_rate=meta.request_rate)
         check_asked(parsed, model_profile=meta.model_profile, precision=meta.precision)
     return _store(
         user=user,
