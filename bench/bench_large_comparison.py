@@ -33,6 +33,7 @@ READS = (
     "detail_page_cold",
     "detail_page",
     "detail_page_2",
+    "detail_page_sorted",
     "api_cold",
     "api",
     "api_summary",

@@ -229,6 +229,10 @@ def measure(comparison_id: int) -> dict[str, Any]:
             "detail_page_cold": _timed(client, f"/comparisons/{comparison_id}/"),
             "detail_page": _timed(client, f"/comparisons/{comparison_id}/"),
             "detail_page_2": _timed(client, f"/comparisons/{comparison_id}/?page=2"),
+            # A header sort, cold: sorted in the database over every row, then cut to a page.
+            "detail_page_sorted": _timed(
+                client, f"/comparisons/{comparison_id}/?sort=-hourly&page=2"
+            ),
             "api_cold": _timed(client, api),
             "api": _timed(client, api),
             "api_summary": _timed(client, f"{api}?view=summary"),

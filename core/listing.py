@@ -99,7 +99,9 @@ def is_filtered(request: HttpRequest, ignore: Sequence[str] = ()) -> bool:
     )
 
 
-def _valid_sort(columns: Sequence[Column], sort: str, default: str) -> str:
+def valid_sort(columns: Sequence[Column], sort: str, default: str) -> str:
+    """The asked sort if a sortable column has that key (``-key`` descending), else the
+    default: an old bookmark or a typed URL still opens the page."""
     sortable = {c.key for c in columns if c.order_by}
     return sort if sort.lstrip("-") in sortable else default
 
@@ -109,7 +111,7 @@ def apply_sort(
 ) -> tuple[QuerySet[Any], str]:
     """The queryset in the asked order (blanks last, the primary key breaking ties) and the
     sort actually applied."""
-    sort = _valid_sort(columns, sort, default)
+    sort = valid_sort(columns, sort, default)
     column = next((c for c in columns if c.key == sort.lstrip("-")), None)
     if column is None or column.order_by is None:
         return queryset, sort
@@ -119,7 +121,12 @@ def apply_sort(
 
 def sort_headers(request: HttpRequest, columns: Sequence[Column], current: str) -> list[Header]:
     """One header per column; a click sorts ascending first, then toggles."""
-    base = query_without(request, "sort", "page")
+    return headers_for_query(query_without(request, "sort", "page"), columns, current)
+
+
+def headers_for_query(base: str, columns: Sequence[Column], current: str) -> list[Header]:
+    """The headers over a given query string (the state to keep), for pages rendered once
+    and cached for every viewer, whose links must not carry one viewer's stray parameters."""
     headers = []
     for column in columns:
         query, aria = "", ""

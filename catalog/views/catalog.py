@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
@@ -16,6 +17,7 @@ from catalog.models import Accelerator
 from catalog.views.common import query_without
 from core.errors import DomainError
 from core.forms import apply_domain_error
+from core.listing import PAGE_SIZE
 from core.roles import get_or_404, has_role, role_required
 
 # (label, attribute, unit, which way is better) for the comparison table.
@@ -103,7 +105,7 @@ def _point(a: Accelerator) -> charts.AcceleratorPoint:
 
 
 def _sort_headers(request: AuthedRequest, current: str) -> list[dict[str, str]]:
-    base = query_without(request, "sort")
+    base = query_without(request, "sort", "page")  # a new order starts on its first page
     headers = []
     for key, label in SORTABLE:
         descending = current == f"-{key}"
@@ -129,14 +131,17 @@ def accelerator_list(request: AuthedRequest) -> HttpResponse:
     accelerators = list(selectors.accelerators_list(filters))
     if request.GET.get("format") == "csv" and (not form.is_bound or form.is_valid()):
         return _catalog_csv(accelerators)
-    query = query_without(request, "format")
+    query = query_without(request, "format", "page")  # the export is every page
     visible, chosen_now = _visible_columns(request)
     headers = _sort_headers(request, filters.get("sort") or "")
+    page = Paginator(accelerators, PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         "csv_query": f"{query}&format=csv".lstrip("&"),
-        "filtered": bool(query_without(request, "format", "sort", "cols")),
+        "filtered": bool(query_without(request, "format", "sort", "cols", "page")),
         "form": form,
-        "accelerators": accelerators,
+        "accelerators": page.object_list,
+        "page": page,
+        "page_query": query_without(request, "page", "format"),
         "headers": [h for h in headers if h["key"] in ("vendor", "name") or h["key"] in visible],
         "visible": visible,
         "optional_columns": OPTIONAL_COLUMNS,

@@ -12,6 +12,7 @@ from briefs import access as briefs_access
 from briefs.models import WorkloadBrief
 from catalog.models import CapacityModel
 from core import workloads
+from core.listing import Column, valid_sort
 from core.roles import get_or_404
 from procurement import access
 from procurement.models import CandidateResult, Comparison
@@ -103,9 +104,30 @@ def comparison_state(user: Any, pk: Any, fields: tuple[str, ...]) -> Comparison:
     return get_or_404(access.comparisons_for(user).select_related(None).only(*fields), pk=pk)
 
 
-def _ranked(comparison: Comparison) -> QuerySet[CandidateResult]:
+# The results table's sortable headers (U36). Every order keeps eligible rows first, so the
+# ineligible ones still collapse together at the end, and breaks ties by rank: the sort runs in
+# the database with LIMIT, never over a 20,000-row list in Python.
+RESULT_COLUMNS = (
+    Column("rank", "Rank", "rank", numeric=True),
+    Column("unit_cost", "Unit cost", "unit_cost_usd", numeric=True),
+    Column("hourly", "Per GPU-hour", "hourly_price_usd", numeric=True),
+    Column("prob_cheapest", "P(cheapest)", "prob_cheapest", numeric=True),
+    Column("provider", "Provider", "provider_name"),
+)
+RESULTS_DEFAULT_SORT = "rank"
+
+
+def results_sort(asked: str) -> str:
+    """The results table's sort from the URL; an unknown key falls back to rank."""
+    return valid_sort(RESULT_COLUMNS, asked, RESULTS_DEFAULT_SORT)
+
+
+def _ranked(comparison: Comparison, sort: str = RESULTS_DEFAULT_SORT) -> QuerySet[CandidateResult]:
+    sort = results_sort(sort)
+    column = next(c for c in RESULT_COLUMNS if c.key == sort.lstrip("-"))
     return CandidateResult.objects.filter(comparison=comparison).order_by(
         F("eligible").desc(),
+        *column.ordering(descending=sort.startswith("-")),
         F("rank").asc(nulls_last=True),
         F("unit_cost_usd").asc(nulls_last=True),
         "key",
@@ -113,13 +135,17 @@ def _ranked(comparison: Comparison) -> QuerySet[CandidateResult]:
 
 
 def comparison_rows(
-    comparison: Comparison, offset: int = 0, limit: int | None = None
+    comparison: Comparison,
+    offset: int = 0,
+    limit: int | None = None,
+    sort: str = RESULTS_DEFAULT_SORT,
 ) -> list[CandidateResult]:
-    """The rows, eligible first (by rank, then unit cost), then the ineligible ones.
+    """The rows, eligible first (by rank, then unit cost, unless `sort` names a column of
+    RESULT_COLUMNS, ``-key`` descending), then the ineligible ones in the same order.
 
     `offset`/`limit` take one page; without a limit, every row from `offset`.
     """
-    qs = _ranked(comparison)
+    qs = _ranked(comparison, sort)
     return list(qs[offset : offset + limit] if limit is not None else qs[offset:])
 
 

@@ -17,7 +17,7 @@ from briefs import access as briefs_access
 from core import submissions
 from core.errors import DomainError
 from core.forms import apply_domain_error
-from core.listing import Column, list_page
+from core.listing import Column, headers_for_query, list_page
 from core.roles import STAFF_ROLES, has_role, role_required
 from procurement import access, charts, point_charts
 from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilterForm
@@ -150,7 +150,8 @@ def comparison_detail(request: AuthedRequest, pk: int) -> HttpResponse:
             response["HX-Refresh"] = "true"  # and reload the page with the results
         return response
     if comparison.is_finished:
-        context["results_html"] = _results_html(comparison, _page_number(request))
+        sort = selectors_comparisons.results_sort(request.GET.get("sort", ""))
+        context["results_html"] = _results_html(comparison, _page_number(request), sort)
         context["reviews"] = reviews_of(comparison)  # U10: the reviewers' words reach the lead
     return render(request, "procurement/comparison_detail.html", context)
 
@@ -164,7 +165,9 @@ def _page_number(request: AuthedRequest) -> int:
     return int(raw) if raw.isdigit() and 0 < int(raw) < 10**6 else 1
 
 
-def _results_html(comparison: Any, page_number: int = 1) -> str:
+def _results_html(
+    comparison: Any, page_number: int = 1, sort: str = selectors_comparisons.RESULTS_DEFAULT_SORT
+) -> str:
     """One page of the results section (summary, table, charts) of a finished comparison.
 
     A finished comparison never changes (a recompute is a new revision, a retry a new
@@ -172,9 +175,11 @@ def _results_html(comparison: Any, page_number: int = 1) -> str:
     rendered once and then served from the cache. "" if there are no rows.
     R11: the rows are paginated (eligible first), counted in the database, and the frozen
     snapshot is never loaded whole: the section shows only its FX rates.
+    `sort` is already valid (results_sort), so the cache holds at most one entry per
+    header direction and page; the links carry only the sort, never the viewer's query.
     """
     finished = comparison.finished_at.timestamp() if comparison.finished_at else 0
-    key = f"comparison-results:{comparison.pk}:{comparison.status}:{finished}:{page_number}"
+    key = f"comparison-results:{comparison.pk}:{comparison.status}:{finished}:{page_number}:{sort}"
     html: str | None = cache.get(key)
     if html is None:
         html = ""
@@ -183,10 +188,14 @@ def _results_html(comparison: Any, page_number: int = 1) -> str:
             paginator = Paginator(range(total), RESULTS_PAGE_SIZE)
             page = paginator.get_page(page_number)
             offset = (page.number - 1) * RESULTS_PAGE_SIZE
-            rows = selectors_comparisons.comparison_rows(comparison, offset, RESULTS_PAGE_SIZE)
+            rows = selectors_comparisons.comparison_rows(
+                comparison, offset, RESULTS_PAGE_SIZE, sort
+            )
+            # The charts show the cheapest rows whatever order the table is in.
+            ranked_first_page = offset == 0 and sort == selectors_comparisons.RESULTS_DEFAULT_SORT
             top = (
                 rows
-                if offset == 0
+                if ranked_first_page
                 else selectors_comparisons.comparison_rows(comparison, 0, RESULTS_PAGE_SIZE)
             )
             context = selectors_comparisons.results_context(
@@ -197,6 +206,11 @@ def _results_html(comparison: Any, page_number: int = 1) -> str:
             )
             context["comparison"] = comparison
             context["page"] = page
+            context["sort_headers"] = {
+                h.key: h for h in headers_for_query("", selectors_comparisons.RESULT_COLUMNS, sort)
+            }
+            is_default = sort == selectors_comparisons.RESULTS_DEFAULT_SORT
+            context["page_query"] = "" if is_default else f"sort={sort}"
             context["row_offset"] = offset
             context["figures"] = charts.comparison_figures(comparison, top)
             unit = (comparison.result or {}).get("unit_label", "")

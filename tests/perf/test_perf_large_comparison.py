@@ -23,7 +23,7 @@ TWO_MB = 2 * 1000 * 1000
 
 
 READS = ["list_page", "list_api", "detail_page_cold", "detail_page", "detail_page_2",
-         "api_cold", "api", "api_summary"]  # fmt: skip
+         "detail_page_sorted", "api_cold", "api", "api_summary"]  # fmt: skip
 
 
 def _large(*database: str) -> dict:
@@ -76,6 +76,7 @@ def test_every_read_is_bounded_and_never_loads_the_snapshot(large, name):
 def test_results_page_and_api_are_paginated(large):
     assert large["detail_page"]["candidate_rows"] == 50
     assert large["detail_page_2"]["candidate_rows"] == 50
+    assert large["detail_page_sorted"]["candidate_rows"] == 50
     assert large["api"]["api_candidates"] == 500
     assert large["api_summary"]["bytes"] < large["api"]["bytes"]
     assert large["api_etag"]["status"] == 304
