@@ -19,8 +19,8 @@ import numpy as np  # noqa: E402
 from bench.common import at_least, at_most, best_of, emit, peak_rss_mb, record  # noqa: E402
 from bench.engine_reference import reference_unit_costs  # noqa: E402
 from bench.synthetic import synthetic_comparison  # noqa: E402
-from procurement.engine import montecarlo  # noqa: E402
-from procurement.engine.comparison import run_comparison  # noqa: E402
+from engine import montecarlo  # noqa: E402
+from engine.comparison import run_comparison  # noqa: E402
 
 CANDIDATES = 1_000
 SAMPLES = 10_000

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from procurement.engine import cost
-from procurement.engine.montecarlo import (
+from engine import cost
+from engine.montecarlo import (
     CEIL_RELATIVE_TOLERANCE,
     SECONDS_PER_MONTH,
     CandidateConstants,
@@ -23,7 +23,7 @@ from procurement.engine.montecarlo import (
     uniforms,
     unit_scale,
 )
-from procurement.engine.types import CandidateInput, Range, WorkloadInput
+from engine.types import CandidateInput, Range, WorkloadInput
 
 THROUGHPUT = "throughput_per_replica"
 

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from procurement.engine.types import (
+from engine.types import (
     ApiPricing,
     CandidateInput,
     ComparisonInput,

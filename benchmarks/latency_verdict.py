@@ -1,7 +1,7 @@
 """A result against a brief's latency targets, read the way the comparison costs it (pure).
 
 A result holding a sweep (two operating points or more) is judged at the point the engine
-would cost it (``procurement.engine.operating_points.choose_point``): its saturation headline
+would cost it (``engine.operating_points.choose_point``): its saturation headline
 misses a TTFT target that a lower load meets, so judging the headline would call a sweep
 "missed" that the comparison counts as meeting, and the other way round. A single-point
 result is judged on its headline figures. Every target of the brief counts: p95 TTFT, p95
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from procurement.engine.operating_points import ServiceLevel, choose_point, point_from_dict
+from engine.operating_points import ServiceLevel, choose_point, point_from_dict
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from procurement.engine.evidence import same_model_name
+from engine.evidence import same_model_name
 
 
 def _num(value: Any) -> float | None:

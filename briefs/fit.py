@@ -1,6 +1,6 @@
 """Catalog and brief rows → the memory-fit engine's frozen dataclasses (the "fetch" step).
 
-The engine (`procurement.engine.memory_fit`) never imports Django; this module is the one
+The engine (`engine.memory.fit`) never imports Django; this module is the one
 place that knows how a `ModelProfile`, an `Accelerator` or a `WorkloadBrief` maps onto
 `ModelSpec`, `GpuSpec` and `FitInput`. Other areas import `model_spec_for(profile)` and
 `gpu_spec_for(accelerator)` from here.
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, SupportsFloat
 
 from core import workloads
-from procurement.engine.errors import EngineInputError
-from procurement.engine.fit_context import fit_contexts
-from procurement.engine.memory_fit import FitInput, FitResult, GpuSpec, ModelSpec, memory_fit
+from engine.errors import EngineInputError
+from engine.memory.context import fit_contexts
+from engine.memory.fit import FitInput, FitResult, GpuSpec, ModelSpec, memory_fit
 
 if TYPE_CHECKING:
     from briefs.models import WorkloadBrief

@@ -24,12 +24,12 @@ from briefs.rules import (
 )
 from catalog.models import ModelProfile
 from core.forms import field_of
-from procurement.engine.memory_fit import (
+from engine.memory.fit import (
     DEFAULT_OVERHEAD_GB,
     DEFAULT_SAFETY_MARGIN,
     MODES,
 )
-from procurement.engine.precision import PRECISION_NAMES
+from engine.precision import PRECISION_NAMES
 
 HELP = {
     "title": "A name the team recognises, e.g. “Support chat assistant”.",

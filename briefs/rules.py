@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, SupportsFloat, SupportsIndex
 
 from core import workloads
-from procurement.engine.limits import BRIEF_BOUNDS, bound_message, out_of_bounds
+from engine.limits import BRIEF_BOUNDS, bound_message, out_of_bounds
 
 if TYPE_CHECKING:
     from briefs.models import WorkloadBrief

@@ -25,8 +25,8 @@ from catalog.models import Accelerator, ModelProfile
 from core.audit import audit_record
 from core.errors import Conflict, DomainError, NotAllowed
 from core.roles import has_role
-from procurement.engine.errors import EngineInputError
-from procurement.engine.memory_fit import FitInput, FitResult, ModelSpec, memory_fit
+from engine.errors import EngineInputError
+from engine.memory.fit import FitInput, FitResult, ModelSpec, memory_fit
 
 # Fields a caller may set (version, lineage and authorship belong to the service).
 EDITABLE_FIELDS = BRIEF_FIELDS

@@ -26,7 +26,7 @@ from catalog import access as catalog_access
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.roles import Role, has_role
-from procurement.engine.memory_spec import DEFAULT_HEADROOM_MARGIN_PCT
+from engine.memory.spec import DEFAULT_HEADROOM_MARGIN_PCT
 
 read_required = access.read_required
 write_required = access.write_required

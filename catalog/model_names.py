@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-# The brief's vocabulary (briefs.models.Precision, procurement/engine/precision.py): what a
+# The brief's vocabulary (briefs.models.Precision, engine/precision.py): what a
 # result is compared on.
 _PRECISION_WORDS: Mapping[str, str] = {
     "fp32": "fp32",

@@ -37,8 +37,8 @@ from catalog.models import (
     Rfq,
 )
 from core.roles import is_staff
-from procurement.engine.calibration import CalibrationEntry as CalibrationPair
-from procurement.engine.calibration import CalibrationSummary, summarise
+from engine.calibration import CalibrationEntry as CalibrationPair
+from engine.calibration import CalibrationSummary, summarise
 
 if TYPE_CHECKING:
     from accounts.models import User

@@ -16,14 +16,14 @@ from django.utils import timezone
 
 from catalog.models import Accelerator, CapacityModel, PrivateEndpoint, Quote, Rfq
 from catalog.regions import is_geography, place_of
-from procurement.engine.limits import (
+from engine.limits import (
     FX_RATE_MAX,
     FX_RATE_MIN,
     QUOTE_BOUNDS,
     fx_bound_message,
     quote_bound_message,
 )
-from procurement.engine.limits import (
+from engine.limits import (
     MAX_TERM_MONTHS as ENGINE_MAX_TERM_MONTHS,
 )
 

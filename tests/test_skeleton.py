@@ -62,3 +62,10 @@ def test_no_product_module_is_over_500_lines() -> None:
         and (n := len((ROOT / name).read_text().splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+def test_engine_is_a_top_level_package_split_by_concept() -> None:
+    # The pure engine sits below every app, not inside the decisions app.
+    assert not (ROOT / "procurement" / "engine").exists()
+    for package in ("types", "memory", "cost", "montecarlo", "operating_points", "plan"):
+        assert (ROOT / "engine" / package / "__init__.py").is_file(), package

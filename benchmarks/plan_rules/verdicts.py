@@ -15,7 +15,7 @@ from benchmarks.plan_rules.types import (
     StepSpec,
     Verdict,
 )
-from procurement.engine.operating_points import (
+from engine.operating_points import (
     MeasuredPoint,
     ServiceLevel,
     choose_point,

@@ -20,7 +20,7 @@ from benchmarks.services.results import stated_precision
 from briefs.models import Precision
 from core.audit import audit_record
 from core.roles import require_role
-from procurement.engine.evidence import SIZE_CLASS_RATIO, params_from_name
+from engine.evidence import SIZE_CLASS_RATIO, params_from_name
 
 if TYPE_CHECKING:
     from accounts.models import User

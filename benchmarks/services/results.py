@@ -34,7 +34,7 @@ from catalog.model_names import (
 )
 from core import jobs
 from core.audit import audit_record
-from procurement.engine.evidence import same_model_name
+from engine.evidence import same_model_name
 
 if TYPE_CHECKING:
     from catalog.models import ModelProfile

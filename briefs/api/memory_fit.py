@@ -18,8 +18,8 @@ from rest_framework.views import APIView
 
 from accounts.http import api_user
 from briefs import services as services_briefs
-from procurement.engine.memory_fit import MODES
-from procurement.engine.precision import PRECISION_NAMES
+from engine.memory.fit import MODES
+from engine.precision import PRECISION_NAMES
 
 _MAX_INT = 2**31 - 1
 _PRECISION_HELP = "one of " + ", ".join(PRECISION_NAMES)

@@ -19,8 +19,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from procurement.engine.memory_fit import DEFAULT_OVERHEAD_GB, DEFAULT_SAFETY_MARGIN
-from procurement.engine.performance import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
+from engine.memory.fit import DEFAULT_OVERHEAD_GB, DEFAULT_SAFETY_MARGIN
+from engine.performance import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
 
 
 @dataclass(frozen=True, slots=True)

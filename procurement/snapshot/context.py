@@ -9,9 +9,9 @@ from decimal import Decimal
 from typing import Any
 
 from catalog.regions import boundary_reason
-from procurement.engine.calibration import CalibrationSummary, calibrated_range
-from procurement.engine.memory_fit import ModelSpec
-from procurement.engine.types import Range, WorkloadInput
+from engine.calibration import CalibrationSummary, calibrated_range
+from engine.memory.fit import ModelSpec
+from engine.types import Range, WorkloadInput
 from procurement.snapshot.workload import engine_class
 
 

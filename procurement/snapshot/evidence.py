@@ -14,19 +14,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import workloads
-from procurement.engine.evidence import (
+from engine.evidence import (
     EvidenceMatch,
     EvidenceTarget,
     ResultWorkload,
     choose_evidence,
 )
-from procurement.engine.operating_points import (
+from engine.operating_points import (
     MeasuredPoint,
     ServiceLevel,
     choose_point,
     point_from_dict,
 )
-from procurement.engine.types import Range
+from engine.types import Range
 from procurement.snapshot.context import Context, rounded
 
 REALTIME = workloads.REALTIME

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import models
 
 from briefs.fit import gpu_spec_for, model_spec_for
-from procurement.engine.comparison import ENGINE_VERSION
+from engine.comparison import ENGINE_VERSION
 from procurement.snapshot import assumptions
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from procurement.engine.evidence import same_model_name
-from procurement.engine.memory_fit import GpuSpec
-from procurement.engine.types import Range
+from engine.evidence import same_model_name
+from engine.memory.fit import GpuSpec
+from engine.types import Range
 from procurement.snapshot.context import Context, rounded
 from procurement.snapshot.evidence import rate_range
 

@@ -26,11 +26,11 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from procurement.engine.errors import EngineInputError
-from procurement.engine.memory_fit import GpuSpec
-from procurement.engine.performance import peak_dense_tflops
-from procurement.engine.point_costs import point_costs
-from procurement.engine.types import (
+from engine.errors import EngineInputError
+from engine.memory.fit import GpuSpec
+from engine.operating_points.costs import point_costs
+from engine.performance import peak_dense_tflops
+from engine.types import (
     HOURS_PER_MONTH,
     CandidateInput,
     PurchaseSpec,

@@ -6,9 +6,9 @@ from decimal import Decimal
 from typing import Any
 
 from catalog.tiers import input_limit_reason, prices_for
-from procurement.engine.errors import EngineInputError
-from procurement.engine.evidence import normalise_model
-from procurement.engine.types import HOURS_PER_MONTH, ApiPricing, CandidateInput
+from engine.errors import EngineInputError
+from engine.evidence import normalise_model
+from engine.types import HOURS_PER_MONTH, ApiPricing, CandidateInput
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import Context, money, rounded, route_key
 from procurement.snapshot.workload import dec

@@ -9,16 +9,16 @@ import math
 from typing import Any
 
 from core import workloads
-from procurement.engine.errors import EngineInputError
-from procurement.engine.fit_context import fit_contexts
-from procurement.engine.memory_fit import (
+from engine.errors import EngineInputError
+from engine.memory.context import fit_contexts
+from engine.memory.fit import (
     DEFAULT_MAX_NODES,
     FitInput,
     GpuSpec,
     ModelSpec,
     memory_fit,
 )
-from procurement.engine.performance import InferencePerfInput, estimate_inference
+from engine.performance import InferencePerfInput, estimate_inference
 from procurement.snapshot import evidence
 from procurement.snapshot.context import Context, rounded
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from procurement.engine.types import ComparisonOutput
+from engine.types import ComparisonOutput
 from procurement.snapshot.quotes import SWEEP_FACT, sweep_costs
 from procurement.snapshot.thaw import Thawed
 

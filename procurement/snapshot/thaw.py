@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from procurement.engine.types import CandidateInput, ComparisonInput
+from engine.types import CandidateInput, ComparisonInput
 from procurement.snapshot.context import Context, quote_key, route_key
 from procurement.snapshot.quotes import quote_candidate
 from procurement.snapshot.routes import route_candidate

@@ -21,7 +21,7 @@ from decimal import Decimal
 from typing import Any
 
 from core import workloads
-from procurement.engine.types import MediaSpec, Range, TrainingSpec, WorkloadInput
+from engine.types import MediaSpec, Range, TrainingSpec, WorkloadInput
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.assumptions import sources as scalar_sources
 

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from benchmarks.models import BenchmarkResult
 from benchmarks.selectors import evidence_results_for
-from procurement.engine.operating_points import ServiceLevel, choose_point, point_from_dict
+from engine.operating_points import ServiceLevel, choose_point, point_from_dict
 from tests.benchmarks.factories_benchmarks import vllm_serve_bytes
 from tests.factories import ModelProfileFactory
 

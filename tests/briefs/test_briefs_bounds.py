@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from briefs.rules import brief_errors
-from procurement.engine.limits import BRIEF_BOUNDS, MAX_HORIZON_MONTHS
+from engine.limits import BRIEF_BOUNDS, MAX_HORIZON_MONTHS
 
 
 @pytest.mark.parametrize("horizon", [0, -1, MAX_HORIZON_MONTHS + 1])

@@ -14,7 +14,7 @@ from briefs.fit import (
 )
 from briefs.models import WorkloadBrief
 from catalog.models import Accelerator, ModelProfile
-from procurement.engine.memory_fit import memory_fit
+from engine.memory.fit import memory_fit
 
 
 def _llama70b() -> ModelProfile:

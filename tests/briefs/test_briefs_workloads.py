@@ -10,7 +10,7 @@ from benchmarks import plan_rules
 from briefs import rules
 from briefs.models import WorkloadBrief, WorkloadClass
 from core import workloads
-from procurement.engine import types as engine_types
+from engine import types as engine_types
 
 ROOT = Path(__file__).resolve().parents[2]
 

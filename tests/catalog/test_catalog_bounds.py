@@ -12,7 +12,7 @@ from catalog.errors import ImportRejected
 from catalog.models import FxRate, Quote
 from catalog.services import ImportKind, catalog_import
 from catalog.validation import fx_rule_errors, quote_rule_errors
-from procurement.engine.limits import MAX_TERM_MONTHS, QUOTE_BOUNDS
+from engine.limits import MAX_TERM_MONTHS, QUOTE_BOUNDS
 from tests.factories import ProviderFactory
 
 pytestmark = pytest.mark.django_db

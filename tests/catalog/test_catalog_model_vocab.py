@@ -7,7 +7,7 @@ import pytest
 
 from briefs.fit import model_spec_for
 from catalog.models import ModelProfile
-from procurement.engine.memory_fit import FitInput, GpuSpec, memory_fit
+from engine.memory.fit import FitInput, GpuSpec, memory_fit
 
 pytestmark = pytest.mark.django_db
 

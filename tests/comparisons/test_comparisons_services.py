@@ -13,7 +13,7 @@ from kombu.exceptions import OperationalError
 from briefs.errors import BriefIncomplete
 from core.errors import Conflict, DomainError, NotAllowed
 from core.models import AuditEvent
-from procurement.engine.comparison import ENGINE_VERSION
+from engine.comparison import ENGINE_VERSION
 from procurement.models import CandidateResult, Comparison
 from procurement.services.comparisons import (
     MAX_ATTEMPTS,
@@ -212,7 +212,7 @@ def test_an_engine_error_fails_readably_and_retry_requeues(
     scenario, lead, monkeypatch, django_capture_on_commit_callbacks
 ):
     comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
-    from procurement.engine.errors import EngineInputError
+    from engine.errors import EngineInputError
     from procurement.services.comparisons import run
 
     def broken(*args, **kwargs):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from procurement.engine.types import CandidateInput, Range
+from engine.types import CandidateInput, Range
 
 
 def fixed(x: float) -> Range:

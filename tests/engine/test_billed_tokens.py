@@ -6,10 +6,10 @@ from decimal import Decimal, localcontext
 
 import pytest
 
-from procurement.engine import cost
-from procurement.engine.comparison import run_comparison
-from procurement.engine.errors import EngineInputError
-from procurement.engine.types import ApiPricing, CandidateInput, ComparisonInput, WorkloadInput
+from engine import cost
+from engine.comparison import run_comparison
+from engine.errors import EngineInputError
+from engine.types import ApiPricing, CandidateInput, ComparisonInput, WorkloadInput
 from tests.engine.builders import fixed, gpu
 
 D = Decimal

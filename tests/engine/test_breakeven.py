@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from procurement.engine import cost
-from procurement.engine.breakeven import breakeven, hybrid_plan, overflow_share
-from procurement.engine.types import (
+from engine import cost
+from engine.plan.breakeven import breakeven, hybrid_plan, overflow_share
+from engine.types import (
     ApiPricing,
     CandidateInput,
     PointEstimate,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from procurement.engine.calibration import CalibrationEntry, calibrated_range, summarise
+from engine.calibration import CalibrationEntry, calibrated_range, summarise
 
 
 def _entry(est: float, meas: float, acc: str = "h100") -> CalibrationEntry:

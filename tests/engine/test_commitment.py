@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procurement.engine import cost
-from procurement.engine.commitment import TERM_NOT_STATED, TERM_OUTLASTS_USE, commitment
-from procurement.engine.comparison import run_comparison
-from procurement.engine.errors import EngineInputError
-from procurement.engine.types import (
+from engine import cost
+from engine.comparison import run_comparison
+from engine.cost.commitment import TERM_NOT_STATED, TERM_OUTLASTS_USE, commitment
+from engine.errors import EngineInputError
+from engine.types import (
     FIXED_CAPACITY,
     CandidateInput,
     ComparisonInput,

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procurement.engine import cost
-from procurement.engine.errors import EngineInputError
-from procurement.engine.types import (
+from engine import cost
+from engine.errors import EngineInputError
+from engine.types import (
     ApiPricing,
     CandidateInput,
     ComparisonInput,

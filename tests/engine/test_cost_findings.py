@@ -8,10 +8,10 @@ from decimal import Decimal
 import pytest
 
 from briefs.rules import FIELD_LABELS
-from procurement.engine import cost
-from procurement.engine.assumptions import NOT_ASSESSED
-from procurement.engine.comparison import run_comparison
-from procurement.engine.types import (
+from engine import cost
+from engine.comparison import run_comparison
+from engine.cost.assumptions import NOT_ASSESSED
+from engine.types import (
     ApiPricing,
     CandidateInput,
     ComparisonInput,
@@ -241,7 +241,7 @@ def test_d9_owned_hardware_carries_cost_of_capital_and_residual_value() -> None:
 
 def test_d8_d12_d13_d15_the_monte_carlo_repeats_the_new_cost_terms() -> None:
     """D8/D12/D13/D15: the simulation at degenerate ranges equals the point estimate."""
-    from procurement.engine import montecarlo
+    from engine import montecarlo
 
     w = inference(
         monthly_accepted_outputs=fixed(90_000),

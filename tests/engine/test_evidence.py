@@ -8,16 +8,16 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procurement.engine import recommendation
-from procurement.engine.comparison import run_comparison
-from procurement.engine.evidence import (
+from engine import recommendation
+from engine.comparison import run_comparison
+from engine.evidence import (
     EvidenceTarget,
     ResultWorkload,
     choose_evidence,
     match_result,
 )
-from procurement.engine.montecarlo import simulate
-from procurement.engine.types import CandidateInput, CandidateStats, Range, WorkloadInput
+from engine.montecarlo import simulate
+from engine.types import CandidateInput, CandidateStats, Range, WorkloadInput
 from procurement.snapshot import thaw
 from tests.engine.snapshot_world import quote, result, snapshot
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from procurement.engine import cost
-from procurement.engine.breakeven import breakeven, hybrid_plan
-from procurement.engine.comparison import run_comparison
-from procurement.engine.types import (
+from engine import cost
+from engine.comparison import run_comparison
+from engine.plan.breakeven import breakeven, hybrid_plan
+from engine.types import (
     CandidateInput,
     ComparisonInput,
     PointEstimate,

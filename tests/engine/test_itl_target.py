@@ -4,9 +4,9 @@ row says its ITL is estimated just as it says its TTFT is."""
 
 from __future__ import annotations
 
-from procurement.engine.comparison import run_comparison
-from procurement.engine.types import Range, WorkloadInput
-from procurement.engine.warnings import candidate_warnings, latency_status
+from engine.comparison import run_comparison
+from engine.types import Range, WorkloadInput
+from engine.warnings import candidate_warnings, latency_status
 from procurement.snapshot import thaw
 from tests.engine.builders import gpu
 from tests.engine.snapshot_world import LLAMA_70B, quote, result, snapshot

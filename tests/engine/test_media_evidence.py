@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from procurement.engine.comparison import run_comparison
+from engine.comparison import run_comparison
 from procurement.snapshot import thaw
 from tests.engine.snapshot_world import H100, quote, snapshot
 

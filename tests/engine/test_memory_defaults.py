@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from procurement.engine.comparison import run_comparison
-from procurement.engine.fit_context import fit_contexts
-from procurement.engine.memory_fit import FitInput, GpuSpec, ModelSpec, memory_fit
+from engine.comparison import run_comparison
+from engine.memory.context import fit_contexts
+from engine.memory.fit import FitInput, GpuSpec, ModelSpec, memory_fit
 from procurement.snapshot import thaw
 from tests.engine.snapshot_world import quote, snapshot
 

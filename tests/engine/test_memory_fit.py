@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procurement.engine.errors import EngineInputError
-from procurement.engine.memory_fit import (
+from engine.errors import EngineInputError
+from engine.memory.fit import (
     QLORA_CONSTANT_BYTES,
     FitInput,
     GpuSpec,

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.engine_reference import reference_unit_costs, triangular_value
-from procurement.engine import cost, montecarlo
-from procurement.engine.errors import EngineInputError
-from procurement.engine.types import (
+from engine import cost, montecarlo
+from engine.errors import EngineInputError
+from engine.types import (
     ApiPricing,
     CandidateInput,
     MediaSpec,

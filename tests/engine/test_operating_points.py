@@ -6,15 +6,15 @@ from decimal import Decimal
 
 import pytest
 
-from procurement.engine import cost
-from procurement.engine.operating_points import (
+from engine import cost
+from engine.operating_points import (
     Latency,
     MeasuredPoint,
     ServiceLevel,
     choose_point,
     goodput,
 )
-from procurement.engine.types import CandidateInput, Range, WorkloadInput
+from engine.types import CandidateInput, Range, WorkloadInput
 
 SWEEP = [
     MeasuredPoint("c1", concurrency=1, output_tokens_per_s=120, ttft_ms=Latency(p95=90)),
@@ -183,7 +183,7 @@ def test_issue17_the_row_is_costed_at_the_point_failing_no_checkable_target():
     """The snapshot adapter and the engine: a vLLM sweep without E2E figures on a brief with
     TTFT p95 ≤ 2 s and E2E p99 ≤ 20 s is costed at c50 (3,100 tok/s), not c1 (120 tok/s);
     the row says E2E was not checked and never reads 'meets'."""
-    from procurement.engine.comparison import run_comparison
+    from engine.comparison import run_comparison
     from procurement.snapshot import thaw
     from tests.engine.snapshot_world import quote, result, snapshot
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procurement.engine.errors import EngineInputError
-from procurement.engine.memory_fit import GpuSpec, ModelSpec
-from procurement.engine.performance import (
+from engine.errors import EngineInputError
+from engine.memory.fit import GpuSpec, ModelSpec
+from engine.performance import (
     InferencePerfInput,
     TrainingPerfInput,
     estimate_inference,

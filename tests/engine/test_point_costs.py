@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from procurement.engine.comparison import run_comparison
-from procurement.engine.operating_points import Latency, MeasuredPoint, ServiceLevel
-from procurement.engine.point_costs import point_costs, tokens_per_user
+from engine.comparison import run_comparison
+from engine.operating_points import Latency, MeasuredPoint, ServiceLevel
+from engine.operating_points.costs import point_costs, tokens_per_user
 from procurement.snapshot import thaw
 from procurement.snapshot.sweeps import charted_point_costs
 from tests.engine.builders import fixed, gpu

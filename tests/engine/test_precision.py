@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from procurement.engine.errors import EngineInputError
-from procurement.engine.precision import (
+from engine.errors import EngineInputError
+from engine.precision import (
     HARDWARE_PRECISIONS,
     PRECISION_NAMES,
     bytes_per_value,
@@ -19,8 +19,8 @@ from procurement.engine.precision import (
     normalize_precision,
 )
 
-ENGINE_DIR = Path(__file__).resolve().parents[2] / "procurement" / "engine"
-MY_MODULES = ("__init__.py", "errors.py", "precision.py", "memory_fit.py", "performance.py")
+ENGINE_DIR = Path(__file__).resolve().parents[2] / "engine"
+MY_MODULES = ("__init__.py", "errors.py", "precision.py", "memory/fit.py", "performance.py")
 
 
 @pytest.mark.parametrize(
@@ -115,6 +115,6 @@ def test_engine_module_imports_only_stdlib_numpy_and_engine(module: str) -> None
         else:
             continue
         for name in names:
-            assert name.startswith("procurement.engine") or name.split(".")[0] in allowed_roots, (
+            assert name.startswith("engine") or name.split(".")[0] in allowed_roots, (
                 f"{module} imports {name}"
             )

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from procurement.engine import seeding
-from procurement.engine.sampling import candidate_stream_key, shared_stream_key
+from engine import seeding
+from engine.montecarlo.sampling import candidate_stream_key, shared_stream_key
 
 
 @pytest.mark.parametrize("seed", [0, 7, 123_456_789, 2**32 - 1])

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from procurement.engine.types import (
+from engine.types import (
     ApiPricing,
     CandidateInput,
     EngineWarning,
@@ -14,7 +14,7 @@ from procurement.engine.types import (
     TrainingSpec,
     WorkloadInput,
 )
-from procurement.engine.warnings import (
+from engine.warnings import (
     WarningCode,
     candidate_warnings,
     interconnect_bars,

@@ -221,7 +221,7 @@ def test_l5_a_result_measured_on_the_accelerator_says_so_on_another_offers_row()
     quote of it "measured" with nothing on the row telling so. It still counts as measured
     (the decision and its reason: docs/security.md, docs/engine/evidence.md), but its reason
     now says it was not measured on this offer, and the offer's own result is preferred."""
-    from procurement.engine.evidence import EvidenceTarget, ResultWorkload, choose_evidence
+    from engine.evidence import EvidenceTarget, ResultWorkload, choose_evidence
     from procurement.snapshot import thaw
     from tests.engine.snapshot_world import quote, result, snapshot
 

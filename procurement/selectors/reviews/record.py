@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from briefs.rules import FIELD_LABELS
 from core.templatetags.numbers import money
+from engine.cost import LINE_ORDER
+from engine.cost.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
 from procurement import exports
-from procurement.engine.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
-from procurement.engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors.reviews.commitment import row_commitment
 from procurement.selectors.reviews.frozen import new_since

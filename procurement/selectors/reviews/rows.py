@@ -19,7 +19,7 @@ from django.urls import NoReverseMatch, reverse
 from benchmarks import access as benchmarks_access
 from catalog.selectors import price_author_label
 from core.models import AuditEvent
-from procurement.engine.cost import LINE_ORDER
+from engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison, Review
 from procurement.selectors.reviews.commitment import RowCommitment, row_commitment
 from procurement.selectors.reviews.frozen import frozen_result_ids

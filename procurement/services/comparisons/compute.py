@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
-from procurement.engine import cost
-from procurement.engine.comparison import ENGINE_VERSION, run_comparison
-from procurement.engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
+from engine import cost
+from engine.comparison import ENGINE_VERSION, run_comparison
+from engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
 from procurement.snapshot import Thawed, thaw
 from procurement.snapshot.sweeps import charted_point_costs, uncosted_sweep
 

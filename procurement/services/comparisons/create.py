@@ -19,9 +19,9 @@ from catalog.models import CapacityModel
 from core.audit import audit_record
 from core.errors import Conflict, DomainError
 from core.roles import require_role
+from engine.comparison import ENGINE_VERSION
+from engine.errors import EngineInputError
 from procurement import access
-from procurement.engine.comparison import ENGINE_VERSION
-from procurement.engine.errors import EngineInputError
 from procurement.models import Comparison
 from procurement.selectors.comparisons import default_api_routes, default_quotes
 from procurement.services.comparisons.queue import enqueue_on_commit

@@ -35,8 +35,8 @@ from django.utils import timezone
 from benchmarks.services.plans import benchmark_candidates_compared
 from core import jobs
 from core.audit import audit_record
+from engine.errors import EngineInputError
 from procurement import notifications
-from procurement.engine.errors import EngineInputError
 from procurement.models import CandidateResult, Comparison
 from procurement.review_window import review_due_at
 from procurement.services.calibration import calibration_entries_record

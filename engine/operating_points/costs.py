@@ -1,0 +1,145 @@
+"""Cost per accepted output at every operating point of a sweep (issue 17).
+
+The row is costed at one point (operating_points.choose_point); the charts show the others
+beside it. Each point is costed by the same cost model as the row (cost.point_estimate),
+with only what the point changes replaced:
+
+- throughput per replica = the point's output tokens/s × the evidence's scaling factor
+  (the same factor the row's throughput carries);
+- acceptance (real-time classes) = the base acceptance × the point's goodput, the share of
+  its requests meeting every objective (per-request data; without it, the base).
+
+So the chosen point's cost is the row's unit cost, to the last digit, and a point past the
+service level shows what it would cost without being eligible.
+
+Tokens/s per user (the charts' x axis, "interactivity") = 1000 / the median inter-token
+gap (ITL, else TPOT; the mean when no median), else the point's output tokens/s ÷ its
+concurrency; None when the file gives neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from engine import cost
+from engine.errors import EngineInputError
+from engine.operating_points import (
+    MeasuredPoint,
+    ServiceLevel,
+    describe,
+    goodput,
+    meets,
+)
+from engine.types import CandidateInput, Range, WorkloadInput
+
+MAX_POINTS = 64  # a chart of more points says nothing more; a sweep file may hold hundreds
+
+
+@dataclass(frozen=True, slots=True)
+class PointCost:
+    """One operating point, costed: what the charts and their tables show."""
+
+    label: str
+    statement: str  # "concurrency 50, TTFT p95 835 ms"
+    concurrency: float | None
+    request_rate_per_s: float | None
+    tokens_per_s: float  # per replica, as costed (scaled like the row)
+    tokens_per_s_per_user: float | None
+    ttft_p95_ms: float | None
+    itl_p95_ms: float | None
+    e2e_p99_ms: float | None
+    meets: bool | None  # None: no target, or the file lacks the figure
+    goodput: float | None
+    unit_cost: Decimal | None  # None: this point cannot be costed (no throughput)
+    chosen: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "label": self.label,
+            "statement": self.statement,
+            "concurrency": self.concurrency,
+            "request_rate_per_s": self.request_rate_per_s,
+            "tokens_per_s": round(self.tokens_per_s, 3),
+            "tokens_per_s_per_user": None
+            if self.tokens_per_s_per_user is None
+            else round(self.tokens_per_s_per_user, 3),
+            "ttft_p95_ms": self.ttft_p95_ms,
+            "itl_p95_ms": self.itl_p95_ms,
+            "e2e_p99_ms": self.e2e_p99_ms,
+            "meets": self.meets,
+            "goodput": None if self.goodput is None else round(self.goodput, 4),
+            "unit_cost": None if self.unit_cost is None else format(self.unit_cost, "f"),
+            "chosen": self.chosen,
+        }
+
+
+def tokens_per_user(point: MeasuredPoint) -> float | None:
+    """Output tokens per second one user sees at this point (see the module docstring)."""
+    gap = point.itl_ms or point.tpot_ms
+    per_token_ms = None
+    if gap is not None:
+        per_token_ms = gap.p50 if gap.p50 else gap.mean
+    if per_token_ms:
+        return 1000.0 / per_token_ms
+    if point.concurrency and point.output_tokens_per_s:
+        return point.output_tokens_per_s / point.concurrency
+    return None
+
+
+def _scaled(rate: Range, share: float) -> Range:
+    return Range(max(1e-6, rate.low * share), max(1e-6, rate.likely * share), rate.high * share)
+
+
+def point_costs(
+    workload: WorkloadInput,
+    cand: CandidateInput,
+    points: Sequence[MeasuredPoint],
+    slo: ServiceLevel,
+    *,
+    realtime: bool,
+    chosen_label: str,
+    throughput_factor: float = 1.0,
+    base_acceptance: Range | None = None,
+) -> tuple[PointCost, ...]:
+    """Every point of ``points`` (at most MAX_POINTS, in sweep order), costed for ``cand``.
+
+    ``base_acceptance``: the acceptance before any point's goodput (None: the workload's).
+    """
+    base = base_acceptance if base_acceptance is not None else workload.acceptance_rate
+    out: list[PointCost] = []
+    for point in list(points)[:MAX_POINTS]:
+        share = goodput(point, slo) if realtime and slo.any else None
+        # rounded to 0.001 tokens/s as the row's own throughput is, so that the chosen
+        # point costs exactly what the row does
+        tokens = round(float(point.output_tokens_per_s or 0.0) * throughput_factor, 3)
+        unit: Decimal | None = None
+        if tokens > 0:
+            acceptance = _scaled(base, share) if share is not None else base
+            try:
+                at_point = replace(
+                    cand, throughput_per_replica=Range.fixed(tokens), acceptance_rate=acceptance
+                )
+                unit = cost.point_estimate(workload, at_point).unit_cost
+            except EngineInputError:
+                unit = None  # e.g. no request met the objectives: nothing accepted
+        itl = point.itl_ms or point.tpot_ms
+        out.append(
+            PointCost(
+                label=point.label,
+                statement=describe(point),
+                concurrency=point.concurrency,
+                request_rate_per_s=point.request_rate_per_s,
+                tokens_per_s=tokens,
+                tokens_per_s_per_user=tokens_per_user(point),
+                ttft_p95_ms=point.ttft_ms.p95 if point.ttft_ms else None,
+                itl_p95_ms=itl.p95 if itl else None,
+                e2e_p99_ms=point.e2e_ms.p99 if point.e2e_ms else None,
+                meets=meets(point, slo) if slo.any else None,
+                goodput=share,
+                unit_cost=unit,
+                chosen=point.label == chosen_label,
+            )
+        )
+    return tuple(out)

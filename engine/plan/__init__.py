@@ -1,0 +1,1 @@
+"""Plans over the brief's load: break-even between capacity models and the hybrid base + overflow."""
