@@ -9,6 +9,7 @@ from other jobs on a shared machine does not land on one side only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import emit, peak_rss_mb, record
+from bench.common import best_of, emit, peak_rss_mb, record
 
 VLLM_REQUESTS = 100_000
 CSV_ROWS = 1_000_000
@@ -179,7 +180,34 @@ def fastest_pair(a: str, b: str, path: Path, repeat: int = 3) -> tuple[dict, dic
     return min(runs_a, key=lambda r: r["s"]), min(runs_b, key=lambda r: r["s"])
 
 
+# Inputs built to trip a quadratic regex or a deep recursion (the suite checks that each is
+# refused cleanly; the time it takes is measured here, against a real file's parse).
+HOSTILE = [
+    b"[" * 200_000,
+    b"[" * 200_000 + b"]" * 200_000,
+    b"=" * 100_000,
+    b"a" + b" " * 50_000 + b"b",
+    b"Metric,avg\n" + b"a" + b" " * 50_000 + b"b,1\n",
+    b"x [" * 30_000,
+    b"(" * 60_000,
+    b"utilization.gpu," + b"[" * 50_000,
+    b"ttft_ms\n" + b"9" * 100_000 + b"\n",
+    b"Serving Benchmark Result" + b"=" * 50_000,
+]
+
+
+def slowest_hostile_cpu_s() -> float:
+    from benchmarks.parsers import ParseError, parse
+
+    def refuse(data: bytes) -> None:
+        with contextlib.suppress(ParseError):
+            parse(data, None)
+
+    return max(best_of(lambda d=data: refuse(d), repeat=2, cpu=True)[0] for data in HOSTILE)
+
+
 def main() -> None:
+    hostile_s = slowest_hostile_cpu_s()
     with tempfile.TemporaryDirectory() as tmp:
         csv_path, vllm_path = Path(tmp) / "requests.csv", Path(tmp) / "vllm.json"
         # Generated in a child: Linux keeps the RSS high-water mark across fork+exec, so the
@@ -224,6 +252,12 @@ def main() -> None:
                 f"{vllm_mb:.0f} MB file",
                 True,
                 peak_rss_mb=round(ours_vllm["rss"], 1),
+            ),
+            "ingest_hostile_slowest_vs_vllm_100k": record(
+                hostile_s / ours_vllm["cpu"],
+                "x",
+                "<= 1.0 (CPU of the slowest hostile input / CPU of a 100k-request vLLM parse)",
+                hostile_s <= ours_vllm["cpu"],
             ),
             "ingest_vllm_json_load_s": record(
                 json_vllm["s"], "s", "json.load + numpy percentiles", True

@@ -8,7 +8,28 @@ os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gpupro
 os.environ.setdefault("AUDIT_HMAC_KEY", "test-only-audit-hmac-key-0123456789abcdef")
 os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
 
-from config.settings import *  # noqa: F403
+
+def _broker_for_this_worker(url: str, worker: str) -> str:
+    """Each pytest-xdist worker (gw0, gw1 …) its own Redis database number, counted down from
+    the base URL's, so that one worker's Celery subprocess never takes another's tasks. Each
+    worker's PostgreSQL test database is pytest-django's (``test_<name>_gw0`` …)."""
+    if not worker.startswith("gw") or not worker[2:].isdigit():
+        return url
+    base, _, number = url.rpartition("/")
+    if not base.startswith("redis") or not number.isdigit():
+        return url
+    return f"{base}/{(int(number) - int(worker[2:])) % 16}"
+
+
+# Once per pytest worker, written back into the environment: its subprocesses (Celery workers,
+# servers) inherit the URL as it is, also when a test points them at a private Redis.
+if not os.environ.get("TEST_BROKER_PER_WORKER"):
+    os.environ["CELERY_BROKER_URL"] = _broker_for_this_worker(
+        os.environ["CELERY_BROKER_URL"], os.environ.get("PYTEST_XDIST_WORKER", "")
+    )
+    os.environ["TEST_BROKER_PER_WORKER"] = "1"
+
+from config.settings import *  # noqa: E402, F403  (after the environment it reads is set)
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

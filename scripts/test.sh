@@ -52,12 +52,18 @@ case " $* " in
     ;;
 esac
 
-echo "== pytest${create:+ (fresh test database)}"
+# In parallel (pytest-xdist): each worker its own PostgreSQL test database (test_<name>_gwN)
+# and Redis database number (config/settings_test.py). A file stays on one worker
+# (--dist loadfile) so its module fixtures are built once. TEST_WORKERS=0 runs serially.
+workers=${TEST_WORKERS:-$(($(nproc) + 1))}
+parallel=()
+[ "$workers" != "0" ] && parallel=(-n "$workers" --dist loadfile)
+echo "== pytest${create:+ (fresh test database)} (${workers} workers)"
 export DJANGO_ALLOW_ASYNC_UNSAFE=true
 selection=()
 [ $fast -eq 1 ] && selection=(-m "not browser and not services" -x --ff)
 set +e
-.venv/bin/python -m pytest -q "${create[@]}" "${selection[@]}" "$@"
+.venv/bin/python -m pytest -q "${parallel[@]}" "${create[@]}" "${selection[@]}" "$@"
 rc=$?
 set -e
 # 0: passed, 1: some tests failed; either way the database was built and migrated.

@@ -99,3 +99,15 @@ def login(client):
         return client
 
     return _login
+
+
+@pytest.fixture(autouse=True)
+def _services_tests_start_on_the_test_broker(request):
+    """A worker-subprocess test starts on this process's own broker with fresh pools: an
+    earlier test on the same pytest-xdist worker may have pointed the app at a private Redis
+    and closed its pools."""
+    if request.node.get_closest_marker("services") is not None:
+        from tests.support import worker
+
+        worker.reset_broker()
+    return

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from pathlib import Path
 from typing import Any
 
@@ -441,7 +440,7 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("data", HOSTILE, ids=[f"hostile{i}" for i in range(len(HOSTILE))])
-def test_hostile_inputs_are_rejected_quickly(data: bytes) -> None:
-    started = time.perf_counter()
+def test_hostile_inputs_are_refused_cleanly(data: bytes) -> None:
+    # No RecursionError or internal error; how long they take is measured in `make bench`
+    # (ingest_hostile_slowest_vs_vllm_100k), never asserted here.
     check(data)
-    assert time.perf_counter() - started < 10.0  # no quadratic regex / recursion blow-up

@@ -60,7 +60,9 @@ def chromium_executable() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+# Module scope, as tests/browser's: Playwright's sync API cannot run twice at once in one
+# process, and under pytest-xdist any area's browser module may come next on this worker.
+@pytest.fixture(scope="module")
 def chromium_browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 

@@ -33,9 +33,11 @@ def _body(response) -> bytes:
     return b"".join(response.streaming_content)
 
 
-@pytest.mark.parametrize("page", ["review", "record"])
-def test_h6_review_page_and_record_say_who_entered_each_price(page, login, finance, lead, authored):
-    html = login(finance).get(f"/comparisons/{authored.pk}/{page}/").content.decode()
+@pytest.mark.parametrize("screen", ["review", "record"])
+def test_h6_review_page_and_record_say_who_entered_each_price(
+    screen, login, finance, lead, authored
+):
+    html = login(finance).get(f"/comparisons/{authored.pk}/{screen}/").content.decode()
     assert "entered by Vendor" in html
     assert f"entered by Procurement ({lead.username})" in html
     assert "entered by Import" in html
