@@ -31,7 +31,7 @@ class MonthField(forms.CharField):
         kwargs.setdefault("help_text", "YYYY-MM, e.g. 2026-03")
         super().__init__(**kwargs)
 
-    def clean(self, value: Any) -> date | None:  # type: ignore[override]
+    def clean(self, value: Any) -> date | None:
         text = super().clean(value)
         if not text:
             return None

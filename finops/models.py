@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-MONEY = {"max_digits": 20, "decimal_places": 6}
-RATIO = {"max_digits": 30, "decimal_places": 12}
+MONEY: dict[str, Any] = {"max_digits": 20, "decimal_places": 6}
+RATIO: dict[str, Any] = {"max_digits": 30, "decimal_places": 12}
 
 
 class BillingImport(models.Model):

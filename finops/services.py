@@ -70,6 +70,22 @@ def _tag_pairs(tags: Sequence[str]) -> list[str]:
     return out
 
 
+def _in_contract(comparison: Comparison, month: date, field: str) -> None:
+    """Refuse a month the decision's contract does not cover (another period)."""
+    row = selectors.approved_candidate(comparison)
+    if row is None:
+        return
+    contract = selectors.contract_of(comparison, row)
+    start, end = selectors.month_bounds(month)
+    if start < contract.end and end > contract.start:
+        return
+    message = (
+        f"{month:%Y-%m} is outside this decision's contract period "
+        f"({contract.start:%Y-%m-%d} to {contract.end:%Y-%m-%d}, UTC, end exclusive)."
+    )
+    raise DomainError(message, fields={field: [message]})
+
+
 def billing_import_check(*, acting_user: User, comparison: Comparison) -> None:
     """Raise why this user may not import a bill for this comparison now (403, 409)."""
     if not access.can_import_bill(acting_user):
@@ -101,6 +117,7 @@ def billing_import_create(
 ) -> BillingImport:
     """Keep a FOCUS file for a month of a decision and hand it to a worker."""
     billing_import_check(acting_user=acting_user, comparison=comparison)
+    _in_contract(comparison, month, "month")
     providers = [p.lower() for p in _clean_list(provider_names)]
     if not providers:
         raise DomainError(
@@ -136,7 +153,8 @@ def billing_import_create(
                 summary={"comparison": comparison.pk, "month": f"{job.month:%Y-%m}", "file": name},
             )
         except Exception:
-            job.raw_file.storage.delete(stored)
+            if stored:
+                job.raw_file.storage.delete(stored)
             raise
         transaction.on_commit(partial(jobs.send_safely, IMPORT_TASK, (job.pk,)))
     return job
@@ -158,7 +176,7 @@ def _rule(job: BillingImport) -> MatchRule:
     return MatchRule(
         provider_names=frozenset(job.provider_names),
         account_ids=frozenset(job.account_ids),
-        tags=frozenset(tuple(t.split("=", 1)) for t in job.tags),  # type: ignore[misc]
+        tags=frozenset((key, value) for key, _, value in (t.partition("=") for t in job.tags)),
         sku_ids=frozenset(job.sku_ids),
         resource_ids=frozenset(job.resource_ids),
         gpus_per_instance=job.gpus_per_instance,
@@ -294,6 +312,8 @@ def actual_outputs_record(
     actual_outputs_check(acting_user=acting_user, comparison=comparison)
     if not counts:
         raise DomainError("No month to record.")
+    for count in counts:
+        _in_contract(comparison, count.month, "month")
     with transaction.atomic():
         saved = [
             ActualOutputs.objects.create(

@@ -26,8 +26,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 CSV_COLUMNS = ("month", "accepted_outputs", "acceptance_share")
-SUCCESS = "vllm:request_success"  # counter family names lose their `_total` suffix
-TOKENS = "vllm:generation_tokens"
+SUCCESS = "vllm:request_success_total"
+TOKENS = "vllm:generation_tokens_total"
 
 
 class ActualsError(ValueError):
@@ -113,12 +113,10 @@ def parse_vllm_metrics(data: bytes) -> VllmCounters:
     except (UnicodeDecodeError, ValueError) as exc:
         raise ActualsError(f"The file is not Prometheus metrics text ({exc}).") from None
     sums: dict[str, Decimal] = {}
-    for family in families:
-        if family.name not in (SUCCESS, TOKENS):
-            continue
+    for family in families:  # with or without its `# TYPE` line (untyped keeps `_total`)
         for sample in family.samples:
-            if sample.name.endswith("_total"):
-                sums[family.name] = sums.get(family.name, Decimal(0)) + Decimal(str(sample.value))
+            if sample.name in (SUCCESS, TOKENS):
+                sums[sample.name] = sums.get(sample.name, Decimal(0)) + Decimal(str(sample.value))
     if SUCCESS not in sums:
         raise ActualsError(
             "The scrape has no vllm:request_success_total counter: save the vLLM server's "
