@@ -12,11 +12,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.files import File
 from django.db import transaction
 from django.db.models import Q
@@ -43,7 +44,17 @@ PROGRESS_EVERY = 0.02  # write progress when it moved by this much (each write i
 
 
 def drift_tolerance() -> Decimal:
-    return Decimal(str(getattr(settings, "FINOPS_DRIFT_TOLERANCE", "0.10")))
+    """FINOPS_DRIFT_TOLERANCE as a share (0.10: 10 %); a bad value is a configuration error."""
+    raw = str(getattr(settings, "FINOPS_DRIFT_TOLERANCE", "0.10"))
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        value = Decimal("NaN")
+    if not (value.is_finite() and 0 <= value < 100):
+        raise ImproperlyConfigured(
+            f"FINOPS_DRIFT_TOLERANCE must be a share such as 0.10, not {raw!r}."
+        )
+    return value
 
 
 def _approved(comparison: Comparison) -> None:
