@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -70,8 +71,8 @@ class BillingImport(models.Model):
         return f"{self.original_name} ({self.month:%Y-%m})"
 
     @property
-    def matched_cost_usd(self) -> object:
-        return self.gpu_cost_usd + self.other_cost_usd
+    def matched_cost_usd(self) -> Decimal:
+        return Decimal(self.gpu_cost_usd) + Decimal(self.other_cost_usd)
 
     @property
     def is_finished(self) -> bool:

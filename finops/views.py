@@ -75,7 +75,9 @@ def _context(request: AuthedRequest, comparison: Comparison, **forms: Any) -> di
         "commitments": selectors.commitment_rows(comparison) if row else [],
         "imports": imports,
         "importing": any(not i.is_finished for i in imports),
-        "outputs": list(ActualOutputs.objects.filter(comparison=comparison)[:24]),
+        "outputs": list(
+            ActualOutputs.objects.filter(comparison=comparison).select_related("entered_by")[:24]
+        ),
         "reconciliations": reconciliations,
         "fig": unit_cost_by_month(points, "USD") if points else None,
         "tolerance": services.drift_tolerance(),

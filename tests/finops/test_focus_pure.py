@@ -329,3 +329,30 @@ def test_a_vllm_scrape_gives_completed_requests_and_tokens():
         month_from_scrapes(date(2026, 3, 1), Decimal("0.8"), start, end)
     with pytest.raises(ActualsError, match="no vllm:request_success_total"):
         parse_vllm_metrics(b"up 1\n")
+
+
+def test_a_large_csv_is_read_block_by_block_with_its_rows_numbered(monkeypatch):
+    monkeypatch.setattr(reader, "CSV_BLOCK_BYTES", 4096)
+    text = HEADER + "".join(row("1.5") for _ in range(2000)) + row("x")
+    data = text.encode()
+    parts = reader.read_batches(io.BytesIO(data), "big.csv", len(data))
+    shares: list[float] = []
+    with pytest.raises(BillingRowError, match="Row 2001, column EffectiveCost"):
+        summarise(
+            parts,
+            rule=RULE,
+            month_start=MARCH[0],
+            month_end=MARCH[1],
+            base_currency="USD",
+            fx={},
+            progress=shares.append,
+        )
+    assert len(shares) > 10  # many blocks, progress after each
+    assert shares == sorted(shares)
+
+
+def test_a_file_that_is_neither_csv_nor_parquet_is_not_focus():
+    with pytest.raises(reader.NotFocus, match="could not be read"):
+        reader.check_header(io.BytesIO(b"PAR1 not really"), "bill.parquet")
+    with pytest.raises(reader.NotFocus, match="could not be read as a FOCUS CSV"):
+        list(reader.read_batches(io.BytesIO(HEADER.encode() + b"a,b\n"), "b.csv", 10))
