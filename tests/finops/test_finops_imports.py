@@ -242,6 +242,9 @@ def test_the_page_polls_while_an_import_runs_and_stops_when_done(decision, finan
     polling = client.get(page, HTTP_HX_REQUEST="true")
     assert polling.status_code == 200
     assert 'hx-trigger="every 2s"' in polling.content.decode()
+    full = client.get(page).content.decode()
+    assert 'id="billing-imports"' in full
+    assert 'id="import-bill"' in full
     billing_import_run_task(job.pk)
     done = client.get(page, HTTP_HX_REQUEST="true")
     assert done.status_code == 286
