@@ -11,6 +11,9 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 
+# The browser area's fixtures, for the one browser test of the reconciliation chart.
+from tests.browser.conftest import browser_page, chromium, chromium_profile  # noqa: F401
+
 
 @pytest.fixture
 def checklist_items(db):
