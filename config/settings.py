@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "briefs",
     "benchmarks",
     "procurement.apps.ProcurementConfig",
+    "finops.apps.FinopsConfig",
 ]
 
 MIDDLEWARE = [
@@ -186,6 +187,9 @@ DUAL_APPROVAL_THRESHOLD_USD = env_int("DUAL_APPROVAL_THRESHOLD_USD", 250_000)
 # Business days finance has to decide a ready comparison before it shows as overdue.
 REVIEW_WINDOW_BUSINESS_DAYS = env_int("REVIEW_WINDOW_BUSINESS_DAYS", 5)
 MONTE_CARLO_SAMPLES = env_int("MONTE_CARLO_SAMPLES", 10_000)
+# A month whose actual cost per accepted output is off its forecast by more than this share
+# (0.10: 10 %, either way) is flagged on the lead's and finance's dashboards.
+FINOPS_DRIFT_TOLERANCE = env_str("FINOPS_DRIFT_TOLERANCE", "0.10")
 DEMO_PASSWORD = "gpu-demo"  # noqa: S105 - demo accounts only; refused in production mode
 
 # --- Celery -----------------------------------------------------------------------------------
@@ -227,6 +231,10 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "in
 CELERY_BEAT_SCHEDULE = {
     "redrive-stuck-comparisons": {
         "task": "procurement.tasks.comparisons_redrive_stuck_task",
+        "schedule": timedelta(minutes=1),
+    },
+    "redrive-stuck-billing-imports": {
+        "task": "finops.tasks.billing_imports_redrive_stuck_task",
         "schedule": timedelta(minutes=1),
     },
     "redrive-stuck-benchmark-results": {

@@ -17,6 +17,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("briefs.api.urls")),
     path("", include("benchmarks.api.urls")),
     path("", include("procurement.api.urls")),
+    path("", include("finops.api.urls")),
 ]
 
 urlpatterns = [
@@ -30,6 +31,7 @@ urlpatterns = [
     path("briefs/", include("briefs.urls")),
     path("benchmarks/", include("benchmarks.urls")),
     path("", include("procurement.urls")),
+    path("finops/", include("finops.urls")),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(

@@ -18,6 +18,7 @@ NAV: list[tuple[str, str, frozenset[str]]] = [
     ("Checklist", "/checklist/", STAFF_ROLES | {Role.VENDOR}),
     ("Benchmarks", "/benchmarks/", STAFF_ROLES),
     ("Comparisons", "/comparisons/", STAFF_ROLES),
+    ("FinOps", "/finops/", STAFF_ROLES),
     ("Audit", "/audit/", frozenset({Role.ADMIN, Role.FINANCE_REVIEWER, Role.SECURITY_REVIEWER})),
     ("Users", "/accounts/users/", frozenset({Role.ADMIN})),
     ("API", "/api/docs/", STAFF_ROLES | {Role.VENDOR}),

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("accounts", "catalog", "checklist", "briefs", "benchmarks", "procurement")
+APPS = ("accounts", "catalog", "checklist", "briefs", "benchmarks", "procurement", "finops")
 ROOMS = ("models", "services", "selectors", "views", "forms", "access", "urls")
 MAX_LINES = 500
 

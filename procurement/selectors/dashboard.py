@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.core.cache import cache
@@ -16,6 +17,18 @@ from procurement import access
 from procurement.models import CandidateResult, Comparison, PriceChange, Review, WorkerProbe
 
 AWAITING_LIMIT = 20
+
+# Cards of apps above this one (registered in their AppConfig.ready): each provider gets the
+# user and role and returns its cards ({"label", "value", "url"}, optional "flag"), or none.
+CardProvider = Callable[[Any, str | None], list[dict[str, Any]]]
+_card_providers: list[CardProvider] = []
+
+
+def on_dashboard_cards(provider: CardProvider) -> CardProvider:
+    """Register a card provider; registering the same function twice is a no-op."""
+    if provider not in _card_providers:
+        _card_providers.append(provider)
+    return provider
 
 
 def awaiting_decision(user: Any, comparisons: Any) -> list[Comparison]:
@@ -128,6 +141,7 @@ def _cards(user: Any, role: str | None) -> list[dict[str, Any]]:
         ]
     comparisons = access.comparisons_for(user)
     quotes = catalog_access.quotes_for(user)
+    extra = [card for provider in _card_providers for card in provider(user, role)]
     return [
         {
             "label": "Workload briefs",
@@ -150,4 +164,5 @@ def _cards(user: Any, role: str | None) -> list[dict[str, Any]]:
             "value": benchmarks_access.results_for(user).count(),
             "url": "/benchmarks/",
         },
+        *extra,
     ]

@@ -311,6 +311,19 @@ MATRIX: dict[str, Route] = {
     "api-comparison-export-xlsx": api((403, 404, 404, 200, 200, 200, 200, 200), kwargs=PK_CMP),
     "api-audit-event-list":   api((403, 404, 404, 403, 403, 403, 403, 200)),
     "api-audit-event-detail": api((403, 404, 404, 403, 403, 403, 403, 200), kwargs={"pk": "event"}),
+    # --- FinOps: a decision's FOCUS files, bill and counts (the world's comparison is READY,
+    # not approved: writers pass the role gate and get 409, nothing to export) ----------------
+    "finops:decision-list":   html((L, 404, 404, 200, 200, 200, 200, 200)),
+    "finops:decision-detail": html((L, 404, 404, 200, 200, 200, 200, 200), kwargs=PK_CMP),
+    "finops:focus-commitments": html((L, 404, 404, 409, 409, 409, 409, 409), kwargs=PK_CMP),
+    "finops:focus-prices":      html((L, 404, 404, 409, 409, 409, 409, 409), kwargs=PK_CMP),
+    "finops:billing-import-new": html((L, 405, 405, 405, 405, 405, 405, 405),
+                                      post=(L, 404, 404, 409, 403, 409, 403, 409), kwargs=PK_CMP),
+    "finops:actuals-new":     html((L, 405, 405, 405, 405, 405, 405, 405),
+                                   post=(L, 404, 404, 409, 409, 409, 403, 409), kwargs=PK_CMP),
+    "finops:actuals-upload":  html((L, 405, 405, 405, 405, 405, 405, 405),
+                                   post=(L, 404, 404, 409, 409, 409, 403, 409), kwargs=PK_CMP),
+    "api-finops-reconciliation": api((403, 404, 404, 200, 200, 200, 200, 200), kwargs=PK_CMP),
     # --- API docs (the schema itself: see ALLOWLIST) -----------------------------------------
     "api-docs":   html((L, 200, 200, 200, 200, 200, 200, 200)),
 }

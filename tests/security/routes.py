@@ -47,7 +47,7 @@ def outcome(response: HttpResponse) -> int | str:
 
 
 # Every domain table but the audit trail (a refusal is audit-logged on purpose).
-DOMAIN_APPS = ("accounts", "catalog", "checklist", "briefs", "benchmarks", "procurement")
+DOMAIN_APPS = ("accounts", "catalog", "checklist", "briefs", "benchmarks", "procurement", "finops")
 NOT_FINGERPRINTED = {"core.auditevent"}
 
 

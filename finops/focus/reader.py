@@ -1,0 +1,150 @@
+"""Reading a FOCUS Cost and Usage file in batches, CSV or Parquet, without loading it whole.
+
+pyarrow streams either format: `pyarrow.csv.open_csv` reads a CSV block by block (every column
+as text, so money is parsed as Decimal later, never through a float) and
+`ParquetFile.iter_batches` reads a Parquet file row group by row group. Each batch comes out
+as plain rows (column → text or None) with the share of the file read so far, for progress.
+
+The header is checked before any row is read: a file without the required FOCUS columns is
+refused naming every missing column (`NotFocus`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import IO, Any
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from finops.focus.spec import BILLING_OPTIONAL, BILLING_REQUIRED, PROVIDER_COLUMNS, focus_datetime
+
+BATCH_ROWS = 50_000
+CSV_BLOCK_BYTES = 4 << 20
+PARQUET_MAGIC = b"PAR1"
+WANTED = (*BILLING_REQUIRED, *PROVIDER_COLUMNS, *BILLING_OPTIONAL)
+
+Row = dict[str, str | None]
+
+
+class NotFocus(ValueError):
+    """The file is not a FOCUS Cost and Usage file (unreadable, or columns missing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    rows: list[Row]
+    first_row: int  # number of the batch's first data row, counting from 1
+    read_share: float  # 0..1 of the file read once this batch is done
+
+
+def missing_columns(columns: Sequence[str]) -> list[str]:
+    """The required columns a header lacks (a provider column counts under either name)."""
+    present = set(columns)
+    missing = [name for name in BILLING_REQUIRED if name not in present]
+    if not present & set(PROVIDER_COLUMNS):
+        missing.append("ServiceProviderName")
+    return missing
+
+
+def _check(columns: Sequence[str]) -> None:
+    if missing := missing_columns(columns):
+        raise NotFocus(
+            "This is not a FOCUS cost-and-usage file: the required column"
+            f"{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            f"{'are' if len(missing) > 1 else 'is'} missing from its header."
+        )
+
+
+def is_parquet(head: bytes, name: str) -> bool:
+    return head.startswith(PARQUET_MAGIC) or name.lower().endswith(".parquet")
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return focus_datetime(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return str(value)
+
+
+def _csv_header(handle: IO[bytes]) -> list[str]:
+    first = handle.readline().decode("utf-8-sig", errors="replace")
+    handle.seek(0)
+    header = next(csv.reader(io.StringIO(first)), [])
+    return [name.strip() for name in header]
+
+
+def _csv_batches(handle: IO[bytes], size: int) -> Iterator[Batch]:
+    header = _csv_header(handle)
+    _check(header)
+    wanted = [name for name in header if name in WANTED]
+    reader = pacsv.open_csv(
+        handle,
+        read_options=pacsv.ReadOptions(block_size=CSV_BLOCK_BYTES, encoding="utf-8"),
+        convert_options=pacsv.ConvertOptions(
+            column_types=dict.fromkeys(header, pa.string()),
+            include_columns=wanted,
+            strings_can_be_null=True,
+        ),
+    )
+    first = 1
+    for record_batch in reader:
+        rows = [{k: _text(v) for k, v in row.items()} for row in record_batch.to_pylist()]
+        share = min(handle.tell() / size, 1.0) if size else 1.0
+        yield Batch(rows=rows, first_row=first, read_share=share)
+        first += len(rows)
+
+
+def _parquet_batches(handle: IO[bytes]) -> Iterator[Batch]:
+    parquet = pq.ParquetFile(handle)
+    names = list(parquet.schema_arrow.names)
+    _check(names)
+    total = parquet.metadata.num_rows or 1
+    first = 1
+    columns = [name for name in names if name in WANTED]
+    for record_batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+        rows = [{k: _text(v) for k, v in row.items()} for row in record_batch.to_pylist()]
+        first += len(rows)
+        yield Batch(rows=rows, first_row=first - len(rows), read_share=min((first - 1) / total, 1))
+
+
+def check_header(handle: IO[bytes], name: str) -> None:
+    """Refuse a file whose header lacks FOCUS's required columns (reads the header only)."""
+    head = handle.read(4)
+    handle.seek(0)
+    try:
+        names = (
+            list(pq.ParquetFile(handle).schema_arrow.names)
+            if is_parquet(head, name)
+            else _csv_header(handle)
+        )
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise NotFocus(f"The file could not be read as FOCUS data: {exc}") from exc
+    finally:
+        handle.seek(0)
+    _check(names)
+
+
+def read_batches(handle: IO[bytes], name: str, size: int) -> Iterator[Batch]:
+    """The file's rows in batches; raises NotFocus for a file that is not FOCUS or unreadable."""
+    head = handle.read(4)
+    handle.seek(0)
+    try:
+        if is_parquet(head, name):
+            yield from _parquet_batches(handle)
+        else:
+            yield from _csv_batches(handle, size)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as exc:
+        kind = "Parquet" if is_parquet(head, name) else "CSV"
+        raise NotFocus(f"The file could not be read as a FOCUS {kind} file: {exc}") from exc

@@ -1,0 +1,298 @@
+"""Reads of the FinOps pages: a decision's approved row, its forecast, its FOCUS rows, its
+imports, counts and reconciliations, and the drift cards of the dashboards."""
+
+from __future__ import annotations
+
+import calendar
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+
+from catalog.models import FxRate, ModelApiRoute, Quote
+from engine.types import WorkloadInput
+from finops import access
+from finops.focus.export import CommitmentRow, PriceRow
+from finops.focus.reconcile import Forecast
+from finops.models import ActualOutputs, BillingImport, Reconciliation
+from procurement.models import CandidateResult, Comparison, Review
+from procurement.selectors.reviews.commitment import row_commitment
+
+COMMITTED = {"reserved", "dedicated_cluster", "private_cloud", "purchase"}
+# Lines of the forecast a provider's bill never carries: the team's own labour and tools.
+NOT_BILLED_LINES = ("platform_labor", "serving_stack", "observability")
+IDLE_LINES = ("idle_capacity", "queue_overhead")
+
+
+def add_months(day: date, months: int) -> date:
+    month0 = day.month - 1 + months
+    year, month = day.year + month0 // 12, month0 % 12 + 1
+    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def month_bounds(month: date) -> tuple[datetime, datetime]:
+    """[first instant, first instant of the next month) of a month, in UTC."""
+    start = datetime.combine(month.replace(day=1), time(), tzinfo=UTC)
+    return start, datetime.combine(add_months(month.replace(day=1), 1), time(), tzinfo=UTC)
+
+
+def approved_candidate(comparison: Comparison) -> CandidateResult | None:
+    """The row the decision approved (the newest approval's row), or None."""
+    if comparison.status != Comparison.Status.APPROVED:
+        return None
+    review = (
+        Review.objects.filter(comparison=comparison, decision=Review.Decision.APPROVE)
+        .exclude(candidate=None)
+        .select_related("candidate__quote__provider", "candidate__quote__accelerator")
+        .select_related("candidate__api_route__provider")
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    return review.candidate if review is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    commitment_id: str
+    contract_id: str
+    start: datetime
+    end: datetime
+    months: int
+    commitment_usd: Decimal
+    committed_gpu_hours: Decimal | None
+    provider_name: str
+
+
+def contract_of(comparison: Comparison, row: CandidateResult) -> Contract:
+    """The contract a decision makes: from the day of approval (00:00 UTC) for the months
+    the engine counted (the term, or the horizon where the offer states none)."""
+    found = row_commitment(row.detail)
+    detail = (row.detail or {}).get("commitment") or {}
+    months = int(detail.get("months_counted") or 0) or int(detail.get("horizon_months") or 0) or 1
+    decided = comparison.decided_at or comparison.finished_at or comparison.created_at
+    start_day = decided.astimezone(UTC).date()
+    per_month = detail.get("committed_gpu_hours_per_month")
+    return Contract(
+        commitment_id=f"decision-{comparison.pk}-{row.key}",
+        contract_id=f"decision-{comparison.pk}-rev{comparison.revision}",
+        start=datetime.combine(start_day, time(), tzinfo=UTC),
+        end=datetime.combine(add_months(start_day, months), time(), tzinfo=UTC),
+        months=months,
+        commitment_usd=found.commitment_usd if found else Decimal(0),
+        committed_gpu_hours=None if per_month is None else Decimal(str(per_month)) * months,
+        provider_name=row.provider_name,
+    )
+
+
+def _capacity_words(capacity_model: str) -> str:
+    return capacity_model.replace("_", " ").capitalize() or "Capacity"
+
+
+def commitment_rows(comparison: Comparison) -> list[CommitmentRow]:
+    """The decision's FOCUS Contract Commitment rows (one: the approved row's commitment)."""
+    row = approved_candidate(comparison)
+    if row is None:
+        return []
+    contract = contract_of(comparison, row)
+    usage = contract.committed_gpu_hours is not None
+    kind = (
+        "Model API spend"
+        if row.kind == CandidateResult.Kind.API
+        else f"{_capacity_words(row.capacity_model)} GPU capacity"
+    )
+    return [
+        CommitmentRow(
+            BillingCurrency=settings.BASE_CURRENCY,
+            ContractCommitmentCategory="Usage" if usage else "Spend",
+            ContractCommitmentCost=contract.commitment_usd,
+            ContractCommitmentDescription=f"{row.label}: {contract.months} months",
+            ContractCommitmentId=contract.commitment_id,
+            ContractCommitmentPeriodEnd=contract.end,
+            ContractCommitmentPeriodStart=contract.start,
+            ContractCommitmentQuantity=contract.committed_gpu_hours,
+            ContractCommitmentType=kind,
+            ContractCommitmentUnit="GPU-Hours" if usage else None,
+            ContractId=contract.contract_id,
+            ContractPeriodEnd=contract.end,
+            ContractPeriodStart=contract.start,
+            ContractCommitmentPaymentModel=(
+                "All Upfront" if row.capacity_model == "purchase" else "No Upfront"
+            ),
+            ServiceProviderName=contract.provider_name,
+        )
+    ]
+
+
+def sku_id(quote: Quote) -> str:
+    """A quote's SKU: its imported list identity, else provider/accelerator/capacity/region."""
+    if quote.list_key:
+        return quote.list_key
+    parts = (quote.provider.slug, quote.accelerator.slug, quote.capacity_model, quote.region)
+    return "/".join(p or "any" for p in parts)
+
+
+def _pricing_category(capacity_model: str) -> str:
+    if capacity_model in COMMITTED:
+        return "Committed"
+    return "Dynamic" if capacity_model == "spot" else "Standard"
+
+
+def _fx(comparison: Comparison, currency: str) -> Decimal | None:
+    facts = comparison.shown_snapshot_facts().get("fx_rates") or {}
+    found = facts.get(currency)
+    if currency == settings.BASE_CURRENCY:
+        return Decimal(1)
+    return Decimal(str(found["rate_to_base"])) if found else None
+
+
+def _quote_row(row: CandidateResult, quote: Quote, commitment_id: str | None) -> PriceRow:
+    return PriceRow(
+        BillingCurrency=settings.BASE_CURRENCY,
+        ServiceProviderName=quote.provider.name,
+        SkuId=sku_id(quote),
+        SkuPriceId=f"quote-{quote.pk}-v{quote.version}",
+        SkuMeter="GPU Hours",
+        RegionId=quote.region or None,
+        PricingCategory=_pricing_category(quote.capacity_model),
+        PricingUnit="GPU-Hours",
+        PricingCurrency=quote.currency,
+        ListUnitPrice=row.hourly_price_usd if quote.is_public_list_price else None,
+        ContractedUnitPrice=row.hourly_price_usd,
+        PricingCurrencyContractedUnitPrice=quote.price_per_gpu_hour,
+        ContractCommitmentId=commitment_id,
+    )
+
+
+def _route_rows(
+    comparison: Comparison, route: ModelApiRoute, commitment_id: str | None
+) -> list[PriceRow]:
+    rate = _fx(comparison, route.currency)
+    out = []
+    for side, price in (
+        ("input", route.price_input_per_m_tokens),
+        ("output", route.price_output_per_m_tokens),
+    ):
+        base = None if rate is None else price * rate
+        out.append(
+            PriceRow(
+                BillingCurrency=settings.BASE_CURRENCY,
+                ServiceProviderName=route.provider.name,
+                SkuId=f"{route.provider.slug}/{route.model_name}/{route.region or 'any'}",
+                SkuPriceId=f"route-{route.pk}-{side}",
+                SkuMeter=f"{side.capitalize()} Tokens",
+                RegionId=route.region or None,
+                PricingCategory="Standard",
+                PricingUnit="1000000 Tokens",
+                PricingCurrency=route.currency,
+                ListUnitPrice=base if route.is_public_list_price else None,
+                ContractedUnitPrice=base,
+                PricingCurrencyContractedUnitPrice=price,
+                ContractCommitmentId=commitment_id,
+            )
+        )
+    return out
+
+
+def price_rows(comparison: Comparison) -> list[PriceRow]:
+    """One price row per quoted SKU the decision compared (two per model API route: input
+    and output tokens), the approved one tied to its commitment."""
+    approved = approved_candidate(comparison)
+    if approved is None:
+        return []
+    commitment_id = contract_of(comparison, approved).commitment_id
+    rows = comparison.candidates.select_related(
+        "quote__provider", "quote__accelerator", "api_route__provider"
+    ).order_by("rank", "key")
+    out: list[PriceRow] = []
+    for row in rows:
+        tied = commitment_id if row.pk == approved.pk else None
+        if row.quote is not None:
+            out.append(_quote_row(row, row.quote, tied))
+        elif row.api_route is not None:
+            out.extend(_route_rows(comparison, row.api_route, tied))
+    return out
+
+
+def _dec(value: Any) -> Decimal | None:
+    return None if value in (None, "") else Decimal(str(value))
+
+
+def forecast_of(comparison: Comparison, row: CandidateResult) -> Forecast:
+    """The approved row's monthly forecast, limited to what the provider bills."""
+    lines = {k: Decimal(str(v)) for k, v in (row.cost_lines or {}).items()}
+    total = row.total_usd if row.total_usd is not None else sum(lines.values(), Decimal(0))
+    billed = total - sum((lines.get(name, Decimal(0)) for name in NOT_BILLED_LINES), Decimal(0))
+    detail = row.detail or {}
+    gpu_spend, gpu_hours = _dec(detail.get("gpu_spend")), _dec(detail.get("billed_gpu_hours"))
+    utilisation = None
+    if gpu_spend and gpu_hours:
+        idle = sum((lines.get(name, Decimal(0)) for name in IDLE_LINES), Decimal(0))
+        utilisation = (gpu_spend - idle) / gpu_spend
+    share = comparison.brief.acceptance_rate_likely
+    if share is None:
+        share = WorkloadInput.__dataclass_fields__["acceptance_rate"].default.likely  # type: ignore[union-attr]
+    return Forecast(
+        spend=billed,
+        accepted_outputs=row.accepted_outputs or Decimal(0),
+        acceptance=Decimal(str(share)),
+        gpu_spend=gpu_spend,
+        gpu_hours=gpu_hours,
+        utilisation=utilisation,
+    )
+
+
+def fx_rates_for(month: date) -> dict[str, Decimal]:
+    """The newest rate of every currency as of the month's last day."""
+    last = add_months(month.replace(day=1), 1)
+    rates: dict[str, Decimal] = {}
+    for currency, rate in (
+        FxRate.objects.filter(as_of__lt=last)
+        .order_by("currency", "-as_of", "-id")
+        .values_list("currency", "rate_to_base")
+    ):
+        rates.setdefault(currency, rate)
+    return rates
+
+
+def imports_of(comparison: Comparison) -> QuerySet[BillingImport]:
+    return BillingImport.objects.filter(comparison=comparison).select_related("created_by")
+
+
+def latest_import(comparison: Comparison, month: date) -> BillingImport | None:
+    return (
+        imports_of(comparison)
+        .filter(month=month, status=BillingImport.Status.DONE)
+        .order_by("-finished_at", "-pk")
+        .first()
+    )
+
+
+def latest_outputs(comparison: Comparison, month: date) -> ActualOutputs | None:
+    return ActualOutputs.objects.filter(comparison=comparison, month=month).first()
+
+
+def reconciliations_of(comparison: Comparison) -> QuerySet[Reconciliation]:
+    return Reconciliation.objects.filter(comparison=comparison).order_by("month")
+
+
+def drifting_decisions(user: Any) -> QuerySet[Comparison]:
+    """Decisions with a reconciled month flagged for drift."""
+    return access.decisions_for(user).filter(reconciliations__drift=True).distinct()
+
+
+def drift_cards(user: Any, role: str | None) -> list[dict[str, Any]]:
+    """The dashboard card of the lead and finance: decisions drifting past the tolerance."""
+    if not access.watches_drift(user):
+        return []
+    count = drifting_decisions(user).count()
+    return [
+        {
+            "label": "Decisions drifting from forecast",
+            "value": count,
+            "url": "/finops/?drift=1",
+            "flag": count > 0,
+        }
+    ]

@@ -1,0 +1,248 @@
+"""HTML pages of the FinOps app: decisions, a decision's FOCUS files, bills, counts and
+reconciliation. Function views: access → service/selector → render."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from accounts.http import AuthedRequest
+from core.errors import DomainError
+from core.forms import apply_domain_error
+from core.roles import STAFF_ROLES, role_required
+from finops import access, selectors, services
+from finops.focus.actuals import (
+    ActualsError,
+    MonthCount,
+    month_from_scrapes,
+    parse_actuals_csv,
+    parse_vllm_metrics,
+)
+from finops.focus.charts import MonthPoint, unit_cost_by_month
+from finops.focus.export import DATASETS, to_csv, to_parquet
+from finops.focus.spec import FOCUS_VERSION
+from finops.forms import ActualOutputsForm, ActualsUploadForm, BillingImportForm, split_ids
+from finops.models import ActualOutputs
+from procurement.models import Comparison
+
+UPLOAD_READ_MAX = 20 * 1000 * 1000  # a counts CSV or a metrics scrape is small
+
+
+@role_required(*STAFF_ROLES)
+def decision_list(request: AuthedRequest) -> HttpResponse:
+    decisions = access.decisions_for(request.user).order_by("-decided_at", "-pk")
+    only_drift = request.GET.get("drift") == "1"
+    if only_drift:
+        decisions = selectors.drifting_decisions(request.user).order_by("-decided_at", "-pk")
+    rows = list(decisions[:200])
+    drifting = set(selectors.drifting_decisions(request.user).values_list("pk", flat=True))
+    return render(
+        request,
+        "finops/decision_list.html",
+        {"decisions": rows, "drifting": drifting, "only_drift": only_drift},
+    )
+
+
+def _forms_initial(comparison: Comparison) -> dict[str, Any]:
+    row = selectors.approved_candidate(comparison)
+    if row is None:
+        return {}
+    initial: dict[str, Any] = {"provider_names": row.provider_name}
+    if row.quote is not None:
+        initial["gpus_per_instance"] = row.quote.gpus_per_node
+        initial["sku_ids"] = selectors.sku_id(row.quote)
+    return initial
+
+
+def _context(request: AuthedRequest, comparison: Comparison, **forms: Any) -> dict[str, Any]:
+    row = selectors.approved_candidate(comparison)
+    reconciliations = list(selectors.reconciliations_of(comparison))
+    points = [
+        MonthPoint(f"{r.month:%Y-%m}", r.forecast_unit_cost_usd, r.actual_unit_cost_usd, r.drift)
+        for r in reconciliations
+    ]
+    imports = list(selectors.imports_of(comparison)[:20])
+    initial = _forms_initial(comparison)
+    return {
+        "comparison": comparison,
+        "approved_row": row,
+        "contract": selectors.contract_of(comparison, row) if row else None,
+        "forecast": selectors.forecast_of(comparison, row) if row else None,
+        "commitments": selectors.commitment_rows(comparison) if row else [],
+        "imports": imports,
+        "importing": any(not i.is_finished for i in imports),
+        "outputs": list(
+            ActualOutputs.objects.filter(comparison=comparison).select_related("entered_by")[:24]
+        ),
+        "reconciliations": reconciliations,
+        "fig": unit_cost_by_month(points, "USD") if points else None,
+        "tolerance": services.drift_tolerance(),
+        "focus_version": FOCUS_VERSION,
+        "can_import": access.can_import_bill(request.user) and row is not None,
+        "can_count": access.can_count_outputs(request.user) and row is not None,
+        "import_form": forms.get("import_form") or BillingImportForm(initial=initial),
+        "outputs_form": forms.get("outputs_form") or ActualOutputsForm(),
+        "upload_form": forms.get("upload_form") or ActualsUploadForm(),
+    }
+
+
+@role_required(*STAFF_ROLES)
+def decision_detail(request: AuthedRequest, pk: int) -> HttpResponse:
+    comparison = access.access_comparison(request.user, pk)
+    context = _context(request, comparison)
+    if request.htmx:
+        status = 200 if context["importing"] else 286  # htmx: stop polling once all are done
+        return render(request, "finops/decision_detail.html#imports", context, status=status)
+    return render(request, "finops/decision_detail.html", context)
+
+
+def _export(request: AuthedRequest, pk: int, dataset: str) -> HttpResponse:
+    comparison = access.access_comparison(request.user, pk)
+    rows = (
+        selectors.commitment_rows(comparison)
+        if dataset == "commitments"
+        else selectors.price_rows(comparison)
+    )
+    if not rows:
+        return HttpResponse(
+            "Only an approved comparison has a commitment to export: this one is "
+            f"{comparison.get_status_display().lower()}.",
+            status=409,
+            content_type="text/plain; charset=utf-8",
+        )
+    columns = DATASETS[dataset]
+    parquet = request.GET.get("format") == "parquet"
+    body = to_parquet(rows, columns) if parquet else to_csv(rows, columns)
+    ext = "parquet" if parquet else "csv"
+    services.focus_export_record(
+        acting_user=request.user, comparison=comparison, dataset=dataset, file_format=ext
+    )
+    response = HttpResponse(
+        body, content_type="application/vnd.apache.parquet" if parquet else "text/csv"
+    )
+    name = f"focus-{FOCUS_VERSION}-{dataset}-decision-{comparison.pk}.{ext}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@role_required(*STAFF_ROLES)
+def focus_commitments(request: AuthedRequest, pk: int) -> HttpResponse:
+    return _export(request, pk, "commitments")
+
+
+@role_required(*STAFF_ROLES)
+def focus_prices(request: AuthedRequest, pk: int) -> HttpResponse:
+    return _export(request, pk, "prices")
+
+
+def _refused(
+    request: AuthedRequest, comparison: Comparison, exc: DomainError, **forms: Any
+) -> HttpResponse:
+    context = _context(request, comparison, **forms)
+    context["refusal"] = exc.message
+    return render(request, "finops/decision_detail.html", context, status=exc.status_code)
+
+
+INVALID = "Correct the fields marked below; nothing was saved."
+
+
+@require_POST
+@role_required(*STAFF_ROLES)
+def billing_import_new(request: AuthedRequest, pk: int) -> HttpResponse:
+    comparison = access.access_comparison(request.user, pk)
+    form = BillingImportForm(request.POST, request.FILES)
+    try:
+        services.billing_import_check(acting_user=request.user, comparison=comparison)
+        if not form.is_valid():
+            return _refused(request, comparison, DomainError(INVALID), import_form=form)
+        data = form.cleaned_data
+        upload = data["file"]
+        services.billing_import_create(
+            acting_user=request.user,
+            comparison=comparison,
+            month=data["month"],
+            upload=upload,
+            name=upload.name or "bill.csv",
+            size=upload.size or 0,
+            provider_names=data["provider_names"],
+            account_ids=split_ids(data["account_ids"]),
+            tags=split_ids(data["tags"]),
+            sku_ids=split_ids(data["sku_ids"]),
+            resource_ids=split_ids(data["resource_ids"]),
+            gpus_per_instance=data["gpus_per_instance"],
+        )
+    except DomainError as exc:
+        apply_domain_error(form, exc)
+        return _refused(request, comparison, exc, import_form=form)
+    return redirect(f"{_page(comparison)}#imports")
+
+
+def _page(comparison: Comparison) -> str:
+    return reverse("finops:decision-detail", args=[comparison.pk])
+
+
+@require_POST
+@role_required(*STAFF_ROLES)
+def actuals_new(request: AuthedRequest, pk: int) -> HttpResponse:
+    comparison = access.access_comparison(request.user, pk)
+    form = ActualOutputsForm(request.POST)
+    try:
+        services.actual_outputs_check(acting_user=request.user, comparison=comparison)
+        if not form.is_valid():
+            return _refused(request, comparison, DomainError(INVALID), outputs_form=form)
+        data = form.cleaned_data
+        services.actual_outputs_record(
+            acting_user=request.user,
+            comparison=comparison,
+            counts=[MonthCount(data["month"], data["accepted_outputs"], data["acceptance_share"])],
+            source=ActualOutputs.Source.FORM,
+        )
+    except DomainError as exc:
+        apply_domain_error(form, exc)
+        return _refused(request, comparison, exc, outputs_form=form)
+    return redirect(f"{_page(comparison)}#reconciliation")
+
+
+def _read(upload: Any) -> bytes:
+    if upload.size and upload.size > UPLOAD_READ_MAX:
+        raise ActualsError(f"The file is larger than {UPLOAD_READ_MAX // 1_000_000} MB.")
+    return bytes(upload.read())
+
+
+def _counts_from(data: dict[str, Any]) -> list[MonthCount]:
+    if data["kind"] == "csv":
+        return parse_actuals_csv(_read(data["file"]))
+    end = parse_vllm_metrics(_read(data["file"]))
+    start = parse_vllm_metrics(_read(data["start_file"])) if data.get("start_file") else None
+    return [month_from_scrapes(data["month"], data["acceptance_share"], end, start)]
+
+
+@require_POST
+@role_required(*STAFF_ROLES)
+def actuals_upload(request: AuthedRequest, pk: int) -> HttpResponse:
+    comparison = access.access_comparison(request.user, pk)
+    form = ActualsUploadForm(request.POST, request.FILES)
+    try:
+        services.actual_outputs_check(acting_user=request.user, comparison=comparison)
+        if not form.is_valid():
+            return _refused(request, comparison, DomainError(INVALID), upload_form=form)
+        data = form.cleaned_data
+        try:
+            counts = _counts_from(data)
+        except (ActualsError, ValueError) as exc:
+            raise DomainError(str(exc), fields={"file": [str(exc)]}) from None
+        services.actual_outputs_record(
+            acting_user=request.user,
+            comparison=comparison,
+            counts=counts,
+            source=ActualOutputs.Source.CSV if data["kind"] == "csv" else ActualOutputs.Source.VLLM,
+            original_name=data["file"].name or "",
+        )
+    except DomainError as exc:
+        apply_domain_error(form, exc)
+        return _refused(request, comparison, exc, upload_form=form)
+    return redirect(f"{_page(comparison)}#reconciliation")
