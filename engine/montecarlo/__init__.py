@@ -79,12 +79,12 @@ from engine.montecarlo.sampling import (
     candidate_stream_key,
     check_seed,
     draw,
-    quantiles,
     shared_stream_key,
     triangular,
     uniforms,
 )
 from engine.montecarlo.tornado import tornado
+from engine.quantiles import row_quantiles as quantiles
 from engine.types import (
     CandidateInput,
     CandidateStats,
