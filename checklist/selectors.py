@@ -14,15 +14,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet
 
+from catalog.models import Quote, Rfq
 from checklist import levels
 from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview, Section
-
-if TYPE_CHECKING:
-    from catalog.models import Quote
 
 SCOPE_QUOTE = "quote"
 SCOPE_EARLIER_VERSION = "earlier_version"
@@ -88,7 +86,6 @@ def _item_inputs(items: Sequence[ChecklistItem]) -> list[levels.ItemInput]:
 
 def quote_lineages(quotes: Sequence[Quote]) -> dict[int, list[int]]:
     """quote id → [itself, the version it revised, ...], nearest first."""
-    from catalog.models import Quote
 
     parent: dict[int, int | None] = {q.pk: q.supersedes_id for q in quotes}
     pending = {p for p in parent.values() if p is not None and p not in parent}
@@ -133,7 +130,6 @@ def answers_frozen_at(quotes: Sequence[Quote]) -> dict[int, datetime]:
     Their checklist is read as it stood then: a provider default given after the deadline
     does not count for them (until the lead reopens the RFQ). One query for all the quotes.
     """
-    from catalog.models import Rfq
 
     rfq_ids = {q.rfq_id for q in quotes if q.rfq_id is not None}
     if not rfq_ids:

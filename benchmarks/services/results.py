@@ -13,7 +13,7 @@ import re
 import time
 from datetime import datetime, timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from django.db import transaction
@@ -26,18 +26,17 @@ from benchmarks.models import BenchmarkResult
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.load import apply_given_load
+from benchmarks.services.plans import benchmark_plans_refresh_for_result
 from catalog.model_names import (
     ProfileNames,
     precision_from_word,
     precision_in_name,
     resolve_model,
 )
+from catalog.models import ModelProfile
 from core import jobs
 from core.audit import audit_record
 from engine.evidence import same_model_name
-
-if TYPE_CHECKING:
-    from catalog.models import ModelProfile
 
 logger = logging.getLogger(__name__)
 
@@ -153,7 +152,6 @@ def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, An
 
 def profile_names() -> list[ProfileNames]:
     """Every model profile with the names it answers to (slug, name, aliases)."""
-    from catalog.models import ModelProfile
 
     rows = ModelProfile.objects.values_list("pk", "slug", "name", "aliases")
     return [ProfileNames(pk, (slug, name, *(aliases or []))) for pk, slug, name, aliases in rows]
@@ -295,7 +293,6 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
 
     The raw file is kept either way, for diagnosis and audit.
     """
-    from benchmarks.services.plans import benchmark_plans_refresh_for_result
 
     attempt = _claim(result_id)
     if attempt is None:

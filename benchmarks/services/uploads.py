@@ -29,6 +29,7 @@ from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.asked import check_asked
 from benchmarks.services.load import check_given_load, check_values
+from benchmarks.services.plans import benchmark_plans_refresh_for_result
 from benchmarks.services.results import apply_parsed, scrub
 from benchmarks.upload_handlers import too_large_message, upload_cap_bytes
 from core import jobs
@@ -197,8 +198,6 @@ def _store(
     accelerator: Any,
     meta: UploadMeta,
 ) -> IngestOutcome:
-    from benchmarks.services.plans import benchmark_plans_refresh_for_result
-
     stored = ""
     try:
         with transaction.atomic():

@@ -10,7 +10,7 @@ from django.db.models.functions import Coalesce
 
 from briefs import access as briefs_access
 from briefs.models import WorkloadBrief
-from catalog.models import CapacityModel
+from catalog.models import CapacityModel, ModelApiRoute, Quote
 from core import workloads
 from core.listing import Column, valid_sort
 from core.roles import get_or_404
@@ -26,14 +26,12 @@ TRAINING_OR_MEDIA = workloads.TRAINING | workloads.MEDIA
 
 def default_quotes() -> QuerySet[Any]:
     """Every current quote version (not superseded, not withdrawn)."""
-    from catalog.models import Quote
 
     return Quote.objects.current().select_related("provider", "accelerator")
 
 
 def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:
     """Active API routes that could serve the brief: its model (or an unstated one)."""
-    from catalog.models import ModelApiRoute
 
     qs = ModelApiRoute.objects.filter(is_active=True).select_related("provider", "model_profile")
     if brief.workload_class in TRAINING_OR_MEDIA:

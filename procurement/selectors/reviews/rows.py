@@ -17,6 +17,7 @@ from django.db.models import Prefetch, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 
 from benchmarks import access as benchmarks_access
+from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep
 from catalog.selectors import price_author_label
 from core.models import AuditEvent
 from engine.cost import LINE_ORDER
@@ -26,7 +27,6 @@ from procurement.selectors.reviews.frozen import frozen_result_ids
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from benchmarks.models import BenchmarkPlan
 
 SORTS: dict[str, tuple[str, str]] = {
     "unit": ("Unit cost", "unit_cost_usd"),
@@ -290,7 +290,6 @@ def plans_for_quotes(
     user: User, comparison: Comparison, quote_ids: Iterable[int]
 ) -> dict[int, BenchmarkPlan]:
     """Benchmark plans (with steps) of these quotes for the comparison's brief, by quote id."""
-    from benchmarks.models import BenchmarkPlanStep
 
     plans = benchmarks_access.plans_for(user).filter(
         brief_id=comparison.brief_id, quote_id__in=quote_ids
