@@ -13,9 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, SupportsFloat, SupportsIndex
+from typing import TYPE_CHECKING, Any
 
 from core import workloads
+from core.values import float_or_none
 from engine.limits import BRIEF_BOUNDS, bound_message, out_of_bounds
 
 if TYPE_CHECKING:
@@ -290,18 +291,6 @@ def missing_labels(brief: WorkloadBrief) -> list[str]:
 # --- rules on the values ------------------------------------------------------------------
 
 
-def _num(value: object) -> float | None:
-    if value is None or value == "" or isinstance(value, bool):
-        return None
-    # What float() accepts; anything else would raise TypeError below.
-    if not isinstance(value, SupportsFloat | SupportsIndex | str | bytes | bytearray):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def _fmt(value: float) -> str:
     return f"{value:,.0f}" if value >= 1000 else f"{value:g}"
 
@@ -327,7 +316,7 @@ def range_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
         label = RANGE_LABELS[base]
         parts: dict[str, float] = {}
         for part, name in zip(RANGE_PARTS, range_fields(base), strict=True):
-            value = _num(values.get(name))
+            value = float_or_none(values.get(name))
             if value is None:
                 continue
             if not math.isfinite(value):
@@ -367,9 +356,9 @@ def range_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
 def shape_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
     """Rules between token fields, and the model's own limit on context."""
     errors: dict[str, list[str]] = {}
-    window = _num(values.get("context_window_tokens"))
-    p95_in = _num(values.get("p95_input_tokens"))
-    p95_out = _num(values.get("p95_output_tokens"))
+    window = float_or_none(values.get("context_window_tokens"))
+    p95_in = float_or_none(values.get("p95_input_tokens"))
+    p95_out = float_or_none(values.get("p95_output_tokens"))
     needed = p95_in + p95_out if p95_in is not None and p95_out is not None else None
     if window is not None and needed is not None and needed > window:
         errors["context_window_tokens"] = [
@@ -377,7 +366,7 @@ def shape_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
             f"output ({_fmt(needed)} tokens)."
         ]
     for kind, p95 in (("input", p95_in), ("output", p95_out)):
-        mean = _num(values.get(f"mean_{kind}_tokens"))
+        mean = float_or_none(values.get(f"mean_{kind}_tokens"))
         if mean is not None and p95 is not None and mean > p95:
             errors[f"mean_{kind}_tokens"] = [
                 f"The mean {kind} ({_fmt(mean)} tokens) cannot exceed the p95 {kind} "
@@ -399,7 +388,7 @@ def bound_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
     """
     errors: dict[str, list[str]] = {}
     for name in BRIEF_BOUNDS:
-        value = _num(values.get(name))
+        value = float_or_none(values.get(name))
         if value is not None and math.isfinite(value) and out_of_bounds(name, value):
             errors[name] = [bound_message(name, field_label(name))]
     return errors
@@ -414,7 +403,7 @@ def brief_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
         if name not in errors:
             errors[name] = messages
     for name, value in values.items():
-        number = _num(value) if isinstance(value, float) else None
+        number = float_or_none(value) if isinstance(value, float) else None
         if number is not None and not math.isfinite(number) and name not in errors:
             errors[name] = ["Must be a finite number."]
     return errors

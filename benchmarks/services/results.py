@@ -8,7 +8,6 @@ final state in one atomic block only if the row is still PARSING.
 from __future__ import annotations
 
 import logging
-import math
 import re
 import time
 from datetime import datetime, timedelta
@@ -36,6 +35,7 @@ from catalog.model_names import (
 from catalog.models import ModelProfile
 from core import jobs
 from core.audit import audit_record
+from core.values import finite_or_none
 from engine.evidence import same_model_name
 
 logger = logging.getLogger(__name__)
@@ -94,14 +94,6 @@ PRECISION_KEYS = ("precision", "quantization", "weight_precision", "dtype")
 ENGINE_VERSION_KEYS = ("engine_version", "serving_engine_version", "server_version")
 
 
-def _finite(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def stated_precision(parsed: ParsedResult) -> str:
     """The precision the file states, in the brief's vocabulary ("" when it does not): a
     precision/quantization/dtype key, else the quantisation suffix of its model name
@@ -135,8 +127,8 @@ def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, An
         out["input_tokens_mean"] = m.input_tokens_total / done
     if out["output_tokens_mean"] is None and done and m.output_tokens_total is not None:
         out["output_tokens_mean"] = m.output_tokens_total / done
-    out["concurrency"] = _finite(m.concurrency)
-    out["request_rate"] = _finite(m.request_rate)
+    out["concurrency"] = finite_or_none(m.concurrency)
+    out["request_rate"] = finite_or_none(m.request_rate)
     out["precision"] = stated_precision(parsed)
     out["engine_version"] = ""
     extra = parsed.extra or {}

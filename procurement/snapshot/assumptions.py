@@ -15,10 +15,10 @@ Two kinds:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
+from core.values import finite_or_none
 from engine.memory.fit import DEFAULT_OVERHEAD_GB, DEFAULT_SAFETY_MARGIN
 from engine.performance import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
 
@@ -139,16 +139,6 @@ FORM_SCALARS = (
 )
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _clean_ranged(
     name: str, spec: Ranged, raw: object, errors: dict[str, list[str]]
 ) -> dict[str, float] | None:
@@ -160,7 +150,7 @@ def _clean_ranged(
         return None
     values: dict[str, float] = {}
     for part in ("low", "likely", "high"):
-        number = _number(raw.get(part))
+        number = finite_or_none(raw.get(part))
         if number is None:
             errors[f"{name}.{part}"] = ["A finite number is required."]
             return None
@@ -192,7 +182,7 @@ def validate_overrides(raw: object) -> tuple[dict[str, Any], dict[str, list[str]
                 clean[name] = ranged
         elif name in SCALARS:
             spec = SCALARS[name]
-            number = _number(value)
+            number = finite_or_none(value)
             if number is None:
                 errors[name] = ["A finite number is required."]
             elif not spec.lo <= number <= spec.hi:
