@@ -28,6 +28,7 @@ from benchmarks.upload_handlers import (
 )
 from benchmarks.workload import model_warning, workload_summary
 from briefs import access as briefs_access
+from core.forms import apply_domain_error
 from core.listing import Column, json_number, list_page
 from core.roles import STAFF_ROLES, has_role, role_required
 
@@ -106,12 +107,7 @@ def _upload_page(
 
 
 def _refuse(request: AuthedRequest, form: UploadForm, exc: UploadRejected) -> HttpResponse:
-    asked = {name: msgs for name, msgs in exc.fields.items() if name in form.fields}
-    if not asked:
-        form.add_error(None, exc.message)
-    for name, msgs in asked.items():  # each field the file does not say is asked at once
-        for message in msgs:
-            form.add_error(name, message)
+    apply_domain_error(form, exc)  # each field the file does not say is asked at once
     return _upload_page(request, form, status=exc.status_code)
 
 
