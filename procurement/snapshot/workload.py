@@ -25,7 +25,6 @@ from engine.types import MediaSpec, Range, TrainingSpec, WorkloadInput
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.assumptions import sources as scalar_sources
 
-TRAINING_BRIEF_CLASSES = workloads.TRAINING
 NO_FAILURE_MTBF_H = 1e9  # no node failure rate given: failures do not enter the cost
 
 
@@ -167,7 +166,7 @@ def workload_input(snap: dict[str, Any]) -> WorkloadInput:
         "assumption_sources": _sources(brief, overrides),
         "tokens_billed": brief.get("billed_token_type") or "output",
     }
-    if brief["workload_class"] in TRAINING_BRIEF_CLASSES:
+    if brief["workload_class"] in workloads.TRAINING:
         values["training"] = _training_spec(snap, a)
     if cls == "media":
         values["media"] = _media_spec(brief, a)
