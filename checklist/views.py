@@ -11,7 +11,6 @@ from functools import wraps
 from typing import Any
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -31,6 +30,7 @@ from checklist.forms import (
 )
 from core.errors import DomainError
 from core.forms import apply_domain_error
+from core.listing import paginate
 from core.roles import Role, get_or_404, is_staff, is_vendor, role_required
 
 
@@ -62,7 +62,7 @@ def checklist_index(request: AuthedRequest) -> HttpResponse:
     if not (is_staff(user) or is_vendor(user)):
         raise Http404
     quotes = catalog_access.quotes_for(user).current().order_by("provider__name", "-created_at")
-    page = Paginator(quotes, 50).get_page(request.GET.get("page"))
+    page = paginate(quotes, request.GET.get("page"))
     summaries = selectors.quote_checklist_summaries(page.object_list)
     context = {
         "rows": [(quote, summaries[quote.pk]) for quote in page.object_list],

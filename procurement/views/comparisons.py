@@ -6,7 +6,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.cache import cache
-from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -17,7 +16,7 @@ from briefs import access as briefs_access
 from core import submissions
 from core.errors import DomainError
 from core.forms import apply_domain_error
-from core.listing import Column, headers_for_query, list_page
+from core.listing import Column, headers_for_query, list_page, paginate
 from core.roles import STAFF_ROLES, has_role, role_required
 from procurement import access, charts, point_charts
 from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilterForm
@@ -185,8 +184,7 @@ def _results_html(
         html = ""
         total, eligible = selectors_comparisons.candidate_counts(comparison)
         if total:
-            paginator = Paginator(range(total), RESULTS_PAGE_SIZE)
-            page = paginator.get_page(page_number)
+            page = paginate(range(total), page_number, per_page=RESULTS_PAGE_SIZE)
             offset = (page.number - 1) * RESULTS_PAGE_SIZE
             rows = selectors_comparisons.comparison_rows(
                 comparison, offset, RESULTS_PAGE_SIZE, sort
