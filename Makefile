@@ -17,7 +17,7 @@ venv: $(VENV)/.installed
 run: venv
 	@bash scripts/run.sh
 
-## make test: system packages (scripts/deps.sh), ruff, import contracts, then the whole suite
+## make test: system packages (scripts/deps.sh), ruff, import contracts, mypy, bandit, then the suite
 ## against PostgreSQL and Redis (started if down). Extra pytest arguments: ARGS="--lf".
 test: venv
 	@bash scripts/test.sh $(ARGS)
