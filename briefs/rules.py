@@ -1,7 +1,7 @@
 """Which brief fields matter for each workload class, and the rules a brief's values obey.
 
 An incomplete brief means "pause the selection: the team is still buying possibility, not
-capacity" (DOMAIN.md, step 1). `missing_fields(brief)` lists what a class still needs;
+capacity" (docs/domain.md, step 1). `missing_fields(brief)` lists what a class still needs;
 `brief_errors(values)` lists values that are wrong whatever the class (ranges out of order,
 fractions outside 0..1, a context window too small for the p95 request). Forms, serializers
 and `services_briefs` all call `brief_errors`, so the messages are the same everywhere.

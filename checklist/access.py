@@ -12,7 +12,7 @@ from core.roles import Role, get_or_404, has_role, is_staff, is_vendor
 if TYPE_CHECKING:
     from accounts.models import User
 
-# Who may review which checklist section (DOMAIN.md's four sections).
+# Who may review which checklist section (docs/domain.md's four sections).
 CHECKLIST_REVIEWERS: dict[str, frozenset[str]] = {
     "hardware": frozenset({Role.PLATFORM_ENGINEER, Role.ADMIN}),
     "software": frozenset({Role.PLATFORM_ENGINEER, Role.ADMIN}),

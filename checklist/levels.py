@@ -1,6 +1,6 @@
 """How much checklist evidence a quote needs, and how far its answers go. Pure: no Django.
 
-DOMAIN.md: "the bigger the commitment, the more evidence to demand".
+docs/domain.md: "the bigger the commitment, the more evidence to demand".
 
 - required level "basic": on-demand and spot (and marketplace or managed endpoint without a
   commitment) need the basic items answered;

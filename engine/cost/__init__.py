@@ -1,4 +1,4 @@
-"""The deterministic cost model: every cost a named Decimal line (DOMAIN.md, "Step 2").
+"""The deterministic cost model: every cost a named Decimal line (docs/domain.md, "Step 2").
 
 Point estimate at the likely value of every ranged assumption, in ``Decimal`` (40 digits,
 ``ROUND_HALF_EVEN``); each money line is quantised to cents. A month is 730 hours.

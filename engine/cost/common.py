@@ -58,7 +58,7 @@ UNIT_PER_1K_OUTPUTS = "per 1,000 accepted outputs"
 UNIT_PER_1K_ASSETS = "per 1,000 accepted assets"
 UNIT_PER_RUN = "per completed training run"
 UNIT_PER_MODEL = "per accepted fine-tuned model"
-# Fine-tuning produces a model someone accepts (DOMAIN.md): full and adapter tuning alike.
+# Fine-tuning produces a model someone accepts (docs/domain.md): full and adapter tuning alike.
 FINE_TUNING_CLASSES = workloads.FINE_TUNING
 
 

@@ -2,7 +2,7 @@
 
 All sizes are decimal gigabytes (1 GB = 1e9 bytes). The accelerator's ``memory_gb`` is read in
 ``GpuSpec.memory_unit``: catalog accelerators say "GiB", the unit datasheets give (80 GiB =
-85.9 GB; M-2). Sources: DOMAIN.md ("memory fit comes first": weights + KV cache + framework
+85.9 GB; M-2). Sources: docs/domain.md ("memory fit comes first": weights + KV cache + framework
 headroom + safety margin; training competes for HBM with gradients, optimizer states and
 activations) and PRODUCT.md "The engine".
 

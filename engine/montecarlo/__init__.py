@@ -1,7 +1,7 @@
 """Monte Carlo over the ranged assumptions, vectorised over samples and candidates.
 
 Every ranged assumption is triangular(low, likely, high), drawn by inverse CDF from a
-uniform ``u`` (DOMAIN.md: decide on accepted output *with* its uncertainty)::
+uniform ``u`` (docs/domain.md: decide on accepted output *with* its uncertainty)::
 
     F(likely) = (likely − low) / (high − low)
     x = low  + sqrt(u × (high − low) × (likely − low))          if u < F(likely)

@@ -1,6 +1,6 @@
 """Capacity models: break-even across volume (the hybrid plan is in hybrid.py).
 
-DOMAIN.md, "Rent, reserve, buy, or use a model API?": reserve or buy once traffic is
+docs/domain.md, "Rent, reserve, buy, or use a model API?": reserve or buy once traffic is
 proven; for many teams the answer is hybrid — fixed capacity for the base load and
 elastic GPUs or a model API for the peak and overflow.
 

@@ -1,5 +1,5 @@
 """The hybrid base + peak plan: fixed capacity for the base load, elastic GPUs or an API
-for the peak above it (DOMAIN.md, "Rent, reserve, buy, or use a model API?").
+for the peak above it (docs/domain.md, "Rent, reserve, buy, or use a model API?").
 
 The load-duration curve over a month is ``L(x) = p × (1 − x)^(p − 1)`` for the share of
 time x ∈ [0, 1], with mean 1 and peak p = peak-to-average (flat at p = 1, linear at

@@ -37,7 +37,7 @@ BILLED_TOKEN_TYPES: tuple[str, ...] = ("output", "input", "total")
 
 @dataclass(frozen=True, slots=True)
 class TrainingSpec(JsonMixin):
-    """Training and fine-tuning specifics (DOMAIN.md, "Training" and "Fine-tuning")."""
+    """Training and fine-tuning specifics (docs/domain.md, "Training" and "Fine-tuning")."""
 
     active_params_b: float
     tokens: Range  # tokens processed to reach the target eval score
@@ -71,7 +71,7 @@ class TrainingSpec(JsonMixin):
 
 @dataclass(frozen=True, slots=True)
 class MediaSpec(JsonMixin):
-    """Media generation specifics (DOMAIN.md, "media_accepted_cost")."""
+    """Media generation specifics (docs/domain.md, "media_accepted_cost")."""
 
     moderation_cost_per_asset: Decimal = Decimal(0)  # per completed render checked
     review_fraction: float = 0.0  # share of completed renders a person reviews
@@ -89,7 +89,7 @@ class MediaSpec(JsonMixin):
 
 @dataclass(frozen=True, slots=True)
 class WorkloadInput(JsonMixin):
-    """The workload brief as the engine needs it (DOMAIN.md, "Step 1")."""
+    """The workload brief as the engine needs it (docs/domain.md, "Step 1")."""
 
     workload_class: WorkloadClass
     monthly_accepted_outputs: Range | None = None  # inference, retrieval, evaluation, media

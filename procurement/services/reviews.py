@@ -16,7 +16,7 @@ Rules, all re-checked here so no view can bypass them:
 
 Two reviewers acting at the same moment cannot both win: the comparison row is locked with
 `select_for_update` inside the transaction and status and approvals are re-read under the
-lock (QUALITY.md 2.3: `atomic()` alone lets 40 of 40 races through). The loser gets
+lock (measured: with `atomic()` alone 40 of 40 simultaneous pairs both won). The loser gets
 `Conflict` (409 in the API, a form error in HTML).
 """
 

@@ -1,7 +1,7 @@
 """Snapshot quotes → the engine's `CandidateInput`, plus the facts each row
 shows (fit, performance and its source, checklist, eligibility). Pure: no Django.
 
-Eligibility facts (DOMAIN.md; the engine turns them into blocking warnings):
+Eligibility facts (docs/domain.md; the engine turns them into blocking warnings):
 
 - memory: the memory fit at the brief's p95 context (p95 input + output) and concurrency,
   for inference; the brief's target GPUs for training. A quote offers at most

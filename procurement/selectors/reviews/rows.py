@@ -56,7 +56,7 @@ def to_decimal(value: Any) -> Decimal | None:
 
 
 def ordered_lines(cost_lines: dict[str, Any]) -> list[tuple[str, Decimal | None]]:
-    """Cost lines in the engine's order (DOMAIN.md's formulas), unknown names last."""
+    """Cost lines in the engine's order (docs/domain.md's formulas), unknown names last."""
     names = [n for n in LINE_ORDER if n in cost_lines]
     names += sorted(n for n in cost_lines if n not in LINE_ORDER)
     return [(name, to_decimal(cost_lines[name])) for name in names]
