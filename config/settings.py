@@ -355,6 +355,12 @@ EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "workbench@localhost")
+# Where the workbench is reached from outside: notification e-mails link to SITE_URL + path.
+# `make run` sets it from HOST and PORT; without it, the first allowed host over https.
+SITE_URL = env_str(
+    "SITE_URL",
+    "http://127.0.0.1:8000" if DEBUG else f"https://{(ALLOWED_HOSTS or ['localhost'])[0]}",
+).rstrip("/")
 
 LOGGING = {
     "version": 1,

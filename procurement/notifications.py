@@ -34,7 +34,8 @@ logger = logging.getLogger(__name__)
 
 
 def _absolute(path: str) -> str:
-    return getattr(settings, "SITE_URL", "").rstrip("/") + path
+    """The link a mail reader can open: settings.SITE_URL + the path."""
+    return f"{settings.SITE_URL}{path}"
 
 
 def reviewers_of(comparison: Comparison, *, roles: Iterable[str] | None = None) -> list[User]:
