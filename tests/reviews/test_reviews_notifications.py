@@ -118,3 +118,10 @@ def test_links_are_absolute_from_site_url(comparison, finance, settings):
     body = mail.outbox[0].body
     assert f"https://workbench.example.com/comparisons/{comparison.pk}/review/" in body
     assert f"https://workbench.example.com/comparisons/{comparison.pk}/record/" in body
+
+
+def test_ready_mail_names_the_creator_not_the_reader(comparison, finance):
+    notifications.notify_comparison_ready(comparison)
+    body = mail.outbox[0].body
+    assert f"It was created by {comparison.created_by}, who cannot review it" in body
+    assert "You cannot review" not in body
