@@ -22,10 +22,6 @@ from engine.limits import BRIEF_BOUNDS, bound_message, out_of_bounds
 if TYPE_CHECKING:
     from briefs.models import WorkloadBrief
 
-INFERENCE = workloads.SERVING
-TRAINING = workloads.TRAINING
-ALL_CLASSES = workloads.ALL
-
 
 @dataclass(frozen=True, slots=True)
 class FieldGroup:
@@ -70,40 +66,40 @@ def _group(key: str, title: str, fields: str, classes: frozenset[str]) -> FieldG
 
 
 GROUPS: tuple[FieldGroup, ...] = (
-    _group("workload", "Workload", "title workload_class description", ALL_CLASSES),
+    _group("workload", "Workload", "title workload_class description", workloads.ALL),
     _group(
         "model",
         "Model and precision",
         "model weight_precision kv_precision allow_model_substitution",
-        ALL_CLASSES,
+        workloads.ALL,
     ),
     _group(
         "tokens",
         "Context, tokens and concurrency",
         "context_window_tokens p95_input_tokens p95_output_tokens mean_input_tokens "
         "mean_output_tokens streaming concurrency batch_size billed_token_type",
-        INFERENCE,
+        workloads.SERVING,
     ),
-    _group("latency", "Latency targets", "ttft_p95_ms itl_p95_ms e2e_p99_ms", INFERENCE),
+    _group("latency", "Latency targets", "ttft_p95_ms itl_p95_ms e2e_p99_ms", workloads.SERVING),
     FieldGroup(
         "volume",
         "Volume and uncertain assumptions (low / likely / high)",
         ("peak_to_average", *(f for base in RANGE_BASES for f in range_fields(base))),
-        ALL_CLASSES,
+        workloads.ALL,
     ),
     _group(
         "training",
         "Training run",
         "training_tokens_b sequence_length global_batch_tokens optimizer sharding lora_rank "
         "expected_mfu target_gpus run_success_probability",
-        TRAINING,
+        workloads.TRAINING,
     ),
     _group(
         "checkpoints",
         "Checkpoints and failures",
         "checkpoint_size_gb checkpoint_interval_min checkpoint_write_s restart_time_min "
         "node_failure_rate_per_day",
-        TRAINING,
+        workloads.TRAINING,
     ),
     _group(
         "media",
@@ -115,14 +111,14 @@ GROUPS: tuple[FieldGroup, ...] = (
         "boundary",
         "Data boundary",
         "allowed_regions private_endpoint_required residency_notes",
-        ALL_CLASSES,
+        workloads.ALL,
     ),
     _group(
         "operations",
         "Operating model, labour and horizon",
         "operating_model platform_fte loaded_monthly_cost_per_fte storage_gb egress_gb_month "
         "horizon_months expected_model_churn_months",
-        ALL_CLASSES,
+        workloads.ALL,
     ),
 )
 
@@ -181,7 +177,7 @@ REQUIRED_BY_CLASS: dict[str, tuple[str, ...]] = {
 # Which uncertain assumptions each class needs as a full low / likely / high range. A training
 # run's denominator is the completed run (its success probability), not a monthly volume.
 RANGES_BY_CLASS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(INFERENCE | {"media"}, RANGE_BASES),
+    **dict.fromkeys(workloads.SERVING | {"media"}, RANGE_BASES),
     "training": ("utilisation",),
     "full_finetune": ("acceptance_rate", "utilisation"),
     "adapter_finetune": ("acceptance_rate", "utilisation"),
@@ -194,7 +190,7 @@ def _blank(value: object) -> bool:
 
 def groups_for(workload_class: str) -> tuple[FieldGroup, ...]:
     """The fieldsets that matter for a class (all of them for an unknown class)."""
-    if workload_class not in ALL_CLASSES:
+    if workload_class not in workloads.ALL:
         return GROUPS
     return tuple(g for g in GROUPS if workload_class in g.classes)
 

@@ -15,7 +15,6 @@ PENDING, PASSED, FAILED = "pending", "passed", "failed"
 # "safe margin". A stated default, shown in the step's criterion.
 SAFE_MEMORY_MARGIN = 0.10
 
-TRAINING_CLASSES = workloads.TRAINING
 # Everything that is not training produces outputs a plan measures by serving them.
 SERVING_CLASSES = workloads.SERVING | workloads.MEDIA
 
