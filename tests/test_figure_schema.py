@@ -4,13 +4,18 @@ in the tests, so a misspelt key fails a test instead of being ignored by the bro
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
 from benchmarks import charts
 from benchmarks.distributions import histogram
+from briefs.charts import concurrency_curve_figure, memory_breakdown_figure
+from catalog import charts as catalog_charts
 from tests.benchmarks.factories_benchmarks import metrics_dict
+from tests.briefs.test_briefs_charts import _row as fit_row
 
 
 def _figures() -> dict[str, dict[str, object] | None]:
@@ -31,17 +36,33 @@ def _figures() -> dict[str, dict[str, object] | None]:
         },
     ]
     hist = histogram(np.arange(1, 1001, dtype=float), bins=10)
+    accelerators = [
+        catalog_charts.AcceleratorPoint("h100", "H100", "NVIDIA", 80, 3.35, 989, 1979),
+        catalog_charts.AcceleratorPoint("h200", "H200", "NVIDIA", 141, 4.8, 989, 1979),
+        catalog_charts.AcceleratorPoint("mi300x", "MI300X", "AMD", 192, 5.3, 1307, 2615),
+    ]
+    at = datetime(2026, 11, 1, tzinfo=UTC)
+    prices = [
+        catalog_charts.PricePoint(1, at, 2.99, "superseded"),
+        catalog_charts.PricePoint(2, at + timedelta(days=7), 2.69, "current"),
+    ]
+    fits = [fit_row("H100", 80.0), fit_row("H200", 141.0)]
     return {
         "percentiles": charts.latency_percentiles_figure(metrics_dict()),
         "distribution": charts.distribution_figure(
             hist, title="TTFT", target_ms=800, target_label="target"
         ),
         "scatter": charts.compare_scatter_figure(points, target_e2e_p99_ms=10000),
+        "memory_bandwidth": catalog_charts.memory_vs_bandwidth(accelerators, highlight="h200"),
+        "compare_compute": catalog_charts.compare_compute(accelerators),
+        "price_history": catalog_charts.price_history(prices, "USD"),
+        "brief_breakdown": memory_breakdown_figure(fits),
+        "brief_curve": concurrency_curve_figure(fits),
     }
 
 
 @pytest.mark.parametrize("name", sorted(_figures()))
-def test_benchmark_figures_use_only_keys_plotly_knows(name: str) -> None:
+def test_figures_use_only_keys_plotly_knows(name: str) -> None:
     figure = _figures()[name]
     assert figure is not None
     go.Figure(figure)  # raises ValueError on a key plotly's schema does not have
