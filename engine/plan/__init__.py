@@ -1,1 +1,1 @@
-"""Plans over the brief's load: break-even between capacity models and the hybrid base + overflow."""
+"""Plans over the brief's load: break-even between capacity models, the hybrid base + overflow."""
