@@ -183,7 +183,7 @@ def _per_request(total: Any, requests: float | None) -> float | None:
 
 
 def workload_shape(metrics: dict[str, Any]) -> dict[str, Any]:
-    """What load the figures were measured under (U21), as GuideLLM's report leads with:
+    """What load the figures were measured under, as GuideLLM's report leads with:
     requests done and failed, mean input and output tokens per request, the offered request
     rate and the concurrency. Each None when the file does not say."""
     completed = finite_or_none(metrics.get("requests_completed"), strings=False)
@@ -199,7 +199,7 @@ def workload_shape(metrics: dict[str, Any]) -> dict[str, Any]:
 
 
 def all_requests_failed(metrics: dict[str, Any]) -> bool:
-    """Every request of the run failed (U19): its throughput of 0 measures nothing."""
+    """Every request of the run failed: its throughput of 0 measures nothing."""
     completed = finite_or_none(metrics.get("requests_completed"), strings=False)
     failed = finite_or_none(metrics.get("requests_failed"), strings=False)
     return completed == 0 and bool(failed)

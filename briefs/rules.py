@@ -40,7 +40,7 @@ RANGE_BASES: tuple[str, ...] = (
     "utilisation",
 )
 FRACTION_BASES = frozenset({"acceptance_rate", "failure_rate", "utilisation"})
-# L4: the same bounds as a comparison's overrides of these rates (procurement/snapshot/
+# The same bounds as a comparison's overrides of these rates (procurement/snapshot/
 # assumptions.py, RANGED): no output accepted, every attempt failing or GPUs never busy would
 # divide a cost by zero, so a brief holding one is not "complete".
 RATE_BOUNDS: dict[str, tuple[float, float]] = {
@@ -380,7 +380,7 @@ def shape_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
 def bound_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
     """Figures outside the engine's own limits (engine/limits.py), with the field named.
 
-    H3: the horizon is at least 1 month (0 would zero every elastic commitment).
+    The horizon is at least 1 month (0 would zero every elastic commitment).
     """
     errors: dict[str, list[str]] = {}
     for name in BRIEF_BOUNDS:

@@ -55,7 +55,7 @@ def entered_by_vendor(quote: Quote) -> bool:
 
 def can_revise_quote(user: User, quote: Quote) -> bool:
     """Vendors revise their own organisation's quotes while the RFQ is open. Staff revise
-    quotes they or an import entered, never a vendor's submitted price (H6): they ask the
+    quotes they or an import entered, never a vendor's submitted price: they ask the
     vendor for a revision, or enter a quote of their own (marked as staff-entered)."""
     if is_vendor(user):
         if quote.provider_id != user.provider_id:
@@ -76,7 +76,7 @@ def can_withdraw_quote(user: User, quote: Quote) -> bool:
 
 def model_profiles_for(user: User) -> QuerySet[ModelProfile]:
     """Reference models for everyone; models the buyer defined (`is_custom`) for staff only
-    (L7): a lead's internal model, its notes and its author stay with the buyer."""
+    (a lead's internal model, its notes and its author stay with the buyer)."""
 
     qs = ModelProfile.objects.select_related("created_by")
     return qs if is_staff(user) else qs.filter(is_custom=False)

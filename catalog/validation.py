@@ -80,10 +80,10 @@ FEES_NOT_NEGATIVE = (
 )
 PURCHASE_REQUIRED = ("price_per_node", "amortisation_months")
 # The longest horizon a comparison covers (ten years, the engine's limit): a longer term or
-# amortisation is a typo, and 10^9 months made a $1 node free (L6). QUOTE_BOUNDS checks it.
+# amortisation is a typo, and 10^9 months made a $1 node free. QUOTE_BOUNDS checks it.
 MAX_TERM_MONTHS = ENGINE_MAX_TERM_MONTHS
 # One unit of any listed currency buys between 0.00001 (VND, IDR) and 10,000 units of the
-# base; outside that a rate is a typo (GBP→USD 0.000001 was accepted, L8). A new rate more
+# base; outside that a rate is a typo (GBP→USD 0.000001 was accepted). A new rate more
 # than twice or under half the newest one for its currency is refused as well.
 FX_RATE_BAND = (Decimal("0.00001"), Decimal("10000"))
 FX_JUMP_FACTOR = Decimal(2)

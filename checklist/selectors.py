@@ -125,7 +125,7 @@ def _head_answers(
 
 
 def answers_frozen_at(quotes: Sequence[Quote]) -> dict[int, datetime]:
-    """quote id → when its RFQ stopped taking answers, for quotes of closed RFQs (M5).
+    """quote id → when its RFQ stopped taking answers, for quotes of closed RFQs.
 
     Their checklist is read as it stood then: a provider default given after the deadline
     does not count for them (until the lead reopens the RFQ). One query for all the quotes.
@@ -334,7 +334,7 @@ def effective_answer(quote: Quote, item_id: int) -> ChecklistAnswer | None:
 
 
 def rfq_closed_reason(quote: Quote) -> str:
-    """Why the quote's RFQ no longer takes checklist answers for it ("" while it does, M5)."""
+    """Why the quote's RFQ no longer takes checklist answers for it ("" while it does)."""
     rfq = quote.rfq
     if rfq is None or rfq.is_open_for_answers():
         return ""

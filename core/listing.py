@@ -1,4 +1,4 @@
-"""List pages the way ec2instances.info does them (U36, U37): every sortable header is a
+"""List pages the way ec2instances.info does them: every sortable header is a
 link, the sort, the filters and the page live in the URL (shareable, survive a reload), and
 an empty page knows whether filters emptied it.
 

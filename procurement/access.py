@@ -31,7 +31,7 @@ def can_review(user: User, comparison: Comparison) -> bool:
     """Finance reviews ready comparisons; never their own (four-eyes, no superuser bypass).
 
     Above the dual-approval threshold a platform or security reviewer gives the other
-    approval, before or after finance's: both are needed, in either order (L16).
+    approval, before or after finance's: both are needed, in either order.
     """
 
     if comparison.created_by_id == getattr(user, "id", None):

@@ -99,7 +99,7 @@ def notify_approval_needed(comparison: Comparison, review: Review) -> int:
 
 
 def notify_price_changed(flag_ids: list[int]) -> int:
-    """Tell each approver of a decision that a price it approved changed since (issue 15)."""
+    """Tell each approver of a decision that a price it approved changed since."""
 
     flags = PriceChange.objects.filter(pk__in=flag_ids).select_related(
         "comparison", "approved_quote__provider", "approved_quote__accelerator", "new_quote"

@@ -1,4 +1,4 @@
-"""The administrators' user page (M10): the product's one place to change a user's role,
+"""The administrators' user page: the product's one place to change a user's role,
 provider and activation, each change audited (accounts.services.users)."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 AIPerf's summary CSV (and other single-point summaries) carry no concurrency, so single-point
 files grouped into one sweep could not be placed on the concurrency axis: their points read
-"run 1 (result N)" and the engine could not say where it read the cost (issue 17). The
+"run 1 (result N)" and the engine could not say where it read the cost. The
 upload may give the concurrency and the request rate; each is used only when the file does
 not state it. A value contradicting the file's is refused (the file is the evidence); an
 equal one is accepted. A given value is stored on the result's workload and copied into its

@@ -293,7 +293,7 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
     progress = ProgressWriter(result_id, attempt=attempt)
     progress(0.01, force=True)
     # Reading a 200 MB file and building the histograms report no progress and can outlast
-    # the stale-claim window (M8): a side thread keeps the claim alive through both.
+    # the stale-claim window: a side thread keeps the claim alive through both.
     keep_alive = partial(
         jobs.heartbeat_while,
         BenchmarkResult,

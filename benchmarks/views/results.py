@@ -56,7 +56,7 @@ HTMX_STOP_POLLING = 286
 @role_required(*READERS)
 def result_list(request: AuthedRequest) -> HttpResponse:
     filters = {key: request.GET.get(key, "").strip() for key in LIST_FILTERS}
-    bad = [  # L2: a NUL byte or a non-numeric id is a clear 400, not a database error
+    bad = [  # A NUL byte or a non-numeric id is a clear 400, not a database error
         key
         for key, value in filters.items()
         if "\x00" in value or (key in ("quote", "brief") and value and not value.isdigit())
@@ -129,7 +129,7 @@ def _result_upload(request: AuthedRequest, handler: Any) -> HttpResponse:
         outcome = services.benchmark_result_ingest(acting_user=user, upload=data["file"], meta=meta)
     except UploadRejected as exc:
         return _refuse(request, form, exc)
-    if warning := model_warning(outcome.result):  # at once, not after a recompute (U18)
+    if warning := model_warning(outcome.result):  # at once, not after a recompute
         messages.warning(request, warning)
     url = outcome.result.get_absolute_url()
     return redirect(url if outcome.created else f"{url}?existing=1", permanent=False)

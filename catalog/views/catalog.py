@@ -52,7 +52,7 @@ SORTABLE = [
     ("year", "Year"),
     ("price", "Lowest USD / GPU-h"),
 ]
-# The column chooser (U31): vendor and name always show; the rest can be hidden. The choice
+# The column chooser: vendor and name always show; the rest can be hidden. The choice
 # lives in the URL (?cols=…, shareable) and is remembered in a cookie for the next visit.
 OPTIONAL_COLUMNS = [
     *((key, label) for key, label in SORTABLE if key not in ("vendor", "name")),
@@ -174,7 +174,7 @@ def _cell(value: object) -> object:
 
 
 def _catalog_csv(accelerators: list[Accelerator]) -> HttpResponse:
-    """U31: the current view (filters and sort) as CSV, one row per accelerator."""
+    """The current view (filters and sort) as CSV, one row per accelerator."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="accelerators.csv"'
     writer = csv.writer(response)

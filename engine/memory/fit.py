@@ -315,7 +315,7 @@ def memory_fit(inp: FitInput) -> FitResult:
 
 def fit_status(fits: bool, headroom_pct: float, margin_pct: float) -> str:
     """'fits', 'amber' (fits with headroom under the margin: never a plain green fit) or
-    'does_not_fit' (U2)."""
+    'does_not_fit'."""
     if not fits:
         return "does_not_fit"
     return "amber" if headroom_pct < margin_pct else "fits"

@@ -19,8 +19,8 @@ Random numbers (reproducible from the stored integer seed, never the global np.r
 - except that throughput and measured acceptance / failure belong to the measurement: a row
   with an ``evidence_key`` draws them from ``(1, *sha256("evidence:" + key), *sha256(name))``,
   so rows on the same benchmark (or the same accelerator + model estimate) move together and
-  a dearer offer on identical evidence is never the cheapest (D4);
-- a row's measured acceptance / failure replace the shared draws for that row (D3).
+  a dearer offer on identical evidence is never the cheapest;
+- a row's measured acceptance / failure replace the shared draws for that row.
 
 So a number depends only on (seed, key, sample index): chunking over candidates, their
 order, or adding a candidate never changes another's draws, and the results are

@@ -74,7 +74,7 @@ def fill_uniforms(
     out: FloatArray,
     states: dict[tuple[int, ...], NDArray[np.uint64]] | None = None,
 ) -> None:
-    """Row i of ``out`` := the uniforms of stream (seed, keys[i]); equal keys draw once (D4).
+    """Row i of ``out`` := the uniforms of stream (seed, keys[i]); equal keys draw once.
 
     ``states``: from stream_states, so a caller filling many chunks mixes seeds once."""
     if states is None:

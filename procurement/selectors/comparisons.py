@@ -43,7 +43,7 @@ def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:
     return qs
 
 
-# Never loaded where they are not shown: at 20,000 candidates the snapshot is ~30 MB (R11).
+# Never loaded where they are not shown: at 20,000 candidates the snapshot is ~30 MB.
 LARGE_FIELDS = ("snapshot", "result")
 
 
@@ -69,7 +69,7 @@ def _recommended_label() -> Subquery:
 def comparisons_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[Any]:
     """Comparisons the user may see, newest first, with row counts and the recommendation.
 
-    R11: the count is a correlated subquery (no GROUP BY over every selected column) and the
+    The count is a correlated subquery (no GROUP BY over every selected column) and the
     snapshot and result JSON are left out.
     """
     filters = filters or {}
@@ -102,7 +102,7 @@ def comparison_state(user: Any, pk: Any, fields: tuple[str, ...]) -> Comparison:
     return get_or_404(access.comparisons_for(user).select_related(None).only(*fields), pk=pk)
 
 
-# The results table's sortable headers (U36). Every order keeps eligible rows first, so the
+# The results table's sortable headers. Every order keeps eligible rows first, so the
 # ineligible ones still collapse together at the end, and breaks ties by rank: the sort runs in
 # the database with LIMIT, never over a 20,000-row list in Python.
 RESULT_COLUMNS = (
@@ -222,7 +222,7 @@ def _latency(row: CandidateResult, has_targets: bool) -> str:
         return "misses"
     if not has_targets:
         return "no target"
-    if "LATENCY_UNMEASURED" in codes:  # D11: never "meets" beside LATENCY_UNMEASURED
+    if "LATENCY_UNMEASURED" in codes:  # Never "meets" beside LATENCY_UNMEASURED
         return "unmeasured"
     source = (row.performance or {}).get("latency_source")
     if source is None and row.kind != "api":

@@ -197,7 +197,7 @@ def apply(
         perf.update(tokens_per_s=total * match.throughput_factor, throughput_source=match.kind)
     if match.kind == "measured" and any(v is not None for v in figures.values()):
         # A figure the file lacks must not keep the roofline estimate under a "measured"
-        # label: that estimate would pass the target the file cannot check (issue 17).
+        # label: that estimate would pass the target the file cannot check.
         perf.update(figures)
         perf["latency_source"] = "measured"
         if unchecked := [NAMES[k] for k, v in figures.items() if v is None]:
@@ -260,7 +260,7 @@ def range_words(rate: Range) -> str:
 
 
 def state_brief_rates(ctx: Context, perf: dict[str, Any]) -> None:
-    """Which acceptance and failure rates the cost used, in words (D3): the measured ones set
+    """Which acceptance and failure rates the cost used, in words: the measured ones set
     by `apply`, else the brief's assumption with its figure, so the row never leaves the
     reader guessing which one priced it."""
     workload = ctx.workload

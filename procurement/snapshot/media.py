@@ -7,7 +7,7 @@ accelerator, with three rules the LLM rows also follow (snapshot/evidence.py):
   render of one diffusion model says little about another); a brief naming no model takes
   any result on the hardware, as media briefs often name only a model class;
 - the measured acceptance and failure rates replace the brief's in the cost, and the row
-  says which was used; `NO_ACCEPTANCE_DATA` goes only when a measured rate is used (D3);
+  says which was used; `NO_ACCEPTANCE_DATA` goes only when a measured rate is used;
 - among the results that count: the brief's own first, then the newest.
 """
 

@@ -272,7 +272,7 @@ SWEEP_FACT = "_sweep"  # not a row field: compute() never copies it into a row
 def sweep_costs(
     workload: WorkloadInput, cand: CandidateInput, sweep: Sweep
 ) -> list[dict[str, Any]]:
-    """Every point of the row's sweep costed by the engine, frozen with the row (issue 17):
+    """Every point of the row's sweep costed by the engine, frozen with the row:
     the charts read these, never recompute them."""
     costed = point_costs(
         workload,

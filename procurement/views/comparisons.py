@@ -49,7 +49,7 @@ def comparison_list(request: AuthedRequest) -> HttpResponse:
             "listing": listing,
             "page": listing.page,
             "filters": filters,
-            "filtered": any(v not in (None, "", [], False) for v in filters.values()),  # U37
+            "filtered": any(v not in (None, "", [], False) for v in filters.values()),
             "can_create": has_role(request.user, *access.COMPARISON_CREATORS),
         },
     )
@@ -98,7 +98,7 @@ def comparison_new(request: AuthedRequest) -> HttpResponse:
         chosen_q, chosen_r = form.cleaned_data["quotes"], form.cleaned_data["api_routes"]
         everything = set(chosen_q) == set(quote_ids) and set(chosen_r) == set(route_ids)
         try:
-            # A double click or a replay of this form makes one comparison, not two (L10).
+            # A double click or a replay of this form makes one comparison, not two.
             with submissions.once(request) as slot:
                 if slot.done_url:
                     return redirect(slot.done_url)
@@ -151,7 +151,7 @@ def comparison_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     if comparison.is_finished:
         sort = selectors_comparisons.results_sort(request.GET.get("sort", ""))
         context["results_html"] = _results_html(comparison, _page_number(request), sort)
-        context["reviews"] = reviews_of(comparison)  # U10: the reviewers' words reach the lead
+        context["reviews"] = reviews_of(comparison)  # The reviewers' words reach the lead
     return render(request, "procurement/comparison_detail.html", context)
 
 
@@ -172,7 +172,7 @@ def _results_html(
     A finished comparison never changes (a recompute is a new revision, a retry a new
     `finished_at`), and nothing in the section depends on the viewer, so each page is
     rendered once and then served from the cache. "" if there are no rows.
-    R11: the rows are paginated (eligible first), counted in the database, and the frozen
+    The rows are paginated (eligible first), counted in the database, and the frozen
     snapshot is never loaded whole: the section shows only its FX rates.
     `sort` is already valid (results_sort), so the cache holds at most one entry per
     header direction and page; the links carry only the sort, never the viewer's query.

@@ -1,4 +1,4 @@
-"""The evidence a comparison froze, and what arrived after it was computed (record drift, U24).
+"""The evidence a comparison froze, and what arrived after it was computed (record drift).
 
 A decision record shows the evidence as it stood when the comparison was computed: the
 benchmark results in its snapshot, the quote versions its rows name and the checklist

@@ -82,12 +82,12 @@ class ReviewRow:
 
     @property
     def price_entered_by(self) -> str:
-        """Who entered the price this row uses: vendor, procurement (who) or import (H6)."""
+        """Who entered the price this row uses: vendor, procurement (who) or import."""
         return entered_by_label(self.candidate)
 
     @property
     def awaiting_review(self) -> list[str]:
-        """Required checklist items the vendor answered that no reviewer accepted yet (M4)."""
+        """Required checklist items the vendor answered that no reviewer accepted yet."""
         return list((self.candidate.checklist or {}).get("awaiting_review") or [])
 
     @property
@@ -181,7 +181,7 @@ def used_result_id(row: CandidateResult) -> int | None:
 def _evidence(
     user: User, comparison: Comparison, rows: Sequence[CandidateResult]
 ) -> dict[str, list[dict[str, Any]]]:
-    """Benchmark results behind each row, as frozen when the comparison was computed (U24):
+    """Benchmark results behind each row, as frozen when the comparison was computed:
     its quote's results and the one it used. A result uploaded later is not evidence of this
     record; `frozen.new_since` lists it apart."""
     quote_ids = {r.quote_id for r in rows if r.quote_id}

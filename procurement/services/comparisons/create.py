@@ -105,7 +105,7 @@ def clean_filters(raw: Mapping[str, Any] | None) -> dict[str, list[str]]:
 
 
 def _filter_quotes(qs: QuerySet[Any], filters: dict[str, list[str]]) -> QuerySet[Any]:
-    """R11: narrow the candidates before freezing: region (prefix, any case), capacity model,
+    """Narrow the candidates before freezing: region (prefix, any case), capacity model,
     accelerator and provider (slugs)."""
     if regions := filters.get("regions"):
         match = Q()
