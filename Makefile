@@ -2,6 +2,8 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
+HOST := 127.0.0.1
+PORT := 8000
 
 .PHONY: run test test-fast lint bench venv worker clean check-deploy
 
@@ -13,11 +15,12 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 venv: $(VENV)/.installed
 
-## make run: venv, migrate, catalog + demo data, web on 127.0.0.1:8000 and a Celery worker.
+## make run: venv, migrate, catalog + demo data, web on $(HOST):$(PORT) (default
+## 127.0.0.1:8000; `make run PORT=8123 HOST=0.0.0.0`) and a Celery worker.
 run: venv
-	@bash scripts/run.sh
+	@HOST="$(HOST)" PORT="$(PORT)" bash scripts/run.sh
 
-## make test: system packages (scripts/deps.sh), ruff, import contracts, then the whole suite
+## make test: system packages (scripts/deps.sh), ruff, import contracts, mypy, bandit, then the suite
 ## against PostgreSQL and Redis (started if down). Extra pytest arguments: ARGS="--lf".
 test: venv
 	@bash scripts/test.sh $(ARGS)

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from django.db.models import QuerySet
 
+from accounts.models import User
 from core.roles import Role, get_or_404, has_role
-
-if TYPE_CHECKING:
-    from accounts.models import User
 
 
 def users_for(user: User) -> QuerySet[User]:
-    from accounts.models import User
-
     if has_role(user, Role.ADMIN):
         return User.objects.all()
     if getattr(user, "is_authenticated", False) and user.is_active:
@@ -32,7 +26,6 @@ def can_manage_users(user: object) -> bool:
 
 def access_managed_user(user: User, user_id: int) -> User:
     """A user account an administrator may change; the same 404 for missing and forbidden."""
-    from accounts.models import User
 
     return get_or_404(
         users_for(user) if can_manage_users(user) else User.objects.none(), pk=user_id

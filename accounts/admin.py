@@ -1,10 +1,10 @@
 """Admin for people and providers.
 
-The admin is for looking, not for changing (M10): users and providers are read-only here;
+The admin is for looking, not for changing: users and providers are read-only here;
 roles, providers and activation change on the product's user page (/accounts/users/,
 administrators only, accounts.services.users), where each change is audited.
-Its login form is the product's throttled, audited one (H1). API tokens are stored hashed and
-the admin can only list (by prefix) and revoke them, never create one for someone else (H2).
+Its login form is the product's throttled, audited one. API tokens are stored hashed and
+the admin can only list (by prefix) and revoke them, never create one for someone else.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ admin.site.unregister(AuthToken)
 @admin.register(AuthToken)
 class AuthTokenAdmin(ReadOnlyAdmin[AuthToken]):
     """Tokens by prefix only (the key is never stored); an administrator can revoke one, never
-    create or read one (H2: no acting as finance with their token)."""
+    create or read one (no acting as finance with their token)."""
 
     list_display = ("prefix", "user", "created", "expiry")
     list_select_related = ("user",)

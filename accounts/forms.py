@@ -15,7 +15,7 @@ from core.roles import Role
 class ThrottledAuthenticationForm(AuthenticationForm):
     """Django's login form, refusing guesses per pair, address and account (accounts.services).
 
-    The admin's login form is this one too (H1), with ``audit_via = "admin"``."""
+    The admin's login form is this one too, with ``audit_via = "admin"``."""
 
     audit_via = "form"
     error_messages = {

@@ -1,4 +1,4 @@
-"""Login-session lifetimes (M11): an idle timeout and an absolute lifetime.
+"""Login-session lifetimes: an idle timeout and an absolute lifetime.
 
 ``SESSION_IDLE_TIMEOUT_S`` (30 minutes by default) without a request, or
 ``SESSION_ABSOLUTE_S`` (12 hours) since the login, ends the login session; the next page asks
@@ -51,7 +51,7 @@ class SessionLifetimeMiddleware:
 
 
 class NoStoreMiddleware:
-    """L12: authenticated responses (pages, API JSON, CSV/XLSX exports) are not kept by
+    """Authenticated responses (pages, API JSON, CSV/XLSX exports) are not kept by
     browsers or shared caches: `Cache-Control: private, no-store` unless a view set its own."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:

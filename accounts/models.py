@@ -41,7 +41,7 @@ class User(AbstractUser):
     provider = models.ForeignKey(
         Provider, null=True, blank=True, on_delete=models.PROTECT, related_name="users"
     )
-    # Where the user last logged in: the per-account login limit never refuses it (M2).
+    # Where the user last logged in: the per-account login limit never refuses it.
     last_login_address = models.GenericIPAddressField(null=True, blank=True, editable=False)
 
     class Meta:
@@ -63,7 +63,7 @@ class LoginFailure(models.Model):
     username = models.CharField(max_length=150, db_index=True)
     ip_address = models.GenericIPAddressField(null=True, db_index=True)
     throttled = models.BooleanField(default=False)
-    # A refusal row aggregates an address's refusals, so a flood adds no rows (M7).
+    # A refusal row aggregates an address's refusals, so a flood adds no rows.
     attempts = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 

@@ -1,4 +1,4 @@
-"""Credential changes end API tokens (M1): a new password or a deactivation revokes them."""
+"""Credential changes end API tokens: a new password or a deactivation revokes them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""API tokens (M1), on django-rest-knox: stored as a SHA-512 digest with only an 15-character
+"""API tokens, on django-rest-knox: stored as a SHA-512 digest with only an 15-character
 prefix in clear, an expiry (``API_TOKEN_TTL_DAYS``), one token per client that asked for one,
 revocable by their user (the API) and by an administrator (the admin), and revoked on a
 password change and on deactivation (signals in accounts.apps)."""

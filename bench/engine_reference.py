@@ -1,7 +1,7 @@
 """The straightforward pure-Python Monte Carlo: one candidate, one sample at a time.
 
 It evaluates the same cost model as montecarlo.py (see that module's docstring for the
-formulas, which follow DOMAIN.md, "Step 2") with plain floats and ``math``, from the same
+formulas, which follow docs/domain.md, "Step 2") with plain floats and ``math``, from the same
 random streams, so the two agree to ~1e-12 relative. It exists to check the vectorised
 version and to measure how much faster that is; it is never used to produce results.
 """

@@ -6,18 +6,16 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
+from benchmarks.models import BenchmarkPlan, BenchmarkResult
 from core.roles import Role, get_or_404, is_staff
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from benchmarks.models import BenchmarkPlan, BenchmarkResult
 
 BENCHMARK_UPLOADERS = frozenset({Role.PLATFORM_ENGINEER, Role.PROCUREMENT_LEAD, Role.ADMIN})
 
 
 def results_for(user: User) -> QuerySet[BenchmarkResult]:
-    from benchmarks.models import BenchmarkResult
-
     qs = BenchmarkResult.objects.select_related(
         "accelerator", "quote__provider", "uploaded_by", "model_profile"
     )
@@ -29,8 +27,6 @@ def access_result(user: User, result_id: Any) -> BenchmarkResult:
 
 
 def plans_for(user: User) -> QuerySet[BenchmarkPlan]:
-    from benchmarks.models import BenchmarkPlan
-
     qs = BenchmarkPlan.objects.select_related("quote__provider", "quote__accelerator", "brief")
     return qs if is_staff(user) else qs.none()
 

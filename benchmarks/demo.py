@@ -1,7 +1,7 @@
 """Demo benchmark data: real and written result files uploaded through the service, one plan.
 
 `manage.py seed_demo` calls `load()` after the catalog and before the decision app. Each file
-is bound to the brief of the model it measured, never to another model's brief (U18):
+is bound to the brief of the model it measured, never to another model's brief:
 
 - the vLLM sample (llm-d, Llama 3.1 8B, H100) → the 8B batch brief;
 - the AIPerf per-request sample (gpt-oss-20b, named in the same run's summary file, since the
@@ -10,7 +10,7 @@ is bound to the brief of the model it measured, never to another model's brief (
   evidence with its reason: a vLLM sweep (`--append-result`, concurrency 1/4/16/64) measured
   at the brief's shape on Northwind's H100 (the GPU count its memory fit costs), whose
   saturation point misses the brief's 800 ms TTFT target, so the row is costed at concurrency
-  16 and the page charts every point (issue 17); and one run at concurrency 16 on Northwind's
+  16 and the page charts every point; and one run at concurrency 16 on Northwind's
   H200 (a proxy: another shape). The other offers stay estimated.
 
 Briefs are created later in the seed order; when none exists yet, the briefs' own idempotent

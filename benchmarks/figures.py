@@ -7,8 +7,9 @@ Every figure is `None` when the file does not carry it; nothing is guessed.
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+from core.values import finite_or_none
 
 LATENCY_FAMILIES: tuple[tuple[str, str], ...] = (
     ("ttft_ms", "Time to first token"),
@@ -19,25 +20,19 @@ LATENCY_FAMILIES: tuple[tuple[str, str], ...] = (
 PERCENTILES: tuple[str, ...] = ("p50", "p95", "p99")
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
 def percentile(metrics: dict[str, Any], family: str, which: str) -> float | None:
     """`percentile(m, "e2e_ms", "p99")` → the stored value in ms, or None."""
     block = metrics.get(family)
     if not isinstance(block, dict):
         return None
-    return _number(block.get(which))
+    return finite_or_none(block.get(which), strings=False)
 
 
 def tokens_per_s_per_gpu(metrics: dict[str, Any], gpu_count: int | None) -> float | None:
     """Output tokens per second divided by the GPUs that served them (the upload says how many)."""
-    output = _number(metrics.get("output_tokens_per_s"))
+    output = finite_or_none(metrics.get("output_tokens_per_s"), strings=False)
     if output is None:
-        output = _number(metrics.get("tokens_per_s"))
+        output = finite_or_none(metrics.get("tokens_per_s"), strings=False)
     if output is None or not gpu_count:
         return None
     return output / gpu_count
@@ -45,15 +40,15 @@ def tokens_per_s_per_gpu(metrics: dict[str, Any], gpu_count: int | None) -> floa
 
 def acceptance_rate(metrics: dict[str, Any]) -> float | None:
     """Accepted share of completed requests: stated by the file, else accepted / completed."""
-    rate = _number(metrics.get("acceptance_rate"))
+    rate = finite_or_none(metrics.get("acceptance_rate"), strings=False)
     if rate is not None:
         return rate
-    accepted = _number(metrics.get("accepted_outputs"))
-    completed = _number(metrics.get("requests_completed"))
+    accepted = finite_or_none(metrics.get("accepted_outputs"), strings=False)
+    completed = finite_or_none(metrics.get("requests_completed"), strings=False)
     if accepted is not None and completed:
         return accepted / completed
-    assets_accepted = _number(metrics.get("assets_accepted"))
-    assets = _number(metrics.get("assets_generated"))
+    assets_accepted = finite_or_none(metrics.get("assets_accepted"), strings=False)
+    assets = finite_or_none(metrics.get("assets_generated"), strings=False)
     if assets_accepted is not None and assets:
         return assets_accepted / assets
     return None
@@ -61,7 +56,7 @@ def acceptance_rate(metrics: dict[str, Any]) -> float | None:
 
 def has_acceptance_data(metrics: dict[str, Any]) -> bool:
     return any(
-        _number(metrics.get(key)) is not None
+        finite_or_none(metrics.get(key), strings=False) is not None
         for key in ("acceptance_rate", "accepted_outputs", "assets_accepted")
     )
 
@@ -69,8 +64,10 @@ def has_acceptance_data(metrics: dict[str, Any]) -> bool:
 def key_figures(metrics: dict[str, Any], gpu_count: int | None) -> dict[str, Any]:
     """The normalised figures the comparison engine and the pages use."""
     return {
-        "output_tokens_per_s": _number(metrics.get("output_tokens_per_s")),
-        "request_throughput_rps": _number(metrics.get("request_throughput_rps")),
+        "output_tokens_per_s": finite_or_none(metrics.get("output_tokens_per_s"), strings=False),
+        "request_throughput_rps": finite_or_none(
+            metrics.get("request_throughput_rps"), strings=False
+        ),
         "ttft_p95_ms": percentile(metrics, "ttft_ms", "p95"),
         "itl_p95_ms": percentile(metrics, "itl_ms", "p95"),
         "tpot_p95_ms": percentile(metrics, "tpot_ms", "p95"),
@@ -78,7 +75,7 @@ def key_figures(metrics: dict[str, Any], gpu_count: int | None) -> dict[str, Any
         "tokens_per_s_per_gpu": tokens_per_s_per_gpu(metrics, gpu_count),
         "acceptance_rate": acceptance_rate(metrics),
         "has_acceptance_data": has_acceptance_data(metrics),
-        "concurrency": _number(metrics.get("concurrency")),
+        "concurrency": finite_or_none(metrics.get("concurrency"), strings=False),
         "gpu_count": gpu_count,
     }
 
@@ -100,12 +97,12 @@ def peak_memory_mib(metrics: dict[str, Any]) -> tuple[float, float] | None:
     framebuffer used and free (`DCGM_FI_DEV_FB_USED_mean`, `..._FB_FREE_mean`).
     """
     extra = metrics.get("extra") or {}
-    used = _number(extra.get("memory.used_max"))
-    total = _number(extra.get("memory.total_max"))
+    used = finite_or_none(extra.get("memory.used_max"), strings=False)
+    total = finite_or_none(extra.get("memory.total_max"), strings=False)
     if used is not None and total:
         return used, total
-    used = _number(extra.get("DCGM_FI_DEV_FB_USED_mean"))
-    free = _number(extra.get("DCGM_FI_DEV_FB_FREE_mean"))
+    used = finite_or_none(extra.get("DCGM_FI_DEV_FB_USED_mean"), strings=False)
+    free = finite_or_none(extra.get("DCGM_FI_DEV_FB_FREE_mean"), strings=False)
     if used is not None and free is not None and used + free > 0:
         return used, used + free
     return None
@@ -181,28 +178,28 @@ def merge_sweeps(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _per_request(total: Any, requests: float | None) -> float | None:
-    value = _number(total)
+    value = finite_or_none(total, strings=False)
     return value / requests if value is not None and requests else None
 
 
 def workload_shape(metrics: dict[str, Any]) -> dict[str, Any]:
-    """What load the figures were measured under (U21), as GuideLLM's report leads with:
+    """What load the figures were measured under, as GuideLLM's report leads with:
     requests done and failed, mean input and output tokens per request, the offered request
     rate and the concurrency. Each None when the file does not say."""
-    completed = _number(metrics.get("requests_completed"))
-    failed = _number(metrics.get("requests_failed"))
+    completed = finite_or_none(metrics.get("requests_completed"), strings=False)
+    failed = finite_or_none(metrics.get("requests_failed"), strings=False)
     return {
         "requests_completed": completed,
         "requests_failed": failed,
         "input_tokens_per_request": _per_request(metrics.get("input_tokens_total"), completed),
         "output_tokens_per_request": _per_request(metrics.get("output_tokens_total"), completed),
-        "request_rate": _number(metrics.get("request_rate")),
-        "concurrency": _number(metrics.get("concurrency")),
+        "request_rate": finite_or_none(metrics.get("request_rate"), strings=False),
+        "concurrency": finite_or_none(metrics.get("concurrency"), strings=False),
     }
 
 
 def all_requests_failed(metrics: dict[str, Any]) -> bool:
-    """Every request of the run failed (U19): its throughput of 0 measures nothing."""
-    completed = _number(metrics.get("requests_completed"))
-    failed = _number(metrics.get("requests_failed"))
+    """Every request of the run failed: its throughput of 0 measures nothing."""
+    completed = finite_or_none(metrics.get("requests_completed"), strings=False)
+    failed = finite_or_none(metrics.get("requests_failed"), strings=False)
     return completed == 0 and bool(failed)

@@ -8,14 +8,13 @@ from django import forms
 
 from benchmarks.models import BenchmarkPlanStep, Phase
 from briefs import access as briefs_access
-from briefs.models import Precision
+from briefs.models import Precision, WorkloadBrief
 from catalog import access as catalog_access
+from catalog.models import Accelerator, ModelProfile, Quote
 from core.forms import field_of
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from briefs.models import WorkloadBrief
-    from catalog.models import Accelerator, ModelProfile, Quote
 
 # The brief's precision vocabulary: a result counts as measured only at the brief's precision.
 PRECISION_CHOICES = [("", "— as the file says —"), *Precision.choices]
@@ -106,7 +105,6 @@ class UploadForm(forms.Form):
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from catalog.models import Accelerator, ModelProfile
 
         quotes = catalog_access.quotes_for(user).current()
         field_of(self, "quote", forms.ModelChoiceField).queryset = quotes.order_by(
@@ -160,7 +158,6 @@ class ResultModelForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from catalog.models import ModelProfile
 
         profiles = ModelProfile.objects.order_by("family", "name")
         field_of(self, "model_profile", forms.ModelChoiceField).queryset = profiles

@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, QuerySet
 
-from benchmarks import figures, latency_verdict
+from benchmarks import access, figures, latency_verdict
 from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
+from briefs.models import WorkloadBrief
+from catalog.models import CalibrationEntry
 from core import workloads
 
 if TYPE_CHECKING:
@@ -39,7 +41,6 @@ _RESULT_FIELDS = (
 def _brief_targets(brief_id: int | None) -> Targets:
     if brief_id is None:
         return Targets()
-    from briefs.models import WorkloadBrief
 
     row = (
         WorkloadBrief.objects.filter(pk=brief_id)
@@ -211,7 +212,6 @@ def evidence_results_for(
 
 def results_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:
     """Results the user may see, newest first, with what the list pages show preloaded."""
-    from benchmarks import access
 
     qs = access.results_for(user).select_related("brief__model", "model_profile")
     filters = filters or {}
@@ -235,7 +235,6 @@ def results_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[
 
 def formats_in_use(user: User) -> list[str]:
     """Format ids among the results the user may see (for the list filter)."""
-    from benchmarks import access
 
     qs = access.results_for(user).order_by().values_list("format_id", flat=True).distinct()
     return sorted(f for f in qs if f)
@@ -250,7 +249,6 @@ def candidate_label(result: BenchmarkResult) -> str:
 def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
     """One row per parsed result for the brief, with its figures and whether it meets targets
     (a sweep at the operating point the comparison would cost it, named in `judged_at`)."""
-    from benchmarks import access
 
     results = (
         access.results_for(user)
@@ -280,7 +278,6 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
 
 def calibration_of(result: BenchmarkResult) -> list[Any]:
     """The calibration-ledger pairs this result measured (estimate, measurement, ratio)."""
-    from catalog.models import CalibrationEntry
 
     return list(
         CalibrationEntry.objects.filter(benchmark_result_id=result.pk).select_related(

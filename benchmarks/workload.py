@@ -10,36 +10,31 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from core.values import float_or_none
 from engine.evidence import same_model_name
-
-
-def _num(value: Any) -> float | None:
-    if value is None or value == "" or isinstance(value, bool):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _parts(get: Callable[[str], Any]) -> list[str]:
     parts = [str(get("model_name") or "model not recorded")]
     if get("precision"):
         parts.append(str(get("precision")))
-    gpus = int(_num(get("gpu_count")) or 1)
+    gpus = int(float_or_none(get("gpu_count")) or 1)
     parallel = ", ".join(
         f"{label}={int(value)}"
         for label, key in (("TP", "tensor_parallel"), ("PP", "pipeline_parallel"))
-        if (value := _num(get(key))) is not None
+        if (value := float_or_none(get(key))) is not None
     )
     parts.append(f"{gpus} GPU{'s' if gpus != 1 else ''}" + (f" ({parallel})" if parallel else ""))
-    tokens_in, tokens_out = _num(get("input_tokens_mean")), _num(get("output_tokens_mean"))
+    tokens_in, tokens_out = (
+        float_or_none(get("input_tokens_mean")),
+        float_or_none(get("output_tokens_mean")),
+    )
     if tokens_in is not None or tokens_out is not None:
         shown = [f"{v:,.0f}" if v is not None else "?" for v in (tokens_in, tokens_out)]
         parts.append(f"{shown[0]} in / {shown[1]} out tokens")
-    if (concurrency := _num(get("concurrency"))) is not None:
+    if (concurrency := float_or_none(get("concurrency"))) is not None:
         parts.append(f"concurrency {concurrency:g}")
-    elif (rate := _num(get("request_rate"))) is not None:
+    elif (rate := float_or_none(get("request_rate"))) is not None:
         parts.append(f"{rate:g} requests/s")
     engine = " ".join(str(v) for v in (get("serving_engine"), get("engine_version")) if v)
     if engine:

@@ -10,11 +10,11 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 
+from briefs.models import WorkloadBrief
 from core.roles import STAFF_ROLES, Role, get_or_404, has_role, is_staff, role_required
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from briefs.models import WorkloadBrief
 
 BRIEF_WRITERS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
 
@@ -37,8 +37,6 @@ def write_required(view: View) -> View:
 
 
 def briefs_for(user: User) -> QuerySet[WorkloadBrief]:
-    from briefs.models import WorkloadBrief
-
     qs = WorkloadBrief.objects.select_related("model", "created_by")
     return qs if is_staff(user) else qs.none()
 

@@ -78,14 +78,14 @@ def context_tokens_for(brief: WorkloadBrief) -> int | None:
     """Inference: p95 input + p95 output tokens; training modes: the sequence length."""
     if mode_for(brief) != "inference":
         return brief.sequence_length or brief.context_window_tokens
-    # U1: a blank p95 input falls back to the context window (never read as 0 tokens)
+    # A blank p95 input falls back to the context window (never read as 0 tokens)
     return fit_contexts(
         brief.p95_input_tokens, brief.p95_output_tokens, brief.context_window_tokens
     ).context_tokens
 
 
 def context_source_for(brief: WorkloadBrief) -> str:
-    """Where the fit's context length comes from, in words (U1: the fallback is said)."""
+    """Where the fit's context length comes from, in words (the fallback is said)."""
     if mode_for(brief) != "inference":
         return "the sequence length" if brief.sequence_length else "the context window"
     return fit_contexts(
@@ -164,7 +164,7 @@ class AcceleratorFit:
     @property
     def status(self) -> str:
         """'fits', 'amber' (headroom under the margin: never a plain green fit) or
-        'does_not_fit' (U2)."""
+        'does_not_fit'."""
         return self.result.status if self.result is not None else "does_not_fit"
 
     def sort_key(self) -> tuple[int, int, float, str]:

@@ -13,7 +13,6 @@ from django import forms
 
 from briefs.models import BilledTokenType, WorkloadBrief, WorkloadClass
 from briefs.rules import (
-    ALL_CLASSES,
     BRIEF_FIELDS,
     FIELD_LABELS,
     GROUPS,
@@ -23,6 +22,7 @@ from briefs.rules import (
     range_fields,
 )
 from catalog.models import ModelProfile
+from core import workloads
 from core.forms import field_of
 from engine.memory.fit import (
     DEFAULT_OVERHEAD_GB,
@@ -59,7 +59,7 @@ RANGE_HELP = {
 
 
 def _class_names(classes: frozenset[str]) -> str:
-    if classes == ALL_CLASSES:
+    if classes == workloads.ALL:
         return "all workload classes"
     return ", ".join(str(label) for value, label in WorkloadClass.choices if value in classes)
 
@@ -134,7 +134,7 @@ class BriefForm(forms.ModelForm[WorkloadBrief]):
                     "title": group.title,
                     "classes": " ".join(sorted(group.classes)),
                     "applies_to": _class_names(group.classes),
-                    "for_all": group.classes == ALL_CLASSES,
+                    "for_all": group.classes == workloads.ALL,
                     "fields": [self[n] for n in group.fields if n not in range_names],
                     "ranges": ranges,
                 }

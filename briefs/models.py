@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 
+from briefs.rules import missing_fields
 from core import workloads
 
 FRACTION = [MinValueValidator(0.0), MaxValueValidator(1.0)]
@@ -182,7 +183,6 @@ class WorkloadBrief(models.Model):
 
     def missing_fields(self) -> list[str]:
         """Fields the brief needs for its class before a comparison can be run."""
-        from briefs.rules import missing_fields
 
         return missing_fields(self)
 

@@ -1,7 +1,7 @@
 """Which brief fields matter for each workload class, and the rules a brief's values obey.
 
 An incomplete brief means "pause the selection: the team is still buying possibility, not
-capacity" (DOMAIN.md, step 1). `missing_fields(brief)` lists what a class still needs;
+capacity" (docs/domain.md, step 1). `missing_fields(brief)` lists what a class still needs;
 `brief_errors(values)` lists values that are wrong whatever the class (ranges out of order,
 fractions outside 0..1, a context window too small for the p95 request). Forms, serializers
 and `services_briefs` all call `brief_errors`, so the messages are the same everywhere.
@@ -13,17 +13,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, SupportsFloat, SupportsIndex
+from typing import TYPE_CHECKING, Any
 
 from core import workloads
+from core.values import float_or_none
 from engine.limits import BRIEF_BOUNDS, bound_message, out_of_bounds
 
 if TYPE_CHECKING:
     from briefs.models import WorkloadBrief
-
-INFERENCE = workloads.SERVING
-TRAINING = workloads.TRAINING
-ALL_CLASSES = workloads.ALL
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +40,7 @@ RANGE_BASES: tuple[str, ...] = (
     "utilisation",
 )
 FRACTION_BASES = frozenset({"acceptance_rate", "failure_rate", "utilisation"})
-# L4: the same bounds as a comparison's overrides of these rates (procurement/snapshot/
+# The same bounds as a comparison's overrides of these rates (procurement/snapshot/
 # assumptions.py, RANGED): no output accepted, every attempt failing or GPUs never busy would
 # divide a cost by zero, so a brief holding one is not "complete".
 RATE_BOUNDS: dict[str, tuple[float, float]] = {
@@ -69,40 +66,40 @@ def _group(key: str, title: str, fields: str, classes: frozenset[str]) -> FieldG
 
 
 GROUPS: tuple[FieldGroup, ...] = (
-    _group("workload", "Workload", "title workload_class description", ALL_CLASSES),
+    _group("workload", "Workload", "title workload_class description", workloads.ALL),
     _group(
         "model",
         "Model and precision",
         "model weight_precision kv_precision allow_model_substitution",
-        ALL_CLASSES,
+        workloads.ALL,
     ),
     _group(
         "tokens",
         "Context, tokens and concurrency",
         "context_window_tokens p95_input_tokens p95_output_tokens mean_input_tokens "
         "mean_output_tokens streaming concurrency batch_size billed_token_type",
-        INFERENCE,
+        workloads.SERVING,
     ),
-    _group("latency", "Latency targets", "ttft_p95_ms itl_p95_ms e2e_p99_ms", INFERENCE),
+    _group("latency", "Latency targets", "ttft_p95_ms itl_p95_ms e2e_p99_ms", workloads.SERVING),
     FieldGroup(
         "volume",
         "Volume and uncertain assumptions (low / likely / high)",
         ("peak_to_average", *(f for base in RANGE_BASES for f in range_fields(base))),
-        ALL_CLASSES,
+        workloads.ALL,
     ),
     _group(
         "training",
         "Training run",
         "training_tokens_b sequence_length global_batch_tokens optimizer sharding lora_rank "
         "expected_mfu target_gpus run_success_probability",
-        TRAINING,
+        workloads.TRAINING,
     ),
     _group(
         "checkpoints",
         "Checkpoints and failures",
         "checkpoint_size_gb checkpoint_interval_min checkpoint_write_s restart_time_min "
         "node_failure_rate_per_day",
-        TRAINING,
+        workloads.TRAINING,
     ),
     _group(
         "media",
@@ -114,14 +111,14 @@ GROUPS: tuple[FieldGroup, ...] = (
         "boundary",
         "Data boundary",
         "allowed_regions private_endpoint_required residency_notes",
-        ALL_CLASSES,
+        workloads.ALL,
     ),
     _group(
         "operations",
         "Operating model, labour and horizon",
         "operating_model platform_fte loaded_monthly_cost_per_fte storage_gb egress_gb_month "
         "horizon_months expected_model_churn_months",
-        ALL_CLASSES,
+        workloads.ALL,
     ),
 )
 
@@ -180,7 +177,7 @@ REQUIRED_BY_CLASS: dict[str, tuple[str, ...]] = {
 # Which uncertain assumptions each class needs as a full low / likely / high range. A training
 # run's denominator is the completed run (its success probability), not a monthly volume.
 RANGES_BY_CLASS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(INFERENCE | {"media"}, RANGE_BASES),
+    **dict.fromkeys(workloads.SERVING | {"media"}, RANGE_BASES),
     "training": ("utilisation",),
     "full_finetune": ("acceptance_rate", "utilisation"),
     "adapter_finetune": ("acceptance_rate", "utilisation"),
@@ -193,7 +190,7 @@ def _blank(value: object) -> bool:
 
 def groups_for(workload_class: str) -> tuple[FieldGroup, ...]:
     """The fieldsets that matter for a class (all of them for an unknown class)."""
-    if workload_class not in ALL_CLASSES:
+    if workload_class not in workloads.ALL:
         return GROUPS
     return tuple(g for g in GROUPS if workload_class in g.classes)
 
@@ -290,18 +287,6 @@ def missing_labels(brief: WorkloadBrief) -> list[str]:
 # --- rules on the values ------------------------------------------------------------------
 
 
-def _num(value: object) -> float | None:
-    if value is None or value == "" or isinstance(value, bool):
-        return None
-    # What float() accepts; anything else would raise TypeError below.
-    if not isinstance(value, SupportsFloat | SupportsIndex | str | bytes | bytearray):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def _fmt(value: float) -> str:
     return f"{value:,.0f}" if value >= 1000 else f"{value:g}"
 
@@ -327,7 +312,7 @@ def range_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
         label = RANGE_LABELS[base]
         parts: dict[str, float] = {}
         for part, name in zip(RANGE_PARTS, range_fields(base), strict=True):
-            value = _num(values.get(name))
+            value = float_or_none(values.get(name))
             if value is None:
                 continue
             if not math.isfinite(value):
@@ -367,9 +352,9 @@ def range_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
 def shape_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
     """Rules between token fields, and the model's own limit on context."""
     errors: dict[str, list[str]] = {}
-    window = _num(values.get("context_window_tokens"))
-    p95_in = _num(values.get("p95_input_tokens"))
-    p95_out = _num(values.get("p95_output_tokens"))
+    window = float_or_none(values.get("context_window_tokens"))
+    p95_in = float_or_none(values.get("p95_input_tokens"))
+    p95_out = float_or_none(values.get("p95_output_tokens"))
     needed = p95_in + p95_out if p95_in is not None and p95_out is not None else None
     if window is not None and needed is not None and needed > window:
         errors["context_window_tokens"] = [
@@ -377,7 +362,7 @@ def shape_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
             f"output ({_fmt(needed)} tokens)."
         ]
     for kind, p95 in (("input", p95_in), ("output", p95_out)):
-        mean = _num(values.get(f"mean_{kind}_tokens"))
+        mean = float_or_none(values.get(f"mean_{kind}_tokens"))
         if mean is not None and p95 is not None and mean > p95:
             errors[f"mean_{kind}_tokens"] = [
                 f"The mean {kind} ({_fmt(mean)} tokens) cannot exceed the p95 {kind} "
@@ -395,11 +380,11 @@ def shape_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
 def bound_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
     """Figures outside the engine's own limits (engine/limits.py), with the field named.
 
-    H3: the horizon is at least 1 month (0 would zero every elastic commitment).
+    The horizon is at least 1 month (0 would zero every elastic commitment).
     """
     errors: dict[str, list[str]] = {}
     for name in BRIEF_BOUNDS:
-        value = _num(values.get(name))
+        value = float_or_none(values.get(name))
         if value is not None and math.isfinite(value) and out_of_bounds(name, value):
             errors[name] = [bound_message(name, field_label(name))]
     return errors
@@ -414,7 +399,7 @@ def brief_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
         if name not in errors:
             errors[name] = messages
     for name, value in values.items():
-        number = _num(value) if isinstance(value, float) else None
+        number = float_or_none(value) if isinstance(value, float) else None
         if number is not None and not math.isfinite(number) and name not in errors:
             errors[name] = ["Must be a finite number."]
     return errors

@@ -84,7 +84,7 @@ def shortlist(rows: list[AcceleratorFit], size: int = SHORTLIST_SIZE) -> list[Ac
 
 def calculator_choices(user: User) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(model choices, accelerator choices) for the calculator form, as (slug, label); a
-    vendor is offered reference models only (L7)."""
+    vendor is offered reference models only."""
     profiles = catalog_access.model_profiles_for(user).order_by("family", "name")
     models = [(slug, name) for slug, name in profiles.values_list("slug", "name")]
     accelerators = [

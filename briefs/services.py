@@ -257,7 +257,7 @@ def run_fit(inp: FitInput) -> FitResult:
 def memory_fit_calculate(*, data: Mapping[str, Any], acting_user: User) -> dict[str, Any]:
     """Run the memory-fit engine on calculator data; JSON-ready result with assumptions.
 
-    Read-only: anyone logged in may call it, with the models they may see (L7: a vendor
+    Read-only: anyone logged in may call it, with the models they may see (a vendor
     naming a buyer's custom model gets the same answer as for an unknown slug).
     """
     slug = data.get("model")

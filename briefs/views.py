@@ -91,7 +91,7 @@ def brief_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         else None,
         "can_revise": has_role(request.user, *access.BRIEF_WRITERS)
         and not hasattr(brief, "superseded_by"),
-        # U3: what next from a brief (the comparison creators are the lead and the admin).
+        # What next from a brief (the comparison creators are the lead and the admin).
         "can_send_rfq": has_role(request.user, *catalog_access.CATALOG_WRITERS),
         "can_compare": has_role(request.user, Role.PROCUREMENT_LEAD, Role.ADMIN),
     }

@@ -6,15 +6,13 @@ start here (vendors see their own organisation only; others get the same 404 as 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db.models import QuerySet
 
+from accounts.models import Provider, User
+from catalog.models import FxRate, ModelApiRoute, ModelProfile, Quote, QuoteQuerySet, Rfq
 from core.roles import STAFF_ROLES, Role, get_or_404, has_role, is_staff, is_vendor, role_required
-
-if TYPE_CHECKING:
-    from accounts.models import Provider, User
-    from catalog.models import FxRate, ModelApiRoute, ModelProfile, Quote, QuoteQuerySet, Rfq
 
 CATALOG_WRITERS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
 FX_WRITERS = frozenset({Role.FINANCE_REVIEWER, Role.ADMIN})
@@ -27,8 +25,6 @@ vendor_required = role_required(Role.VENDOR)
 
 
 def providers_for(user: User) -> QuerySet[Provider]:
-    from accounts.models import Provider
-
     if is_staff(user):
         return Provider.objects.all()
     if is_vendor(user) and user.provider_id is not None:
@@ -38,7 +34,6 @@ def providers_for(user: User) -> QuerySet[Provider]:
 
 def quotes_for(user: User) -> QuoteQuerySet:
     """The only way code obtains Quotes on behalf of a user."""
-    from catalog.models import Quote
 
     qs = Quote.objects.select_related("provider", "accelerator", "entered_by", "rfq")
     if is_staff(user):
@@ -60,7 +55,7 @@ def entered_by_vendor(quote: Quote) -> bool:
 
 def can_revise_quote(user: User, quote: Quote) -> bool:
     """Vendors revise their own organisation's quotes while the RFQ is open. Staff revise
-    quotes they or an import entered, never a vendor's submitted price (H6): they ask the
+    quotes they or an import entered, never a vendor's submitted price: they ask the
     vendor for a revision, or enter a quote of their own (marked as staff-entered)."""
     if is_vendor(user):
         if quote.provider_id != user.provider_id:
@@ -81,16 +76,13 @@ def can_withdraw_quote(user: User, quote: Quote) -> bool:
 
 def model_profiles_for(user: User) -> QuerySet[ModelProfile]:
     """Reference models for everyone; models the buyer defined (`is_custom`) for staff only
-    (L7): a lead's internal model, its notes and its author stay with the buyer."""
-    from catalog.models import ModelProfile
+    (a lead's internal model, its notes and its author stay with the buyer)."""
 
     qs = ModelProfile.objects.select_related("created_by")
     return qs if is_staff(user) else qs.filter(is_custom=False)
 
 
 def api_routes_for(user: User) -> QuerySet[ModelApiRoute]:
-    from catalog.models import ModelApiRoute
-
     qs = ModelApiRoute.objects.select_related("provider", "model_profile")
     if is_staff(user):
         return qs
@@ -100,14 +92,10 @@ def api_routes_for(user: User) -> QuerySet[ModelApiRoute]:
 
 
 def fx_rates_for(user: User) -> QuerySet[FxRate]:
-    from catalog.models import FxRate
-
     return FxRate.objects.all() if is_staff(user) else FxRate.objects.none()
 
 
 def rfqs_for(user: User) -> QuerySet[Rfq]:
-    from catalog.models import Rfq
-
     qs = Rfq.objects.select_related("created_by", "brief")
     if is_staff(user):
         return qs

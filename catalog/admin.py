@@ -1,4 +1,4 @@
-"""Admin for catalog reference data, read-only (M10): prices, specs and quotes change through
+"""Admin for catalog reference data, read-only: prices, specs and quotes change through
 the services, as new versions with audit events (ADR 0001), never by an edit in place."""
 
 from __future__ import annotations

@@ -400,7 +400,7 @@ class Rfq(models.Model):
         return self.status == self.Status.OPEN and self.deadline >= now
 
     def capacity_model_labels(self) -> list[str]:
-        """ "On-demand", not "on_demand" (U15): staff and vendor pages say it the same way."""
+        """ "On-demand", not "on_demand": staff and vendor pages say it the same way."""
         known = dict(CapacityModel.choices)
         return [str(known.get(code, code)) for code in self.capacity_models or []]
 

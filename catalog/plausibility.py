@@ -8,7 +8,7 @@ public list price for them. Such a price is refused until the person entering it
 the check's figures, and every comparison row built on it carries PRICE_FAR_FROM_MARKET.
 
 Whatever the market, a price outside `BAND_BASE` (0.01–500 units of the base currency per
-GPU-hour, converted at the currency's newest FX rate) is far from any market too (L6): the
+GPU-hour, converted at the currency's newest FX rate) is far from any market too: the
 first quote in a currency has no market of its own to be compared with. A currency without
 an FX rate is compared with its own market only.
 

@@ -124,7 +124,7 @@ def _lowest_price(accelerator: Accelerator) -> Decimal:
 
 
 def with_current_prices(qs: QuerySet[Accelerator]) -> list[Accelerator]:
-    """U31: the lowest current price per GPU-hour in the base currency (USD) and the number
+    """The lowest current price per GPU-hour in the base currency (USD) and the number
     of current offers behind it (the catalog's price column).
 
     A quote in another currency counts at its currency's newest FX rate, as the quote list
@@ -255,7 +255,7 @@ PRICE_AUTHORS = {"vendor": "Vendor", "staff": "Procurement", "import": "Import"}
 
 def price_author(offer: Quote | ModelApiRoute) -> str:
     """Who entered this price: "vendor" (the provider's own people), "import" (a price file
-    or list imported by the catalog) or "staff" (procurement keyed it in, H6)."""
+    or list imported by the catalog) or "staff" (procurement keyed it in)."""
     if isinstance(offer, Quote):
         if access.entered_by_vendor(offer):
             return "vendor"
@@ -286,7 +286,7 @@ def closed_rfq_answered_by(
 ) -> Rfq | None:
     """A closed RFQ this provider was invited to that asked for exactly this offer (its
     accelerator, and its capacity model when the RFQ names some). An unsolicited quote for it
-    after the deadline is a late bid in disguise (M5). RFQs that name no accelerator are too
+    after the deadline is a late bid in disguise. RFQs that name no accelerator are too
     broad to tell, so they never match."""
     now = timezone.now()
     candidates = (

@@ -59,7 +59,7 @@ def prices_for(route: dict[str, Any], *, batch: bool, input_tokens: float | None
 
 
 def input_limit_reason(route: dict[str, Any], p95_input_tokens: int | None) -> str | None:
-    """R17: the brief's p95 input is longer than the model accepts."""
+    """The brief's p95 input is longer than the model accepts."""
     limit = route.get("max_input_tokens")
     if limit and p95_input_tokens and p95_input_tokens > int(limit):
         return (

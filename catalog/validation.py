@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from catalog.models import Accelerator, CapacityModel, PrivateEndpoint, Quote, Rfq
 from catalog.regions import is_geography, place_of
+from core.values import decimal_or_none
 from engine.limits import (
     FX_RATE_MAX,
     FX_RATE_MIN,
@@ -79,10 +80,10 @@ FEES_NOT_NEGATIVE = (
 )
 PURCHASE_REQUIRED = ("price_per_node", "amortisation_months")
 # The longest horizon a comparison covers (ten years, the engine's limit): a longer term or
-# amortisation is a typo, and 10^9 months made a $1 node free (L6). QUOTE_BOUNDS checks it.
+# amortisation is a typo, and 10^9 months made a $1 node free. QUOTE_BOUNDS checks it.
 MAX_TERM_MONTHS = ENGINE_MAX_TERM_MONTHS
 # One unit of any listed currency buys between 0.00001 (VND, IDR) and 10,000 units of the
-# base; outside that a rate is a typo (GBP→USD 0.000001 was accepted, L8). A new rate more
+# base; outside that a rate is a typo (GBP→USD 0.000001 was accepted). A new rate more
 # than twice or under half the newest one for its currency is refused as well.
 FX_RATE_BAND = (Decimal("0.00001"), Decimal("10000"))
 FX_JUMP_FACTOR = Decimal(2)
@@ -114,25 +115,16 @@ def _add(errors: dict[str, list[str]], field: str, message: str) -> None:
     errors.setdefault(field, []).append(message)
 
 
-def _finite(value: Any) -> Decimal | None:
-    """The value as a finite Decimal; None when absent or not a finite number (NaN, inf),
-    which the bounds check then names."""
-    if value is None or value == "":
-        return None
-    number = _as_decimal(value)
-    return number if number is not None and number.is_finite() else None
-
-
 def _money_errors(values: Mapping[str, Any], errors: dict[str, list[str]]) -> None:
     for field in PRICES_ABOVE_ZERO:
-        value = _finite(values.get(field))
+        value = decimal_or_none(values.get(field))
         if value is not None and value <= 0:
             _add(errors, field, "Must be greater than zero.")
     for field in FEES_NOT_NEGATIVE:
-        value = _finite(values.get(field))
+        value = decimal_or_none(values.get(field))
         if value is not None and value < 0:
             _add(errors, field, "Cannot be negative (use 0 when it is free).")
-    power = _finite(values.get("power_kw_per_node"))
+    power = decimal_or_none(values.get("power_kw_per_node"))
     if power is not None and power <= 0:
         _add(errors, "power_kw_per_node", "Power draw must be greater than zero kW.")
 
@@ -159,7 +151,7 @@ def _bound_errors(values: Mapping[str, Any], errors: dict[str, list[str]]) -> No
         value = values.get(name)
         if value is None or value == "" or isinstance(value, bool) or name in errors:
             continue  # a sharper message (e.g. "greater than zero") wins
-        number = _finite(value)
+        number = decimal_or_none(value)
         if number is None or not lo <= number <= hi:
             _add(errors, name, quote_bound_message(name, field_label(name)))
 
@@ -322,7 +314,7 @@ def fx_rule_errors(
         _add(errors, "currency", message)
     if currency == base_currency:
         _add(errors, "currency", f"{base_currency} is the base currency; its rate is always 1.")
-    rate = _finite(values.get("rate_to_base"))
+    rate = decimal_or_none(values.get("rate_to_base"))
     low, high = FX_RATE_BAND
     if rate is None or rate <= 0:
         _add(errors, "rate_to_base", "Must be greater than zero.")

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
+from checklist.models import ChecklistAnswer
 from core.roles import Role, get_or_404, has_role, is_staff, is_vendor
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from checklist.models import ChecklistAnswer
 
-# Who may review which checklist section (DOMAIN.md's four sections).
+# Who may review which checklist section (docs/domain.md's four sections).
 CHECKLIST_REVIEWERS: dict[str, frozenset[str]] = {
     "hardware": frozenset({Role.PLATFORM_ENGINEER, Role.ADMIN}),
     "software": frozenset({Role.PLATFORM_ENGINEER, Role.ADMIN}),
@@ -22,8 +22,6 @@ CHECKLIST_REVIEWERS: dict[str, frozenset[str]] = {
 
 
 def answers_for(user: User) -> QuerySet[ChecklistAnswer]:
-    from checklist.models import ChecklistAnswer
-
     qs = ChecklistAnswer.objects.select_related("item", "provider", "quote", "answered_by")
     if is_staff(user):
         return qs

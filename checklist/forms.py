@@ -58,7 +58,7 @@ class AnswerForm(forms.Form):
         help_text=f"{evidence.ALLOWED_LABEL}; up to {evidence.max_bytes_label()}.",
     )
     remove_evidence = forms.BooleanField(label="Remove the current evidence", required=False)
-    # U13: the token of a valid file kept from a refused save (checklist.held).
+    # The token of a valid file kept from a refused save (checklist.held).
     held_evidence = forms.CharField(required=False, widget=forms.HiddenInput, max_length=1000)
     discard_held = forms.BooleanField(label="Do not use this file", required=False)
     scope = forms.ChoiceField(
@@ -127,7 +127,7 @@ class AnswerForm(forms.Form):
         return upload
 
     def _claim_held(self) -> UploadedFile[bytes] | None:
-        """U13: no new file chosen, so the one kept from the last refused save, if any."""
+        """No new file chosen, so the one kept from the last refused save, if any."""
         token = self.data.get(self.add_prefix("held_evidence")) or ""
         if not token or self.data.get(self.add_prefix("discard_held")) or self.user_id is None:
             return None
@@ -220,7 +220,7 @@ def changed_entries(answer_forms: list[AnswerForm]) -> list[services.AnswerEntry
 
 
 def hold_valid_files(answer_forms: list[AnswerForm]) -> None:
-    """U13: a refused save keeps every valid chosen file server-side for the next submit."""
+    """A refused save keeps every valid chosen file server-side for the next submit."""
     for form in answer_forms:
         # .errors runs the validation the all-or-nothing check may have skipped.
         if form.is_bound and form.errors is not None:

@@ -1,4 +1,4 @@
-"""Evidence files held across a refused checklist save (U13).
+"""Evidence files held across a refused checklist save.
 
 A browser never re-sends a chosen file after the page comes back with errors, so a refused
 save used to lose every valid document. The page now keeps them server-side: each valid

@@ -1,4 +1,4 @@
-"""The 20 procurement checklist items (DOMAIN.md, four sections), in the product's words.
+"""The 20 procurement checklist items (docs/domain.md, four sections), in the product's words.
 
 Plain data. The seeding migration keeps its own frozen copy (migrations never import app
 code); this module is what the running app reads to re-create the items after a test flush.

@@ -1,6 +1,6 @@
 """How much checklist evidence a quote needs, and how far its answers go. Pure: no Django.
 
-DOMAIN.md: "the bigger the commitment, the more evidence to demand".
+docs/domain.md: "the bigger the commitment, the more evidence to demand".
 
 - required level "basic": on-demand and spot (and marketplace or managed endpoint without a
   commitment) need the basic items answered;
@@ -10,8 +10,8 @@ DOMAIN.md: "the bigger the commitment, the more evidence to demand".
 An answer counts when its status is yes or partial (partial counts: the vendor states what
 is covered and a reviewer can still mark it needs-info or red flag), it is not awaiting more
 information, not red-flagged, and, at the full level, it carries evidence (document or URL)
-and a reviewer accepted it: above the basic level the vendor's own word is not enough (M4,
-the buyer qualifies the supplier). Such items are listed as awaiting review.
+and a reviewer accepted it: above the basic level the vendor's own word is not enough
+(the buyer qualifies the supplier). Such items are listed as awaiting review.
 `completeness_pct` is the share of required items that count, rounded down, so 100 means
 complete.
 """

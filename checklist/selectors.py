@@ -14,15 +14,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet
 
+from catalog.models import Quote, Rfq
 from checklist import levels
 from checklist.models import ChecklistAnswer, ChecklistItem, ChecklistReview, Section
-
-if TYPE_CHECKING:
-    from catalog.models import Quote
 
 SCOPE_QUOTE = "quote"
 SCOPE_EARLIER_VERSION = "earlier_version"
@@ -88,7 +86,6 @@ def _item_inputs(items: Sequence[ChecklistItem]) -> list[levels.ItemInput]:
 
 def quote_lineages(quotes: Sequence[Quote]) -> dict[int, list[int]]:
     """quote id → [itself, the version it revised, ...], nearest first."""
-    from catalog.models import Quote
 
     parent: dict[int, int | None] = {q.pk: q.supersedes_id for q in quotes}
     pending = {p for p in parent.values() if p is not None and p not in parent}
@@ -128,12 +125,11 @@ def _head_answers(
 
 
 def answers_frozen_at(quotes: Sequence[Quote]) -> dict[int, datetime]:
-    """quote id → when its RFQ stopped taking answers, for quotes of closed RFQs (M5).
+    """quote id → when its RFQ stopped taking answers, for quotes of closed RFQs.
 
     Their checklist is read as it stood then: a provider default given after the deadline
     does not count for them (until the lead reopens the RFQ). One query for all the quotes.
     """
-    from catalog.models import Rfq
 
     rfq_ids = {q.rfq_id for q in quotes if q.rfq_id is not None}
     if not rfq_ids:
@@ -338,7 +334,7 @@ def effective_answer(quote: Quote, item_id: int) -> ChecklistAnswer | None:
 
 
 def rfq_closed_reason(quote: Quote) -> str:
-    """Why the quote's RFQ no longer takes checklist answers for it ("" while it does, M5)."""
+    """Why the quote's RFQ no longer takes checklist answers for it ("" while it does)."""
     rfq = quote.rfq
     if rfq is None or rfq.is_open_for_answers():
         return ""

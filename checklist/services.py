@@ -74,7 +74,7 @@ def _check_vendor(acting_user: User, provider: Provider, quote: Quote | None) ->
     if quote.provider_id != provider.pk:
         raise NotAllowed()
     if reason := selectors.rfq_closed_reason(quote):
-        raise RfqClosed(reason)  # 409, as for a late quote revision (M5)
+        raise RfqClosed(reason)  # 409, as for a late quote revision
     if reason := selectors.quote_closed_reason(quote):
         raise DomainError(reason)
 
@@ -93,7 +93,7 @@ def _previous_evidence(
 def _standing_flag(
     provider: Provider, quote: Quote | None, item: ChecklistItem, current: ChecklistAnswer | None
 ) -> str:
-    """A reviewer's red flag stands until a reviewer decides (H4).
+    """A reviewer's red flag stands until a reviewer decides.
 
     Answering again reopens the item for review but keeps the flag, in this scope and across
     scopes: a quote-specific answer cannot wash a flag raised on the provider's default. (A

@@ -11,7 +11,6 @@ from functools import wraps
 from typing import Any
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -31,6 +30,7 @@ from checklist.forms import (
 )
 from core.errors import DomainError
 from core.forms import apply_domain_error
+from core.listing import paginate
 from core.roles import Role, get_or_404, is_staff, is_vendor, role_required
 
 
@@ -62,7 +62,7 @@ def checklist_index(request: AuthedRequest) -> HttpResponse:
     if not (is_staff(user) or is_vendor(user)):
         raise Http404
     quotes = catalog_access.quotes_for(user).current().order_by("provider__name", "-created_at")
-    page = Paginator(quotes, 50).get_page(request.GET.get("page"))
+    page = paginate(quotes, request.GET.get("page"))
     summaries = selectors.quote_checklist_summaries(page.object_list)
     context = {
         "rows": [(quote, summaries[quote.pk]) for quote in page.object_list],
@@ -76,7 +76,7 @@ def _save_answers(
     request: AuthedRequest, *, quote: Any, answer_forms: list[Any]
 ) -> HttpResponse | None:
     """Save the changed forms (all or nothing); None means: show the page with errors, the
-    valid files kept server-side for the next submit (U13)."""
+    valid files kept server-side for the next submit."""
     entries = changed_entries(answer_forms)
     if entries is None:
         hold_valid_files(answer_forms)
@@ -102,7 +102,7 @@ def _save_answers(
 
 
 def error_context(rows: list[Any], bound: bool) -> dict[str, Any]:
-    """U38: the items that need attention, for the summary at the top."""
+    """The items that need attention, for the summary at the top."""
     if not bound:
         return {"error_rows": []}
     return {
@@ -176,7 +176,7 @@ def quote_checklist(request: AuthedRequest, quote_id: int) -> HttpResponse:
         return redirect("checklist:quote-answer", quote.pk)
     detail = selectors.quote_checklist_detail(quote)
     _attach_review_forms(request.user, detail.rows)
-    # Staff see who reviewed; the vendor's answer page names no buyer staff (L7).
+    # Staff see who reviewed; the vendor's answer page names no buyer staff.
     context = {"quote": quote, "detail": detail, "reviewer_names": True}
     return render(request, "checklist/quote_detail.html", context)
 

@@ -50,7 +50,7 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
     SECRET_KEY = "dev-only-insecure-key-never-used-in-production-0123456789abcdef"  # noqa: S105
 
-# The audit chain's HMAC key (M6): held outside the database; in DEBUG derived from SECRET_KEY.
+# The audit chain's HMAC key: held outside the database; in DEBUG derived from SECRET_KEY.
 AUDIT_HMAC_KEY = env_str("AUDIT_HMAC_KEY")
 if not AUDIT_HMAC_KEY:
     if not DEBUG:
@@ -71,7 +71,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "knox",  # hashed, expiring API tokens (M1)
+    "knox",  # hashed, expiring API tokens
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -95,8 +95,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "accounts.middleware.SessionLifetimeMiddleware",  # idle timeout, absolute lifetime (M11)
-    "accounts.middleware.NoStoreMiddleware",  # authenticated responses: no-store (L12)
+    "accounts.middleware.SessionLifetimeMiddleware",  # idle timeout, absolute lifetime
+    "accounts.middleware.NoStoreMiddleware",  # authenticated responses: no-store
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -142,7 +142,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {
         "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
-        "OPTIONS": {"min_length": 12},  # ASVS L2 (L9)
+        "OPTIONS": {"min_length": 12},  # ASVS L2
     },
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -298,7 +298,7 @@ SPECTACULAR_SETTINGS = {
 # --- Security ---------------------------------------------------------------------------------
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURE_WINDOW_S = env_int("LOGIN_FAILURE_WINDOW_S", 900)
-LOGIN_FAILURE_ADDRESS_LIMIT = env_int("LOGIN_FAILURE_ADDRESS_LIMIT", 20)  # spraying (M2)
+LOGIN_FAILURE_ADDRESS_LIMIT = env_int("LOGIN_FAILURE_ADDRESS_LIMIT", 20)  # spraying
 LOGIN_FAILURE_ACCOUNT_LIMIT = env_int("LOGIN_FAILURE_ACCOUNT_LIMIT", 20)  # rotating addresses
 # Reverse proxies (addresses or networks) whose X-Forwarded-For is believed; none by default.
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
@@ -363,6 +363,12 @@ EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "workbench@localhost")
+# Where the workbench is reached from outside: notification e-mails link to SITE_URL + path.
+# `make run` sets it from HOST and PORT; without it, the first allowed host over https.
+SITE_URL = env_str(
+    "SITE_URL",
+    "http://127.0.0.1:8000" if DEBUG else f"https://{(ALLOWED_HOSTS or ['localhost'])[0]}",
+).rstrip("/")
 
 LOGGING = {
     "version": 1,

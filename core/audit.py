@@ -1,7 +1,7 @@
 """Writing to the append-only audit trail (one function, used by every service), and
 verifying its hash chain.
 
-Each row's hash (version 2, M6) is an HMAC, keyed with ``AUDIT_HMAC_KEY`` (never in the
+Each row's hash (version 2) is an HMAC, keyed with ``AUDIT_HMAC_KEY`` (never in the
 database), over its time, actor id and name, action, object type, id and label, summary,
 outcome and the previous row's hash. Rows written before version 2 keep verifying under
 their own scheme, but only up to the keyed chain's recorded start (``AuditKeyedChainStart``,
@@ -12,7 +12,7 @@ too. No version-1 row may follow a version-2 one either (no downgrade).
 A keyed checkpoint whose event is gone or whose hash changed is reported as broken (its event
 id), never skipped: deleting the newest rows, the checkpointed one included, is detected.
 
-Verification is incremental (M7): a keyed checkpoint records the last event verified, and
+Verification is incremental: a keyed checkpoint records the last event verified, and
 `/audit/` verifies only the events after it; `audit_chain_verify(full=True)` (the
 `audit_verify` command) re-reads everything.
 """

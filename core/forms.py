@@ -52,7 +52,7 @@ def decimal_text(raw: str) -> str:
     """A typed number with `.` as its decimal point, or ValidationError when it is ambiguous.
 
     A decimal comma is read only where nothing else is possible (`2,29`, `1.234,56`); `1,234`
-    could be 1234 or 1.234 and is refused with both readings named (U11: "2,29" once became
+    could be 1234 or 1.234 and is refused with both readings named ("2,29" once became
     229 because the browser dropped the comma).
     """
     text = _SPACES.sub("", raw)

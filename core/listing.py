@@ -1,8 +1,9 @@
-"""List pages the way ec2instances.info does them (U36, U37): every sortable header is a
+"""List pages the way ec2instances.info does them: every sortable header is a
 link, the sort, the filters and the page live in the URL (shareable, survive a reload), and
 an empty page knows whether filters emptied it.
 
-One helper for every list (quotes, benchmark results, comparisons), with two partials:
+One helper for every list (quotes, benchmark results, comparisons, the checklist, the audit
+trail): ``paginate`` cuts every page (ADR 0016), ``list_page`` adds the sort; two partials:
 ``components/_sort_headers.html`` (the ``<th>`` cells, with ``aria-sort``) and
 ``components/_pager.html`` (previous / page n of m / next, the filters kept).
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Expression, F, FloatField, QuerySet
@@ -28,6 +29,11 @@ from django.db.models.functions import Cast
 from django.http import HttpRequest
 
 from core.paging import rows_in_order
+
+if TYPE_CHECKING:
+    from django.core.paginator import _SupportsPagination
+
+_T = TypeVar("_T")
 
 PAGE_SIZE = 50
 # Query keys that are the view's state, not filters (an empty list under them is no "match").
@@ -81,6 +87,22 @@ class ListPage:
     sort: str
     filtered: bool  # a filter is set: an empty page means "no match", not "nothing yet"
     page_query: str  # the filters and sort, without the page (for the pager's links)
+
+
+def paginate(
+    items: _SupportsPagination[_T],
+    number: int | str | None,
+    *,
+    per_page: int = PAGE_SIZE,
+    paginator_class: type[Paginator] = Paginator,  # type: ignore[type-arg]
+) -> Page[_T]:
+    """Page ``number`` of ``items`` (usually ``request.GET.get("page")``): a number that is
+    not one opens the first page, one past the end the last (``Paginator.get_page``).
+
+    ``paginator_class``: a Paginator that counts differently (the audit trail's bounded
+    count)."""
+    page: Page[_T] = paginator_class(items, per_page).get_page(number)
+    return page
 
 
 def query_without(request: HttpRequest, *names: str) -> str:
@@ -156,7 +178,7 @@ def list_page(
     ``keys_first``: load the page as its keys, then those rows (core.paging), for lists whose
     joins make PostgreSQL sort every wide row before it can cut a page."""
     ordered, sort = apply_sort(queryset, columns, request.GET.get("sort", ""), default=default_sort)
-    page = Paginator(ordered, per_page).get_page(request.GET.get("page"))
+    page = paginate(ordered, request.GET.get("page"), per_page=per_page)
     if keys_first:
         offset = (page.number - 1) * per_page
         page.object_list = rows_in_order(ordered, offset, offset + per_page)

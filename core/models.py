@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-HASH_VERSION = 2  # 1: sha256 over some fields (rows before M6); 2: HMAC over every field
+HASH_VERSION = 2  # 1: sha256 over some fields (the oldest rows); 2: HMAC over every field
 
 
 class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
@@ -70,7 +70,7 @@ class AuditEvent(models.Model):
         raise PermissionError("The audit trail is append-only.")
 
     def compute_hash(self) -> str:
-        """The row's hash under its own `hash_version` (old rows keep verifying, M6)."""
+        """The row's hash under its own `hash_version` (old rows keep verifying)."""
         if self.hash_version == 1:
             return self._hash_v1()
         payload = json.dumps(
@@ -111,7 +111,7 @@ class AuditEvent(models.Model):
 
 class AuditCheckpoint(models.Model):
     """The last event verified, with a keyed MAC, so /audit/ verifies only what came after
-    (M7). The MAC means a forged checkpoint needs the key that the database does not hold."""
+    it. The MAC means a forged checkpoint needs the key that the database does not hold."""
 
     event_id = models.BigIntegerField()
     row_hash = models.CharField(max_length=64)
@@ -131,7 +131,7 @@ class AuditCheckpoint(models.Model):
 
 class AuditKeyedChainStart(models.Model):
     """Where the keyed chain began: the last event id that may carry a version-1 (unkeyed)
-    hash, with a keyed MAC. Recorded once, by the migration that introduced it (M6): without
+    hash, with a keyed MAC. Recorded once, by the migration that introduced it: without
     it, rewriting every row as version 1 (plain sha256, no key) would verify."""
 
     last_v1_event_id = models.BigIntegerField()
@@ -152,12 +152,12 @@ def keyed_chain_start_mac(last_v1_event_id: int) -> str:
 
 def audit_key() -> bytes:
     """AUDIT_HMAC_KEY from the environment (required in production; in DEBUG derived from
-    SECRET_KEY). Kept out of the database, so its role cannot rewrite the chain (M6)."""
+    SECRET_KEY). Kept out of the database, so its role cannot rewrite the chain."""
     return str(settings.AUDIT_HMAC_KEY).encode()
 
 
 class FormSubmission(models.Model):
-    """The one-time token of a form that creates something (L10): the first POST carrying it
+    """The one-time token of a form that creates something: the first POST carrying it
     stores it in the same transaction as its write, so a double click or a replay finds it
     taken and is sent to what the first one made (core.submissions)."""
 

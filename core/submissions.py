@@ -1,4 +1,4 @@
-"""One write per form token (L10): a double click, three parallel POSTs or a replayed form make
+"""One write per form token: a double click, three parallel POSTs or a replayed form make
 one quote or one comparison, not three.
 
 A creating form carries a random token (`token_for(request)` in the view, the hidden field

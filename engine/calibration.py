@@ -1,4 +1,4 @@
-"""The calibration ledger: how far the roofline estimate was from measurements (issue 14).
+"""The calibration ledger: how far the roofline estimate was from measurements.
 
 Wherever an estimate and a measurement exist for the same accelerator + model + shape, the
 ledger keeps both and their ratio ``measured / estimate``. Later estimates on that

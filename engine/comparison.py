@@ -1,6 +1,6 @@
 """The one entry point the Celery side calls: ``run_comparison``.
 
-DOMAIN.md, "Step 2": decide by ``effective_unit_cost = all-in workload cost / accepted
+docs/domain.md, "Step 2": decide by ``effective_unit_cost = all-in workload cost / accepted
 outputs``, never by the hourly rate. For each candidate, in input order:
 
 1. warnings from its facts (warnings.py); a ``block`` warning, a free-text ineligibility

@@ -236,7 +236,7 @@ def _label(name: str) -> str:
 
 
 def _elsewhere(result: ResultWorkload, target: EvidenceTarget, scope: str) -> str:
-    """L5: a measurement taken on the accelerator, not on this offer, says so on the row (it
+    """A measurement taken on the accelerator, not on this offer, says so on the row (it
     still counts as measured: docs/engine/evidence.md, "Whose measurement")."""
     if scope == "quote" or target.quote_id is None:
         return ""

@@ -55,7 +55,7 @@ BRIEF_BOUNDS: dict[str, tuple[float, float]] = {
     "restart_time_min": (0.0, 100_000.0),
     "checkpoint_size_gb": (0.0, 1e7),
     "target_gpus": (1, 1_000_000),
-    # L4: the engine serves at least one sequence at a time (performance.py); 0 was read as 1.
+    # The engine serves at least one sequence at a time (performance.py); 0 was read as 1.
     "concurrency": (1, 10_000_000),
     "batch_size": (1, 10_000_000),
     "moderation_cost_per_asset": (0.0, 10_000.0),

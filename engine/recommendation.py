@@ -1,4 +1,4 @@
-"""The recommendation, and what it must say in words (UX U7, U26; decision audit D11).
+"""The recommendation, and what it must say in words.
 
 - A row serving another model than the brief's (``model_substitution``) is never the
   recommended row unless the brief allows substitution or an evaluation of the brief's own

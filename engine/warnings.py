@@ -1,4 +1,4 @@
-"""Warnings as values, one stable code per problem (DOMAIN.md, "Six common mistakes").
+"""Warnings as values, one stable code per problem (docs/domain.md, "Six common mistakes").
 
 Each warning is ``EngineWarning(code, candidate_id, detail, severity)``; ``block`` means the
 candidate is ineligible (it stays in the output, with the detail as its reason, and no rank).

@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
+from core.models import AuditEvent
 from core.roles import Role, get_or_404, has_role, is_staff
+from procurement.models import Comparison
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from core.models import AuditEvent
-    from procurement.models import Comparison
 
 COMPARISON_CREATORS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
 # A commitment above the threshold needs a second approval from one of these roles.
@@ -19,8 +19,6 @@ SECOND_APPROVER_ROLES = frozenset({Role.PLATFORM_ENGINEER, Role.SECURITY_REVIEWE
 
 
 def comparisons_for(user: User) -> QuerySet[Comparison]:
-    from procurement.models import Comparison
-
     qs = Comparison.objects.select_related("brief", "created_by")
     return qs if is_staff(user) else qs.none()
 
@@ -33,9 +31,8 @@ def can_review(user: User, comparison: Comparison) -> bool:
     """Finance reviews ready comparisons; never their own (four-eyes, no superuser bypass).
 
     Above the dual-approval threshold a platform or security reviewer gives the other
-    approval, before or after finance's: both are needed, in either order (L16).
+    approval, before or after finance's: both are needed, in either order.
     """
-    from procurement.models import Comparison
 
     if comparison.created_by_id == getattr(user, "id", None):
         return False
@@ -52,7 +49,5 @@ def reviews_any(user: User) -> bool:
 
 
 def audit_events_for(user: User) -> QuerySet[AuditEvent]:
-    from core.models import AuditEvent
-
     qs = AuditEvent.objects.select_related("actor")
     return qs if is_staff(user) else qs.none()

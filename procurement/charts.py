@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from core.values import float_or_none
 
 TOP_N = 15
 LINE_ORDER = (
@@ -33,15 +34,6 @@ BASE_LAYOUT: dict[str, Any] = {
     "paper_bgcolor": "#ffffff",
     "plot_bgcolor": "#ffffff",
 }
-
-
-def _num(value: Any) -> float | None:
-    if value is None or value == "":
-        return None
-    try:
-        return float(Decimal(str(value)))
-    except (InvalidOperation, ValueError):
-        return None
 
 
 def _layout(title: str, **extra: Any) -> dict[str, Any]:
@@ -88,9 +80,9 @@ def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | 
     for name in names:
         values = []
         for row in top:
-            total = _num(row.total_usd) or 0.0
-            unit = _num(row.unit_cost_usd) or 0.0
-            line = _num((row.cost_lines or {}).get(name)) or 0.0
+            total = float_or_none(row.total_usd) or 0.0
+            unit = float_or_none(row.unit_cost_usd) or 0.0
+            line = float_or_none((row.cost_lines or {}).get(name)) or 0.0
             values.append(round(line * unit / total, 6) if total else 0.0)
         data.append(
             {
@@ -141,7 +133,7 @@ def unit_cost_range_figure(rows: Sequence[Any], unit_label: str) -> dict[str, An
                 "mode": "markers",
                 "name": "point estimate",
                 "marker": {"symbol": "diamond-open", "size": 9},
-                "x": [_num(r.unit_cost_usd) for r in top],
+                "x": [float_or_none(r.unit_cost_usd) for r in top],
                 "y": labels,
             },
         ],
@@ -172,7 +164,7 @@ def breakeven_from_result(
                 "mode": "lines",
                 "name": f"{option}: {who}",
                 "x": volumes,
-                "y": [_num(v) for v in curve["unit_costs"]],
+                "y": [float_or_none(v) for v in curve["unit_costs"]],
             }
         )
     unit = data_in.get("unit_label", "")

@@ -9,7 +9,7 @@ module only lays it out:
   frozen bold header, an autofilter and number formats (money with 2 decimals and thousands
   separators, the currency in the header; probabilities as %; times as dates, UTC).
 
-Rows come in rank order (U30): ranked rows first, the unranked (ineligible) ones after them,
+Rows come in rank order: ranked rows first, the unranked (ineligible) ones after them,
 whatever order the caller gathered them in.
 
 Formula injection (OWASP "CSV injection"): any text cell beginning with `=`, `+`, `-`, `@`,
@@ -119,7 +119,7 @@ class ExportData:
     assumptions: Sequence[tuple[str, Any]] = field(default_factory=tuple)
     quotes: Sequence[dict[str, Any]] = field(default_factory=tuple)
     # Evidence that arrived after the comparison was computed: listed apart, never mixed
-    # with the evidence its numbers rest on (U24).
+    # with the evidence its numbers rest on.
     new_since: Sequence[dict[str, Any]] = field(default_factory=tuple)
 
 
@@ -141,7 +141,7 @@ def line_header(name: str) -> str:
     return name.replace("_", " ").capitalize() + " (USD)"
 
 
-# Money columns whose short label lacks the currency (U30): the header says it.
+# Money columns whose short label lacks the currency: the header says it.
 HEADER_WITH_CURRENCY = {
     "p10": "Unit cost p10 (USD)",
     "p50": "Unit cost p50 (USD)",

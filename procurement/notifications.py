@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
@@ -28,15 +28,14 @@ from accounts.models import User
 from accounts.selectors import reachable_users
 from core.roles import Role
 from procurement import access
-
-if TYPE_CHECKING:
-    from procurement.models import Comparison, Review
+from procurement.models import Comparison, PriceChange, Review
 
 logger = logging.getLogger(__name__)
 
 
 def _absolute(path: str) -> str:
-    return getattr(settings, "SITE_URL", "").rstrip("/") + path
+    """The link a mail reader can open: settings.SITE_URL + the path."""
+    return f"{settings.SITE_URL}{path}"
 
 
 def reviewers_of(comparison: Comparison, *, roles: Iterable[str] | None = None) -> list[User]:
@@ -100,8 +99,7 @@ def notify_approval_needed(comparison: Comparison, review: Review) -> int:
 
 
 def notify_price_changed(flag_ids: list[int]) -> int:
-    """Tell each approver of a decision that a price it approved changed since (issue 15)."""
-    from procurement.models import PriceChange, Review
+    """Tell each approver of a decision that a price it approved changed since."""
 
     flags = PriceChange.objects.filter(pk__in=flag_ids).select_related(
         "comparison", "approved_quote__provider", "approved_quote__accelerator", "new_quote"

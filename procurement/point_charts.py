@@ -1,4 +1,4 @@
-"""Operating-point charts (issue 17): cost per accepted output against tokens/s per user.
+"""Operating-point charts: cost per accepted output against tokens/s per user.
 
 Pure: rows with CandidateResult's attributes in, Plotly figure dicts out. Every figure reads
 the per-point costs the engine froze with the row (`detail["operating_points"]`,

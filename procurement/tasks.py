@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import shared_task
 
+from core import jobs
 from procurement.services import comparisons as services_comparisons
 from procurement.services import system as services_system
 
@@ -31,6 +32,4 @@ def comparison_run_task(self: Any, comparison_id: int) -> None:
 def comparisons_redrive_stuck_task() -> int:
     """Re-send comparisons queued, or running with a stale claim, for over 30 s (beat, every
     minute). A re-sent message is harmless: the run claims the row or waits for its claim."""
-    return services_comparisons.comparisons_redrive_stuck(
-        older_than=services_comparisons.STALE_AFTER
-    )
+    return services_comparisons.comparisons_redrive_stuck(older_than=jobs.STALE_AFTER)

@@ -2,11 +2,24 @@
 # make run: migrate, load the catalog and demo data, start web + Celery worker; Ctrl-C stops both.
 # No environment needed: SQLite and Celery's filesystem transport. Set DATABASE_URL and
 # CELERY_BROKER_URL (e.g. postgres://..., redis://127.0.0.1:6379/0) to use real services.
+# HOST and PORT choose where the web server listens (`make run PORT=8123 HOST=0.0.0.0`);
+# SITE_URL, the address notification e-mails link to, follows them unless set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBUG="${DEBUG:-true}"
+HOST="${HOST:-127.0.0.1}"
+PORT="${PORT:-8000}"
+if ! [[ "$PORT" =~ ^[0-9]+$ ]] || [ "$PORT" -lt 1 ] || [ "$PORT" -gt 65535 ]; then
+  echo "PORT must be a TCP port number (1-65535), got '$PORT'" >&2
+  exit 2
+fi
+shown_host="$HOST"
+[ "$HOST" = "0.0.0.0" ] && shown_host=127.0.0.1
+export SITE_URL="${SITE_URL:-http://$shown_host:$PORT}"
+export ALLOWED_HOSTS="${ALLOWED_HOSTS:-127.0.0.1,localhost,$HOST}"
 PY=.venv/bin/python
-mkdir -p var/celery/queue var/celery/processed var/celery/control var/private
+VAR="${VAR_DIR:-var}"  # queue folders, uploads and the beat schedule (settings.VAR_DIR)
+mkdir -p "$VAR/celery/queue" "$VAR/celery/processed" "$VAR/celery/control" "$VAR/private"
 
 $PY manage.py migrate --noinput -v0
 if $PY manage.py help load_catalog >/dev/null 2>&1; then $PY manage.py load_catalog; fi
@@ -14,19 +27,27 @@ $PY manage.py seed_demo
 
 echo "Starting Celery worker (broker: ${CELERY_BROKER_URL:-filesystem://})"
 .venv/bin/celery -A config worker -B -l info --concurrency 2 \
-  --schedule var/celery/beat-schedule --without-gossip --without-mingle &
+  --schedule "$VAR/celery/beat-schedule" --without-gossip --without-mingle &
 WORKER=$!
 cleanup() { kill "$WORKER" 2>/dev/null || true; wait "$WORKER" 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 
+# Every login the demo data created (accounts, and the vendors' reps the checklist adds).
+logins=$($PY manage.py shell -v0 -c "
+from accounts.models import User
+for u in User.objects.filter(is_active=True).select_related('provider').order_by('role', 'username'):
+    org = f', {u.provider.name}' if u.provider_id else ''
+    print(f'    {u.username:<12} {u.get_role_display()}{org}')
+")
+
 cat <<MSG
 
-  GPU procurement workbench: http://127.0.0.1:8000/
-  Health: http://127.0.0.1:8000/healthz    API docs: http://127.0.0.1:8000/api/docs/
-  Demo logins (password gpu-demo): lead, engineer, finance, finance2, security,
-  vendor_a (Northwind), vendor_b (Contoso), admin
-  Ctrl-C stops the web server and the worker.
+  GPU procurement workbench: $SITE_URL/
+  Health: $SITE_URL/healthz    API docs: $SITE_URL/api/docs/
+  Demo logins (password gpu-demo):
+$logins
+  A five-minute tour: README.md. Ctrl-C stops the web server and the worker.
 
 MSG
-# L15: runserver opens a connection per thread; persistent ones would exhaust PostgreSQL.
-DB_CONN_MAX_AGE=0 $PY manage.py runserver 127.0.0.1:8000 --noreload
+# runserver opens a connection per thread; persistent ones would exhaust PostgreSQL.
+DB_CONN_MAX_AGE=0 $PY manage.py runserver "$HOST:$PORT" --noreload

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test:      system packages (scripts/deps.sh), services, ruff, import contracts, mypy,
-#                 the suite.
+#                 bandit, the suite.
 # make test-fast: services, then the suite without browser and worker (`services`) tests,
 #                 failures first, stopping at the first one (the inner loop).
 # Extra arguments go to pytest: `make test ARGS="--lf"`, `make test-fast ARGS="-k quote"`.
@@ -29,6 +29,8 @@ if [ $fast -eq 0 ]; then
   .venv/bin/lint-imports --no-cache
   echo "== mypy"
   DEBUG=true .venv/bin/mypy
+  echo "== bandit (medium and high severity)"
+  .venv/bin/bandit -q -c pyproject.toml -r . -ll
 fi
 
 # One stamp per database: the hash of every migration file when it was last (re)created.

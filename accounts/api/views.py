@@ -1,6 +1,6 @@
 """POST /api/v1/auth/token/: username + password → {"token": ...} (throttled like login).
 
-Each call issues a new, hashed, expiring token (M1); GET/DELETE /api/v1/auth/tokens/ lists
+Each call issues a new, hashed, expiring token; GET/DELETE /api/v1/auth/tokens/ lists
 the caller's tokens by prefix and revokes them (all, or `?prefix=`)."""
 
 from __future__ import annotations

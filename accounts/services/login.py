@@ -1,4 +1,4 @@
-"""Login throttling (M2, M7) and the client address behind a trusted proxy (M2).
+"""Login throttling and the client address behind a trusted proxy.
 
 Three counters over one window (``LOGIN_FAILURE_WINDOW_S``), all from the same rows, and
 none of them lets an attacker lock another user out (docs/security.md, "Login throttling"):
@@ -15,7 +15,7 @@ none of them lets an attacker lock another user out (docs/security.md, "Login th
 
 Failure rows are bounded per address: at most ``LOGIN_FAILURE_ADDRESS_LIMIT`` per window (the
 address is refused after that), and refusals are one aggregate row per address per window
-whose ``attempts`` counts them; rows older than two windows are purged (M7). The audit trail
+whose ``attempts`` counts them; rows older than two windows are purged. The audit trail
 gets the first failure per (username, address) per window and the first refusal per address
 per window, whose summary carries the previous window's refusal count.
 """
@@ -46,7 +46,7 @@ def client_ip(request: HttpRequest | None) -> str | None:
     Hops left of the first untrusted one were written by the client and are never believed.
     When every hop is a trusted address (a client on the proxy's own host, say), the left-most
     hop is the client: answering the proxy's address instead would put every such client on
-    one counter, so that one of them could lock the others out (M2)."""
+    one counter, so that one of them could lock the others out."""
     if request is None:
         return None
     remote: str | None = request.META.get("REMOTE_ADDR") or None
@@ -93,7 +93,7 @@ def login_refusal(*, username: str, ip_address: str | None) -> str | None:
     account = recent.filter(username__iexact=username)
     if account.count() >= settings.LOGIN_FAILURE_ACCOUNT_LIMIT:
         # Only addresses that have guessed wrong for this account are refused: a lock that
-        # also refused clean addresses would let anyone lock the user out (M2).
+        # also refused clean addresses would let anyone lock the user out.
         if not account.filter(ip_address=ip_address).exists():
             return None
         known = (
@@ -112,7 +112,7 @@ def login_blocked(*, username: str, ip_address: str | None) -> bool:
 
 def login_refused(*, username: str, ip_address: str | None, reason: str, via: str) -> None:
     """Count a refusal on the address's one aggregate row of this window; audit only the first
-    refusal per address per window, with the previous window's count (M7). A new username per
+    refusal per address per window, with the previous window's count. A new username per
     request therefore adds neither rows nor audit events."""
     refusals = LoginFailure.objects.filter(ip_address=ip_address, throttled=True)
     if refusals.filter(created_at__gte=_since()).update(
@@ -128,7 +128,7 @@ def login_refused(*, username: str, ip_address: str | None, reason: str, via: st
 
 
 def login_failure_record(*, username: str, ip_address: str | None, via: str = "form") -> None:
-    """Count a failure; audit the first one per (username, address) per window (M7)."""
+    """Count a failure; audit the first one per (username, address) per window."""
     now = timezone.now()
     LoginFailure.objects.filter(
         created_at__lt=now - timedelta(seconds=2 * settings.LOGIN_FAILURE_WINDOW_S)

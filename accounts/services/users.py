@@ -1,4 +1,4 @@
-"""User management by administrators (M10): role, provider and activation change here, each
+"""User management by administrators: role, provider and activation change here, each
 change audited in the hash chain; the Django admin only shows users.
 
 A deactivation also revokes the user's API tokens and ends their login sessions at once (not

@@ -36,7 +36,7 @@ class LogoutView(auth_views.LogoutView):
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
-    """A user changes their own password (L9): Django's validators, the session kept, every
+    """A user changes their own password: Django's validators, the session kept, every
     API token revoked (accounts.signals), and an audit event."""
 
     template_name = "registration/password_change_form.html"

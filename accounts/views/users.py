@@ -1,4 +1,4 @@
-"""The administrators' user page (M10): the product's one place to change a user's role,
+"""The administrators' user page: the product's one place to change a user's role,
 provider and activation, each change audited (accounts.services.users)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from accounts.forms import UserManageForm
 from accounts.http import AuthedRequest
 from accounts.services.users import user_update
 from core.errors import DomainError
+from core.forms import apply_domain_error
 from core.roles import role_required
 
 
@@ -33,8 +34,7 @@ def user_manage(request: AuthedRequest, pk: int) -> HttpResponse:
         try:
             user_update(acting_user=request.user, user=member, **form.cleaned_data)
         except DomainError as exc:
-            for field, errors in (exc.fields or {"__all__": [exc.message]}).items():
-                form.add_error(None if field == "__all__" else field, errors)
+            apply_domain_error(form, exc)
         else:
             messages.success(request, f"Saved the changes to {member.username}.")
             return redirect("accounts:user-list")

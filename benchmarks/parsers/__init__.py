@@ -68,7 +68,7 @@ _MODULES: Final = (
     training_log,
     console,
 )
-#: every format, as its module declares it (A8: one entry per format, not parallel tables)
+#: every format, as its module declares it (one entry per format, not parallel tables)
 REGISTRY: Final[dict[str, Format]] = {f.id: f for m in _MODULES for f in m.FORMATS}
 FORMATS: Final[dict[str, str]] = {f.id: f.name for f in REGISTRY.values()}
 
@@ -132,7 +132,7 @@ def _cut_off(exc: json.JSONDecodeError, text: str) -> bool:
 
 
 def _cut_off_error(text: str, label: str) -> ParseError:
-    # U20: one plain sentence, not the list of format signatures (nothing was recognised).
+    # One plain sentence, not the list of format signatures (nothing was recognised).
     size = len(text.encode("utf-8"))
     return ParseError(
         f"The file{label} ends mid-way, at byte {size:,}, so it is not valid JSON: it looks "
@@ -422,7 +422,7 @@ def parse(
         ArithmeticError,
     ) as exc:
         name = FORMATS.get(fid or "", "the detected format")
-        # L14: the user sees the kind of error, never the interpreter's own text (logged).
+        # The user sees the kind of error, never the interpreter's own text (logged).
         logging.getLogger(__name__).info("parse of %r failed: %r", filename, exc)
         raise ParseError(
             f"internal error while reading{_label(filename)} as {name} "

@@ -301,7 +301,7 @@ def tpot_from(e2e_ms: FloatArray, ttft_ms: FloatArray, output_tokens: FloatArray
 
 
 def refuse_e2e_before_ttft(e2e_ms: FloatArray, ttft_ms: FloatArray) -> None:
-    """A request cannot end before its first token (L5): such a file would give a negative
+    """A request cannot end before its first token: such a file would give a negative
     time per output token and an absurd throughput, so it is refused, naming the request."""
     with np.errstate(invalid="ignore"):
         # Half a millisecond of slack: tools round the two figures separately.
@@ -453,7 +453,7 @@ def combine_runs(
 ) -> ParsedResult:
     """Top-level result for a multi-run file: the saturation run, stated, with all runs attached.
 
-    R6: the headline is the run with the highest throughput, not the first (lowest-load) one;
+    The headline is the run with the highest throughput, not the first (lowest-load) one;
     a brief's own targets choose among the runs later (see ``operating_points``).
     """
     if len(runs) == 1 and not file_notes:

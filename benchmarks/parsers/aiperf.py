@@ -153,7 +153,7 @@ def _model(config: object) -> str | None:
     names = get_path(config, "endpoint", "model_names")
     if isinstance(names, list) and names and isinstance(names[0], str):
         return names[0]
-    items = get_path(config, "models", "items")  # R7: AIPerf 0.10 (schema 1.3)
+    items = get_path(config, "models", "items")  # AIPerf 0.10 (schema 1.3)
     if isinstance(items, list) and items:
         first = items[0]
         name = first.get("name") if isinstance(first, dict) else first
@@ -163,7 +163,7 @@ def _model(config: object) -> str | None:
 
 
 def _profiling_phase(config: object) -> object:
-    """R7: AIPerf 0.10 keeps the load settings per phase in ``input_config.phases``."""
+    """AIPerf 0.10 keeps the load settings per phase in ``input_config.phases``."""
     phases = get_path(config, "phases")
     if isinstance(phases, dict):
         return phases.get("profiling")

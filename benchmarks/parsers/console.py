@@ -34,7 +34,7 @@ _COUNTS: Final = {
 }
 _VALUES: Final = {
     "maximum request concurrency": ("concurrency", "count"),
-    "max request concurrency": ("concurrency", "count"),  # R7: SGLang
+    "max request concurrency": ("concurrency", "count"),  # SGLang
     "benchmark duration (s)": ("duration_s", "s"),
     "request throughput (req/s)": ("request_throughput_rps", "rate"),
     "output token throughput (tok/s)": ("output_tokens_per_s", "rate"),
@@ -48,7 +48,7 @@ _FAMILIES: Final = {
     "e2el": "e2e_ms",
     "e2e latency": "e2e_ms",
 }
-#: R7: SGLang prints its arguments first: ``Namespace(backend='sglang', ..., model='org/m', ...)``
+#: SGLang prints its arguments first: ``Namespace(backend='sglang', ..., model='org/m', ...)``
 _NAMESPACE_MODEL: Final = re.compile(r"Namespace\(.*?\bmodel='([^']+)'")
 _STAT: Final = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)\s+(.+?)\s+\(ms\)$")
 

@@ -47,7 +47,7 @@ def is_summary(obj: object) -> bool:
 
 
 def is_summary_set(obj: object) -> bool:
-    """R18: one JSON object holding several LLMPerf summaries (keyed by concurrency)."""
+    """One JSON object holding several LLMPerf summaries (keyed by concurrency)."""
     if not isinstance(obj, dict) or not obj or is_summary(obj):
         return False
     members = [v for v in obj.values() if isinstance(v, dict)]

@@ -369,7 +369,7 @@ def _no_token_failed(
     out_lens: FloatArray | None,
     has_itls: bool,
 ) -> np.ndarray:
-    """R5: a request that produced no token (TTFT 0, no gaps, or 0 output tokens) failed."""
+    """A request that produced no token (TTFT 0, no gaps, or 0 output tokens) failed."""
     no_token = np.zeros_like(success)
     if ttft is not None and has_itls:
         no_token |= (ttft <= 0.0) & np.isnan(itl_mean)

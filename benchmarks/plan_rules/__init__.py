@@ -1,4 +1,4 @@
-"""The benchmark plan of one candidate: DOMAIN.md's four phases as steps, derived from the brief.
+"""The benchmark plan of one candidate: the four phases of docs/domain.md as steps, from the brief.
 
 Pure: plain dataclasses in, step specs and verdicts out (no Django). Automatic steps are
 judged from uploaded results (`evaluate`); manual ones are checked off by an engineer.
@@ -22,7 +22,6 @@ from benchmarks.plan_rules.types import (
     PENDING,
     SAFE_MEMORY_MARGIN,
     SERVING_CLASSES,
-    TRAINING_CLASSES,
     BriefFacts,
     ResultFacts,
     ServiceTargets,
@@ -39,7 +38,6 @@ __all__ = [
     "PENDING",
     "SAFE_MEMORY_MARGIN",
     "SERVING_CLASSES",
-    "TRAINING_CLASSES",
     "BriefFacts",
     "ResultFacts",
     "ServiceTargets",

@@ -7,7 +7,6 @@ from benchmarks.plan_rules.types import (
     MANUAL,
     SAFE_MEMORY_MARGIN,
     SERVING_CLASSES,
-    TRAINING_CLASSES,
     BriefFacts,
     ServiceTargets,
     StepSpec,
@@ -36,7 +35,7 @@ def _memory_fit_steps(brief: BriefFacts) -> list[StepSpec]:
             1 - SAFE_MEMORY_MARGIN,
         )
     ]
-    if brief.concurrency and brief.workload_class not in TRAINING_CLASSES:
+    if brief.concurrency and brief.workload_class not in workloads.TRAINING:
         context = f"{brief.p95_context_tokens:,} tokens" if brief.p95_context_tokens else "p95"
         steps.append(
             StepSpec(
@@ -50,7 +49,7 @@ def _memory_fit_steps(brief: BriefFacts) -> list[StepSpec]:
                 float(brief.concurrency),
             )
         )
-    elif brief.workload_class in TRAINING_CLASSES:
+    elif brief.workload_class in workloads.TRAINING:
         steps.append(
             StepSpec(
                 1,
@@ -171,7 +170,7 @@ def _training_steps(brief: BriefFacts) -> list[StepSpec]:
 
 
 def _throughput_latency_steps(brief: BriefFacts) -> list[StepSpec]:
-    training = brief.workload_class in TRAINING_CLASSES
+    training = brief.workload_class in workloads.TRAINING
     steps = _training_steps(brief) if training else _serving_steps(brief)
     if not training:
         peak = f"{brief.peak_to_average:g}× " if brief.peak_to_average else ""
@@ -228,7 +227,7 @@ _OPERATIONS: tuple[tuple[str, str, str, frozenset[str] | None], ...] = (
         "p3-checkpoint-recovery",
         "Checkpoint recovery",
         "Kill the job and resume from the last checkpoint; record restore time and lost work.",
-        TRAINING_CLASSES,
+        workloads.TRAINING,
     ),
     (
         "p3-cold-start",

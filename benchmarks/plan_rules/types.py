@@ -11,11 +11,10 @@ AUTO = "auto"
 MANUAL = "manual"
 PENDING, PASSED, FAILED = "pending", "passed", "failed"
 
-# Peak GPU memory must stay this far below capacity (spikes, fragmentation): DOMAIN.md's
+# Peak GPU memory must stay this far below capacity (spikes, fragmentation): docs/domain.md's
 # "safe margin". A stated default, shown in the step's criterion.
 SAFE_MEMORY_MARGIN = 0.10
 
-TRAINING_CLASSES = workloads.TRAINING
 # Everything that is not training produces outputs a plan measures by serving them.
 SERVING_CLASSES = workloads.SERVING | workloads.MEDIA
 

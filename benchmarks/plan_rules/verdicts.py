@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from benchmarks import figures
 from benchmarks.plan_rules.types import (
@@ -15,6 +14,7 @@ from benchmarks.plan_rules.types import (
     StepSpec,
     Verdict,
 )
+from core.values import float_or_none
 from engine.operating_points import (
     MeasuredPoint,
     ServiceLevel,
@@ -26,11 +26,6 @@ from engine.operating_points import (
 
 def _ms(value: float) -> str:
     return f"{value:,.0f} ms"
-
-
-def _number(metrics: dict[str, Any], key: str) -> float | None:
-    value = metrics.get(key)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 _TARGET_OF = {"ttft_p95": "ttft_p95_ms", "itl_p95": "itl_p95_ms", "e2e_p99": "e2e_p99_ms"}
@@ -115,14 +110,14 @@ def _itl_verdict(results: Sequence[ResultFacts], spec: StepSpec) -> Verdict:
 def _fits_verdict(results: Sequence[ResultFacts], target: float) -> Verdict:
     highest = None
     for result in results:
-        concurrency = _number(result.metrics, "concurrency")
+        concurrency = float_or_none(result.metrics.get("concurrency"), strings=False)
         if concurrency is None:
             continue
         highest = max(highest or 0.0, concurrency)
         if concurrency < target:
             continue
-        failed = int(_number(result.metrics, "requests_failed") or 0)
-        done = int(_number(result.metrics, "requests_completed") or 0)
+        failed = int(float_or_none(result.metrics.get("requests_failed"), strings=False) or 0)
+        done = int(float_or_none(result.metrics.get("requests_completed"), strings=False) or 0)
         observed = f"concurrency {concurrency:g}: {failed:,} of {failed + done:,} failed"
         return Verdict(
             PASSED if failed == 0 else FAILED, f"{observed} ({result.label})", result.result_id
@@ -148,7 +143,7 @@ def _presence_verdict(
 ) -> Verdict:
     for result in results:
         for key in keys:
-            value = _number(result.metrics, key)
+            value = float_or_none(result.metrics.get(key), strings=False)
             if value is not None:
                 return Verdict(PASSED, f"{key} = {value:,.4g} ({result.label})", result.result_id)
     return Verdict(PENDING, f"No result records {describe} yet.")
@@ -160,7 +155,7 @@ def _throughput_verdict(results: Sequence[ResultFacts]) -> Verdict:
         if per_gpu is not None:
             observed = f"{per_gpu:,.1f} output tok/s per GPU ({result.label})"
             return Verdict(PASSED, observed, result.result_id)
-        assets = _number(result.metrics, "assets_per_hour")
+        assets = float_or_none(result.metrics.get("assets_per_hour"), strings=False)
         if assets is not None:
             return Verdict(PASSED, f"{assets:,.1f} assets/hour ({result.label})", result.result_id)
     return Verdict(PENDING, "No result records throughput yet.")
@@ -206,7 +201,7 @@ def evaluate(
         return _presence_verdict(results, ("time_to_target_s",), "a time to target")
     if check == "checkpoint_write" and limit is not None:
         for result in results:
-            value = _number(result.metrics, "checkpoint_write_s")
+            value = float_or_none(result.metrics.get("checkpoint_write_s"), strings=False)
             if value is not None:
                 status = PASSED if value <= limit else FAILED
                 return Verdict(status, f"{value:,.1f} s ({result.label})", result.result_id)

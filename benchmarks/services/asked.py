@@ -16,6 +16,7 @@ from benchmarks import access
 from benchmarks.errors import UploadRejected
 from benchmarks.models import BenchmarkResult
 from benchmarks.parsers.types import ParsedResult
+from benchmarks.services.plans import benchmark_plans_refresh_for_result
 from benchmarks.services.results import stated_precision
 from briefs.models import Precision
 from core.audit import audit_record
@@ -128,7 +129,6 @@ def benchmark_result_model_set(
     """Say which model a parsed file measured, and at which precision, when the file itself
     does not (a large file parsed on a worker is asked after its parse). What the file says,
     or what was set before, is never replaced."""
-    from benchmarks.services.plans import benchmark_plans_refresh_for_result
 
     require_role(acting_user, *access.BENCHMARK_UPLOADERS)
     _check_vocabulary(precision)

@@ -2,7 +2,7 @@
 
 AIPerf's summary CSV (and other single-point summaries) carry no concurrency, so single-point
 files grouped into one sweep could not be placed on the concurrency axis: their points read
-"run 1 (result N)" and the engine could not say where it read the cost (issue 17). The
+"run 1 (result N)" and the engine could not say where it read the cost. The
 upload may give the concurrency and the request rate; each is used only when the file does
 not state it. A value contradicting the file's is refused (the file is the evidence); an
 equal one is accepted. A given value is stored on the result's workload and copied into its
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarks.errors import UploadRejected
 from benchmarks.parsers.types import ParsedResult
+from core.values import finite_or_none
 
 if TYPE_CHECKING:
     from benchmarks.models import BenchmarkResult
@@ -27,12 +28,6 @@ _LOADS = (
 )
 
 
-def _finite(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
 def _same(a: float, b: float) -> bool:
     # The file writes 2 decimals (AIPerf CSV) or an int; the form a whole number.
     return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6)
@@ -41,8 +36,8 @@ def _same(a: float, b: float) -> bool:
 def _stated(parsed: ParsedResult) -> dict[str, float | None]:
     metrics = parsed.metrics
     return {
-        "concurrency": _finite(metrics.concurrency),
-        "request_rate": _finite(metrics.request_rate),
+        "concurrency": finite_or_none(metrics.concurrency, strings=False),
+        "request_rate": finite_or_none(metrics.request_rate, strings=False),
     }
 
 
@@ -83,7 +78,7 @@ def check_values(*, concurrency: float | None, request_rate: float | None) -> No
     ):
         if value is None:
             continue
-        number = _finite(value)
+        number = finite_or_none(value, strings=False)
         if number is None or number <= 0:
             raise UploadRejected(
                 f"{words} must be a number above 0 (requests in flight, or per second).",
@@ -101,7 +96,7 @@ def apply_given_load(result: BenchmarkResult, parsed: ParsedResult, given: dict[
     single = points[0] if len(points) == 1 and isinstance(points[0], dict) else None
     copied = False
     for field, point_key, words, shown in _LOADS:
-        value = _finite(given.get(field))
+        value = finite_or_none(given.get(field), strings=False)
         if value is None:
             continue
         file_value = stated[field]
@@ -134,10 +129,10 @@ def apply_given_load(result: BenchmarkResult, parsed: ParsedResult, given: dict[
 
 def point_label(point: dict[str, Any], fallback: str) -> str:
     """The label a sweep file's parser gives a point (parsers/_points.run_label's words)."""
-    concurrency = _finite(point.get("concurrency"))
+    concurrency = finite_or_none(point.get("concurrency"), strings=False)
     if concurrency is not None:
         return f"concurrency {concurrency:g}"
-    rate = _finite(point.get("request_rate_per_s"))
+    rate = finite_or_none(point.get("request_rate_per_s"), strings=False)
     if rate is not None:
         return f"request rate {rate:g}/s"
     return fallback

@@ -8,12 +8,11 @@ final state in one atomic block only if the row is still PARSING.
 from __future__ import annotations
 
 import logging
-import math
 import re
 import time
 from datetime import datetime, timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from django.db import transaction
@@ -26,18 +25,18 @@ from benchmarks.models import BenchmarkResult
 from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.load import apply_given_load
+from benchmarks.services.plans import benchmark_plans_refresh_for_result
 from catalog.model_names import (
     ProfileNames,
     precision_from_word,
     precision_in_name,
     resolve_model,
 )
+from catalog.models import ModelProfile
 from core import jobs
 from core.audit import audit_record
+from core.values import finite_or_none
 from engine.evidence import same_model_name
-
-if TYPE_CHECKING:
-    from catalog.models import ModelProfile
 
 logger = logging.getLogger(__name__)
 
@@ -95,14 +94,6 @@ PRECISION_KEYS = ("precision", "quantization", "weight_precision", "dtype")
 ENGINE_VERSION_KEYS = ("engine_version", "serving_engine_version", "server_version")
 
 
-def _finite(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def stated_precision(parsed: ParsedResult) -> str:
     """The precision the file states, in the brief's vocabulary ("" when it does not): a
     precision/quantization/dtype key, else the quantisation suffix of its model name
@@ -136,8 +127,8 @@ def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, An
         out["input_tokens_mean"] = m.input_tokens_total / done
     if out["output_tokens_mean"] is None and done and m.output_tokens_total is not None:
         out["output_tokens_mean"] = m.output_tokens_total / done
-    out["concurrency"] = _finite(m.concurrency)
-    out["request_rate"] = _finite(m.request_rate)
+    out["concurrency"] = finite_or_none(m.concurrency)
+    out["request_rate"] = finite_or_none(m.request_rate)
     out["precision"] = stated_precision(parsed)
     out["engine_version"] = ""
     extra = parsed.extra or {}
@@ -153,7 +144,6 @@ def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, An
 
 def profile_names() -> list[ProfileNames]:
     """Every model profile with the names it answers to (slug, name, aliases)."""
-    from catalog.models import ModelProfile
 
     rows = ModelProfile.objects.values_list("pk", "slug", "name", "aliases")
     return [ProfileNames(pk, (slug, name, *(aliases or []))) for pk, slug, name, aliases in rows]
@@ -295,7 +285,6 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
 
     The raw file is kept either way, for diagnosis and audit.
     """
-    from benchmarks.services.plans import benchmark_plans_refresh_for_result
 
     attempt = _claim(result_id)
     if attempt is None:
@@ -304,7 +293,7 @@ def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
     progress = ProgressWriter(result_id, attempt=attempt)
     progress(0.01, force=True)
     # Reading a 200 MB file and building the histograms report no progress and can outlast
-    # the stale-claim window (M8): a side thread keeps the claim alive through both.
+    # the stale-claim window: a side thread keeps the claim alive through both.
     keep_alive = partial(
         jobs.heartbeat_while,
         BenchmarkResult,

@@ -29,6 +29,7 @@ from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.asked import check_asked
 from benchmarks.services.load import check_given_load, check_values
+from benchmarks.services.plans import benchmark_plans_refresh_for_result
 from benchmarks.services.results import apply_parsed, scrub
 from benchmarks.upload_handlers import too_large_message, upload_cap_bytes
 from core import jobs
@@ -56,7 +57,7 @@ class UploadMeta:
     serving_engine: str = ""
     parallelism: str = ""
     notes: str = ""
-    sweep: str = ""  # files of one sweep share it (issue 17; selectors.evidence_results_for)
+    sweep: str = ""  # files of one sweep share it (selectors.evidence_results_for)
     model_profile: Any = None  # asked only when the file does not say which model it measured
     precision: str = ""  # asked only when the file does not state it (services/asked.py)
     engine_version: str = ""  # no serving tool records it reliably (FORMATS.md)
@@ -148,7 +149,7 @@ def _existing(user: User, digest: str, quote: Any, accelerator: Any, brief: Any)
             accelerator=accelerator,
             brief=brief,
         )
-        .exclude(status=BenchmarkResult.Status.FAILED)  # H5: uploading again after a failure
+        .exclude(status=BenchmarkResult.Status.FAILED)  # Uploading again after a failure
         .order_by("id")
         .first()
     )
@@ -197,8 +198,6 @@ def _store(
     accelerator: Any,
     meta: UploadMeta,
 ) -> IngestOutcome:
-    from benchmarks.services.plans import benchmark_plans_refresh_for_result
-
     stored = ""
     try:
         with transaction.atomic():
@@ -246,7 +245,7 @@ def _store(
             if parsed is not None:
                 benchmark_plans_refresh_for_result(result)
             else:
-                # H5: a broker outage leaves the row PENDING with its file (the beat re-drive
+                # A broker outage leaves the row PENDING with its file (the beat re-drive
                 # sends it later); it never turns the committed upload into a 500.
                 # Robust: nothing raised after the commit can reach the except below.
                 transaction.on_commit(

@@ -17,6 +17,7 @@ from benchmarks.forms import PlanCreateForm, StepCheckForm
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, Phase
 from benchmarks.services.plans import plan_results
 from core.errors import DomainError, NotFound
+from core.forms import apply_domain_error
 from core.roles import STAFF_ROLES, has_role, role_required
 
 READERS = tuple(STAFF_ROLES)
@@ -118,10 +119,7 @@ def plan_step_check(request: AuthedRequest, plan_id: int, step_id: int) -> HttpR
         except NotFound as exc:
             raise Http404 from exc
         except DomainError as exc:
-            form.add_error(None, exc.message)
-            for field, errors in exc.fields.items():
-                if field in form.fields:
-                    form.add_error(field, errors)
+            apply_domain_error(form, exc, summary=True)
         else:
             messages.success(request, f"“{step.title}” marked {step.get_status_display()}.")
             return redirect(f"{plan.get_absolute_url()}#step-{step.pk}")

@@ -28,6 +28,7 @@ from benchmarks.upload_handlers import (
 )
 from benchmarks.workload import model_warning, workload_summary
 from briefs import access as briefs_access
+from core.forms import apply_domain_error
 from core.listing import Column, json_number, list_page
 from core.roles import STAFF_ROLES, has_role, role_required
 
@@ -55,7 +56,7 @@ HTMX_STOP_POLLING = 286
 @role_required(*READERS)
 def result_list(request: AuthedRequest) -> HttpResponse:
     filters = {key: request.GET.get(key, "").strip() for key in LIST_FILTERS}
-    bad = [  # L2: a NUL byte or a non-numeric id is a clear 400, not a database error
+    bad = [  # A NUL byte or a non-numeric id is a clear 400, not a database error
         key
         for key, value in filters.items()
         if "\x00" in value or (key in ("quote", "brief") and value and not value.isdigit())
@@ -106,12 +107,7 @@ def _upload_page(
 
 
 def _refuse(request: AuthedRequest, form: UploadForm, exc: UploadRejected) -> HttpResponse:
-    asked = {name: msgs for name, msgs in exc.fields.items() if name in form.fields}
-    if not asked:
-        form.add_error(None, exc.message)
-    for name, msgs in asked.items():  # each field the file does not say is asked at once
-        for message in msgs:
-            form.add_error(name, message)
+    apply_domain_error(form, exc)  # each field the file does not say is asked at once
     return _upload_page(request, form, status=exc.status_code)
 
 
@@ -133,7 +129,7 @@ def _result_upload(request: AuthedRequest, handler: Any) -> HttpResponse:
         outcome = services.benchmark_result_ingest(acting_user=user, upload=data["file"], meta=meta)
     except UploadRejected as exc:
         return _refuse(request, form, exc)
-    if warning := model_warning(outcome.result):  # at once, not after a recompute (U18)
+    if warning := model_warning(outcome.result):  # at once, not after a recompute
         messages.warning(request, warning)
     url = outcome.result.get_absolute_url()
     return redirect(url if outcome.created else f"{url}?existing=1", permanent=False)

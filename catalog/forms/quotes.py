@@ -170,7 +170,7 @@ class QuoteForm(forms.Form):
             "private_endpoint",
         ):
             self.fields[name].required = False
-        use_decimal_text(self)  # U11: prices typed as text, a decimal comma read or refused
+        use_decimal_text(self)  # Prices typed as text, a decimal comma read or refused
         if not self.is_bound and "quoted_at" not in self.initial:
             self.initial["quoted_at"] = timezone.now().strftime(DATETIME_FORMAT)
         if staff:
@@ -217,7 +217,7 @@ def quote_initial(quote: Quote) -> dict[str, Any]:
 
 
 def quote_initial_from_rfq(rfq: Rfq) -> dict[str, Any]:
-    """What the RFQ already says (U14): the vendor answers it instead of typing it again.
+    """What the RFQ already says: the vendor answers it instead of typing it again.
 
     Only unambiguous values: the accelerator and capacity model when the RFQ names exactly
     one; the GPU count becomes the minimum commitment only for a term (an elastic offer has

@@ -156,7 +156,7 @@ class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
         for name in ("quoted_at", "valid_until"):
             field_of(self, name, forms.DateTimeField).input_formats = _DT_FORMATS
         self.fields["private_endpoint"].required = False  # empty: not stated (the service)
-        use_decimal_text(self)  # U11: "2,29" is read as 2.29, never 229; "1,234" is refused
+        use_decimal_text(self)  # "2,29" is read as 2.29, never 229; "1,234" is refused
         if not self.is_bound:
             self.initial.setdefault("quoted_at", timezone.now().strftime(DATETIME_FORMAT))
 
@@ -181,7 +181,7 @@ class FxRateForm(forms.Form):
     def __init__(self, *args: Any, base_currency: str = "USD", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["rate_to_base"].label = f"1 unit = ? {base_currency}"
-        use_decimal_text(self)  # U11: a decimal comma read where unambiguous, else refused
+        use_decimal_text(self)  # A decimal comma read where unambiguous, else refused
         if not self.is_bound:
             self.initial.setdefault("as_of", timezone.now().date())
 

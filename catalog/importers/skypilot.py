@@ -246,7 +246,7 @@ def _gpu_row(
         result.skip("no price listed")
         return None
     # RunPod's file repeats the on-demand price as the spot price: an interruptible copy at
-    # the same price is no offer of its own, only a second identical candidate (R10).
+    # the same price is no offer of its own, only a second identical candidate.
     if on_demand and spot_gpu and spot_gpu >= on_demand:
         result.skip(SKIP_SPOT_NOT_CHEAPER)
         spot_gpu = None

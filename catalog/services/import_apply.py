@@ -1,4 +1,4 @@
-"""Writing a planned import so a weekly refresh can repeat it (R2).
+"""Writing a planned import so a weekly refresh can repeat it.
 
 Quotes: a planned quote whose offer key matches a current imported quote of the same provider
 revises it (a new version; the old row is never updated) when the price changed and leaves it

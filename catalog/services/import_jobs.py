@@ -1,4 +1,4 @@
-"""Large price files imported by a worker, with progress (R13).
+"""Large price files imported by a worker, with progress.
 
 `import_job_create` stores the file and queues `catalog_import_job_task` once the transaction
 commits; `import_job_run` (the task) claims the job, runs the same `catalog_import` and records

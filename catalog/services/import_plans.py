@@ -140,7 +140,7 @@ def skypilot_plan(
     provider: Provider,
 ) -> Plan:
     """One quote per (instance type, region, capacity model, price): zones with the same price
-    are collapsed into one quote that lists them (R10)."""
+    are collapsed into one quote that lists them."""
     plan = Plan(providers={provider.pk})
     accelerators = _accelerators()
     groups: dict[tuple[str, str, str, Decimal], list[tuple[SkyPilotRow, Accelerator]]] = {}
@@ -210,7 +210,7 @@ def skypilot_plan(
 
 
 def provider_for(name: str, providers: list[Provider]) -> Provider | None:
-    """The catalog provider a LiteLLM provider id names, by slug or name (R15)."""
+    """The catalog provider a LiteLLM provider id names, by slug or name."""
     for candidate in provider_candidates(name):
         for provider in providers:
             if candidate in (normalise_name(provider.slug), normalise_name(provider.name)):

@@ -135,7 +135,7 @@ def _reject(acting_user: User, summary: dict[str, Any], errors: list[RowError]) 
 
 
 def cloud_mismatch(provider: Provider, file_cloud: object) -> RowError | None:
-    """R16: a SkyPilot file of one cloud imported under another provider is refused."""
+    """A SkyPilot file of one cloud imported under another provider is refused."""
     chosen = PROVIDER_CLOUDS.get(normalise_name(provider.slug)) or PROVIDER_CLOUDS.get(
         normalise_name(provider.name)
     )

@@ -322,7 +322,7 @@ def quote_revise(
         )
     )
     new = _next_version(acting_user, old, values, Quote.Status.SUBMITTED, imported, flags)
-    hooks.quote_replaced([(old, new)], acting_user)  # approved decisions learn of it (issue 15)
+    hooks.quote_replaced([(old, new)], acting_user)  # approved decisions learn of it
     audit_record(
         actor=acting_user,
         action="quote.revised",

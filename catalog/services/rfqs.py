@@ -85,7 +85,7 @@ def rfq_close(*, acting_user: User, rfq: Rfq) -> Rfq:
     """Stop taking answers before the deadline.
 
     The deadline moves to the closing time (never later), so "answered after the deadline"
-    means "answered after the RFQ stopped taking answers" for the checklist's freeze (M5)."""
+    means "answered after the RFQ stopped taking answers" for the checklist's freeze."""
     require_role(acting_user, *access.CATALOG_WRITERS)
     updated = Rfq.objects.filter(pk=rfq.pk, status=Rfq.Status.OPEN).update(
         status=Rfq.Status.CLOSED, deadline=Least("deadline", models.Value(timezone.now()))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
@@ -14,10 +13,9 @@ from catalog import charts, selectors, services
 from catalog.access import staff_required
 from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
 from catalog.models import Accelerator
-from catalog.views.common import query_without
 from core.errors import DomainError
 from core.forms import apply_domain_error
-from core.listing import PAGE_SIZE
+from core.listing import paginate, query_without
 from core.roles import get_or_404, has_role, role_required
 
 # (label, attribute, unit, which way is better) for the comparison table.
@@ -54,7 +52,7 @@ SORTABLE = [
     ("year", "Year"),
     ("price", "Lowest USD / GPU-h"),
 ]
-# The column chooser (U31): vendor and name always show; the rest can be hidden. The choice
+# The column chooser: vendor and name always show; the rest can be hidden. The choice
 # lives in the URL (?cols=…, shareable) and is remembered in a cookie for the next visit.
 OPTIONAL_COLUMNS = [
     *((key, label) for key, label in SORTABLE if key not in ("vendor", "name")),
@@ -134,7 +132,7 @@ def accelerator_list(request: AuthedRequest) -> HttpResponse:
     query = query_without(request, "format", "page")  # the export is every page
     visible, chosen_now = _visible_columns(request)
     headers = _sort_headers(request, filters.get("sort") or "")
-    page = Paginator(accelerators, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = paginate(accelerators, request.GET.get("page"))
     context = {
         "csv_query": f"{query}&format=csv".lstrip("&"),
         "filtered": bool(query_without(request, "format", "sort", "cols", "page")),
@@ -176,7 +174,7 @@ def _cell(value: object) -> object:
 
 
 def _catalog_csv(accelerators: list[Accelerator]) -> HttpResponse:
-    """U31: the current view (filters and sort) as CSV, one row per accelerator."""
+    """The current view (filters and sort) as CSV, one row per accelerator."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="accelerators.csv"'
     writer = csv.writer(response)

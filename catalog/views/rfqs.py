@@ -48,7 +48,7 @@ def rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
 
 
 def rfq_initial(brief: Any) -> dict[str, Any]:
-    """U5: an RFQ pre-filled from its brief: title, requirements in words, region, term."""
+    """An RFQ pre-filled from its brief: title, requirements in words, region, term."""
     facts = [brief.get_workload_class_display()]
     if brief.model:
         facts.append(f"model {brief.model}")

@@ -58,7 +58,7 @@ def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
     form = QuoteForm(request.POST or None, rfq=rfq, initial=quote_initial_from_rfq(rfq))
     if request.method == "POST" and form.is_valid():
         try:
-            # A double click or a replay of this form makes one quote, not two (L10).
+            # A double click or a replay of this form makes one quote, not two.
             with submissions.once(request) as slot:
                 if slot.done_url:
                     return redirect(slot.done_url)

@@ -102,7 +102,7 @@ class QuoteChecklistAnswerCreateApi(APIView):
     permission_classes = [HasRole]
     read_roles = READERS  # GET answers 405 for everyone: a vendor never sees a 403 here
     write_roles = frozenset({Role.VENDOR})
-    parser_classes = [MultiPartParser, FormParser, SafeJSONParser]  # L1: deep JSON is a 400
+    parser_classes = [MultiPartParser, FormParser, SafeJSONParser]  # Deep JSON is a 400
 
     def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
         evidence.install_size_limit(request)

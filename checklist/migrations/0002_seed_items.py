@@ -1,4 +1,4 @@
-"""Seed the 20 procurement checklist items (DOMAIN.md, four sections), in the product's words.
+"""Seed the 20 procurement checklist items (docs/domain.md, four sections), in the product's words.
 
 `is_basic` marks the eight items asked even of on-demand and spot capacity: what the GPU
 actually is, where it runs, what software it supports, how it is reached, what it costs

@@ -25,7 +25,7 @@ class SlugLookupField(serializers.SlugRelatedField[_M]):
 @extend_schema_field({"type": "string", "nullable": True})
 class PersonField(serializers.Field):  # type: ignore[type-arg]
     """Who entered or reviewed something: the username, except that a vendor reading a
-    buyer's staff member sees "buyer" (L7): staff usernames help guess logins (M2, H1)."""
+    buyer's staff member sees "buyer": staff usernames help guess logins."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(read_only=True, allow_null=True, **kwargs)

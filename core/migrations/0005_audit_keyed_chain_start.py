@@ -9,7 +9,7 @@ from core.models import keyed_chain_start_mac
 def record_keyed_chain_start(apps, schema_editor):
     """Record, once and keyed, the last event that may carry an unkeyed (version-1) hash:
     the last version-1 row before the first version-2 one, or the last row when all are
-    version 1. Every later version-1 row is then a forgery (M6)."""
+    version 1. Every later version-1 row is then a forgery."""
     events = apps.get_model("core", "AuditEvent").objects
     first_v2 = events.filter(hash_version__gte=2).order_by("id").values_list("id", flat=True)
     v1 = events.filter(hash_version=1)

@@ -1,4 +1,4 @@
-"""The text alternative of a chart (U22, U35): the table behind a Plotly figure dict.
+"""The text alternative of a chart: the table behind a Plotly figure dict.
 
 ``{% chart_table fig %}`` renders a ``<details>`` holding one row per category (the bar or
 point label, or the x value of a curve) and one column per trace, so a screen reader, a

@@ -1,4 +1,4 @@
-"""One number format for every page (U8, U17, U27, U34).
+"""One number format for every page.
 
 - ``{{ v|money }}`` → "USD 54,518.64": two decimals, thousands separators, the currency;
 - ``{{ v|unit_price }}`` → "0.00015", "0.89" or "11.36": two decimals from one up; below
@@ -57,7 +57,7 @@ LABELS = {
     "memory_bandwidth": "Memory bandwidth",
 }
 # Names of a row's fit, performance and checklist figures, with their units, as the side by
-# side lists them (U28); a name not here reads as its words ("context_tokens" → "Context tokens").
+# side lists them; a name not here reads as its words ("context_tokens" → "Context tokens").
 FIGURE_LABELS = {
     "gpus_required": "GPUs required",
     "offered_gpus": "GPUs offered",

@@ -1,4 +1,4 @@
-"""The deterministic cost model: every cost a named Decimal line (DOMAIN.md, "Step 2").
+"""The deterministic cost model: every cost a named Decimal line (docs/domain.md, "Step 2").
 
 Point estimate at the likely value of every ranged assumption, in ``Decimal`` (40 digits,
 ``ROUND_HALF_EVEN``); each money line is quantised to cents. A month is 730 hours.
@@ -10,7 +10,7 @@ Inference, retrieval, evaluation and media (per month)::
     gpu_s       = gpus_per_replica × output_tokens / throughput_tokens_per_s
                   (or gpus_per_replica / throughput_outputs_per_s)   GPU-seconds per attempt
     work_h      = attempts × gpu_s / 3600
-    rework_h    = work_h × spot_rework_share                   spot only (D12), else 0
+    rework_h    = work_h × spot_rework_share                   spot only, else 0
     billed_h    = (work_h + rework_h) / utilisation            elastic (on_demand, spot,
                                                                marketplace, managed_endpoint)
                 = ceil(peak_to_average × attempts × gpu_s / (gpus × 730 × 3600
@@ -31,7 +31,7 @@ Inference, retrieval, evaluation and media (per month)::
                 api_compute = q(accepted × per_attempt);
                 retry_waste = q(billed_attempts × per_attempt) − api_compute; no idle line.
                 failed_billed: the route's share of failed attempts billed, else the
-                workload's ``api_failed_attempts_billed`` (D13).
+                workload's ``api_failed_attempts_billed``.
 
     storage       = storage_gb × price_gb_month (+ media: accepted × asset_gb × retention)
     network       = egress_gb × (accepted / likely accepted) × price_gb + IP + LB + private net
@@ -54,17 +54,17 @@ Training and fine-tuning (per run)::
     compute_h    = tokens / tokens_per_s / 3600
     stall_h      = compute_h / interval_h × checkpoint_write_s / 3600
     failures     = (compute_h + stall_h) × n / node_mtbf_h     n = nodes (rate per node) or 1
-                                                               (rate per cluster) (D15)
+                                                               (rate per cluster)
     lost_h       = failures × (interval_h / 2 + restart_h)
     wall_h       = compute_h + stall_h + lost_h
-    held_h       = wall_h / utilisation                        (D8)
+    held_h       = wall_h / utilisation
     billed       = max(held_h × gpus, commitment × held_h / 730)
     idle         = (billed − wall_h × gpus) × price
     checkpointing   = q(stall_h × gpus × price) + q(size × retained × price_gb_month × months)
     failed_run_waste= q(lost_h × gpus × price)
     Young/Daly interval = sqrt(2 × checkpoint_write_h × node_mtbf_h / n)
     unit = total / success_probability            (× acceptance for full and adapter
-                                                   fine-tuning: per accepted model, D8)
+                                                   fine-tuning: per accepted model)
 
 Purchase: price per GPU-hour = ((capex − residual) / life_months
 + cost_of_capital × (capex + residual) / 2 / 12 + kW × 730 × PUE × price_kWh

@@ -1,6 +1,6 @@
 """Model API rows: the price of one attempt and the API lines (cost.py has the formulas).
 
-D13: whether a failed attempt (429, 5xx, timeout) is billed is an explicit assumption, per
+Whether a failed attempt (429, 5xx, timeout) is billed is an explicit assumption, per
 route: ``CandidateInput.failed_attempts_billed`` (share of failed attempts billed, 0..1), or
 the workload's ``api_failed_attempts_billed`` when the route does not say. Billed attempts =
 completed + share × (attempts − completed); rejected outputs (acceptance) are always billed.

@@ -1,4 +1,4 @@
-"""D9: every default the cost engine used, with its value and where it came from.
+"""Every default the cost engine used, with its value and where it came from.
 
 ``assumptions_applied(inp)`` lists, for the comparison, each assumption that entered a
 cost line: its value, its source — "brief", "override" (the comparison's), "product

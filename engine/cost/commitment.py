@@ -1,4 +1,4 @@
-"""The commitment a decision creates: the figure dual approval routes on (ADR 0006, D2/H3).
+"""The commitment a decision creates: the figure dual approval routes on (ADR 0006).
 
 For every costed row::
 

@@ -58,7 +58,7 @@ UNIT_PER_1K_OUTPUTS = "per 1,000 accepted outputs"
 UNIT_PER_1K_ASSETS = "per 1,000 accepted assets"
 UNIT_PER_RUN = "per completed training run"
 UNIT_PER_MODEL = "per accepted fine-tuned model"
-# Fine-tuning produces a model someone accepts (DOMAIN.md): full and adapter tuning alike.
+# Fine-tuning produces a model someone accepts (docs/domain.md): full and adapter tuning alike.
 FINE_TUNING_CLASSES = workloads.FINE_TUNING
 
 
@@ -120,7 +120,7 @@ def unit_label_and_scale(workload: WorkloadInput) -> tuple[str, Decimal]:
 
 
 def billed_tokens_per_output(workload: WorkloadInput) -> tuple[str, Decimal]:
-    """The unit's label and the billed tokens in one accepted output (issue 17).
+    """The unit's label and the billed tokens in one accepted output.
 
     Every candidate is costed per accepted request first: its monthly total over the accepted
     requests. The brief's token type then divides that by the tokens the team pays for in one
@@ -173,7 +173,7 @@ def shared_ranges(workload: WorkloadInput) -> dict[str, Range]:
             "mfu": spec.mfu,
             "node_mtbf_h": spec.node_mtbf_h,
             "success_probability": spec.success_probability,
-            # D8: the busy share of the time the GPUs are held for the run
+            # The busy share of the time the GPUs are held for the run
             "utilisation": workload.utilisation,
         }
         if workload.workload_class in FINE_TUNING_CLASSES:
@@ -202,7 +202,7 @@ def candidate_ranges(workload: WorkloadInput, cand: CandidateInput) -> dict[str,
     ):
         ranges["utilisation"] = cand.utilisation
     if not workload.is_training:
-        # measured acceptance and failure replace the brief's for this row (D3)
+        # measured acceptance and failure replace the brief's for this row
         if cand.acceptance_rate is not None:
             ranges["acceptance_rate"] = cand.acceptance_rate
         if cand.failure_rate is not None:
@@ -269,7 +269,7 @@ def gpu_seconds_numerator(workload: WorkloadInput, cand: CandidateInput) -> Deci
 
 
 def spot_rework_share(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
-    """D12: extra work redone after spot interruptions, as a share of the work (0 elsewhere)."""
+    """Extra work redone after spot interruptions, as a share of the work (0 elsewhere)."""
     if cand.capacity_model != "spot":
         return Decimal(0)
     share = cand.spot_rework_share
@@ -277,7 +277,7 @@ def spot_rework_share(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
 
 
 def peak_capacity_share(workload: WorkloadInput) -> Decimal:
-    """D12: share of a fixed replica's measured throughput the peak may use (1 − headroom)."""
+    """Share of a fixed replica's measured throughput the peak may use (1 − headroom)."""
     return 1 - dec(workload.fixed_peak_headroom)
 
 

@@ -35,7 +35,7 @@ from engine.types import (
 def peak_replicas(
     workload: WorkloadInput, cand: CandidateInput, attempts: Decimal, gpu_s: Decimal, peak: Decimal
 ) -> Decimal:
-    """Replicas the peak needs at (1 − headroom) of each replica's throughput (D12)."""
+    """Replicas the peak needs at (1 − headroom) of each replica's throughput."""
     return (
         peak
         * attempts

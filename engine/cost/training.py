@@ -1,9 +1,9 @@
 """Training and fine-tuning lines, per run (cost.py has the formulas).
 
-D8: the GPUs are held for wall-clock / utilisation (setup, evaluation and debugging between
+The GPUs are held for wall-clock / utilisation (setup, evaluation and debugging between
 the productive hours); the unused held hours are ``idle_capacity``. Full and adapter
 fine-tuning both divide by accepted fine-tuned models (success × acceptance).
-D15: ``TrainingSpec.failure_rate_scope`` says how ``node_mtbf_h`` was stated: "node"
+``TrainingSpec.failure_rate_scope`` says how ``node_mtbf_h`` was stated: "node"
 (the brief's "node failures per day, per node": the job fails nodes × as often) or
 "cluster" (a rate for the whole run's cluster: not multiplied).
 """
@@ -71,7 +71,7 @@ def training_nodes(cand: CandidateInput) -> int:
 
 
 def failure_multiplier(workload: WorkloadInput, cand: CandidateInput) -> int:
-    """D15: nodes for a per-node failure rate, 1 for a rate stated for the whole cluster."""
+    """Nodes for a per-node failure rate, 1 for a rate stated for the whole cluster."""
     if training_spec(workload).failure_rate_scope == "cluster":
         return 1
     return training_nodes(cand)

@@ -1,4 +1,4 @@
-"""Which context lengths a brief's memory fit is computed at — never a silent default (U1, D11).
+"""Which context lengths a brief's memory fit is computed at — never a silent default.
 
 - The fit is computed at the brief's **p95 input + p95 output** tokens.
 - When the brief's context window is longer, conversations can reach it (a chat history

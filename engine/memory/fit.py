@@ -2,7 +2,7 @@
 
 All sizes are decimal gigabytes (1 GB = 1e9 bytes). The accelerator's ``memory_gb`` is read in
 ``GpuSpec.memory_unit``: catalog accelerators say "GiB", the unit datasheets give (80 GiB =
-85.9 GB; M-2). Sources: DOMAIN.md ("memory fit comes first": weights + KV cache + framework
+85.9 GB; M-2). Sources: docs/domain.md ("memory fit comes first": weights + KV cache + framework
 headroom + safety margin; training competes for HBM with gradients, optimizer states and
 activations) and PRODUCT.md "The engine".
 
@@ -315,7 +315,7 @@ def memory_fit(inp: FitInput) -> FitResult:
 
 def fit_status(fits: bool, headroom_pct: float, margin_pct: float) -> str:
     """'fits', 'amber' (fits with headroom under the margin: never a plain green fit) or
-    'does_not_fit' (U2)."""
+    'does_not_fit'."""
     if not fits:
         return "does_not_fit"
     return "amber" if headroom_pct < margin_pct else "fits"

@@ -1,7 +1,7 @@
 """Monte Carlo over the ranged assumptions, vectorised over samples and candidates.
 
 Every ranged assumption is triangular(low, likely, high), drawn by inverse CDF from a
-uniform ``u`` (DOMAIN.md: decide on accepted output *with* its uncertainty)::
+uniform ``u`` (docs/domain.md: decide on accepted output *with* its uncertainty)::
 
     F(likely) = (likely − low) / (high − low)
     x = low  + sqrt(u × (high − low) × (likely − low))          if u < F(likely)
@@ -19,8 +19,8 @@ Random numbers (reproducible from the stored integer seed, never the global np.r
 - except that throughput and measured acceptance / failure belong to the measurement: a row
   with an ``evidence_key`` draws them from ``(1, *sha256("evidence:" + key), *sha256(name))``,
   so rows on the same benchmark (or the same accelerator + model estimate) move together and
-  a dearer offer on identical evidence is never the cheapest (D4);
-- a row's measured acceptance / failure replace the shared draws for that row (D3).
+  a dearer offer on identical evidence is never the cheapest;
+- a row's measured acceptance / failure replace the shared draws for that row.
 
 So a number depends only on (seed, key, sample index): chunking over candidates, their
 order, or adding a candidate never changes another's draws, and the results are
@@ -79,12 +79,12 @@ from engine.montecarlo.sampling import (
     candidate_stream_key,
     check_seed,
     draw,
-    quantiles,
     shared_stream_key,
     triangular,
     uniforms,
 )
 from engine.montecarlo.tornado import tornado
+from engine.quantiles import row_quantiles as quantiles
 from engine.types import (
     CandidateInput,
     CandidateStats,

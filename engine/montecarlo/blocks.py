@@ -225,7 +225,7 @@ def training_unit_costs(
     wall *= block.col("checkpoint_factor")
     wall *= 1.0 + block.col("failure_factor") / shared["node_mtbf_h"][None, :]
     wall *= block.col("per_wall_hour")
-    wall /= shared["utilisation"][None, :]  # D8: GPUs held for wall-clock / utilisation
+    wall /= shared["utilisation"][None, :]  # GPUs held for wall-clock / utilisation
     accepted = shared["success_probability"]
     if "acceptance_rate" in shared:
         accepted = accepted * shared["acceptance_rate"]

@@ -35,7 +35,7 @@ class CandidateConstants:
     checkpoint_factor: float  # 1 + write_s / (3600 × interval)
     failure_factor: float  # nodes (or 1 per cluster) × (interval / 2 + restart_h)
     per_wall_hour: float  # training: money per wall-clock hour of the run
-    api_failed_billed: float = 1.0  # D13: share of failed API attempts billed
+    api_failed_billed: float = 1.0  # Share of failed API attempts billed
     evidence_key: str = ""  # shared measurement: throughput/acceptance draws keyed by this
     acceptance: Range | None = None  # measured acceptance of this row (else the workload's)
     failure: Range | None = None  # measured failure rate of this row (else the workload's)
@@ -47,7 +47,7 @@ class CandidateConstants:
         return self.candidate_id
 
 
-# Draws that belong to the measurement rather than the offer (D4: identical hardware on the
+# Draws that belong to the measurement rather than the offer (identical hardware on the
 # same evidence moves together, so a dearer offer on it is never the cheapest).
 EVIDENCE_DRAWS = frozenset({"throughput_per_replica", "acceptance_rate", "failure_rate"})
 
@@ -132,7 +132,7 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
                     )
                 path = "fixed" if cand.is_fixed else "elastic"
                 gpu_s_num = cost.gpu_seconds_numerator(workload, cand)
-                # D12: fixed sized at (1 − headroom) of throughput; spot redoes some work
+                # Fixed sized at (1 − headroom) of throughput; spot redoes some work
                 if cand.is_fixed:
                     gpu_s_num /= cost.peak_capacity_share(workload)
                 else:

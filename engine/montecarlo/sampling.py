@@ -74,7 +74,7 @@ def fill_uniforms(
     out: FloatArray,
     states: dict[tuple[int, ...], NDArray[np.uint64]] | None = None,
 ) -> None:
-    """Row i of ``out`` := the uniforms of stream (seed, keys[i]); equal keys draw once (D4).
+    """Row i of ``out`` := the uniforms of stream (seed, keys[i]); equal keys draw once.
 
     ``states``: from stream_states, so a caller filling many chunks mixes seeds once."""
     if states is None:
@@ -143,58 +143,6 @@ def _take_where_below(dst: FloatArray, src: FloatArray, below_bits: NDArray[np.i
     np.bitwise_xor(src_bits, dst_bits, out=src_bits)
     np.bitwise_and(src_bits, below_bits, out=src_bits)
     np.bitwise_xor(dst_bits, src_bits, out=dst_bits)
-
-
-def _order_statistics(part: FloatArray, ks: list[int]) -> dict[int, FloatArray]:
-    """Row-wise k-th smallest values for sorted ``ks``, partitioning ``part`` in place.
-
-    numpy's single-k partition is SIMD-accelerated and far faster than one call with many
-    k; the smallest and largest of a block are one pass, not a partition (after a partition
-    at k + 1 the k-th is the largest on the left). The values are exact order statistics,
-    so the result does not depend on the path taken.
-    """
-    found: dict[int, FloatArray] = {}
-    n = part.shape[1]
-    if ks and ks[0] == 0:
-        found[0] = part.min(axis=1)
-        ks = ks[1:]
-    if ks and ks[-1] == n - 1:
-        found[n - 1] = part.max(axis=1)
-        ks = ks[:-1]
-    if not ks:
-        return found
-    mid = ks[len(ks) // 2]
-    part.partition(mid, axis=1)
-    found[mid] = part[:, mid].copy()
-    found.update(_order_statistics(part[:, :mid], [k for k in ks if k < mid]))
-    right = _order_statistics(part[:, mid + 1 :], [k - mid - 1 for k in ks if k > mid])
-    found.update({k + mid + 1: v for k, v in right.items()})
-    return found
-
-
-def quantiles(
-    values: FloatArray, qs: Sequence[float], *, scratch: FloatArray | None = None
-) -> FloatArray:
-    """Row-wise quantiles (C, len(qs)), linear interpolation; equal to ``np.quantile``.
-
-    ``scratch``: an array of ``values``' shape to partition in (else a copy is made)."""
-    n = values.shape[1]
-    positions = []
-    for q in qs:
-        virtual = q * (n - 1)
-        k = int(np.floor(virtual))
-        positions.append((k, min(k + 1, n - 1), virtual - k))
-    work = values.copy() if scratch is None else scratch
-    if scratch is not None:
-        np.copyto(work, values)
-    stats = _order_statistics(work, sorted({k for p in positions for k in p[:2]}))
-    out = np.empty((values.shape[0], len(qs)))
-    for j, (lo, hi, t) in enumerate(positions):
-        a, b = stats[lo], stats[hi]
-        diff = b - a
-        # numpy's _lerp: exact at both ends of the interval
-        out[:, j] = a + diff * t if t < 0.5 else b - diff * (1 - t)
-    return out
 
 
 def draw(rng_range: Range, seed: int, key: tuple[int, ...], n: int) -> FloatArray:

@@ -1,4 +1,4 @@
-"""Cost per accepted output at every operating point of a sweep (issue 17).
+"""Cost per accepted output at every operating point of a sweep.
 
 The row is costed at one point (operating_points.choose_point); the charts show the others
 beside it. Each point is costed by the same cost model as the row (cost.point_estimate),

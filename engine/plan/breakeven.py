@@ -1,6 +1,6 @@
 """Capacity models: break-even across volume (the hybrid plan is in hybrid.py).
 
-DOMAIN.md, "Rent, reserve, buy, or use a model API?": reserve or buy once traffic is
+docs/domain.md, "Rent, reserve, buy, or use a model API?": reserve or buy once traffic is
 proven; for many teams the answer is hybrid — fixed capacity for the base load and
 elastic GPUs or a model API for the peak and overflow.
 
@@ -9,7 +9,7 @@ Break-even (one accelerator): the cheapest eligible offer of each option — ``o
 ``purchase`` — plus the best API route, costed by cost.py at every monthly volume of a
 geometric grid (likely / 10 … likely × 10).
 
-D7: a fixed-capacity total is a step function of volume — it jumps where the peak first
+A fixed-capacity total is a step function of volume — it jumps where the peak first
 needs another replica, at volume ``n × likely / peak replicas(likely)`` for each whole n.
 Crossings are found on the grid refined with those step volumes (each step evaluated just
 before it and just past it): between two points where neither curve steps, totals are linear

@@ -1,5 +1,5 @@
 """The hybrid base + peak plan: fixed capacity for the base load, elastic GPUs or an API
-for the peak above it (DOMAIN.md, "Rent, reserve, buy, or use a model API?").
+for the peak above it (docs/domain.md, "Rent, reserve, buy, or use a model API?").
 
 The load-duration curve over a month is ``L(x) = p × (1 − x)^(p − 1)`` for the share of
 time x ∈ [0, 1], with mean 1 and peak p = peak-to-average (flat at p = 1, linear at
@@ -9,14 +9,14 @@ the overflow share is::
     overflow(c) = 1 − c^(p/(p−1)) − c × p × (1 − c^(1/(p−1)))     (p > 1);  1 − c  (p = 1)
 
 A split f buys ``ceil(f × peak replicas)`` whole replicas (whole nodes for owned hardware,
-at least the minimum commitment). D5: the overflow is what exceeds the capacity of what is
+at least the minimum commitment). The overflow is what exceeds the capacity of what is
 paid for — c = min(1, replicas held / peak replicas), not f. The overflow goes to elastic
 GPUs (work × (1 + spot rework) / utilisation) or to the API (billed attempts). The plan
 keeps the base offer's storage, network, serving, observability and labour lines, and adds
 the overflow offer's fixed network and serving costs (and vendor-management time when the
 overflow is managed).
 
-D6: the grid is f ∈ {0, 1/steps, …, 1}: f = 0 is the overflow offer alone ("all elastic"),
+The grid is f ∈ {0, 1/steps, …, 1}: f = 0 is the overflow offer alone ("all elastic"),
 f = 1 the base offer alone ("all fixed"). The plan reports the recommended single row's
 unit cost and whether the best split beats it; when it does not, ``note`` says so.
 """

@@ -1,4 +1,4 @@
-"""Plain dataclasses in and out of the cost engine (DOMAIN.md, "Step 2 — the denominator").
+"""Plain dataclasses in and out of the cost engine (docs/domain.md, "Step 2 — the denominator").
 
 Inputs are validated at construction and raise ``EngineInputError(field, message)``:
 

@@ -39,7 +39,7 @@ WORKLOAD_CLASSES: frozenset[str] = workloads.ALL
 CAPACITY_MODELS: frozenset[str] = frozenset(get_args(CapacityModel))
 TRAINING_CLASSES = workloads.TRAINING
 INFERENCE_CLASSES = workloads.SERVING
-# Billed by use: billed GPU-hours = work / utilisation (DOMAIN.md, "Rent, reserve, buy").
+# Billed by use: billed GPU-hours = work / utilisation (docs/domain.md, "Rent, reserve, buy").
 ELASTIC_CAPACITY = frozenset({"on_demand", "spot", "marketplace", "managed_endpoint"})
 # Billed by the hour whether used or not: replicas sized for the peak, all month.
 FIXED_CAPACITY = frozenset({"reserved", "dedicated_cluster", "private_cloud", "purchase"})

@@ -37,7 +37,7 @@ BILLED_TOKEN_TYPES: tuple[str, ...] = ("output", "input", "total")
 
 @dataclass(frozen=True, slots=True)
 class TrainingSpec(JsonMixin):
-    """Training and fine-tuning specifics (DOMAIN.md, "Training" and "Fine-tuning")."""
+    """Training and fine-tuning specifics (docs/domain.md, "Training" and "Fine-tuning")."""
 
     active_params_b: float
     tokens: Range  # tokens processed to reach the target eval score
@@ -50,7 +50,7 @@ class TrainingSpec(JsonMixin):
     checkpoint_size_gb: float = 0.0
     checkpoints_retained: int = 3
     restart_h: float = 0.5  # requeue + reload after a node failure
-    # D15: node_mtbf_h is per node ("node": failures × nodes) or for the whole cluster
+    # node_mtbf_h is per node ("node": failures × nodes) or for the whole cluster
     failure_rate_scope: Literal["node", "cluster"] = "node"
 
     def __post_init__(self) -> None:
@@ -71,7 +71,7 @@ class TrainingSpec(JsonMixin):
 
 @dataclass(frozen=True, slots=True)
 class MediaSpec(JsonMixin):
-    """Media generation specifics (DOMAIN.md, "media_accepted_cost")."""
+    """Media generation specifics (docs/domain.md, "media_accepted_cost")."""
 
     moderation_cost_per_asset: Decimal = Decimal(0)  # per completed render checked
     review_fraction: float = 0.0  # share of completed renders a person reviews
@@ -89,7 +89,7 @@ class MediaSpec(JsonMixin):
 
 @dataclass(frozen=True, slots=True)
 class WorkloadInput(JsonMixin):
-    """The workload brief as the engine needs it (DOMAIN.md, "Step 1")."""
+    """The workload brief as the engine needs it (docs/domain.md, "Step 1")."""
 
     workload_class: WorkloadClass
     monthly_accepted_outputs: Range | None = None  # inference, retrieval, evaluation, media
@@ -118,13 +118,13 @@ class WorkloadInput(JsonMixin):
     stale_quote_days: int = 30
     training: TrainingSpec | None = None
     media: MediaSpec | None = None
-    # D12: fixed capacity runs the peak at (1 − headroom) of its measured throughput
+    # Fixed capacity runs the peak at (1 − headroom) of its measured throughput
     fixed_peak_headroom: float = 0.0
-    # D12: spot work redone after interruptions, as a share of the work (candidate overrides)
+    # Spot work redone after interruptions, as a share of the work (candidate overrides)
     spot_rework_share: float = 0.0
-    # D13: share of failed API attempts the provider bills (a route may state its own)
+    # Share of failed API attempts the provider bills (a route may state its own)
     api_failed_attempts_billed: float = 1.0
-    # D9: where each stated value came from ("brief", "override", "product default")
+    # Where each stated value came from ("brief", "override", "product default")
     assumption_sources: Mapping[str, str] = field(default_factory=dict)
     # Issue 17: the tokens a unit cost counts (token classes); the team's bill decides
     tokens_billed: BilledTokenType = "output"
@@ -224,8 +224,8 @@ class PurchaseSpec(JsonMixin):
     pue: Decimal = Decimal("1.4")
     colocation_per_node_month: Decimal = Decimal(0)
     support_per_node_year: Decimal = Decimal(0)
-    cost_of_capital_annual: Decimal = Decimal(0)  # D9: e.g. 0.08 for 8 % a year
-    residual_value_share: Decimal = Decimal(0)  # D9: resale value at end of life / capex
+    cost_of_capital_annual: Decimal = Decimal(0)  # E.g. 0.08 for 8 % a year
+    residual_value_share: Decimal = Decimal(0)  # Resale value at end of life / capex
 
     def __post_init__(self) -> None:
         for name in (
@@ -299,8 +299,8 @@ class CandidateInput(JsonMixin):
     has_acceptance_data: bool = False
     quote_age_days: float | None = None
     quote_stale: bool | None = None
-    spot_rework_share: float | None = None  # D12: None → the workload's
-    failed_attempts_billed: float | None = None  # D13 (API routes): None → the workload's
+    spot_rework_share: float | None = None  # None → the workload's
+    failed_attempts_billed: float | None = None  # API routes: None → the workload's
     # evidence (engine/evidence.py): what the throughput rests on
     evidence_key: str = ""  # same key ⇒ same measurement ⇒ one shared throughput draw
     evidence_detail: str = ""  # the matching verdict and any adjustment, in words

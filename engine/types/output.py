@@ -46,8 +46,8 @@ class TrainingDetail(JsonMixin):
     checkpoint_interval_h: float
     recommended_checkpoint_interval_h: float  # Young/Daly: sqrt(2 × write × job MTBF)
     total_at_recommended_interval: Decimal
-    held_h: float | None = None  # D8: wall-clock / utilisation, the hours the GPUs are held
-    failure_rate_scope: str = "node"  # D15
+    held_h: float | None = None  # Wall-clock / utilisation, the hours the GPUs are held
+    failure_rate_scope: str = "node"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +99,7 @@ class CandidateOutcome(JsonMixin):
     warnings: tuple[EngineWarning, ...]
     training: TrainingDetail | None = None
     horizon_total: Decimal | None = None  # monthly total × horizon months (volume classes)
-    commitment_usd: Decimal | None = None  # D2: the obligation this row creates (commitment.py)
+    commitment_usd: Decimal | None = None  # The obligation this row creates (commitment.py)
     commitment: CommitmentDetail | None = None
     latency_verdict: str = ""  # "meets (measured)", "within target (estimated)", ...
     evidence: str = ""  # what the throughput rests on (measured / proxy / estimated + why)
@@ -162,7 +162,7 @@ class Crossing(JsonMixin):
     option_b: str
     monthly_accepted_outputs: float  # volume where the two monthly totals cross
     cheaper_above: str
-    at_step: bool = False  # D7: the crossing is a fixed-capacity step (a replica added)
+    at_step: bool = False  # The crossing is a fixed-capacity step (a replica added)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +193,7 @@ class HybridPlan(JsonMixin):
     unit_label: str
     unit_cost_per_accepted_output: Decimal
     split_curve: tuple[tuple[float, Decimal], ...]  # (fixed fraction of peak, unit cost)
-    # D6: the recommended single row's unit cost, whether the plan beats it, and why not
+    # The recommended single row's unit cost, whether the plan beats it, and why not
     recommended_unit_cost: Decimal | None = None
     beats_recommendation: bool | None = None
     note: str = ""
@@ -214,7 +214,7 @@ class ComparisonOutput(JsonMixin):
     hybrid: HybridPlan | None
     assumptions: dict[str, JSONValue]
     notes: tuple[str, ...] = ()
-    # D9: every default the engine used, with its value and source (assumptions.py)
+    # Every default the engine used, with its value and source (assumptions.py)
     assumptions_applied: tuple[AppliedAssumption, ...] = ()
     recommendation_notes: tuple[str, ...] = ()  # ties, evidence gaps, substitution, targets
 

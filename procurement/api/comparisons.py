@@ -322,7 +322,7 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
         return list((obj.result or {}).get("assumptions_applied", []) or [])
 
     def get_snapshot_as_of(self, obj: Comparison) -> str | None:
-        return obj.shown_snapshot_facts().get("as_of")  # never the whole snapshot (R11)
+        return obj.shown_snapshot_facts().get("as_of")  # never the whole snapshot
 
 
 def _queued(request: Request, comparison: Comparison) -> Response:

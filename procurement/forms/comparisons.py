@@ -50,7 +50,7 @@ class ComparisonCreateForm(forms.Form):
     api_routes = forms.TypedMultipleChoiceField(
         required=False, coerce=int, widget=forms.CheckboxSelectMultiple
     )
-    # Candidate filters (R11): narrow "every current offer" before it is frozen.
+    # Candidate filters: narrow "every current offer" before it is frozen.
     regions = forms.CharField(
         required=False,
         max_length=500,

@@ -9,6 +9,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.urls import reverse
 
+from procurement.snapshot.evidence import result_ids_in
+
 
 class Comparison(models.Model):
     """A frozen set of inputs (snapshot + seed + engine version) and its computed rows."""
@@ -82,7 +84,6 @@ class Comparison(models.Model):
     def facts_of(snapshot: dict[str, Any]) -> dict[str, Any]:
         """The small part of a snapshot that pages show, with the ids of the benchmark
         results it froze (the decision record lists only those as its evidence)."""
-        from procurement.snapshot.evidence import result_ids_in
 
         facts = {k: snapshot[k] for k in ("as_of", "base_currency", "fx_rates") if k in snapshot}
         facts["evidence_result_ids"] = result_ids_in(snapshot.get("measured"))

@@ -10,7 +10,7 @@ from django.db.models.functions import Coalesce
 
 from briefs import access as briefs_access
 from briefs.models import WorkloadBrief
-from catalog.models import CapacityModel
+from catalog.models import CapacityModel, ModelApiRoute, Quote
 from core import workloads
 from core.listing import Column, valid_sort
 from core.roles import get_or_404
@@ -26,14 +26,12 @@ TRAINING_OR_MEDIA = workloads.TRAINING | workloads.MEDIA
 
 def default_quotes() -> QuerySet[Any]:
     """Every current quote version (not superseded, not withdrawn)."""
-    from catalog.models import Quote
 
     return Quote.objects.current().select_related("provider", "accelerator")
 
 
 def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:
     """Active API routes that could serve the brief: its model (or an unstated one)."""
-    from catalog.models import ModelApiRoute
 
     qs = ModelApiRoute.objects.filter(is_active=True).select_related("provider", "model_profile")
     if brief.workload_class in TRAINING_OR_MEDIA:
@@ -45,7 +43,7 @@ def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:
     return qs
 
 
-# Never loaded where they are not shown: at 20,000 candidates the snapshot is ~30 MB (R11).
+# Never loaded where they are not shown: at 20,000 candidates the snapshot is ~30 MB.
 LARGE_FIELDS = ("snapshot", "result")
 
 
@@ -71,7 +69,7 @@ def _recommended_label() -> Subquery:
 def comparisons_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[Any]:
     """Comparisons the user may see, newest first, with row counts and the recommendation.
 
-    R11: the count is a correlated subquery (no GROUP BY over every selected column) and the
+    The count is a correlated subquery (no GROUP BY over every selected column) and the
     snapshot and result JSON are left out.
     """
     filters = filters or {}
@@ -104,7 +102,7 @@ def comparison_state(user: Any, pk: Any, fields: tuple[str, ...]) -> Comparison:
     return get_or_404(access.comparisons_for(user).select_related(None).only(*fields), pk=pk)
 
 
-# The results table's sortable headers (U36). Every order keeps eligible rows first, so the
+# The results table's sortable headers. Every order keeps eligible rows first, so the
 # ineligible ones still collapse together at the end, and breaks ties by rank: the sort runs in
 # the database with LIMIT, never over a 20,000-row list in Python.
 RESULT_COLUMNS = (
@@ -224,7 +222,7 @@ def _latency(row: CandidateResult, has_targets: bool) -> str:
         return "misses"
     if not has_targets:
         return "no target"
-    if "LATENCY_UNMEASURED" in codes:  # D11: never "meets" beside LATENCY_UNMEASURED
+    if "LATENCY_UNMEASURED" in codes:  # Never "meets" beside LATENCY_UNMEASURED
         return "unmeasured"
     source = (row.performance or {}).get("latency_source")
     if source is None and row.kind != "api":

@@ -32,7 +32,7 @@ def on_dashboard_cards(provider: CardProvider) -> CardProvider:
 
 
 def awaiting_decision(user: Any, comparisons: Any) -> list[Comparison]:
-    """U25: the ready comparisons this user did not create and has not reviewed, soonest
+    """The ready comparisons this user did not create and has not reviewed, soonest
     due first (then the one waiting longest); the view keeps those the user may decide.
 
     Each carries `approvals_so_far`, `is_overdue` and `commitment_terms` (the recommended

@@ -72,7 +72,7 @@ def overrides_words(overrides: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def applied_words(comparison: Comparison) -> list[dict[str, str]]:
-    """The applied assumptions (D9) in words; one query for the labels of the rows named."""
+    """The applied assumptions in words; one query for the labels of the rows named."""
     applied = applied_assumptions(comparison)
     keys = {str(a["candidate_id"]) for a in applied if a.get("candidate_id")}
     labels = dict(

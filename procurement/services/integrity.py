@@ -4,7 +4,7 @@ A finance approval awards one row: its quote version (or API route), the checkli
 that made it eligible and the RFQ it answered. If any of these moved after the compute — the
 vendor revised or withdrew the quote, a checklist answer changed, the RFQ was reopened — the
 approval would rest on figures nobody computed. `review_submit` refuses it (409) and says what
-changed; a recompute makes a new revision from the current offers (M3).
+changed; a recompute makes a new revision from the current offers.
 """
 
 from __future__ import annotations

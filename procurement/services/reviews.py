@@ -5,7 +5,7 @@ Rules, all re-checked here so no view can bypass them:
 - the creator of a comparison never reviews it, superusers and admins included;
 - only a READY comparison is reviewed; a decided one is frozen (a recompute makes a new
   revision that supersedes it);
-- whoever entered an FX rate the comparison converts with does not approve it (L8);
+- whoever entered an FX rate the comparison converts with does not approve it;
 - every decision carries a comment; approving a row other than the recommended one needs a
   written justification; an ineligible row cannot be approved;
 - above the dual-approval threshold (`required_approvals == 2`) the comparison is approved
@@ -16,7 +16,7 @@ Rules, all re-checked here so no view can bypass them:
 
 Two reviewers acting at the same moment cannot both win: the comparison row is locked with
 `select_for_update` inside the transaction and status and approvals are re-read under the
-lock (QUALITY.md 2.3: `atomic()` alone lets 40 of 40 races through). The loser gets
+lock (measured: with `atomic()` alone 40 of 40 simultaneous pairs both won). The loser gets
 `Conflict` (409 in the API, a form error in HTML).
 """
 
@@ -189,7 +189,7 @@ def row_commitment_usd(candidate: CandidateResult) -> Decimal | None:
 
 def _require_dual_for_row(comparison: Comparison, user: User, candidate: CandidateResult) -> None:
     """Raise `required_approvals` to 2 when the approved row, not the recommended one, commits
-    more than the threshold (issue 15): the compute set the number from the recommended row
+    more than the threshold: the compute set the number from the recommended row
     only, so approving a dearer contract through "another row" would have dodged dual approval.
     Called under the comparison's row lock; the number never goes down."""
     if comparison.required_approvals > 1 or candidate.key == comparison.recommended_key:
@@ -216,7 +216,7 @@ def _require_dual_for_row(comparison: Comparison, user: User, candidate: Candida
 
 
 def fx_rates_entered_by(comparison: Comparison, user: User) -> list[str]:
-    """The FX rates frozen in this comparison that `user` entered (L8: whoever sets a rate
+    """The FX rates frozen in this comparison that `user` entered (whoever sets a rate
     does not also approve the money converted with it), as "1 JPY = … (as of)"."""
     used = Q()
     for currency, rate in (comparison.shown_snapshot_facts().get("fx_rates") or {}).items():

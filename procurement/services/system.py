@@ -19,7 +19,7 @@ def worker_probe_request(*, acting_user: User) -> WorkerProbe:
     probe = WorkerProbe.objects.create(requested_by=acting_user)
     probe.sent = None  # type: ignore[attr-defined]
 
-    def _ring() -> None:  # L3: a broker outage is reported, not a 500
+    def _ring() -> None:  # A broker outage is reported, not a 500
         probe.sent = jobs.send_safely(  # type: ignore[attr-defined]
             "procurement.tasks.worker_probe_complete_task", (probe.pk,)
         )

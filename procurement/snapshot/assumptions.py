@@ -15,10 +15,10 @@ Two kinds:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
+from core.values import finite_or_none
 from engine.memory.fit import DEFAULT_OVERHEAD_GB, DEFAULT_SAFETY_MARGIN
 from engine.performance import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
 
@@ -90,7 +90,7 @@ SCALARS: dict[str, Scalar] = {
         "BF16 dense TFLOPS; other GPUs scale by theirs (H100 SXM).",
     ),
     "reviewer_hourly_usd": Scalar(60.0, 0.0, 10_000.0, "Operator review, per hour (USD, media)"),
-    # D12: fixed capacity keeps a fifth of its measured throughput free at the peak
+    # Fixed capacity keeps a fifth of its measured throughput free at the peak
     # (queueing, bursts inside the hour); spot redoes a tenth of its work after interruptions.
     "fixed_peak_headroom": Scalar(
         0.2,
@@ -106,7 +106,7 @@ SCALARS: dict[str, Scalar] = {
         "Spot interruption rework (share of work)",
         "Work redone, plus restart time, after spot interruptions, as a share of the work.",
     ),
-    # D13: conservative: a failed attempt is billed like a completed one unless stated.
+    # Conservative: a failed attempt is billed like a completed one unless stated.
     "api_failed_attempts_billed": Scalar(
         1.0,
         0.0,
@@ -114,12 +114,12 @@ SCALARS: dict[str, Scalar] = {
         "Share of failed API attempts billed",
         "1: every failed attempt is billed; 0: only completed attempts are (typical for 429/5xx).",
     ),
-    # D10: API rows pay for the storage (and egress) the workload needs somewhere.
+    # API rows pay for the storage (and egress) the workload needs somewhere.
     "api_storage_per_gb_month": Scalar(
         0.023, 0.0, 100.0, "Storage per GB-month beside an API (USD)", "Object-storage list price."
     ),
     "api_egress_per_gb": Scalar(0.0, 0.0, 100.0, "Egress per GB beside an API (USD)"),
-    # D9: owned hardware carries its financing and is sold at the end of its life.
+    # Owned hardware carries its financing and is sold at the end of its life.
     "cost_of_capital_annual": Scalar(
         0.08, 0.0, 1.0, "Cost of capital (share a year, purchase)", "On the average capital."
     ),
@@ -139,16 +139,6 @@ FORM_SCALARS = (
 )
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _clean_ranged(
     name: str, spec: Ranged, raw: object, errors: dict[str, list[str]]
 ) -> dict[str, float] | None:
@@ -160,7 +150,7 @@ def _clean_ranged(
         return None
     values: dict[str, float] = {}
     for part in ("low", "likely", "high"):
-        number = _number(raw.get(part))
+        number = finite_or_none(raw.get(part))
         if number is None:
             errors[f"{name}.{part}"] = ["A finite number is required."]
             return None
@@ -192,7 +182,7 @@ def validate_overrides(raw: object) -> tuple[dict[str, Any], dict[str, list[str]
                 clean[name] = ranged
         elif name in SCALARS:
             spec = SCALARS[name]
-            number = _number(value)
+            number = finite_or_none(value)
             if number is None:
                 errors[name] = ["A finite number is required."]
             elif not spec.lo <= number <= spec.hi:
@@ -210,7 +200,7 @@ def scalar(effective_values: dict[str, Any], name: str) -> Any:
 
 
 def sources(overrides: dict[str, Any]) -> dict[str, str]:
-    """D9: "override" for the comparison's overrides, "product default" for the rest."""
+    """Where each value came from: "override" (the comparison's) or "product default"."""
     return {name: "override" if name in overrides else "product default" for name in SCALARS}
 
 

@@ -81,7 +81,7 @@ class Context:
         return boundary_reason(regions, self.allowed)
 
     def private_endpoint_reason(self, offered: str | None, on: str = "quote") -> str | None:
-        """D11: why an offer fails the brief's private-endpoint requirement (None: it meets
+        """Why an offer fails the brief's private-endpoint requirement (None: it meets
         it, or the brief requires none). "Not stated" is not shown to meet it, as a region
         not stated is not shown inside a boundary: the row is ineligible and says so."""
         if not self.brief.get("private_endpoint_required") or offered == "yes":

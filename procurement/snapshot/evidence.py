@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import workloads
+from core.values import finite_or_none
 from engine.evidence import (
     EvidenceMatch,
     EvidenceTarget,
@@ -29,16 +30,8 @@ from engine.operating_points import (
 from engine.types import Range
 from procurement.snapshot.context import Context, rounded
 
-REALTIME = workloads.REALTIME
 NAMES = {"ttft_p95_ms": "TTFT p95", "itl_p95_ms": "ITL p95", "e2e_p99_ms": "E2E p99"}
 Z80 = 1.2816  # two-sided 80 % interval of a measured rate (p10–p90, like every range)
-
-
-def _num(value: Any) -> float | None:
-    if value is None or value == "" or isinstance(value, bool):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
 
 
 def result_ids_in(measured: dict[str, Any] | None) -> list[int]:
@@ -66,14 +59,14 @@ def target_for(
         gpus=gpus,
         model_name=model.get("name") or "",
         model_profile_id=model.get("id"),
-        model_params_b=_num(spec.get("params_b")),
+        model_params_b=finite_or_none(spec.get("params_b")),
         model_family=model.get("family") or "",
         precision=brief.get("weight_precision") or "",
-        input_tokens_mean=_num(brief.get("mean_input_tokens")),
-        input_tokens_p95=_num(brief.get("p95_input_tokens")),
-        output_tokens_mean=_num(brief.get("mean_output_tokens")),
-        output_tokens_p95=_num(brief.get("p95_output_tokens")),
-        concurrency=_num(brief.get("concurrency")),
+        input_tokens_mean=finite_or_none(brief.get("mean_input_tokens")),
+        input_tokens_p95=finite_or_none(brief.get("p95_input_tokens")),
+        output_tokens_mean=finite_or_none(brief.get("mean_output_tokens")),
+        output_tokens_p95=finite_or_none(brief.get("p95_output_tokens")),
+        concurrency=finite_or_none(brief.get("concurrency")),
         quote_id=quote["id"],
         brief_id=brief.get("id"),
     )
@@ -81,8 +74,8 @@ def target_for(
 
 def workload_of(result: dict[str, Any]) -> ResultWorkload:
     points = result.get("operating_points") or []
-    concurrency = _num(result.get("concurrency"))
-    sweep = [c for p in points if (c := _num(p.get("concurrency"))) is not None]
+    concurrency = finite_or_none(result.get("concurrency"))
+    sweep = [c for p in points if (c := finite_or_none(p.get("concurrency"))) is not None]
     if sweep:
         concurrency = max(sweep)
     return ResultWorkload(
@@ -94,12 +87,12 @@ def workload_of(result: dict[str, Any]) -> ResultWorkload:
         gpu_count=int(result.get("gpu_count") or 1),
         tensor_parallel=result.get("tensor_parallel"),
         pipeline_parallel=result.get("pipeline_parallel"),
-        input_tokens_mean=_num(result.get("input_tokens_mean")),
-        input_tokens_p95=_num(result.get("input_tokens_p95")),
-        output_tokens_mean=_num(result.get("output_tokens_mean")),
-        output_tokens_p95=_num(result.get("output_tokens_p95")),
+        input_tokens_mean=finite_or_none(result.get("input_tokens_mean")),
+        input_tokens_p95=finite_or_none(result.get("input_tokens_p95")),
+        output_tokens_mean=finite_or_none(result.get("output_tokens_mean")),
+        output_tokens_p95=finite_or_none(result.get("output_tokens_p95")),
         concurrency=concurrency,
-        request_rate_per_s=_num(result.get("request_rate")),
+        request_rate_per_s=finite_or_none(result.get("request_rate")),
         serving_engine=result.get("serving_engine") or "",
         engine_version=result.get("engine_version") or "",
         quote_id=result.get("quote_id"),
@@ -144,9 +137,9 @@ def rate_range(rate: float, n: float | None) -> Range:
 def service_level(ctx: Context) -> ServiceLevel:
     brief = ctx.brief
     return ServiceLevel(
-        ttft_p95_ms=_num(brief.get("ttft_p95_ms")),
-        itl_p95_ms=_num(brief.get("itl_p95_ms")),
-        e2e_p99_ms=_num(brief.get("e2e_p99_ms")),
+        ttft_p95_ms=finite_or_none(brief.get("ttft_p95_ms")),
+        itl_p95_ms=finite_or_none(brief.get("itl_p95_ms")),
+        e2e_p99_ms=finite_or_none(brief.get("e2e_p99_ms")),
     )
 
 
@@ -171,7 +164,7 @@ def apply(
 ) -> dict[str, Any]:
     """Update ``perf`` from the chosen result; returns the engine-facing extras."""
     measured_gpus = max(1, int(result.get("gpu_count") or 1))
-    per_gpu = _num(result.get("tokens_per_s_per_gpu"))
+    per_gpu = finite_or_none(result.get("tokens_per_s_per_gpu"))
     total = per_gpu * measured_gpus if per_gpu else None
     figures = {k: result.get(k) for k in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms")}
     point_note = None
@@ -179,7 +172,7 @@ def apply(
     points = [point_from_dict(p) for p in result.get("operating_points") or []]
     choice = None
     if points:
-        realtime = ctx.cls in REALTIME
+        realtime = ctx.cls in workloads.REALTIME
         choice = choose_point(points, service_level(ctx), realtime=realtime)
         if choice is not None:
             total = choice.output_tokens_per_s
@@ -204,20 +197,20 @@ def apply(
         perf.update(tokens_per_s=total * match.throughput_factor, throughput_source=match.kind)
     if match.kind == "measured" and any(v is not None for v in figures.values()):
         # A figure the file lacks must not keep the roofline estimate under a "measured"
-        # label: that estimate would pass the target the file cannot check (issue 17).
+        # label: that estimate would pass the target the file cannot check.
         perf.update(figures)
         perf["latency_source"] = "measured"
         if unchecked := [NAMES[k] for k, v in figures.items() if v is None]:
             perf["latency_not_in_benchmark"] = unchecked
-    acceptance = _num(result.get("acceptance_rate")) if match.kind == "measured" else None
-    n = _num(result.get("requests_completed"))
+    acceptance = finite_or_none(result.get("acceptance_rate")) if match.kind == "measured" else None
+    n = finite_or_none(result.get("requests_completed"))
     if choice is not None and len(points) > 1:
         # The sweep's other points, costed beside the chosen one (engine/point_costs.py).
         measured_acceptance = acceptance is not None and 0 < acceptance <= 1
         extras["sweep"] = Sweep(
             points=tuple(points),
             slo=service_level(ctx),
-            goodput_counts=match.kind == "measured" and ctx.cls in REALTIME,
+            goodput_counts=match.kind == "measured" and ctx.cls in workloads.REALTIME,
             chosen_label=choice.label,
             throughput_factor=match.throughput_factor,
             base_acceptance=rate_range(acceptance, n)
@@ -225,14 +218,14 @@ def apply(
             else None,
         )
     if acceptance is not None and 0 < acceptance <= 1:
-        if goodput is not None and ctx.cls in REALTIME:
+        if goodput is not None and ctx.cls in workloads.REALTIME:
             acceptance = max(1e-6, acceptance * goodput)
         extras["acceptance_rate"] = rate_range(acceptance, n)
         perf["acceptance_source"] = f"measured ({acceptance:.3f}, result {result.get('result_id')})"
         perf["acceptance_used"] = (
             f"measured {acceptance * 100:.1f} % (result {result.get('result_id')})"
         )
-    elif goodput is not None and match.kind == "measured" and ctx.cls in REALTIME:
+    elif goodput is not None and match.kind == "measured" and ctx.cls in workloads.REALTIME:
         brief_rate = ctx.workload.acceptance_rate
         extras["acceptance_rate"] = Range(
             max(1e-6, brief_rate.low * goodput),
@@ -244,7 +237,7 @@ def apply(
             f"the brief's {range_words(brief_rate)} × measured goodput {goodput:.3f} "
             f"(result {result.get('result_id')})"
         )
-    failure = _num(result.get("failure_rate")) if match.kind == "measured" else None
+    failure = finite_or_none(result.get("failure_rate")) if match.kind == "measured" else None
     if failure is not None and 0 <= failure < 1:
         extras["failure_rate"] = rate_range(failure, n) if failure > 0 else Range.fixed(0.0)
         perf["failure_source"] = f"measured ({failure:.3f}, result {result.get('result_id')})"
@@ -267,7 +260,7 @@ def range_words(rate: Range) -> str:
 
 
 def state_brief_rates(ctx: Context, perf: dict[str, Any]) -> None:
-    """Which acceptance and failure rates the cost used, in words (D3): the measured ones set
+    """Which acceptance and failure rates the cost used, in words: the measured ones set
     by `apply`, else the brief's assumption with its figure, so the row never leaves the
     reader guessing which one priced it."""
     workload = ctx.workload

@@ -19,6 +19,8 @@ from django.conf import settings
 from django.db import models
 
 from briefs.fit import gpu_spec_for, model_spec_for
+from catalog.models import FxRate
+from catalog.selectors import calibration_summaries
 from engine.comparison import ENGINE_VERSION
 from procurement.snapshot import assumptions
 
@@ -89,8 +91,6 @@ def _route(route: ModelApiRoute) -> dict[str, Any]:
 
 def fx_rates(currencies: set[str], *, on: date) -> dict[str, dict[str, str]]:
     """The latest rate of each currency as of `on` (one query); the base currency is 1."""
-    from catalog.models import FxRate
-
     base = settings.BASE_CURRENCY
     out: dict[str, dict[str, str]] = {base: {"rate_to_base": "1", "as_of": on.isoformat()}}
     wanted = {c for c in currencies if c and c != base}
@@ -110,7 +110,7 @@ def fx_rates(currencies: set[str], *, on: date) -> dict[str, dict[str, str]]:
 def checklist_summaries(quotes: Sequence[Quote]) -> dict[str, Any] | None:
     """quote id → checklist summary, or None when the checklist area is not installed."""
     try:
-        from checklist.selectors import quote_checklist_summaries
+        from checklist.selectors import quote_checklist_summaries  # noqa: PLC0415 - optional area
     except ImportError:
         logger.warning("checklist.selectors is missing: comparisons carry no checklist data")
         return None
@@ -122,7 +122,7 @@ def measured_performance(
 ) -> dict[str, dict[str, Any]] | None:
     """Measured figures per quote and per accelerator, or None without the benchmarks area."""
     try:
-        from benchmarks.selectors import measured_performance_for
+        from benchmarks.selectors import measured_performance_for  # noqa: PLC0415 - optional area
     except ImportError:
         logger.warning("benchmarks.selectors is missing: every figure will be estimated")
         return None
@@ -133,7 +133,7 @@ def measured_performance(
         "by_accelerator": {str(k): plain(v) for k, v in found.get("by_accelerator", {}).items()},
     }
     try:
-        from benchmarks.selectors import evidence_results_for
+        from benchmarks.selectors import evidence_results_for  # noqa: PLC0415 - optional, newer
     except ImportError:  # an older benchmarks area: the legacy figures only
         return out
     out["results"] = plain(evidence_results_for(quote_ids, accelerator_ids, brief.pk))
@@ -143,8 +143,6 @@ def measured_performance(
 def calibration(accelerators: Sequence[Accelerator]) -> dict[str, dict[str, Any]]:
     """Per accelerator slug, the spread of measured / estimate in the calibration ledger: the
     comparison widens (or, with enough pairs, centres) its estimates on it."""
-    from catalog.selectors import calibration_summaries
-
     found = calibration_summaries(sorted({a.pk for a in accelerators}))
     return {slug: dataclasses.asdict(summary) for slug, summary in found.items()}
 

@@ -7,7 +7,7 @@ accelerator, with three rules the LLM rows also follow (snapshot/evidence.py):
   render of one diffusion model says little about another); a brief naming no model takes
   any result on the hardware, as media briefs often name only a model class;
 - the measured acceptance and failure rates replace the brief's in the cost, and the row
-  says which was used; `NO_ACCEPTANCE_DATA` goes only when a measured rate is used (D3);
+  says which was used; `NO_ACCEPTANCE_DATA` goes only when a measured rate is used;
 - among the results that count: the brief's own first, then the newest.
 """
 
@@ -15,17 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.values import float_or_none
 from engine.evidence import same_model_name
 from engine.memory.fit import GpuSpec
 from engine.types import Range
 from procurement.snapshot.context import Context, rounded
 from procurement.snapshot.evidence import rate_range
-
-
-def _number(value: Any) -> float | None:
-    if value is None or value == "" or isinstance(value, bool):
-        return None
-    return float(value)
 
 
 def _other_model(ctx: Context, result: dict[str, Any]) -> str | None:
@@ -79,12 +74,12 @@ def _measured_rates(result: dict[str, Any]) -> tuple[dict[str, Range], str | Non
     """(engine extras for the measured acceptance / failure, the acceptance's words)."""
     extras: dict[str, Range] = {}
     source = None
-    n = _number(result.get("requests_completed"))
-    acceptance = _number(result.get("acceptance_rate"))
+    n = float_or_none(result.get("requests_completed"))
+    acceptance = float_or_none(result.get("acceptance_rate"))
     if acceptance is not None and 0 < acceptance <= 1:
         extras["acceptance_rate"] = rate_range(acceptance, n)
         source = f"measured ({acceptance:.3f}, result {result.get('result_id')})"
-    failure = _number(result.get("failure_rate"))
+    failure = float_or_none(result.get("failure_rate"))
     if failure is not None and 0 <= failure < 1:
         extras["failure_rate"] = rate_range(failure, n) if failure > 0 else Range.fixed(0.0)
     return extras, source

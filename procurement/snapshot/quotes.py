@@ -1,7 +1,7 @@
 """Snapshot quotes → the engine's `CandidateInput`, plus the facts each row
 shows (fit, performance and its source, checklist, eligibility). Pure: no Django.
 
-Eligibility facts (DOMAIN.md; the engine turns them into blocking warnings):
+Eligibility facts (docs/domain.md; the engine turns them into blocking warnings):
 
 - memory: the memory fit at the brief's p95 context (p95 input + output) and concurrency,
   for inference; the brief's target GPUs for training. A quote offers at most
@@ -272,7 +272,7 @@ SWEEP_FACT = "_sweep"  # not a row field: compute() never copies it into a row
 def sweep_costs(
     workload: WorkloadInput, cand: CandidateInput, sweep: Sweep
 ) -> list[dict[str, Any]]:
-    """Every point of the row's sweep costed by the engine, frozen with the row (issue 17):
+    """Every point of the row's sweep costed by the engine, frozen with the row:
     the charts read these, never recompute them."""
     costed = point_costs(
         workload,

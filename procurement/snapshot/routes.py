@@ -104,7 +104,7 @@ def route_candidate(
     boundary = ctx.boundary_reason(list(route.get("processing_regions") or [route.get("region")]))
     if boundary:
         reasons.append(boundary)
-    # D11 as for quotes; a snapshot frozen before routes stated it reads as "not stated".
+    # As for quotes; a snapshot frozen before routes stated it reads as "not stated".
     private = ctx.private_endpoint_reason(route.get("private_endpoint"), on="API route")
     if private:
         reasons.append(private)
@@ -133,8 +133,8 @@ def route_candidate(
             ineligible_reasons=tuple(reasons),
             quote_age_days=rounded(ctx.age_days(route["quoted_at"]), 1),
             quote_stale=facts["detail"]["stale"],
-            # D10: the workload's storage and egress are paid beside an API too (stated
-            # product defaults, in the base currency); D13: a route may state its billing
+            # The workload's storage and egress are paid beside an API too (stated
+            # product defaults, in the base currency); a route may state its billing
             storage_price_per_gb_month=dec(scalar(ctx.a, "api_storage_per_gb_month")),
             egress_price_per_gb=dec(scalar(ctx.a, "api_egress_per_gb")),
             failed_attempts_billed=None

@@ -1,4 +1,4 @@
-"""Which rows get every point of their sweep costed (issue 17). Pure: no Django.
+"""Which rows get every point of their sweep costed. Pure: no Django.
 
 Costing a sweep's every point takes about as long as costing the row itself again for each
 point, and the pages chart only the cheapest rows (the first results page). So, once the

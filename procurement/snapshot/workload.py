@@ -7,7 +7,7 @@ Mapping notes (stated here so a reviewer can check them):
 - tokens per request for costs are the mean input/output tokens (p95 when no mean is given);
   memory fit and latency use the p95 figures;
 - training: tokens = the brief's training tokens; node MTBF = 24 h / node failures per day,
-  read per node (the field's label says "per node"; D15) and multiplied by the run's nodes;
+  read per node (the field's label says "per node") and multiplied by the run's nodes;
   MFU = expected MFU ± `mfu_spread`; checkpoint interval 60 min and restart 30 min when the
   brief gives none (adapter fine-tuning does not ask for them);
 - media: GPU-seconds per asset are read as measured on the `media_reference_tflops` GPU
@@ -25,7 +25,6 @@ from engine.types import MediaSpec, Range, TrainingSpec, WorkloadInput
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.assumptions import sources as scalar_sources
 
-TRAINING_BRIEF_CLASSES = workloads.TRAINING
 NO_FAILURE_MTBF_H = 1e9  # no node failure rate given: failures do not enter the cost
 
 
@@ -103,7 +102,7 @@ BRIEF_SOURCED = {
 
 
 def _sources(brief: dict[str, Any], overrides: dict[str, Any]) -> dict[str, str]:
-    """D9: where each assumption the engine lists came from."""
+    """Where each assumption the engine lists came from."""
     out = scalar_sources(overrides)
     for name, field in BRIEF_SOURCED.items():
         given = brief.get(field) not in (None, "")
@@ -131,7 +130,7 @@ def workload_input(snap: dict[str, Any]) -> WorkloadInput:
     )
     defaults = WorkloadInput.__dataclass_fields__
     managed = brief.get("operating_model") == "managed"
-    # H3: a horizon of 0 is refused by the engine (and at brief entry), never read as 12
+    # A horizon of 0 is refused by the engine (and at brief entry), never read as 12
     raw_horizon = brief.get("horizon_months")
     horizon = 12 if raw_horizon in (None, "") else int(raw_horizon)
     values: dict[str, Any] = {
@@ -167,7 +166,7 @@ def workload_input(snap: dict[str, Any]) -> WorkloadInput:
         "assumption_sources": _sources(brief, overrides),
         "tokens_billed": brief.get("billed_token_type") or "output",
     }
-    if brief["workload_class"] in TRAINING_BRIEF_CLASSES:
+    if brief["workload_class"] in workloads.TRAINING:
         values["training"] = _training_spec(snap, a)
     if cls == "media":
         values["media"] = _media_spec(brief, a)

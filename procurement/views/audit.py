@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.http import AuthedRequest
 from core.audit import AuditPaginator, audit_chain_verify
+from core.listing import paginate
 from core.roles import role_required
 from procurement.forms.reviews import AuditFilterForm
 from procurement.selectors import reviews as sel
@@ -27,7 +28,9 @@ def audit_list(request: AuthedRequest) -> HttpResponse:
     valid = form.is_valid() if form.is_bound else True
     filters = {k: v for k, v in (form.cleaned_data if form.is_bound and valid else {}).items() if v}
     events = sel.audit_events_filtered(request.user, **filters)
-    page = AuditPaginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = paginate(
+        events, request.GET.get("page"), per_page=PAGE_SIZE, paginator_class=AuditPaginator
+    )
     query = request.GET.copy()
     query.pop("page", None)
     context = {

@@ -6,7 +6,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.cache import cache
-from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -17,7 +16,7 @@ from briefs import access as briefs_access
 from core import submissions
 from core.errors import DomainError
 from core.forms import apply_domain_error
-from core.listing import Column, headers_for_query, list_page
+from core.listing import Column, headers_for_query, list_page, paginate
 from core.roles import STAFF_ROLES, has_role, role_required
 from procurement import access, charts, point_charts
 from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilterForm
@@ -50,7 +49,7 @@ def comparison_list(request: AuthedRequest) -> HttpResponse:
             "listing": listing,
             "page": listing.page,
             "filters": filters,
-            "filtered": any(v not in (None, "", [], False) for v in filters.values()),  # U37
+            "filtered": any(v not in (None, "", [], False) for v in filters.values()),
             "can_create": has_role(request.user, *access.COMPARISON_CREATORS),
         },
     )
@@ -99,7 +98,7 @@ def comparison_new(request: AuthedRequest) -> HttpResponse:
         chosen_q, chosen_r = form.cleaned_data["quotes"], form.cleaned_data["api_routes"]
         everything = set(chosen_q) == set(quote_ids) and set(chosen_r) == set(route_ids)
         try:
-            # A double click or a replay of this form makes one comparison, not two (L10).
+            # A double click or a replay of this form makes one comparison, not two.
             with submissions.once(request) as slot:
                 if slot.done_url:
                     return redirect(slot.done_url)
@@ -152,7 +151,7 @@ def comparison_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     if comparison.is_finished:
         sort = selectors_comparisons.results_sort(request.GET.get("sort", ""))
         context["results_html"] = _results_html(comparison, _page_number(request), sort)
-        context["reviews"] = reviews_of(comparison)  # U10: the reviewers' words reach the lead
+        context["reviews"] = reviews_of(comparison)  # The reviewers' words reach the lead
     return render(request, "procurement/comparison_detail.html", context)
 
 
@@ -173,7 +172,7 @@ def _results_html(
     A finished comparison never changes (a recompute is a new revision, a retry a new
     `finished_at`), and nothing in the section depends on the viewer, so each page is
     rendered once and then served from the cache. "" if there are no rows.
-    R11: the rows are paginated (eligible first), counted in the database, and the frozen
+    The rows are paginated (eligible first), counted in the database, and the frozen
     snapshot is never loaded whole: the section shows only its FX rates.
     `sort` is already valid (results_sort), so the cache holds at most one entry per
     header direction and page; the links carry only the sort, never the viewer's query.
@@ -185,8 +184,7 @@ def _results_html(
         html = ""
         total, eligible = selectors_comparisons.candidate_counts(comparison)
         if total:
-            paginator = Paginator(range(total), RESULTS_PAGE_SIZE)
-            page = paginator.get_page(page_number)
+            page = paginate(range(total), page_number, per_page=RESULTS_PAGE_SIZE)
             offset = (page.number - 1) * RESULTS_PAGE_SIZE
             rows = selectors_comparisons.comparison_rows(
                 comparison, offset, RESULTS_PAGE_SIZE, sort

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from briefs import rules as brief_rules
 from briefs.models import WorkloadBrief
 from briefs.rules import (
     BRIEF_FIELDS,
@@ -15,9 +14,10 @@ from briefs.rules import (
     range_errors,
 )
 from catalog.models import ModelProfile
+from core import workloads
 from tests.briefs.factories_briefs import brief_factory_kwargs
 
-ALL_CLASSES = sorted(brief_rules.ALL_CLASSES)
+ALL_CLASSES = sorted(workloads.ALL)
 
 
 def _brief(workload_class: str, *, complete: bool = True, **extra) -> WorkloadBrief:

@@ -1,7 +1,7 @@
 """Two reviewers approving at the same moment: exactly one wins, the other gets a Conflict.
 
 Real threads, each with its own PostgreSQL connection, released together by a Barrier; the
-comparison row lock (`select_for_update`) is what makes this hold (QUALITY.md, 2.3 / R-06).
+comparison row lock (`select_for_update`) is what makes this hold.
 """
 
 from __future__ import annotations

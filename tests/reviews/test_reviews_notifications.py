@@ -110,3 +110,18 @@ def test_ready_is_not_sent_for_a_comparison_that_is_not_ready(comparison, financ
     Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.Status.FAILED)
     assert notifications.notify_comparison_ready(comparison) == 0
     assert mail.outbox == []
+
+
+def test_links_are_absolute_from_site_url(comparison, finance, settings):
+    settings.SITE_URL = "https://workbench.example.com"
+    notifications.notify_comparison_ready(comparison)
+    body = mail.outbox[0].body
+    assert f"https://workbench.example.com/comparisons/{comparison.pk}/review/" in body
+    assert f"https://workbench.example.com/comparisons/{comparison.pk}/record/" in body
+
+
+def test_ready_mail_names_the_creator_not_the_reader(comparison, finance):
+    notifications.notify_comparison_ready(comparison)
+    body = mail.outbox[0].body
+    assert f"It was created by {comparison.created_by}, who cannot review it" in body
+    assert "You cannot review" not in body

@@ -7,7 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from procurement.services.comparisons import STALE_AFTER, comparisons_redrive_stuck
+from core.jobs import STALE_AFTER
+from procurement.services.comparisons import comparisons_redrive_stuck
 
 
 class Command(BaseCommand):

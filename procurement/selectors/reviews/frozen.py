@@ -1,4 +1,4 @@
-"""The evidence a comparison froze, and what arrived after it was computed (record drift, U24).
+"""The evidence a comparison froze, and what arrived after it was computed (record drift).
 
 A decision record shows the evidence as it stood when the comparison was computed: the
 benchmark results in its snapshot, the quote versions its rows name and the checklist
@@ -18,6 +18,8 @@ from django.db.models import Q
 from django.utils.dateparse import parse_datetime
 
 from benchmarks import access as benchmarks_access
+from catalog.models import Quote
+from checklist.models import ChecklistAnswer
 from procurement.models import CandidateResult, Comparison
 from procurement.snapshot.evidence import result_ids_in
 
@@ -118,8 +120,6 @@ def _new_results(
 
 
 def _new_quote_versions(rows: Sequence[CandidateResult]) -> list[dict[str, Any]]:
-    from catalog.models import Quote
-
     used = {r.quote_id: r.quote.version for r in rows if r.quote is not None}
     if not used:
         return []
@@ -141,8 +141,6 @@ def _new_quote_versions(rows: Sequence[CandidateResult]) -> list[dict[str, Any]]
 
 
 def _new_answers(rows: Sequence[CandidateResult], since: datetime) -> list[dict[str, Any]]:
-    from checklist.models import ChecklistAnswer
-
     quote_ids = _quote_ids(rows)
     providers = sorted({r.quote.provider_id for r in rows if r.quote is not None})
     if not quote_ids:

@@ -118,7 +118,7 @@ def base_currency(comparison: Comparison) -> str:
 
 
 def applied_assumptions(comparison: Comparison) -> list[dict[str, Any]]:
-    """D9's applied assumptions for reading: money labelled with its currency and shown
+    """The applied assumptions for reading: money labelled with its currency and shown
     with two decimals; the rest as the engine stated them."""
     currency = base_currency(comparison)
     out = []
@@ -133,7 +133,7 @@ def applied_assumptions(comparison: Comparison) -> list[dict[str, Any]]:
 
 
 def applied_of(comparison: Comparison) -> list[tuple[str, Any]]:
-    """D9: every default the engine used, "applied.<name>[@row]" → "value (source)"."""
+    """Every default the engine used, "applied.<name>[@row]" → "value (source)"."""
     out: list[tuple[str, Any]] = []
     for item in applied_assumptions(comparison):
         name = f"applied.{item.get('name')}"
@@ -152,7 +152,7 @@ def shown(value: Any) -> Any:
 def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]:
     """Every compared figure of two rows, grouped by section, with differences flagged.
 
-    Each pair names its `format` (U28): "amount" (money, the currency and period in the
+    Each pair names its `format`: "amount" (money, the currency and period in the
     label), "unit_price", "pct" (P(cheapest) is a fraction), "thousands", "codes" (warning
     codes, shown as labels with the code as a tooltip) or "" (as it is, via `readable`).
     """

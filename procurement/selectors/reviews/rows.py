@@ -17,6 +17,7 @@ from django.db.models import Prefetch, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 
 from benchmarks import access as benchmarks_access
+from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep
 from catalog.selectors import price_author_label
 from core.models import AuditEvent
 from engine.cost import LINE_ORDER
@@ -26,7 +27,6 @@ from procurement.selectors.reviews.frozen import frozen_result_ids
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from benchmarks.models import BenchmarkPlan
 
 SORTS: dict[str, tuple[str, str]] = {
     "unit": ("Unit cost", "unit_cost_usd"),
@@ -56,7 +56,7 @@ def to_decimal(value: Any) -> Decimal | None:
 
 
 def ordered_lines(cost_lines: dict[str, Any]) -> list[tuple[str, Decimal | None]]:
-    """Cost lines in the engine's order (DOMAIN.md's formulas), unknown names last."""
+    """Cost lines in the engine's order (docs/domain.md's formulas), unknown names last."""
     names = [n for n in LINE_ORDER if n in cost_lines]
     names += sorted(n for n in cost_lines if n not in LINE_ORDER)
     return [(name, to_decimal(cost_lines[name])) for name in names]
@@ -82,12 +82,12 @@ class ReviewRow:
 
     @property
     def price_entered_by(self) -> str:
-        """Who entered the price this row uses: vendor, procurement (who) or import (H6)."""
+        """Who entered the price this row uses: vendor, procurement (who) or import."""
         return entered_by_label(self.candidate)
 
     @property
     def awaiting_review(self) -> list[str]:
-        """Required checklist items the vendor answered that no reviewer accepted yet (M4)."""
+        """Required checklist items the vendor answered that no reviewer accepted yet."""
         return list((self.candidate.checklist or {}).get("awaiting_review") or [])
 
     @property
@@ -181,7 +181,7 @@ def used_result_id(row: CandidateResult) -> int | None:
 def _evidence(
     user: User, comparison: Comparison, rows: Sequence[CandidateResult]
 ) -> dict[str, list[dict[str, Any]]]:
-    """Benchmark results behind each row, as frozen when the comparison was computed (U24):
+    """Benchmark results behind each row, as frozen when the comparison was computed:
     its quote's results and the one it used. A result uploaded later is not evidence of this
     record; `frozen.new_since` lists it apart."""
     quote_ids = {r.quote_id for r in rows if r.quote_id}
@@ -290,7 +290,6 @@ def plans_for_quotes(
     user: User, comparison: Comparison, quote_ids: Iterable[int]
 ) -> dict[int, BenchmarkPlan]:
     """Benchmark plans (with steps) of these quotes for the comparison's brief, by quote id."""
-    from benchmarks.models import BenchmarkPlanStep
 
     plans = benchmarks_access.plans_for(user).filter(
         brief_id=comparison.brief_id, quote_id__in=quote_ids

@@ -4,6 +4,7 @@ Callable from views, the API, Celery tasks and other areas (the finance review u
 `comparison_recompute` for "recompute creates a new revision").
 """
 
+from core.jobs import STALE_AFTER
 from procurement.services.comparisons.create import comparison_create, comparison_recompute
 from procurement.services.comparisons.queue import (
     QUEUE_UNAVAILABLE_MESSAGE,
@@ -13,7 +14,6 @@ from procurement.services.comparisons.queue import (
 )
 from procurement.services.comparisons.run import (
     MAX_ATTEMPTS,
-    STALE_AFTER,
     comparison_deliver,
     comparison_run,
 )

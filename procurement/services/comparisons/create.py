@@ -15,7 +15,7 @@ from accounts.models import User
 from briefs.errors import BriefIncomplete
 from briefs.models import WorkloadBrief
 from catalog import access as catalog_access
-from catalog.models import CapacityModel
+from catalog.models import CapacityModel, ModelApiRoute, Quote
 from core.audit import audit_record
 from core.errors import Conflict, DomainError
 from core.roles import require_role
@@ -105,7 +105,7 @@ def clean_filters(raw: Mapping[str, Any] | None) -> dict[str, list[str]]:
 
 
 def _filter_quotes(qs: QuerySet[Any], filters: dict[str, list[str]]) -> QuerySet[Any]:
-    """R11: narrow the candidates before freezing: region (prefix, any case), capacity model,
+    """Narrow the candidates before freezing: region (prefix, any case), capacity model,
     accelerator and provider (slugs)."""
     if regions := filters.get("regions"):
         match = Q()
@@ -149,8 +149,6 @@ def _candidates(
     quotes = _explicit_quotes(user, quote_ids or [])
     routes = _explicit_routes(user, route_ids or [])
     if filters:
-        from catalog.models import ModelApiRoute, Quote
-
         keep_q = set(
             _filter_quotes(
                 Quote.objects.filter(pk__in=[q.pk for q in quotes]), filters
@@ -284,7 +282,6 @@ def comparison_create(
 
 def _current_versions(quote_ids: list[int]) -> list[int]:
     """The newest version of each quote lineage (one query per revision level)."""
-    from catalog.models import Quote
 
     current = {i: i for i in quote_ids}
     pending = set(quote_ids)
@@ -316,8 +313,6 @@ def comparison_recompute(*, acting_user: User, comparison: Comparison) -> Compar
     route_ids: list[int] | None = None
     filters = selection.get("filters") or None
     if not selection.get("default", False) and not selection.get("filtered_defaults", False):
-        from catalog.models import ModelApiRoute
-
         fresh = _current_versions([int(i) for i in selection.get("quote_ids", [])])
         quote_ids = list(default_quotes().filter(pk__in=fresh).values_list("pk", flat=True))
         route_ids = list(

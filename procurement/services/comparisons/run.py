@@ -3,7 +3,7 @@
 Safe to deliver twice (acks_late + reject_on_worker_lost redeliver after a crash):
 
 1. one conditional UPDATE claims the row (queued, or running with a claim older than
-   `STALE_AFTER`) and increments `attempts`; 0 rows means someone else has it — no-op.
+   `core.jobs.STALE_AFTER`) and increments `attempts`; 0 rows means someone else has it — no-op.
    A run refreshes its claim with every progress write (the engine reports progress at
    least every second or so), so a claim goes stale only when its worker died; the task
    then comes back when the claim would be stale (`comparison_deliver`) and takes over;
@@ -21,7 +21,6 @@ import logging
 import os
 import socket
 import time
-from datetime import timedelta
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
@@ -45,7 +44,6 @@ from procurement.services.comparisons.compute import Computed, compute
 logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
-STALE_AFTER = timedelta(seconds=30)  # a claim not refreshed for this long: its worker died
 PROGRESS_EVERY_S = 0.5
 
 
@@ -112,7 +110,7 @@ def _claim(comparison_id: int, *, take_over_from: str = "") -> Comparison | None
         comparison_id,
         waiting=Comparison.Status.QUEUED,
         running=Comparison.Status.RUNNING,
-        stale_after=STALE_AFTER,
+        stale_after=jobs.STALE_AFTER,
         take_over=dead,
         claimed_by=claimer(),
         progress=0.0,
@@ -267,5 +265,5 @@ def comparison_deliver(*, comparison_id: int) -> float | None:
         logger.warning("comparison %s: %s died mid-run; taking over", comparison_id, claimed_by)
         if comparison_run(comparison_id=comparison_id, take_over_from=claimed_by) is not None:
             return None
-    stale_at = claimed_at + STALE_AFTER
+    stale_at = claimed_at + jobs.STALE_AFTER
     return max(1.0, (stale_at - timezone.now()).total_seconds() + 1.0)
