@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import QuerySet
 
 from core.roles import Role, get_or_404, has_role, is_staff
+from procurement.models import Comparison
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from procurement.models import Comparison
 
 BILL_IMPORTERS = frozenset({Role.PROCUREMENT_LEAD, Role.FINANCE_REVIEWER, Role.ADMIN})
 COUNTERS = frozenset(
@@ -28,16 +28,12 @@ DRIFT_WATCHERS = frozenset({Role.PROCUREMENT_LEAD, Role.FINANCE_REVIEWER, Role.A
 
 def comparisons_for(user: User) -> QuerySet[Comparison]:
     """Every comparison this user may open here (approved or not: the page says which)."""
-    from procurement.models import Comparison
-
     qs = Comparison.objects.select_related("brief", "created_by")
     return qs if is_staff(user) else qs.none()
 
 
 def decisions_for(user: User) -> QuerySet[Comparison]:
     """The approved comparisons (decisions) this user may see."""
-    from procurement.models import Comparison
-
     return comparisons_for(user).filter(status=Comparison.Status.APPROVED)
 
 
