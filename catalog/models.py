@@ -100,6 +100,13 @@ class ModelProfile(models.Model):
         default=False, help_text="The output head shares the embedding matrix."
     )
     license = models.CharField(max_length=80, blank=True)
+    published_precision = models.CharField(
+        max_length=8,
+        blank=True,
+        help_text="The precision the published weights are stored in (config.json's "
+        "torch_dtype or quantization_config), which a server's dtype 'auto' runs them at. "
+        "Blank: not recorded.",
+    )
     source_url = models.URLField(max_length=500, blank=True)
     notes = models.TextField(blank=True)
     # An upload binds a file's model name to the profile by these (catalog/model_names.py).

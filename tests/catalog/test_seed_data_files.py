@@ -69,6 +69,7 @@ MODEL_KEYS = {
     "vocab_size",
     "tied_embeddings",
     "license",
+    "published_precision",
     "source_url",
     "aliases",
     "notes",
