@@ -6,7 +6,8 @@ it creates and drops (its name must start with `gp_bench`: it is dropped whole),
 process (the settings are read from this environment at start), writes one finished
 comparison with `--candidates` rows and a snapshot of realistic size with bulk inserts, then
 asks for the comparisons list page, the results page (cold: rendered, then from the cache),
-and the API (full first page, summary, ETag hit) while another thread logs in over and over.
+the API (full first page, summary, ETag hit) and the printable decision record while another
+thread logs in over and over.
 Prints one JSON line: for each request its status, wall time, body size and SQL query count,
 and the outcome of every login.
 
@@ -236,6 +237,9 @@ def measure(comparison_id: int) -> dict[str, Any]:
             "api_cold": _timed(client, api),
             "api": _timed(client, api),
             "api_summary": _timed(client, f"{api}?view=summary"),
+            # The printable decision record: the best rows, the evidence, a reason summary.
+            "record_page_cold": _timed(client, f"/comparisons/{comparison_id}/record/"),
+            "record_page": _timed(client, f"/comparisons/{comparison_id}/record/"),
         }
         out["api_etag"] = _timed(client, api, HTTP_IF_NONE_MATCH=out["api"]["etag"])
     finally:

@@ -24,6 +24,9 @@ class _Money(TypedDict):
 
 
 MONEY: _Money = {"max_digits": 14, "decimal_places": 4}
+# Token prices per million tokens are stored as published: LiteLLM's per-token prices × 10⁶
+# need up to 8 decimals (0.0046875 $/1M), which 4 places would round.
+TOKEN_MONEY: _Money = {"max_digits": 18, "decimal_places": 8}
 POSITIVE = [MinValueValidator(Decimal("0"))]
 
 
@@ -97,6 +100,13 @@ class ModelProfile(models.Model):
         default=False, help_text="The output head shares the embedding matrix."
     )
     license = models.CharField(max_length=80, blank=True)
+    published_precision = models.CharField(
+        max_length=8,
+        blank=True,
+        help_text="The precision the published weights are stored in (config.json's "
+        "torch_dtype or quantization_config), which a server's dtype 'auto' runs them at. "
+        "Blank: not recorded.",
+    )
     source_url = models.URLField(max_length=500, blank=True)
     notes = models.TextField(blank=True)
     # An upload binds a file's model name to the profile by these (catalog/model_names.py).
@@ -271,11 +281,17 @@ class ModelApiRoute(models.Model):
     model_profile = models.ForeignKey(
         ModelProfile, null=True, blank=True, on_delete=models.SET_NULL, related_name="api_routes"
     )
+    publisher = models.CharField(
+        max_length=80,
+        blank=True,
+        help_text="Who publishes the model when the provider resells it (Anthropic for Claude "
+        "on Google Cloud Vertex AI). Blank: the provider's own model or not stated.",
+    )
     currency = models.CharField(max_length=3, default="USD")
-    price_input_per_m_tokens = models.DecimalField(**MONEY, validators=POSITIVE)
-    price_output_per_m_tokens = models.DecimalField(**MONEY, validators=POSITIVE)
+    price_input_per_m_tokens = models.DecimalField(**TOKEN_MONEY, validators=POSITIVE)
+    price_output_per_m_tokens = models.DecimalField(**TOKEN_MONEY, validators=POSITIVE)
     price_cached_input_per_m_tokens = models.DecimalField(
-        **MONEY, null=True, blank=True, validators=POSITIVE
+        **TOKEN_MONEY, null=True, blank=True, validators=POSITIVE
     )
     price_tiers = models.JSONField(
         default=dict,

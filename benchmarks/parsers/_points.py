@@ -49,10 +49,14 @@ def operating_point(
     index: int = 0,
     extra: Mapping[str, Scalar] | None = None,
 ) -> OperatingPoint:
-    input_per_s = None
-    if metrics.total_tokens_per_s is not None and metrics.output_tokens_per_s is not None:
+    input_per_s = metrics.input_tokens_per_s  # stated by the file, else derived
+    if (
+        input_per_s is None
+        and metrics.total_tokens_per_s is not None
+        and metrics.output_tokens_per_s is not None
+    ):
         input_per_s = max(0.0, metrics.total_tokens_per_s - metrics.output_tokens_per_s)
-    elif metrics.input_tokens_total is not None and metrics.duration_s:
+    elif input_per_s is None and metrics.input_tokens_total is not None and metrics.duration_s:
         input_per_s = metrics.input_tokens_total / metrics.duration_s
     error_rate = None
     done, failed = metrics.requests_completed, metrics.requests_failed

@@ -9,8 +9,10 @@ from typing import Any, Final, TypeVar
 
 import numpy as np
 
+from ._combine import combine_runs as combine_runs
+from ._combine import saturation_index as saturation_index
 from ._percentiles import percentiles_in_place
-from ._points import is_serving, operating_point, run_label
+from ._points import is_serving, operating_point
 from .errors import ParseError
 from .types import (
     Discrepancy,
@@ -412,83 +414,3 @@ def safe_div(num: float | None, den: float | None) -> float | None:
     if num is None or den is None or den <= 0:
         return None
     return num / den
-
-
-def _throughput(metrics: Metrics) -> float:
-    for value in (
-        metrics.output_tokens_per_s,
-        metrics.total_tokens_per_s,
-        metrics.request_throughput_rps,
-        metrics.tokens_per_s,
-    ):
-        if value is not None:
-            return value
-    return -1.0
-
-
-def saturation_index(
-    runs: Sequence[ParsedResult], comparable: Callable[[ParsedResult], object] | None = None
-) -> int:
-    """The run with the highest throughput (output tokens/s, else total tokens/s, req/s).
-
-    ``comparable`` restricts the choice to the runs like the first one (same model and unit
-    in an MLPerf summary, whose rows are not one sweep).
-    """
-    group = None if comparable is None else comparable(runs[0])
-    best = 0
-    for i, run in enumerate(runs):
-        if comparable is not None and comparable(run) != group:
-            continue
-        if _throughput(run.metrics) > _throughput(runs[best].metrics):
-            best = i
-    return best
-
-
-def combine_runs(
-    runs: Sequence[ParsedResult],
-    kind: str,
-    file_notes: Sequence[str] = (),
-    plural: str | None = None,
-    comparable: Callable[[ParsedResult], object] | None = None,
-) -> ParsedResult:
-    """Top-level result for a multi-run file: the saturation run, stated, with all runs attached.
-
-    The headline is the run with the highest throughput, not the first (lowest-load) one;
-    a brief's own targets choose among the runs later (see ``operating_points``).
-    """
-    if len(runs) == 1 and not file_notes:
-        return runs[0]
-    index = saturation_index(runs, comparable)
-    head = runs[index]
-    notes = list(head.notes)
-    extra = dict(head.extra)
-    if len(runs) > 1:
-        label = run_label(head.metrics, index, head.extra)
-        notes.insert(
-            0,
-            f"file holds {len(runs)} {plural or kind + 's'}; headline: saturation run "
-            f"(highest throughput), {label} of {len(runs)} runs; see 'runs' for all of them",
-        )
-        extra["headline_run"] = f"saturation run, {label} of {len(runs)} runs"
-        extra["headline_run_index"] = index
-    for n in file_notes:
-        if n not in notes:
-            notes.append(n)
-    points = tuple(
-        operating_point(run.metrics, run.per_request, i, run.extra)
-        for i, run in enumerate(runs)
-        if is_serving(run.metrics)
-    )
-    return ParsedResult(
-        format_id=head.format_id,
-        format_name=head.format_name,
-        tool_version=head.tool_version,
-        model=head.model,
-        metrics=head.metrics,
-        per_request=head.per_request,
-        discrepancies=head.discrepancies,
-        notes=tuple(notes),
-        runs=tuple(runs) if len(runs) > 1 else (),
-        extra=extra,
-        operating_points=points,
-    )

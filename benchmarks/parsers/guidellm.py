@@ -206,9 +206,18 @@ def _samples(b: Builder, bench: Mapping[str, Any], completed: int | None) -> Req
     ]
     if not ok:
         return None
-    if completed is None or len(ok) != completed:
+    if completed is not None and len(ok) > completed:
         b.note(
-            f"'requests' holds a sample of {len(ok)} of {completed} successful requests; "
+            f"'requests' lists {len(ok)} successful requests, of which the metrics measure "
+            f"{completed}; the other {len(ok) - completed} ran in the warm-up or cool-down "
+            "outside the measured window; percentiles come from the file's distribution "
+            "summaries"
+        )
+        return None
+    if completed is None or len(ok) != completed:
+        shown = f"of {completed} " if completed is not None else ""
+        b.note(
+            f"'requests' holds a sample of {len(ok)} {shown}successful requests; "
             "percentiles come from the file's distribution summaries"
         )
         return None

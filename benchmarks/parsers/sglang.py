@@ -22,7 +22,7 @@ from ._util import (
 )
 from .registry import JSON_OBJECT, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
-from .vllm import pooled_itls
+from .vllm import NO_SUCCESSFUL_REQUESTS, pooled_itls
 
 FORMAT_ID: Final = "sglang"
 FORMAT_NAME: Final = "SGLang bench_serving (JSON Lines)"
@@ -39,6 +39,8 @@ PER_REQUEST_KEYS: Final = frozenset(
         "cached_tokens",
     }
 )
+#: server arguments that state what the model ran at (weights, quantisation, KV cache)
+SERVER_PRECISION_KEYS: Final = ("dtype", "quantization", "kv_cache_dtype")
 FAMILIES: Final = {"ttft": "ttft_ms", "tpot": "tpot_ms", "itl": "itl_ms", "e2e_latency": "e2e_ms"}
 
 
@@ -107,32 +109,46 @@ def parse_one(obj: Mapping[str, Any]) -> ParsedResult:
         failed = rec["requests_failed"]
     else:
         b.note("SGLang does not record failed requests (no 'failed' key, no per-request errors)")
+    throughputs = {
+        key: b.num(obj, key, "rate")
+        for key in (
+            "request_throughput",
+            "input_throughput",
+            "output_throughput",
+            "total_throughput",
+        )
+    }
     if completed == 0:
         b.note("completed == 0: every request failed; statistics are not reported")
         metrics_pct = dict.fromkeys(FAMILIES.values())
+        throughputs = dict.fromkeys(throughputs)
+        b.extra["outcome"] = NO_SUCCESSFUL_REQUESTS
     if metrics_pct.get("itl_ms") is not None:
         b.note("ITL is the gap between streamed chunks pooled over all requests (not per token)")
     measured = b.num(obj, "concurrency", "count")
     if measured is not None:
         b.extra["mean_in_flight_requests"] = measured
-    server_info = obj.get("server_info")
-    model = to_str(obj.get("model_id")) or to_str(obj.get("model"))
-    version = None
-    if isinstance(server_info, dict):
-        model = model or to_str(server_info.get("model_path"))
-        version = to_str(server_info.get("version"))
-        if "prefill" in server_info and "decode" in server_info:
-            b.note("prefill/decode disaggregated (PD) deployment")
+    server = _server_args(obj.get("server_info"))
+    model = (
+        to_str(obj.get("model_id")) or to_str(obj.get("model")) or to_str(server.get("model_path"))
+    )
+    version = to_str(server.get("version"))
+    if isinstance(obj.get("server_info"), dict) and "prefill" in obj["server_info"]:
+        b.note("prefill/decode disaggregated (PD) deployment")
     b.extra.update(scalars(obj, skip=PER_REQUEST_KEYS))
+    for key in SERVER_PRECISION_KEYS:  # what the server ran at, as its arguments say
+        if isinstance(value := server.get(key), str) and value.strip():
+            b.extra[f"server_{key}"] = value.strip()[:60]
     if "request_rate" in b.extra and request_rate is None:
         b.extra["request_rate"] = "inf"
     metrics = Metrics(
         requests_completed=completed,
         requests_failed=failed,
         duration_s=b.num(obj, "duration", "s"),
-        request_throughput_rps=b.num(obj, "request_throughput", "rate"),
-        output_tokens_per_s=b.num(obj, "output_throughput", "rate"),
-        total_tokens_per_s=b.num(obj, "total_throughput", "rate"),
+        request_throughput_rps=throughputs["request_throughput"],
+        output_tokens_per_s=throughputs["output_throughput"],
+        total_tokens_per_s=throughputs["total_throughput"],
+        input_tokens_per_s=throughputs["input_throughput"],
         input_tokens_total=in_total,
         output_tokens_total=out_total,
         concurrency=b.num(obj, "max_concurrency", "count"),
@@ -143,6 +159,21 @@ def parse_one(obj: Mapping[str, Any]) -> ParsedResult:
         e2e_ms=metrics_pct["e2e_ms"],
     )
     return b.result(metrics, model=model, tool_version=version, per_request=samples)
+
+
+def _server_args(info: object) -> Mapping[str, Any]:
+    """SGLang's server arguments: `server_info` itself, or in a prefill/decode (PD) deployment
+    the first prefill server's (else the decode or internal-state entry that names a model)."""
+    if not isinstance(info, Mapping):
+        return {}
+    if "model_path" in info:
+        return info
+    for part in ("prefill", "decode", "internal_states"):
+        entries = info.get(part)
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, Mapping) and to_str(entry.get("model_path")):
+                return entry
+    return {}
 
 
 def _f(value: int | None) -> float | None:

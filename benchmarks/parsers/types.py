@@ -98,6 +98,10 @@ class OperatingPoint:
     e2e_ms: Percentiles | None = None
     error_rate: float | None = None
     request_samples: tuple[RequestPoint, ...] | None = None
+    #: runs at this same load level averaged into this point (None: one run)
+    repetitions: int | None = None
+    output_tokens_per_s_min: float | None = None
+    output_tokens_per_s_max: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -126,6 +130,9 @@ class OperatingPoint:
             tpot_ms=Percentiles.from_dict(data.get("tpot_ms")),
             e2e_ms=Percentiles.from_dict(data.get("e2e_ms")),
             error_rate=_number(data.get("error_rate")),
+            repetitions=None if data.get("repetitions") is None else int(data["repetitions"]),
+            output_tokens_per_s_min=_number(data.get("output_tokens_per_s_min")),
+            output_tokens_per_s_max=_number(data.get("output_tokens_per_s_max")),
             request_samples=None
             if samples is None
             else tuple((_number(t), _number(i), _number(e), bool(ok)) for t, i, e, ok in samples),
@@ -152,6 +159,7 @@ class Metrics:
     request_throughput_rps: float | None = None
     output_tokens_per_s: float | None = None
     total_tokens_per_s: float | None = None
+    input_tokens_per_s: float | None = None  # as the file states it (SGLang input_throughput)
     input_tokens_total: int | None = None
     output_tokens_total: int | None = None
     concurrency: float | None = None
@@ -239,8 +247,10 @@ class ParsedResult:
     sweep`` summaries, MLPerf summary CSVs with many rows, Perf Analyzer exports with several
     experiments, LLMPerf summaries by concurrency) return the saturation run (highest
     throughput; ``extra["headline_run"]`` says which) at the top level and every run, in file
-    order, in :attr:`runs` (empty for single-run files). :attr:`extra` keeps format-specific scalars
-    (configuration, units, hardware strings) that have no normalised field.
+    order, in :attr:`runs` (empty for single-run files). Runs at one load level are
+    repetitions: the headline and their operating point are their mean, never the best.
+    :attr:`extra` keeps format-specific scalars (configuration, units, hardware strings) that
+    have no normalised field.
     """
 
     format_id: str

@@ -39,6 +39,8 @@ from .vllm_offline import (  # noqa: F401  (re-exported: one module per tool for
 SERVE_ID: Final = "vllm-serve"
 SERVE_NAME: Final = "vLLM serving benchmark (JSON)"
 SWEEP_ID: Final = "vllm-sweep"
+#: what a run in which every request failed records instead of throughput figures
+NO_SUCCESSFUL_REQUESTS: Final = "no successful requests"
 SWEEP_NAME: Final = "vLLM bench sweep summary (JSON array)"
 PYTORCH_ID: Final = "vllm-pytorch"
 PYTORCH_NAME: Final = "vLLM benchmark, PyTorch OSS benchmark format (JSON)"
@@ -223,12 +225,16 @@ def _serve(
         if completed is None or b.extra.get("no_token_requests"):
             completed = rec["requests_completed"]
             failed = rec["requests_failed"]
+    request_tput = b.num(obj, "request_throughput", "rate")
     if completed == 0:
         b.note(
             "completed == 0: every request failed; the file's statistics are 0.0 placeholders "
             "and are not reported"
         )
         metrics_pct = dict.fromkeys(FAMILIES.values())
+        # No successful request measured no throughput: 0.0 would read as a measured zero.
+        request_tput = out_tok_s = total_tok_s = None
+        b.extra["outcome"] = NO_SUCCESSFUL_REQUESTS
     if not any(k in obj for k in ("mean_ttft_ms", "median_ttft_ms")) and samples is None:
         b.note("no TTFT/TPOT/ITL statistics (pooling run or --skip-tokenizer-init)")
     if metrics_pct.get("itl_ms") is not None:
@@ -245,7 +251,7 @@ def _serve(
         requests_completed=completed,
         requests_failed=failed,
         duration_s=duration,
-        request_throughput_rps=b.num(obj, "request_throughput", "rate"),
+        request_throughput_rps=request_tput,
         output_tokens_per_s=out_tok_s,
         total_tokens_per_s=total_tok_s,
         input_tokens_total=in_total,

@@ -17,16 +17,15 @@ from benchmarks.errors import UploadRejected
 from benchmarks.models import BenchmarkResult
 from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.plans import benchmark_plans_refresh_for_result
-from benchmarks.services.results import stated_precision
+from benchmarks.services.results import auto_precision, profile_for_name, stated_precision
 from briefs.models import Precision
+from catalog.models import ModelProfile
 from core.audit import audit_record
 from core.roles import require_role
 from engine.evidence import SIZE_CLASS_RATIO, params_from_name
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from catalog.models import ModelProfile
-
 MODEL_ASKED = (
     "The file does not say which model it measured: choose its model profile (a result "
     "without its model never counts as measured)."
@@ -77,10 +76,19 @@ def check_asked(parsed: ParsedResult, *, model_profile: object, precision: str) 
     asked: dict[str, list[str]] = {}
     if model_profile is None and needs_model(parsed):
         asked["model_profile"] = [MODEL_ASKED]
-    if not precision and needs_precision(parsed):
+    if not precision and needs_precision(parsed) and not _auto_resolves(parsed, model_profile):
         asked["precision"] = [PRECISION_ASKED]
     if asked:
         raise UploadRejected(" ".join(m for ms in asked.values() for m in ms), fields=asked)
+
+
+def _auto_resolves(parsed: ParsedResult, model_profile: object) -> bool:
+    """`dtype: auto` with a profile (chosen, or named by the file) that publishes its
+    precision: the precision is that one, so it is not asked."""
+    profile = model_profile if isinstance(model_profile, ModelProfile) else None
+    if profile is None:
+        profile = profile_for_name(parsed.model or "")
+    return bool(auto_precision(parsed, profile))
 
 
 def result_asks(result: BenchmarkResult) -> list[str]:

@@ -90,7 +90,19 @@ WORKLOAD_FIELDS = (
 )
 # Keys a file (or a vLLM `--metadata KEY=VALUE`) may state the weights' precision under, the
 # most specific first: a quantisation method says more than the activations' dtype.
-PRECISION_KEYS = ("precision", "quantization", "weight_precision", "dtype")
+# SGLang's server arguments are kept as `server_<key>`.
+PRECISION_KEYS = (
+    "precision",
+    "quantization",
+    "server_quantization",
+    "weight_precision",
+    "dtype",
+    "server_dtype",
+)
+AUTO_NOTE = (
+    "The file says dtype auto: the server ran the weights as published, so the precision is "
+    "the model profile's published one ({precision}, {profile})."
+)
 ENGINE_VERSION_KEYS = ("engine_version", "serving_engine_version", "server_version")
 
 
@@ -103,6 +115,29 @@ def stated_precision(parsed: ParsedResult) -> str:
         if word := precision_from_word(extra.get(key)):
             return word
     return precision_in_name(parsed.model or "")
+
+
+def says_auto(parsed: ParsedResult) -> bool:
+    """The file states only `dtype: auto` (the server kept the checkpoint's own precision)."""
+    extra = parsed.extra or {}
+    return not stated_precision(parsed) and any(
+        str(extra.get(key) or "").strip().lower() == "auto" for key in PRECISION_KEYS
+    )
+
+
+def profile_for_name(named: str) -> ModelProfile | None:
+    """The model profile a file's model name means (None when no single one does)."""
+    if not named.strip():
+        return None
+    bound = resolve_model(named, profile_names()).profile_id
+    return None if bound is None else ModelProfile.objects.filter(pk=bound).first()
+
+
+def auto_precision(parsed: ParsedResult, profile: ModelProfile | None) -> str:
+    """What `dtype: auto` ran at: the profile's published precision ("" when not known)."""
+    if profile is None or not says_auto(parsed):
+        return ""
+    return profile.published_precision or ""
 
 
 def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, Any]:
@@ -205,6 +240,10 @@ def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
         )
     apply_given_load(result, parsed, given_load)
     _bind_model(result, scrub(parsed.model or "").strip()[:200])
+    profile = result.model_profile
+    if not result.precision and profile and (published := auto_precision(parsed, profile)):
+        result.precision = published
+        result.parse_notes.append(AUTO_NOTE.format(precision=published, profile=profile.name))
     result.distributions = distributions_for(parsed.per_request)
     result.status = BenchmarkResult.Status.PARSED
     result.progress = 1.0

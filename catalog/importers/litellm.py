@@ -11,7 +11,9 @@ imported instead) and metadata entries with neither provider nor price (routing 
 `fallback_generalizations`). Priced variants of the base prices are kept as tiers
 (`PriceTier`): batch (`*_batches`), priority and flex (`*_priority`, `*_flex`), long context
 (`*_above_200k_tokens`, from N input tokens up) and cache writes
-(`cache_creation_input_token_cost`, `*_above_1hr`).
+(`cache_creation_input_token_cost`, `*_above_1hr`). Google Cloud's `vertex_ai-<group>` ids
+(Claude, Llama, Mistral, AI21 and Google's own models on Vertex AI) are Google Cloud routes
+whose publisher is kept.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from catalog.importers.common import ImportFileError, ParseResult, RowError, decode_text
+from catalog.importers.names import base_provider, publisher_for
 
 TEXT_MODES = frozenset({"chat", "completion", "responses"})
 PER_MILLION = Decimal(1_000_000)
@@ -59,6 +62,7 @@ class LiteLlmRow:
     cached_input_per_m: Decimal | None
     max_input_tokens: int | None
     tiers: dict[str, dict[str, object]] = field(default_factory=dict)
+    publisher: str = ""  # the model's publisher when the provider resells it
 
 
 def _refuse_constant(name: str) -> Any:
@@ -179,8 +183,9 @@ def parse_litellm_prices(data: bytes) -> ParseResult[LiteLlmRow]:
         if not input_per_m or not output_per_m:
             result.skip("free or without token prices")
             continue
-        prefix = f"{provider}/"
-        name = key[len(prefix) :] if key.startswith(prefix) else key
+        name = key
+        for prefix in (f"{provider}/", f"{base_provider(provider)}/"):
+            name = name[len(prefix) :] if name.startswith(prefix) else name
         max_input = entry.get("max_input_tokens")
         result.rows.append(
             LiteLlmRow(
@@ -194,6 +199,7 @@ def parse_litellm_prices(data: bytes) -> ParseResult[LiteLlmRow]:
                 if isinstance(max_input, int) and not isinstance(max_input, bool) and max_input > 0
                 else None,
                 tiers=tiers,
+                publisher=publisher_for(provider),
             )
         )
     if not result.rows and not result.errors and set(result.skipped) <= {SKIP_METADATA}:

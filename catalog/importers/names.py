@@ -71,6 +71,7 @@ ACCELERATOR_ALIASES: dict[str, str] = {
 }
 
 
+_SXM_TOKENS = re.compile(r"(sxm\d?|hbm\de?)")
 # Cards sold in one form factor only: a PCIe/NVL hint does not change them.
 _PCIE_ONLY = frozenset({"l4", "l40", "l40s", "a10", "a10g", "t4", "a6000", "rtxa6000"})
 # LiteLLM `litellm_provider` ids whose catalog provider slug differs beyond `_` → `-`.
@@ -79,7 +80,6 @@ LITELLM_PROVIDER_ALIASES: dict[str, tuple[str, ...]] = {
     "together_ai": ("together-ai", "together"),
     "fireworks_ai": ("fireworks-ai", "fireworks"),
     "vertex_ai": ("gcp", "google", "google-cloud"),
-    "vertex_ai-language-models": ("gcp", "google", "google-cloud"),
     "gemini": ("google", "gemini", "google-ai-studio"),
     "bedrock": ("aws", "amazon-bedrock"),
     "bedrock_converse": ("aws", "amazon-bedrock"),
@@ -91,13 +91,48 @@ LITELLM_PROVIDER_ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
+# LiteLLM files models served on Google Cloud's Vertex AI under `vertex_ai-<group>` ids: the
+# group names the model's publisher (Claude on Vertex is a Google Cloud route for Anthropic's
+# model); Google's own groups are split by task.
+VERTEX_PREFIX = "vertex_ai-"
+VERTEX_PUBLISHERS: dict[str, str] = {
+    "anthropic_models": "Anthropic",
+    "llama_models": "Meta",
+    "mistral_models": "Mistral AI",
+    "ai21_models": "AI21 Labs",
+    "deepseek_models": "DeepSeek",
+    "qwen_models": "Alibaba Cloud (Qwen)",
+    "openai_models": "OpenAI",
+    "meta_models": "Meta",
+}
+
+
+def base_provider(litellm_provider: str) -> str:
+    """ "vertex_ai-anthropic_models" → "vertex_ai"; other ids unchanged (lower-cased)."""
+    raw = litellm_provider.strip().lower()
+    return "vertex_ai" if raw.startswith(VERTEX_PREFIX) else raw
+
+
+def publisher_for(litellm_provider: str) -> str:
+    """Who publishes the models of a reseller's LiteLLM group ("" for the provider's own)."""
+    raw = litellm_provider.strip().lower()
+    if not raw.startswith(VERTEX_PREFIX):
+        return ""
+    group = raw[len(VERTEX_PREFIX) :]
+    if group in VERTEX_PUBLISHERS:
+        return VERTEX_PUBLISHERS[group]
+    if group.endswith("_models"):  # a publisher's group LiteLLM added later
+        return group[: -len("_models")].replace("_", " ").title()
+    return "Google"  # language-, chat-, text-, code-, vision-models: Google's own
+
+
 def provider_candidates(litellm_provider: str) -> list[str]:
     """Normalised names a catalog provider's slug or name may have for a LiteLLM provider id.
 
     "lambda_ai" → ["lambdaai", "lambda", "lambdalabs"]: the id itself, the listed aliases and
     the id without its "_ai" suffix, each lower-case letters and digits only.
     """
-    raw = litellm_provider.strip().lower()
+    raw = base_provider(litellm_provider)
     names = [raw, *LITELLM_PROVIDER_ALIASES.get(raw, ())]
     if raw.endswith("_ai"):
         names.append(raw[: -len("_ai")])
@@ -126,6 +161,9 @@ def accelerator_slug_for(
     if cleaned in known_slugs:
         return cleaned
     base = normalise_name(name)
+    if form_factor == "sxm" and base not in ACCELERATOR_ALIASES:
+        # "A100-80GB-SXM4", "H100-80GB-HBM3": the SXM card under its plain name
+        base = _SXM_TOKENS.sub("", base) or base
     if form_factor in ("pcie", "nvl") and base not in _PCIE_ONLY and form_factor not in base:
         slug = ACCELERATOR_ALIASES.get(base + form_factor)
         if slug is None and base.endswith("gb"):  # "a10080gb" + pcie → "a100pcie80gb"

@@ -13,7 +13,9 @@ choosing (T4, V100, P100, P4, K80) are priced on SkyPilot's default host for the
 whose host row is missing, or whose host cannot be told from the file, is skipped and named in
 the outcome (GPU, count and the host looked for), never imported GPU-only. CPU-only rows and
 rows without a price are skipped and counted, never errors. The form factor (PCIe, NVL, SXM) is
-read from the instance type and GpuInfo so a PCIe card is not taken for the SXM one.
+read from the instance type and GpuInfo so a PCIe card is not taken for the SXM one; before that,
+the instance-type table (`catalog.importers.instances`) names the exact card a cloud's instance
+family carries, which no GPU name can say.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 from catalog.importers.common import CellReader, ParseResult, RowError, decode_text, read_csv
+from catalog.importers.instances import gpu_of_instance, is_gpu_family
 from catalog.importers.names import normalise_name
 
 REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region")
@@ -84,6 +87,8 @@ def gcp_hosts_for(name: str, gpus: int) -> tuple[str, ...]:
     return (pattern.format(n=gpus),)
 
 
+SKIP_CPU_ONLY = "CPU-only instance (no accelerator)"
+SKIP_NO_ACCELERATOR_NAMED = "GPU instance type, but the file names no accelerator for it"
 SKIP_SPOT_NOT_CHEAPER = "spot price not below on-demand (the on-demand quote is the offer)"
 # How each cloud names its instance types and regions, to check the provider chosen.
 CLOUD_PATTERNS = {
@@ -113,6 +118,8 @@ class SkyPilotRow:
     title: str = ""
     host_included: bool = False
     host_note: str = ""  # how the host machine type was chosen, when the file does not say
+    table_card: str = ""  # the card the instance-type table names ("" when it has no entry)
+    table_slug: str | None = None  # its catalog slug (None: not in the catalog)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +173,7 @@ def parse_skypilot_vms(data: bytes) -> ParseResult[SkyPilotRow]:
     _, rows = read_csv(decode_text(data), required=REQUIRED_COLUMNS)
     hosts: dict[tuple[str, str, str], _Host] = {}
     gpu_rows: list[tuple[int, CellReader, Decimal, str]] = []
+    unnamed: list[str] = []
     instance_types: list[str] = []
     for number, cells in rows:
         reader = CellReader(number, cells, result.errors)
@@ -188,7 +196,7 @@ def parse_skypilot_vms(data: bytes) -> ParseResult[SkyPilotRow]:
                     reader.decimal("vCPUs"),
                     reader.decimal("MemoryGiB"),
                 )
-            result.skip("CPU-only instance (no accelerator)")
+            unnamed.append(instance)
             continue
         count = reader.decimal("AcceleratorCount", required=True)
         if not reader.ok or count is None:
@@ -197,9 +205,13 @@ def parse_skypilot_vms(data: bytes) -> ParseResult[SkyPilotRow]:
             result.skip("fractional or zero accelerator count (shared GPU)")
             continue
         gpu_rows.append((number, reader, count, name))
-    result.facts["cloud"] = detect_cloud(instance_types)
+    cloud = detect_cloud(instance_types)
+    result.facts["cloud"] = cloud
+    for instance in unnamed:
+        gpu_family = is_gpu_family(cloud, instance)
+        result.skip(SKIP_NO_ACCELERATOR_NAMED if gpu_family else SKIP_CPU_ONLY)
     for number, reader, count, name in gpu_rows:
-        row = _gpu_row(number, reader, int(count), name, hosts, result)
+        row = _gpu_row(number, reader, int(count), name, hosts, result, cloud)
         if row is not None:
             result.rows.append(row)
     if not result.rows and not result.errors:
@@ -214,6 +226,7 @@ def _gpu_row(
     name: str,
     hosts: dict[tuple[str, str, str], _Host],
     result: ParseResult[SkyPilotRow],
+    cloud: str | None,
 ) -> SkyPilotRow | None:
     instance = reader.text("InstanceType", max_len=120)
     region = reader.text("Region", max_len=60)
@@ -250,6 +263,7 @@ def _gpu_row(
     if on_demand and spot_gpu and spot_gpu >= on_demand:
         result.skip(SKIP_SPOT_NOT_CHEAPER)
         spot_gpu = None
+    identified = gpu_of_instance(cloud, instance)
     return SkyPilotRow(
         row=number,
         instance_type=instance,
@@ -265,4 +279,6 @@ def _gpu_row(
         title=title or f"{gpus}x {name}",
         host_included=host_included,
         host_note=host_note,
+        table_card=identified.card if identified else "",
+        table_slug=identified.slug if identified else None,
     )

@@ -54,6 +54,7 @@ ROUTE_PRICE_FIELDS = (
     "max_input_tokens",
     "currency",
     "model_profile_id",
+    "publisher",
 )
 LEFT_THE_FILE = "no longer in the imported price list"
 BULK_FROM = 200  # more changes than this are written in bulk

@@ -7,6 +7,7 @@ key instead of adding a second one. Nothing here writes to the database.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,7 +28,7 @@ from catalog.importers.skypilot import SkyPilotRow
 from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfile, Quote
 from catalog.validation import api_route_rule_errors, max_gpus_per_node_for, quote_rule_errors
 
-QUANTUM = Decimal("0.0001")
+TOKEN_QUANTUM = Decimal("0.00000001")  # the route's 8 decimals: LiteLLM prices stay exact
 SKIP_SAME_MODEL = "model listed again for the same provider (the first entry is imported)"
 
 
@@ -131,6 +132,43 @@ def price_list_plan(
     return plan
 
 
+_FORM_TOKENS = re.compile(r"(sxm\d?|pcie|nvl(?!ink)|hbm\de?)")
+
+
+def _core_name(name: str) -> str:
+    return _FORM_TOKENS.sub("", normalise_name(name))
+
+
+def ambiguous_names(rows: list[SkyPilotRow]) -> set[str]:
+    """GPU names the file leaves without a form factor while it lists another form factor of
+    the same card separately ("A100-80GB" beside "A100-80GB-SXM4"): the plain one is not the
+    SXM card by default, so it is not guessed."""
+    unstated = {_core_name(r.accelerator_name) for r in rows if not r.form_factor}
+    stated = {_core_name(r.accelerator_name) for r in rows if r.form_factor}
+    return unstated & stated
+
+
+def _skypilot_accelerator(
+    row: SkyPilotRow, known: set[str], ambiguous: set[str]
+) -> tuple[str | None, str]:
+    """(catalog slug or None, the label an unknown row is counted under)."""
+    if row.table_card:  # the instance-type table knows this instance family
+        if row.table_slug in known:
+            return row.table_slug, ""
+        return None, f"{row.accelerator_name or row.table_card} ({row.table_card})"
+    if not row.form_factor and _core_name(row.accelerator_name) in ambiguous:
+        return None, (
+            f"{row.accelerator_name} (form factor not stated; the file lists another form "
+            "factor of this card separately)"
+        )
+    slug = accelerator_slug_for(row.accelerator_name, known, form_factor=row.form_factor)
+    if slug is None:
+        return None, row.accelerator_name + (
+            f" ({row.form_factor.upper()})" if row.form_factor else ""
+        )
+    return slug, ""
+
+
 def skypilot_plan(
     rows: Iterable[SkyPilotRow],
     *,
@@ -145,19 +183,20 @@ def skypilot_plan(
     accelerators = _accelerators()
     groups: dict[tuple[str, str, str, Decimal], list[tuple[SkyPilotRow, Accelerator]]] = {}
     capacity: str
+    rows = list(rows)
+    ambiguous = ambiguous_names(rows)
     for row in rows:
-        slug = accelerator_slug_for(
-            row.accelerator_name, set(accelerators), form_factor=row.form_factor
-        )
+        slug, label = _skypilot_accelerator(row, set(accelerators), ambiguous)
         if slug is None:
-            label = row.accelerator_name + (
-                f" ({row.form_factor.upper()})" if row.form_factor else ""
-            )
             plan.not_in_catalog(label)
             continue
         accelerator = accelerators[slug]
-        if row.accelerator_count > max_gpus_per_node_for(accelerator):
-            plan.skip(f"more GPUs per instance than the catalog allows for {accelerator.name}")
+        if row.accelerator_count > (limit := max_gpus_per_node_for(accelerator)):
+            plan.skip(
+                f"{row.accelerator_count}× {accelerator.name} per instance: the catalog's "
+                f"GPUs-per-node limit for this accelerator is {limit} (a catalog rule; raise it "
+                "on the accelerator if the provider rents such nodes)"
+            )
             continue
         for capacity, price in (
             (CapacityModel.ON_DEMAND, row.on_demand_per_gpu_hour),
@@ -219,7 +258,7 @@ def provider_for(name: str, providers: list[Provider]) -> Provider | None:
 
 
 def _money(value: Decimal | None) -> Decimal | None:
-    return None if value is None else value.quantize(QUANTUM, ROUND_HALF_UP)
+    return None if value is None else value.quantize(TOKEN_QUANTUM, ROUND_HALF_UP)
 
 
 def litellm_plan(
@@ -271,6 +310,7 @@ def litellm_plan(
                 ModelApiRoute(
                     **values,
                     provider=provider,
+                    publisher=row.publisher,
                     model_profile=profiles.get(profile_slug or ""),
                     price_tiers=row.tiers,
                     max_input_tokens=row.max_input_tokens,

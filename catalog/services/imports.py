@@ -190,6 +190,10 @@ def catalog_import(
             ],
         )
     if previous := _previous_import(sha256, kind, captured_on):
+        # Known bytes under the wrong cloud are still the wrong cloud: "already imported"
+        # would tell the user that their choice went in.
+        if kind == ImportKind.SKYPILOT and (mismatch := _known_bytes_mismatch(data, provider)):
+            raise _reject(acting_user, summary, [mismatch])
         outcome.duplicate_of = f"{previous.created_at:%Y-%m-%d %H:%M} UTC by {previous.actor_name}"
         return outcome
     report(0.1, "reading the file")
@@ -240,6 +244,16 @@ def catalog_import(
         )
     report(1.0, "done")
     return outcome
+
+
+def _known_bytes_mismatch(data: bytes, provider: Provider | None) -> RowError | None:
+    if provider is None:
+        return None
+    try:
+        cloud = parse_skypilot_vms(data).facts.get("cloud")
+    except ImportFileError:
+        return None
+    return cloud_mismatch(provider, cloud)
 
 
 def _row_order(error: RowError) -> tuple[int, int, str]:

@@ -36,7 +36,7 @@ def _accelerator_defaults(row: dict[str, Any]) -> dict[str, Any]:
 def _profile_defaults(row: dict[str, Any]) -> dict[str, Any]:
     fields = {f.name for f in ModelProfile._meta.concrete_fields} - {"id", "slug", "created_by"}
     values = {k: v for k, v in row.items() if k in fields}
-    for text in ("notes", "license", "source_url", "family"):
+    for text in ("notes", "license", "source_url", "family", "published_precision"):
         values[text] = values.get(text) or ""
     values["is_custom"] = False
     return values

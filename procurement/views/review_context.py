@@ -14,11 +14,10 @@ from procurement import access, charts
 from procurement.models import CandidateResult, Comparison, PriceChange
 from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews.frozen import new_since
-from procurement.selectors.reviews.record import assumptions_of, brief_facts
+from procurement.selectors.reviews.record import assumptions_of, brief_facts, record_rows
 from procurement.selectors.reviews.rows import (
     SORTS,
     approvals_given,
-    candidates_of,
     filter_and_sort,
     history_of,
     plans_for_quotes,
@@ -144,11 +143,14 @@ def _can_recompute(user: User, comparison: Comparison, context: dict[str, Any]) 
 
 
 def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
-    rows = candidates_of(comparison)
+    """The printable record: the best eligible rows in full, the recommendation's evidence, and
+    the ineligible rows summarised by reason (every row is in the exports)."""
     context = _common(comparison)
     approved = next(
         (r.candidate for r in reversed(context["reviews"]) if r.decision == "approve"), None
     )
+    listed = record_rows(comparison, chosen_pk=approved.pk if approved is not None else None)
+    rows = listed.rows
     chosen = next(
         (r for r in rows if approved is not None and r.pk == approved.pk),
         next((r for r in rows if r.key == comparison.recommended_key), None),
@@ -156,9 +158,15 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
     plans = plans_for_quotes(
         user, comparison, [chosen.quote_id] if chosen and chosen.quote_id else []
     )
+    summary = recommendation_summary(comparison, rows)
+    if summary is not None:
+        summary.update(
+            eligible_count=listed.eligible_count, ineligible_count=listed.ineligible_count
+        )
     context.update(
         rows=review_rows(user, comparison, rows),
-        summary=recommendation_summary(comparison, rows),
+        listed=listed,
+        summary=summary,
         chosen=chosen,
         plan=plans.get(chosen.quote_id) if chosen and chosen.quote_id is not None else None,
         brief_facts=brief_facts(comparison.brief),

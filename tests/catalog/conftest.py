@@ -15,7 +15,7 @@ from tests.factories import AcceleratorFactory, QuoteFactory, RfqFactory
 
 @pytest.fixture
 def catalog(db):
-    """The real catalog from catalog/data (30 accelerators, 18 models)."""
+    """The real catalog from catalog/data (32 accelerators, 18 models)."""
     catalog_load()
     return {a.slug: a for a in Accelerator.objects.all()}
 

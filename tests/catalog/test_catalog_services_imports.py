@@ -144,7 +144,7 @@ def test_skypilot_import_creates_on_demand_and_spot_per_gpu_hour(lead, catalog, 
     assert quotes["p5.48xlarge", "spot"].price_per_gpu_hour == Decimal("4.9163")
     assert quotes["p5.48xlarge", "on_demand"].accelerator.slug == "h100-sxm-80gb"
     assert outcome.unknown == {"Inferentia2": 1}
-    assert any("more GPUs per instance" in reason for reason in outcome.skipped)
+    assert any("GPUs-per-node limit" in reason for reason in outcome.skipped)
     assert outcome.created == 3
 
 

@@ -68,7 +68,7 @@ def test_fx_rules():
 
 def test_rack_scale_limit(catalog):
     assert validation.max_gpus_per_node_for(catalog["gb200-per-gpu-186gb"]) == 72
-    assert validation.max_gpus_per_node_for(catalog["rtx-4090-24gb"]) == 2
+    assert validation.max_gpus_per_node_for(catalog["rtx-4090-24gb"]) == 8
     assert validation.max_gpus_per_node_for(catalog["h100-sxm-80gb"]) == 8
 
 

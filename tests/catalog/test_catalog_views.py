@@ -53,7 +53,7 @@ def test_catalog_filters_and_sorts(login, engineer, catalog):
     assert "b200-hgx-180gb" in fp4
     assert "h100-sxm-80gb/" not in fp4
     fig = _figure(client.get("/catalog/").content.decode(), "fig-memory-bandwidth")
-    assert sum(len(t["x"]) for t in fig["data"]) == 30
+    assert sum(len(t["x"]) for t in fig["data"]) == 32
 
 
 def test_compare_two_to_four(login, engineer, catalog):

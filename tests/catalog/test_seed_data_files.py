@@ -69,6 +69,7 @@ MODEL_KEYS = {
     "vocab_size",
     "tied_embeddings",
     "license",
+    "published_precision",
     "source_url",
     "aliases",
     "notes",
@@ -153,7 +154,7 @@ def test_accelerator_numbers_positive_and_types() -> None:
             assert isinstance(row[key], int), (slug, key)
         assert row["vendor"] in VENDORS, slug
         assert row["segment"] in SEGMENTS, slug
-        assert row["verified_on"] in ("2026-12-02", "2026-12-03"), slug
+        assert row["verified_on"] in ("2026-12-02", "2026-12-03", "2026-12-04"), slug
         precisions = row["supported_precisions"]
         assert precisions, slug
         assert set(precisions) <= PRECISIONS, (slug, precisions)

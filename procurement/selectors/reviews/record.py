@@ -4,6 +4,7 @@ rows, and the plain data the CSV/XLSX exports lay out."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from briefs.rules import FIELD_LABELS
@@ -330,3 +331,84 @@ def export_data_for(comparison: Comparison, user: User | None = None) -> exports
         quotes=quotes,
         new_since=new_since(user, comparison, rows).export_rows() if user is not None else (),
     )
+
+
+# The printable record shows the best eligible rows in full and summarises the rest: a
+# 20,000-row comparison would otherwise print thousands of pages. Every row is in the exports;
+# a comparison of at most this many rows is printed whole.
+RECORD_ROWS = 30
+_RELATED = (
+    "quote__provider",
+    "quote__accelerator",
+    "quote__entered_by",
+    "api_route__provider",
+    "api_route__entered_by",
+)
+
+
+@dataclass(slots=True)
+class RecordRows:
+    """What the decision record lists: the best eligible rows (plus the chosen row and the
+    cheapest per GPU-hour, which the recommendation's reasoning names), the counts, and the
+    ineligible rows grouped by the rule that refused them."""
+
+    rows: list[CandidateResult]
+    eligible_count: int
+    ineligible_count: int
+    ineligible_by_reason: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def eligible_not_shown(self) -> int:
+        return max(0, self.eligible_count - sum(1 for r in self.rows if r.eligible))
+
+
+def record_rows(comparison: Comparison, *, chosen_pk: int | None = None) -> RecordRows:
+    """A few queries whatever the comparison's size (the ineligible rows are read as their
+    warnings and reasons only)."""
+    base = comparison.candidates.select_related(*_RELATED)
+    total = comparison.candidates.count()
+    eligible = comparison.candidates.filter(eligible=True).count()
+    if total <= RECORD_ROWS:  # a small comparison is printed whole
+        return RecordRows(
+            rows=candidates_of(comparison),
+            eligible_count=eligible,
+            ineligible_count=total - eligible,
+            ineligible_by_reason=ineligible_by_reason(comparison),
+        )
+    rows = list(base.filter(eligible=True).order_by("rank", "key")[:RECORD_ROWS])
+    keys = {r.key for r in rows}
+    wanted = base.filter(key=comparison.recommended_key)
+    if chosen_pk is not None:
+        wanted = wanted | base.filter(pk=chosen_pk)
+    cheapest = (
+        base.filter(eligible=True, hourly_price_usd__isnull=False, unit_cost_usd__isnull=False)
+        .order_by("hourly_price_usd", "key")
+        .first()
+    )
+    rows += [r for r in wanted if r.key not in keys]
+    if cheapest is not None and cheapest.key not in {r.key for r in rows}:
+        rows.append(cheapest)
+    return RecordRows(
+        rows=rows,
+        eligible_count=eligible,
+        ineligible_count=total - eligible,
+        ineligible_by_reason=ineligible_by_reason(comparison),
+    )
+
+
+def ineligible_by_reason(comparison: Comparison) -> list[dict[str, Any]]:
+    """Ineligible rows counted by what refused them: each blocking warning's code (a row
+    refused by two rules counts under both), else the row's first stated reason; with one
+    example of the detail. Most frequent first."""
+    groups: dict[str, dict[str, Any]] = {}
+    refused = comparison.candidates.filter(eligible=False).values_list("warnings", "reasons")
+    for warnings, reasons in refused.iterator(chunk_size=2000):
+        blocks = [w for w in warnings or [] if isinstance(w, dict) and w.get("severity") == "block"]
+        found = {str(w.get("code") or ""): str(w.get("detail") or "") for w in blocks}
+        if not found:
+            first = str((reasons or ["no reason recorded"])[0])
+            found = {first: first}
+        for code, detail in found.items():
+            group = groups.setdefault(code, {"code": code, "count": 0, "example": detail})
+            group["count"] += 1
+    return sorted(groups.values(), key=lambda g: (-g["count"], g["code"]))

@@ -1,0 +1,92 @@
+"""The decision record at a thousand candidates (finding X13): the best eligible rows in full,
+the recommendation's evidence, the ineligible rows summarised by reason, every row in the
+exports. A structural check (the speed is measured in `make bench`, not asserted here)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from procurement.models import CandidateResult
+from procurement.selectors.reviews.record import RECORD_ROWS, ineligible_by_reason, record_rows
+from tests.reviews.factories_reviews import ready_comparison
+
+pytestmark = pytest.mark.django_db
+
+MANY = 1000
+
+
+def _add_rows(comparison, count: int) -> None:
+    rows = []
+    for i in range(count):
+        eligible = i % 4 != 3
+        block = [] if eligible else [
+            {"code": "DATA_BOUNDARY" if i % 8 == 3 else "LATENCY_TARGET", "severity": "block",
+             "detail": f"row {i} is refused", "candidate_id": f"m{i}"},
+        ]  # fmt: skip
+        rows.append(
+            CandidateResult(
+                comparison=comparison,
+                key=f"m{i}",
+                kind="gpu",
+                label=f"Provider {i % 50} · H100 SXM 80GB · region-{i % 40}",
+                provider_name=f"Provider {i % 50}",
+                accelerator_name="H100 SXM 80GB",
+                capacity_model="on_demand",
+                gpus=8,
+                hourly_price_usd=Decimal("2.5000") + Decimal(i % 300) / 100,
+                eligible=eligible,
+                reasons=[] if eligible else [block[0]["detail"]],
+                warnings=block,
+                cost_lines={"compute": "1000.00", "storage": "20.00"},
+                total_usd=Decimal(150_000 + i),
+                accepted_outputs=Decimal(3_000_000),
+                unit_cost_usd=Decimal("0.0100") + Decimal(i) / Decimal(10**6),
+                unit_label="per 1k accepted outputs",
+                p10=0.009,
+                p50=0.01,
+                p90=0.012,
+                prob_cheapest=0.0,
+                rank=None if not eligible else 10 + i,
+            )
+        )
+    CandidateResult.objects.bulk_create(rows)
+
+
+def test_x13_record_of_a_thousand_candidates_lists_the_best_and_summarises_the_rest(
+    client, lead, finance
+):
+    """X13: at 1,000+ rows the record lists at most the best RECORD_ROWS eligible rows (the
+    recommended one included), counts the ineligible rows by reason and points to the exports;
+    the page stays under 1 MB."""
+    comparison = ready_comparison(created_by=lead)
+    _add_rows(comparison, MANY)
+    client.force_login(finance)
+    response = client.get(f"/comparisons/{comparison.pk}/record/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert len(response.content) < 1_000_000
+    assert page.count('data-key="') <= RECORD_ROWS + 2
+    assert 'data-key="q-h100"' in page  # the recommended row and its evidence
+    assert 'data-key="m999"' not in page
+    total = comparison.candidates.count()
+    eligible = comparison.candidates.filter(eligible=True).count()
+    assert f"{eligible:,} eligible, {total - eligible:,} ineligible." in page
+    assert "Ineligible rows by reason" in page
+    assert "export.csv" in page
+    assert "export.xlsx" in page
+
+
+def test_x13_ineligible_rows_are_counted_by_the_rule_that_refused_them(lead):
+    """X13: one line per blocking rule with its count and an example; a row without a
+    blocking warning counts under its first reason."""
+    comparison = ready_comparison(created_by=lead)
+    _add_rows(comparison, 16)
+    groups = {g["code"]: g["count"] for g in ineligible_by_reason(comparison)}
+    assert groups["DATA_BOUNDARY"] == 2  # rows 3 and 11
+    assert groups["LATENCY_TARGET"] == 2  # rows 7 and 15
+    listed = record_rows(comparison)
+    assert listed.ineligible_count == sum(groups.values())
+    assert listed.eligible_count + listed.ineligible_count == comparison.candidates.count()
+    assert listed.rows[0].eligible
