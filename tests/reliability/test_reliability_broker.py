@@ -102,8 +102,10 @@ def test_a_lost_queue_is_redriven_by_the_command_and_the_beat_task(
     brief = complete_brief(lead)
     first = comparison_create(acting_user=lead, brief=brief, quote_ids=[cheap.pk, fast.pk])
     second = comparison_create(acting_user=lead, brief=brief, quote_ids=[fast.pk, cheap.pk])
-    assert first.enqueue.sent
-    assert second.enqueue.sent
+    assert first.outcome is not None
+    assert first.outcome.sent
+    assert second.outcome is not None
+    assert second.outcome.sent
     assert celery_on.queue_length() == 2
     celery_on.stop()
     celery_on.start()  # --save "" --appendonly no: the queue is gone
