@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -79,13 +80,14 @@ class Comparison(models.Model):
         return reverse("procurement:comparison-detail", args=[self.pk])
 
     @staticmethod
-    def facts_of(snapshot: dict[str, Any]) -> dict[str, Any]:
+    def facts_of(snapshot: Mapping[str, object]) -> dict[str, Any]:
         """The small part of a snapshot that pages show, with the ids of the benchmark
         results it froze (the decision record lists only those as its evidence)."""
         from procurement.snapshot.evidence import result_ids_in
+        from procurement.snapshot.upgrade import upgrade
 
         facts = {k: snapshot[k] for k in ("as_of", "base_currency", "fx_rates") if k in snapshot}
-        facts["evidence_result_ids"] = result_ids_in(snapshot.get("measured"))
+        facts["evidence_result_ids"] = result_ids_in(upgrade(snapshot)["measured"])
         return facts
 
     def shown_snapshot_facts(self) -> dict[str, Any]:

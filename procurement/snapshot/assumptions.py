@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from engine.memory.fit import DEFAULT_OVERHEAD_GB, DEFAULT_SAFETY_MARGIN
 from engine.performance import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
+from procurement.snapshot.schema import Effective, Overrides
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,14 +174,14 @@ def _clean_ranged(
     return values
 
 
-def validate_overrides(raw: object) -> tuple[dict[str, Any], dict[str, list[str]]]:
+def validate_overrides(raw: object) -> tuple[Overrides, dict[str, list[str]]]:
     """(cleaned overrides, errors). Unknown names are errors, so typos are never ignored."""
     if raw is None:
         return {}, {}
     if not isinstance(raw, dict):
         return {}, {"assumptions": ["Must be an object of name → value."]}
     errors: dict[str, list[str]] = {}
-    clean: dict[str, Any] = {}
+    clean: Overrides = {}
     unknown = sorted(set(raw) - set(RANGED) - set(SCALARS))
     if unknown:
         errors["assumptions"] = [f"Unknown assumption(s): {', '.join(map(str, unknown))}."]
@@ -204,18 +204,18 @@ def validate_overrides(raw: object) -> tuple[dict[str, Any], dict[str, list[str]
     return clean, errors
 
 
-def scalar(effective_values: dict[str, Any], name: str) -> Any:
+def scalar(effective_values: Effective, name: str) -> float:
     """A scalar from a frozen snapshot; its default when the snapshot predates it."""
     return effective_values.get(name, SCALARS[name].default)
 
 
-def sources(overrides: dict[str, Any]) -> dict[str, str]:
+def sources(overrides: Overrides) -> dict[str, str]:
     """D9: "override" for the comparison's overrides, "product default" for the rest."""
     return {name: "override" if name in overrides else "product default" for name in SCALARS}
 
 
-def effective(overrides: dict[str, Any]) -> dict[str, Any]:
-    """Every scalar at its default or override, plus the ranged overrides given."""
-    out: dict[str, Any] = {name: spec.default for name, spec in SCALARS.items()}
-    out.update(overrides)
+def effective(overrides: Overrides) -> Effective:
+    """Every scalar at its default or override (ranged overrides are read from `overrides`)."""
+    out: Effective = {name: spec.default for name, spec in SCALARS.items()}
+    out.update({k: v for k, v in overrides.items() if k in SCALARS and not isinstance(v, dict)})
     return out

@@ -31,6 +31,7 @@ from procurement.selectors.comparisons import (
 from procurement.services.comparisons.queue import Queued, enqueue_on_commit
 from procurement.snapshot import assumptions as assumption_rules
 from procurement.snapshot import freeze
+from procurement.snapshot.schema import Selection, Snapshot
 from procurement.snapshot.workload import workload_input
 
 MAX_SEED = 2**63 - 1
@@ -197,7 +198,7 @@ def _seed(seed: Any) -> int:
     return checked
 
 
-def _check_workload(snapshot: dict[str, Any]) -> None:
+def _check_workload(snapshot: Snapshot) -> None:
     """Reject a brief the engine cannot read before anything is saved or queued."""
     try:
         workload_input(snapshot)
@@ -249,17 +250,13 @@ def comparison_create(
             msg = "No current quote or active API route matches these filters."
         raise DomainError(msg, fields={"quotes": [msg]})
     now = timezone.now()
-    selection = {
-        "default": default,
-        "quote_ids": [q.pk for q in quotes],
-        "api_route_ids": [r.pk for r in routes],
-        **({"filters": filters} if filters else {}),
-        **(
-            {"filtered_defaults": True}
-            if filters and quote_list is None and route_list is None
-            else {}
-        ),
-    }
+    selection = Selection(
+        default=default, quote_ids=[q.pk for q in quotes], api_route_ids=[r.pk for r in routes]
+    )
+    if filters:
+        selection["filters"] = filters
+        if quote_list is None and route_list is None:
+            selection["filtered_defaults"] = True
     snapshot = freeze(
         brief=brief,
         quotes=quotes,
