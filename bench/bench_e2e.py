@@ -40,7 +40,7 @@ def main() -> None:
                 quote_ids=world.quote_ids(CANDIDATES),
                 api_route_ids=[],
                 title="Bench e2e",
-            )
+            ).comparison
             status = "queued"
             while time.perf_counter() - start < 120:
                 status = Comparison.objects.values_list("status", flat=True).get(pk=comparison.pk)

@@ -157,7 +157,7 @@ def _comparison(lead: object, brief: object) -> object:
         title="Bench 500",
         seed=1,
         enqueue=False,
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     return comparison

@@ -1,13 +1,13 @@
-"""Reads of benchmark results: the measured performance the comparison engine uses, and lists.
+"""Reads of benchmark results: the results a comparison freezes, the compare page, and lists.
 
-`measured_performance_for` is called by the comparison snapshot (another area); it returns
-plain dicts and runs a constant number of queries whatever the number of ids.
+`evidence_results_for` is called by the comparison snapshot (another area); it returns plain
+dicts and runs one query whatever the number of ids. Which result counts for a candidate is
+never decided here: the matching rules of `engine.evidence` judge it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import datetime
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, QuerySet
@@ -15,15 +15,24 @@ from django.db.models import Q, QuerySet
 from benchmarks import access, figures, latency_verdict
 from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
+from briefs.fit import fit_input_for_brief, model_spec_for
 from briefs.models import WorkloadBrief
 from catalog.models import CalibrationEntry
 from core import workloads
+from engine.errors import EngineInputError
+from engine.evidence import (
+    EvidenceMatch,
+    EvidenceTarget,
+    ResultWorkload,
+    match_result,
+    rank_evidence,
+)
+from engine.memory.fit import memory_fit
 
 if TYPE_CHECKING:
     from accounts.models import User
-
-# Sort key of a result, higher is better (see `_rank`).
-_RankKey = tuple[int, int, float, datetime, int]
+    from briefs.models import WorkloadBrief
+    from catalog.models import Accelerator
 
 _RESULT_FIELDS = (
     "id",
@@ -36,18 +45,6 @@ _RESULT_FIELDS = (
     "created_at",
     "parsed_at",
 )
-
-
-def _brief_targets(brief_id: int | None) -> Targets:
-    if brief_id is None:
-        return Targets()
-
-    row = (
-        WorkloadBrief.objects.filter(pk=brief_id)
-        .values("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms", "workload_class")
-        .first()
-    )
-    return _targets_of(row) if row else Targets()
 
 
 def _targets_of(brief: Any) -> Targets:
@@ -72,77 +69,6 @@ def _figures_of(result: BenchmarkResult) -> dict[str, Any]:
         "format_id": result.format_id,
         "parsed_at": result.parsed_at.isoformat() if result.parsed_at else None,
     }
-
-
-def _rank(
-    item: dict[str, Any],
-    result: BenchmarkResult,
-    brief_id: int | None,
-    targets: Targets,
-) -> _RankKey:
-    """Sort key, higher is better: for the brief > meets its latency targets > tokens/s per GPU.
-
-    A sweep meets them when one of its operating points does (as the comparison reads it)."""
-    meets = latency_verdict.judge(result.metrics or {}, item, targets).meets
-    per_gpu = item["tokens_per_s_per_gpu"]
-    return (
-        1 if brief_id is not None and result.brief_id == brief_id else 0,
-        {True: 1, None: 0, False: -1}[meets],
-        per_gpu if per_gpu is not None else float("-inf"),
-        result.created_at,
-        result.pk,
-    )
-
-
-def _best(
-    candidates: Iterable[tuple[_RankKey, dict[str, Any]]],
-) -> dict[str, Any] | None:
-    best = max(candidates, key=lambda pair: pair[0], default=None)
-    return best[1] if best else None
-
-
-def measured_performance_for(
-    quote_ids: Sequence[int], accelerator_ids: Sequence[int], brief_id: int | None
-) -> dict[str, dict[int, dict[str, Any]]]:
-    """The best parsed result's normalised figures, per quote id and per accelerator id.
-
-    Returns `{"by_quote": {quote_id: figures}, "by_accelerator": {accelerator_id: figures}}`;
-    ids without a parsed result are absent. `figures` holds `output_tokens_per_s`,
-    `request_throughput_rps`, `ttft_p95_ms`, `e2e_p99_ms`, `tokens_per_s_per_gpu`,
-    `acceptance_rate`, `gpu_count`, `result_id`, `has_acceptance_data` (plus `itl_p95_ms`,
-    `tpot_p95_ms`, `concurrency`, `brief_id`, `format_id`, `parsed_at`); a figure the file
-    does not carry is None.
-
-    With a brief, only results for that brief or for no brief count, and the brief's own ones
-    win; then results meeting the brief's p95 TTFT / p95 ITL / p99 E2E targets (a sweep at its
-    best operating point); then the highest output tokens/s per GPU; then the newest. By
-    accelerator, every parsed result measured on that accelerator counts (any provider's
-    quote, or none). Two queries at most.
-    """
-    quote_ids = [int(q) for q in quote_ids]
-    accelerator_ids = [int(a) for a in accelerator_ids]
-    out: dict[str, dict[int, dict[str, Any]]] = {"by_quote": {}, "by_accelerator": {}}
-    if not quote_ids and not accelerator_ids:
-        return out
-    targets = _brief_targets(brief_id)
-    qs = BenchmarkResult.objects.filter(status=BenchmarkResult.Status.PARSED).filter(
-        Q(quote_id__in=quote_ids) | Q(accelerator_id__in=accelerator_ids)
-    )
-    if brief_id is not None:
-        qs = qs.filter(Q(brief_id=brief_id) | Q(brief__isnull=True))
-    by_quote: dict[int, list[tuple[_RankKey, dict[str, Any]]]] = {}
-    by_accelerator: dict[int, list[tuple[_RankKey, dict[str, Any]]]] = {}
-    wanted_quotes, wanted_accelerators = set(quote_ids), set(accelerator_ids)
-    for result in qs.only(*_RESULT_FIELDS):
-        item = _figures_of(result)
-        ranked = (_rank(item, result, brief_id, targets), item)
-        if result.quote_id in wanted_quotes:
-            by_quote.setdefault(result.quote_id, []).append(ranked)
-        if result.accelerator_id in wanted_accelerators:
-            by_accelerator.setdefault(result.accelerator_id, []).append(ranked)
-    out["by_quote"] = {k: v for k, items in by_quote.items() if (v := _best(items))}
-    out["by_accelerator"] = {k: v for k, items in by_accelerator.items() if (v := _best(items))}
-    return out
 
 
 _WORKLOAD_FIELDS = (
@@ -210,6 +136,95 @@ def evidence_results_for(
     return figures.merge_sweeps(out)
 
 
+def _float(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _gpus_for(brief: WorkloadBrief, accelerator: Accelerator) -> int:
+    """GPUs per replica the brief needs on the accelerator, as the comparison sizes a row:
+    the training brief's target, else the memory fit (one when it cannot be fitted)."""
+    if brief.workload_class in workloads.TRAINING and brief.target_gpus:
+        return int(brief.target_gpus)
+    try:
+        return memory_fit(fit_input_for_brief(brief, accelerator)).gpus_required
+    except (EngineInputError, ValueError):
+        return 1
+
+
+def evidence_target(
+    brief: WorkloadBrief, accelerator: Accelerator, *, quote_id: int | None
+) -> EvidenceTarget:
+    """The candidate's side of the matching rules (engine/evidence.py): the brief's model,
+    precision and shape on this accelerator, for this quote (None: the accelerator alone)."""
+    model = brief.model
+    return EvidenceTarget(
+        accelerator=accelerator.slug,
+        gpus=_gpus_for(brief, accelerator),
+        model_name=model.name if model is not None else "",
+        model_profile_id=model.pk if model is not None else None,
+        model_params_b=model_spec_for(model).params_b if model is not None else None,
+        model_family=model.family if model is not None else "",
+        precision=brief.weight_precision or "",
+        input_tokens_mean=_float(brief.mean_input_tokens),
+        input_tokens_p95=_float(brief.p95_input_tokens),
+        output_tokens_mean=_float(brief.mean_output_tokens),
+        output_tokens_p95=_float(brief.p95_output_tokens),
+        concurrency=_float(brief.concurrency),
+        quote_id=quote_id,
+        brief_id=brief.pk,
+    )
+
+
+def result_workload(result: BenchmarkResult) -> ResultWorkload:
+    """What a stored result measured, as the matching rules read it (a sweep's concurrency is
+    its highest point's, as in the comparison's snapshot)."""
+    points = (result.metrics or {}).get("operating_points") or []
+    swept = [c for p in points if isinstance(p, dict) and (c := _float(p.get("concurrency")))]
+    return ResultWorkload(
+        result_id=result.pk,
+        accelerator=result.accelerator.slug,
+        model_name=result.model_name or "",
+        model_profile_id=result.model_profile_id,
+        precision=result.precision or "",
+        gpu_count=int(result.gpu_count or 1),
+        tensor_parallel=result.tensor_parallel,
+        pipeline_parallel=result.pipeline_parallel,
+        input_tokens_mean=_float(result.input_tokens_mean),
+        input_tokens_p95=_float(result.input_tokens_p95),
+        output_tokens_mean=_float(result.output_tokens_mean),
+        output_tokens_p95=_float(result.output_tokens_p95),
+        concurrency=max(swept) if swept else _float(result.concurrency),
+        request_rate_per_s=_float(result.request_rate),
+        serving_engine=result.serving_engine or "",
+        engine_version=result.engine_version or "",
+        quote_id=result.quote_id,
+        brief_id=result.brief_id,
+    )
+
+
+def evidence_verdict(result: BenchmarkResult, brief: WorkloadBrief) -> EvidenceMatch:
+    """How the comparison would read this result for a row on its own hardware and offer:
+    measured, proxy (with the adjustment) or ignored, with the reason in words."""
+    target = evidence_target(brief, result.accelerator, quote_id=result.quote_id)
+    return match_result(result_workload(result), target)
+
+
+def counted_results(
+    results: Sequence[BenchmarkResult],
+    brief: WorkloadBrief,
+    accelerator: Accelerator,
+    *,
+    quote_id: int | None,
+) -> list[tuple[BenchmarkResult, EvidenceMatch]]:
+    """The results that count for the candidate, best first, each with its verdict: the
+    comparison's own rule (engine/evidence.py), so a plan never rests on a result the
+    comparison ignores."""
+    by_id = {r.pk: r for r in results}
+    target = evidence_target(brief, accelerator, quote_id=quote_id)
+    ranked = rank_evidence([result_workload(r) for r in results], target)
+    return [(by_id[int(w.result_id)], match) for w, match in ranked]
+
+
 def results_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:
     """Results the user may see, newest first, with what the list pages show preloaded."""
 
@@ -247,8 +262,10 @@ def candidate_label(result: BenchmarkResult) -> str:
 
 
 def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
-    """One row per parsed result for the brief, with its figures and whether it meets targets
-    (a sweep at the operating point the comparison would cost it, named in `judged_at`)."""
+    """One row per parsed result for the brief, with its figures, whether it meets targets
+    (a sweep at the operating point the comparison would cost it, named in `judged_at`) and
+    how the comparison's matching rules count it on its own hardware (`evidence_kind`:
+    measured, proxy or ignored, and `evidence_reason`)."""
 
     results = (
         access.results_for(user)
@@ -261,6 +278,7 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
         item = figures.key_figures(result.metrics or {}, result.gpu_count)
         engine = " ".join(x for x in (result.serving_engine, result.parallelism) if x)
         verdict = latency_verdict.judge(result.metrics or {}, item, targets)
+        evidence = evidence_verdict(result, brief)
         rows.append(
             {
                 **item,
@@ -271,6 +289,8 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
                 "meets": verdict.meets,
                 "checks": verdict.checks,
                 "judged_at": verdict.point,
+                "evidence_kind": evidence.kind,
+                "evidence_reason": evidence.reason,
             }
         )
     return rows

@@ -9,6 +9,7 @@ the route's base prices.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -26,7 +27,7 @@ def _dec(value: Any) -> Decimal | None:
     return None if value in (None, "") else Decimal(str(value))
 
 
-def prices_for(route: dict[str, Any], *, batch: bool, input_tokens: float | None) -> TierPrices:
+def prices_for(route: Mapping[str, Any], *, batch: bool, input_tokens: float | None) -> TierPrices:
     """The per-million prices a workload pays on this route, and which tiers set them."""
     prices = {
         "input_per_m": _dec(route["price_input_per_m_tokens"]),
@@ -58,7 +59,7 @@ def prices_for(route: dict[str, Any], *, batch: bool, input_tokens: float | None
     )
 
 
-def input_limit_reason(route: dict[str, Any], p95_input_tokens: int | None) -> str | None:
+def input_limit_reason(route: Mapping[str, Any], p95_input_tokens: int | None) -> str | None:
     """The brief's p95 input is longer than the model accepts."""
     limit = route.get("max_input_tokens")
     if limit and p95_input_tokens and p95_input_tokens > int(limit):

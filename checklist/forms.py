@@ -7,6 +7,7 @@ answer, or blank when there is none) is skipped; the changed ones are saved toge
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from django import forms
@@ -15,7 +16,7 @@ from django.core.files.uploadedfile import UploadedFile
 
 from checklist import evidence, held, services
 from checklist.models import ChecklistAnswer, ChecklistItem
-from checklist.selectors import SCOPE_PROVIDER, ItemRow
+from checklist.selectors import SCOPE_PROVIDER, ChecklistDetail, ItemRow
 from core.errors import DomainError
 
 SCOPE_CHOICES = [
@@ -185,7 +186,7 @@ def answer_initial(row: ItemRow) -> dict[str, Any]:
 
 
 def build_answer_forms(
-    rows: list[ItemRow],
+    rows: list[ChecklistRow],
     *,
     data: Any = None,
     files: Any = None,
@@ -193,7 +194,7 @@ def build_answer_forms(
     oversized: dict[str, str] | None = None,
     user_id: int | None = None,
 ) -> list[AnswerForm]:
-    """One form per row, attached to the row as row.extra["form"]."""
+    """One form per row, attached to the row as `row.form`."""
     out = []
     for row in rows:
         form = AnswerForm(
@@ -206,7 +207,7 @@ def build_answer_forms(
             oversized=oversized,
             user_id=user_id,
         )
-        row.extra["form"] = form
+        row.form = form
         out.append(form)
     return out
 
@@ -256,3 +257,24 @@ class ReviewForm(forms.Form):
                 "Say what is missing or wrong: a comment is required unless you accept the answer.",
             )
         return data
+
+
+@dataclass
+class ChecklistRow(ItemRow):
+    """An item row as a checklist page shows it: the read row plus what the page attaches
+    (the vendor's answer form; for staff, whether they may review it and the review form)."""
+
+    form: AnswerForm | None = None
+    can_review: bool = False
+    review_form: ReviewForm | None = None
+
+    @classmethod
+    def of(cls, row: ItemRow) -> ChecklistRow:
+        return cls(**{f.name: getattr(row, f.name) for f in fields(ItemRow)})
+
+
+def checklist_rows(detail: ChecklistDetail) -> list[ChecklistRow]:
+    """Turn the detail's rows into page rows (in place, so its sections show them too)."""
+    rows = [ChecklistRow.of(row) for row in detail.rows]
+    detail.rows = [*rows]
+    return rows

@@ -41,7 +41,6 @@ class ItemRow:
     scope: str = ""
     history: list[ChecklistAnswer] = field(default_factory=list)
     missing_reason: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)  # views attach forms and flags here
 
     @property
     def scope_label(self) -> str:

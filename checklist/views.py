@@ -22,9 +22,11 @@ from accounts.models import Provider, User
 from catalog import access as catalog_access
 from checklist import access, evidence, selectors, services
 from checklist.forms import (
+    ChecklistRow,
     ReviewForm,
     build_answer_forms,
     changed_entries,
+    checklist_rows,
     hold_valid_files,
     release_held_files,
 )
@@ -101,15 +103,13 @@ def _save_answers(
     return redirect(f"{request.path}#item-{entries[0].item.code}")
 
 
-def error_context(rows: list[Any], bound: bool) -> dict[str, Any]:
+def error_context(rows: list[ChecklistRow], bound: bool) -> dict[str, Any]:
     """The items that need attention, for the summary at the top."""
     if not bound:
         return {"error_rows": []}
     return {
         "error_rows": [
-            row
-            for row in rows
-            if (form := row.extra.get("form")) is not None and form.is_bound and form.errors
+            row for row in rows if (form := row.form) is not None and form.is_bound and form.errors
         ]
     }
 
@@ -121,10 +121,11 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
     if not is_vendor(request.user):
         return redirect("checklist:quote-detail", quote.pk)
     detail = selectors.quote_checklist_detail(quote)
+    rows = checklist_rows(detail)
     closed_reason = selectors.quote_closed_reason(quote)
     bound = request.method == "POST" and not closed_reason
     answer_forms = build_answer_forms(
-        detail.rows,
+        rows,
         data=request.POST if bound else None,
         files=request.FILES if bound else None,
         oversized=getattr(request, "evidence_oversized", {}),
@@ -135,7 +136,7 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
     if request.method == "POST" and closed_reason:
         messages.error(request, f"{closed_reason} Nothing was saved.")
     context = {"quote": quote, "detail": detail, "closed_reason": closed_reason}
-    context.update(error_context(detail.rows, bound))
+    context.update(error_context(rows, bound))
     status = 400 if request.method == "POST" else 200
     return render(request, "checklist/answer.html", context, status=status)
 
@@ -145,9 +146,10 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
 @role_required(Role.VENDOR)
 def provider_answer(request: AuthedRequest) -> HttpResponse:
     detail = selectors.provider_defaults_detail(_own_provider(request.user).pk)
+    rows = checklist_rows(detail)
     bound = request.method == "POST"
     answer_forms = build_answer_forms(
-        detail.rows,
+        rows,
         data=request.POST if bound else None,
         files=request.FILES if bound else None,
         fixed_scope=services.SCOPE_PROVIDER,
@@ -157,16 +159,17 @@ def provider_answer(request: AuthedRequest) -> HttpResponse:
     if bound and (response := _save_answers(request, quote=None, answer_forms=answer_forms)):
         return response
     context = {"quote": None, "detail": detail, "provider": request.user.provider}
-    context.update(error_context(detail.rows, bound))
+    context.update(error_context(rows, bound))
     return render(request, "checklist/answer.html", context, status=400 if bound else 200)
 
 
-def _attach_review_forms(user: User, rows: list[selectors.ItemRow]) -> None:
+def _attach_review_forms(user: User, rows: list[ChecklistRow]) -> None:
     for row in rows:
-        row.extra["can_review"] = row.answer is not None and access.can_review_checklist_section(
+        row.can_review = row.answer is not None and access.can_review_checklist_section(
             user, row.item.section
         )
-        row.extra.setdefault("review_form", ReviewForm(prefix=row.item.code))
+        if row.review_form is None:
+            row.review_form = ReviewForm(prefix=row.item.code)
 
 
 @require_GET
@@ -175,7 +178,7 @@ def quote_checklist(request: AuthedRequest, quote_id: int) -> HttpResponse:
     if not is_staff(request.user):
         return redirect("checklist:quote-answer", quote.pk)
     detail = selectors.quote_checklist_detail(quote)
-    _attach_review_forms(request.user, detail.rows)
+    _attach_review_forms(request.user, checklist_rows(detail))
     # Staff see who reviewed; the vendor's answer page names no buyer staff.
     context = {"quote": quote, "detail": detail, "reviewer_names": True}
     return render(request, "checklist/quote_detail.html", context)
@@ -195,9 +198,10 @@ def answer_review(request: AuthedRequest, quote_id: int, answer_id: int) -> Http
         url = reverse("checklist:quote-detail", args=[quote.pk])
         return redirect(f"{url}#item-{answer.item.code}")
     detail = selectors.quote_checklist_detail(quote)
-    row = next(r for r in detail.rows if r.item.pk == answer.item_id)
-    row.extra["review_form"] = form if status != 200 else ReviewForm(prefix=answer.item.code)
-    _attach_review_forms(request.user, detail.rows)
+    rows = checklist_rows(detail)
+    row = next(r for r in rows if r.item.pk == answer.item_id)
+    row.review_form = form if status != 200 else ReviewForm(prefix=answer.item.code)
+    _attach_review_forms(request.user, rows)
     context = {
         "quote": quote,
         "detail": detail,

@@ -350,3 +350,23 @@ def choose_evidence(
         if best is None or key > best[0]:
             best = (key, verdict)
     return (None if best is None else best[1]), verdicts
+
+
+def rank_evidence(
+    results: Sequence[ResultWorkload], target: EvidenceTarget
+) -> list[tuple[ResultWorkload, EvidenceMatch]]:
+    """Every result that counts for the candidate with its verdict, best first.
+
+    The order is `choose_evidence`'s own, taken again on what is left, so a page or a plan
+    that lists results in this order can never disagree with the comparison about which one
+    comes first (a few results per candidate: the repeated choice costs nothing).
+    """
+    remaining = list(results)
+    ranked: list[tuple[ResultWorkload, EvidenceMatch]] = []
+    while remaining:
+        best, _ = choose_evidence(remaining, target)
+        if best is None:
+            break
+        index = next(i for i, r in enumerate(remaining) if r.result_id == best.result_id)
+        ranked.append((remaining.pop(index), best))
+    return ranked

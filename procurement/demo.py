@@ -52,7 +52,7 @@ def load(stdout: Any = None) -> None:
         return
     comparison = comparison_create(
         acting_user=lead, brief=brief, seed=DEMO_SEED, title=DEMO_TITLE, enqueue=False
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     _say(

@@ -10,12 +10,13 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from benchmarks import access, plan_rules
+from benchmarks import access, plan_rules, selectors
 from benchmarks.errors import StepNotManual
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, BenchmarkResult, ComparedCandidate
 from core.audit import audit_record
 from core.errors import DomainError, NotFound
 from core.roles import require_role
+from engine.evidence import EvidenceMatch
 
 
 def brief_facts(brief: Any) -> plan_rules.BriefFacts:
@@ -37,32 +38,34 @@ def brief_facts(brief: Any) -> plan_rules.BriefFacts:
     )
 
 
-def plan_results(plan: BenchmarkPlan) -> list[BenchmarkResult]:
-    """Parsed results that count for the plan, best evidence first: for this brief before
-    unscoped ones, on this quote before same-accelerator ones, then newest first."""
+def plan_evidence(plan: BenchmarkPlan) -> list[tuple[BenchmarkResult, EvidenceMatch]]:
+    """The parsed results that count for the plan's candidate, best evidence first, each with
+    its verdict: judged by the comparison's matching rules (engine/evidence.py) among this
+    quote's results and the accelerator's unbound ones, for this brief or for none."""
     quote = plan.quote
     rows = list(
         BenchmarkResult.objects.filter(status=BenchmarkResult.Status.PARSED)
         .filter(Q(quote_id=quote.pk) | Q(quote__isnull=True, accelerator_id=quote.accelerator_id))
         .filter(Q(brief_id=plan.brief_id) | Q(brief__isnull=True))
-        .only("id", "quote_id", "brief_id", "gpu_count", "metrics", "format_id", "created_at")
+        .select_related("accelerator")
     )
-    rows.sort(
-        key=lambda r: (r.brief_id == plan.brief_id, r.quote_id == quote.pk, r.created_at, r.pk),
-        reverse=True,
-    )
-    return rows
+    return selectors.counted_results(rows, plan.brief, quote.accelerator, quote_id=quote.pk)
 
 
-def _facts(rows: list[BenchmarkResult]) -> list[plan_rules.ResultFacts]:
+def plan_results(plan: BenchmarkPlan) -> list[BenchmarkResult]:
+    """The results that count for the plan, best evidence first (see `plan_evidence`)."""
+    return [result for result, _ in plan_evidence(plan)]
+
+
+def _facts(judged: list[tuple[BenchmarkResult, EvidenceMatch]]) -> list[plan_rules.ResultFacts]:
     return [
         plan_rules.ResultFacts(
             result_id=r.pk,
-            label=f"result #{r.pk}, {r.format_id}",
+            label=f"result #{r.pk}, {r.format_id}" + (", proxy" if m.kind == "proxy" else ""),
             metrics=r.metrics or {},
             gpu_count=r.gpu_count,
         )
-        for r in rows
+        for r, m in judged
     ]
 
 
@@ -80,7 +83,7 @@ def benchmark_plan_refresh(
     """
     if acting_user is not None:
         require_role(acting_user, *access.BENCHMARK_UPLOADERS)
-    facts = _facts(plan_results(plan))
+    facts = _facts(plan_evidence(plan))
     has_row = _has_comparison_row(plan)
     specs = {s.code: s for s in plan_rules.plan_steps_for(brief_facts(plan.brief))}
     changed = []

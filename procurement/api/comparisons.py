@@ -325,9 +325,8 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
         return obj.shown_snapshot_facts().get("as_of")  # never the whole snapshot
 
 
-def _queued(request: Request, comparison: Comparison) -> Response:
-    outcome = getattr(comparison, "enqueue", None)
-    unavailable = outcome is not None and outcome.sent is False
+def _queued(request: Request, queued: services_comparisons.Queued) -> Response:
+    comparison, unavailable = queued.comparison, queued.queue_unavailable
     body = {
         "id": comparison.pk,
         "status": comparison.status,
@@ -377,7 +376,7 @@ class ComparisonListApi(GenericAPIView[Comparison]):
         brief = briefs_access.briefs_for(api_user(request)).filter(pk=values["brief"]).first()
         if brief is None:
             raise exceptions.ValidationError({"brief": [f"Unknown brief id {values['brief']}."]})
-        comparison = services_comparisons.comparison_create(
+        queued = services_comparisons.comparison_create(
             acting_user=api_user(request),
             brief=brief,
             quote_ids=values.get("quotes"),
@@ -387,7 +386,7 @@ class ComparisonListApi(GenericAPIView[Comparison]):
             title=values.get("title"),
             candidate_filters={k: values[k] for k in FILTERS if values.get(k)},
         )
-        return _queued(request, comparison)
+        return _queued(request, queued)
 
 
 class ComparisonDetailApi(GenericAPIView[Comparison]):
@@ -466,10 +465,10 @@ class ComparisonRetryApi(GenericAPIView[Comparison]):
     @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
     def post(self, request: Request, pk: int) -> Response:
         comparison = access.access_comparison(api_user(request), pk)
-        comparison = services_comparisons.comparison_retry(
+        queued = services_comparisons.comparison_retry(
             acting_user=api_user(request), comparison=comparison
         )
-        return _queued(request, comparison)
+        return _queued(request, queued)
 
 
 class ComparisonRecomputeApi(GenericAPIView[Comparison]):
@@ -482,7 +481,7 @@ class ComparisonRecomputeApi(GenericAPIView[Comparison]):
     @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
     def post(self, request: Request, pk: int) -> Response:
         comparison = access.access_comparison(api_user(request), pk)
-        revision = services_comparisons.comparison_recompute(
+        queued = services_comparisons.comparison_recompute(
             acting_user=api_user(request), comparison=comparison
         )
-        return _queued(request, revision)
+        return _queued(request, queued)

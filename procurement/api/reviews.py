@@ -36,6 +36,7 @@ from core.roles import Role, is_vendor
 from procurement import access, exports
 from procurement.models import Comparison, Review
 from procurement.selectors import reviews as sel
+from procurement.selectors.reviews import policy
 from procurement.services import reviews as services_reviews
 from procurement.services.reviews import COMMENT_MAX
 
@@ -99,11 +100,11 @@ class ComparisonReviewsApi(generics.ListAPIView[Review]):
             candidate_key=data.validated_data.get("candidate") or None,
             justification=data.validated_data.get("justification", ""),
         )
-        given = comparison.reviews.filter(decision=Review.Decision.APPROVE).count()
+        given = policy.approvals_recorded(comparison)
         body = {
             **ReviewOutputSerializer(review).data,
             "comparison_status": comparison.status,
-            "approvals": services_reviews.approvals_label(comparison, given),
+            "approvals": policy.approvals_label(comparison, given),
         }
         return Response(body, status=status.HTTP_201_CREATED)
 

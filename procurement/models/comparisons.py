@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -10,6 +11,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 
 from procurement.snapshot.evidence import result_ids_in
+from procurement.snapshot.upgrade import upgrade
 
 
 class Comparison(models.Model):
@@ -81,12 +83,12 @@ class Comparison(models.Model):
         return reverse("procurement:comparison-detail", args=[self.pk])
 
     @staticmethod
-    def facts_of(snapshot: dict[str, Any]) -> dict[str, Any]:
+    def facts_of(snapshot: Mapping[str, object]) -> dict[str, Any]:
         """The small part of a snapshot that pages show, with the ids of the benchmark
         results it froze (the decision record lists only those as its evidence)."""
 
         facts = {k: snapshot[k] for k in ("as_of", "base_currency", "fx_rates") if k in snapshot}
-        facts["evidence_result_ids"] = result_ids_in(snapshot.get("measured"))
+        facts["evidence_result_ids"] = result_ids_in(upgrade(snapshot)["measured"])
         return facts
 
     def shown_snapshot_facts(self) -> dict[str, Any]:

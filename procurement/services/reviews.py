@@ -18,11 +18,13 @@ Two reviewers acting at the same moment cannot both win: the comparison row is l
 `select_for_update` inside the transaction and status and approvals are re-read under the
 lock (measured: with `atomic()` alone 40 of 40 simultaneous pairs both won). The loser gets
 `Conflict` (409 in the API, a form error in HTML).
+The rules the pages read as well (who may
+review now, approval slots and labels) live in `selectors/reviews/policy.py`.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -34,57 +36,24 @@ from django.utils import timezone
 from catalog.models import FxRate
 from core.audit import audit_record
 from core.errors import Conflict, DomainError, NotAllowed
-from core.roles import Role
-from procurement import access, notifications
+from procurement import notifications
 from procurement.models import CandidateResult, Comparison, Review
+from procurement.selectors.reviews.policy import (
+    DECIDED_STATUSES,
+    FINANCE_SLOT,
+    SECOND_SLOT,
+    STATUS_AFTER,
+    approval_slot,
+    approvals_label,
+    review_refusal,
+    row_commitment_usd,
+)
 from procurement.services.integrity import changes_since_compute
 
 if TYPE_CHECKING:
     from accounts.models import User
 
-DECIDED_STATUSES = frozenset(
-    {
-        Comparison.Status.APPROVED,
-        Comparison.Status.REJECTED,
-        Comparison.Status.CHANGES_REQUESTED,
-    }
-)
-STATUS_AFTER: dict[str, str] = {
-    Review.Decision.REJECT: Comparison.Status.REJECTED,
-    Review.Decision.REQUEST_CHANGES: Comparison.Status.CHANGES_REQUESTED,
-}
-FINANCE_SLOT = "finance"
-SECOND_SLOT = "platform or security"
 COMMENT_MAX = 5000
-
-
-def approval_slot(role: str) -> str:
-    """Which of the two required approvals a reviewer's role fills."""
-    return FINANCE_SLOT if role == Role.FINANCE_REVIEWER else SECOND_SLOT
-
-
-def approvals_label(comparison: Comparison, approvals: int) -> str:
-    return f"{approvals} of {comparison.required_approvals} approvals"
-
-
-def review_refusal(user: User, comparison: Comparison) -> str | None:
-    """Why this user may not review this comparison now, in words; None when they may."""
-    if comparison.created_by_id == getattr(user, "id", None):
-        return "You created this comparison, so someone else must review it (four-eyes rule)."
-    if comparison.status in DECIDED_STATUSES:
-        return (
-            f"This comparison is already {comparison.get_status_display().lower()}; "
-            "it is frozen. Recompute it as a new revision to review again."
-        )
-    if comparison.status != Comparison.Status.READY:
-        return (
-            f"This comparison is {comparison.get_status_display().lower()}, not ready for review."
-        )
-    if not access.can_review(user, comparison):
-        if comparison.required_approvals > 1:
-            return "Only finance, platform engineering and security reviewers review this one."
-        return "Only finance reviewers review comparisons."
-    return None
 
 
 def _check_shape(decision: str, comment: str) -> None:
@@ -174,17 +143,6 @@ def _check_approval_slot(comparison: Comparison, user: User, candidate: Candidat
                 fields={"candidate": [f"The first approval chose {earlier.candidate}."]},
             )
     return len(approvals)
-
-
-def row_commitment_usd(candidate: CandidateResult) -> Decimal | None:
-    """The commitment the engine stated for this row (engine/commitment.py), or None."""
-    value = (candidate.detail or {}).get("commitment_usd")
-    if value is None:
-        return None
-    try:
-        return Decimal(str(value)).quantize(Decimal("0.01"))
-    except (InvalidOperation, ValueError):
-        return None
 
 
 def _require_dual_for_row(comparison: Comparison, user: User, candidate: CandidateResult) -> None:

@@ -7,7 +7,18 @@ candidate row shows. Results are reproducible from snapshot + seed + ENGINE_VERS
 """
 
 from procurement.snapshot.context import quote_key, route_key
-from procurement.snapshot.freeze import SNAPSHOT_FORMAT, freeze
+from procurement.snapshot.freeze import freeze
+from procurement.snapshot.schema import SNAPSHOT_FORMAT, Snapshot
 from procurement.snapshot.thaw import Thawed, thaw
+from procurement.snapshot.upgrade import upgrade
 
-__all__ = ["SNAPSHOT_FORMAT", "Thawed", "freeze", "quote_key", "route_key", "thaw"]
+__all__ = [
+    "SNAPSHOT_FORMAT",
+    "Snapshot",
+    "Thawed",
+    "freeze",
+    "quote_key",
+    "route_key",
+    "thaw",
+    "upgrade",
+]

@@ -16,11 +16,11 @@ Two kinds:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from core.values import finite_or_none
 from engine.memory.fit import DEFAULT_OVERHEAD_GB, DEFAULT_SAFETY_MARGIN
 from engine.performance import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
+from procurement.snapshot.schema import Effective, Overrides
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,14 +164,14 @@ def _clean_ranged(
     return values
 
 
-def validate_overrides(raw: object) -> tuple[dict[str, Any], dict[str, list[str]]]:
+def validate_overrides(raw: object) -> tuple[Overrides, dict[str, list[str]]]:
     """(cleaned overrides, errors). Unknown names are errors, so typos are never ignored."""
     if raw is None:
         return {}, {}
     if not isinstance(raw, dict):
         return {}, {"assumptions": ["Must be an object of name → value."]}
     errors: dict[str, list[str]] = {}
-    clean: dict[str, Any] = {}
+    clean: Overrides = {}
     unknown = sorted(set(raw) - set(RANGED) - set(SCALARS))
     if unknown:
         errors["assumptions"] = [f"Unknown assumption(s): {', '.join(map(str, unknown))}."]
@@ -194,18 +194,18 @@ def validate_overrides(raw: object) -> tuple[dict[str, Any], dict[str, list[str]
     return clean, errors
 
 
-def scalar(effective_values: dict[str, Any], name: str) -> Any:
+def scalar(effective_values: Effective, name: str) -> float:
     """A scalar from a frozen snapshot; its default when the snapshot predates it."""
     return effective_values.get(name, SCALARS[name].default)
 
 
-def sources(overrides: dict[str, Any]) -> dict[str, str]:
+def sources(overrides: Overrides) -> dict[str, str]:
     """Where each value came from: "override" (the comparison's) or "product default"."""
     return {name: "override" if name in overrides else "product default" for name in SCALARS}
 
 
-def effective(overrides: dict[str, Any]) -> dict[str, Any]:
-    """Every scalar at its default or override, plus the ranged overrides given."""
-    out: dict[str, Any] = {name: spec.default for name, spec in SCALARS.items()}
-    out.update(overrides)
+def effective(overrides: Overrides) -> Effective:
+    """Every scalar at its default or override (ranged overrides are read from `overrides`)."""
+    out: Effective = {name: spec.default for name, spec in SCALARS.items()}
+    out.update({k: v for k, v in overrides.items() if k in SCALARS and not isinstance(v, dict)})
     return out

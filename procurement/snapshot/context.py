@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from catalog.regions import boundary_reason
 from engine.calibration import CalibrationSummary, calibrated_range
-from engine.memory.fit import ModelSpec
+from engine.memory.fit import GpuSpec, ModelSpec
 from engine.types import Range, WorkloadInput
+from procurement.snapshot.schema import (
+    AcceleratorRow,
+    BriefRow,
+    CalibrationRow,
+    Effective,
+    ModelRow,
+    Snapshot,
+)
 from procurement.snapshot.workload import engine_class
 
 
@@ -26,40 +35,21 @@ def route_key(route_id: int) -> str:
 class Context:
     """What every candidate of one snapshot shares (brief, model, rates, assumptions)."""
 
-    def __init__(self, snap: dict[str, Any], workload: WorkloadInput) -> None:
+    def __init__(self, snap: Snapshot, workload: WorkloadInput) -> None:
         self.snap = snap
-        self.brief: dict[str, Any] = snap["brief"]
-        self.a: dict[str, Any] = snap["assumptions"]["effective"]
+        self.brief: BriefRow = snap["brief"]
+        self.a: Effective = snap["assumptions"]["effective"]
         self.workload = workload
         self.cls = engine_class(self.brief)
         self.as_of = datetime.fromisoformat(snap["as_of"])
-        spec = (snap.get("model") or {}).get("spec")
+        self.model_row: ModelRow = snap.get("model") or {}
+        spec = self.model_row.get("spec")
         self.model = ModelSpec(**spec) if spec else None
         self.allowed = [r.strip().lower() for r in self.brief.get("allowed_regions") or [] if r]
         self.checklist = snap.get("checklist")
-        measured = snap.get("measured") or {}
-        self.by_quote: dict[str, Any] = measured.get("by_quote") or {}
-        self.by_accelerator: dict[str, Any] = measured.get("by_accelerator") or {}
-        self.results: list[dict[str, Any]] = measured.get("results") or self._legacy_results()
-        self.calibration: dict[str, Any] = snap.get("calibration") or {}
+        self.results = snap["measured"]["results"]
+        self.calibration: dict[str, CalibrationRow] = snap.get("calibration") or {}
         self._memo: dict[tuple[Any, ...], Any] = {}
-
-    def _legacy_results(self) -> list[dict[str, Any]]:
-        """Snapshots frozen before results carried their workload: the best figures per quote
-        and per accelerator, as results (without a model name they are ignored, and say so)."""
-        slugs = {str(a["id"]): a["slug"] for a in self.snap.get("accelerators", {}).values()}
-        quotes = {str(q["id"]): q for q in self.snap.get("quotes", [])}
-        out: dict[Any, dict[str, Any]] = {}
-        for key, found in self.by_accelerator.items():
-            out.setdefault(found.get("result_id"), {**found, "accelerator": slugs.get(key, "")})
-        for key, found in self.by_quote.items():
-            quote = quotes.get(key) or {}
-            out[found.get("result_id")] = {
-                **found,
-                "quote_id": int(key),
-                "accelerator": quote.get("accelerator_slug", ""),
-            }
-        return list(out.values())
 
     def memo(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
         """Memory fits and estimates depend on the accelerator and node shape, not the quote:
@@ -111,6 +101,24 @@ class Context:
         return Range(value * low, value, value * high)
 
 
+def gpu_spec_of(acc: AcceleratorRow, *, gpus_per_node: int) -> GpuSpec:
+    """The accelerator's frozen datasheet as the engine's GpuSpec, in the quote's node."""
+    spec = acc["spec"]
+    return replace(
+        GpuSpec(
+            memory_gb=spec["memory_gb"],
+            memory_bandwidth_tbps=spec.get("memory_bandwidth_tbps"),
+            bf16_dense_tflops=spec.get("bf16_dense_tflops"),
+            fp8_dense_tflops=spec.get("fp8_dense_tflops"),
+            fp4_dense_tflops=spec.get("fp4_dense_tflops"),
+            interconnect_gbps=spec.get("interconnect_gbps"),
+            supported_precisions=tuple(spec.get("supported_precisions") or ()),
+            memory_unit=spec.get("memory_unit", "GB"),
+        ),
+        max_gpus_per_node=gpus_per_node,
+    )
+
+
 def calibrated_spread(ctx: Context, value: float, accelerator: str) -> tuple[Range, str] | None:
     """An estimate's range from the ledger's observed measured / estimate ratios on this
     accelerator (engine/calibration.py), or None when the ledger holds none."""
@@ -130,7 +138,7 @@ def rounded(value: float | None, digits: int = 3) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, digits)
 
 
-def latency_met(brief: dict[str, Any], ttft: Any, itl: Any, e2e: Any) -> bool | None:
+def latency_met(brief: BriefRow, ttft: Any, itl: Any, e2e: Any) -> bool | None:
     """False when a figure exceeds its target; None lets the engine decide (unknown → warn)."""
     pairs = (
         (brief.get("ttft_p95_ms"), ttft),

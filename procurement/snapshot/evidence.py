@@ -29,30 +29,26 @@ from engine.operating_points import (
 )
 from engine.types import Range
 from procurement.snapshot.context import Context, rounded
+from procurement.snapshot.schema import AcceleratorRow, FrozenResult, Measured, ModelRow, QuoteRow
 
 NAMES = {"ttft_p95_ms": "TTFT p95", "itl_p95_ms": "ITL p95", "e2e_p99_ms": "E2E p99"}
 Z80 = 1.2816  # two-sided 80 % interval of a measured rate (p10–p90, like every range)
 
 
-def result_ids_in(measured: dict[str, Any] | None) -> list[int]:
-    """Ids of every benchmark result a snapshot's "measured" part holds."""
-    measured = measured or {}
+def result_ids_in(measured: Measured) -> list[int]:
+    """Ids of every benchmark result a snapshot's "measured" part holds (each member of a
+    sweep uploaded as several files included)."""
     found: set[int] = set()
-    items: list[Any] = list(measured.get("results") or [])
-    for scope in ("by_quote", "by_accelerator"):
-        items += list((measured.get(scope) or {}).values())
-    for item in items:
-        raw = (item or {}).get("result_id")
-        if str(raw or "").isdigit():
-            found.add(int(str(raw)))
+    for item in measured["results"]:
+        for raw in (item.get("result_id"), *(item.get("sweep_result_ids") or [])):
+            if str(raw or "").isdigit():
+                found.add(int(str(raw)))
     return sorted(found)
 
 
-def target_for(
-    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpus: int
-) -> EvidenceTarget:
+def target_for(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpus: int) -> EvidenceTarget:
     brief = ctx.brief
-    model = ctx.snap.get("model") or {}
+    model: ModelRow = ctx.snap.get("model") or {}
     spec = model.get("spec") or {}
     return EvidenceTarget(
         accelerator=acc["slug"],
@@ -72,7 +68,7 @@ def target_for(
     )
 
 
-def workload_of(result: dict[str, Any]) -> ResultWorkload:
+def workload_of(result: FrozenResult) -> ResultWorkload:
     points = result.get("operating_points") or []
     concurrency = finite_or_none(result.get("concurrency"))
     sweep = [c for p in points if (c := finite_or_none(p.get("concurrency"))) is not None]
@@ -100,7 +96,7 @@ def workload_of(result: dict[str, Any]) -> ResultWorkload:
     )
 
 
-def _relevant(ctx: Context, quote: dict[str, Any], acc: dict[str, Any]) -> list[dict[str, Any]]:
+def _relevant(ctx: Context, quote: QuoteRow, acc: AcceleratorRow) -> list[FrozenResult]:
     """This quote's results and the accelerator's (results bound to another quote count at
     accelerator level: the same hardware, another provider)."""
     return [
@@ -111,8 +107,8 @@ def _relevant(ctx: Context, quote: dict[str, Any], acc: dict[str, Any]) -> list[
 
 
 def choose(
-    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpus: int
-) -> tuple[dict[str, Any] | None, EvidenceMatch | None, list[str]]:
+    ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpus: int
+) -> tuple[FrozenResult | None, EvidenceMatch | None, list[str]]:
     """(the result used or None, its verdict, the reasons the others were ignored)."""
     results = _relevant(ctx, quote, acc)
     for r in results:
@@ -158,7 +154,7 @@ class Sweep:
 def apply(
     ctx: Context,
     perf: dict[str, Any],
-    result: dict[str, Any],
+    result: FrozenResult,
     match: EvidenceMatch,
     gpus: int,
 ) -> dict[str, Any]:

@@ -9,33 +9,50 @@ be recomputed from the snapshot + seed + engine version alone, whatever happens 
 from __future__ import annotations
 
 import dataclasses
-import logging
 from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 from django.db import models
 
+from benchmarks.selectors import evidence_results_for
 from briefs.fit import gpu_spec_for, model_spec_for
-from catalog.models import FxRate
+from catalog.models import FxRate as FxRateRow
 from catalog.selectors import calibration_summaries
+from checklist.selectors import quote_checklist_summaries
 from engine.comparison import ENGINE_VERSION
 from procurement.snapshot import assumptions
+from procurement.snapshot.schema import (
+    SNAPSHOT_FORMAT,
+    AcceleratorRow,
+    BriefRow,
+    CalibrationRow,
+    ChecklistSummary,
+    FrozenResult,
+    FxRate,
+    GpuSpecRow,
+    JSONValue,
+    Measured,
+    ModelRow,
+    ModelSpecRow,
+    Overrides,
+    QuoteRow,
+    RouteRow,
+    Selection,
+    Snapshot,
+)
 
 if TYPE_CHECKING:
     from briefs.models import WorkloadBrief
-    from catalog.models import Accelerator, ModelApiRoute, Quote
+    from catalog.models import Accelerator, ModelApiRoute, ModelProfile, Quote
 
-logger = logging.getLogger(__name__)
-
-SNAPSHOT_FORMAT = 1
 # Fields that say nothing about the offer itself.
 _SKIPPED_FIELDS = {"created_at"}
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> JSONValue:
     """A model field value as JSON (Decimal as its exact string, datetimes in ISO 8601)."""
     if isinstance(value, Decimal):
         return format(value, "f")
@@ -45,12 +62,14 @@ def plain(value: Any) -> Any:
         return [plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
-    return value
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
 
 
-def row_fields(obj: models.Model) -> dict[str, Any]:
+def row_fields(obj: models.Model) -> dict[str, JSONValue]:
     """Every concrete field of a row (foreign keys as `<name>_id`)."""
-    out: dict[str, Any] = {}
+    out: dict[str, JSONValue] = {}
     for field in obj._meta.concrete_fields:
         if field.name in _SKIPPED_FIELDS:
             continue
@@ -58,11 +77,7 @@ def row_fields(obj: models.Model) -> dict[str, Any]:
     return out
 
 
-def _spec_dict(spec: Any) -> dict[str, Any]:
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(spec).items()}
-
-
-def _accelerator(acc: Accelerator) -> dict[str, Any]:
+def _accelerator(acc: Accelerator) -> AcceleratorRow:
     return {
         "id": acc.pk,
         "slug": acc.slug,
@@ -70,33 +85,44 @@ def _accelerator(acc: Accelerator) -> dict[str, Any]:
         "vendor": acc.vendor,
         "tdp_w": acc.tdp_w,
         "interconnect": acc.interconnect,
-        "spec": _spec_dict(gpu_spec_for(acc)),
+        "spec": cast(GpuSpecRow, plain(dataclasses.asdict(gpu_spec_for(acc)))),
     }
 
 
-def _quote(quote: Quote) -> dict[str, Any]:
-    data = row_fields(quote)
+def _model(profile: ModelProfile) -> ModelRow:
+    return {
+        "id": profile.pk,
+        "slug": profile.slug,
+        "name": profile.name,
+        "params_active_b": profile.params_active_b,
+        "family": profile.family,
+        "spec": cast(ModelSpecRow, plain(dataclasses.asdict(model_spec_for(profile)))),
+    }
+
+
+def _quote(quote: Quote) -> QuoteRow:
+    data = cast(QuoteRow, row_fields(quote))
     data["provider_name"] = quote.provider.name
     data["accelerator_slug"] = quote.accelerator.slug
     data["label"] = str(quote)
     return data
 
 
-def _route(route: ModelApiRoute) -> dict[str, Any]:
-    data = row_fields(route)
+def _route(route: ModelApiRoute) -> RouteRow:
+    data = cast(RouteRow, row_fields(route))
     data["provider_name"] = route.provider.name
     data["label"] = str(route)
     return data
 
 
-def fx_rates(currencies: set[str], *, on: date) -> dict[str, dict[str, str]]:
+def fx_rates(currencies: set[str], *, on: date) -> dict[str, FxRate]:
     """The latest rate of each currency as of `on` (one query); the base currency is 1."""
     base = settings.BASE_CURRENCY
-    out: dict[str, dict[str, str]] = {base: {"rate_to_base": "1", "as_of": on.isoformat()}}
+    out: dict[str, FxRate] = {base: {"rate_to_base": "1", "as_of": on.isoformat()}}
     wanted = {c for c in currencies if c and c != base}
     if not wanted:
         return out
-    rows = FxRate.objects.filter(currency__in=wanted, as_of__lte=on).order_by(
+    rows = FxRateRow.objects.filter(currency__in=wanted, as_of__lte=on).order_by(
         "currency", "-as_of", "-id"
     )
     for rate in rows.only("currency", "rate_to_base", "as_of"):
@@ -107,44 +133,30 @@ def fx_rates(currencies: set[str], *, on: date) -> dict[str, dict[str, str]]:
     return out
 
 
-def checklist_summaries(quotes: Sequence[Quote]) -> dict[str, Any] | None:
-    """quote id → checklist summary, or None when the checklist area is not installed."""
-    try:
-        from checklist.selectors import quote_checklist_summaries  # noqa: PLC0415 - optional area
-    except ImportError:
-        logger.warning("checklist.selectors is missing: comparisons carry no checklist data")
-        return None
-    return {str(k): v for k, v in quote_checklist_summaries(quotes).items()}
-
-
-def measured_performance(
-    quotes: Sequence[Quote], brief: WorkloadBrief
-) -> dict[str, dict[str, Any]] | None:
-    """Measured figures per quote and per accelerator, or None without the benchmarks area."""
-    try:
-        from benchmarks.selectors import measured_performance_for  # noqa: PLC0415 - optional area
-    except ImportError:
-        logger.warning("benchmarks.selectors is missing: every figure will be estimated")
-        return None
-    quote_ids, accelerator_ids = [q.pk for q in quotes], sorted({q.accelerator_id for q in quotes})
-    found = measured_performance_for(quote_ids, accelerator_ids, brief.pk)
-    out = {
-        "by_quote": {str(k): plain(v) for k, v in found.get("by_quote", {}).items()},
-        "by_accelerator": {str(k): plain(v) for k, v in found.get("by_accelerator", {}).items()},
+def checklist_summaries(quotes: Sequence[Quote]) -> dict[str, ChecklistSummary]:
+    """quote id → the checklist summary the comparison judges the quote on."""
+    return {
+        str(k): cast(ChecklistSummary, plain(v))
+        for k, v in quote_checklist_summaries(quotes).items()
     }
-    try:
-        from benchmarks.selectors import evidence_results_for  # noqa: PLC0415 - optional, newer
-    except ImportError:  # an older benchmarks area: the legacy figures only
-        return out
-    out["results"] = plain(evidence_results_for(quote_ids, accelerator_ids, brief.pk))
-    return out
 
 
-def calibration(accelerators: Sequence[Accelerator]) -> dict[str, dict[str, Any]]:
+def measured_performance(quotes: Sequence[Quote], brief: WorkloadBrief) -> Measured:
+    """Every parsed benchmark result on these quotes or their accelerators, with the workload
+    it measured. Which one counts for a row is decided at compute time by the matching rules
+    (engine/evidence.py), never here."""
+    quote_ids, accelerator_ids = [q.pk for q in quotes], sorted({q.accelerator_id for q in quotes})
+    found = evidence_results_for(quote_ids, accelerator_ids, brief.pk)
+    return {"results": [cast(FrozenResult, plain(r)) for r in found]}
+
+
+def calibration(accelerators: Sequence[Accelerator]) -> dict[str, CalibrationRow]:
     """Per accelerator slug, the spread of measured / estimate in the calibration ledger: the
     comparison widens (or, with enough pairs, centres) its estimates on it."""
     found = calibration_summaries(sorted({a.pk for a in accelerators}))
-    return {slug: dataclasses.asdict(summary) for slug, summary in found.items()}
+    return {
+        slug: cast(CalibrationRow, dataclasses.asdict(summary)) for slug, summary in found.items()
+    }
 
 
 def freeze(
@@ -152,22 +164,11 @@ def freeze(
     brief: WorkloadBrief,
     quotes: Sequence[Quote],
     api_routes: Sequence[ModelApiRoute],
-    overrides: dict[str, Any],
-    selection: dict[str, Any],
+    overrides: Overrides,
+    selection: Selection,
     as_of: datetime,
-) -> dict[str, Any]:
+) -> Snapshot:
     """The whole input of one comparison as JSON. Quotes need provider and accelerator loaded."""
-    brief_data = row_fields(brief)
-    model = None
-    if brief.model is not None:
-        model = {
-            "id": brief.model.pk,
-            "slug": brief.model.slug,
-            "name": brief.model.name,
-            "params_active_b": brief.model.params_active_b,
-            "family": brief.model.family,
-            "spec": _spec_dict(model_spec_for(brief.model)),
-        }
     accelerators = {q.accelerator.slug: _accelerator(q.accelerator) for q in quotes}
     currencies = {q.currency for q in quotes} | {r.currency for r in api_routes}
     return {
@@ -177,8 +178,8 @@ def freeze(
         "base_currency": settings.BASE_CURRENCY,
         "stale_quote_days": settings.STALE_QUOTE_DAYS,
         "selection": selection,
-        "brief": brief_data,
-        "model": model,
+        "brief": cast(BriefRow, row_fields(brief)),
+        "model": _model(brief.model) if brief.model is not None else None,
         "assumptions": {
             "overrides": overrides,
             "effective": assumptions.effective(overrides),

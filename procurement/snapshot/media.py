@@ -21,11 +21,12 @@ from engine.memory.fit import GpuSpec
 from engine.types import Range
 from procurement.snapshot.context import Context, rounded
 from procurement.snapshot.evidence import rate_range
+from procurement.snapshot.schema import AcceleratorRow, FrozenResult, ModelRow, QuoteRow
 
 
-def _other_model(ctx: Context, result: dict[str, Any]) -> str | None:
+def _other_model(ctx: Context, result: FrozenResult) -> str | None:
     """Why ``result`` measured another model than the brief's (None: it counts)."""
-    model = ctx.snap.get("model") or {}
+    model: ModelRow = ctx.snap.get("model") or {}
     wanted = model.get("name") or ""
     if not wanted:
         return None
@@ -39,13 +40,13 @@ def _other_model(ctx: Context, result: dict[str, Any]) -> str | None:
     return f"benchmark of {theirs or 'an unnamed model'} ignored: the brief is {wanted}"
 
 
-def _usable(result: dict[str, Any]) -> bool:
+def _usable(result: FrozenResult) -> bool:
     return bool(result.get("request_throughput_rps")) and bool(result.get("gpu_count"))
 
 
 def choose_media_result(
-    ctx: Context, quote: dict[str, Any], acc: dict[str, Any]
-) -> tuple[dict[str, Any] | None, list[str]]:
+    ctx: Context, quote: QuoteRow, acc: AcceleratorRow
+) -> tuple[FrozenResult | None, list[str]]:
     """(this quote's result, else the accelerator's, with its scope; the reasons others were
     ignored)."""
     ignored: set[str] = set()
@@ -66,11 +67,12 @@ def choose_media_result(
                 counting,
                 key=lambda r: (r.get("brief_id") == brief_id, int(r.get("result_id") or 0)),
             )
-            return {**best, "scope": scope}, sorted(ignored)
+            chosen: FrozenResult = {**best, "scope": scope}
+            return chosen, sorted(ignored)
     return None, sorted(ignored)
 
 
-def _measured_rates(result: dict[str, Any]) -> tuple[dict[str, Range], str | None]:
+def _measured_rates(result: FrozenResult) -> tuple[dict[str, Range], str | None]:
     """(engine extras for the measured acceptance / failure, the acceptance's words)."""
     extras: dict[str, Range] = {}
     source = None
@@ -85,9 +87,7 @@ def _measured_rates(result: dict[str, Any]) -> tuple[dict[str, Range], str | Non
     return extras, source
 
 
-def media_perf(
-    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpu: GpuSpec
-) -> dict[str, Any]:
+def media_perf(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpu: GpuSpec) -> dict[str, Any]:
     """Assets per GPU-second: measured requests/s per GPU, else the brief's GPU-seconds per
     asset read as measured on the reference GPU (`media_reference_tflops`, H100 SXM BF16
     dense) and scaled by this GPU's BF16 dense TFLOPS (diffusion is compute-bound).
@@ -109,7 +109,7 @@ def media_perf(
     extras: dict[str, Range] = {}
     source = None
     if measured is not None:
-        rate = float(measured["request_throughput_rps"]) / float(measured["gpu_count"])
+        rate = float(measured.get("request_throughput_rps") or 0) / float(measured["gpu_count"])
         perf.update(outputs_per_s=rounded(rate, 6), throughput_source="measured", measured=measured)
         extras, source = _measured_rates(measured)
     perf["has_acceptance_data"] = source is not None

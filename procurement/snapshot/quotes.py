@@ -22,12 +22,10 @@ per GPU (÷ 8 ÷ GPUs per node), the engine's unit for fabric bars.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
 from engine.errors import EngineInputError
-from engine.memory.fit import GpuSpec
 from engine.operating_points.costs import point_costs
 from engine.performance import peak_dense_tflops
 from engine.types import (
@@ -41,6 +39,7 @@ from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import (
     Context,
     calibrated_spread,
+    gpu_spec_of,
     latency_met,
     money,
     quote_key,
@@ -48,12 +47,13 @@ from procurement.snapshot.context import (
 )
 from procurement.snapshot.evidence import Sweep
 from procurement.snapshot.media import media_perf
+from procurement.snapshot.schema import AcceleratorRow, Effective, QuoteRow
 from procurement.snapshot.sizing import inference_fit, inference_perf, training_fit
 from procurement.snapshot.workload import dec
 
 
 def _purchase(
-    quote: dict[str, Any], acc: dict[str, Any], a: dict[str, Any], rate: Decimal
+    quote: QuoteRow, acc: AcceleratorRow, a: Effective, rate: Decimal
 ) -> PurchaseSpec | None:
     if quote.get("price_per_node") in (None, ""):
         return None
@@ -65,7 +65,7 @@ def _purchase(
         power_kw_per_node=None if power in (None, "") else Decimal(str(power)),
         gpu_tdp_w=None
         if power not in (None, "") or not acc.get("tdp_w")
-        else Decimal(acc["tdp_w"]),
+        else Decimal(acc["tdp_w"] or 0),
         pue=dec(a["pue"]),
         colocation_per_node_month=dec(a["colocation_per_node_month"]),
         support_per_node_year=money(quote.get("support_per_year"), rate),
@@ -83,7 +83,7 @@ def _checklist(ctx: Context, quote_id: int) -> tuple[bool, dict[str, Any]]:
     return bool(summary.get("complete")), {"available": True, **summary}
 
 
-def _price_far(quote: dict[str, Any]) -> str:
+def _price_far(quote: QuoteRow) -> str:
     """The plausibility check's words for a flagged quote ("" when not flagged)."""
     if not quote.get("price_far_from_market"):
         return ""
@@ -101,18 +101,13 @@ def _evidence_detail(perf: dict[str, Any]) -> str:
 
 
 def quote_candidate(
-    ctx: Context, quote: dict[str, Any]
+    ctx: Context, quote: QuoteRow
 ) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
     """(engine candidate or None when it cannot be built, row facts, rejection reasons)."""
     acc = ctx.snap["accelerators"][quote["accelerator_slug"]]
     node = max(1, int(quote.get("gpus_per_node") or 1))
     cap = quote.get("max_gpus_available") or None
-    gpu = replace(
-        GpuSpec(
-            **{**acc["spec"], "supported_precisions": tuple(acc["spec"]["supported_precisions"])}
-        ),
-        max_gpus_per_node=node,
-    )
+    gpu = gpu_spec_of(acc, gpus_per_node=node)
     rate = ctx.rate(quote["currency"])
     fx_ok = rate is not None
     conv = rate if rate is not None else Decimal(1)  # never used for money shown: row is blocked
@@ -245,8 +240,8 @@ def quote_candidate(
             quote_age_days=rounded(ctx.age_days(quote["quoted_at"]), 1),
             quote_stale=facts["detail"]["stale"],
             spot_rework_share=None
-            if quote.get("spot_rework_share") in (None, "")
-            else float(quote["spot_rework_share"]),
+            if (share := quote.get("spot_rework_share")) in (None, "") or share is None
+            else float(share),
             evidence_key=extras.get("evidence_key", ""),
             evidence_detail=_evidence_detail(perf),
             acceptance_rate=extras.get("acceptance_rate"),

@@ -11,10 +11,11 @@ from engine.evidence import normalise_model
 from engine.types import HOURS_PER_MONTH, ApiPricing, CandidateInput
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import Context, money, rounded, route_key
+from procurement.snapshot.schema import ModelRow, RouteRow
 from procurement.snapshot.workload import dec
 
 
-def _rate_limit_reasons(ctx: Context, route: dict[str, Any]) -> list[str]:
+def _rate_limit_reasons(ctx: Context, route: RouteRow) -> list[str]:
     """A route whose rate limits cannot carry the peak load is ineligible."""
     w = ctx.workload
     if w.monthly_accepted_outputs is None:
@@ -25,23 +26,17 @@ def _rate_limit_reasons(ctx: Context, route: dict[str, Any]) -> list[str]:
     per_minute = attempts * w.peak_to_average.likely / (float(HOURS_PER_MONTH) * 60)
     reasons = []
     tokens = per_minute * (w.input_tokens_per_request + w.output_tokens_per_request)
-    if route.get("rate_limit_tpm") and tokens > route["rate_limit_tpm"]:
-        reasons.append(
-            f"peak load needs ~{tokens:,.0f} tokens/min; the route allows "
-            f"{route['rate_limit_tpm']:,}"
-        )
-    if route.get("rate_limit_rpm") and per_minute > route["rate_limit_rpm"]:
-        reasons.append(
-            f"peak load needs ~{per_minute:,.0f} requests/min; the route allows "
-            f"{route['rate_limit_rpm']:,}"
-        )
+    if (tpm := route.get("rate_limit_tpm")) and tokens > tpm:
+        reasons.append(f"peak load needs ~{tokens:,.0f} tokens/min; the route allows {tpm:,}")
+    if (rpm := route.get("rate_limit_rpm")) and per_minute > rpm:
+        reasons.append(f"peak load needs ~{per_minute:,.0f} requests/min; the route allows {rpm:,}")
     return reasons
 
 
-def model_substitution(ctx: Context, route: dict[str, Any]) -> str:
+def model_substitution(ctx: Context, route: RouteRow) -> str:
     """'serves gpt-4o-mini, the brief is Llama 3.1 70B' when the route serves another model
     (by model profile when both name one, else by name); '' when it is the brief's model."""
-    model = ctx.snap.get("model") or {}
+    model: ModelRow = ctx.snap.get("model") or {}
     if not model:
         return ""
     brief_model = ctx.brief.get("model_id")
@@ -55,7 +50,7 @@ def model_substitution(ctx: Context, route: dict[str, Any]) -> str:
 
 
 def route_candidate(
-    ctx: Context, route: dict[str, Any]
+    ctx: Context, route: RouteRow
 ) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
     rate = ctx.rate(route["currency"])
     conv = rate if rate is not None else Decimal(1)
@@ -101,7 +96,9 @@ def route_candidate(
     if limit:
         reasons.append(limit)
     # Where the provider processes requests; the route's region when it states nothing else.
-    boundary = ctx.boundary_reason(list(route.get("processing_regions") or [route.get("region")]))
+    boundary = ctx.boundary_reason(
+        list(route.get("processing_regions") or [route.get("region") or ""])
+    )
     if boundary:
         reasons.append(boundary)
     # As for quotes; a snapshot frozen before routes stated it reads as "not stated".
@@ -138,8 +135,8 @@ def route_candidate(
             storage_price_per_gb_month=dec(scalar(ctx.a, "api_storage_per_gb_month")),
             egress_price_per_gb=dec(scalar(ctx.a, "api_egress_per_gb")),
             failed_attempts_billed=None
-            if route.get("failed_attempts_billed") in (None, "")
-            else float(route["failed_attempts_billed"]),
+            if not (billed := route.get("failed_attempts_billed"))
+            else float(billed),
             model_substitution=substitution,
             substitution_allowed=bool(ctx.brief.get("allow_model_substitution"))
             or bool(route.get("evaluation_result_id")),

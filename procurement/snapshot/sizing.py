@@ -21,6 +21,7 @@ from engine.memory.fit import (
 from engine.performance import InferencePerfInput, estimate_inference
 from procurement.snapshot import evidence
 from procurement.snapshot.context import Context, rounded
+from procurement.snapshot.schema import AcceleratorRow, BriefRow, QuoteRow
 
 # Memory-fit mode per class: a whole-model training run sizes as "training".
 TRAINING_MODES = dict.fromkeys(workloads.TRAINING_RUN, "training")
@@ -191,7 +192,7 @@ def _estimate(ctx: Context, gpu: GpuSpec, gpus: int) -> dict[str, Any]:
     }
 
 
-def shape_of(brief: dict[str, Any], gpus: int) -> str:
+def shape_of(brief: BriefRow, gpus: int) -> str:
     """The workload shape a ledger pair was measured at: 'in 1,400 / out 250 / c48 / 4 GPUs'."""
 
     def shown(value: Any) -> str:
@@ -204,7 +205,7 @@ def shape_of(brief: dict[str, Any], gpus: int) -> str:
 
 
 def inference_perf(
-    ctx: Context, quote: dict[str, Any], acc: dict[str, Any], gpu: GpuSpec, gpus: int
+    ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpu: GpuSpec, gpus: int
 ) -> dict[str, Any]:
     """Throughput per replica and latency: from a benchmark that matches the brief's workload
     (measured, or proxy with its adjustment stated), else estimated (snapshot/evidence.py).
@@ -221,7 +222,7 @@ def inference_perf(
         if match.kind == "measured" and estimated and perf.get("tokens_per_s"):
             # calibration ledger entry (engine/calibration.py): measured / estimate, same shape
             perf["calibration"] = {
-                "model": (ctx.snap.get("model") or {}).get("name", ""),
+                "model": ctx.model_row.get("name", ""),
                 "shape": shape_of(ctx.brief, gpus),
                 "estimated_tokens_per_s": rounded(float(estimated), 3),
                 "measured_tokens_per_s": rounded(float(perf["tokens_per_s"]), 3),
@@ -229,7 +230,7 @@ def inference_perf(
             }
         extras["evidence_key"] = f"result:{result.get('result_id')}"
     else:
-        model = (ctx.snap.get("model") or {}).get("slug", "")
+        model = ctx.model_row.get("slug", "")
         extras["evidence_key"] = f"estimate:{acc['slug']}:{model}"
         perf["evidence"] = {"kind": "estimated", "reason": "no benchmark matches the brief"}
         perf["acceptance_source"] = "the brief's assumption"

@@ -24,6 +24,7 @@ from core import workloads
 from engine.types import MediaSpec, Range, TrainingSpec, WorkloadInput
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.assumptions import sources as scalar_sources
+from procurement.snapshot.schema import BriefRow, Effective, ModelRow, Overrides, Snapshot
 
 NO_FAILURE_MTBF_H = 1e9  # no node failure rate given: failures do not enter the cost
 
@@ -37,9 +38,9 @@ def dec(value: Any, default: str = "0") -> Decimal:
     return Decimal(str(value))
 
 
-def brief_range(brief: dict[str, Any], overrides: dict[str, Any], name: str) -> Range | None:
-    if name in overrides:
-        part = overrides[name]
+def brief_range(brief: BriefRow, overrides: Overrides, name: str) -> Range | None:
+    part = overrides.get(name)
+    if isinstance(part, dict):
         return Range(float(part["low"]), float(part["likely"]), float(part["high"]))
     values: list[Any] = [brief.get(f"{name}_{p}") for p in ("low", "likely", "high")]
     if any(v is None for v in values):
@@ -47,21 +48,21 @@ def brief_range(brief: dict[str, Any], overrides: dict[str, Any], name: str) -> 
     return Range(float(values[0]), float(values[1]), float(values[2]))
 
 
-def engine_class(brief: dict[str, Any]) -> str:
+def engine_class(brief: BriefRow) -> str:
     """The engine reads the brief's own spelling (one taxonomy, no translation)."""
     return str(brief["workload_class"])
 
 
-def tokens_per_request(brief: dict[str, Any]) -> tuple[float, float]:
+def tokens_per_request(brief: BriefRow) -> tuple[float, float]:
     """Mean input and output tokens per request (p95 when no mean is given)."""
     tokens_in = brief.get("mean_input_tokens") or brief.get("p95_input_tokens") or 0
     tokens_out = brief.get("mean_output_tokens") or brief.get("p95_output_tokens") or 0
     return float(tokens_in), float(tokens_out)
 
 
-def _training_spec(snap: dict[str, Any], a: dict[str, Any]) -> TrainingSpec:
+def _training_spec(snap: Snapshot, a: Effective) -> TrainingSpec:
     brief = snap["brief"]
-    model = snap.get("model") or {}
+    model: ModelRow = snap.get("model") or {}
     active = model.get("params_active_b") or (model.get("spec") or {}).get("params_b") or 1.0
     tokens = float(brief.get("training_tokens_b") or 0) * 1e9
     rate = brief.get("node_failure_rate_per_day") or 0
@@ -82,7 +83,7 @@ def _training_spec(snap: dict[str, Any], a: dict[str, Any]) -> TrainingSpec:
     )
 
 
-def _media_spec(brief: dict[str, Any], a: dict[str, Any]) -> MediaSpec:
+def _media_spec(brief: BriefRow, a: Effective) -> MediaSpec:
     minutes = float(brief.get("review_minutes_per_asset") or 0)
     return MediaSpec(
         moderation_cost_per_asset=dec(brief.get("moderation_cost_per_asset")),
@@ -101,7 +102,7 @@ BRIEF_SOURCED = {
 }
 
 
-def _sources(brief: dict[str, Any], overrides: dict[str, Any]) -> dict[str, str]:
+def _sources(brief: BriefRow, overrides: Overrides) -> dict[str, str]:
     """Where each assumption the engine lists came from."""
     out = scalar_sources(overrides)
     for name, field in BRIEF_SOURCED.items():
@@ -116,7 +117,7 @@ def _sources(brief: dict[str, Any], overrides: dict[str, Any]) -> dict[str, str]
     return out
 
 
-def workload_input(snap: dict[str, Any]) -> WorkloadInput:
+def workload_input(snap: Snapshot) -> WorkloadInput:
     """The brief (with the comparison's overrides) as the cost engine's workload."""
     brief = snap["brief"]
     a = snap["assumptions"]["effective"]
@@ -132,7 +133,7 @@ def workload_input(snap: dict[str, Any]) -> WorkloadInput:
     managed = brief.get("operating_model") == "managed"
     # A horizon of 0 is refused by the engine (and at brief entry), never read as 12
     raw_horizon = brief.get("horizon_months")
-    horizon = 12 if raw_horizon in (None, "") else int(raw_horizon)
+    horizon = 12 if raw_horizon is None else int(raw_horizon)
     values: dict[str, Any] = {
         "workload_class": cls,
         "monthly_accepted_outputs": brief_range(brief, overrides, "monthly_accepted_outputs"),

@@ -95,29 +95,27 @@ def comparison_new(request: AuthedRequest) -> HttpResponse:
         initial={"brief": brief.pk, "quotes": quote_ids, "api_routes": route_ids},
     )
     if request.method == "POST" and form.is_valid():
-        chosen_q, chosen_r = form.cleaned_data["quotes"], form.cleaned_data["api_routes"]
-        everything = set(chosen_q) == set(quote_ids) and set(chosen_r) == set(route_ids)
         try:
             # A double click or a replay of this form makes one comparison, not two.
             with submissions.once(request) as slot:
                 if slot.done_url:
                     return redirect(slot.done_url)
-                comparison = services_comparisons.comparison_create(
+                queued = services_comparisons.comparison_create(
                     acting_user=request.user,
                     brief=brief,
-                    quote_ids=None if everything else chosen_q,
-                    api_route_ids=None if everything else chosen_r,
+                    quote_ids=form.cleaned_data["quotes"],
+                    api_route_ids=form.cleaned_data["api_routes"],
                     assumptions=form.assumptions(),
                     seed=form.cleaned_data["seed"],
                     title=form.cleaned_data["title"],
                     candidate_filters=form.candidate_filters(),
                 )
-                slot.made(comparison.get_absolute_url())
+                slot.made(queued.comparison.get_absolute_url())
         except DomainError as exc:
             apply_domain_error(form, exc, summary=exc.code == "brief_incomplete")
         else:
-            _enqueue_message(request, comparison)
-            return redirect(comparison.get_absolute_url())
+            _enqueue_message(request, queued)
+            return redirect(queued.comparison.get_absolute_url())
     status = 400 if request.method == "POST" else 200  # a re-shown form: the input was refused
     return render(
         request,
@@ -127,9 +125,8 @@ def comparison_new(request: AuthedRequest) -> HttpResponse:
     )
 
 
-def _enqueue_message(request: AuthedRequest, comparison: Any) -> None:
-    outcome = getattr(comparison, "enqueue", None)
-    if outcome is not None and outcome.sent is False:
+def _enqueue_message(request: AuthedRequest, queued: services_comparisons.Queued) -> None:
+    if queued.queue_unavailable:
         messages.warning(request, services_comparisons.QUEUE_UNAVAILABLE_MESSAGE)
     else:
         messages.success(request, "Comparison queued; the results appear here when ready.")
@@ -229,13 +226,13 @@ def _results_html(
 def comparison_retry(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     try:
-        comparison = services_comparisons.comparison_retry(
+        queued = services_comparisons.comparison_retry(
             acting_user=request.user, comparison=comparison
         )
     except DomainError as exc:
         messages.error(request, exc.message)
     else:
-        _enqueue_message(request, comparison)
+        _enqueue_message(request, queued)
     return redirect(comparison.get_absolute_url())
 
 
@@ -244,11 +241,11 @@ def comparison_retry(request: AuthedRequest, pk: int) -> HttpResponse:
 def comparison_recompute(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     try:
-        revision = services_comparisons.comparison_recompute(
+        queued = services_comparisons.comparison_recompute(
             acting_user=request.user, comparison=comparison
         )
     except DomainError as exc:
         messages.error(request, exc.message)
         return redirect(comparison.get_absolute_url())
-    _enqueue_message(request, revision)
-    return redirect(revision.get_absolute_url())
+    _enqueue_message(request, queued)
+    return redirect(queued.comparison.get_absolute_url())

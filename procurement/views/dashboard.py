@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from accounts.http import AuthedRequest
 from core.roles import Role, role_of, role_required
 from procurement.selectors import dashboard as selectors_dashboard
-from procurement.services import reviews as services_reviews
+from procurement.selectors.reviews import policy
 from procurement.services import system as services_system
 
 
@@ -22,7 +22,7 @@ def dashboard(request: AuthedRequest) -> HttpResponse:
     context["awaiting_decision"] = [
         c
         for c in context.get("awaiting_decision", [])
-        if services_reviews.review_refusal(request.user, c) is None
+        if policy.review_refusal(request.user, c) is None
     ]
     context["role"] = role
     context["can_probe_worker"] = role == Role.ADMIN

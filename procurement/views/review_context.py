@@ -11,10 +11,16 @@ from django.utils.timezone import now
 
 from core.roles import has_role
 from procurement import access, charts
-from procurement.models import CandidateResult, Comparison, PriceChange
+from procurement.models import CandidateResult, Comparison
 from procurement.selectors.comparisons import recommendation_notes_of
+from procurement.selectors.reviews import policy
 from procurement.selectors.reviews.frozen import new_since
-from procurement.selectors.reviews.record import assumptions_of, brief_facts, record_rows
+from procurement.selectors.reviews.record import (
+    assumptions_of,
+    brief_facts,
+    price_changes_of,
+    record_rows,
+)
 from procurement.selectors.reviews.rows import (
     SORTS,
     approvals_given,
@@ -26,7 +32,6 @@ from procurement.selectors.reviews.rows import (
     reviews_of,
     safe_reverse,
 )
-from procurement.services import reviews as services_reviews
 from procurement.services.integrity import changes_since_compute
 
 if TYPE_CHECKING:
@@ -42,12 +47,10 @@ def next_reviewer(comparison: Comparison, reviews: list[Any]) -> str:
         return "—"
     if comparison.required_approvals < 2:
         return "a finance reviewer"
-    slots = {
-        services_reviews.approval_slot(r.reviewer_role) for r in reviews if r.decision == "approve"
-    }
+    slots = {policy.approval_slot(r.reviewer_role) for r in reviews if r.decision == "approve"}
     missing = [
         f"a {slot} reviewer"
-        for slot in (services_reviews.FINANCE_SLOT, services_reviews.SECOND_SLOT)
+        for slot in (policy.FINANCE_SLOT, policy.SECOND_SLOT)
         if slot not in slots
     ]
     return " and ".join(missing) or "—"
@@ -68,7 +71,7 @@ def dual_row(comparison: Comparison, reviews: list[Any]) -> dict[str, Any] | Non
         row = review.candidate
         if review.decision != "approve" or row is None or row.key == comparison.recommended_key:
             continue
-        commitment = services_reviews.row_commitment_usd(row)
+        commitment = policy.row_commitment_usd(row)
         if commitment is not None and commitment > Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD):
             return {"label": row.label, "commitment_usd": commitment}
     return None
@@ -83,7 +86,7 @@ def _common(comparison: Comparison) -> dict[str, Any]:
         "dual_threshold_usd": Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD),
         "reviews": reviews,
         "approvals_given": given,
-        "approvals_label": services_reviews.approvals_label(comparison, given),
+        "approvals_label": policy.approvals_label(comparison, given),
         "approvals_needed": max(comparison.required_approvals - given, 0),
         "next_reviewer": next_reviewer(comparison, reviews),
         "review_overdue": review_overdue(comparison),
@@ -106,7 +109,7 @@ def review_context(
 ) -> dict[str, Any]:
     filters = filter_form.filters()
     shown = filter_and_sort(rows, **filters)
-    refusal = services_reviews.review_refusal(user, comparison)
+    refusal = policy.review_refusal(user, comparison)
     context = _common(comparison)
     context.update(
         rows=review_rows(user, comparison, shown),
@@ -173,11 +176,7 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
         assumptions=assumptions_of(comparison),
         charts=charts.comparison_figures(comparison, rows),
         warnings=[(r.label, w) for r in rows for w in (r.warnings or [])],
-        price_changes=list(
-            PriceChange.objects.filter(comparison=comparison).select_related(
-                "approved_quote__provider", "approved_quote__accelerator"
-            )
-        ),
+        price_changes=price_changes_of(comparison),
         new_since=new_since(user, comparison, rows),
         can_recompute=_can_recompute(user, comparison, context),
     )

@@ -23,6 +23,7 @@ from procurement import access
 from procurement.forms.reviews import PairForm, ReviewForm, RowFilterForm
 from procurement.models import Comparison
 from procurement.selectors import reviews as sel
+from procurement.selectors.reviews import policy
 from procurement.services import reviews as services_reviews
 from procurement.views.review_context import record_context, review_context
 
@@ -68,9 +69,9 @@ def _submit(request: AuthedRequest, comparison: Comparison, form: ReviewForm) ->
 
 def _decision_message(comparison: Comparison, review: Any) -> str:
     if comparison.status == Comparison.Status.READY:
-        given = comparison.reviews.filter(decision="approve").count()
+        given = policy.approvals_recorded(comparison)
         return (
-            f"Approval recorded: {services_reviews.approvals_label(comparison, given)}. "
+            f"Approval recorded: {policy.approvals_label(comparison, given)}. "
             "The comparison stays ready until the second approval."
         )
     if comparison.status == Comparison.Status.CHANGES_REQUESTED:

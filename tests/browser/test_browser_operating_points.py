@@ -25,7 +25,9 @@ def test_issue17_operating_point_chart_draws_when_its_section_opens(
     brief = WorkloadBriefFactory(
         created_by=lead, e2e_p99_ms=30_000, ttft_p95_ms=2000, itl_p95_ms=100
     )
-    comparison = comparison_create(acting_user=lead, brief=brief, quote_ids=[fast.pk], seed=7)
+    comparison = comparison_create(
+        acting_user=lead, brief=brief, quote_ids=[fast.pk], seed=7
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     browser_page.login(lead.username)
     browser_page.goto(comparison.get_absolute_url())

@@ -132,7 +132,7 @@ def decision_world(*, lead: Any) -> DecisionWorld:
         seed=7,
         title="Support chat: L40S or H100",
         enqueue=False,
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     return DecisionWorld(brief, comparison, (cheap, fast))

@@ -96,7 +96,7 @@ def test_r9_comparison_reason_names_the_region_and_api_routes_can_pass(lead, che
         brief=brief,
         quote_ids=[cheap.pk, fast.pk],
         api_route_ids=[eu_route.pk, unstated.pk],
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     rows = {r.key: r for r in CandidateResult.objects.filter(comparison=comparison)}
 

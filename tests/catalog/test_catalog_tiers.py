@@ -75,7 +75,7 @@ def test_r8_comparison_of_a_batch_brief_uses_the_batch_tier(lead, db):
         )
         comparison = comparison_create(
             acting_user=lead, brief=brief, api_route_ids=[route.pk, short.pk]
-        )
+        ).comparison
         comparison_run(comparison_id=comparison.pk)
         rows[workload_class] = {
             r.api_route_id: r for r in CandidateResult.objects.filter(comparison=comparison)

@@ -42,7 +42,7 @@ def computed(scenario, lead):
         brief=scenario["brief"],
         quote_ids=[scenario["cheap"].pk, scenario["fast"].pk],
         seed=7,
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     return comparison

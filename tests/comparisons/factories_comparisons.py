@@ -108,5 +108,5 @@ def ready_comparison(lead, brief, quotes, *, seed: int = 5):
 
     comparison = comparison_create(
         acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=seed
-    )
+    ).comparison
     return comparison_run(comparison_id=comparison.pk)

@@ -27,7 +27,7 @@ def sent(monkeypatch):
 
 @pytest.fixture
 def failed(scenario, lead, sent):
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     Comparison.objects.filter(pk=comparison.pk).update(
         status=Comparison.Status.FAILED, error="boom", finished_at=timezone.now()
     )

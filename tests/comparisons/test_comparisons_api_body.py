@@ -59,7 +59,7 @@ def test_a_new_revision_or_a_new_state_answers_200_with_a_new_etag(
     monkeypatch.setattr("core.jobs.send", lambda *a, **kw: None)
     client = client_as(lead)
     etag = client.get(f"{URL}{computed.pk}/")["ETag"]
-    revision = comparison_recompute(acting_user=lead, comparison=computed)
+    revision = comparison_recompute(acting_user=lead, comparison=computed).comparison
     comparison_run(comparison_id=revision.pk)
     fresh = client.get(f"{URL}{revision.pk}/", HTTP_IF_NONE_MATCH=etag)
     assert fresh.status_code == 200

@@ -72,7 +72,7 @@ def _compare(lead, scenario, *quotes):
         acting_user=lead,
         brief=scenario["brief"],
         quote_ids=[scenario["cheap"].pk, scenario["fast"].pk, *(q.pk for q in quotes)],
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     return comparison

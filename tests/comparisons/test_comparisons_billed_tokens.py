@@ -33,7 +33,7 @@ def pair(scenario, lead):
             brief=brief,
             quote_ids=[scenario["cheap"].pk, scenario["fast"].pk],
             seed=7,
-        )
+        ).comparison
         comparison_run(comparison_id=comparison.pk)
         comparison.refresh_from_db()
         made[kind] = comparison

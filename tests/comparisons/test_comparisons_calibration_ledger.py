@@ -16,7 +16,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _row(lead, brief, quote) -> CandidateResult:
-    comparison = comparison_create(acting_user=lead, brief=brief, quote_ids=[quote.pk], seed=11)
+    comparison = comparison_create(
+        acting_user=lead, brief=brief, quote_ids=[quote.pk], seed=11
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     return CandidateResult.objects.get(comparison=comparison, quote=quote)
 

@@ -43,7 +43,7 @@ def test_redrive_command_resends_stuck_comparisons(lead, brief, checklist_items,
     quotes = many_quotes(1, lead)
     from procurement.services.comparisons import comparison_create
 
-    stuck = comparison_create(acting_user=lead, brief=brief, quote_ids=[quotes[0].pk])
+    stuck = comparison_create(acting_user=lead, brief=brief, quote_ids=[quotes[0].pk]).comparison
     Comparison.objects.filter(pk=stuck.pk).update(queued_at=timezone.now() - timedelta(hours=1))
     out = StringIO()
     call_command("redrive_comparisons", stdout=out)

@@ -26,7 +26,7 @@ LLAMA_8B = "meta-llama/Llama-3.1-8B-Instruct"
 def _computed(lead, brief, quotes, seed=7):
     comparison = comparison_create(
         acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=seed
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     return comparison
@@ -145,7 +145,7 @@ def test_u7_the_recommended_card_names_the_api_model_and_its_substitution(scenar
         quote_ids=[scenario["cheap"].pk],
         api_route_ids=[route.pk],
         seed=7,
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     assert comparison.recommended_key == f"api:{route.pk}", comparison.result
@@ -203,7 +203,7 @@ def test_frozen_inputs_read_in_words(scenario, lead, login):
         api_route_ids=[route.pk],
         assumptions={"utilisation": {"low": 0.4, "likely": 0.6, "high": 0.8}},
         seed=7,
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     html = login(lead).get(comparison.get_absolute_url()).content.decode()

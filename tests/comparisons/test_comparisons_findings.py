@@ -16,7 +16,7 @@ def test_d9_the_stored_result_lists_every_default_with_its_source(scenario, lead
         brief=scenario["brief"],
         quote_ids=[scenario["fast"].pk],
         assumptions={"observability_per_month": 250},
-    )
+    ).comparison
     comparison = comparison_run(comparison_id=comparison.pk)
     applied = {(a["name"], a["candidate_id"]): a for a in comparison.result["assumptions_applied"]}
     assert applied[("observability_per_month", "")]["source"] == "override"
@@ -35,7 +35,7 @@ def test_d10_api_rows_pay_the_storage_the_brief_needs(scenario, lead):
     route = ModelApiRouteFactory(region="eu-west", model_profile=brief.model)
     comparison = comparison_create(
         acting_user=lead, brief=brief, quote_ids=[scenario["fast"].pk], api_route_ids=[route.pk]
-    )
+    ).comparison
     comparison = comparison_run(comparison_id=comparison.pk)
     row = CandidateResult.objects.get(comparison=comparison, key=f"api:{route.pk}")
     assert Decimal(row.cost_lines["storage"]) == Decimal("23.00")  # 1,000 GB × 0.023
@@ -45,7 +45,7 @@ def test_h3_every_row_carries_its_commitment(scenario, lead):
     """H3/D2: the commitment is on every row, not only on the comparison."""
     comparison = comparison_create(
         acting_user=lead, brief=scenario["brief"], quote_ids=[scenario["fast"].pk]
-    )
+    ).comparison
     comparison = comparison_run(comparison_id=comparison.pk)
     for row in CandidateResult.objects.filter(comparison=comparison, eligible=True):
         assert Decimal(row.detail["commitment_usd"]) > 0

@@ -32,7 +32,7 @@ def frozen_then_late(scenario, lead):
     )
     comparison = comparison_create(
         acting_user=lead, brief=scenario["brief"], quote_ids=[cheap.pk], seed=3
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     late = BenchmarkResultFactory(

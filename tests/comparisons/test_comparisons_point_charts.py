@@ -173,7 +173,9 @@ def swept(scenario, lead):
     brief = WorkloadBriefFactory(
         created_by=lead, e2e_p99_ms=30_000, ttft_p95_ms=2000, itl_p95_ms=100
     )
-    comparison = comparison_create(acting_user=lead, brief=brief, quote_ids=[quote.pk], seed=7)
+    comparison = comparison_create(
+        acting_user=lead, brief=brief, quote_ids=[quote.pk], seed=7
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     return comparison, CandidateResult.objects.get(comparison=comparison, key=f"quote:{quote.pk}")
@@ -220,7 +222,7 @@ def test_issue17_a_row_past_the_costed_rows_says_its_point_and_why_it_has_no_cha
     )
     comparison = comparison_create(
         acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=7
-    )
+    ).comparison
     # When the comparison runs
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()

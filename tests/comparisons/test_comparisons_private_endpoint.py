@@ -33,7 +33,7 @@ def offers(scenario):
 def _rows(lead, brief, offers):
     comparison = comparison_create(
         acting_user=lead, brief=brief, quote_ids=[q.pk for q in offers.values()], seed=1
-    )
+    ).comparison
     comparison = comparison_run(comparison_id=comparison.pk)
     by_quote = {r.quote_id: r for r in CandidateResult.objects.filter(comparison=comparison)}
     return {state: by_quote[q.pk] for state, q in offers.items()}
@@ -100,7 +100,7 @@ def _route_rows(lead, brief, routes):
         quote_ids=[],
         api_route_ids=[r.pk for r in routes.values()],
         seed=1,
-    )
+    ).comparison
     comparison = comparison_run(comparison_id=comparison.pk)
     by_route = {r.api_route_id: r for r in CandidateResult.objects.filter(comparison=comparison)}
     return {state: by_route[r.pk] for state, r in routes.items()}
@@ -140,7 +140,7 @@ def test_d11_a_route_frozen_before_routes_stated_it_reads_as_not_stated(scenario
     brief.save(update_fields=["private_endpoint_required"])
     comparison = comparison_create(
         acting_user=lead, brief=brief, quote_ids=[], api_route_ids=[routes["yes"].pk], seed=1
-    )
+    ).comparison
     old = dict(comparison.snapshot)
     old["api_routes"] = [
         {k: v for k, v in r.items() if k != "private_endpoint"} for r in old["api_routes"]

@@ -35,7 +35,7 @@ def _applied(comparison, route) -> dict:
 def _compared(lead, brief, route):
     comparison = comparison_create(
         acting_user=lead, brief=brief, quote_ids=[], api_route_ids=[route.pk], seed=1
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     return comparison

@@ -38,7 +38,7 @@ def extra(scenario, lead):
 def _create(lead, brief, **filters):
     return comparison_create(
         acting_user=lead, brief=brief, candidate_filters=filters, enqueue=False, seed=1
-    )
+    ).comparison
 
 
 def _quote_ids(comparison):
@@ -87,7 +87,7 @@ def test_recompute_applies_the_filters_again(lead, extra, monkeypatch):
         region="us-east-2",
         entered_by=lead,
     )
-    revision = comparison_recompute(acting_user=lead, comparison=first)
+    revision = comparison_recompute(acting_user=lead, comparison=first).comparison
     assert _quote_ids(revision) == {extra["spot"].pk, newer.pk}
 
 

@@ -48,7 +48,7 @@ def test_m4_self_attested_answers_leave_a_reserved_offer_ineligible_and_say_so(
     )
     comparison = comparison_create(
         acting_user=lead, brief=scenario["brief"], quote_ids=[reserved.pk, scenario["fast"].pk]
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     row = CandidateResult.objects.get(comparison=comparison, quote=reserved)
@@ -73,7 +73,7 @@ def test_m4_accepted_answers_make_the_same_offer_eligible(scenario, lead, vendor
     )
     comparison = comparison_create(
         acting_user=lead, brief=scenario["brief"], quote_ids=[reserved.pk]
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     row = CandidateResult.objects.get(comparison=comparison, quote=reserved)
     assert row.eligible, row.reasons

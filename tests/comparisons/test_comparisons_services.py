@@ -63,11 +63,13 @@ def test_create_queues_on_commit_with_a_frozen_snapshot(
         lambda name, args, **kw: sent.append(args),
     )
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        comparison = comparison_create(acting_user=lead, brief=scenario["brief"], seed=11)
+        queued = comparison_create(acting_user=lead, brief=scenario["brief"], seed=11)
+        comparison = queued.comparison
     assert len(callbacks) == 1
     assert sent == [(comparison.pk,)]
     assert comparison.status == Comparison.Status.QUEUED
-    assert comparison.enqueue.sent is True
+    assert queued.outcome is not None
+    assert queued.outcome.sent is True
     snap = comparison.snapshot
     assert snap["selection"]["default"] is True
     quote = next(q for q in snap["quotes"] if q["id"] == scenario["cheap"].pk)
@@ -135,7 +137,9 @@ def test_superseded_or_withdrawn_quote_ids_are_refused_by_name(scenario, lead):
         )
     assert str(scenario["cheap"].pk) in exc.value.message
     assert "superseded" in exc.value.message
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"], quote_ids=[newer.pk])
+    comparison = comparison_create(
+        acting_user=lead, brief=scenario["brief"], quote_ids=[newer.pk]
+    ).comparison
     assert comparison.snapshot["quotes"][0]["version"] == 2
 
 
@@ -147,7 +151,7 @@ def test_only_leads_and_admins_create(scenario, request, who):
 
 
 def test_admin_can_create(scenario, admin_member):
-    assert comparison_create(acting_user=admin_member, brief=scenario["brief"]).pk
+    assert comparison_create(acting_user=admin_member, brief=scenario["brief"]).comparison.pk
 
 
 def test_running_twice_gives_one_result_set_and_one_computed_event(computed):
@@ -163,7 +167,7 @@ def test_running_twice_gives_one_result_set_and_one_computed_event(computed):
 
 
 def test_a_run_that_lost_its_claim_writes_nothing(scenario, lead, monkeypatch):
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"], seed=3)
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"], seed=3).comparison
     from procurement.services.comparisons import run
 
     real_compute = run.compute
@@ -182,7 +186,7 @@ def test_a_run_that_lost_its_claim_writes_nothing(scenario, lead, monkeypatch):
 
 
 def test_a_stale_running_claim_is_taken_over_and_a_fresh_one_is_not(scenario, lead):
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"], seed=3)
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"], seed=3).comparison
     Comparison.objects.filter(pk=comparison.pk).update(
         status=Comparison.Status.RUNNING, attempts=1, claimed_at=timezone.now()
     )
@@ -196,7 +200,7 @@ def test_a_stale_running_claim_is_taken_over_and_a_fresh_one_is_not(scenario, le
 
 
 def test_gives_up_after_three_attempts(scenario, lead):
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     Comparison.objects.filter(pk=comparison.pk).update(
         status=Comparison.Status.RUNNING,
         attempts=MAX_ATTEMPTS,
@@ -211,7 +215,7 @@ def test_gives_up_after_three_attempts(scenario, lead):
 def test_an_engine_error_fails_readably_and_retry_requeues(
     scenario, lead, monkeypatch, django_capture_on_commit_callbacks
 ):
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     from engine.errors import EngineInputError
     from procurement.services.comparisons import run
 
@@ -244,9 +248,9 @@ def test_redrive_resends_stuck_comparisons_only(scenario, lead, monkeypatch):
     sent = []
     monkeypatch.setattr("core.jobs.send", lambda name, args, **kw: sent.append(args))
     old = timezone.now() - timedelta(hours=1)
-    stuck_queued = comparison_create(acting_user=lead, brief=scenario["brief"])
-    stuck_running = comparison_create(acting_user=lead, brief=scenario["brief"])
-    fresh = comparison_create(acting_user=lead, brief=scenario["brief"])
+    stuck_queued = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
+    stuck_running = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
+    fresh = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     Comparison.objects.filter(pk=stuck_queued.pk).update(queued_at=old)
     Comparison.objects.filter(pk=stuck_running.pk).update(
         status=Comparison.Status.RUNNING, claimed_at=old
@@ -267,9 +271,11 @@ def test_broker_down_at_request_time_still_saves_and_says_so(
 
     monkeypatch.setattr("core.jobs.send", down)
     with django_capture_on_commit_callbacks(execute=True):
-        comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
-    assert comparison.enqueue.sent is False
-    assert comparison.enqueue.error == QUEUE_UNAVAILABLE_MESSAGE
+        queued = comparison_create(acting_user=lead, brief=scenario["brief"])
+        comparison = queued.comparison
+    assert queued.outcome is not None
+    assert queued.outcome.sent is False
+    assert queued.outcome.error == QUEUE_UNAVAILABLE_MESSAGE
     assert Comparison.objects.get(pk=comparison.pk).status == Comparison.Status.QUEUED
     assert comparisons_redrive_stuck(older_than=timedelta(0)) == 0  # still down: nothing sent
     monkeypatch.setattr("core.jobs.send", lambda *a, **k: None)
@@ -284,7 +290,7 @@ def test_recompute_creates_a_new_revision_with_fresh_quotes(computed, scenario, 
         version=2,
         price_per_gpu_hour=Decimal("1.9900"),
     )
-    revision = comparison_recompute(acting_user=lead, comparison=computed)
+    revision = comparison_recompute(acting_user=lead, comparison=computed).comparison
     assert revision.revision == 2
     assert revision.supersedes_id == computed.pk
     assert revision.seed == computed.seed
@@ -301,7 +307,7 @@ def test_recompute_of_an_old_comparison_records_the_current_engine_version(compu
     Comparison.objects.filter(pk=computed.pk).update(engine_version="1.2.0", snapshot=old_snapshot)
     computed.refresh_from_db()
     # When it is recomputed
-    revision = comparison_recompute(acting_user=lead, comparison=computed)
+    revision = comparison_recompute(acting_user=lead, comparison=computed).comparison
     revision = comparison_run(comparison_id=revision.pk)
     # Then the new revision says the engine that computed it; the old one keeps its own
     assert revision.status == Comparison.Status.READY
@@ -313,7 +319,7 @@ def test_recompute_of_an_old_comparison_records_the_current_engine_version(compu
 
 
 def test_recompute_waits_for_the_run_to_finish(scenario, lead):
-    queued = comparison_create(acting_user=lead, brief=scenario["brief"])
+    queued = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     with pytest.raises(Conflict):
         comparison_recompute(acting_user=lead, comparison=queued)
 
@@ -322,7 +328,7 @@ def test_required_approvals_follow_the_commitment_threshold(scenario, lead, sett
     settings.DUAL_APPROVAL_THRESHOLD_USD = 1_000
     big = comparison_create(
         acting_user=lead, brief=scenario["brief"], quote_ids=[scenario["fast"].pk]
-    )
+    ).comparison
     big = comparison_run(comparison_id=big.pk)
     row = CandidateResult.objects.get(comparison=big, key=big.recommended_key)
     # on-demand has no term: the expected vendor spend over the whole 12-month horizon is
@@ -334,13 +340,13 @@ def test_required_approvals_follow_the_commitment_threshold(scenario, lead, sett
     settings.DUAL_APPROVAL_THRESHOLD_USD = 10_000_000
     small = comparison_create(
         acting_user=lead, brief=scenario["brief"], quote_ids=[scenario["fast"].pk]
-    )
+    ).comparison
     assert comparison_run(comparison_id=small.pk).required_approvals == 1
 
 
 def test_api_routes_are_candidates_and_can_win(scenario, lead):
     route = ModelApiRouteFactory(region="eu-west", model_profile=scenario["brief"].model)
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     comparison = comparison_run(comparison_id=comparison.pk)
     rows = _rows(comparison)
     api = rows[f"api:{route.pk}"]
@@ -362,7 +368,7 @@ def _running(comparison, *, claimed_by, attempts=1):
 def test_a_delivery_that_finds_a_live_run_waits_for_its_claim_to_go_stale(scenario, lead):
     from procurement.services.comparisons import STALE_AFTER, comparison_deliver
 
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     _running(comparison, claimed_by="another-host:4242")
     wait = comparison_deliver(comparison_id=comparison.pk)
     assert STALE_AFTER.total_seconds() - 5 < wait <= STALE_AFTER.total_seconds() + 1
@@ -379,7 +385,7 @@ def test_a_redelivery_after_the_worker_died_takes_over_at_once(scenario, lead, w
     from procurement.services.comparisons import comparison_deliver
     from procurement.services.comparisons.run import claimer
 
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     dead = f"{socket.gethostname()}:999999999" if who == "dead pid" else claimer()
     _running(comparison, claimed_by=dead)
     assert comparison_deliver(comparison_id=comparison.pk) is None
@@ -395,7 +401,7 @@ def test_a_duplicate_of_a_run_alive_on_this_host_is_a_no_op(scenario, lead):
 
     from procurement.services.comparisons import comparison_deliver
 
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     alive = f"{socket.gethostname()}:{os.getppid()}"  # the process that started the tests
     _running(comparison, claimed_by=alive)
     assert comparison_deliver(comparison_id=comparison.pk) is None
@@ -417,11 +423,11 @@ def test_the_task_runs_once_inline_and_asks_celery_to_retry_while_busy(scenario,
 
     from procurement.tasks import comparison_run_task
 
-    done = comparison_create(acting_user=lead, brief=scenario["brief"])
+    done = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     comparison_run_task(done.pk)
     done.refresh_from_db()
     assert done.status == Comparison.Status.READY
-    busy = comparison_create(acting_user=lead, brief=scenario["brief"])
+    busy = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     _running(busy, claimed_by="another-host:1")
     with pytest.raises(Retry):
         comparison_run_task(busy.pk)

@@ -40,7 +40,7 @@ def _run(lead, brief, quotes=(), routes=(), **kwargs):
         quote_ids=[q.pk for q in quotes],
         api_route_ids=[r.pk for r in routes],
         **kwargs,
-    )
+    ).comparison
     return comparison_run(comparison_id=comparison.pk)
 
 

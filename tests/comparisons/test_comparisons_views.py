@@ -26,7 +26,7 @@ def no_broker(monkeypatch):
 
 @pytest.fixture
 def failed(scenario, lead, no_broker):
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     Comparison.objects.filter(pk=comparison.pk).update(
         status=Comparison.Status.FAILED,
         error="Unexpected error while computing (X): boom",
@@ -69,7 +69,7 @@ def test_results_page_shows_both_ranks_the_warning_and_the_charts(login, lead, c
 def test_queued_page_polls_and_the_partial_stops_with_286_when_done(
     login, lead, scenario, no_broker
 ):
-    comparison = comparison_create(acting_user=lead, brief=scenario["brief"])
+    comparison = comparison_create(acting_user=lead, brief=scenario["brief"]).comparison
     client = login(lead)
     html = client.get(f"/comparisons/{comparison.pk}/").content.decode()
     assert 'hx-trigger="every 1s"' in html

@@ -23,10 +23,12 @@ def test_worker_computes_a_200_candidate_comparison(tmp_path, lead, brief, check
     log = tmp_path / "worker.log"
     proc = worker.start_worker(log)
     try:
-        comparison = comparison_create(
+        queued = comparison_create(
             acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=2024
         )  # autocommit: the on-commit publish happens here
-        assert comparison.enqueue.sent is True
+        comparison = queued.comparison
+        assert queued.outcome is not None
+        assert queued.outcome.sent is True
 
         def ready() -> bool:
             status = Comparison.objects.values_list("status", flat=True).get(pk=comparison.pk)

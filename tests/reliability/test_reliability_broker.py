@@ -100,10 +100,12 @@ def test_a_lost_queue_is_redriven_by_the_command_and_the_beat_task(
     """Redis restarts empty after commit and before any worker ran (no persistence)."""
     cheap, fast = scenario_quotes(lead)
     brief = complete_brief(lead)
-    first = comparison_create(acting_user=lead, brief=brief, quote_ids=[cheap.pk, fast.pk])
-    second = comparison_create(acting_user=lead, brief=brief, quote_ids=[fast.pk, cheap.pk])
-    assert first.enqueue.sent
-    assert second.enqueue.sent
+    queued = [
+        comparison_create(acting_user=lead, brief=brief, quote_ids=[cheap.pk, fast.pk]),
+        comparison_create(acting_user=lead, brief=brief, quote_ids=[fast.pk, cheap.pk]),
+    ]
+    assert [q.outcome.sent if q.outcome else None for q in queued] == [True, True]
+    first, second = (q.comparison for q in queued)
     assert celery_on.queue_length() == 2
     celery_on.stop()
     celery_on.start()  # --save "" --appendonly no: the queue is gone

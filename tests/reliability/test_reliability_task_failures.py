@@ -28,10 +28,12 @@ def queued(db, celery_on, lead, checklist_items, django_capture_on_commit_callba
     """A comparison of two quotes whose message is in the private broker."""
     cheap, fast = scenario_quotes(lead)
     with django_capture_on_commit_callbacks(execute=True):
-        comparison = comparison_create(
+        queued = comparison_create(
             acting_user=lead, brief=complete_brief(lead), quote_ids=[cheap.pk, fast.pk], seed=11
         )
-    assert comparison.enqueue.sent is True
+        comparison = queued.comparison
+    assert queued.outcome is not None
+    assert queued.outcome.sent is True
     assert celery_on.queue_length() == 1
     return comparison
 
@@ -143,7 +145,7 @@ def test_two_concurrent_deliveries_compute_once(celery_on, lead, checklist_items
     cheap, fast = scenario_quotes(lead)
     comparison = comparison_create(
         acting_user=lead, brief=complete_brief(lead), quote_ids=[cheap.pk, fast.pk], seed=5
-    )
+    ).comparison
     barrier = threading.Barrier(2)
     outcomes: list[object] = []
 

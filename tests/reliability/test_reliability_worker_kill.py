@@ -47,13 +47,15 @@ def _tail(*logs: Path) -> str:
 
 def _queue_comparison(lead) -> Comparison:
     quotes = bulk_quotes(CANDIDATES, lead)
-    comparison = comparison_create(
+    queued = comparison_create(
         acting_user=lead,
         brief=complete_brief(lead),
         quote_ids=[q.pk for q in quotes],
         seed=99,
     )  # autocommit: the on-commit publish has happened when this returns
-    assert comparison.enqueue.sent is True
+    comparison = queued.comparison
+    assert queued.outcome is not None
+    assert queued.outcome.sent is True
     return comparison
 
 

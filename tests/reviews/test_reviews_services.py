@@ -9,7 +9,8 @@ from core.errors import Conflict, DomainError, NotAllowed
 from core.models import AuditEvent
 from core.roles import Role
 from procurement.models import Comparison, Review
-from procurement.services.reviews import review_refusal, review_submit
+from procurement.selectors.reviews.policy import review_refusal
+from procurement.services.reviews import review_submit
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

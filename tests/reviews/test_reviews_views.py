@@ -310,8 +310,10 @@ def test_recompute_button_for_leads_makes_a_new_revision(client, comparison, lea
 
     def fake_recompute(*, acting_user, comparison):
         calls.append((acting_user, comparison))
-        return ready_comparison(
-            created_by=acting_user, revision=comparison.revision + 1, supersedes=comparison
+        return services.Queued(
+            ready_comparison(
+                created_by=acting_user, revision=comparison.revision + 1, supersedes=comparison
+            )
         )
 
     monkeypatch.setattr(services, "comparison_recompute", fake_recompute)

@@ -107,7 +107,7 @@ def computed(lead, provider_a, provider_b, h100):
         quote_ids=[q.pk for q in quotes],
         api_route_ids=[route.pk],
         seed=11,
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     assert comparison.status == Comparison.Status.READY, comparison.error

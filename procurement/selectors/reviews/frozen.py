@@ -22,6 +22,7 @@ from catalog.models import Quote
 from checklist.models import ChecklistAnswer
 from procurement.models import CandidateResult, Comparison
 from procurement.snapshot.evidence import result_ids_in
+from procurement.snapshot.upgrade import upgrade
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -35,12 +36,10 @@ def frozen_result_ids(comparison: Comparison) -> set[int]:
     facts = comparison.snapshot_facts or {}
     if "evidence_result_ids" in facts:
         return {int(i) for i in facts["evidence_result_ids"]}
-    measured = (
-        Comparison.objects.filter(pk=comparison.pk)
-        .values_list("snapshot__measured", flat=True)
-        .first()
-    )
-    return set(result_ids_in(measured if isinstance(measured, dict) else None))
+    stored = Comparison.objects.filter(pk=comparison.pk).values_list("snapshot", flat=True).first()
+    if not isinstance(stored, dict):
+        return set()
+    return set(result_ids_in(upgrade(stored)["measured"]))
 
 
 def computed_at(comparison: Comparison) -> datetime | None:

@@ -12,13 +12,22 @@ from core.templatetags.numbers import money
 from engine.cost import LINE_ORDER
 from engine.cost.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
 from procurement import exports
-from procurement.models import CandidateResult, Comparison
+from procurement.models import CandidateResult, Comparison, PriceChange
 from procurement.selectors.reviews.commitment import row_commitment
 from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.rows import candidates_of, entered_by_label, ordered_lines
 
 if TYPE_CHECKING:
     from accounts.models import User
+
+
+def price_changes_of(comparison: Comparison) -> list[PriceChange]:
+    """The price changes approved after this comparison, with the quote each one revised."""
+    return list(
+        PriceChange.objects.filter(comparison=comparison).select_related(
+            "approved_quote__provider", "approved_quote__accelerator"
+        )
+    )
 
 
 def brief_facts(brief: Any) -> list[tuple[str, Any]]:

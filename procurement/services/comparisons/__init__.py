@@ -8,6 +8,8 @@ from core.jobs import STALE_AFTER
 from procurement.services.comparisons.create import comparison_create, comparison_recompute
 from procurement.services.comparisons.queue import (
     QUEUE_UNAVAILABLE_MESSAGE,
+    EnqueueOutcome,
+    Queued,
     comparison_retry,
     comparisons_redrive_stuck,
     send_comparison,
@@ -22,6 +24,8 @@ __all__ = [
     "MAX_ATTEMPTS",
     "QUEUE_UNAVAILABLE_MESSAGE",
     "STALE_AFTER",
+    "EnqueueOutcome",
+    "Queued",
     "comparison_create",
     "comparison_deliver",
     "comparison_recompute",

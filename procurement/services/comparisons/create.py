@@ -23,10 +23,15 @@ from engine.comparison import ENGINE_VERSION
 from engine.errors import EngineInputError
 from procurement import access
 from procurement.models import Comparison
-from procurement.selectors.comparisons import default_api_routes, default_quotes
-from procurement.services.comparisons.queue import enqueue_on_commit
+from procurement.selectors.comparisons import (
+    default_api_routes,
+    default_candidate_ids,
+    default_quotes,
+)
+from procurement.services.comparisons.queue import Queued, enqueue_on_commit
 from procurement.snapshot import assumptions as assumption_rules
 from procurement.snapshot import freeze
+from procurement.snapshot.schema import Selection, Snapshot
 from procurement.snapshot.workload import workload_input
 
 MAX_SEED = 2**63 - 1
@@ -164,6 +169,23 @@ def _candidates(
     return quotes, routes, False
 
 
+def _as_default(
+    brief: WorkloadBrief, quote_list: list[int] | None, route_list: list[int] | None
+) -> tuple[list[int] | None, list[int] | None]:
+    """A chosen set that is exactly every default candidate is the default selection.
+
+    The service decides it, not the page: a form with every box left ticked and an API call
+    listing every default id store the same `selection.default`, so a recompute of either
+    takes today's defaults again rather than the newest versions of yesterday's quotes.
+    """
+    if quote_list is None and route_list is None:
+        return None, None
+    default_q, default_r = default_candidate_ids(brief)
+    if (quote_list or []) == default_q and (route_list or []) == default_r:
+        return None, None
+    return quote_list, route_list
+
+
 def _seed(seed: Any) -> int:
     if seed is None or seed == "":
         return secrets.randbits(32)
@@ -174,7 +196,7 @@ def _seed(seed: Any) -> int:
     return checked
 
 
-def _check_workload(snapshot: dict[str, Any]) -> None:
+def _check_workload(snapshot: Snapshot) -> None:
     """Reject a brief the engine cannot read before anything is saved or queued."""
     try:
         workload_input(snapshot)
@@ -195,11 +217,13 @@ def comparison_create(
     supersedes: Comparison | None = None,
     enqueue: bool = True,
     candidate_filters: Mapping[str, Any] | None = None,
-) -> Comparison:
+) -> Queued:
     """Freeze the inputs of a new comparison and queue it (lead or admin).
 
     Omit both id lists for every current quote and active API route that could serve the
-    brief; give one or both to choose. Nothing is saved or queued on any error.
+    brief; give one or both to choose (exactly the default set counts as the default
+    selection). Nothing is saved or queued on any error. Returns the saved comparison with
+    the outcome of queueing it.
     `enqueue=False` leaves the run to the caller (the demo computes in-process).
     `candidate_filters` ({"regions", "capacity_models", "accelerators", "providers"}: lists)
     narrows the candidates before they are frozen; they are kept in the snapshot's selection
@@ -215,6 +239,7 @@ def comparison_create(
     chosen_seed = _seed(seed)
     quote_list = _ids(quote_ids, "quotes")
     route_list = _ids(api_route_ids, "api_routes")
+    quote_list, route_list = _as_default(brief, quote_list, route_list)
     filters = clean_filters(candidate_filters)
     quotes, routes, default = _candidates(acting_user, brief, quote_list, route_list, filters)
     if not quotes and not routes:
@@ -223,17 +248,13 @@ def comparison_create(
             msg = "No current quote or active API route matches these filters."
         raise DomainError(msg, fields={"quotes": [msg]})
     now = timezone.now()
-    selection = {
-        "default": default,
-        "quote_ids": [q.pk for q in quotes],
-        "api_route_ids": [r.pk for r in routes],
-        **({"filters": filters} if filters else {}),
-        **(
-            {"filtered_defaults": True}
-            if filters and quote_list is None and route_list is None
-            else {}
-        ),
-    }
+    selection = Selection(
+        default=default, quote_ids=[q.pk for q in quotes], api_route_ids=[r.pk for r in routes]
+    )
+    if filters:
+        selection["filters"] = filters
+        if quote_list is None and route_list is None:
+            selection["filtered_defaults"] = True
     snapshot = freeze(
         brief=brief,
         quotes=quotes,
@@ -275,9 +296,8 @@ def comparison_create(
                 "supersedes": supersedes.pk if supersedes else None,
             },
         )
-        if enqueue:
-            enqueue_on_commit(comparison)
-    return comparison
+        outcome = enqueue_on_commit(comparison) if enqueue else None
+    return Queued(comparison, outcome)
 
 
 def _current_versions(quote_ids: list[int]) -> list[int]:
@@ -296,7 +316,7 @@ def _current_versions(quote_ids: list[int]) -> list[int]:
     return sorted(set(current.values()))
 
 
-def comparison_recompute(*, acting_user: User, comparison: Comparison) -> Comparison:
+def comparison_recompute(*, acting_user: User, comparison: Comparison) -> Queued:
     """A new revision from the same brief with fresh quotes (supersedes this comparison).
 
     A comparison built from the default candidates takes today's defaults again; one built

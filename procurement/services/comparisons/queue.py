@@ -47,6 +47,20 @@ class EnqueueOutcome:
     error: str = ""
 
 
+@dataclass(frozen=True)
+class Queued:
+    """What a create, retry or recompute did: the comparison it saved, and how ringing the
+    worker went. `outcome` is None when the caller runs the comparison itself."""
+
+    comparison: Comparison
+    outcome: EnqueueOutcome | None = None
+
+    @property
+    def queue_unavailable(self) -> bool:
+        """The comparison is saved but the broker refused the task (the re-drive sends it)."""
+        return self.outcome is not None and self.outcome.sent is False
+
+
 def send_comparison(comparison_id: int) -> bool:
     """Publish the run task now; False (logged) when the broker cannot be reached."""
     try:
@@ -73,12 +87,10 @@ def enqueue_on_commit(comparison: Comparison) -> EnqueueOutcome:
             outcome.error = QUEUE_UNAVAILABLE_MESSAGE
 
     transaction.on_commit(_send)
-    # For the caller's message only; not a model field.
-    comparison.enqueue = outcome  # type: ignore[attr-defined]
     return outcome
 
 
-def comparison_retry(*, acting_user: User, comparison: Comparison) -> Comparison:
+def comparison_retry(*, acting_user: User, comparison: Comparison) -> Queued:
     """Re-queue a failed comparison (attempts start again from zero)."""
     require_role(acting_user, *access.COMPARISON_CREATORS)
     with transaction.atomic():
@@ -104,8 +116,8 @@ def comparison_retry(*, acting_user: User, comparison: Comparison) -> Comparison
             obj=comparison,
             summary={"status": "failed → queued"},
         )
-        enqueue_on_commit(comparison)
-    return comparison
+        outcome = enqueue_on_commit(comparison)
+    return Queued(comparison, outcome)
 
 
 def comparisons_redrive_stuck(*, older_than: timedelta) -> int:
