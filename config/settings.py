@@ -96,6 +96,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.SessionLifetimeMiddleware",  # idle timeout, absolute lifetime (M11)
     "accounts.middleware.NoStoreMiddleware",  # authenticated responses: no-store (L12)
+    "accounts.middleware.KnownDeviceMiddleware",  # remembers browsers that logged in (C3)
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -292,6 +293,13 @@ LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURE_WINDOW_S = env_int("LOGIN_FAILURE_WINDOW_S", 900)
 LOGIN_FAILURE_ADDRESS_LIMIT = env_int("LOGIN_FAILURE_ADDRESS_LIMIT", 20)  # spraying (M2)
 LOGIN_FAILURE_ACCOUNT_LIMIT = env_int("LOGIN_FAILURE_ACCOUNT_LIMIT", 20)  # rotating addresses
+# Past a login limit an unknown browser needs more than the password: a one-time sign-in
+# link mailed to the account (valid LOGIN_LINK_TTL_S, at most LOGIN_LINK_MAIL_LIMIT mails per
+# account per window), or a known-device cookie set at an earlier login (KNOWN_DEVICE_DAYS).
+LOGIN_LINK_TTL_S = env_int("LOGIN_LINK_TTL_S", 900)
+LOGIN_LINK_MAIL_LIMIT = env_int("LOGIN_LINK_MAIL_LIMIT", 3)
+KNOWN_DEVICE_DAYS = env_int("KNOWN_DEVICE_DAYS", 180)
+KNOWN_DEVICE_COOKIE = "wb_device"
 # Reverse proxies (addresses or networks) whose X-Forwarded-For is believed; none by default.
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 90)
@@ -326,6 +334,7 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SESSION_COOKIE_NAME = "__Host-sessionid"
+    KNOWN_DEVICE_COOKIE = "__Host-wb_device"
     CSRF_COOKIE_NAME = "__Host-csrftoken"
 
 CONTENT_SECURITY_POLICY = {
