@@ -58,6 +58,10 @@ if not AUDIT_HMAC_KEY:
     import hashlib as _hashlib
 
     AUDIT_HMAC_KEY = _hashlib.sha256(f"audit-chain:{SECRET_KEY}".encode()).hexdigest()
+# A file outside the database where each audit checkpoint is appended as a signed line (ship it
+# to a log store or WORM storage): verification then notices a trail shortened or emptied by
+# whoever owns the tables. Empty: no external anchor (development).
+AUDIT_ANCHOR_FILE = env_str("AUDIT_ANCHOR_FILE", "")
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
@@ -233,6 +237,11 @@ CELERY_BEAT_SCHEDULE = {
     "redrive-stuck-benchmark-results": {
         "task": "benchmarks.tasks.benchmark_results_redrive_stuck_task",
         "schedule": timedelta(minutes=1),  # with a 30 s stale claim: re-driven within 2 min
+    },
+    # verify the audit trail's new events and anchor its head outside the database
+    "audit-anchor": {
+        "task": "core.tasks.audit_anchor_task",
+        "schedule": timedelta(minutes=env_int("AUDIT_ANCHOR_EVERY_MINUTES", 10)),
     },
     # expired API tokens are refused when presented; this removes the rest (accounts.auth)
     "purge-expired-api-tokens": {
