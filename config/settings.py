@@ -255,6 +255,9 @@ CELERY_BEAT_SCHEDULE = {
 # imported every CATALOG_IMPORT_EVERY_HOURS as CATALOG_IMPORT_USER (a lead or admin).
 CATALOG_IMPORT_SOURCES = json.loads(env_str("CATALOG_IMPORT_SOURCES", "[]") or "[]")
 CATALOG_IMPORT_USER = env_str("CATALOG_IMPORT_USER", "")
+# Host names a scheduled import may fetch although they resolve to a private or loopback
+# address (an intranet mirror); every other hop, redirects included, must be public.
+CATALOG_IMPORT_PRIVATE_HOSTS = env_list("CATALOG_IMPORT_PRIVATE_HOSTS", "")
 CATALOG_IMPORT_EVERY_HOURS = env_int("CATALOG_IMPORT_EVERY_HOURS", 24 * 7)
 if CATALOG_IMPORT_SOURCES:
     CELERY_BEAT_SCHEDULE["catalog-import-refresh"] = {

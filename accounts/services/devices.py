@@ -159,9 +159,9 @@ def login_link_user(token: str) -> User | None:
         data = signing.loads(token, salt=LINK_SALT, max_age=settings.LOGIN_LINK_TTL_S)
     except signing.BadSignature:
         return None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not isinstance(data.get("u"), int):
         return None
-    user = User.objects.filter(pk=data.get("u"), is_active=True).first()
+    user = User.objects.filter(pk=int(data["u"]), is_active=True).first()
     if user is None or not hmac.compare_digest(str(data.get("s")), _state(user)):
         return None
     return user
