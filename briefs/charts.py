@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from briefs.fit import AcceleratorFit
+from core.chart_text import plotly_escaped
 
 # Per-GPU parts of the breakdown, in stacking order, with their colours.
 PARTS: tuple[tuple[str, str, str], ...] = (
@@ -55,6 +56,7 @@ def per_gpu_parts(row: AcceleratorFit) -> dict[str, float]:
     return parts
 
 
+@plotly_escaped
 def memory_breakdown_figure(rows: Sequence[AcceleratorFit], *, title: str = "") -> dict[str, Any]:
     """Stacked bars per accelerator: per-GPU weights / KV / … / overhead / free / margin,
     with a marker at the usable memory (memory − margin − overhead)."""
@@ -106,6 +108,7 @@ def memory_breakdown_figure(rows: Sequence[AcceleratorFit], *, title: str = "") 
     return {"data": data, "layout": layout}
 
 
+@plotly_escaped
 def concurrency_curve_figure(
     rows: Sequence[AcceleratorFit], *, training: bool = False, title: str = ""
 ) -> dict[str, Any]:

@@ -107,6 +107,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
     "core.api.middleware.JsonBodyMiddleware",  # malformed JSON is a 400 on every API write
+    "core.db_limits.DatabaseLimitsMiddleware",  # huge ids 400, a locked SQLite 503 (S7)
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -140,6 +141,17 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The development database: readers never wait for the writer (WAL), a writer waits up to
+    # 20 s for another, and a transaction takes the write lock when it begins (IMMEDIATE), so
+    # two parallel writes queue instead of failing half-way with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -217,6 +229,11 @@ else:
     }
 CELERY_VISIBILITY_TIMEOUT = _celery_visibility
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# S8: a lost broker is retried for ever (with Celery's growing interval, at most 30 s apart),
+# not given up after 100 tries; `make run` also restarts a worker that exits.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_CONNECTION_TIMEOUT = 10
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True  # together with acks_late, or a killed task is lost
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -315,6 +332,7 @@ KNOWN_DEVICE_COOKIE = "wb_device"
 # Reverse proxies (addresses or networks) whose X-Forwarded-For is believed; none by default.
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 90)
+API_TOKEN_LIMIT_PER_USER = env_int("API_TOKEN_LIMIT_PER_USER", 10)  # the oldest are revoked
 # Password reset by e-mail: links valid one hour; requests limited per address and per
 # e-mail address (known or not) over the window.
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600)

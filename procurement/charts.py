@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from core.chart_text import plotly_escaped
+
 TOP_N = 15
 LINE_ORDER = (
     "gpu_compute", "gpu_cost", "api_compute", "retry_waste", "failed_renders", "idle_capacity",
@@ -76,6 +78,7 @@ def ranked(rows: Sequence[Any], top: int = TOP_N) -> list[Any]:
     return sorted(out, key=lambda r: r.rank)[:top]
 
 
+@plotly_escaped
 def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | None:
     """Stacked cost lines per candidate, each scaled to the unit (bar height = unit cost)."""
     top = ranked(rows)
@@ -113,6 +116,7 @@ def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | 
     }
 
 
+@plotly_escaped
 def unit_cost_range_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | None:
     """p10–p90 of the unit cost (Monte Carlo) around the p50, with the point estimate."""
     top = [r for r in ranked(rows) if r.p50 is not None]
@@ -154,6 +158,7 @@ def unit_cost_range_figure(rows: Sequence[Any], unit_label: str) -> dict[str, An
     }
 
 
+@plotly_escaped
 def breakeven_from_result(
     result: Mapping[str, Any], labels: Mapping[str, str]
 ) -> dict[str, Any] | None:
@@ -195,6 +200,7 @@ def assumption_label(name: str, labels: Mapping[str, str]) -> str:
     return name.replace("_", " ")
 
 
+@plotly_escaped
 def tornado_from_result(
     result: Mapping[str, Any], labels: Mapping[str, str] | None = None
 ) -> dict[str, Any] | None:
