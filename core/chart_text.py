@@ -51,6 +51,7 @@ def plotly_escaped(builder: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(builder)
     def build(*args: P.args, **kwargs: P.kwargs) -> R:
         figure = builder(*args, **kwargs)
-        return figure if figure is None else escape_figure(figure)  # type: ignore[no-any-return]
+        escaped: R = figure if figure is None else escape_figure(figure)
+        return escaped
 
     return build

@@ -14,6 +14,7 @@ naming it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import django_filters
 from django import forms
@@ -23,12 +24,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 MAX_ID = 2**63 - 1
 
 
-class IdFilter(django_filters.NumberFilter):
+class IdFilter(django_filters.Filter):
     """A row id: a whole number from 1 to 2⁶³ − 1 (a 400 naming the filter otherwise)."""
 
     field_class = forms.IntegerField
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("min_value", 1)
         kwargs.setdefault("max_value", MAX_ID)
         super().__init__(*args, **kwargs)
