@@ -78,7 +78,6 @@ def _marker(
     return shape, note
 
 
-@plotly_escaped
 def distribution_figure(
     hist: dict[str, Any], *, title: str, target_ms: float | None = None, target_label: str = ""
 ) -> dict[str, Any]:
