@@ -212,6 +212,12 @@ def judge(
         staff.append(band_reason)
     if not far:
         return None
+    if "median" in reference and not any("voices" in reason for reason in staff):
+        # Not a reason here (a vendor is judged by public prices), but part of the picture.
+        staff.append(
+            f"the median of {reference['voices']} voices is {_plain(Decimal(reference['median']))} "
+            f"{base} ({_plain(Decimal(reference['ratio']))}×)"
+        )
     head = f"{_plain(price)} {currency} {unit} is far from the market: "
     found: dict[str, Any] = {
         "price": format(price, "f"),

@@ -10,6 +10,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -203,3 +204,26 @@ def test_s11_a_first_price_in_an_empty_market_is_checked_against_public_list_pri
     assert not Quote.objects.filter(provider=vendor_b.provider).exists()
     fair = quote_submit(acting_user=vendor_b, data={**data, "price_per_gpu_hour": Decimal("2.2")})
     assert not fair.price_far_from_market
+
+
+def test_s4_the_quote_page_shows_staff_the_reference_and_the_vendor_only_public_words(
+    h100, h100_market, vendor_b, lead
+):
+    made = _api(vendor_b).post(
+        "/api/v1/quotes/",
+        _flood_quote(h100, "d", "0.0200", confirm_unusual_price=True),
+        format="json",
+    )
+    assert made.json()["price_far_from_market"] is True
+    quote_id = made.json()["id"]
+    staff = Client()
+    staff.force_login(lead)
+    staff_page = staff.get(f"/catalog/quotes/{quote_id}/").content.decode()
+    assert "Market reference (staff only)" in staff_page
+    assert "the median of" in staff_page
+    vendor = Client()
+    vendor.force_login(vendor_b)
+    vendor_page = vendor.get(f"/vendor/quotes/{quote_id}/").content.decode()
+    assert "far from the public list prices" in vendor_page
+    assert "Market reference" not in vendor_page
+    assert "median" not in vendor_page
