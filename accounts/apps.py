@@ -15,5 +15,6 @@ class AccountsConfig(AppConfig):
         from accounts.models import User
 
         user_logged_in.connect(session_started, dispatch_uid="session-lifetime")
+        user_logged_in.connect(signals.device_remember, dispatch_uid="known-device")
         pre_save.connect(signals.user_pre_save, sender=User, dispatch_uid="user-credentials-pre")
         post_save.connect(signals.user_post_save, sender=User, dispatch_uid="user-credentials")

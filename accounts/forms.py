@@ -7,46 +7,55 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
 from django.http import HttpRequest
 
 from accounts import services
-from accounts.models import PasswordResetRequest, Provider
+from accounts.models import PasswordResetRequest, Provider, User
+from accounts.services import devices
 from core.audit import audit_record
 from core.roles import Role
 
 
 class ThrottledAuthenticationForm(AuthenticationForm):
-    """Django's login form, refusing guesses per pair, address and account (accounts.services).
+    """Django's login form behind the throttle (accounts.services.devices.login_attempt).
 
     The admin's login form is this one too, with ``audit_via = "admin"``."""
 
     audit_via = "form"
     error_messages = {
         **AuthenticationForm.error_messages,
-        "throttled": "Too many failed attempts for this account from your address. "
-        "Wait 15 minutes and try again.",
+        "throttled": "Too many failed attempts for this account from a browser it has not "
+        "been used on. If the password was right, a one-time sign-in link is on its way to the "
+        "account's e-mail address; a browser you have logged in with before still works. "
+        "Otherwise wait 15 minutes and try again.",
     }
 
     def clean(self) -> dict[str, Any]:
         # A username is at most 150 characters; the audit object id at most 40 (the full
         # name goes in the summary), so an absurd login attempt is refused, not a 500.
         username = (self.data.get("username") or "").strip()[:150]
-        ip = services.client_ip(self.request)
-        if username:
-            reason = services.login_refusal(username=username, ip_address=ip)
-            if reason:
-                services.login_refused(
-                    username=username, ip_address=ip, reason=reason, via=self.audit_via
-                )
-                raise forms.ValidationError(self.error_messages["throttled"], code="throttled")
-        try:
-            cleaned = super().clean()
-        except forms.ValidationError:
-            if username:
-                services.login_failure_record(username=username, ip_address=ip, via=self.audit_via)
-            raise
+        if not username:
+            return super().clean()
+        outcome: dict[str, Any] = {}
+
+        def check() -> User | None:
+            try:
+                outcome["cleaned"] = super(ThrottledAuthenticationForm, self).clean()
+            except forms.ValidationError as exc:
+                outcome["error"] = exc
+                return None
+            return self.get_user()
+
+        attempt = devices.login_attempt(
+            request=self.request, username=username, via=self.audit_via, check=check
+        )
+        if attempt.stepped_up:
+            self.user_cache = None
+            raise forms.ValidationError(self.error_messages["throttled"], code="throttled")
+        if "error" in outcome:
+            raise outcome["error"]
         user = self.get_user()
-        if user is not None:
-            services.login_succeeded(user=user, ip_address=ip)
-            if self.audit_via != "form":  # the product's LoginView audits its own success
-                audit_record(actor=user, action="login.ok", obj=user, summary={"via": "admin"})
+        if user is not None and self.audit_via != "form":
+            # the product's LoginView audits its own success
+            audit_record(actor=user, action="login.ok", obj=user, summary={"via": "admin"})
+        cleaned: dict[str, Any] = outcome["cleaned"]
         return cleaned
 
 

@@ -66,3 +66,26 @@ class NoStoreMiddleware:
         ):
             response["Cache-Control"] = "private, no-store"
         return response
+
+
+class KnownDeviceMiddleware:
+    """C3: after a successful login the response carries the known-device cookie (a signed
+    device id and the accounts that logged in from this browser; accounts.services.devices),
+    so that past a login limit this browser still logs in with the password alone."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        value = getattr(request, "known_device_cookie", None)
+        if value:
+            response.set_cookie(
+                settings.KNOWN_DEVICE_COOKIE,
+                value,
+                max_age=settings.KNOWN_DEVICE_DAYS * 86400,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response

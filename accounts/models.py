@@ -63,6 +63,9 @@ class LoginFailure(models.Model):
     username = models.CharField(max_length=150, db_index=True)
     ip_address = models.GenericIPAddressField(null=True, db_index=True)
     throttled = models.BooleanField(default=False)
+    # The known-device id when the attempt came from a browser that logged in to this account
+    # before ("" otherwise): such a device is limited on its own.
+    device = models.CharField(max_length=32, blank=True, default="")
     # A refusal row aggregates an address's refusals, so a flood adds no rows.
     attempts = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -81,3 +84,15 @@ class PasswordResetRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.email} from {self.ip_address}"
+
+
+class LoginLinkRequest(models.Model):
+    """A one-time sign-in link asked for by a stepped-up login with the right password, kept to
+    limit the mails per account (``LOGIN_LINK_MAIL_LIMIT`` per window); purged after two."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    ip_address = models.GenericIPAddressField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"sign-in link for {self.user_id} from {self.ip_address}"

@@ -1,10 +1,14 @@
-"""Credential changes end API tokens: a new password or a deactivation revokes them."""
+"""Credential changes end API tokens: a new password or a deactivation revokes them. A
+login remembers the browser as a known device of the account."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpRequest
+
 from accounts.models import User
+from accounts.services.devices import device_remember as _remember
 from accounts.tokens import tokens_revoke
 
 
@@ -26,3 +30,9 @@ def user_post_save(sender: type[User], instance: User, created: bool, **kwargs: 
     if reason:
         tokens_revoke(instance, actor=None, reason=reason)
         instance._credential_change = None  # type: ignore[attr-defined]
+
+
+def device_remember(sender: Any, request: HttpRequest | None, user: User, **kwargs: Any) -> None:
+    """`user_logged_in` receiver (the product's form, the admin's, the sign-in link)."""
+    if request is not None and isinstance(user, User):
+        _remember(request, user)

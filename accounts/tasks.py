@@ -7,6 +7,7 @@ from celery import shared_task
 
 from accounts import services
 from accounts.auth import api_tokens_purge_expired
+from accounts.services import devices
 
 
 # acks_late off: a redelivered message would mail a second link; at most once is right for a
@@ -17,6 +18,12 @@ def password_reset_mail_send_task(request_id: int, domain: str, use_https: bool)
     return services.password_reset_mail_send(
         request_id=request_id, domain=domain, use_https=use_https
     )
+
+
+@shared_task(acks_late=False)  # at most once, like the reset mail
+def login_link_mail_send_task(request_id: int, domain: str, use_https: bool) -> bool:
+    """Mail the one-time sign-in link of a stepped-up login with the right password."""
+    return devices.login_link_mail_send(request_id=request_id, domain=domain, use_https=use_https)
 
 
 @shared_task

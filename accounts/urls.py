@@ -5,6 +5,7 @@ from accounts import views
 app_name = "accounts"
 urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
+    path("login/link/<str:token>/", views.login_link, name="login-link"),
     path("logout/", views.LogoutView.as_view(), name="logout"),
     path("users/", views.user_list, name="user-list"),
     path("users/<int:pk>/", views.user_manage, name="user-manage"),

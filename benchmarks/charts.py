@@ -9,6 +9,7 @@ import itertools
 from typing import Any
 
 from benchmarks import figures
+from core.chart_text import plotly_escaped
 
 _PERCENTILE_COLOURS = {"p50": "#7aa2ff", "p95": "#2454c5", "p99": "#17213a"}
 _HIST_MARKERS = (("p50", "#5d6675"), ("p99", "#a35b00"))
@@ -26,6 +27,7 @@ def _layout(title: str, **extra: Any) -> dict[str, Any]:
     }
 
 
+@plotly_escaped
 def latency_percentiles_figure(metrics: dict[str, Any]) -> dict[str, Any] | None:
     """Grouped bars: TTFT / ITL / TPOT / E2E at p50, p95, p99 (ms). None without latencies."""
     rows = figures.percentile_rows(metrics)
@@ -121,6 +123,7 @@ def distribution_figure(
     return {"data": data, "layout": layout}
 
 
+@plotly_escaped
 def compare_scatter_figure(
     points: list[dict[str, Any]], *, target_e2e_p99_ms: float | None
 ) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from briefs.fit import AcceleratorFit
+from core.chart_text import plotly_escape
 
 # Per-GPU parts of the breakdown, in stacking order, with their colours.
 PARTS: tuple[tuple[str, str, str], ...] = (
@@ -34,13 +35,14 @@ LAYOUT_BASE: dict[str, Any] = {
 
 def _bar_label(row: AcceleratorFit) -> str:
     gpus = row.result.gpus_required if row.result is not None else 0
-    return f"{row.name} ×{gpus}"
+    return f"{plotly_escape(row.name)} ×{gpus}"
 
 
 def _tick_label(row: AcceleratorFit) -> str:
     """Two short lines under a bar: the accelerator, then the GPU count."""
     gpus = row.result.gpus_required if row.result is not None else 0
-    return f"{row.name}<br>×{gpus} GPU{'s' if gpus != 1 else ''}"
+    # The name is escaped (Plotly reads its text as markup); the line break is ours.
+    return f"{plotly_escape(row.name)}<br>×{gpus} GPU{'s' if gpus != 1 else ''}"
 
 
 def per_gpu_parts(row: AcceleratorFit) -> dict[str, float]:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.chart_text import plotly_escaped
+
 PALETTE = {"NVIDIA": "#2f8a3b", "AMD": "#c0392b", "Intel": "#2454c5"}
 HIGHLIGHT = "#f39c12"
 
@@ -42,6 +44,7 @@ def _layout(title: str, x: str, y: str) -> dict[str, object]:
     }
 
 
+@plotly_escaped
 def memory_vs_bandwidth(points: Sequence[AcceleratorPoint], highlight: str = "") -> dict[str, Any]:
     """Scatter of every accelerator, one trace per vendor; the highlighted one stands out."""
     traces: list[dict[str, object]] = []
@@ -88,6 +91,7 @@ def memory_vs_bandwidth(points: Sequence[AcceleratorPoint], highlight: str = "")
     }
 
 
+@plotly_escaped
 def compare_compute(points: Sequence[AcceleratorPoint]) -> dict[str, Any]:
     """Grouped bars of dense tensor throughput per precision (missing precision = no bar)."""
     names = [p.name for p in points]
@@ -106,6 +110,7 @@ def compare_compute(points: Sequence[AcceleratorPoint]) -> dict[str, Any]:
     return {"data": data, "layout": layout}
 
 
+@plotly_escaped
 def price_history(points: Sequence[PricePoint], currency: str) -> dict[str, Any]:
     """Price per GPU-hour of each version of a quote, as a step line."""
     shown = [p for p in points if p.price is not None]

@@ -72,15 +72,18 @@ class UnusualPrice(DomainError):
 
     code = "unusual_price"
 
-    def __init__(self, check: dict[str, Any]) -> None:
+    def __init__(self, check: dict[str, Any], *, staff: bool = False) -> None:
+        # A vendor reads public figures only; procurement sees the whole reference.
+        said = str((check.get("reference") or {}).get("message") or check["message"])
+        said = said if staff else str(check["message"])
         message = (
-            f"{check['message']} Check it; if it is right, confirm the unusual price "
+            f"{said} Check it; if it is right, confirm the unusual price "
             "(tick the box, or send confirm_unusual_price: true)."
         )
         super().__init__(
             message,
             fields={
-                str(check.get("field") or "price_per_gpu_hour"): [check["message"]],
+                str(check.get("field") or "price_per_gpu_hour"): [said],
                 "confirm_unusual_price": ["Confirm this price if it is right."],
             },
         )

@@ -10,6 +10,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from accounts.models import Provider, User
 from catalog import access
 from catalog.models import Accelerator, CapacityModel, Quote
+from core.db_limits import IdFilter
 from core.forms import PlainSelect
 
 YES_NO = (("true", "Yes"), ("false", "No"))
@@ -48,7 +49,7 @@ class QuoteFilter(django_filters.FilterSet):
     public = django_filters.ChoiceFilter(
         choices=YES_NO, method="filter_public", label="Public list price", empty_label="Any"
     )
-    rfq = django_filters.NumberFilter(field_name="rfq_id", label="RFQ id")
+    rfq = IdFilter(field_name="rfq_id", label="RFQ id")
 
     class Meta:
         model = Quote

@@ -1,39 +1,51 @@
 """Is a typed price plausible? Far from the market needs an explicit confirmation.
 
-A price per GPU-hour is "far from the market" when it is above 5× or below 0.2× the median
-current offer for the same accelerator, capacity model and currency (from 3 offers, so one
-odd quote does not make a market), or more than 5× above the highest / below 0.2× the lowest
-public list price for them. Such a price is refused until the person entering it confirms it
-(a checkbox in the form, `confirm_unusual_price: true` in the API); the confirmed quote keeps
-the check's figures, and every comparison row built on it carries PRICE_FAR_FROM_MARKET.
+The market reference is built so that no vendor can move it, and so that nothing it reads
+from a competitor's confidential offer reaches a vendor:
+
+- **Voices, not quotes.** Each public list price (imported, or entered by procurement as
+  public) is one voice. Each vendor's other current offers for the accelerator and capacity
+  model make *one* voice together: the median of its per-region-group medians. A vendor that
+  posts seven quotes still has one voice, and its own quotes are never its own market.
+- **One currency.** Every price is converted to the base currency at its currency's newest FX
+  rate, so a 10× slip in EUR is compared with the USD market too. Prices in a currency with no
+  FX rate are compared only with offers in that same currency.
+- **Who is judged against what.** A vendor's price is judged against the public list prices
+  when there are any for the accelerator (the capacity model's, else the accelerator's other
+  hourly list prices, so a first offer in an empty market is still checked), and against the
+  voices' median only when no public price exists at all. Procurement's own entries are judged
+  against both. Far means above 5× or below 0.2× the reference (the median of at least 3
+  voices; the highest / lowest list price).
+- **What is said to whom.** The stored message and a vendor's refusal name public data only
+  ("far from the public list prices for this accelerator (n sources)"); the figures (median of
+  the voices, their count, the ratio) are kept under ``reference`` for staff.
 
 Whatever the market, a price outside `BAND_BASE` (0.01–500 units of the base currency per
-GPU-hour, converted at the currency's newest FX rate) is far from any market too: the
-first quote in a currency has no market of its own to be compared with. A currency without
-an FX rate is compared with its own market only.
+GPU-hour) is far from any market. A purchase is judged the same way per GPU bought (price per
+node ÷ GPUs per node) against `PURCHASE_BAND_BASE` (100–1,000,000 base units per GPU).
 
-A purchase is judged the same way per GPU bought (price per node ÷ GPUs per node), against
-the current purchase offers and public purchase list prices for the accelerator, and against
-`PURCHASE_BAND_BASE` (100–1,000,000 base units per GPU): a $1 server is a slip, not a deal.
-
-The median and percentile come from the market-position code (`selectors.market_position`).
+A confirmed far price keeps the check's figures, and every comparison row built on it carries
+PRICE_FAR_FROM_MARKET: a warning for procurement to clear when only the vendor confirmed it.
 Imports are not checked: public list prices are the market this check reads.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from statistics import median
 from typing import Any
 
 from django.conf import settings
 
 from catalog.models import CapacityModel, FxRate, Quote
-from catalog.selectors import market_position
+from catalog.regions import place_of
 
 FAR_ABOVE = Decimal(5)
 FAR_BELOW = Decimal("0.2")
-MIN_MARKET_OFFERS = 3
+MIN_MARKET_OFFERS = 3  # voices: fewer than three vendors or list prices make no median
 # Per GPU-hour in the base currency: no GPU rents for under a cent, and the dearest rent for
 # well under 100, so outside this band a decimal point or the currency slipped.
 BAND_BASE = (Decimal("0.01"), Decimal(500))
@@ -42,39 +54,74 @@ BAND_BASE = (Decimal("0.01"), Decimal(500))
 PURCHASE_BAND_BASE = (Decimal(100), Decimal(1_000_000))
 HOURLY = "per GPU-hour"
 PER_GPU_BOUGHT = "per GPU bought"
+HOURLY_MODELS = tuple(m for m in CapacityModel.values if m != CapacityModel.PURCHASE)
+FOUR = Decimal("0.0001")
 
 
-def _band_reason(
-    price: Decimal,
-    currency: str,
-    band: tuple[Decimal, Decimal] = BAND_BASE,
-    what: str = "GPU-hours cost",
-) -> str | None:
-    """Why `price` is outside the plausible band once converted; None inside (or no rate)."""
-    base = settings.BASE_CURRENCY
-    if currency == base:
-        rate: Decimal | None = Decimal(1)
-    else:
-        rate = (
-            FxRate.objects.filter(currency=currency)
-            .order_by("-as_of", "-id")
-            .values_list("rate_to_base", flat=True)
-            .first()
-        )
-    if rate is None:
-        return None
-    low, high = band
-    converted = price * rate
-    if low <= converted <= high:
-        return None
-    shown = f"{_plain(converted.quantize(Decimal('0.0001')))} {base}"
-    if currency != base:
-        shown += f" at the newest {currency} rate"
-    return f"outside every market: {shown}, where {what} {_plain(low)}–{_plain(high)} {base}"
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """One current offer as the reference reads it: price in the base currency."""
+
+    price_base: Decimal
+    provider_id: int
+    region: str
+    public: bool
+    capacity_model: str
 
 
-def _ratio(price: Decimal, reference: Decimal) -> Decimal:
-    return (price / reference).quantize(Decimal("0.001"))
+@dataclass(slots=True)
+class Reference:
+    """The voices a price is judged against (all in the base currency)."""
+
+    listed: list[Decimal] = field(default_factory=list)
+    listed_other_models: list[Decimal] = field(default_factory=list)
+    vendor_voices: list[Decimal] = field(default_factory=list)
+
+    @property
+    def voices(self) -> list[Decimal]:
+        return [*self.listed, *self.vendor_voices]
+
+
+def newest_rates() -> dict[str, Decimal]:
+    """Currency → units of the base currency per unit, at its newest FX rate (base = 1)."""
+    rates: dict[str, Decimal] = {}
+    for currency, rate in FxRate.objects.order_by("currency", "-as_of", "-id").values_list(
+        "currency", "rate_to_base"
+    ):
+        rates.setdefault(currency, rate)
+    rates[settings.BASE_CURRENCY] = Decimal(1)
+    return rates
+
+
+def _region_group(region: str) -> str:
+    place = place_of(region) if region else None
+    if place is None:
+        return region.strip().lower()
+    return place.area or place.country or place.code
+
+
+def _vendor_voice(offers: list[Offer]) -> Decimal:
+    """A vendor's one voice: the median of its per-region-group medians."""
+    groups: dict[str, list[Decimal]] = defaultdict(list)
+    for offer in offers:
+        groups[_region_group(offer.region)].append(offer.price_base)
+    return Decimal(median(Decimal(median(prices)) for prices in groups.values()))
+
+
+def reference_from(
+    offers: Iterable[Offer], *, capacity_model: str, exclude_provider_id: int | None
+) -> Reference:
+    """Group offers into voices (pure: the tests feed it rows directly)."""
+    ref = Reference()
+    by_vendor: dict[int, list[Offer]] = defaultdict(list)
+    for offer in offers:
+        if offer.public:
+            target = ref.listed if offer.capacity_model == capacity_model else None
+            (target if target is not None else ref.listed_other_models).append(offer.price_base)
+        elif offer.capacity_model == capacity_model and offer.provider_id != exclude_provider_id:
+            by_vendor[offer.provider_id].append(offer)
+    ref.vendor_voices = [_vendor_voice(group) for group in by_vendor.values()]
+    return ref
 
 
 def _plain(value: Decimal) -> str:
@@ -96,48 +143,132 @@ def _price(value: Decimal | str | None) -> Decimal | None:
     return price
 
 
-def _judge(
+def _outside_list(price: Decimal, listed: list[Decimal]) -> bool:
+    return price < min(listed) * FAR_BELOW or price > max(listed) * FAR_ABOVE
+
+
+def _sources(n: int) -> str:
+    return f"{n} source" if n == 1 else f"{n} sources"
+
+
+def judge(
     price: Decimal,
     currency: str,
-    offers: list[tuple[Decimal, bool]],
+    rate: Decimal | None,
+    ref: Reference,
     *,
+    by_staff: bool,
     unit: str,
     band: tuple[Decimal, Decimal],
     band_what: str,
 ) -> dict[str, Any] | None:
-    """The figures and message when `price` is far from `offers` (price, is public list
-    price) or outside `band`; None when it is plausible."""
-    prices = [p for p, _ in offers]
-    listed = [p for p, public in offers if public]
-    reasons: list[str] = []
-    found: dict[str, Any] = {"price": format(price, "f"), "currency": currency}
-    if unit != HOURLY:  # hourly checks stored before purchases were checked carry no unit
-        found.update(unit=unit, field="price_per_node")
-    if len(prices) >= MIN_MARKET_OFFERS:
-        median = Decimal(market_position(price, prices)["median"])
-        ratio = _ratio(price, median)
-        found.update(median=format(median, "f"), ratio=format(ratio, "f"), offers=len(prices))
-        if _far(ratio):
-            reasons.append(
-                f"{_plain(ratio)}× the median current offer ({_plain(median)} {currency} "
-                f"{unit}, {len(prices)} offers)"
-            )
+    """The check's figures and messages when `price` (in `currency`, `rate` base units per
+    unit, None when unknown and then `ref` is in `currency` itself) is far from `ref` or
+    outside `band`; None when it is plausible."""
+    base = settings.BASE_CURRENCY if rate is not None else currency
+    price_base = (price * rate).quantize(FOUR) if rate is not None else price
+    public: list[str] = []  # reasons a vendor may read (public data only)
+    staff: list[str] = []  # the full picture, for procurement
+    reference: dict[str, Any] = {"currency": base, "price": format(price_base, "f")}
+    listed = ref.listed or ref.listed_other_models
+    far = False
     if listed:
         low, high = min(listed), max(listed)
-        found["list_range"] = [format(low, "f"), format(high, "f")]
-        if price < low * FAR_BELOW or price > high * FAR_ABOVE:
-            reasons.append(
-                f"outside the public list prices ({_plain(low)}–{_plain(high)} {currency})"
+        reference.update(
+            list_range=[format(low, "f"), format(high, "f")],
+            list_sources=len(listed),
+            list_of_other_capacity_models=not ref.listed,
+        )
+        if _outside_list(price_base, listed):
+            far = True
+            other = " (other capacity models)" if not ref.listed else ""
+            public.append(
+                f"far from the public list prices for this accelerator{other} "
+                f"({_sources(len(listed))})"
             )
-    band_reason = _band_reason(price, currency, band, band_what)
+            staff.append(f"outside the public list prices ({_plain(low)}–{_plain(high)} {base})")
+    voices = ref.voices
+    if len(voices) >= MIN_MARKET_OFFERS:
+        middle = Decimal(median(voices)).quantize(FOUR)
+        ratio = (price_base / middle).quantize(Decimal("0.001"))
+        reference.update(median=format(middle, "f"), ratio=format(ratio, "f"), voices=len(voices))
+        # A vendor is judged against the voices only when no public price exists: otherwise
+        # whether it is refused would let it bracket its competitors' median by probing.
+        if _far(ratio) and (by_staff or not listed):
+            far = True
+            staff.append(
+                f"{_plain(ratio)}× the median of {len(voices)} voices ({_plain(middle)} {base} "
+                f"{unit}; one per vendor, each public list price its own)"
+            )
+            public.append(
+                "far from the other offers for this accelerator"
+                if not listed
+                else "far from the market reference for this accelerator"
+            )
+    band_reason = _band_reason(price_base, currency if rate is not None else None, band, band_what)
     if band_reason:
-        reasons.append(band_reason)
-    if not reasons:
+        far = True
+        public.append(band_reason)
+        staff.append(band_reason)
+    if not far:
         return None
-    found["message"] = (
-        f"{_plain(price)} {currency} {unit} is far from the market: " + "; ".join(reasons) + "."
-    )
+    if "median" in reference and not any("voices" in reason for reason in staff):
+        # Not a reason here (a vendor is judged by public prices), but part of the picture.
+        staff.append(
+            f"the median of {reference['voices']} voices is {_plain(Decimal(reference['median']))} "
+            f"{base} ({_plain(Decimal(reference['ratio']))}×)"
+        )
+    head = f"{_plain(price)} {currency} {unit} is far from the market: "
+    found: dict[str, Any] = {
+        "price": format(price, "f"),
+        "currency": currency,
+        "message": head + "; ".join(public) + ".",
+        "reference": {**reference, "message": head + "; ".join(staff) + "."},
+    }
+    if unit != HOURLY:
+        found.update(unit=unit, field="price_per_node")
     return found
+
+
+def _band_reason(
+    price_base: Decimal, currency: str | None, band: tuple[Decimal, Decimal], what: str
+) -> str | None:
+    """Outside the absolute band once converted (`currency` None: no FX rate, no band)."""
+    if currency is None:
+        return None  # a currency without an FX rate: its own market only
+    low, high = band
+    if low <= price_base <= high:
+        return None
+    base = settings.BASE_CURRENCY
+    shown = f"{_plain(price_base)} {base}"
+    if currency != base:
+        shown += f" at the newest {currency} rate"
+    return f"outside every market: {shown}, where {what} {_plain(low)}–{_plain(high)} {base}"
+
+
+def _offers(
+    rows: Iterable[tuple[Decimal | None, int, str, str, bool, str]],
+    rates: dict[str, Decimal],
+    currency: str,
+) -> list[Offer]:
+    """Rows (price, provider, currency, region, public, capacity model) → offers in the
+    base currency; with no rate for the quote's own currency, only that currency's rows."""
+    own_rate_known = currency in rates
+    offers = []
+    for price, provider_id, row_currency, region, public, model in rows:
+        if price is None:
+            continue
+        if own_rate_known:
+            rate = rates.get(row_currency)
+            if rate is None:
+                continue
+            price_base = (price * rate).quantize(FOUR)
+        elif row_currency == currency:
+            price_base = price
+        else:
+            continue
+        offers.append(Offer(price_base, provider_id, region or "", public, model))
+    return offers
 
 
 def price_check(
@@ -147,28 +278,45 @@ def price_check(
     currency: str,
     price: Decimal | str | None,
     lineage_ids: Iterable[int] = (),
+    provider_id: int | None = None,
+    by_staff: bool = True,
 ) -> dict[str, Any] | None:
-    """The check's figures and message when `price` is far from the market; None when it
-    is not (or when there is no market to compare with). `lineage_ids`: versions of the quote
-    being revised, which are not their own market."""
+    """The check's figures and messages when `price` is far from the market; None when it
+    is not. `lineage_ids`: versions of the quote being revised; `provider_id`: the provider
+    the quote is for, whose own offers are not its market; `by_staff`: procurement's entry
+    (judged against every voice) or a vendor's (against public prices first)."""
     hourly = _price(price)
     if hourly is None:
         return None
-    offers = (
+    rates = newest_rates()
+    rows = (
         Quote.objects.current()
         .filter(
             accelerator_id=accelerator_id,
-            capacity_model=capacity_model,
-            currency=currency,
+            capacity_model__in=HOURLY_MODELS,
             price_per_gpu_hour__isnull=False,
         )
         .exclude(pk__in=list(lineage_ids))
-        .values_list("price_per_gpu_hour", "is_public_list_price")
+        .values_list(
+            "price_per_gpu_hour",
+            "provider_id",
+            "currency",
+            "region",
+            "is_public_list_price",
+            "capacity_model",
+        )
     )
-    return _judge(
+    ref = reference_from(
+        _offers(rows, rates, currency),
+        capacity_model=capacity_model,
+        exclude_provider_id=provider_id,
+    )
+    return judge(
         hourly,
         currency,
-        [(p, public) for p, public in offers if p is not None],
+        rates.get(currency),
+        ref,
+        by_staff=by_staff,
         unit=HOURLY,
         band=BAND_BASE,
         band_what="GPU-hours cost",
@@ -182,6 +330,8 @@ def purchase_price_check(
     price_per_node: Decimal | str | None,
     gpus_per_node: int | str | None,
     lineage_ids: Iterable[int] = (),
+    provider_id: int | None = None,
+    by_staff: bool = True,
 ) -> dict[str, Any] | None:
     """As `price_check`, for a purchase: the price per GPU bought against the current
     purchase offers and public purchase list prices for the accelerator, and the band."""
@@ -192,24 +342,50 @@ def purchase_price_check(
         return None  # the quote rules name the GPUs per node
     if node_price is None or gpus <= 0:
         return None
-    offers = (
+    rates = newest_rates()
+    cent = Decimal("0.01")
+    rows = (
         Quote.objects.current()
         .filter(
             accelerator_id=accelerator_id,
             capacity_model=CapacityModel.PURCHASE,
-            currency=currency,
             price_per_node__isnull=False,
             gpus_per_node__gt=0,
         )
         .exclude(pk__in=list(lineage_ids))
-        .values_list("price_per_node", "gpus_per_node", "is_public_list_price")
+        .values_list(
+            "price_per_node",
+            "gpus_per_node",
+            "provider_id",
+            "currency",
+            "region",
+            "is_public_list_price",
+        )
     )
-    cent = Decimal("0.01")
-    return _judge(
+    per_gpu = [
+        ((node / n).quantize(cent), provider, cur, region, public, CapacityModel.PURCHASE.value)
+        for node, n, provider, cur, region, public in rows
+        if node and n
+    ]
+    ref = reference_from(
+        _offers(per_gpu, rates, currency),
+        capacity_model=CapacityModel.PURCHASE,
+        exclude_provider_id=provider_id,
+    )
+    return judge(
         (node_price / gpus).quantize(cent),
         currency,
-        [((node / n).quantize(cent), public) for node, n, public in offers if node and n],
+        rates.get(currency),
+        ref,
+        by_staff=by_staff,
         unit=PER_GPU_BOUGHT,
         band=PURCHASE_BAND_BASE,
         band_what="a GPU bought costs",
     )
+
+
+def check_for_viewer(check: dict[str, Any], *, staff: bool) -> dict[str, Any]:
+    """A stored check as a viewer may read it: vendors never see the staff figures."""
+    if staff:
+        return check
+    return {k: v for k, v in check.items() if k != "reference"}

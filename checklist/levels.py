@@ -119,6 +119,9 @@ class ChecklistResult:
     needs_info_count: int
     missing_items: tuple[MissingItem, ...] = field(default_factory=tuple)
     red_flags: tuple[RedFlag, ...] = field(default_factory=tuple)
+    # Codes of items whose effective answer a reviewer accepted (a yes or partial): what a
+    # comparison may take as verified, not merely stated by the vendor.
+    accepted: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def awaiting_review(self) -> tuple[str, ...]:
@@ -148,6 +151,7 @@ class ChecklistResult:
             "missing_items": [m.as_dict() for m in self.missing_items],
             "red_flags": [r.as_dict() for r in self.red_flags],
             "awaiting_review": list(self.awaiting_review),
+            "accepted": list(self.accepted),
         }
 
 
@@ -211,6 +215,11 @@ def evaluate(
         needs_info_count=sum(1 for _, a in known if a.review_status == "needs_info"),
         missing_items=tuple(missing),
         red_flags=red_flags,
+        accepted=tuple(
+            item.code
+            for item, a in known
+            if a.review_status == "accepted" and a.status in COUNTING_STATUSES
+        ),
     )
 
 

@@ -58,6 +58,10 @@ if not AUDIT_HMAC_KEY:
     import hashlib as _hashlib
 
     AUDIT_HMAC_KEY = _hashlib.sha256(f"audit-chain:{SECRET_KEY}".encode()).hexdigest()
+# A file outside the database where each audit checkpoint is appended as a signed line (ship it
+# to a log store or WORM storage): verification then notices a trail shortened or emptied by
+# whoever owns the tables. Empty: no external anchor (development).
+AUDIT_ANCHOR_FILE = env_str("AUDIT_ANCHOR_FILE", "")
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
@@ -97,12 +101,14 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.SessionLifetimeMiddleware",  # idle timeout, absolute lifetime
     "accounts.middleware.NoStoreMiddleware",  # authenticated responses: no-store
+    "accounts.middleware.KnownDeviceMiddleware",  # remembers browsers that logged in
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
     "core.api.middleware.JsonBodyMiddleware",  # malformed JSON is a 400 on every API write
+    "core.db_limits.DatabaseLimitsMiddleware",  # huge ids 400, a locked SQLite 503 (S7)
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -136,6 +142,17 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The development database: readers never wait for the writer (WAL), a writer waits up to
+    # 20 s for another, and a transaction takes the write lock when it begins (IMMEDIATE), so
+    # two parallel writes queue instead of failing half-way with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -216,6 +233,11 @@ else:
     }
 CELERY_VISIBILITY_TIMEOUT = _celery_visibility
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# S8: a lost broker is retried for ever (with Celery's growing interval, at most 30 s apart),
+# not given up after 100 tries; `make run` also restarts a worker that exits.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_CONNECTION_TIMEOUT = 10
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True  # together with acks_late, or a killed task is lost
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -241,6 +263,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "benchmarks.tasks.benchmark_results_redrive_stuck_task",
         "schedule": timedelta(minutes=1),  # with a 30 s stale claim: re-driven within 2 min
     },
+    # verify the audit trail's new events and anchor its head outside the database
+    "audit-anchor": {
+        "task": "core.tasks.audit_anchor_task",
+        "schedule": timedelta(minutes=env_int("AUDIT_ANCHOR_EVERY_MINUTES", 10)),
+    },
     # expired API tokens are refused when presented; this removes the rest (accounts.auth)
     "purge-expired-api-tokens": {
         "task": "accounts.tasks.api_tokens_purge_expired_task",
@@ -253,6 +280,9 @@ CELERY_BEAT_SCHEDULE = {
 # imported every CATALOG_IMPORT_EVERY_HOURS as CATALOG_IMPORT_USER (a lead or admin).
 CATALOG_IMPORT_SOURCES = json.loads(env_str("CATALOG_IMPORT_SOURCES", "[]") or "[]")
 CATALOG_IMPORT_USER = env_str("CATALOG_IMPORT_USER", "")
+# Host names a scheduled import may fetch although they resolve to a private or loopback
+# address (an intranet mirror); every other hop, redirects included, must be public.
+CATALOG_IMPORT_PRIVATE_HOSTS = env_list("CATALOG_IMPORT_PRIVATE_HOSTS", "")
 CATALOG_IMPORT_EVERY_HOURS = env_int("CATALOG_IMPORT_EVERY_HOURS", 24 * 7)
 if CATALOG_IMPORT_SOURCES:
     CELERY_BEAT_SCHEDULE["catalog-import-refresh"] = {
@@ -300,9 +330,17 @@ LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURE_WINDOW_S = env_int("LOGIN_FAILURE_WINDOW_S", 900)
 LOGIN_FAILURE_ADDRESS_LIMIT = env_int("LOGIN_FAILURE_ADDRESS_LIMIT", 20)  # spraying
 LOGIN_FAILURE_ACCOUNT_LIMIT = env_int("LOGIN_FAILURE_ACCOUNT_LIMIT", 20)  # rotating addresses
+# Past a login limit an unknown browser needs more than the password: a one-time sign-in
+# link mailed to the account (valid LOGIN_LINK_TTL_S, at most LOGIN_LINK_MAIL_LIMIT mails per
+# account per window), or a known-device cookie set at an earlier login (KNOWN_DEVICE_DAYS).
+LOGIN_LINK_TTL_S = env_int("LOGIN_LINK_TTL_S", 900)
+LOGIN_LINK_MAIL_LIMIT = env_int("LOGIN_LINK_MAIL_LIMIT", 3)
+KNOWN_DEVICE_DAYS = env_int("KNOWN_DEVICE_DAYS", 180)
+KNOWN_DEVICE_COOKIE = "wb_device"
 # Reverse proxies (addresses or networks) whose X-Forwarded-For is believed; none by default.
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 90)
+API_TOKEN_LIMIT_PER_USER = env_int("API_TOKEN_LIMIT_PER_USER", 10)  # the oldest are revoked
 # Password reset by e-mail: links valid one hour; requests limited per address and per
 # e-mail address (known or not) over the window.
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600)
@@ -334,6 +372,7 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SESSION_COOKIE_NAME = "__Host-sessionid"
+    KNOWN_DEVICE_COOKIE = "__Host-wb_device"
     CSRF_COOKIE_NAME = "__Host-csrftoken"
 
 CONTENT_SECURITY_POLICY = {

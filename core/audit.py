@@ -12,6 +12,9 @@ too. No version-1 row may follow a version-2 one either (no downgrade).
 A keyed checkpoint whose event is gone or whose hash changed is reported as broken (its event
 id), never skipped: deleting the newest rows, the checkpointed one included, is detected.
 
+The newest checkpoint is also written outside the database (core.audit_anchor): a trail
+shorter than that external anchor, or emptied, fails verification.
+
 Verification is incremental: a keyed checkpoint records the last event verified, and
 `/audit/` verifies only the events after it; `audit_chain_verify(full=True)` (the
 `audit_verify` command) re-reads everything.
@@ -28,6 +31,7 @@ from django.db.models import Model, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.functional import cached_property
 
+from core.audit_anchor import Anchor, anchor_append, anchor_latest, anchor_problem
 from core.models import HASH_VERSION, AuditCheckpoint, AuditEvent, AuditKeyedChainStart
 
 _AUDIT_LOCK_KEY = 727_001  # advisory lock serialising the hash chain on PostgreSQL
@@ -98,11 +102,24 @@ def audit_chain_verify(*, full: bool = False) -> list[int]:
         elif not broken:
             last_good = (event.pk, event.row_hash)
         prev = event.row_hash
+    anchor = anchor_latest()
+    if anchor is not None and (anchor_problem() if full else _anchor_gone(anchor)):
+        broken.append(anchor.event_id)
     if not broken and last_good and last_good[0] - (checkpoint.event_id if checkpoint else 0) > 0:
         stored = AuditCheckpoint(event_id=last_good[0], row_hash=last_good[1])
         stored.mac = stored.compute_mac()
         stored.save()
+    head = last_good or ((checkpoint.event_id, checkpoint.row_hash) if checkpoint else None)
+    if not broken and head and (anchor is None or anchor.event_id < head[0]):
+        anchor_append(event_id=head[0], row_hash=head[1])
     return sorted(set(broken))
+
+
+def _anchor_gone(anchor: Anchor) -> bool:
+    """The incremental check of the external anchor: its event is gone or changed (the full
+    check also counts the events up to it)."""
+    found = AuditEvent.objects.filter(pk=anchor.event_id).values_list("row_hash", flat=True)
+    return found.first() != anchor.row_hash
 
 
 def _last_v1_event_id() -> int:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.chart_text import plotly_escaped
 from core.values import float_or_none
 
 TOP_N = 15
@@ -68,6 +69,7 @@ def ranked(rows: Sequence[Any], top: int = TOP_N) -> list[Any]:
     return sorted(out, key=lambda r: r.rank)[:top]
 
 
+@plotly_escaped
 def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | None:
     """Stacked cost lines per candidate, each scaled to the unit (bar height = unit cost)."""
     top = ranked(rows)
@@ -105,6 +107,7 @@ def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | 
     }
 
 
+@plotly_escaped
 def unit_cost_range_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | None:
     """p10–p90 of the unit cost (Monte Carlo) around the p50, with the point estimate."""
     top = [r for r in ranked(rows) if r.p50 is not None]
@@ -146,6 +149,7 @@ def unit_cost_range_figure(rows: Sequence[Any], unit_label: str) -> dict[str, An
     }
 
 
+@plotly_escaped
 def breakeven_from_result(
     result: Mapping[str, Any], labels: Mapping[str, str]
 ) -> dict[str, Any] | None:
@@ -187,6 +191,7 @@ def assumption_label(name: str, labels: Mapping[str, str]) -> str:
     return name.replace("_", " ")
 
 
+@plotly_escaped
 def tornado_from_result(
     result: Mapping[str, Any], labels: Mapping[str, str] | None = None
 ) -> dict[str, Any] | None:

@@ -25,9 +25,25 @@ $PY manage.py migrate --noinput -v0
 if $PY manage.py help load_catalog >/dev/null 2>&1; then $PY manage.py load_catalog; fi
 $PY manage.py seed_demo
 
+# S8: the worker (and its beat) is restarted when it exits, after 1, 2, 4 … 30 s.
+supervise_worker() {
+  local delay=1 child="" started
+  trap 'kill "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 0' INT TERM
+  while true; do
+    mkdir -p "$VAR/celery/queue" "$VAR/celery/processed" "$VAR/celery/control" 2>/dev/null || true
+    started=$SECONDS
+    .venv/bin/celery -A config worker -B -l info --concurrency 2 \
+      --schedule "$VAR/celery/beat-schedule" --without-gossip --without-mingle &
+    child=$!
+    wait "$child" || true
+    if (( SECONDS - started > 60 )); then delay=1; fi
+    echo "Celery worker exited; restarting it in ${delay} s" >&2
+    sleep "$delay" & wait $! || true
+    delay=$(( delay < 16 ? delay * 2 : 30 ))
+  done
+}
 echo "Starting Celery worker (broker: ${CELERY_BROKER_URL:-filesystem://})"
-.venv/bin/celery -A config worker -B -l info --concurrency 2 \
-  --schedule "$VAR/celery/beat-schedule" --without-gossip --without-mingle &
+supervise_worker &
 WORKER=$!
 cleanup() { kill "$WORKER" 2>/dev/null || true; wait "$WORKER" 2>/dev/null || true; }
 trap cleanup EXIT INT TERM

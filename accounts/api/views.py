@@ -15,8 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import services
 from accounts.http import api_user
+from accounts.services import devices
 from accounts.tokens import token_issue, tokens_of, tokens_revoke
 from core.errors import DomainError, NotAllowed
 
@@ -42,19 +42,25 @@ class TokenObtainApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         username = data.validated_data["username"]
-        ip = services.client_ip(request)
-        reason = services.login_refusal(username=username, ip_address=ip)
-        if reason:
-            services.login_refused(username=username, ip_address=ip, reason=reason, via="api")
-            raise NotAllowed("Too many failed attempts; wait 15 minutes and try again.")
-        user = authenticate(request, username=username, password=data.validated_data["password"])
+        password = data.validated_data["password"]
+        attempt = devices.login_attempt(
+            request=request,
+            username=username,
+            via="api",
+            check=lambda: authenticate(request, username=username, password=password),
+        )
+        if attempt.stepped_up:
+            raise NotAllowed(
+                "Too many failed attempts for this account from an unrecognised device; wait "
+                "15 minutes and try again. If the password was right, a one-time sign-in link "
+                "was mailed to the account's address."
+            )
+        user = attempt.user
         if user is None:
-            services.login_failure_record(username=username, ip_address=ip, via="api")
             raise DomainError(
                 "Unable to log in with these credentials.",
                 fields={"non_field_errors": ["Unable to log in with these credentials."]},
             )
-        services.login_succeeded(user=user, ip_address=ip)
         key = token_issue(user, via="api")
         return Response({"token": key, "expiry": tokens_of(user)[0]["expiry"]})
 

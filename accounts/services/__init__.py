@@ -1,5 +1,6 @@
-"""Account writes: login throttling, client address and password reset (`login`); user
-management by administrators (`users`). Re-exported so callers import `accounts.services`."""
+"""Account writes: login throttling and client address (`login`), known devices and the
+one-time sign-in link (`devices`), password reset (`password_reset`); user management by
+administrators (`users`). Re-exported so callers import `accounts.services`."""
 
 from accounts.services.login import (
     client_ip,
@@ -9,6 +10,9 @@ from accounts.services.login import (
     login_refusal,
     login_refused,
     login_succeeded,
+    throttle_key,
+)
+from accounts.services.password_reset import (
     password_reset_mail_later,
     password_reset_mail_send,
     password_reset_refusal,
@@ -28,5 +32,6 @@ __all__ = [
     "password_reset_mail_send",
     "password_reset_refusal",
     "password_reset_requested",
+    "throttle_key",
     "user_update",
 ]

@@ -1,40 +1,50 @@
 """Login throttling and the client address behind a trusted proxy.
 
-Three counters over one window (``LOGIN_FAILURE_WINDOW_S``), all from the same rows, and
-none of them lets an attacker lock another user out (docs/security.md, "Login throttling"):
+One rule for the product's login form, the admin's login and the token endpoint, so none of
+them is a separate password oracle (docs/security.md, "Login throttling"):
 
-- per (username, address): ``LOGIN_FAILURE_LIMIT`` failures refuse that pair (one guesser
-  cannot lock the same user out at other addresses, nor other users at this address);
-- per address across usernames: ``LOGIN_FAILURE_ADDRESS_LIMIT`` failures refuse the address
-  (password spraying); only the sprayer's own address is refused;
-- per username across addresses: past ``LOGIN_FAILURE_ACCOUNT_LIMIT`` failures the account is
-  refused *from every address that has failed for it in the window*. An address that has
-  never failed for the account (the user's own) still logs in with the right password, as
-  does the address where the user last logged in; a rotating attacker gets one guess per
-  fresh address, never the user's lock-out.
+- **One key per account.** Attempts are counted under the username as authentication reads
+  it: NFKC-normalised and case-folded (`throttle_key`), so ``ｓecurity`` (fullwidth) and
+  ``SECURITY`` count for ``security``.
+- **Atomic.** The check, the password and the count run in one transaction holding a lock on
+  the account's key and then on the address (PostgreSQL advisory locks; on SQLite the
+  transaction itself takes the write lock), so parallel guesses are counted one by one.
+- **Known devices.** A successful login sets a signed cookie naming the accounts that logged
+  in from that browser (`accounts.services.devices`). A known device is limited on its own:
+  ``LOGIN_FAILURE_LIMIT`` failures per (account, device); no other limit applies to it, so an
+  attacker's guesses never lock the user's own browser out.
+- **Unknown devices** need more than the password past any of: ``LOGIN_FAILURE_LIMIT``
+  failures for (account, address); ``LOGIN_FAILURE_ADDRESS_LIMIT`` failures from the address
+  across accounts (spraying); ``LOGIN_FAILURE_ACCOUNT_LIMIT`` failures for the account across
+  addresses, unless the address is the one the user last logged in from. Such an attempt is
+  *stepped up*: the password is still checked, nobody is logged in, and when it was right a
+  one-time sign-in link is mailed to the account. The answer is the same either way, so a
+  guesser learns nothing from it, and the user is never locked out: the mailed link, or a
+  browser that logged in before, still works.
 
-Failure rows are bounded per address: at most ``LOGIN_FAILURE_ADDRESS_LIMIT`` per window (the
-address is refused after that), and refusals are one aggregate row per address per window
-whose ``attempts`` counts them; rows older than two windows are purged. The audit trail
-gets the first failure per (username, address) per window and the first refusal per address
-per window, whose summary carries the previous window's refusal count.
+Failure rows are bounded: an attempt is stored as a row only while no limit applies (so at
+most ``LOGIN_FAILURE_ADDRESS_LIMIT`` unknown-device rows per address per window, and
+``LOGIN_FAILURE_LIMIT`` per known device); stepped-up attempts go to one aggregate row per
+address per window (``attempts``). Rows older than two windows are purged. The audit
+trail gets the first failure per (account, address) per window and the first refusal per
+address per window, with the previous window's refusal count.
 """
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
+import unicodedata
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
 
 from django.conf import settings
-from django.contrib.auth.forms import PasswordResetForm
-from django.db import transaction
+from django.db import connection
 from django.db.models import F, Q
 from django.http import HttpRequest
 from django.utils import timezone
 
-from accounts.models import LoginFailure, PasswordResetRequest, User
-from core import jobs
+from accounts.models import LoginFailure, User
 from core.audit import audit_record
 
 
@@ -74,36 +84,85 @@ def _trusted(address: str) -> bool:
     return any(ip in ipaddress.ip_network(net, strict=False) for net in settings.TRUSTED_PROXIES)
 
 
+def throttle_key(username: str) -> str:
+    """The account a typed username means: Django's NFKC normalisation (the login form's
+    `UsernameField`, `AbstractBaseUser.normalize_username`) and case folding."""
+    return unicodedata.normalize("NFKC", username or "").strip().casefold()[:150]
+
+
+def account_for(key: str) -> User | None:
+    """The user whose username has this throttle key, if any."""
+    for user in User.objects.filter(username__iexact=key):
+        if throttle_key(user.username) == key:
+            return user
+    return None
+
+
 def _since() -> datetime:
     return timezone.now() - timedelta(seconds=settings.LOGIN_FAILURE_WINDOW_S)
 
 
-def login_refusal(*, username: str, ip_address: str | None) -> str | None:
-    """Why this attempt is refused before the password is checked ("pair", "address",
-    "account"), or None."""
+def _lock(name: str) -> None:
+    """A transaction-scoped lock on `name` (PostgreSQL). SQLite serialises the transaction
+    itself (it begins IMMEDIATE, see the database settings)."""
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)]
+        )
+
+
+def attempt_lock(*, key: str, ip_address: str | None) -> None:
+    """Serialise attempts on this account, then this address (always in that order, so two
+    attempts never wait on each other in a circle). Call inside `transaction.atomic()`."""
+    _lock(f"login-account:{key}")
+    _lock(f"login-address:{ip_address or '-'}")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the throttle says of an attempt before the password is checked."""
+
+    reason: str | None  # "pair", "device", "address", "account"; None: the password decides
+    device: str  # the known device's id for this account ("" for an unknown device)
+
+    @property
+    def stepped_up(self) -> bool:
+        return self.reason is not None
+
+
+def login_verdict(*, key: str, ip_address: str | None, device: str = "") -> Verdict:
+    """The throttle's verdict for an attempt on account `key` from `ip_address`, `device`
+    being the known-device id when the browser's cookie names this account."""
     recent = LoginFailure.objects.filter(created_at__gte=_since(), throttled=False)
-    if recent.filter(username__iexact=username, ip_address=ip_address).count() >= (
-        settings.LOGIN_FAILURE_LIMIT
-    ):
-        return "pair"
-    if ip_address and recent.filter(ip_address=ip_address).count() >= (
+    limit = settings.LOGIN_FAILURE_LIMIT
+    if device:
+        if recent.filter(username=key, device=device).count() >= limit:
+            return Verdict("device", device)
+        return Verdict(None, device)
+    unknown = recent.filter(device="")
+    if unknown.filter(username=key, ip_address=ip_address).count() >= limit:
+        return Verdict("pair", "")
+    if ip_address and unknown.filter(ip_address=ip_address).count() >= (
         settings.LOGIN_FAILURE_ADDRESS_LIMIT
     ):
-        return "address"
-    account = recent.filter(username__iexact=username)
-    if account.count() >= settings.LOGIN_FAILURE_ACCOUNT_LIMIT:
-        # Only addresses that have guessed wrong for this account are refused: a lock that
-        # also refused clean addresses would let anyone lock the user out.
-        if not account.filter(ip_address=ip_address).exists():
-            return None
+        return Verdict("address", "")
+    if recent.filter(username=key).count() >= settings.LOGIN_FAILURE_ACCOUNT_LIMIT:
         known = (
-            User.objects.filter(username__iexact=username)
+            User.objects.filter(username__iexact=key)
             .values_list("last_login_address", flat=True)
             .first()
         )
         if not (ip_address and known == ip_address):
-            return "account"
-    return None
+            return Verdict("account", "")
+    return Verdict(None, "")
+
+
+def login_refusal(*, username: str, ip_address: str | None, device: str = "") -> str | None:
+    """Why an attempt would be stepped up ("pair", "device", "address", "account"), or None."""
+    return login_verdict(key=throttle_key(username), ip_address=ip_address, device=device).reason
 
 
 def login_blocked(*, username: str, ip_address: str | None) -> bool:
@@ -111,42 +170,44 @@ def login_blocked(*, username: str, ip_address: str | None) -> bool:
 
 
 def login_refused(*, username: str, ip_address: str | None, reason: str, via: str) -> None:
-    """Count a refusal on the address's one aggregate row of this window; audit only the first
-    refusal per address per window, with the previous window's count. A new username per
-    request therefore adds neither rows nor audit events."""
+    """Count a stepped-up attempt on the address's one aggregate row of this window; audit
+    only the first per address per window, with the previous window's count. A new
+    username per request therefore adds neither rows nor audit events."""
+    key = throttle_key(username)
     refusals = LoginFailure.objects.filter(ip_address=ip_address, throttled=True)
-    if refusals.filter(created_at__gte=_since()).update(
-        attempts=F("attempts") + 1, username=username[:150]
-    ):
+    if refusals.filter(created_at__gte=_since()).update(attempts=F("attempts") + 1, username=key):
         return
     previous = refusals.order_by("-created_at").first()
-    LoginFailure.objects.create(username=username[:150], ip_address=ip_address, throttled=True)
+    LoginFailure.objects.create(username=key, ip_address=ip_address, throttled=True)
     extra = {"reason": reason, "refusals_from_address": "1"}
     if previous is not None:
         extra["refusals_in_previous_window"] = str(previous.attempts)
-    _audit("login.throttled", username, ip_address, via, **extra)
+    _audit("login.throttled", key, ip_address, via, **extra)
 
 
-def login_failure_record(*, username: str, ip_address: str | None, via: str = "form") -> None:
-    """Count a failure; audit the first one per (username, address) per window."""
+def login_failure_record(
+    *, username: str, ip_address: str | None, via: str = "form", device: str = ""
+) -> None:
+    """Count a failure; audit the first one per (account, address) per window."""
+    key = throttle_key(username)
     now = timezone.now()
     LoginFailure.objects.filter(
         created_at__lt=now - timedelta(seconds=2 * settings.LOGIN_FAILURE_WINDOW_S)
     ).delete()
     first = not LoginFailure.objects.filter(
-        username__iexact=username, ip_address=ip_address, created_at__gte=_since(), throttled=False
+        username=key, ip_address=ip_address, created_at__gte=_since(), throttled=False
     ).exists()
-    LoginFailure.objects.create(username=username[:150], ip_address=ip_address)
+    LoginFailure.objects.create(username=key, ip_address=ip_address, device=device)
     if first:
-        _audit("login.failed", username, ip_address, via)
+        _audit("login.failed", key, ip_address, via)
 
 
-def login_succeeded(*, user: User, ip_address: str | None) -> None:
-    """Clear this pair's failures and remember the address as the user's known one."""
+def login_succeeded(*, user: User, ip_address: str | None, device: str = "") -> None:
+    """Clear this pair's (and this device's) failures and remember the address."""
     # The address's refusal aggregate stays: it is the address's, not this user's.
-    LoginFailure.objects.filter(
-        Q(username__iexact=user.username) & Q(ip_address=ip_address), throttled=False
-    ).delete()
+    key = throttle_key(user.username)
+    mine = Q(ip_address=ip_address, device="") | (Q(device=device) if device else Q(pk__in=[]))
+    LoginFailure.objects.filter(mine, username=key, throttled=False).delete()
     if ip_address and user.last_login_address != ip_address:
         user.last_login_address = ip_address
         User.objects.filter(pk=user.pk).update(last_login_address=ip_address)
@@ -154,7 +215,7 @@ def login_succeeded(*, user: User, ip_address: str | None) -> None:
 
 def login_failures_clear(*, username: str, ip_address: str | None) -> None:
     LoginFailure.objects.filter(
-        username__iexact=username, ip_address=ip_address, throttled=False
+        username=throttle_key(username), ip_address=ip_address, throttled=False
     ).delete()
 
 
@@ -174,61 +235,3 @@ def _audit(action: str, username: str, ip_address: str | None, via: str, **extra
         outcome="refused",
         summary=summary,
     )
-
-
-def password_reset_refusal(*, email: str, ip_address: str | None) -> str | None:
-    """Why a reset link is not sent ("address", "email"), or None; the same for known and
-    unknown e-mail addresses, so the refusal reveals no account."""
-    since = timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_WINDOW_S)
-    recent = PasswordResetRequest.objects.filter(created_at__gte=since)
-    if ip_address and recent.filter(ip_address=ip_address).count() >= (
-        settings.PASSWORD_RESET_ADDRESS_LIMIT
-    ):
-        return "address"
-    if recent.filter(email__iexact=email).count() >= settings.PASSWORD_RESET_EMAIL_LIMIT:
-        return "email"
-    return None
-
-
-def password_reset_requested(*, email: str, ip_address: str | None) -> PasswordResetRequest:
-    """Count a request (rows older than two windows go, so the table stays small)."""
-    PasswordResetRequest.objects.filter(
-        created_at__lt=timezone.now() - timedelta(seconds=2 * settings.PASSWORD_RESET_WINDOW_S)
-    ).delete()
-    return PasswordResetRequest.objects.create(email=email[:254].lower(), ip_address=ip_address)
-
-
-RESET_MAIL_TASK = "accounts.tasks.password_reset_mail_send_task"
-RESET_EMAIL_TEMPLATE = "emails/password_reset.txt"
-RESET_SUBJECT_TEMPLATE = "emails/password_reset_subject.txt"
-
-
-def password_reset_mail_later(*, request_id: int, domain: str, use_https: bool) -> None:
-    """Queue the reset mail of a counted request, after commit, for every address alike.
-
-    The request neither looks the address up nor sends anything: a known address used to
-    answer slower than an unknown one (a link made and mailed inside the request), which told
-    an attacker which addresses have accounts. The worker looks the address up instead."""
-    transaction.on_commit(
-        partial(jobs.send_safely, RESET_MAIL_TASK, (request_id, domain, use_https))
-    )
-
-
-def password_reset_mail_send(*, request_id: int, domain: str, use_https: bool) -> int:
-    """Mail a one-time link to each active account with the request's address (Django's reset
-    form and tokens); how many were sent. None for an unknown address, or a purged request."""
-    row = PasswordResetRequest.objects.filter(pk=request_id).first()
-    if row is None:
-        return 0
-    form = PasswordResetForm({"email": row.email})
-    if not form.is_valid():
-        return 0
-    users = list(form.get_users(row.email))
-    if users:
-        form.save(
-            domain_override=domain,
-            use_https=use_https,
-            email_template_name=RESET_EMAIL_TEMPLATE,
-            subject_template_name=RESET_SUBJECT_TEMPLATE,
-        )
-    return len(users)

@@ -9,6 +9,7 @@ from accounts.views.login import (
     PasswordResetConfirmView,
     PasswordResetDoneView,
     PasswordResetView,
+    login_link,
 )
 from accounts.views.users import user_list, user_manage
 
@@ -21,6 +22,7 @@ __all__ = [
     "PasswordResetConfirmView",
     "PasswordResetDoneView",
     "PasswordResetView",
+    "login_link",
     "user_list",
     "user_manage",
 ]

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import login as auth_login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, SetPasswordForm
-from django.http import HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render, resolve_url
 from django.urls import reverse_lazy
 from django.utils.decorators import method_decorator
+from django.views.decorators.http import require_http_methods
 
 from accounts import services
 from accounts.forms import ThrottledAuthenticationForm, ThrottledPasswordResetForm
 from accounts.models import User
+from accounts.services import devices
 from core.audit import audit_record
 
 
@@ -29,6 +34,26 @@ class LoginView(auth_views.LoginView):
         user = form.get_user()
         audit_record(actor=user, action="login.ok", obj=user)
         return response
+
+
+@login_not_required
+@require_http_methods(["GET", "POST"])
+def login_link(request: HttpRequest, token: str) -> HttpResponse:
+    """The one-time sign-in link mailed past a login limit (C3): GET shows a button (a mail
+    scanner following the link signs nobody in), POST signs in and remembers the browser."""
+    user = devices.login_link_user(token)
+    if request.method == "POST" and user is not None:
+        auth_login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        services.login_succeeded(user=user, ip_address=services.client_ip(request))
+        audit_record(actor=user, action="login.ok", obj=user, summary={"via": "link"})
+        return HttpResponseRedirect(resolve_url(settings.LOGIN_REDIRECT_URL))
+    status = 200 if user is not None else 400
+    return render(
+        request,
+        "registration/login_link.html",
+        {"valid": user is not None, "link_user": user},
+        status=status,
+    )
 
 
 class LogoutView(auth_views.LogoutView):

@@ -31,6 +31,7 @@ from benchmarks.upload_handlers import (
     install_capped_handler,
 )
 from core.api.permissions import HasRole
+from core.db_limits import IdFilter
 from core.roles import STAFF_ROLES, is_staff
 
 
@@ -59,8 +60,8 @@ class FormatFilterNegotiation(DefaultContentNegotiation):
 
 
 class ResultFilter(django_filters.FilterSet):
-    quote = django_filters.NumberFilter(field_name="quote_id")
-    brief = django_filters.NumberFilter(field_name="brief_id")
+    quote = IdFilter(field_name="quote_id")
+    brief = IdFilter(field_name="brief_id")
     accelerator = django_filters.CharFilter(method="filter_accelerator", help_text="slug or id")
     status = django_filters.ChoiceFilter(choices=BenchmarkResult.Status.choices)
     format = django_filters.CharFilter(field_name="format_id")

@@ -19,10 +19,12 @@ from catalog.models import (
     Quote,
     Rfq,
 )
+from catalog.plausibility import check_for_viewer
 from catalog.services.imports import ImportKind
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from catalog.services.reference import API_ROUTE_FIELDS
 from core.api.fields import PersonField, SlugLookupField
+from core.roles import STAFF_ROLES, has_role
 
 _M = TypeVar("_M", bound=models.Model)
 
@@ -98,6 +100,10 @@ class QuoteSerializer(_MoneyModelSerializer[Quote]):
         "outlier flag (low/high/null)."
     )
     checklist = serializers.SerializerMethodField()
+    price_check = serializers.SerializerMethodField(
+        help_text="The plausibility check's figures when flagged; the market reference "
+        "(`reference`) is shown to staff only."
+    )
 
     class Meta:
         model = Quote
@@ -127,6 +133,11 @@ class QuoteSerializer(_MoneyModelSerializer[Quote]):
         if not self.context.get("market_position"):
             return None
         return selectors.quote_market_position(quote)
+
+    def get_price_check(self, quote: Quote) -> dict[str, Any]:
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        return check_for_viewer(quote.price_check or {}, staff=has_role(user, *STAFF_ROLES))
 
     def get_superseded_by(self, quote: Quote) -> int | None:
         successor = getattr(quote, "superseded_by", None)
@@ -162,8 +173,8 @@ class QuoteInputSerializer(_MoneyModelSerializer[Quote]):
         required=False,
         default=False,
         help_text="Send true to keep a price far from the market (5x above or 0.2x below the "
-        "median current offer, or outside the public list prices); without it such a price "
-        "is refused with a 400 naming the median and the ratio.",
+        "market reference, one voice per vendor, or outside the public list prices); without "
+        "it such a price is refused with a 400 saying why (public figures only to vendors).",
     )
 
     class Meta:

@@ -19,6 +19,7 @@ whose publisher is kept.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -26,6 +27,8 @@ from typing import Any
 
 from catalog.importers.common import ImportFileError, ParseResult, RowError, decode_text
 from catalog.importers.names import base_provider, publisher_for
+
+logger = logging.getLogger(__name__)
 
 TEXT_MODES = frozenset({"chat", "completion", "responses"})
 PER_MILLION = Decimal(1_000_000)
@@ -65,15 +68,19 @@ class LiteLlmRow:
     publisher: str = ""  # the model's publisher when the provider resells it
 
 
+class _FileProblem(ValueError):
+    """A problem this parser words itself (safe to show); any other error is named only."""
+
+
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a valid number here")
+    raise _FileProblem(f"{name} is not a valid number here")
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = [k for k, _ in pairs]
     if len(keys) != len(set(keys)):
         dupes = sorted({k for k in keys if keys.count(k) > 1})
-        raise ValueError(f"duplicate key(s) {', '.join(dupes[:5])}")
+        raise _FileProblem(f"duplicate key(s) {', '.join(dupes[:5])}")
     return dict(pairs)
 
 
@@ -88,8 +95,18 @@ def _load(data: bytes) -> dict[str, Any]:
         )
     except RecursionError as exc:
         raise ImportFileError("The JSON is nested too deeply.") from exc
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
+        raise ImportFileError(
+            f"The file is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+        ) from exc
+    except _FileProblem as exc:
         raise ImportFileError(f"The file is not valid JSON: {exc}.") from exc
+    except ValueError as exc:
+        # Python's own wording (limits, internals) stays in the log, not in the outcome.
+        logger.info("LiteLLM file refused: %s", exc)
+        raise ImportFileError(
+            f"The file has a value this parser cannot read ({type(exc).__name__})."
+        ) from exc
     if not isinstance(parsed, dict):
         raise ImportFileError("Expected a JSON object keyed by model name (LiteLLM's format).")
     if len(parsed) > MAX_ENTRIES:

@@ -9,11 +9,15 @@ who the import acts for; every outcome, failures included, is audit-logged.
 
 from __future__ import annotations
 
+import ipaddress
+import re
+import socket
+import urllib.error
 import urllib.request
 from datetime import date
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -34,20 +38,67 @@ class SourceError(Exception):
     """The configured source cannot be read (bad configuration, network, size)."""
 
 
+MAX_REDIRECTS = 5
+# A value quoted in a row error ('AKIA…', "x", “x”): what a fetched body may echo back.
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Hand every redirect back to `fetch`, which checks the next hop before following it."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _refused_address(host: str, port: int) -> str | None:
+    """Why `host` may not be fetched: it resolves to a private, loopback, link-local,
+    reserved or multicast address (the metadata service, the intranet), unless it is one of
+    ``CATALOG_IMPORT_PRIVATE_HOSTS``; None when every address it resolves to is public."""
+    if host.lower() in {h.lower() for h in settings.CATALOG_IMPORT_PRIVATE_HOSTS}:
+        return None
+    try:
+        infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
+    except OSError:
+        return f"the host {host[:80]!r} does not resolve"
+    for info in infos:
+        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
+        if not address.is_global or address.is_multicast:
+            return f"the host {host[:80]!r} is a private, loopback or link-local address"
+    return None
+
+
+def _open_checked(url: str) -> tuple[bytes, str]:
+    """GET `url`, following at most MAX_REDIRECTS redirects, each hop's scheme and resolved
+    addresses checked before it is contacted."""
+    opener = urllib.request.build_opener(_NoRedirects)
+    headers = {"User-Agent": "gpu-procurement-import"}
+    for _hop in range(MAX_REDIRECTS + 1):
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise SourceError(f"Only http(s) URLs can be fetched, not {url[:80]!r}.")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        refused = _refused_address(parts.hostname, port)
+        if refused:
+            raise SourceError(f"Refused to fetch {parts.scheme}://{parts.hostname}: {refused}.")
+        request = urllib.request.Request(url, headers=headers)  # noqa: S310  # nosec B310
+        try:
+            # Only http(s) to a checked host, see above.
+            with opener.open(request, timeout=FETCH_TIMEOUT_S) as response:
+                return response.read(MAX_BYTES + 1), url
+        except urllib.error.HTTPError as exc:
+            location = exc.headers.get("Location") if 300 <= exc.code < 400 else None
+            if not location:
+                raise SourceError(f"Could not fetch {url[:200]}: HTTP {exc.code}.") from exc
+            url = urljoin(url, location)
+        except OSError as exc:
+            raise SourceError(f"Could not fetch {url[:200]}: {type(exc).__name__}.") from exc
+    raise SourceError(f"Too many redirects (more than {MAX_REDIRECTS}).")
+
+
 def fetch(source: dict[str, Any]) -> tuple[bytes, str]:
     """(bytes, file name) of a configured source; at most MAX_BYTES."""
     if source.get("url"):
-        url = str(source["url"])
-        if urlsplit(url).scheme not in ("http", "https"):
-            raise SourceError(f"Only http(s) URLs can be fetched, not {url[:80]!r}.")
-        headers = {"User-Agent": "gpu-procurement-import"}
-        request = urllib.request.Request(url, headers=headers)  # noqa: S310  # nosec B310
-        try:
-            # Only http(s), checked above.
-            with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:  # noqa: S310  # nosec B310
-                data = response.read(MAX_BYTES + 1)
-        except OSError as exc:
-            raise SourceError(f"Could not fetch {url[:200]}: {exc}") from exc
+        data, url = _open_checked(str(source["url"]))
         name = Path(urlsplit(url).path).name or "download"
     elif source.get("path"):
         path = Path(str(source["path"]))
@@ -105,16 +156,35 @@ def import_source(
         )
     except (SourceError, DomainError) as exc:
         errors = exc.errors if isinstance(exc, ImportRejected) else []
+        error = _without_values(str(exc)) if isinstance(exc, ImportRejected) else str(exc)
         audit_record(
             actor=acting_user,
             action="catalog.import_failed",
             outcome="failed",
             object_type="catalog.import",
             object_id=label[:40],
-            summary={"source": label, "kind": source.get("kind"), "error": str(exc)[:500]},
+            summary={"source": label, "kind": source.get("kind"), "error": error[:500]},
         )
-        return {"source": label, "ok": False, "error": str(exc), "errors": errors[:50]}
-    return {"source": label, "ok": True, **outcome.as_dict()}
+        return {"source": label, "ok": False, "error": error, "errors": _row_errors(errors)}
+    done = outcome.as_dict()
+    return {"source": label, "ok": True, **done, "errors": _row_errors(done.get("errors"))}
+
+
+def _without_values(message: str) -> str:
+    """A message about a fetched file with every quoted value taken out: the outcome is
+    printed, logged by the beat and stored, and the file's content is not ours to echo."""
+    return _QUOTED.sub("'…'", message)[:300]
+
+
+def _row_errors(errors: Any) -> list[Any]:
+    cleaned = []
+    for error in list(errors or [])[:50]:
+        if isinstance(error, dict):
+            error = {**error, "message": _without_values(str(error.get("message", "")))}
+        else:
+            error = _without_values(str(error))
+        cleaned.append(error)
+    return cleaned
 
 
 def import_configured_sources() -> list[dict[str, Any]]:

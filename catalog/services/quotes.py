@@ -111,7 +111,12 @@ def _validate(values: Mapping[str, Any], *, rfq: Rfq | None, require_source: boo
 
 
 def _plausibility(
-    values: Mapping[str, Any], *, replacing: Quote | None, confirmed: bool, by_staff: bool
+    values: Mapping[str, Any],
+    *,
+    provider: Provider,
+    replacing: Quote | None,
+    confirmed: bool,
+    by_staff: bool,
 ) -> dict[str, Any]:
     """The quote's flag fields: a price far from the market is refused unless its author
     confirmed it, and then kept with the check's figures (see catalog.plausibility)."""
@@ -126,6 +131,8 @@ def _plausibility(
             price_per_node=values.get("price_per_node"),
             gpus_per_node=values.get("gpus_per_node"),
             lineage_ids=lineage,
+            provider_id=provider.pk,
+            by_staff=by_staff,
         )
     else:
         check = price_check(
@@ -134,11 +141,13 @@ def _plausibility(
             currency=str(values.get("currency") or ""),
             price=values.get("price_per_gpu_hour"),
             lineage_ids=lineage,
+            provider_id=provider.pk,
+            by_staff=by_staff,
         )
     if check is None:
         return {"price_far_from_market": False, "price_check": {}}
     if not confirmed:
-        raise UnusualPrice(check)
+        raise UnusualPrice(check, staff=by_staff)
     check["confirmed_by"] = "staff" if by_staff else "vendor"
     return {"price_far_from_market": True, "price_check": check}
 
@@ -215,7 +224,11 @@ def quote_submit(
         _refuse_late_unsolicited(provider, values)
     _validate(values, rfq=rfq, require_source=by_staff and rfq is None)
     flags = _plausibility(
-        values, replacing=None, confirmed=confirm_unusual_price, by_staff=by_staff
+        values,
+        provider=provider,
+        replacing=None,
+        confirmed=confirm_unusual_price,
+        by_staff=by_staff,
     )
     quote = Quote.objects.create(
         **values,
@@ -318,7 +331,11 @@ def quote_revise(
         None
         if imported is not None
         else _plausibility(
-            values, replacing=old, confirmed=confirm_unusual_price, by_staff=by_staff
+            values,
+            provider=old.provider,
+            replacing=old,
+            confirmed=confirm_unusual_price,
+            by_staff=by_staff,
         )
     )
     new = _next_version(acting_user, old, values, Quote.Status.SUBMITTED, imported, flags)

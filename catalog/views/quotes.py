@@ -150,6 +150,8 @@ def quote_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     context = quote_page_context(request.user, quote)
     context["staff"] = True
     context["market"] = selectors.quote_market_position(quote)
+    # Staff see the whole market reference behind a flag; vendors read its public part only.
+    context["price_reference"] = (quote.price_check or {}).get("reference")
     return render(request, "catalog/quote_detail.html", context)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from django import template
 
+from core.chart_text import plotly_unescape
 from core.templatetags.numbers import DASH, LABELS, thousands
 
 register = template.Library()
@@ -32,7 +33,7 @@ class ChartTable:
 def _title(node: Any) -> str:
     if isinstance(node, dict):
         node = node.get("text", "")
-    return str(node or "")
+    return plotly_unescape(str(node or ""))
 
 
 def _is_number(value: Any) -> bool:
@@ -56,7 +57,7 @@ def cell_text(value: Any, places: int | None = 2) -> str:
     if value is None or value == "":
         return DASH
     if not _is_number(value):
-        return str(value)
+        return plotly_unescape(str(value))  # the figure's escaping; the template escapes
     if places is None:
         return f"{float(value):.3g}"
     return thousands(value, places)
@@ -100,7 +101,7 @@ def figure_table(fig: dict[str, Any] | None) -> ChartTable | None:
     categories: dict[Any, dict[str, Any]] = {}
     columns: list[str] = []
     for number, trace in enumerate(traces, start=1):
-        name = str(trace.get("name") or f"series {number}")
+        name = plotly_unescape(str(trace.get("name") or f"series {number}"))
         name = LABELS.get(name.replace(" ", "_"), name)  # "gpu compute" reads "GPU compute"
         labels, values = list(trace[category_axis]), list(trace[value_axis])
         low, high = _error_bounds(trace, value_axis, values)

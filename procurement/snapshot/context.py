@@ -70,12 +70,23 @@ class Context:
         boundary). Regions are geography (`catalog.regions`): `eu-west-2` is in Europe."""
         return boundary_reason(regions, self.allowed)
 
-    def private_endpoint_reason(self, offered: str | None, on: str = "quote") -> str | None:
+    def private_endpoint_reason(
+        self, offered: str | None, on: str = "quote", *, verified: bool = True
+    ) -> str | None:
         """Why an offer fails the brief's private-endpoint requirement (None: it meets
         it, or the brief requires none). "Not stated" is not shown to meet it, as a region
-        not stated is not shown inside a boundary: the row is ineligible and says so."""
-        if not self.brief.get("private_endpoint_required") or offered == "yes":
+        not stated is not shown inside a boundary: the row is ineligible and says so. A
+        vendor's "yes" counts once a reviewer accepted its network-boundary answer
+        (`verified`), not on the vendor's word alone (S11)."""
+        if not self.brief.get("private_endpoint_required"):
             return None
+        if offered == "yes":
+            if verified:
+                return None
+            return (
+                "states a private endpoint, but no reviewer has accepted the vendor's "
+                "network-boundary evidence yet"
+            )
         if offered == "no":
             return "offers no private endpoint; the brief requires one"
         return (

@@ -22,6 +22,7 @@ from briefs.fit import gpu_spec_for, model_spec_for
 from catalog.models import FxRate as FxRateRow
 from catalog.selectors import calibration_summaries
 from checklist.selectors import quote_checklist_summaries
+from core.roles import Role
 from engine.comparison import ENGINE_VERSION
 from procurement.snapshot import assumptions
 from procurement.snapshot.schema import (
@@ -170,6 +171,15 @@ def freeze(
 ) -> Snapshot:
     """The whole input of one comparison as JSON. Quotes need provider and accelerator loaded."""
     accelerators = {q.accelerator.slug: _accelerator(q.accelerator) for q in quotes}
+    # Whose word a quote's claims are: a vendor's own entries need a reviewer's acceptance
+    # before their private endpoint counts (snapshot/quotes.py), procurement's do not.
+    vendor_entered = set(
+        type(quotes[0])
+        .objects.filter(pk__in=[q.pk for q in quotes], entered_by__role=Role.VENDOR)
+        .values_list("pk", flat=True)
+        if quotes
+        else ()
+    )
     currencies = {q.currency for q in quotes} | {r.currency for r in api_routes}
     return {
         "format": SNAPSHOT_FORMAT,
@@ -185,7 +195,7 @@ def freeze(
             "effective": assumptions.effective(overrides),
         },
         "accelerators": accelerators,
-        "quotes": [_quote(q) for q in quotes],
+        "quotes": [{**_quote(q), "entered_by_vendor": q.pk in vendor_entered} for q in quotes],
         "api_routes": [_route(r) for r in api_routes],
         "fx_rates": fx_rates(currencies, on=as_of.date()),
         "checklist": checklist_summaries(quotes),

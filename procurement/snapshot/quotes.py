@@ -74,6 +74,9 @@ def _purchase(
     )
 
 
+NETWORK_BOUNDARY = "network-boundary"  # the checklist item that evidences a private endpoint
+
+
 def _checklist(ctx: Context, quote_id: int) -> tuple[bool, dict[str, Any]]:
     if ctx.checklist is None:
         return True, {"available": False, "note": "no checklist data"}
@@ -81,6 +84,18 @@ def _checklist(ctx: Context, quote_id: int) -> tuple[bool, dict[str, Any]]:
     if summary is None:
         return True, {"available": False, "note": "no checklist data"}
     return bool(summary.get("complete")), {"available": True, **summary}
+
+
+def _boundary_accepted(ctx: Context, quote: QuoteRow) -> bool:
+    """Whether the quote's private-endpoint claim is more than the vendor's word: entered by
+    procurement (or a public list price), or a reviewer accepted the network-boundary answer
+    behind it. Snapshots frozen before these facts were kept keep their verdict."""
+    if not quote.get("entered_by_vendor", False) or quote.get("is_public_list_price"):
+        return True
+    summary = (ctx.checklist or {}).get(str(quote["id"]))
+    if summary is None or "accepted" not in summary:
+        return True
+    return NETWORK_BOUNDARY in summary["accepted"]
 
 
 def _price_far(quote: QuoteRow) -> str:
@@ -123,7 +138,9 @@ def quote_candidate(
     }
     reasons: list[str] = []
     boundary = ctx.boundary_reason([quote.get("region", "")])
-    private = ctx.private_endpoint_reason(quote.get("private_endpoint"))
+    private = ctx.private_endpoint_reason(
+        quote.get("private_endpoint"), verified=_boundary_accepted(ctx, quote)
+    )
     reasons += [r for r in (boundary, private) if r]
     training = ctx.workload.is_training
     latency_ok = None

@@ -111,6 +111,7 @@ class ChecklistSummary(TypedDict, total=False):
     missing_items: list[JSONValue]
     awaiting_review: list[JSONValue]
     red_flags: list[JSONValue]
+    accepted: list[JSONValue]  # codes of the answers a reviewer accepted
 
 
 class FrozenResult(TypedDict, total=False):
@@ -255,6 +256,8 @@ class QuoteRow(TypedDict, total=False):
     supersedes_id: int | None
     status: str
     is_public_list_price: bool
+    # Entered by the vendor itself: its private-endpoint claim counts once reviewed.
+    entered_by_vendor: bool
     capacity_model: CapacityModel
     currency: str
     price_per_gpu_hour: str | None

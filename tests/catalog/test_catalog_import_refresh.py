@@ -56,8 +56,10 @@ class _Files(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def loopback():
-    """A loopback HTTP server (port 0) serving `server.files[path]`."""
+def loopback(settings):
+    """A loopback HTTP server (port 0) serving `server.files[path]` (allowed by name: a
+    scheduled import refuses private and loopback hosts otherwise)."""
+    settings.CATALOG_IMPORT_PRIVATE_HOSTS = ["127.0.0.1"]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Files)
     _Files.files = {}
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -1,9 +1,10 @@
 """Issue 15, plausible prices: a price far from the market needs an explicit confirmation.
 
-Far means above 5× or below 0.2× the median current offer for the same accelerator,
-capacity model and currency, or outside the public list prices by the same factors. The
-form shows a checkbox with the warning, the API wants `confirm_unusual_price: true` (else a
-400 naming the median and the ratio); the confirmed quote keeps a flag.
+Far means above 5× or below 0.2× the median of the market's voices (one per vendor, each
+public list price its own, all in the base currency), or outside the public list prices by
+the same factors. The form shows a checkbox with the warning, the API wants
+`confirm_unusual_price: true` (else a 400 saying why: public figures only to a vendor, the
+median and ratio to staff); the confirmed quote keeps a flag.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def test_far_means_beyond_5x_or_0_2x_the_median(market, h100, price, far):
     )
     assert (check is not None) is far
     if far:
-        assert check["median"] == "2.5000"
+        assert check["reference"]["median"] == "2.5000"
+        assert check["reference"]["voices"] == 3
 
 
 def test_without_a_market_nothing_is_flagged(h100):
@@ -74,18 +76,28 @@ def test_outside_the_public_list_prices_is_flagged(h100):
         accelerator_id=h100.pk, capacity_model="on_demand", currency="USD", price=Decimal("15")
     )
     assert check is not None
-    assert check["list_range"] == ["2.0000", "2.0000"]
-    assert "outside the public list prices" in check["message"]
+    assert check["reference"]["list_range"] == ["2.0000", "2.0000"]
+    assert "far from the public list prices for this accelerator (1 source)" in check["message"]
+    assert "outside the public list prices (2–2 USD)" in check["reference"]["message"]
 
 
-def test_api_refuses_an_unconfirmed_far_price_naming_median_and_ratio(api, vendor_a, market, h100):
+def test_api_refuses_an_unconfirmed_far_price_without_the_figures(api, vendor_a, market, h100):
     response = api(vendor_a).post("/api/v1/quotes/", _payload(h100, "0.01"), format="json")
     assert response.status_code == 400
     body = response.json()
     assert body["code"] == "unusual_price"
-    assert "0.004× the median current offer (2.5 USD per GPU-hour" in body["detail"]
+    assert "far from the other offers for this accelerator" in body["detail"]
+    assert "2.5" not in body["detail"]
     assert "confirm_unusual_price" in body["fields"]
     assert not Quote.objects.filter(provider=vendor_a.provider).exists()
+
+
+def test_staff_are_told_the_median_and_the_ratio(api, lead, market, h100):
+    payload = _payload(h100, "0.01", provider="x", source_url="https://x.example")
+    payload["provider"] = ProviderFactory().slug
+    body = api(lead).post("/api/v1/quotes/", payload, format="json").json()
+    assert body["code"] == "unusual_price"
+    assert "0.004× the median of 3 voices (2.5 USD per GPU-hour" in body["detail"]
 
 
 def test_api_keeps_a_confirmed_far_price_with_its_flag(api, vendor_a, market, h100):
@@ -95,8 +107,10 @@ def test_api_keeps_a_confirmed_far_price_with_its_flag(api, vendor_a, market, h1
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["price_far_from_market"] is True
-    assert body["price_check"]["ratio"] == "0.004"
     assert body["price_check"]["confirmed_by"] == "vendor"
+    assert "reference" not in body["price_check"]  # the vendor's own view: no figures
+    stored = Quote.objects.get(pk=body["id"]).price_check
+    assert stored["reference"]["ratio"] == "0.004"
 
 
 def test_a_revision_is_checked_too_and_a_plausible_one_clears_the_flag(lead, market, h100):
@@ -214,8 +228,8 @@ def test_a_purchase_far_from_the_purchase_market_is_flagged(purchase_market, h10
     )
     assert (check is not None) is far
     if far:
-        assert check["median"] == "30000.00"
-        assert "the median current offer (30000 USD per GPU bought, 3 offers)" in check["message"]
+        assert check["reference"]["median"] == "30000.0000"
+        assert "the median of 3 voices (30000 USD per GPU bought" in check["reference"]["message"]
 
 
 def test_api_refuses_an_unconfirmed_one_dollar_purchase_and_keeps_a_confirmed_one(

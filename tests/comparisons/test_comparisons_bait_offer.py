@@ -87,7 +87,7 @@ def test_bait_offer_needs_a_confirmation_and_then_cannot_be_recommended(
 ):
     with pytest.raises(UnusualPrice) as refused:
         _bait(vendor_a, market)
-    assert "median current offer" in refused.value.message
+    assert "far from the other offers for this accelerator" in refused.value.message
     on_demand = _bait(vendor_a, market, confirm_unusual_price=True)
     reserved = _bait(vendor_a, market, "reserved", confirm_unusual_price=True)
     comparison = _compare(lead, scenario, on_demand, reserved)

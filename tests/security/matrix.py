@@ -334,6 +334,8 @@ MATRIX: dict[str, Route] = {
 ALLOWLIST = {
     "accounts:password-reset-confirm": "needs a user's one-time token in the URL; driven end "
     "to end (valid, reused and weak-password cases) in test_security_password_reset.py.",
+    "accounts:login-link": "needs a signed one-time sign-in token in the URL; driven end to "
+    "end (the mailed link, its button, its single use) in test_security_round3_login.py.",
     "admin:": "Django admin: its own staff/superuser gate (is_staff), tested by Django itself; "
     "only the admin user has is_staff, and non-staff are redirected to the admin login.",
     "api-schema": "OpenAPI schema: generating it costs seconds per request, so it is checked "

@@ -121,11 +121,16 @@ def test_a_sprayer_keeps_no_one_out(behind_nginx, finance, lead, engineer):
 
 
 def test_an_attacker_rotating_addresses_cannot_lock_the_user_out(behind_nginx, finance):
-    """M2: past the per-account limit the addresses that guessed wrong are refused, even with
-    the right password, but an address that never failed for the account still logs in."""
+    """M2, C3: past the per-account limit an unknown browser needs more than the password,
+    but the user's own browser (a known device) and last address still log in."""
+    own = attempt(via_nginx(behind_nginx, "10.1.1.1"), "finance", PASSWORD)
+    assert logged_in(own)
+    own.post("/accounts/logout/")  # the session ends, the browser keeps its cookie
     for i in range(settings.LOGIN_FAILURE_ACCOUNT_LIMIT + 5):
         attempt(via_nginx(behind_nginx, f"10.66.0.{i + 1}"), "finance", "wrong")
     assert not logged_in(attempt(via_nginx(behind_nginx, "10.66.0.1"), "finance", PASSWORD))
+    assert not logged_in(attempt(via_nginx(behind_nginx, "10.1.1.2"), "finance", PASSWORD))
+    assert logged_in(attempt(own, "finance", PASSWORD))
     assert logged_in(attempt(via_nginx(behind_nginx, "10.1.1.1"), "finance", PASSWORD))
 
 

@@ -1,0 +1,124 @@
+"""The audit trail's head, anchored outside the database (S3, M6).
+
+Whoever owns the tables can delete the newest events with the checkpoints above them, or
+empty the trail, without the key; nothing inside the database can tell. So each checkpoint
+is also written as a signed line to a file outside it (``AUDIT_ANCHOR_FILE``, appended by the
+worker's periodic verification and by `audit_verify`; ship it to a log store or WORM storage):
+
+    {"event_id": 1234, "row_hash": "…", "count": 1234, "at": "2026-12-04T18:00:00+00:00",
+     "mac": HMAC(AUDIT_HMAC_KEY, "anchor:<event_id>:<row_hash>:<count>:<at>")}
+
+`count` is how many events had an id up to `event_id`. Verification reads the newest line
+whose MAC is right: when that event is gone, its hash changed, or fewer events lead up to it,
+the trail was shortened (an emptied trail included) and verification fails. A line without
+the right MAC is ignored (it needs the key that the database does not hold).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import timezone
+
+from core.models import AuditEvent
+
+TAIL_BYTES = 64 * 1024  # the newest lines are at the end; a line is about 200 bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    event_id: int
+    row_hash: str
+    count: int
+    at: str
+
+    def mac(self) -> str:
+        message = f"anchor:{self.event_id}:{self.row_hash}:{self.count}:{self.at}".encode()
+        return hmac.new(settings.AUDIT_HMAC_KEY.encode(), message, hashlib.sha256).hexdigest()
+
+
+def anchor_path() -> Path | None:
+    value = str(getattr(settings, "AUDIT_ANCHOR_FILE", "") or "")
+    return Path(value) if value else None
+
+
+def anchor_append(*, event_id: int, row_hash: str) -> Anchor | None:
+    """Append a signed line for the verified event `event_id`; None when no file is set."""
+    path = anchor_path()
+    if path is None:
+        return None
+    count = AuditEvent.objects.filter(id__lte=event_id).count()
+    anchor = Anchor(event_id, row_hash, count, timezone.now().isoformat())
+    line = json.dumps(_line(anchor))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # O_APPEND: each line lands at the end even with two writers; one write per line.
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
+    return anchor
+
+
+def _line(anchor: Anchor) -> dict[str, object]:
+    return {
+        "event_id": anchor.event_id,
+        "row_hash": anchor.row_hash,
+        "count": anchor.count,
+        "at": anchor.at,
+        "mac": anchor.mac(),
+    }
+
+
+def anchor_latest() -> Anchor | None:
+    """The newest line with the right MAC, or None (no file, no line, or none genuine)."""
+    path = anchor_path()
+    if path is None or not path.exists():
+        return None
+    with path.open("rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - TAIL_BYTES))
+        tail = handle.read().decode("utf-8", errors="replace")
+    for raw in reversed(tail.splitlines()):
+        try:
+            data = json.loads(raw)
+            anchor = Anchor(
+                int(data["event_id"]), str(data["row_hash"]), int(data["count"]), str(data["at"])
+            )
+        except (ValueError, KeyError, TypeError):
+            continue  # a partial first line of the tail, or garbage
+        if hmac.compare_digest(str(data.get("mac", "")), anchor.mac()):
+            return anchor
+    return None
+
+
+def anchor_problem() -> str | None:
+    """Why the trail is shorter than its external anchor, or None when it holds."""
+    anchor = anchor_latest()
+    if anchor is None:
+        return None
+    current = AuditEvent.objects.filter(pk=anchor.event_id).values_list("row_hash", flat=True)
+    found = current.first()
+    if found is None:
+        total = AuditEvent.objects.count()
+        what = "the trail is empty" if total == 0 else f"{total} events remain"
+        return (
+            f"The audit trail is shorter than its external anchor: event {anchor.event_id} "
+            f"(anchored {anchor.at}) is gone and {what}."
+        )
+    if found != anchor.row_hash:
+        return f"Event {anchor.event_id} no longer has the hash anchored at {anchor.at}."
+    count = AuditEvent.objects.filter(id__lte=anchor.event_id).count()
+    if count != anchor.count:
+        return (
+            f"{anchor.count - count} events up to event {anchor.event_id} are gone since it "
+            f"was anchored ({anchor.at})."
+        )
+    return None
