@@ -56,7 +56,11 @@ def _base_row(key: str, facts: dict[str, Any]) -> dict[str, Any]:
         "performance": facts.get("performance", {}),
         "perf_source": facts.get("perf_source", "") or "",
         "checklist": facts.get("checklist", {}),
-        "detail": dict(facts.get("detail", {})),
+        "detail": {
+            **facts.get("detail", {}),
+            # the offer's other configurations, costed beside the one the row takes
+            **({"configurations": facts["configurations"]} if facts.get("configurations") else {}),
+        },
     }
 
 
@@ -88,6 +92,8 @@ def outcome_row(outcome: CandidateOutcome, facts: dict[str, Any]) -> dict[str, A
         acceptance_source=outcome.acceptance_source,
         failure_source=outcome.failure_source,
     )
+    if outcome.fleet is not None:
+        row["detail"]["fleet"] = outcome.fleet.to_dict()
     if money:
         row.update(
             hourly_price_usd=_q(outcome.price_per_gpu_hour, HOURLY_QUANTUM),
