@@ -42,7 +42,7 @@ def _q(value: Decimal | None, quantum: Decimal) -> Decimal | None:
 
 
 def _base_row(key: str, facts: dict[str, Any]) -> dict[str, Any]:
-    return {
+    row: dict[str, Any] = {
         "key": key,
         "kind": facts["kind"],
         "quote_id": facts.get("quote_id"),
@@ -62,6 +62,10 @@ def _base_row(key: str, facts: dict[str, Any]) -> dict[str, Any]:
             **({"configurations": facts["configurations"]} if facts.get("configurations") else {}),
         },
     }
+    configuration = (facts.get("performance") or {}).get("configuration")
+    if configuration:
+        row["detail"]["configuration"] = configuration
+    return row
 
 
 def _rejected_row(key: str, facts: dict[str, Any], reasons: list[str]) -> dict[str, Any]:
