@@ -35,6 +35,7 @@ LABELS = {
     "checkpointing": "Checkpointing",
     "failed_run_waste": "Failed-run waste",
     "interruption_rework": "Interruption rework",
+    "term_beyond_horizon": "Term beyond the horizon",
     "moderation_or_quality_filtering": "Moderation / quality filtering",
     "operator_review": "Operator review",
     # capacity models

@@ -127,6 +127,9 @@ class WorkloadInput(JsonMixin):
     # A fleet above this many GPUs on an offer that does not state its capacity is warned
     # about: nobody asked the vendor whether it has them.
     capacity_unstated_warn_gpus: int = 64
+    # Share of a term contract beyond the horizon the organisation will still use (resale,
+    # other teams): 0 counts the stranded months in full in the unit cost.
+    term_residual_use_share: float = 0.0
     # D9: where each stated value came from ("brief", "override", "product default")
     assumption_sources: Mapping[str, str] = field(default_factory=dict)
     # Issue 17: the tokens a unit cost counts (token classes); the team's bill decides
@@ -177,6 +180,7 @@ class WorkloadInput(JsonMixin):
         _finite(self, "spot_rework_share", lo=0, hi=5)
         _finite(self, "api_failed_attempts_billed", lo=0, hi=1)
         _finite(self, "capacity_unstated_warn_gpus", lo=1)
+        _finite(self, "term_residual_use_share", lo=0, hi=1)
         _finite(self, "expected_model_churn_months", lo=0, lo_open=True)
         _finite(self, "stale_quote_days", lo=0)
         if self.tokens_billed not in BILLED_TOKEN_TYPES:

@@ -164,6 +164,7 @@ def workload_input(snap: dict[str, Any]) -> WorkloadInput:
         "fixed_peak_headroom": float(scalar(a, "fixed_peak_headroom")),
         "spot_rework_share": float(scalar(a, "spot_rework_share")),
         "api_failed_attempts_billed": float(scalar(a, "api_failed_attempts_billed")),
+        "term_residual_use_share": float(scalar(a, "term_residual_use_share")),
         "assumption_sources": _sources(brief, overrides),
         "tokens_billed": brief.get("billed_token_type") or "output",
     }
