@@ -136,6 +136,12 @@ class QuoteQuerySet(models.QuerySet["Quote"]):
         return self.filter(Q(quoted_at__lt=cutoff) | Q(valid_until__lt=now))
 
 
+class PriceUnit(models.TextChoices):
+    GPU_HOUR = "gpu_hour", "per GPU-hour"
+    NODE_HOUR = "node_hour", "per node-hour"
+    INSTANCE_HOUR = "instance_hour", "per instance-hour"
+
+
 class Quote(models.Model):
     """One immutable version of a provider's priced GPU offer; a revision is a new row."""
 
@@ -158,7 +164,15 @@ class Quote(models.Model):
 
     capacity_model = models.CharField(max_length=30, choices=CapacityModel.choices)
     currency = models.CharField(max_length=3, default="USD")
+    # Always per GPU-hour: what the comparison costs and the plausibility check reads. A
+    # price quoted per node-hour or per instance-hour is kept as quoted beside it, with the
+    # GPUs it covers, and converted on save (catalog/services/quotes.py).
     price_per_gpu_hour = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
+    price_unit = models.CharField(
+        max_length=20, choices=PriceUnit.choices, default=PriceUnit.GPU_HOUR
+    )
+    price_as_quoted = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
+    gpus_per_priced_unit = models.PositiveSmallIntegerField(null=True, blank=True)
     # Purchase quotes: capex per node, support per year, power, amortisation.
     price_per_node = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
     support_per_year = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)

@@ -28,7 +28,13 @@ HELP_TEXTS = {
     "dedicated cluster and private cloud are commitments; purchase means you buy the nodes.",
     "currency": "Three-letter ISO 4217 code of every price on this quote (USD, EUR, GBP...).",
     "price_per_gpu_hour": "Price of one GPU for one hour, all node resources included. "
-    "Required unless the capacity model is purchase.",
+    "Required unless the capacity model is purchase, or the price is given per node-hour or "
+    "per instance-hour below (then it is computed).",
+    "price_unit": "The unit the vendor quotes in. A node-hour covers the node's GPUs; an "
+    "instance-hour the instance's GPUs (state them). The page shows both prices.",
+    "price_as_quoted": "The price in the unit above, as quoted (e.g. USD 98.32 per 8-GPU "
+    "instance-hour). Optional for a price per GPU-hour.",
+    "gpus_per_priced_unit": "Instance-hour prices only: the GPUs one instance has.",
     "price_per_node": "Purchase only: price of one complete node (all GPUs, CPUs, RAM, NICs).",
     "support_per_year": "Purchase only: yearly support and warranty per node.",
     "power_kw_per_node": "Purchase only: typical power draw of one node under load, in kW.",
@@ -71,7 +77,19 @@ HELP_TEXTS = {
 LABELS = QUOTE_LABELS  # one wording for form labels and rule messages
 
 FIELD_GROUPS = [
-    ("Offer", ["accelerator", "title", "capacity_model", "currency", "price_per_gpu_hour"]),
+    (
+        "Offer",
+        [
+            "accelerator",
+            "title",
+            "capacity_model",
+            "currency",
+            "price_unit",
+            "price_as_quoted",
+            "gpus_per_priced_unit",
+            "price_per_gpu_hour",
+        ],
+    ),
     (
         "Purchase",
         ["price_per_node", "support_per_year", "power_kw_per_node", "amortisation_months"],
@@ -168,6 +186,7 @@ class QuoteForm(forms.Form):
             "currency",
             "gpus_per_node",
             "private_endpoint",
+            "price_unit",
         ):
             self.fields[name].required = False
         use_decimal_text(self)  # U11: prices typed as text, a decimal comma read or refused
