@@ -181,6 +181,10 @@ class Quote(models.Model):
 
     gpus_per_node = models.PositiveSmallIntegerField(default=8)
     max_gpus_available = models.PositiveIntegerField(null=True, blank=True)
+    # When the capacity can be delivered: a fleet is only there from this date, after this
+    # lead time from the order (both optional: not stated).
+    capacity_available_from = models.DateTimeField(null=True, blank=True)
+    capacity_lead_time_days = models.PositiveIntegerField(null=True, blank=True)
     vcpu_per_node = models.PositiveIntegerField(null=True, blank=True)
     ram_gb_per_node = models.PositiveIntegerField(null=True, blank=True)
     local_nvme_tb_per_node = models.DecimalField(

@@ -40,7 +40,10 @@ HELP_TEXTS = {
     "power_kw_per_node": "Purchase only: typical power draw of one node under load, in kW.",
     "amortisation_months": "Purchase only: months over which the node is written off.",
     "gpus_per_node": "GPUs in one node (or NVLink domain for rack-scale systems).",
-    "max_gpus_available": "The most GPUs you can provide for this offer.",
+    "max_gpus_available": "The most GPUs you can provide for this offer, in total (the whole "
+    "fleet a buyer may need at peak must fit in it).",
+    "capacity_available_from": "From when those GPUs can be delivered (UTC). Empty: now.",
+    "capacity_lead_time_days": "Days from the order until the capacity is usable.",
     "vcpu_per_node": "Virtual CPUs per node.",
     "ram_gb_per_node": "System memory per node, in GB.",
     "local_nvme_tb_per_node": "Local NVMe scratch storage per node, in TB.",
@@ -99,6 +102,8 @@ FIELD_GROUPS = [
         [
             "gpus_per_node",
             "max_gpus_available",
+            "capacity_available_from",
+            "capacity_lead_time_days",
             "vcpu_per_node",
             "ram_gb_per_node",
             "local_nvme_tb_per_node",
@@ -142,6 +147,9 @@ FIELD_GROUPS = [
 _WIDGETS: dict[str, type[forms.Widget] | forms.Widget] = {
     "quoted_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
     "valid_until": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
+    "capacity_available_from": forms.DateTimeInput(
+        attrs={"type": "datetime-local"}, format=DATETIME_FORMAT
+    ),
     "cancellation_terms": forms.Textarea(attrs={"rows": 2}),
     "notes": forms.Textarea(attrs={"rows": 2}),
 }
@@ -164,7 +172,7 @@ class QuoteForm(forms.Form):
         super().__init__(*args, **kwargs)
         for name in QUOTE_INPUT_FIELDS:
             self.fields[name] = copy.deepcopy(_MODEL_FIELDS[name])
-        for name in ("quoted_at", "valid_until"):
+        for name in ("quoted_at", "valid_until", "capacity_available_from"):
             field_of(self, name, forms.DateTimeField).input_formats = [
                 DATETIME_FORMAT,
                 "%Y-%m-%d %H:%M:%S",

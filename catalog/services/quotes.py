@@ -42,6 +42,8 @@ QUOTE_INPUT_FIELDS = (
     "amortisation_months",
     "gpus_per_node",
     "max_gpus_available",
+    "capacity_available_from",
+    "capacity_lead_time_days",
     "vcpu_per_node",
     "ram_gb_per_node",
     "local_nvme_tb_per_node",

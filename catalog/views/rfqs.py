@@ -77,6 +77,9 @@ def rfq_initial(brief: Any) -> dict[str, Any]:
     regions = [str(r) for r in brief.allowed_regions or []]
     if regions:
         facts.append(f"data stays in {', '.join(regions)}")
+    facts.append(
+        "state how many GPUs you can provide in total, from when, and with which lead time"
+    )
     initial: dict[str, Any] = {
         "brief": brief.pk,
         "title": f"RFQ: {brief.title}"[:200],

@@ -283,6 +283,12 @@ def _finish(
         "fx_rate": None if rate is None else format(rate, "f"),
         "term_months": int(quote.get("term_months") or 0),
         "min_commitment_gpus": int(quote.get("min_commitment_gpus") or 0),
+        # what the vendor can deliver, and when: the whole peak fleet must fit
+        "capacity": {
+            "max_gpus_available": int(cap) if cap else None,
+            "available_from": quote.get("capacity_available_from"),
+            "lead_time_days": quote.get("capacity_lead_time_days"),
+        },
         "stale": ctx.is_stale(quote["quoted_at"], quote.get("valid_until")),
     }
     try:

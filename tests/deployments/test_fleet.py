@@ -135,3 +135,27 @@ def test_v3_the_card_record_and_bar_say_what_is_bought(
     html = client.get(f"/comparisons/{comparison.pk}/review/").content.decode()
     assert "No measured evidence" in html
     assert "run the benchmark plan before approving" in html.lower()
+
+
+def test_v3_capacity_states_from_when_and_the_lead_time_on_the_row(
+    lead, big_brief, checklist_items, login
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    start = timezone.now() + timedelta(days=45)
+    quote = h200_quote(
+        lead, max_gpus_available=256, capacity_available_from=start, capacity_lead_time_days=30
+    )
+    sweep_on(lead, quote)
+    comparison, rows = run_rows(lead, big_brief, [quote])
+    capacity = rows[quote.pk].detail["capacity"]
+    assert capacity["max_gpus_available"] == 256
+    assert capacity["lead_time_days"] == 30
+    assert capacity["available_from"].startswith(f"{start:%Y-%m-%d}")
+    html = login(lead).get(comparison.get_absolute_url()).content.decode()
+    assert f"256 GPUs offered from {start:%Y-%m-%d}, lead time 30 days" in html
+    # and the RFQ asks every vendor for them
+    html = login(lead).get(f"/catalog/rfqs/new/?brief={big_brief.pk}").content.decode()
+    assert "how many GPUs you can provide in total, from when, and with which lead time" in html
