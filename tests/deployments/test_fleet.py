@@ -159,3 +159,23 @@ def test_v3_capacity_states_from_when_and_the_lead_time_on_the_row(
     # and the RFQ asks every vendor for them
     html = login(lead).get(f"/catalog/rfqs/new/?brief={big_brief.pk}").content.decode()
     assert "how many GPUs you can provide in total, from when, and with which lead time" in html
+
+
+def test_v3_capacity_not_stated_threshold_is_an_assumption_of_the_comparison(
+    lead, big_brief, checklist_items
+):
+    from procurement.models import CandidateResult
+    from procurement.services.comparisons import comparison_create, comparison_run
+
+    quote = h200_quote(lead)
+    sweep_on(lead, quote)
+    comparison = comparison_create(
+        acting_user=lead,
+        brief=big_brief,
+        quote_ids=[quote.pk],
+        seed=7,
+        assumptions={"capacity_unstated_warn_gpus": 10_000},
+    )
+    comparison_run(comparison_id=comparison.pk)
+    row = CandidateResult.objects.get(comparison=comparison, key=f"quote:{quote.pk}")
+    assert "CAPACITY_NOT_STATED" not in [w["code"] for w in row.warnings]
