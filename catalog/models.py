@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts.models import Provider
 from catalog.choices import CapacityModel as CapacityModel
+from catalog.choices import PriceUnit as PriceUnit
 from catalog.choices import PrivateEndpoint as PrivateEndpoint
 
 
@@ -136,12 +137,6 @@ class QuoteQuerySet(models.QuerySet["Quote"]):
         return self.filter(Q(quoted_at__lt=cutoff) | Q(valid_until__lt=now))
 
 
-class PriceUnit(models.TextChoices):
-    GPU_HOUR = "gpu_hour", "per GPU-hour"
-    NODE_HOUR = "node_hour", "per node-hour"
-    INSTANCE_HOUR = "instance_hour", "per instance-hour"
-
-
 class Quote(models.Model):
     """One immutable version of a provider's priced GPU offer; a revision is a new row."""
 
@@ -164,9 +159,8 @@ class Quote(models.Model):
 
     capacity_model = models.CharField(max_length=30, choices=CapacityModel.choices)
     currency = models.CharField(max_length=3, default="USD")
-    # Always per GPU-hour: what the comparison costs and the plausibility check reads. A
-    # price quoted per node-hour or per instance-hour is kept as quoted beside it, with the
-    # GPUs it covers, and converted on save (catalog/services/quotes.py).
+    # Always per GPU-hour (what the comparison and the plausibility check read); a price
+    # per node- or instance-hour is kept as quoted beside it and converted on save.
     price_per_gpu_hour = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
     price_unit = models.CharField(
         max_length=20, choices=PriceUnit.choices, default=PriceUnit.GPU_HOUR
