@@ -18,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BENCHES = [
     "bench.bench_engine",
+    "bench.bench_deployments",
     "bench.bench_ingest",
     "bench.bench_web",
     "bench.bench_large_comparison",

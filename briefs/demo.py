@@ -168,7 +168,7 @@ def load(stdout: Any = None) -> None:
         data = dict(spec)
         if "model" in data:
             data["model"] = models[data["model"]]
-        brief_create(acting_user=lead, data=data)
+        brief_create(acting_user=lead, data=data, volume_confirmed=True)  # seeded on purpose
         created += 1
     if stdout is not None:
         stdout.write(f"briefs demo: {created} created, {len(BRIEFS) - created} already there")

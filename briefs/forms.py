@@ -51,7 +51,11 @@ HELP = {
     "in full whatever the horizon.",
 }
 RANGE_HELP = {
-    "monthly_accepted_outputs": "Accepted outputs per month (tokens, answers, images or runs).",
+    "monthly_accepted_outputs": "Accepted outputs per month in the class's own unit: answers "
+    "(accepted requests, not tokens) for inference, retrieval and evaluation; images or clips "
+    "for media; fine-tuned models for adapter fine-tuning. The output tokens of one answer go "
+    "in “Output tokens per request”; the page shows the tokens per month and requests per second "
+    "they derive to.",
     "acceptance_rate": "Share of outputs that pass quality and safety filters (0..1).",
     "failure_rate": "Share of requests that fail and must be retried (0..1).",
     "utilisation": "Busy share of the billed GPU time (0..1).",
@@ -68,6 +72,11 @@ class BriefForm(forms.ModelForm[WorkloadBrief]):
     """Every brief field, grouped; `to_data()` gives the service its input."""
 
     allowed_regions = forms.CharField(required=False, max_length=500)
+    confirm_volume = forms.BooleanField(
+        required=False,
+        label="I confirm this volume",
+        help_text="Asked only when the volume implies a very large fleet.",
+    )
 
     class Meta:
         model = WorkloadBrief

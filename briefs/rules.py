@@ -49,7 +49,7 @@ RATE_BOUNDS: dict[str, tuple[float, float]] = {
     "utilisation": (0.01, 1.0),
 }
 RANGE_LABELS = {
-    "monthly_accepted_outputs": "Monthly accepted outputs",
+    "monthly_accepted_outputs": "Monthly accepted outputs (answers, not tokens)",
     "acceptance_rate": "Acceptance rate",
     "failure_rate": "Failure rate",
     "utilisation": "Utilisation",
@@ -228,7 +228,7 @@ FIELD_LABELS: dict[str, str] = {
     "p95_input_tokens": "p95 input (tokens)",
     "p95_output_tokens": "p95 output (tokens)",
     "mean_input_tokens": "Mean input (tokens)",
-    "mean_output_tokens": "Mean output (tokens)",
+    "mean_output_tokens": "Output tokens per request (mean)",
     "streaming": "Streaming output",
     "concurrency": "Concurrent sequences at peak",
     "batch_size": "Batch size",

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
@@ -20,6 +21,7 @@ from briefs.errors import BriefIncomplete
 from briefs.fit import gpu_spec_for, model_spec_for
 from briefs.models import WorkloadBrief
 from briefs.rules import BRIEF_FIELDS, brief_errors, field_label
+from briefs.volume import ImpliedFleet, VolumeEcho, implied_fleet, volume_echo
 from catalog import access as catalog_access
 from catalog.models import Accelerator, ModelProfile
 from core.audit import audit_record
@@ -69,13 +71,50 @@ def _validate(brief: WorkloadBrief) -> None:
         raise DomainError(f"Please correct: {labels}.", fields=fields)
 
 
+class VolumeUnconfirmed(DomainError):
+    code = "volume_unconfirmed"
+
+
+def brief_volume(brief: WorkloadBrief) -> tuple[VolumeEcho | None, ImpliedFleet | None]:
+    """What the brief's volume derives to, and the smallest fleet it implies by the roofline
+    over the catalog's accelerators (None when the brief cannot say)."""
+    values = {name: getattr(brief, name, None) for name in EDITABLE_FIELDS if name != "model"}
+    echo = volume_echo(values)
+    if echo is None or brief.model is None:
+        return echo, None
+    model = model_spec_for(brief.model)
+    gpus = [(a.name, gpu_spec_for(a)) for a in Accelerator.objects.order_by("slug")]
+    return echo, implied_fleet(values, echo, model, gpus)
+
+
+def _check_volume(brief: WorkloadBrief, confirmed: bool) -> None:
+    """A volume implying a very large fleet is saved only once its author confirms it: the
+    unit is easy to misread (tokens typed where answers are asked)."""
+    if confirmed:
+        return
+    echo, fleet = brief_volume(brief)
+    threshold = int(settings.BRIEF_CONFIRM_ABOVE_GPUS)
+    if echo is None or fleet is None or fleet.gpus_peak <= threshold:
+        return
+    message = (
+        f"{echo.words()}: {fleet.words()}, above {threshold:,} GPUs. Check the unit (the volume "
+        "counts answers, not tokens), then confirm the volume to save."
+    )
+    raise VolumeUnconfirmed(
+        message, fields={"monthly_accepted_outputs_likely": [message], "confirm_volume": [message]}
+    )
+
+
 @transaction.atomic
-def brief_create(*, acting_user: User, data: Mapping[str, Any]) -> WorkloadBrief:
+def brief_create(
+    *, acting_user: User, data: Mapping[str, Any], volume_confirmed: bool = False
+) -> WorkloadBrief:
     """A new brief (version 1). `data` maps field names to cleaned values."""
     _require_writer(acting_user)
     brief = WorkloadBrief(created_by=acting_user, version=1)
     _apply(brief, data)
     _validate(brief)
+    _check_volume(brief, volume_confirmed)
     brief.save()
     audit_record(
         actor=acting_user,
@@ -92,7 +131,11 @@ def brief_create(*, acting_user: User, data: Mapping[str, Any]) -> WorkloadBrief
 
 @transaction.atomic
 def brief_revise(
-    *, acting_user: User, brief: WorkloadBrief, data: Mapping[str, Any]
+    *,
+    acting_user: User,
+    brief: WorkloadBrief,
+    data: Mapping[str, Any],
+    volume_confirmed: bool = False,
 ) -> WorkloadBrief:
     """A new version copying `brief` with `data` applied; `brief` itself stays unchanged.
 
@@ -115,6 +158,7 @@ def brief_revise(
     new.allowed_regions = list(old.allowed_regions or [])
     changed = _apply(new, data)
     _validate(new)
+    _check_volume(new, volume_confirmed)
     try:
         with transaction.atomic():
             new.save()

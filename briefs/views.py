@@ -54,7 +54,11 @@ def brief_create(request: AuthedRequest) -> HttpResponse:
     form = BriefForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            brief = services_briefs.brief_create(acting_user=request.user, data=form.to_data())
+            brief = services_briefs.brief_create(
+                acting_user=request.user,
+                data=form.to_data(),
+                volume_confirmed=bool(form.cleaned_data.get("confirm_volume")),
+            )
         except DomainError as exc:
             apply_domain_error(form, exc)
         else:
@@ -95,6 +99,7 @@ def brief_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "can_send_rfq": has_role(request.user, *catalog_access.CATALOG_WRITERS),
         "can_compare": has_role(request.user, Role.PROCUREMENT_LEAD, Role.ADMIN),
     }
+    context["volume"], context["implied_fleet"] = services_briefs.brief_volume(brief)
     return render(request, "briefs/brief_detail.html", context)
 
 
@@ -109,7 +114,10 @@ def brief_revise(request: AuthedRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             new = services_briefs.brief_revise(
-                acting_user=request.user, brief=brief, data=form.to_data()
+                acting_user=request.user,
+                brief=brief,
+                data=form.to_data(),
+                volume_confirmed=bool(form.cleaned_data.get("confirm_volume")),
             )
         except DomainError as exc:
             apply_domain_error(form, exc)

@@ -14,6 +14,14 @@ class CapacityModel(models.TextChoices):
     PURCHASE = "purchase", "Purchase"
 
 
+class PriceUnit(models.TextChoices):
+    """The unit a quote's price is stated in; the comparison converts it per GPU-hour."""
+
+    GPU_HOUR = "gpu_hour", "per GPU-hour"
+    NODE_HOUR = "node_hour", "per node-hour"
+    INSTANCE_HOUR = "instance_hour", "per instance-hour"
+
+
 class PrivateEndpoint(models.TextChoices):
     """Whether an offer can be reached without crossing the public internet (private link,
     VPC peering or an equivalent); a brief that requires one is checked against it."""

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts.models import Provider
 from catalog.choices import CapacityModel as CapacityModel
+from catalog.choices import PriceUnit as PriceUnit
 from catalog.choices import PrivateEndpoint as PrivateEndpoint
 
 
@@ -168,7 +169,14 @@ class Quote(models.Model):
 
     capacity_model = models.CharField(max_length=30, choices=CapacityModel.choices)
     currency = models.CharField(max_length=3, default="USD")
+    # Always per GPU-hour (what the comparison and the plausibility check read); a price
+    # per node- or instance-hour is kept as quoted beside it and converted on save.
     price_per_gpu_hour = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
+    price_unit = models.CharField(
+        max_length=20, choices=PriceUnit.choices, default=PriceUnit.GPU_HOUR
+    )
+    price_as_quoted = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
+    gpus_per_priced_unit = models.PositiveSmallIntegerField(null=True, blank=True)
     # Purchase quotes: capex per node, support per year, power, amortisation.
     price_per_node = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
     support_per_year = models.DecimalField(**MONEY, null=True, blank=True, validators=POSITIVE)
@@ -177,6 +185,10 @@ class Quote(models.Model):
 
     gpus_per_node = models.PositiveSmallIntegerField(default=8)
     max_gpus_available = models.PositiveIntegerField(null=True, blank=True)
+    # When the capacity can be delivered: a fleet is only there from this date, after this
+    # lead time from the order (both optional: not stated).
+    capacity_available_from = models.DateTimeField(null=True, blank=True)
+    capacity_lead_time_days = models.PositiveIntegerField(null=True, blank=True)
     vcpu_per_node = models.PositiveIntegerField(null=True, blank=True)
     ram_gb_per_node = models.PositiveIntegerField(null=True, blank=True)
     local_nvme_tb_per_node = models.DecimalField(

@@ -42,6 +42,11 @@ CLOCK_SKEW = timedelta(minutes=5)
 
 QUOTE_LABELS = {
     "price_per_gpu_hour": "Price per GPU-hour",
+    "price_unit": "Price unit",
+    "price_as_quoted": "Price as quoted",
+    "gpus_per_priced_unit": "GPUs per instance",
+    "capacity_available_from": "Capacity available from",
+    "capacity_lead_time_days": "Lead time (days)",
     "price_per_node": "Price per node",
     "power_kw_per_node": "Power per node (kW)",
     "amortisation_months": "Amortisation (months)",

@@ -201,6 +201,8 @@ STALE_QUOTE_DAYS = env_int("STALE_QUOTE_DAYS", 30)
 BENCHMARK_UPLOAD_MAX_BYTES = env_int("BENCHMARK_UPLOAD_MAX_BYTES", 200 * 1000 * 1000)
 EVIDENCE_UPLOAD_MAX_BYTES = env_int("EVIDENCE_UPLOAD_MAX_BYTES", 20 * 1000 * 1000)
 DUAL_APPROVAL_THRESHOLD_USD = env_int("DUAL_APPROVAL_THRESHOLD_USD", 250_000)
+# A brief whose volume implies more GPUs at peak than this is saved only once confirmed.
+BRIEF_CONFIRM_ABOVE_GPUS = env_int("BRIEF_CONFIRM_ABOVE_GPUS", 128)
 # Business days finance has to decide a ready comparison before it shows as overdue.
 REVIEW_WINDOW_BUSINESS_DAYS = env_int("REVIEW_WINDOW_BUSINESS_DAYS", 5)
 MONTE_CARLO_SAMPLES = env_int("MONTE_CARLO_SAMPLES", 10_000)

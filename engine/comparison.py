@@ -25,6 +25,7 @@ from typing import Any
 from engine import cost, montecarlo, recommendation
 from engine.cost.assumptions import assumptions_applied
 from engine.cost.commitment import CommitmentDetail, commitment, commitment_warnings
+from engine.deployments import Fleet, assess
 from engine.errors import EngineInputError
 from engine.plan.breakeven import breakeven, hybrid_plan
 from engine.types import (
@@ -37,15 +38,11 @@ from engine.types import (
     EngineWarning,
     PointEstimate,
 )
-from engine.warnings import (
-    candidate_warnings,
-    cheapest_hourly_warning,
-    interconnect_bars,
-)
+from engine.warnings import cheapest_hourly_warning, interconnect_bars
 
 # Moves whenever the same snapshot + seed would give other rows (ADR 0003; the history is in
 # docs/engine/cost-model.md, "Engine versions").
-ENGINE_VERSION = "1.3.0"
+ENGINE_VERSION = "1.4.0"
 
 __all__ = ["ENGINE_VERSION", "run_comparison"]
 
@@ -57,20 +54,9 @@ def _report(progress: Callable[[float], None] | None, value: float) -> None:
 
 def _assess(
     inp: ComparisonInput, cand: CandidateInput
-) -> tuple[list[str], list[EngineWarning], PointEstimate | None]:
-    workload = inp.workload
-    found = list(candidate_warnings(workload, cand))
-    reasons = [w.detail for w in found if w.severity == "block"]
-    reasons += [r for r in cand.ineligible_reasons if r]
-    estimate: PointEstimate | None = None
-    if workload.is_training and cand.is_api:
-        reasons.append("model API routes are compared for inference and media, not training")
-    else:
-        try:
-            estimate = cost.point_estimate(workload, cand)
-        except EngineInputError as exc:
-            reasons.append(f"cannot be costed: {exc.message}")
-    return reasons, found, estimate
+) -> tuple[list[str], list[EngineWarning], PointEstimate | None, Fleet | None]:
+    found = assess(inp.workload, cand)
+    return list(found.reasons), list(found.warnings), found.estimate, found.fleet
 
 
 def run_comparison(
@@ -92,10 +78,13 @@ def run_comparison(
     reasons: dict[str, list[str]] = {}
     found: dict[str, list[EngineWarning]] = {}
     estimates: dict[str, PointEstimate] = {}
+    fleets: dict[str, Fleet] = {}
     for cand in inp.candidates:
-        reasons[cand.id], found[cand.id], estimate = _assess(inp, cand)
+        reasons[cand.id], found[cand.id], estimate, fleet = _assess(inp, cand)
         if estimate is not None:
             estimates[cand.id] = estimate
+        if fleet is not None:
+            fleets[cand.id] = fleet
     eligible = [c for c in inp.candidates if not reasons[c.id]]
     commitments: dict[str, CommitmentDetail] = {}
     for cand in inp.candidates:
@@ -206,6 +195,7 @@ def run_comparison(
                 evidence=recommendation.evidence_words(cand),
                 acceptance_source="measured" if cand.acceptance_rate is not None else "brief",
                 failure_source="measured" if cand.failure_rate is not None else "brief",
+                fleet=fleets.get(cand.id),
             )
         )
     notes = [] if eligible else ["no eligible candidate: see each row's reasons"]

@@ -41,6 +41,11 @@ TIME_FORMAT = "yyyy-mm-dd hh:mm"
 # Number formats by column key; every cost line is money too (see candidate_formats).
 CANDIDATE_FORMATS = {
     "gpus": COUNT_FORMAT,
+    "replicas_average": COUNT_FORMAT,
+    "replicas_peak": COUNT_FORMAT,
+    "gpus_average": COUNT_FORMAT,
+    "gpus_peak": COUNT_FORMAT,
+    "nodes_peak": COUNT_FORMAT,
     "hourly_price_usd": PRICE_FORMAT,
     "total_usd": MONEY_FORMAT,
     "commitment_usd": MONEY_FORMAT,
@@ -76,6 +81,14 @@ TAIL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("commitment_usd", "Commitment (USD)"),
     ("commitment_term", "Commitment term"),
     ("commitment_run_share_usd", "Run share of the commitment (USD)"),
+    ("spend_kind", "Commitment or expected spend"),
+    ("configuration", "Configuration"),
+    ("replicas_average", "Replicas at average"),
+    ("replicas_peak", "Replicas at peak"),
+    ("gpus_average", "GPUs at average"),
+    ("gpus_peak", "GPUs at peak"),
+    ("nodes_peak", "Nodes at peak"),
+    ("bought", "What is bought"),
     ("accepted_outputs", "Accepted outputs"),
     ("unit_cost_usd", "Unit cost (USD)"),
     ("unit_label", "Unit"),
@@ -121,6 +134,26 @@ class ExportData:
     # Evidence that arrived after the comparison was computed: listed apart, never mixed
     # with the evidence its numbers rest on.
     new_since: Sequence[dict[str, Any]] = field(default_factory=tuple)
+
+
+FLEET_KEYS = ("replicas_average", "replicas_peak", "gpus_average", "gpus_peak", "nodes_peak")
+
+
+def fleet_columns(detail: Any) -> dict[str, Any]:
+    """A row's fleet and configuration as export cells (blank for a model API route)."""
+    detail = detail if isinstance(detail, dict) else {}
+    fleet = detail.get("fleet") if isinstance(detail.get("fleet"), dict) else {}
+    chosen = next(
+        (c for c in detail.get("configurations") or [] if isinstance(c, dict) and c.get("chosen")),
+        None,
+    )
+    configuration = (detail.get("configuration") or {}) if chosen is None else chosen
+    return {
+        **{key: fleet.get(key) for key in FLEET_KEYS},
+        "bought": fleet.get("bought", ""),
+        "spend_kind": fleet.get("spend_kind", ""),
+        "configuration": configuration.get("words", "") if isinstance(configuration, dict) else "",
+    }
 
 
 def neutralise(value: Any) -> Any:

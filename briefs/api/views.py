@@ -22,6 +22,7 @@ from briefs import services as services_briefs
 from briefs.api.memory_fit import PrecisionField
 from briefs.models import WorkloadBrief
 from briefs.rules import BRIEF_FIELDS, brief_errors, field_label
+from briefs.volume import volume_echo
 from catalog.models import ModelProfile
 from core.api.fields import SlugLookupField
 from core.api.permissions import HasRole
@@ -51,10 +52,16 @@ class BriefInputSerializer(serializers.ModelSerializer[WorkloadBrief]):
     # Plain strings in the schema: one precision enum would get two names otherwise.
     weight_precision = PrecisionField(required=False, max_length=10)
     kv_precision = PrecisionField(required=False, max_length=10)
+    confirm_volume = serializers.BooleanField(
+        required=False,
+        write_only=True,
+        help_text="Confirms a volume that implies a very large fleet (asked with a 400 "
+        "`volume_unconfirmed` otherwise).",
+    )
 
     class Meta:
         model = WorkloadBrief
-        fields = list(BRIEF_FIELDS)
+        fields = [*BRIEF_FIELDS, "confirm_volume"]
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # Range and token rules on the values given; the service re-checks the merged brief.
@@ -92,6 +99,7 @@ class BriefOutputSerializer(serializers.ModelSerializer[WorkloadBrief]):
     missing_labels = serializers.SerializerMethodField()
     is_complete = serializers.SerializerMethodField()
     status = serializers.SerializerMethodField()
+    volume = serializers.SerializerMethodField()
 
     class Meta:
         model = WorkloadBrief
@@ -106,9 +114,24 @@ class BriefOutputSerializer(serializers.ModelSerializer[WorkloadBrief]):
             "missing_fields",
             "missing_labels",
             *BRIEF_FIELDS,
+            "volume",
             "created_by",
             "created_at",
         ]
+
+    def get_volume(self, obj: WorkloadBrief) -> dict[str, Any] | None:
+        """The derived volume: tokens per month, average and peak requests per second."""
+        values = {name: getattr(obj, name, None) for name in BRIEF_FIELDS if name != "model"}
+        echo = volume_echo(values)
+        if echo is None:
+            return None
+        return {
+            "words": echo.words(),
+            "unit": echo.unit,
+            "output_tokens_per_month": echo.tokens_per_month,
+            "average_requests_per_s": round(echo.average_rps, 3),
+            "peak_requests_per_s": round(echo.peak_rps, 3),
+        }
 
     def get_superseded_by(self, obj: WorkloadBrief) -> int | None:
         newer = getattr(obj, "superseded_by", None)
@@ -171,8 +194,10 @@ class BriefListApi(GenericAPIView[WorkloadBrief]):
     def post(self, request: Request) -> Response:
         serializer = BriefInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        confirmed = bool(data.pop("confirm_volume", False))
         brief = services_briefs.brief_create(
-            acting_user=api_user(request), data=serializer.validated_data
+            acting_user=api_user(request), data=data, volume_confirmed=confirmed
         )
         brief = selectors_briefs.brief_get(api_user(request), brief.pk)
         return Response(BriefDetailOutputSerializer(brief).data, status=status.HTTP_201_CREATED)
@@ -202,8 +227,10 @@ class BriefReviseApi(GenericAPIView[WorkloadBrief]):
         brief = selectors_briefs.brief_get(api_user(request), pk)
         serializer = BriefInputSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        confirmed = bool(data.pop("confirm_volume", False))
         new = services_briefs.brief_revise(
-            acting_user=api_user(request), brief=brief, data=serializer.validated_data
+            acting_user=api_user(request), brief=brief, data=data, volume_confirmed=confirmed
         )
         new = selectors_briefs.brief_get(api_user(request), new.pk)
         return Response(BriefDetailOutputSerializer(new).data, status=status.HTTP_201_CREATED)

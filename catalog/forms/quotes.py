@@ -28,13 +28,22 @@ HELP_TEXTS = {
     "dedicated cluster and private cloud are commitments; purchase means you buy the nodes.",
     "currency": "Three-letter ISO 4217 code of every price on this quote (USD, EUR, GBP...).",
     "price_per_gpu_hour": "Price of one GPU for one hour, all node resources included. "
-    "Required unless the capacity model is purchase.",
+    "Required unless the capacity model is purchase, or the price is given per node-hour or "
+    "per instance-hour below (then it is computed).",
+    "price_unit": "The unit the vendor quotes in. A node-hour covers the node's GPUs; an "
+    "instance-hour the instance's GPUs (state them). The page shows both prices.",
+    "price_as_quoted": "The price in the unit above, as quoted (e.g. USD 98.32 per 8-GPU "
+    "instance-hour). Optional for a price per GPU-hour.",
+    "gpus_per_priced_unit": "Instance-hour prices only: the GPUs one instance has.",
     "price_per_node": "Purchase only: price of one complete node (all GPUs, CPUs, RAM, NICs).",
     "support_per_year": "Purchase only: yearly support and warranty per node.",
     "power_kw_per_node": "Purchase only: typical power draw of one node under load, in kW.",
     "amortisation_months": "Purchase only: months over which the node is written off.",
     "gpus_per_node": "GPUs in one node (or NVLink domain for rack-scale systems).",
-    "max_gpus_available": "The most GPUs you can provide for this offer.",
+    "max_gpus_available": "The most GPUs you can provide for this offer, in total (the whole "
+    "fleet a buyer may need at peak must fit in it).",
+    "capacity_available_from": "From when those GPUs can be delivered (UTC). Empty: now.",
+    "capacity_lead_time_days": "Days from the order until the capacity is usable.",
     "vcpu_per_node": "Virtual CPUs per node.",
     "ram_gb_per_node": "System memory per node, in GB.",
     "local_nvme_tb_per_node": "Local NVMe scratch storage per node, in TB.",
@@ -71,7 +80,19 @@ HELP_TEXTS = {
 LABELS = QUOTE_LABELS  # one wording for form labels and rule messages
 
 FIELD_GROUPS = [
-    ("Offer", ["accelerator", "title", "capacity_model", "currency", "price_per_gpu_hour"]),
+    (
+        "Offer",
+        [
+            "accelerator",
+            "title",
+            "capacity_model",
+            "currency",
+            "price_unit",
+            "price_as_quoted",
+            "gpus_per_priced_unit",
+            "price_per_gpu_hour",
+        ],
+    ),
     (
         "Purchase",
         ["price_per_node", "support_per_year", "power_kw_per_node", "amortisation_months"],
@@ -81,6 +102,8 @@ FIELD_GROUPS = [
         [
             "gpus_per_node",
             "max_gpus_available",
+            "capacity_available_from",
+            "capacity_lead_time_days",
             "vcpu_per_node",
             "ram_gb_per_node",
             "local_nvme_tb_per_node",
@@ -124,6 +147,9 @@ FIELD_GROUPS = [
 _WIDGETS: dict[str, type[forms.Widget] | forms.Widget] = {
     "quoted_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
     "valid_until": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
+    "capacity_available_from": forms.DateTimeInput(
+        attrs={"type": "datetime-local"}, format=DATETIME_FORMAT
+    ),
     "cancellation_terms": forms.Textarea(attrs={"rows": 2}),
     "notes": forms.Textarea(attrs={"rows": 2}),
 }
@@ -146,7 +172,7 @@ class QuoteForm(forms.Form):
         super().__init__(*args, **kwargs)
         for name in QUOTE_INPUT_FIELDS:
             self.fields[name] = copy.deepcopy(_MODEL_FIELDS[name])
-        for name in ("quoted_at", "valid_until"):
+        for name in ("quoted_at", "valid_until", "capacity_available_from"):
             field_of(self, name, forms.DateTimeField).input_formats = [
                 DATETIME_FORMAT,
                 "%Y-%m-%d %H:%M:%S",
@@ -168,6 +194,7 @@ class QuoteForm(forms.Form):
             "currency",
             "gpus_per_node",
             "private_endpoint",
+            "price_unit",
         ):
             self.fields[name].required = False
         use_decimal_text(self)  # Prices typed as text, a decimal comma read or refused

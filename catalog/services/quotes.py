@@ -9,6 +9,7 @@ same version impossible: the second one gets a clear 409.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -17,7 +18,7 @@ from django.utils import timezone
 from accounts.models import Provider, User
 from catalog import access, hooks, selectors
 from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed, UnusualPrice
-from catalog.models import Accelerator, CapacityModel, Quote, Rfq
+from catalog.models import Accelerator, CapacityModel, PriceUnit, Quote, Rfq
 from catalog.plausibility import price_check, purchase_price_check
 from catalog.validation import quote_rule_errors
 from core.audit import audit_record
@@ -32,12 +33,17 @@ QUOTE_INPUT_FIELDS = (
     "capacity_model",
     "currency",
     "price_per_gpu_hour",
+    "price_unit",
+    "price_as_quoted",
+    "gpus_per_priced_unit",
     "price_per_node",
     "support_per_year",
     "power_kw_per_node",
     "amortisation_months",
     "gpus_per_node",
     "max_gpus_available",
+    "capacity_available_from",
+    "capacity_lead_time_days",
     "vcpu_per_node",
     "ram_gb_per_node",
     "local_nvme_tb_per_node",
@@ -82,7 +88,50 @@ INPUT_DEFAULTS: dict[str, Any] = {
     "term_months": 0,
     "idle_billed": True,
     "private_endpoint": "unknown",  # not stated: a brief requiring one finds it ineligible
+    "price_unit": PriceUnit.GPU_HOUR,
 }
+PER_GPU_QUANTUM = Decimal("0.0001")
+
+
+def _convert_price(values: dict[str, Any], given: Mapping[str, Any]) -> None:
+    """A price quoted per node-hour or per instance-hour becomes a price per GPU-hour (the
+    comparison's and the plausibility check's unit); the quoted figure and the GPUs it
+    covers are kept beside it, so both are shown. A per-GPU price sent alone (an older
+    client, or a revision of that figure only) is converted back to the quoted unit."""
+    if values.get("capacity_model") == CapacityModel.PURCHASE:
+        return
+    unit = values.get("price_unit") or PriceUnit.GPU_HOUR
+    values["price_unit"] = unit
+    if unit == PriceUnit.GPU_HOUR:
+        if given.get("price_per_gpu_hour") is None and given.get("price_as_quoted") is not None:
+            values["price_per_gpu_hour"] = values["price_as_quoted"]
+        # the price per GPU-hour is the quoted price: nothing to keep beside it
+        values["price_as_quoted"] = None
+        values["gpus_per_priced_unit"] = None
+        return
+    errors: dict[str, list[str]] = {}
+    if unit == PriceUnit.NODE_HOUR:
+        gpus = values.get("gpus_per_node") or 8
+        values["gpus_per_priced_unit"] = gpus
+    else:
+        gpus = values.get("gpus_per_priced_unit")
+        if not gpus or gpus < 1:
+            errors["gpus_per_priced_unit"] = [
+                "Give the GPUs in one instance: a price per instance-hour is divided by them."
+            ]
+    quoted = values.get("price_as_quoted")
+    if given.get("price_as_quoted") is None and given.get("price_per_gpu_hour") is not None:
+        quoted = None  # the caller changed the per-GPU figure: it leads
+    if quoted is None and values.get("price_per_gpu_hour") is not None and gpus:
+        quoted = values["price_per_gpu_hour"] * gpus
+    if quoted is None:
+        errors.setdefault("price_as_quoted", []).append(
+            f"Give the price {PriceUnit(unit).label}, as quoted."
+        )
+    if errors or quoted is None or not gpus:
+        raise CatalogInvalid(errors)
+    values["price_as_quoted"] = quoted
+    values["price_per_gpu_hour"] = (Decimal(quoted) / gpus).quantize(PER_GPU_QUANTUM)
 
 
 def _clean(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -222,6 +271,7 @@ def quote_submit(
     values = {**INPUT_DEFAULTS, **_clean(data)}
     if rfq is None and not by_staff:
         _refuse_late_unsolicited(provider, values)
+    _convert_price(values, data)
     _validate(values, rfq=rfq, require_source=by_staff and rfq is None)
     flags = _plausibility(
         values,
@@ -325,6 +375,7 @@ def quote_revise(
     # A revision is a new capture of the price unless the caller says when it was captured.
     values["quoted_at"] = timezone.now()
     values.update(_clean(data))
+    _convert_price(values, data)
     by_staff = has_role(acting_user, *access.CATALOG_WRITERS)
     _validate(values, rfq=old.rfq, require_source=by_staff and old.rfq is None)
     flags = (

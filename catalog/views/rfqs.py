@@ -65,10 +65,21 @@ def rfq_initial(brief: Any) -> dict[str, Any]:
         if getattr(brief, name):
             facts.append(f"{label} ≤ {getattr(brief, name):,} ms")
     if brief.monthly_accepted_outputs_likely:
-        facts.append(f"about {brief.monthly_accepted_outputs_likely:,} accepted outputs a month")
+        # A whole number with its unit, and the tokens it derives to: a vendor must not read
+        # answers as tokens (or the reverse).
+        volume = round(brief.monthly_accepted_outputs_likely)
+        tokens = brief.mean_output_tokens if brief.is_serving else None
+        unit = "accepted answers (requests)" if brief.is_serving else "accepted outputs"
+        text = f"about {volume:,} {unit} a month"
+        if tokens:
+            text += f" × {tokens:,} output tokens ≈ {volume * tokens:,} output tokens a month"
+        facts.append(text)
     regions = [str(r) for r in brief.allowed_regions or []]
     if regions:
         facts.append(f"data stays in {', '.join(regions)}")
+    facts.append(
+        "state how many GPUs you can provide in total, from when, and with which lead time"
+    )
     initial: dict[str, Any] = {
         "brief": brief.pk,
         "title": f"RFQ: {brief.title}"[:200],

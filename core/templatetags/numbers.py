@@ -35,6 +35,7 @@ LABELS = {
     "checkpointing": "Checkpointing",
     "failed_run_waste": "Failed-run waste",
     "interruption_rework": "Interruption rework",
+    "term_beyond_horizon": "Term beyond the horizon",
     "moderation_or_quality_filtering": "Moderation / quality filtering",
     "operator_review": "Operator review",
     # capacity models
@@ -190,4 +191,8 @@ def commitment_term(found: Any) -> str:
         return "commitment"
     contracted = found.get("contract_usd") is not None
     months = found.get("months_counted") if contracted else found.get("horizon_months")
+    if not contracted:
+        # Elastic capacity and APIs bind nothing: the figure is what the horizon is expected
+        # to cost, paid as used, and must not read as a contract.
+        return f"expected spend over {months} months, no contract" if months else "expected spend"
     return f"{months}-month commitment" if months else "commitment"

@@ -36,6 +36,7 @@ WORKLOAD_ITEMS: tuple[tuple[str, str, bool], ...] = (
     ("utilisation", "Utilisation (busy share of billed elastic / held training hours)", False),
     ("fixed_peak_headroom", "Peak headroom of fixed capacity (share kept free)", False),
     ("spot_rework_share", "Spot interruption rework (share of work redone)", False),
+    ("term_residual_use_share", "Residual use of a term beyond the horizon (share)", False),
     ("api_failed_attempts_billed", "Share of failed API attempts billed", False),
     ("cached_input_fraction", "Cached share of input tokens (APIs)", False),
     ("storage_gb", "Storage the workload needs (GB)", False),

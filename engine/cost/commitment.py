@@ -64,7 +64,12 @@ class CommitmentDetail(JsonMixin):
 
 
 def _expected_spend(workload: WorkloadInput, est: PointEstimate) -> Decimal:
-    vendor = est.total - est.lines.get("platform_labor", Decimal(0))
+    # What the horizon uses: the stranded months of a longer term are the contract's side.
+    vendor = (
+        est.total
+        - est.lines.get("platform_labor", Decimal(0))
+        - est.lines.get("term_beyond_horizon", Decimal(0))
+    )
     if workload.is_training:
         return money(vendor)
     return money(vendor * workload.horizon_months)
@@ -187,8 +192,14 @@ def commitment_warnings(
         text = (
             f"the {detail.term_months}-month term outlasts the brief's "
             f"{workload.horizon_months}-month horizon; the commitment counts the whole term "
-            f"(USD {detail.commitment_usd:,.2f})"
+            f"(USD {detail.commitment_usd:,.2f}) and so does the unit cost, through its "
+            "'term beyond the horizon' line"
         )
+        if workload.term_residual_use_share > 0:
+            text += (
+                f", less the stated residual use of "
+                f"{workload.term_residual_use_share * 100:g} % of the months past the horizon"
+            )
     else:
         return out
     out.append(EngineWarning(code=TERM_OUTLASTS_USE, candidate_id=cand.id, detail=text))

@@ -39,6 +39,7 @@ LINE_ORDER: tuple[str, ...] = (
     "failed_renders",
     "interruption_rework",
     "idle_capacity",
+    "term_beyond_horizon",
     "queue_overhead",
     "checkpointing",
     "failed_run_waste",
@@ -287,6 +288,20 @@ def fixed_gpus_allocated(cand: CandidateInput, replicas: int) -> int:
     if cand.capacity_model == "purchase":
         return -(-gpus // cand.gpus_per_node) * cand.gpus_per_node
     return gpus
+
+
+def term_beyond_horizon_share(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
+    """Fixed capacity whose term outlasts the brief's horizon: the share of the horizon's GPU
+    spend the rest of the term adds, less the residual use the brief states.
+
+        share = max(0, term − horizon) ÷ horizon × (1 − residual use)
+
+    So unit cost = max(contract, usage) ÷ accepted outputs over the horizon: the stranded
+    months are paid whether or not anyone uses them."""
+    if workload.is_training or not cand.is_fixed or cand.term_months <= workload.horizon_months:
+        return Decimal(0)
+    beyond = Decimal(cand.term_months - workload.horizon_months) / workload.horizon_months
+    return beyond * (1 - dec(workload.term_residual_use_share))
 
 
 def line_names(workload: WorkloadInput) -> tuple[str, str, str]:

@@ -21,6 +21,7 @@ from engine.cost.common import (
     purchase_breakdown,
     split_exactly,
     spot_rework_share,
+    term_beyond_horizon_share,
 )
 from engine.errors import EngineInputError
 from engine.types import (
@@ -102,6 +103,8 @@ def volume_estimate(
         lines[idle_name] = amounts[-1]
         if rework_h > 0:
             lines["interruption_rework"] = amounts[1]
+        if (beyond := term_beyond_horizon_share(workload, cand)) > 0:
+            lines["term_beyond_horizon"] = money(gpu_spend * beyond)
     egress_gb = (
         dec(workload.egress_gb_per_month) * accepted / dec(workload.monthly_accepted_outputs.likely)
     )

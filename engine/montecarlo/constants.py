@@ -140,7 +140,10 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
     return CandidateConstants(
         candidate_id=cand.id,
         path=path,
-        price=float(price),
+        # A term beyond the horizon is paid in full: the same share on every draw's GPU spend.
+        price=float(price * (1 + cost.term_beyond_horizon_share(workload, cand)))
+        if path == "fixed"
+        else float(price),
         gpus=float(cand.gpus_per_replica),
         gpu_s_numerator=float(gpu_s_num),
         node_gpus=float(cand.gpus_per_node if cand.capacity_model == "purchase" else 1),

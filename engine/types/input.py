@@ -124,6 +124,12 @@ class WorkloadInput(JsonMixin):
     spot_rework_share: float = 0.0
     # Share of failed API attempts the provider bills (a route may state its own)
     api_failed_attempts_billed: float = 1.0
+    # A fleet above this many GPUs on an offer that does not state its capacity is warned
+    # about: nobody asked the vendor whether it has them.
+    capacity_unstated_warn_gpus: int = 64
+    # Share of a term contract beyond the horizon the organisation will still use (resale,
+    # other teams): 0 counts the stranded months in full in the unit cost.
+    term_residual_use_share: float = 0.0
     # Where each stated value came from ("brief", "override", "product default")
     assumption_sources: Mapping[str, str] = field(default_factory=dict)
     # Issue 17: the tokens a unit cost counts (token classes); the team's bill decides
@@ -173,6 +179,8 @@ class WorkloadInput(JsonMixin):
         _finite(self, "fixed_peak_headroom", lo=0, hi=0.9)
         _finite(self, "spot_rework_share", lo=0, hi=5)
         _finite(self, "api_failed_attempts_billed", lo=0, hi=1)
+        _finite(self, "capacity_unstated_warn_gpus", lo=1)
+        _finite(self, "term_residual_use_share", lo=0, hi=1)
         _finite(self, "expected_model_churn_months", lo=0, lo_open=True)
         _finite(self, "stale_quote_days", lo=0)
         if self.tokens_billed not in BILLED_TOKEN_TYPES:
@@ -315,6 +323,9 @@ class CandidateInput(JsonMixin):
     # the check's words, and whether only the vendor vouches for it (then it cannot win).
     price_far_from_market: str = ""
     price_far_unverified: bool = False
+    # The GPUs the offer has for this buyer (None: not stated): the whole peak fleet must fit.
+    max_gpus_available: int | None = None
+    accelerator_name: str = ""  # as the page says it ("H200 SXM 141GB"); "" : the slug
 
     def __post_init__(self) -> None:
         try:
@@ -352,6 +363,8 @@ class CandidateInput(JsonMixin):
             raise EngineInputError("price_per_gpu_hour", "a rented GPU needs its hourly price")
         _finite(self, "gpus_per_replica", lo=1)
         _finite(self, "gpus_per_node", lo=1)
+        if self.max_gpus_available is not None:
+            _finite(self, "max_gpus_available", lo=1)
         _finite(self, "term_months", lo=0, hi=MAX_TERM_MONTHS)
         if self.spot_rework_share is not None:
             _finite(self, "spot_rework_share", lo=0, hi=5)

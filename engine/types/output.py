@@ -20,6 +20,7 @@ from engine.types.common import (
 if TYPE_CHECKING:
     from engine.cost.assumptions import AppliedAssumption
     from engine.cost.commitment import CommitmentDetail
+    from engine.deployments.fleet import Fleet
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +106,7 @@ class CandidateOutcome(JsonMixin):
     evidence: str = ""  # what the throughput rests on (measured / proxy / estimated + why)
     acceptance_source: str = ""  # "measured" or "brief": which rate the cost used
     failure_source: str = ""  # "measured" or "brief": which failure rate the cost used
+    fleet: Fleet | None = None  # replicas, GPUs and nodes at average and peak; what is bought
 
 
 @dataclass(frozen=True, slots=True)

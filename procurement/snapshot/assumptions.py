@@ -106,6 +106,24 @@ SCALARS: dict[str, Scalar] = {
         "Spot interruption rework (share of work)",
         "Work redone, plus restart time, after spot interruptions, as a share of the work.",
     ),
+    # Above this peak fleet an offer that does not state its capacity is warned about.
+    "capacity_unstated_warn_gpus": Scalar(
+        64.0,
+        1.0,
+        1_000_000.0,
+        "Warn when capacity is not stated above (GPUs at peak)",
+        "An offer that does not say how many GPUs it has is flagged when the fleet needs more.",
+    ),
+    # A reserved term longer than the horizon is paid in full; only a stated use of the rest
+    # (resale, other teams) lowers what the horizon's outputs carry.
+    "term_residual_use_share": Scalar(
+        0.0,
+        0.0,
+        1.0,
+        "Residual use of a term beyond the horizon (share)",
+        "Share of the months past the horizon the organisation will use (resale, other "
+        "teams); 0: they count in full in the unit cost.",
+    ),
     # Conservative: a failed attempt is billed like a completed one unless stated.
     "api_failed_attempts_billed": Scalar(
         1.0,

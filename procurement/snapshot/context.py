@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from dataclasses import replace
@@ -50,6 +51,13 @@ class Context:
         self.results = snap["measured"]["results"]
         self.calibration: dict[str, CalibrationRow] = snap.get("calibration") or {}
         self._memo: dict[tuple[Any, ...], Any] = {}
+
+    def without_results(self, result_ids: set[Any]) -> Context:
+        """The same context without some benchmark results (the memo is shared: fits and
+        estimates do not depend on the results)."""
+        other = copy.copy(self)
+        other.results = [r for r in self.results if r.get("result_id") not in result_ids]
+        return other
 
     def memo(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
         """Memory fits and estimates depend on the accelerator and node shape, not the quote:

@@ -22,10 +22,13 @@ per GPU (÷ 8 ÷ GPUs per node), the engine's unit for fabric bars.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from engine.deployments import Configuration, choose_configuration
 from engine.errors import EngineInputError
+from engine.memory.fit import GpuSpec
 from engine.operating_points.costs import point_costs
 from engine.performance import peak_dense_tflops
 from engine.types import (
@@ -45,6 +48,7 @@ from procurement.snapshot.context import (
     quote_key,
     rounded,
 )
+from procurement.snapshot.deployments import estimated, quote_configurations
 from procurement.snapshot.evidence import Sweep
 from procurement.snapshot.media import media_perf
 from procurement.snapshot.schema import AcceleratorRow, Effective, QuoteRow
@@ -118,14 +122,15 @@ def _evidence_detail(perf: dict[str, Any]) -> str:
 def quote_candidate(
     ctx: Context, quote: QuoteRow
 ) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
-    """(engine candidate or None when it cannot be built, row facts, rejection reasons)."""
+    """(engine candidate or None when it cannot be built, row facts, rejection reasons).
+
+    An inference offer is costed in each of its configurations (snapshot/deployments.py);
+    the row takes the one the engine keeps and lists the others as alternatives."""
     acc = ctx.snap["accelerators"][quote["accelerator_slug"]]
     node = max(1, int(quote.get("gpus_per_node") or 1))
     cap = quote.get("max_gpus_available") or None
     gpu = gpu_spec_of(acc, gpus_per_node=node)
-    rate = ctx.rate(quote["currency"])
-    fx_ok = rate is not None
-    conv = rate if rate is not None else Decimal(1)  # never used for money shown: row is blocked
+    fx_ok = ctx.rate(quote["currency"]) is not None
     facts: dict[str, Any] = {
         "kind": "gpu",
         "quote_id": quote["id"],
@@ -142,35 +147,116 @@ def quote_candidate(
         quote.get("private_endpoint"), verified=_boundary_accepted(ctx, quote)
     )
     reasons += [r for r in (boundary, private) if r]
-    training = ctx.workload.is_training
-    latency_ok = None
-    perf: dict[str, Any] = {}
-    fit: dict[str, Any]
-    peak = None
     try:
         if ctx.cls == "media":
-            gpus, fits, fit = 1, True, {"note": "media: memory fit is not modelled"}
-            perf = media_perf(ctx, quote, acc, gpu)
-        elif training:
+            sized = [_Sized(1, True, {"note": "media: memory fit is not modelled"}, [])]
+            sized[0].perf = media_perf(ctx, quote, acc, gpu)
+        elif ctx.workload.is_training:
             gpus, fits, fit, fit_reasons = training_fit(ctx, gpu, node, cap)
-            reasons += fit_reasons
             precision = ctx.brief["weight_precision"]
             peak, source = peak_dense_tflops(gpu, precision if precision == "fp8" else "bf16")
-            perf = {
+            sized = [_Sized(gpus, fits, fit, fit_reasons, peak=peak)]
+            sized[0].perf = {
                 "peak_dense_tflops_per_gpu": peak,
                 "peak_source": source,
                 "throughput_source": "estimated",
                 "latency_source": None,
             }
         else:
-            gpus, fits, fit, fit_reasons = inference_fit(ctx, gpu, node, cap)
-            reasons += fit_reasons
-            perf = inference_perf(ctx, quote, acc, gpu, gpus)
-            latency_ok = latency_met(
-                ctx.brief, perf.get("ttft_p95_ms"), perf.get("itl_p95_ms"), perf.get("e2e_p99_ms")
-            )
+            sized = _inference_sized(ctx, quote, acc, gpu, node, cap)
     except EngineInputError as exc:
         return None, facts, [f"cannot be sized: {exc.message}"]
+    built = [
+        (one, _finish(ctx, quote, acc, gpu, node, dict(facts), reasons + one.reasons, one))
+        for one in sized
+    ]
+    costed = [
+        (one.configuration, out)
+        for one, out in built
+        if out[0] is not None and one.configuration is not None
+    ]
+    if len(costed) < 2:
+        return next((out for _, out in built if out[0] is not None), built[0][1])
+    options = [(conf, out[0]) for conf, out in costed if out[0] is not None]
+    chosen, verdicts = choose_configuration(ctx.workload, options)
+    keep = costed[chosen][1]
+    keep[1]["configurations"] = [v.to_dict() for v in verdicts]
+    return keep
+
+
+@dataclass
+class _Sized:
+    """One configuration of the offer: its fit and its performance."""
+
+    gpus: int
+    fits: bool
+    fit: dict[str, Any]
+    reasons: list[str]
+    perf: dict[str, Any] = field(default_factory=dict)
+    latency_ok: bool | None = None
+    peak: float | None = None
+    configuration: Configuration | None = None
+
+
+def _inference_sized(
+    ctx: Context,
+    quote: QuoteRow,
+    acc: AcceleratorRow,
+    gpu: GpuSpec,
+    node: int,
+    cap: int | None,
+) -> list[_Sized]:
+    gpus, fits, fit, fit_reasons = inference_fit(ctx, gpu, node, cap)
+    used: set[Any] = set()
+    if not fits:
+        precision = str(ctx.brief.get("weight_precision") or "")
+        configs = [estimated(gpus, node, precision, "memory_minimum")]
+    else:
+        configs, used = quote_configurations(ctx, quote, acc, gpu, node, cap, gpus)
+    out = []
+    for conf in configs:
+        if conf.gpus_per_replica == gpus:
+            one = _Sized(gpus, fits, fit, list(fit_reasons), configuration=conf)
+        else:
+            at = inference_fit(ctx, gpu, node, cap, conf.gpus_per_replica)
+            one = _Sized(at[0], at[1], at[2], at[3], configuration=conf)
+        judged = ctx if conf.measured or not used else ctx.without_results(used)
+        one.perf = inference_perf(judged, quote, acc, gpu, one.gpus)
+        one.perf["configuration"] = {**conf.to_dict(), "words": conf.words()}
+        figures = (one.perf.get(k) for k in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"))
+        one.latency_ok = latency_met(ctx.brief, *figures)
+        out.append(one)
+    return out
+
+
+def _finish(
+    ctx: Context,
+    quote: QuoteRow,
+    acc: AcceleratorRow,
+    gpu: GpuSpec,
+    node: int,
+    facts: dict[str, Any],
+    reasons: list[str],
+    sized: _Sized,
+) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
+    """The engine candidate of one configuration, and the row facts it shows."""
+    training = ctx.workload.is_training
+    gpus, fits, fit, perf, peak, latency_ok = (
+        sized.gpus,
+        sized.fits,
+        sized.fit,
+        dict(sized.perf),
+        sized.peak,
+        sized.latency_ok,
+    )
+    cap = quote.get("max_gpus_available") or None
+    rate = ctx.rate(quote["currency"])
+    fx_ok = rate is not None
+    conv = rate if rate is not None else Decimal(1)  # never used for money shown: row is blocked
+    boundary = ctx.boundary_reason([quote.get("region", "")])
+    private = ctx.private_endpoint_reason(
+        quote.get("private_endpoint"), verified=_boundary_accepted(ctx, quote)
+    )
     ok, checklist = _checklist(ctx, quote["id"])
     extras = perf.pop("_engine", {}) if isinstance(perf, dict) else {}
     facts.update(
@@ -213,6 +299,12 @@ def quote_candidate(
         "fx_rate": None if rate is None else format(rate, "f"),
         "term_months": int(quote.get("term_months") or 0),
         "min_commitment_gpus": int(quote.get("min_commitment_gpus") or 0),
+        # what the vendor can deliver, and when: the whole peak fleet must fit
+        "capacity": {
+            "max_gpus_available": int(cap) if cap else None,
+            "available_from": quote.get("capacity_available_from"),
+            "lead_time_days": quote.get("capacity_lead_time_days"),
+        },
         "stale": ctx.is_stale(quote["quoted_at"], quote.get("valid_until")),
     }
     try:
@@ -268,6 +360,8 @@ def quote_candidate(
             headroom_status=fit.get("status", ""),
             price_far_from_market=_price_far(quote),
             price_far_unverified=(quote.get("price_check") or {}).get("confirmed_by") != "staff",
+            max_gpus_available=int(cap) if cap else None,
+            accelerator_name=acc["name"],
         )
     except EngineInputError as exc:
         return None, facts, [f"cannot be costed: {exc.message}"]

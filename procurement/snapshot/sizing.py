@@ -54,17 +54,18 @@ def _fit_facts(fit: Any, *, context: int, sequences: int, offered: int | None) -
 
 
 def inference_fit(
-    ctx: Context, gpu: GpuSpec, node: int, cap: int | None
+    ctx: Context, gpu: GpuSpec, node: int, cap: int | None, at: int | None = None
 ) -> tuple[int, bool, dict[str, Any], list[str]]:
-    """(GPUs per replica, fits within the offer, fit facts, reasons)."""
+    """(GPUs per replica, fits within the offer, fit facts, reasons): the smallest fit, or
+    the fit at ``at`` GPUs per replica (a measured or a larger configuration)."""
     gpus, fits, facts, reasons = ctx.memo(
-        ("inference_fit", gpu, node, cap), lambda: _inference_fit(ctx, gpu, node, cap)
+        ("inference_fit", gpu, node, cap, at), lambda: _inference_fit(ctx, gpu, node, cap, at)
     )
     return gpus, fits, dict(facts), list(reasons)
 
 
 def _inference_fit(
-    ctx: Context, gpu: GpuSpec, node: int, cap: int | None
+    ctx: Context, gpu: GpuSpec, node: int, cap: int | None, at: int | None
 ) -> tuple[int, bool, dict[str, Any], list[str]]:
     brief = ctx.brief
     model = model_of(ctx)
@@ -98,7 +99,7 @@ def _inference_fit(
             )
         )
 
-    fit = fit_at(context)
+    fit = fit_at(context, at)
     facts = _fit_facts(fit, context=context, sequences=sequences, offered=cap)
     facts["context_source"] = contexts.source
     reasons: list[str] = []

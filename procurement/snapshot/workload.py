@@ -164,6 +164,8 @@ def workload_input(snap: Snapshot) -> WorkloadInput:
         "fixed_peak_headroom": float(scalar(a, "fixed_peak_headroom")),
         "spot_rework_share": float(scalar(a, "spot_rework_share")),
         "api_failed_attempts_billed": float(scalar(a, "api_failed_attempts_billed")),
+        "term_residual_use_share": float(scalar(a, "term_residual_use_share")),
+        "capacity_unstated_warn_gpus": int(scalar(a, "capacity_unstated_warn_gpus")),
         "assumption_sources": _sources(brief, overrides),
         "tokens_billed": brief.get("billed_token_type") or "output",
     }

@@ -135,7 +135,8 @@ def test_likely_above_high_names_the_high_field():
     )
     assert errors == {
         "monthly_accepted_outputs_high": [
-            "Monthly accepted outputs: high (2,000) must be at least likely (5,000)."
+            "Monthly accepted outputs (answers, not tokens): high (2,000) must be at least "
+            "likely (5,000)."
         ]
     }
 
@@ -153,7 +154,7 @@ def test_rates_must_be_fractions(value):
 def test_volume_cannot_be_negative():
     errors = range_errors({"monthly_accepted_outputs_low": -5})
     assert errors["monthly_accepted_outputs_low"] == [
-        "Monthly accepted outputs (low) cannot be negative."
+        "Monthly accepted outputs (answers, not tokens) (low) cannot be negative."
     ]
 
 

@@ -74,7 +74,7 @@ def test_commitment_states_its_horizon():
     assert numbers.commitment_horizon(contracted) == "12-month commitment"
     assert numbers.commitment_horizon(
         {"commitment": {"contract_usd": None, "horizon_months": 6}}
-    ) == ("6-month commitment")
+    ) == ("expected spend over 6 months, no contract")
     assert numbers.commitment_horizon({}) == "commitment"
 
 

@@ -254,7 +254,12 @@ def test_u26_tie_and_estimated_winner_against_measured_runner_up_are_said():
 def test_d11_closest_latency_is_said_and_no_meets_beside_unmeasured():
     """D11 / U7: no GPU offer meets 500 ms: the recommendation says the closest figure;
     an unmeasured latency never reads 'meets'."""
-    snap = snapshot([quote(1, "2.50")], [result(5, LLAMA_70B, ttft_p95_ms=612.0)], ttft_p95_ms=500)
+    # The offer has 4 GPUs: the measured 4-GPU configuration is its only one.
+    snap = snapshot(
+        [quote(1, "2.50", max_gpus_available=4)],
+        [result(5, LLAMA_70B, ttft_p95_ms=612.0)],
+        ttft_p95_ms=500,
+    )
     _, out = _run(snap)
     assert any("closest: 612 ms against 500 ms" in n for n in out.recommendation_notes)
     snap = snapshot([quote(1, "2.50")], [], ttft_p95_ms=100_000)

@@ -134,7 +134,7 @@ def test_the_queue_row_shows_due_date_approvals_given_and_the_commitment_term(
     _due(dual_comparison, days_from_now=-2)
     _due(comparison, days_from_now=4)
     CandidateResult.objects.filter(comparison=dual_comparison, key="q-h100").update(
-        detail={"commitment": {"horizon_months": 12}}
+        detail={"commitment": {"contract_usd": "480000.00", "months_counted": 12}}
     )
     client = Client()
     client.force_login(finance)

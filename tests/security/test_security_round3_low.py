@@ -233,7 +233,7 @@ def test_s11_a_vendors_own_private_endpoint_counts_once_a_reviewer_accepted_it(
     def rows():
         comparison = comparison_create(
             acting_user=lead, brief=brief, quote_ids=[claimed.pk, staff_yes.pk], seed=1
-        )
+        ).comparison
         comparison_run(comparison_id=comparison.pk)
         return {r.quote_id: r for r in CandidateResult.objects.filter(comparison=comparison)}
 

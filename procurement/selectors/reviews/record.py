@@ -314,6 +314,7 @@ def export_data_for(comparison: Comparison, user: User | None = None) -> exports
             "cost_lines": dict(ordered_lines(r.cost_lines or {})),
             "total_usd": r.total_usd,
             **_commitment_columns(r),
+            **exports.fleet_columns(r.detail),
             "accepted_outputs": r.accepted_outputs,
             "unit_cost_usd": r.unit_cost_usd,
             "unit_label": r.unit_label,

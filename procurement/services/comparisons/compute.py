@@ -42,7 +42,7 @@ def _q(value: Decimal | None, quantum: Decimal) -> Decimal | None:
 
 
 def _base_row(key: str, facts: dict[str, Any]) -> dict[str, Any]:
-    return {
+    row: dict[str, Any] = {
         "key": key,
         "kind": facts["kind"],
         "quote_id": facts.get("quote_id"),
@@ -56,8 +56,16 @@ def _base_row(key: str, facts: dict[str, Any]) -> dict[str, Any]:
         "performance": facts.get("performance", {}),
         "perf_source": facts.get("perf_source", "") or "",
         "checklist": facts.get("checklist", {}),
-        "detail": dict(facts.get("detail", {})),
+        "detail": {
+            **facts.get("detail", {}),
+            # the offer's other configurations, costed beside the one the row takes
+            **({"configurations": facts["configurations"]} if facts.get("configurations") else {}),
+        },
     }
+    configuration = (facts.get("performance") or {}).get("configuration")
+    if configuration:
+        row["detail"]["configuration"] = configuration
+    return row
 
 
 def _rejected_row(key: str, facts: dict[str, Any], reasons: list[str]) -> dict[str, Any]:
@@ -88,6 +96,8 @@ def outcome_row(outcome: CandidateOutcome, facts: dict[str, Any]) -> dict[str, A
         acceptance_source=outcome.acceptance_source,
         failure_source=outcome.failure_source,
     )
+    if outcome.fleet is not None:
+        row["detail"]["fleet"] = outcome.fleet.to_dict()
     if money:
         row.update(
             hourly_price_usd=_q(outcome.price_per_gpu_hour, HOURLY_QUANTUM),

@@ -1,0 +1,173 @@
+"""A brief's volume in units nobody misreads: what it derives to, before anyone saves it.
+
+The brief states accepted outputs per month in its class's own unit (answers for the serving
+classes, images or clips for media, fine-tuned models for adapter fine-tuning) and, apart,
+the output tokens per request. From those::
+
+    output tokens / month  = accepted outputs × output tokens per request
+    requests / s (average) = accepted outputs ÷ acceptance ÷ (730 h × 3600 s)
+    requests / s (peak)    = average × peak-to-average
+    output tokens / s peak = peak requests / s × output tokens per request
+
+The implied fleet (``implied_fleet``) is a roofline estimate on the catalog accelerator that
+needs the fewest GPUs: enough to tell 12 GPUs from 920 before anything is saved. Pure: no
+Django; a brief implying more than ``settings.BRIEF_CONFIRM_ABOVE_GPUS`` GPUs at peak is saved
+only once its author confirms the volume (briefs/services.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core import workloads
+from engine.errors import EngineInputError
+from engine.memory.fit import FitInput, GpuSpec, ModelSpec, memory_fit
+from engine.performance import InferencePerfInput, estimate_inference
+
+SECONDS_PER_MONTH = 730 * 3600
+
+UNIT_WORDS: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(workloads.SERVING, ("answer", "answers (accepted requests), not tokens")),
+    **dict.fromkeys(workloads.MEDIA, ("image or clip", "images or clips")),
+    **dict.fromkeys(workloads.ADAPTER, ("fine-tuned model", "fine-tuned models")),
+    **dict.fromkeys(workloads.TRAINING_RUN, ("run", "completed runs")),
+}
+
+
+def unit_words(workload_class: str) -> str:
+    """'answers (accepted requests), not tokens' for a serving class, and so on."""
+    return UNIT_WORDS.get(workload_class, ("output", "accepted outputs"))[1]
+
+
+def _number(value: Any) -> float | None:
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) and number > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class VolumeEcho:
+    accepted_per_month: float
+    unit: str
+    output_tokens_per_request: float | None
+    tokens_per_month: float | None
+    average_rps: float
+    peak_rps: float
+    peak_output_tokens_per_s: float | None
+
+    def words(self) -> str:
+        """'300,000,000 answers … a month × 300 output tokens ≈ 90 B output tokens a month;
+        ≈ 114 requests/s on average, 228 at peak'."""
+        head = f"{self.accepted_per_month:,.0f} {self.unit} a month"
+        if self.tokens_per_month is not None and self.output_tokens_per_request is not None:
+            head += (
+                f" × {self.output_tokens_per_request:,.0f} output tokens ≈ "
+                f"{short(self.tokens_per_month)} output tokens a month"
+            )
+        return (
+            f"{head}; ≈ {self.average_rps:,.1f} requests/s on average, {self.peak_rps:,.1f} at peak"
+        )
+
+
+def short(value: float) -> str:
+    """90e9 → '90 B', 1.2e6 → '1.2 M'."""
+    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if value >= size:
+            return f"{value / size:,.3g} {suffix}"
+    return f"{value:,.0f}"
+
+
+def volume_echo(values: Mapping[str, Any]) -> VolumeEcho | None:
+    """The derived volume of a brief's values (a form's cleaned data or a brief's fields);
+    None when the class has no monthly volume or the volume is not stated."""
+    cls = str(values.get("workload_class") or "")
+    accepted = _number(values.get("monthly_accepted_outputs_likely"))
+    if accepted is None or workloads.is_training_run(cls) or workloads.is_training(cls):
+        return None
+    acceptance = _number(values.get("acceptance_rate_likely")) or 1.0
+    peak = _number(values.get("peak_to_average")) or 1.0
+    average = accepted / min(1.0, acceptance) / SECONDS_PER_MONTH
+    tokens = _number(values.get("mean_output_tokens")) if workloads.is_serving(cls) else None
+    return VolumeEcho(
+        accepted_per_month=accepted,
+        unit=unit_words(cls),
+        output_tokens_per_request=tokens,
+        tokens_per_month=accepted * tokens if tokens else None,
+        average_rps=average,
+        peak_rps=average * peak,
+        peak_output_tokens_per_s=average * peak * tokens if tokens else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ImpliedFleet:
+    gpus_peak: int
+    accelerator_name: str
+    gpus_per_replica: int
+
+    def words(self) -> str:
+        return (
+            f"about {self.gpus_peak:,} {self.accelerator_name} GPUs at peak "
+            f"({self.gpus_per_replica} per replica; a roofline estimate, before any quote)"
+        )
+
+
+def implied_fleet(
+    values: Mapping[str, Any],
+    echo: VolumeEcho | None,
+    model: ModelSpec | None,
+    gpus: Iterable[tuple[str, GpuSpec]],
+) -> ImpliedFleet | None:
+    """The smallest peak fleet over ``gpus`` (name, spec) by the roofline, or None."""
+    if echo is None or model is None or echo.peak_output_tokens_per_s is None:
+        return None
+    p95_in = int(_number(values.get("p95_input_tokens")) or 1)
+    p95_out = int(_number(values.get("p95_output_tokens")) or 1)
+    concurrency = int(_number(values.get("concurrency")) or 1)
+    weights = str(values.get("weight_precision") or "bf16")
+    kv = str(values.get("kv_precision") or weights)
+    best: ImpliedFleet | None = None
+    for name, gpu in gpus:
+        try:
+            fit = memory_fit(
+                FitInput(
+                    model=model,
+                    gpu=gpu,
+                    mode="inference",
+                    weight_precision=weights,
+                    kv_precision=kv,
+                    context_tokens=p95_in + p95_out,
+                    concurrent_sequences=concurrency,
+                )
+            )
+            if not fit.fits:
+                continue
+            per = fit.gpus_required
+            est = estimate_inference(
+                InferencePerfInput(
+                    model=model,
+                    gpu=gpu,
+                    weight_precision=weights,
+                    kv_precision=kv,
+                    input_tokens=p95_in,
+                    output_tokens=p95_out,
+                    concurrency=concurrency,
+                    gpus=per,
+                )
+            )
+        except (EngineInputError, ValueError):
+            continue
+        if not est.output_tokens_per_s:
+            continue
+        replicas = math.ceil(echo.peak_output_tokens_per_s / est.output_tokens_per_s)
+        found = ImpliedFleet(max(1, replicas) * per, name, per)
+        if best is None or found.gpus_peak < best.gpus_peak:
+            best = found
+    return best

@@ -1,0 +1,108 @@
+"""One candidate judged once: its blocking reasons, warnings, point estimate and fleet.
+
+The configuration choice and the ranking both call ``assess``, so a configuration is kept
+for the same reasons the ranking later accepts it. Capacity: the whole fleet at peak must
+fit the GPUs the offer has (``max_gpus_available``), not only one replica; an offer that
+does not state its capacity is warned about above ``capacity_unstated_warn_gpus`` GPUs.
+A spot or preemptible fleet serving a real-time class is warned about: the provider may
+reclaim it under load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core import workloads
+from engine import cost
+from engine.deployments.fleet import Fleet, fleet_of
+from engine.errors import EngineInputError
+from engine.types import CandidateInput, EngineWarning, PointEstimate, WorkloadInput
+from engine.warnings import candidate_warnings
+
+FLEET_EXCEEDS_CAPACITY = "FLEET_EXCEEDS_CAPACITY"
+CAPACITY_NOT_STATED = "CAPACITY_NOT_STATED"
+SPOT_FOR_REALTIME = "SPOT_FOR_REALTIME"
+REALTIME = frozenset(workloads.REALTIME)
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    reasons: tuple[str, ...]
+    warnings: tuple[EngineWarning, ...]
+    estimate: PointEstimate | None
+    fleet: Fleet | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def eligible(self) -> bool:
+        return not self.reasons and self.estimate is not None
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def capacity_reason(cand: CandidateInput, fleet: Fleet) -> str | None:
+    """Why the peak fleet does not fit the offer's stated capacity (None: it fits)."""
+    cap = cand.max_gpus_available
+    if cap is None or fleet.gpus_peak <= cap:
+        return None
+    node = fleet.gpus_per_node
+    if node > 1:
+        return (
+            f"needs {_plural(fleet.nodes_peak, 'node')} ({_plural(fleet.gpus_peak, 'GPU')}) at "
+            f"peak; {cand.label} offers {_plural(cap // node, 'node')} ({_plural(cap, 'GPU')})"
+        )
+    return f"needs {_plural(fleet.gpus_peak, 'GPU')} at peak; {cand.label} offers {cap:,}"
+
+
+def _fleet_warnings(
+    workload: WorkloadInput, cand: CandidateInput, fleet: Fleet
+) -> list[EngineWarning]:
+    out: list[EngineWarning] = []
+    threshold = workload.capacity_unstated_warn_gpus
+    if cand.max_gpus_available is None and fleet.gpus_peak > threshold:
+        out.append(
+            EngineWarning(
+                code=CAPACITY_NOT_STATED,
+                candidate_id=cand.id,
+                detail=(
+                    f"the fleet needs {_plural(fleet.gpus_peak, 'GPU')} at peak and the offer "
+                    "does not state how many it has: ask the vendor before approving"
+                ),
+            )
+        )
+    if cand.capacity_model == "spot" and workload.workload_class in REALTIME:
+        out.append(
+            EngineWarning(
+                code=SPOT_FOR_REALTIME,
+                candidate_id=cand.id,
+                detail=(
+                    "spot capacity can be reclaimed at any time: a real-time service on it "
+                    "loses replicas under load unless it can fall back to other capacity"
+                ),
+            )
+        )
+    return out
+
+
+def assess(workload: WorkloadInput, cand: CandidateInput) -> Assessment:
+    """Reasons that block the row, its warnings, its point estimate and its fleet."""
+    found = list(candidate_warnings(workload, cand))
+    reasons = [w.detail for w in found if w.severity == "block"]
+    reasons += [r for r in cand.ineligible_reasons if r]
+    estimate: PointEstimate | None = None
+    fleet: Fleet | None = None
+    if workload.is_training and cand.is_api:
+        reasons.append("model API routes are compared for inference and media, not training")
+    else:
+        try:
+            estimate = cost.point_estimate(workload, cand)
+            fleet = fleet_of(workload, cand, estimate)
+        except EngineInputError as exc:
+            reasons.append(f"cannot be costed: {exc.message}")
+    if fleet is not None:
+        if (why := capacity_reason(cand, fleet)) is not None:
+            reasons.append(why)
+        found += _fleet_warnings(workload, cand, fleet)
+    return Assessment(tuple(reasons), tuple(found), estimate, fleet)
