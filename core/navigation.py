@@ -18,7 +18,14 @@ NAV: list[tuple[str, str, frozenset[str]]] = [
     ("Checklist", "/checklist/", STAFF_ROLES | {Role.VENDOR}),
     ("Benchmarks", "/benchmarks/", STAFF_ROLES),
     ("Comparisons", "/comparisons/", STAFF_ROLES),
-    ("FinOps", "/finops/", STAFF_ROLES),
+    # Those who answer for the spend or count the outputs (finops.access).
+    (
+        "FinOps",
+        "/finops/",
+        frozenset(
+            {Role.PROCUREMENT_LEAD, Role.FINANCE_REVIEWER, Role.PLATFORM_ENGINEER, Role.ADMIN}
+        ),
+    ),
     ("Audit", "/audit/", frozenset({Role.ADMIN, Role.FINANCE_REVIEWER, Role.SECURITY_REVIEWER})),
     ("Users", "/accounts/users/", frozenset({Role.ADMIN})),
     ("API", "/api/docs/", STAFF_ROLES | {Role.VENDOR}),
