@@ -24,6 +24,7 @@ BENCHES = [
     "bench.bench_e2e",
     "bench.bench_load",
     "bench.bench_audit",
+    "bench.bench_plan",
 ]
 
 

@@ -51,7 +51,7 @@ from engine.plan.mixed_types import (
 
 HOURS = 730.0
 TIME_LIMIT_S = 10.0
-MIP_REL_GAP = 1e-9
+MIP_REL_GAP = 1e-6
 # Shares below this are solver noise: rounded to 0
 SHARE_EPS = 1e-9
 FRACTION_PLACES = 9
@@ -150,7 +150,7 @@ def _build(
             v.u[oi] = m.var(weight * float(offer.fixed_monthly), 1.0, integer=True)
         hours: list[tuple[int, float]] = []  # hours billed, before the commitment
         cap_terms: list[tuple[int, float]] = []  # GPUs held (fixed) or at the peak (elastic)
-        used_terms: list[tuple[int, float]] = []
+        used_terms: dict[tuple[str, int], list[tuple[int, float]]] = {}
         if offer.capacity == "fixed":
             gpu_terms = []
             for ci, cfg in enumerate(offer.configs):
@@ -197,14 +197,15 @@ def _build(
                         y = m.var(weight * outputs * per_output, 1.0)
                         v.y[(oi, ci, b.name, k)] = y
                         y_by_layer.setdefault((b.name, k), []).append(y)
-                        used_terms.append((y, 1.0))
+                        used_terms.setdefault((b.name, k), []).append((y, 1.0))
                         if offer.capacity == "elastic":
                             rate = cfg.outputs_per_hour[b.name]
                             g = cfg.gpus_per_replica
                             hours.append((y, outputs * g / (rate * offer.utilisation)))
                             cap_terms.append((y, peak * b.share / k_count * g / rate))
-            if needs_u and used_terms:
-                m.row([*used_terms, (v.u[oi], -float(len(used_terms)))], -math.inf, 0.0)
+            if needs_u:  # per layer, which keeps the relaxation tight
+                for terms in used_terms.values():
+                    m.row([*terms, (v.u[oi], -1.0)], -math.inf, 0.0)
         if offer.max_gpus is not None and cap_terms:
             terms = list(cap_terms)
             if shortfall:
@@ -257,8 +258,8 @@ def _recost(
     # Fixed capacity's share of each layer, given to its configurations pro rata φ
     fixed_cover = {key: _frac(float(x[col])) for key, col in v.f.items()}
     phi_sum: dict[str, float] = {}
-    for (_, _, b), col in v.phi.items():
-        phi_sum[b] = phi_sum.get(b, 0.0) + max(0.0, float(x[col]))
+    for (_, _, name), phi_col in v.phi.items():
+        phi_sum[name] = phi_sum.get(name, 0.0) + max(0.0, float(x[phi_col]))
     for oi, offer in enumerate(offers):
         price = offer.price_per_gpu_hour
         offer_lines: list[PlanLine] = []
@@ -269,17 +270,17 @@ def _recost(
             cost = Decimal(0)
             replicas = gpus = 0
             if offer.capacity == "fixed":
-                col = v.n.get((oi, ci))
-                replicas = 0 if col is None else round(float(x[col]))
+                n_col = v.n.get((oi, ci))
+                replicas = 0 if n_col is None else round(float(x[n_col]))
                 if replicas <= 0:
                     continue
                 gpus = replicas * cfg.gpus_per_replica
                 hours = HOURS_DEC * gpus
                 for b in demand.buckets:
-                    phi_col = v.phi.get((oi, ci, b.name))
-                    if phi_col is None or phi_sum.get(b.name, 0.0) <= 0:
+                    own = v.phi.get((oi, ci, b.name))
+                    if own is None or phi_sum.get(b.name, 0.0) <= 0:
                         continue
-                    part = max(0.0, float(x[phi_col])) / phi_sum[b.name]
+                    part = max(0.0, float(x[own])) / phi_sum[b.name]
                     covered = sum(
                         fixed_cover.get((b.name, k), Decimal(0)) * e for k, e in enumerate(energies)
                     )

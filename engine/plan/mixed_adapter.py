@@ -1,0 +1,157 @@
+"""From the comparison's candidates to the mixed-fleet optimiser's inputs, and the hook the
+comparison run can call (``plan_for_comparison``).
+
+Each costed, eligible candidate is one offer with one configuration (a candidate is an offer
+at one configuration today): its price per GPU-hour (the effective one for owned hardware),
+GPUs per replica, accepted outputs per replica-hour (throughput at the latency target ×
+acceptance × (1 − failure); fixed capacity at (1 − peak headroom), spot work less its
+rework), the vendor's stated capacity when the candidate carries ``max_gpus_available``, its
+capacity model (fixed, elastic or API), monthly commitment and term, and the vendor's fixed
+monthly network and serving costs. The workload's own monthly costs (storage, observability,
+platform labour) are the same whichever GPUs serve it and stay out of the plan's cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, localcontext
+
+from engine import cost
+from engine.errors import EngineInputError
+from engine.plan.mixed import TIME_LIMIT_S, optimise
+from engine.plan.mixed_types import (
+    MixedPlan,
+    PlanBucket,
+    PlanCapacity,
+    PlanConfig,
+    PlanDemand,
+    PlanOffer,
+)
+from engine.types import SECONDS_PER_HOUR, CandidateInput, CandidateOutcome, WorkloadInput
+
+ALL = "all"
+
+
+def _capacity(cand: CandidateInput) -> PlanCapacity:
+    if cand.is_api:
+        return "api"
+    return "fixed" if cand.is_fixed else "elastic"
+
+
+def accepted_per_replica_hour(workload: WorkloadInput, cand: CandidateInput) -> float:
+    """Accepted outputs one replica of ``cand`` delivers an hour at its likely values."""
+    assert cand.throughput_per_replica is not None  # noqa: S101 - GPU rows have one
+    v = cost.likely_values(workload, cand)
+    with localcontext(cost.DECIMAL_CONTEXT):
+        gpu_s = cost.gpu_seconds_numerator(workload, cand) / cost.dec(
+            cand.throughput_per_replica.likely
+        )
+        attempts = cand.gpus_per_replica * SECONDS_PER_HOUR / gpu_s
+        if cand.is_fixed:
+            attempts *= cost.peak_capacity_share(workload)
+        attempts /= 1 + cost.spot_rework_share(workload, cand)
+        accepted = attempts * cost.dec(v["acceptance_rate"]) * (1 - cost.dec(v["failure_rate"]))
+    return float(accepted)
+
+
+def api_price_per_accepted(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
+    """What an API route bills per accepted output (failed attempts as it bills them)."""
+    assert cand.api_pricing is not None  # noqa: S101 - validated on input
+    v = cost.likely_values(workload, cand)
+    with localcontext(cost.DECIMAL_CONTEXT):
+        acceptance = cost.dec(v["acceptance_rate"])
+        completed = 1 / acceptance
+        attempts = completed / (1 - cost.dec(v["failure_rate"]))
+        billed = cost.billed_attempts(workload, cand, completed, attempts)
+        return billed * cost.api_cost_per_attempt(workload, cand.api_pricing)
+
+
+def plan_offer(
+    workload: WorkloadInput,
+    cand: CandidateInput,
+    rates: Mapping[str, float] | None = None,
+    *,
+    eligible: bool = True,
+) -> PlanOffer:
+    """``cand`` as an offer of the plan; ``rates``: bucket → accepted outputs per
+    replica-hour for the buckets whose service level it meets (default: one bucket)."""
+    capacity = _capacity(cand)
+    if capacity == "api":
+        per_output = api_price_per_accepted(workload, cand)
+        buckets = rates or {ALL: 1.0}
+        config = PlanConfig(
+            "route", 0, api_price_per_output=dict.fromkeys(buckets, per_output), label=cand.label
+        )
+        price = Decimal(0)
+    else:
+        config = PlanConfig(
+            "config",
+            cand.gpus_per_replica,
+            dict(rates) if rates is not None else {ALL: accepted_per_replica_hour(workload, cand)},
+            label=cand.label,
+        )
+        price = cost.price_per_gpu_hour(cand) or Decimal(0)
+    util = 1.0
+    if capacity == "elastic" and cand.idle_billed:
+        util = cand.utilisation.likely if cand.utilisation else workload.utilisation.likely
+    max_gpus = getattr(cand, "max_gpus_available", None)  # stated vendor capacity
+    return PlanOffer(
+        id=cand.id,
+        capacity=capacity,
+        configs=(config,),
+        label=cand.label,
+        price_per_gpu_hour=price,
+        max_gpus=None if max_gpus is None else int(max_gpus),
+        gpus_per_node=cand.gpus_per_node,
+        whole_nodes=cand.capacity_model == "purchase",
+        min_commitment_gpu_hours=cand.min_commitment_gpu_hours_per_month,
+        term_months=cand.term_months,
+        fixed_monthly=(
+            cand.public_ip_per_month
+            + cand.load_balancer_per_month
+            + cand.private_networking_per_month
+            + cand.serving_stack_per_month
+        ),
+        utilisation=util,
+        eligible=eligible,
+    )
+
+
+def plan_demand(workload: WorkloadInput, buckets: Sequence[PlanBucket] | None = None) -> PlanDemand:
+    assert workload.monthly_accepted_outputs is not None  # noqa: S101 - volume classes
+    return PlanDemand(
+        monthly_outputs=workload.monthly_accepted_outputs.likely,
+        peak_to_average=workload.peak_to_average.likely,
+        buckets=tuple(buckets) if buckets else (PlanBucket(ALL, 1.0),),
+    )
+
+
+def plan_for_comparison(
+    candidate_inputs: Sequence[CandidateInput],
+    candidate_outputs: Sequence[CandidateOutcome],
+    workload: WorkloadInput,
+    *,
+    buckets: Sequence[PlanBucket] | None = None,
+    bucket_rates: Mapping[str, Mapping[str, float]] | None = None,
+    time_limit: float = TIME_LIMIT_S,
+) -> MixedPlan | None:
+    """The mixed plan over the comparison's eligible rows (None for training runs or when no
+    row is eligible). ``bucket_rates``: candidate id → bucket → accepted outputs per
+    replica-hour (API routes: any value) for the buckets whose service level it meets."""
+    if workload.is_training or workload.monthly_accepted_outputs is None:
+        return None
+    eligible = {o.candidate_id for o in candidate_outputs if o.eligible and o.total is not None}
+    offers = []
+    for cand in candidate_inputs:
+        if cand.id not in eligible:
+            continue
+        rates = None if bucket_rates is None else bucket_rates.get(cand.id, {})
+        if rates is not None and not rates:
+            continue  # meets no bucket's service level
+        try:
+            offers.append(plan_offer(workload, cand, rates))
+        except EngineInputError:
+            continue  # not costed per replica (e.g. no throughput): not in the plan
+    if not offers:
+        return None
+    return optimise(plan_demand(workload, buckets), offers, time_limit=time_limit)

@@ -1,0 +1,165 @@
+"""The mixed plan fed from the comparison's rows, and its spread over the Monte Carlo draws."""
+
+from __future__ import annotations
+
+import dataclasses
+from decimal import Decimal
+
+import numpy as np
+
+from engine import cost, montecarlo
+from engine.comparison import run_comparison
+from engine.plan.mixed import optimise
+from engine.plan.mixed_adapter import (
+    api_price_per_accepted,
+    plan_demand,
+    plan_for_comparison,
+    plan_offer,
+)
+from engine.plan.mixed_types import PlanConfig, PlanDemand, PlanOffer
+from engine.plan.mixed_uncertainty import plan_cost_samples, plan_spread
+from engine.types import (
+    ApiPricing,
+    CandidateInput,
+    CandidateOutcome,
+    ComparisonInput,
+    Range,
+    WorkloadInput,
+)
+from tests.engine.builders import fixed, gpu
+
+# 10 replicas at 1 output/s carry 26,280,000 outputs a month (730 h × 3,600 s × 10)
+VOLUME = 26_280_000.0
+
+
+def workload(**kw: object) -> WorkloadInput:
+    args: dict[str, object] = {
+        "workload_class": "batch_inference",
+        "monthly_accepted_outputs": fixed(VOLUME),
+        "utilisation": fixed(0.5),
+        "output_tokens_per_request": 100.0,
+        "vendor_management_fte": 0.0,
+    }
+    args.update(kw)
+    return WorkloadInput(**args)  # type: ignore[arg-type]
+
+
+def reserved(cid: str, price: str) -> CandidateInput:
+    return gpu(
+        cid,
+        capacity_model="reserved",
+        price_per_gpu_hour=Decimal(price),
+        throughput_per_replica=fixed(1.0),
+        throughput_unit="outputs_per_s",
+        term_months=12,
+    )
+
+
+def api_route() -> CandidateInput:
+    return CandidateInput(
+        id="api",
+        label="api",
+        kind="api",
+        capacity_model="api",
+        api_pricing=ApiPricing(price_per_output=Decimal("0.001")),
+    )
+
+
+def test_a_candidate_becomes_an_offer_at_its_costed_rate() -> None:
+    wl = workload(acceptance_rate=fixed(0.8))
+    offer = plan_offer(wl, reserved("r", "2"))
+    assert offer.capacity == "fixed"
+    assert offer.configs[0].outputs_per_hour == {"all": 3600 * 0.8}
+    assert offer.term_months == 12
+    # an API bills every completed attempt: 1 / 0.8 per accepted output
+    assert api_price_per_accepted(wl, api_route()) == Decimal("0.00125")
+    elastic = plan_offer(wl, gpu("od", throughput_unit="outputs_per_s"))
+    assert elastic.capacity == "elastic"
+    assert elastic.utilisation == 0.5
+
+
+def test_the_single_offer_plan_matches_the_row() -> None:
+    wl = workload()
+    cands = [reserved("a", "2"), reserved("b", "3")]
+    out = run_comparison(ComparisonInput(wl, tuple(cands)), seed=3, samples=200)
+    plan = plan_for_comparison(cands, out.candidates, wl)
+    assert plan is not None
+    assert [(ln.offer_id, ln.replicas) for ln in plan.lines] == [("a", 10)]
+    row = next(o for o in out.candidates if o.candidate_id == "a")
+    assert plan.monthly_cost == row.gpu_spend == 10 * 730 * Decimal(2)
+    assert plan.total_commitment == 10 * 730 * Decimal(2) * 12
+
+
+def test_ineligible_rows_and_training_take_no_part() -> None:
+    wl = workload()
+    cands = [reserved("a", "2"), reserved("b", "3"), api_route()]
+    out = run_comparison(ComparisonInput(wl, tuple(cands)), seed=3, samples=200)
+    rows = [o if o.candidate_id != "a" else _ineligible(o) for o in out.candidates]
+    plan = plan_for_comparison(cands, rows, wl)
+    assert plan is not None
+    assert {ln.offer_id for ln in plan.lines} <= {"b", "api"}
+    assert plan_demand(wl).monthly_outputs == VOLUME
+
+
+def _ineligible(row: CandidateOutcome) -> CandidateOutcome:
+    return dataclasses.replace(row, eligible=False)
+
+
+def _base_and_api() -> tuple[PlanDemand, list[PlanOffer]]:
+    base = PlanOffer(
+        "base", "fixed", (PlanConfig("1x", 1, {"all": 10.0}),), price_per_gpu_hour=Decimal(2)
+    )
+    api = PlanOffer(
+        "api", "api", (PlanConfig("r", 0, api_price_per_output={"all": Decimal("0.5")}),)
+    )
+    return PlanDemand(73_000.0, peak_to_average=2.0), [base, api]
+
+
+def test_the_spread_at_the_likely_values_is_the_plan_cost() -> None:
+    demand, offers = _base_and_api()
+    plan = optimise(demand, offers)
+    assert plan.cost_per_accepted_output is not None
+    values = plan_cost_samples(plan, demand, offers, np.full(5, 73_000.0), {})
+    np.testing.assert_allclose(values, float(plan.cost_per_accepted_output), rtol=1e-7)
+
+
+def test_slower_replicas_spill_more_to_the_api() -> None:
+    demand, offers = _base_and_api()
+    plan = optimise(demand, offers)
+    volume = np.full(3, 73_000.0)
+    slow = {"base/1x": np.array([0.8, 1.0, 1.2])}
+    values = plan_cost_samples(plan, demand, offers, volume, slow)
+    assert values[0] > values[1] > values[2]
+    spread = plan_spread(plan, demand, offers, volume, slow)
+    assert spread.p10 < spread.p50 < spread.p90
+
+
+def test_the_spread_uses_the_rows_draws() -> None:
+    wl = workload(monthly_accepted_outputs=fixed(VOLUME))
+    cand = dataclasses.replace(reserved("a", "2"), throughput_per_replica=Range(0.8, 1.0, 1.1))
+    samples, seed = 500, 11
+    assert cand.throughput_per_replica is not None
+    thr = montecarlo.draw(
+        cand.throughput_per_replica,
+        seed,
+        montecarlo.candidate_stream_key(cand.id, "throughput_per_replica"),
+        samples,
+    )
+    out = run_comparison(ComparisonInput(wl, (cand, api_route())), seed=seed, samples=samples)
+    plan = plan_for_comparison([cand, api_route()], out.candidates, wl)
+    assert plan is not None
+    demand = plan_demand(wl)
+    offers = [plan_offer(wl, cand), plan_offer(wl, api_route())]
+    factor = thr / cand.throughput_per_replica.likely
+    spread = plan_spread(plan, demand, offers, np.full(samples, VOLUME), {"a/config": factor})
+    assert spread.p10 <= spread.p50 <= spread.p90
+    assert plan.cost_per_accepted_output is not None
+    assert cost.dec(spread.p10) <= plan.cost_per_accepted_output
+
+
+def test_the_plan_goes_to_json() -> None:
+    demand, offers = _base_and_api()
+    data = optimise(demand, offers).to_dict()
+    assert data["status"] == "optimal"
+    assert isinstance(data["monthly_cost"], str)
+    assert {v["offer_id"] for v in data["vendors"]} == {"base", "api"}
