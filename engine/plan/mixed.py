@@ -34,49 +34,27 @@ from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_array
 
 from engine.cost.common import DECIMAL_CONTEXT, PER_OUTPUT_QUANTUM, dec
-from engine.plan.hybrid import overflow_share
-from engine.plan.mixed_single import HOURS_DEC, best_single, money, vendor_part
+from engine.plan.mixed_recost import cost_per_output, fixed_energy, layer_energies, recost
+from engine.plan.mixed_single import best_single
 from engine.plan.mixed_types import (
     MixedPlan,
-    PlanConfig,
     PlanDemand,
     PlanLine,
     PlanOffer,
+    PlanStatus,
     PlanVendorPart,
 )
 
 HOURS = 730.0
+
+__all__ = ["HOURS", "TIME_LIMIT_S", "fixed_energy", "layer_energies", "optimise"]
 TIME_LIMIT_S = 10.0
 MIP_REL_GAP = 1e-6
-# Shares below this are solver noise: rounded to 0
-SHARE_EPS = 1e-9
-FRACTION_PLACES = 9
-
-
-def layer_energies(peak_to_average: float, layers: int) -> list[float]:
-    """E_k: the share of the month's outputs in each of K equal slices of the peak."""
-    k = 1 if peak_to_average <= 1 else layers
-    shares = [overflow_share(i / k, peak_to_average) for i in range(k + 1)]
-    return [shares[i] - shares[i + 1] for i in range(k)]
-
-
-def fixed_energy(covered: float, peak_to_average: float, layers: int) -> float:
-    """Share of the month's outputs fixed capacity able to carry ``covered`` of the peak
-    serves, in the layer model (the bottom layers first, linear within a layer)."""
-    energies = layer_energies(peak_to_average, layers)
-    k = len(energies)
-    served, left = 0.0, max(0.0, min(1.0, covered)) * k
-    for energy in energies:
-        part = min(1.0, left)
-        served += part * energy
-        left -= part
-        if left <= 0:
-            break
-    return served
 
 
 @dataclass
@@ -120,13 +98,6 @@ class _Vars:
     y: dict[tuple[int, int, str, int], int] = field(default_factory=dict)
     u: dict[int, int] = field(default_factory=dict)
     slack: dict[int, int] = field(default_factory=dict)
-
-
-def _cost_per_output(offer: PlanOffer, cfg: PlanConfig, bucket: str) -> float:
-    if offer.capacity == "api":
-        return float(cfg.api_price_per_output[bucket])
-    rate = cfg.outputs_per_hour[bucket]
-    return float(offer.price_per_gpu_hour) * cfg.gpus_per_replica / (rate * offer.utilisation)
 
 
 def _build(
@@ -191,7 +162,7 @@ def _build(
                 for b in demand.buckets:
                     if b.name not in cfg.buckets():
                         continue
-                    per_output = _cost_per_output(offer, cfg, b.name)
+                    per_output = cost_per_output(offer, cfg, b.name)
                     for k, energy in enumerate(energies):
                         outputs = energy * b.share * volume
                         y = m.var(weight * outputs * per_output, 1.0)
@@ -243,100 +214,14 @@ def _solve(m: _Model, time_limit: float) -> object:
     )
 
 
-def _frac(value: float) -> Decimal:
-    return Decimal(0) if value < SHARE_EPS else dec(round(min(value, 1.0), FRACTION_PLACES))
-
-
 def _recost(
-    demand: PlanDemand, offers: Sequence[PlanOffer], v: _Vars, x: np.ndarray
+    offers: Sequence[PlanOffer], v: _Vars, demand: PlanDemand, x: NDArray[np.float64]
 ) -> tuple[list[PlanLine], list[PlanVendorPart]]:
-    """The plan behind solution ``x``, costed in Decimal from the inputs."""
-    energies = [dec(e) for e in layer_energies(demand.peak_to_average, demand.layers)]
-    volume = dec(demand.monthly_outputs)
-    lines: list[PlanLine] = []
-    parts: list[PlanVendorPart] = []
-    # Fixed capacity's share of each layer, given to its configurations pro rata φ
-    fixed_cover = {key: _frac(float(x[col])) for key, col in v.f.items()}
-    phi_sum: dict[str, float] = {}
-    for (_, _, name), phi_col in v.phi.items():
-        phi_sum[name] = phi_sum.get(name, 0.0) + max(0.0, float(x[phi_col]))
-    for oi, offer in enumerate(offers):
-        price = offer.price_per_gpu_hour
-        offer_lines: list[PlanLine] = []
-        billed = Decimal(0)
-        for ci, cfg in enumerate(offer.configs):
-            shares: dict[str, float] = {}
-            hours = Decimal(0)
-            cost = Decimal(0)
-            replicas = gpus = 0
-            if offer.capacity == "fixed":
-                n_col = v.n.get((oi, ci))
-                replicas = 0 if n_col is None else round(float(x[n_col]))
-                if replicas <= 0:
-                    continue
-                gpus = replicas * cfg.gpus_per_replica
-                hours = HOURS_DEC * gpus
-                for b in demand.buckets:
-                    own = v.phi.get((oi, ci, b.name))
-                    if own is None or phi_sum.get(b.name, 0.0) <= 0:
-                        continue
-                    part = max(0.0, float(x[own])) / phi_sum[b.name]
-                    covered = sum(
-                        fixed_cover.get((b.name, k), Decimal(0)) * e for k, e in enumerate(energies)
-                    )
-                    if part * float(covered) > SHARE_EPS:
-                        shares[b.name] = part * float(covered)
-                cost = hours * price
-            else:
-                peak_gpus = Decimal(0)
-                for b in demand.buckets:
-                    layers = [
-                        (_frac(float(x[v.y[(oi, ci, b.name, k)]])), e)
-                        for k, e in enumerate(energies)
-                        if (oi, ci, b.name, k) in v.y
-                    ]
-                    served = sum((y * e for y, e in layers), Decimal(0))
-                    if served <= 0:
-                        continue
-                    shares[b.name] = float(served)
-                    outputs = served * dec(b.share) * volume
-                    if offer.capacity == "api":
-                        cost += outputs * cfg.api_price_per_output[b.name]
-                    else:
-                        rate = dec(cfg.outputs_per_hour[b.name])
-                        g = cfg.gpus_per_replica
-                        hours += outputs * g / (rate * dec(offer.utilisation))
-                        top = sum((y for y, _ in layers), Decimal(0))
-                        peak = dec(demand.peak_to_average) * volume / HOURS_DEC
-                        peak_gpus += top * peak * dec(b.share) / len(energies) * g / rate
-                if not shares:
-                    continue
-                gpus = math.ceil(float(peak_gpus) - 1e-9) if peak_gpus > 0 else 0
-                cost += hours * price
-            billed += hours
-            traffic = sum(s * b.share for b in demand.buckets for s in [shares.get(b.name, 0.0)])
-            offer_lines.append(
-                PlanLine(
-                    offer_id=offer.id,
-                    config_id=cfg.id,
-                    label=cfg.label or f"{offer.label or offer.id} {cfg.id}",
-                    capacity=offer.capacity,
-                    role="base" if offer.capacity == "fixed" else "overflow",
-                    replicas=replicas,
-                    gpus=gpus,
-                    billed_gpu_hours=hours,
-                    monthly_cost=money(cost),
-                    traffic_share=traffic,
-                    bucket_shares=shares,
-                )
-            )
-        if not offer_lines:
-            continue
-        lines += offer_lines
-        nodes_col = v.nodes.get(oi)
-        nodes = None if nodes_col is None else round(float(x[nodes_col]))
-        parts.append(vendor_part(offer, offer_lines, billed, nodes))
-    return lines, parts
+    replicas = {key: round(float(x[col])) for key, col in v.n.items()}
+    nodes = {oi: round(float(x[col])) for oi, col in v.nodes.items()}
+    phi = {key: float(x[col]) for key, col in v.phi.items()}
+    y = {key: float(x[col]) for key, col in v.y.items()}
+    return recost(demand, offers, replicas, nodes, phi, y)
 
 
 def _eligible(offers: Sequence[PlanOffer]) -> list[PlanOffer]:
@@ -410,25 +295,27 @@ def optimise(
         lines: list[PlanLine] = []
         parts: list[PlanVendorPart] = []
         if x is not None:
-            lines, parts = _recost(demand, pool, v, np.asarray(x, dtype=float))
+            lines, parts = _recost(pool, v, demand, np.asarray(x, dtype=float))
             plan_cost = sum((p.monthly_cost for p in parts), Decimal(0))
-        plan_status = "optimal" if status == 0 else "time_limit"
-        outcome = (
-            "optimal"
-            if status == 0
-            else f"stopped at the {time_limit:g} s time limit: the best plan found, "
-            f"MIP gap {100 * float(gap or 0):.2f} %"
-        )
+        plan_status: PlanStatus = "optimal" if status == 0 else "time_limit"
+        stopped = f"stopped at the {time_limit:g} s time limit"
+        if status == 0:
+            outcome = "optimal"
+        elif x is None:
+            outcome = f"{stopped} before finding a plan: the best single candidate is the plan"
+        else:
+            outcome = f"{stopped}: the best plan found, MIP gap {100 * float(gap or 0):.2f} %"
         single_cost = None if single is None else single.cost
         if single is not None and (plan_cost is None or single.cost < plan_cost):
             lines, parts = list(single.lines), list(single.vendors)
-            plan_cost = single.cost
-            plan_status = "single" if status != 0 else "optimal"
             if status != 0:
-                outcome += "; the best single candidate is cheaper and is the plan"
+                plan_status = "single"
+                if x is not None:
+                    outcome += "; the best single candidate is cheaper and is the plan"
+            plan_cost = single.cost
         assert plan_cost is not None  # noqa: S101 - x or single is set
         return MixedPlan(
-            status=plan_status,  # type: ignore[arg-type]
+            status=plan_status,
             outcome=outcome,
             lines=tuple(lines),
             vendors=tuple(parts),

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.plan.mixed import fixed_energy, layer_energies, optimise
+from engine.plan.mixed_recost import layer_energies_exact, served_exact
 from engine.plan.mixed_types import PlanBucket, PlanConfig, PlanDemand, PlanOffer
 
 # 100 accepted outputs an hour on average
@@ -132,19 +133,21 @@ def test_base_and_api_overflow_with_a_peak() -> None:
 
 
 def _brute_force(demand: PlanDemand, offers: list[PlanOffer], api_price: Decimal) -> Decimal:
-    peak = demand.peak_to_average * demand.monthly_outputs / 730
+    volume = Decimal(repr(demand.monthly_outputs))
+    peak = Decimal(repr(demand.peak_to_average)) * volume / 730
+    energies = layer_energies_exact(demand.peak_to_average, demand.layers)
     ranges = []
     for offer in offers:
         cfg = offer.configs[0]
         rate = cfg.outputs_per_hour["all"]
-        most = math.ceil(peak / rate)
+        most = math.ceil(float(peak) / rate)
         if offer.max_gpus is not None:
             most = min(most, offer.max_gpus // cfg.gpus_per_replica)
         ranges.append(range(most + 1))
     best: Decimal | None = None
     for counts in itertools.product(*ranges):
         total = Decimal(0)
-        capacity = 0.0
+        capacity = Decimal(0)
         for offer, n in zip(offers, counts, strict=True):
             if n == 0:
                 continue
@@ -153,9 +156,8 @@ def _brute_force(demand: PlanDemand, offers: list[PlanOffer], api_price: Decimal
             billed = max(Decimal(hours), offer.min_commitment_gpu_hours)
             total += (billed * offer.price_per_gpu_hour).quantize(Decimal("0.01"))
             total += offer.fixed_monthly
-            capacity += n * cfg.outputs_per_hour["all"]
-        served = fixed_energy(min(1.0, capacity / peak), demand.peak_to_average, demand.layers)
-        left = Decimal(repr(max(0.0, 1 - served))) * Decimal(repr(demand.monthly_outputs))
+            capacity += n * Decimal(repr(cfg.outputs_per_hour["all"]))
+        left = (1 - served_exact(min(Decimal(1), capacity / peak), energies)) * volume
         total += (left * api_price).quantize(Decimal("0.01"))
         best = total if best is None else min(best, total)
     assert best is not None
@@ -210,7 +212,48 @@ def test_the_plan_costs_the_brute_force_minimum(
     plan = optimise(demand, [*offers, api])
     assert plan.monthly_cost is not None
     expected = _brute_force(demand, offers, api_price)
-    # the overflow is re-costed from the solver's layer shares (9 decimal places)
-    assert abs(plan.monthly_cost - expected) <= Decimal("0.02")
+    assert plan.monthly_cost == expected
+    assert plan.best_single_cost is not None
+    assert plan.monthly_cost <= plan.best_single_cost
+
+
+def test_owned_hardware_is_paid_in_whole_nodes() -> None:
+    # 10 one-GPU replicas on 8-GPU nodes: 2 nodes, 16 GPUs paid
+    own = fixed("own", "1", 10.0, whole_nodes=True, gpus_per_node=8)
+    plan = optimise(PlanDemand(VOLUME), [own])
+    assert plan.monthly_cost == 16 * 730 * Decimal(1)
+    assert plan.vendors[0].committed_gpu_hours_per_month == 16 * 730
+
+
+def test_elastic_overflow_within_its_capacity() -> None:
+    # elastic at 50 % utilisation costs 2 × 2.00 / 10 = 0.40 an output, the API 0.50:
+    # the elastic offer takes what its 6 GPUs carry at the peak, the API the rest
+    elastic = PlanOffer(
+        "od",
+        "elastic",
+        (PlanConfig("1x", 1, {"all": 10.0}),),
+        price_per_gpu_hour=Decimal(2),
+        utilisation=0.5,
+        max_gpus=6,
+    )
+    api = PlanOffer(
+        "api", "api", (PlanConfig("r", 0, api_price_per_output={"all": Decimal("0.5")}),)
+    )
+    plan = optimise(PlanDemand(VOLUME), [elastic, api])
+    shares = {ln.offer_id: ln.traffic_share for ln in plan.lines}
+    assert shares == {"od": 0.6, "api": 0.4}
+    expected = Decimal("0.6") * 73_000 * Decimal("0.4") + Decimal("0.4") * 73_000 * Decimal("0.5")
+    assert plan.monthly_cost == expected
+    assert next(ln.gpus for ln in plan.lines if ln.offer_id == "od") == 6
+
+
+def test_a_stop_at_the_time_limit_is_stated_and_never_dearer_than_one_offer() -> None:
+    from bench.bench_plan import instance
+
+    demand, offers = instance(1e9)
+    plan = optimise(demand, offers, time_limit=0.05)
+    assert plan.status in ("time_limit", "single")
+    assert "time limit" in plan.outcome
+    assert plan.monthly_cost is not None
     assert plan.best_single_cost is not None
     assert plan.monthly_cost <= plan.best_single_cost
