@@ -30,6 +30,54 @@ from engine.plan.mixed_types import (
 from engine.types import SECONDS_PER_HOUR, CandidateInput, CandidateOutcome, WorkloadInput
 
 ALL = "all"
+SHORT, LONG = "short", "long"
+
+
+def length_buckets(
+    workload: WorkloadInput,
+    candidates: Sequence[CandidateInput],
+    *,
+    long_share: float,
+    p95_input_tokens: float,
+) -> tuple[tuple[PlanBucket, ...], dict[str, dict[str, float]]]:
+    """Short and long requests from the brief's mean and p95 prompt lengths.
+
+    The long bucket (``long_share`` of the requests) has the p95 prompt, the short one the
+    rest of the mean: ``short = (mean − long_share × p95) / (1 − long_share)``. A replica's
+    time per request is taken proportional to the tokens it processes (prompt + output), so
+    bucket b runs at ``rate × tokens(mean) / tokens(b)`` and a row carrying both costs what
+    it costs at the mean. Only rows that fit the p95 context serve the long bucket."""
+    if not 0 < long_share < 1:
+        raise EngineInputError("long_share", "must be between 0 and 1")
+    out_tokens = workload.output_tokens_per_request
+    mean_in = workload.input_tokens_per_request
+    short_in = (mean_in - long_share * p95_input_tokens) / (1 - long_share)
+    if short_in < 0 or p95_input_tokens < mean_in:
+        raise EngineInputError("p95_input_tokens", "must be at least the mean prompt length")
+    mean_t, short_t, long_t = (
+        mean_in + out_tokens,
+        short_in + out_tokens,
+        p95_input_tokens + out_tokens,
+    )
+    if mean_t <= 0:
+        raise EngineInputError("input_tokens_per_request", "the brief states no request size")
+    buckets = (PlanBucket(SHORT, 1 - long_share), PlanBucket(LONG, long_share))
+    rates: dict[str, dict[str, float]] = {}
+    for cand in candidates:
+        if cand.is_api:
+            rates[cand.id] = {SHORT: 1.0, LONG: 1.0}
+            continue
+        if cand.throughput_per_replica is None:
+            continue
+        try:
+            rate = accepted_per_replica_hour(workload, cand)
+        except EngineInputError:
+            continue
+        mine = {SHORT: rate * mean_t / short_t}
+        if cand.fits_at_p95_context and cand.fits_at_context_window is not False:
+            mine[LONG] = rate * mean_t / long_t
+        rates[cand.id] = mine
+    return buckets, rates
 
 
 def _capacity(cand: CandidateInput) -> PlanCapacity:
@@ -133,13 +181,21 @@ def plan_for_comparison(
     *,
     buckets: Sequence[PlanBucket] | None = None,
     bucket_rates: Mapping[str, Mapping[str, float]] | None = None,
+    long_share: float | None = None,
+    p95_input_tokens: float | None = None,
     time_limit: float = TIME_LIMIT_S,
 ) -> MixedPlan | None:
     """The mixed plan over the comparison's eligible rows (None for training runs or when no
     row is eligible). ``bucket_rates``: candidate id → bucket → accepted outputs per
-    replica-hour (API routes: any value) for the buckets whose service level it meets."""
+    replica-hour (API routes: any value) for the buckets whose service level it meets;
+    or ``long_share`` and ``p95_input_tokens`` for short and long buckets from the brief
+    (``length_buckets``)."""
     if workload.is_training or workload.monthly_accepted_outputs is None:
         return None
+    if long_share is not None and p95_input_tokens is not None and bucket_rates is None:
+        buckets, bucket_rates = length_buckets(
+            workload, candidate_inputs, long_share=long_share, p95_input_tokens=p95_input_tokens
+        )
     eligible = {o.candidate_id for o in candidate_outputs if o.eligible and o.total is not None}
     offers = []
     for cand in candidate_inputs:

@@ -6,12 +6,14 @@ import dataclasses
 from decimal import Decimal
 
 import numpy as np
+import pytest
 
 from engine import cost, montecarlo
 from engine.comparison import run_comparison
 from engine.plan.mixed import optimise
 from engine.plan.mixed_adapter import (
     api_price_per_accepted,
+    length_buckets,
     plan_demand,
     plan_for_comparison,
     plan_offer,
@@ -163,3 +165,39 @@ def test_the_plan_goes_to_json() -> None:
     assert data["status"] == "optimal"
     assert isinstance(data["monthly_cost"], str)
     assert {v["offer_id"] for v in data["vendors"]} == {"base", "api"}
+
+
+def test_short_and_long_buckets_from_the_brief() -> None:
+    # mean prompt 1,000 tokens, p95 9,000, 100 out; 10 % long → short prompts 111.1…
+    wl = workload(input_tokens_per_request=1000.0)
+    small = dataclasses.replace(reserved("small", "1"), fits_at_p95_context=False)
+    large = reserved("large", "3")
+    buckets, rates = length_buckets(wl, [small, large], long_share=0.1, p95_input_tokens=9000)
+    assert [(b.name, b.share) for b in buckets] == [("short", 0.9), ("long", 0.1)]
+    assert set(rates["small"]) == {"short"}
+    mean_rate = 3600.0
+    long_rate = rates["large"]["long"]
+    short_rate = rates["large"]["short"]
+    assert long_rate == mean_rate * 1100 / 9100
+    # the mix takes a replica as long as the mean did: a single row costs what it did
+    assert 0.9 / short_rate + 0.1 / long_rate == pytest.approx(1 / mean_rate)
+    out = run_comparison(ComparisonInput(wl, (small, large)), seed=3, samples=200)
+    plan = plan_for_comparison(
+        [small, large], out.candidates, wl, long_share=0.1, p95_input_tokens=9000
+    )
+    assert plan is not None
+    by_offer = {ln.offer_id: ln for ln in plan.lines}
+    assert by_offer["large"].bucket_shares["long"] == 1.0
+    assert "long" not in by_offer["small"].bucket_shares
+    assert plan.monthly_cost is not None
+    assert plan.best_single_cost is not None
+    assert plan.monthly_cost < plan.best_single_cost
+
+
+def test_no_row_fits_the_long_requests() -> None:
+    wl = workload(input_tokens_per_request=1000.0)
+    small = dataclasses.replace(reserved("small", "1"), fits_at_p95_context=False)
+    out = run_comparison(ComparisonInput(wl, (small,)), seed=3, samples=200)
+    plan = plan_for_comparison([small], out.candidates, wl, long_share=0.1, p95_input_tokens=9000)
+    assert plan is not None
+    assert plan.reason == "no offer meets the long-request service level"
