@@ -13,7 +13,7 @@ platform labour) are the same whichever GPUs serve it and stay out of the plan's
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal, localcontext
 
 from engine import cost
@@ -120,6 +120,7 @@ def plan_offer(
     rates: Mapping[str, float] | None = None,
     *,
     eligible: bool = True,
+    max_gpus: int | None = None,
 ) -> PlanOffer:
     """``cand`` as an offer of the plan; ``rates``: bucket → accepted outputs per
     replica-hour for the buckets whose service level it meets (default: one bucket)."""
@@ -142,7 +143,8 @@ def plan_offer(
     util = 1.0
     if capacity == "elastic" and cand.idle_billed:
         util = cand.utilisation.likely if cand.utilisation else workload.utilisation.likely
-    max_gpus = getattr(cand, "max_gpus_available", None)  # stated vendor capacity
+    if max_gpus is None:  # the vendor's stated capacity, when the row carries it
+        max_gpus = getattr(cand, "max_gpus_available", None)
     return PlanOffer(
         id=cand.id,
         capacity=capacity,
@@ -183,20 +185,28 @@ def plan_for_comparison(
     bucket_rates: Mapping[str, Mapping[str, float]] | None = None,
     long_share: float | None = None,
     p95_input_tokens: float | None = None,
+    capacities: Mapping[str, int] | None = None,
+    capacity_limited: Collection[str] = (),
     time_limit: float = TIME_LIMIT_S,
 ) -> MixedPlan | None:
     """The mixed plan over the comparison's eligible rows (None for training runs or when no
     row is eligible). ``bucket_rates``: candidate id → bucket → accepted outputs per
     replica-hour (API routes: any value) for the buckets whose service level it meets;
     or ``long_share`` and ``p95_input_tokens`` for short and long buckets from the brief
-    (``length_buckets``)."""
+    (``length_buckets``). ``capacities``: candidate id → GPUs its vendor has (the quote's
+    ``max_gpus_available``); ``capacity_limited``: rows ineligible only because their offer
+    lacks the GPUs for the whole fleet — in the plan they serve up to their capacity."""
     if workload.is_training or workload.monthly_accepted_outputs is None:
         return None
     if long_share is not None and p95_input_tokens is not None and bucket_rates is None:
         buckets, bucket_rates = length_buckets(
             workload, candidate_inputs, long_share=long_share, p95_input_tokens=p95_input_tokens
         )
-    eligible = {o.candidate_id for o in candidate_outputs if o.eligible and o.total is not None}
+    eligible = {
+        o.candidate_id
+        for o in candidate_outputs
+        if (o.eligible or o.candidate_id in capacity_limited) and o.total is not None
+    }
     offers = []
     for cand in candidate_inputs:
         if cand.id not in eligible:
@@ -205,7 +215,8 @@ def plan_for_comparison(
         if rates is not None and not rates:
             continue  # meets no bucket's service level
         try:
-            offers.append(plan_offer(workload, cand, rates))
+            cap = None if capacities is None else capacities.get(cand.id)
+            offers.append(plan_offer(workload, cand, rates, max_gpus=cap))
         except EngineInputError:
             continue  # not costed per replica (e.g. no throughput): not in the plan
     if not offers:

@@ -201,3 +201,16 @@ def test_no_row_fits_the_long_requests() -> None:
     plan = plan_for_comparison([small], out.candidates, wl, long_share=0.1, p95_input_tokens=9000)
     assert plan is not None
     assert plan.reason == "no offer meets the long-request service level"
+
+
+def test_the_quotes_capacity_caps_each_offer() -> None:
+    # test (a) through the comparison: A (2.00) has 4 GPUs, B (3.00) is unlimited
+    wl = workload()
+    cands = [reserved("a", "2"), reserved("b", "3")]
+    out = run_comparison(ComparisonInput(wl, tuple(cands)), seed=3, samples=200)
+    rows = [_ineligible(o) if o.candidate_id == "a" else o for o in out.candidates]
+    plan = plan_for_comparison(cands, rows, wl, capacities={"a": 4}, capacity_limited={"a"})
+    assert plan is not None
+    assert [(ln.offer_id, ln.replicas) for ln in plan.lines] == [("a", 4), ("b", 6)]
+    assert plan.monthly_cost == 4 * 730 * Decimal(2) + 6 * 730 * Decimal(3)
+    assert plan.best_single_id == "b/config"
