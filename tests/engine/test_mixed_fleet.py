@@ -257,3 +257,83 @@ def test_a_stop_at_the_time_limit_is_stated_and_never_dearer_than_one_offer() ->
     assert plan.monthly_cost is not None
     assert plan.best_single_cost is not None
     assert plan.monthly_cost <= plan.best_single_cost
+
+
+def _two_bucket_brute_force(
+    demand: PlanDemand, singles: list[PlanOffer], both: PlanOffer
+) -> Decimal:
+    """Offers serving one bucket each, enumerated; the one serving both takes the rest."""
+    load = {b.name: b.share * demand.monthly_outputs / 730 for b in demand.buckets}
+    ranges = []
+    for offer in singles:
+        cfg = offer.configs[0]
+        (bucket, rate), *_ = cfg.outputs_per_hour.items()
+        most = math.ceil(load[bucket] / rate)
+        if offer.max_gpus is not None:
+            most = min(most, offer.max_gpus // cfg.gpus_per_replica)
+        ranges.append(range(most + 1))
+    rates = both.configs[0].outputs_per_hour
+    best: Decimal | None = None
+    for counts in itertools.product(*ranges):
+        total = Decimal(0)
+        carried = {"short": 0.0, "long": 0.0}
+        for offer, n in zip(singles, counts, strict=True):
+            if n == 0:
+                continue
+            cfg = offer.configs[0]
+            (bucket, rate), *_ = cfg.outputs_per_hour.items()
+            carried[bucket] += n * rate
+            billed = max(Decimal(730 * n * cfg.gpus_per_replica), offer.min_commitment_gpu_hours)
+            total += (billed * offer.price_per_gpu_hour).quantize(Decimal("0.01"))
+            total += offer.fixed_monthly
+        need = sum(max(0.0, load[b] - carried[b]) / rates[b] for b in rates)
+        n_both = math.ceil(need - 1e-9)
+        if n_both:
+            g = both.configs[0].gpus_per_replica
+            total += (Decimal(730 * n_both * g) * both.price_per_gpu_hour).quantize(Decimal("0.01"))
+        best = total if best is None else min(best, total)
+    assert best is not None
+    return best
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    specs=st.lists(
+        st.tuples(
+            st.sampled_from(["short", "long"]),
+            st.integers(2, 12),  # price in quarters
+            st.integers(5, 30),  # outputs an hour
+            st.one_of(st.none(), st.integers(0, 6)),  # GPUs available
+            st.integers(0, 4),  # commitment in GPU-months
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    long_share=st.sampled_from([0.1, 0.25, 0.5]),
+    big_price=st.integers(8, 20),
+)
+def test_two_buckets_cost_the_brute_force_minimum(
+    specs: list[tuple[str, int, int, int | None, int]], long_share: float, big_price: int
+) -> None:
+    singles = [
+        PlanOffer(
+            f"o{i}",
+            "fixed",
+            (PlanConfig("c", 1, {bucket: float(rate)}),),
+            price_per_gpu_hour=Decimal(price) / 4,
+            max_gpus=cap,
+            min_commitment_gpu_hours=Decimal(730 * commit),
+        )
+        for i, (bucket, price, rate, cap, commit) in enumerate(specs)
+    ]
+    both = PlanOffer(
+        "big",
+        "fixed",
+        (PlanConfig("c", 1, {"short": 16.0, "long": 8.0}),),
+        price_per_gpu_hour=Decimal(big_price) / 4,
+    )
+    demand = PlanDemand(
+        VOLUME, buckets=(PlanBucket("short", 1 - long_share), PlanBucket("long", long_share))
+    )
+    plan = optimise(demand, [*singles, both])
+    assert plan.monthly_cost == _two_bucket_brute_force(demand, singles, both)
