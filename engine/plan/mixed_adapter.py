@@ -16,7 +16,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal, localcontext
 
-from engine import cost
+import numpy as np
+from numpy.typing import NDArray
+
+from engine import cost, montecarlo
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S, optimise
 from engine.plan.mixed_types import (
@@ -222,3 +225,36 @@ def plan_for_comparison(
     if not offers:
         return None
     return optimise(plan_demand(workload, buckets), offers, time_limit=time_limit)
+
+
+def row_draws(
+    workload: WorkloadInput, candidates: Sequence[CandidateInput], *, seed: int, samples: int
+) -> tuple[NDArray[np.float64], dict[str, NDArray[np.float64]]]:
+    """The comparison's own draws for the plan's spread (``plan_spread``): the shared monthly
+    volume, and per row its accepted outputs per replica-hour as a multiple of the likely one
+    (throughput from the row's or its evidence's stream; acceptance and failure shared, or
+    the row's measured ones), keyed "id/config" as ``plan_offer`` names them."""
+    shared = {
+        name: montecarlo.draw(r, seed, montecarlo.shared_stream_key(name), samples)
+        for name, r in cost.shared_ranges(workload).items()
+    }
+    volume = shared["monthly_accepted_outputs"]
+    factors: dict[str, NDArray[np.float64]] = {}
+    for cand in candidates:
+        if cand.is_api or cand.throughput_per_replica is None:
+            continue
+        consts = montecarlo.candidate_constants(workload, cand)
+        rates = []
+        for name, own in (
+            ("throughput_per_replica", cand.throughput_per_replica),
+            ("acceptance_rate", cand.acceptance_rate),
+            ("failure_rate", cand.failure_rate),
+        ):
+            if own is None:
+                rates.append((shared[name], getattr(workload, name).likely))
+            else:
+                key = montecarlo.candidate_stream_key(consts.stream_id(name), name)
+                rates.append((montecarlo.draw(own, seed, key, samples), own.likely))
+        (thr, thr_l), (acc, acc_l), (fail, fail_l) = rates
+        factors[f"{cand.id}/config"] = (thr / thr_l) * (acc * (1 - fail)) / (acc_l * (1 - fail_l))
+    return volume, factors

@@ -17,6 +17,7 @@ from engine.plan.mixed_adapter import (
     plan_demand,
     plan_for_comparison,
     plan_offer,
+    row_draws,
 )
 from engine.plan.mixed_types import PlanConfig, PlanDemand, PlanOffer
 from engine.plan.mixed_uncertainty import plan_cost_samples, plan_spread
@@ -214,3 +215,29 @@ def test_the_quotes_capacity_caps_each_offer() -> None:
     assert [(ln.offer_id, ln.replicas) for ln in plan.lines] == [("a", 4), ("b", 6)]
     assert plan.monthly_cost == 4 * 730 * Decimal(2) + 6 * 730 * Decimal(3)
     assert plan.best_single_id == "b/config"
+
+
+def test_a_one_row_plan_spreads_as_its_row() -> None:
+    # the same draws as the row: volume, throughput and acceptance all ranged
+    wl = workload(
+        monthly_accepted_outputs=Range(0.8 * VOLUME, VOLUME, 1.3 * VOLUME),
+        acceptance_rate=Range(0.7, 0.8, 0.95),
+    )
+    cand = gpu(
+        "od",
+        throughput_unit="outputs_per_s",
+        throughput_per_replica=Range(0.7, 1.0, 1.2),
+        evidence_key="bench-1",
+    )
+    samples, seed = 2000, 5
+    out = run_comparison(ComparisonInput(wl, (cand,)), seed=seed, samples=samples)
+    row = out.candidates[0]
+    plan = plan_for_comparison([cand], out.candidates, wl)
+    assert plan is not None
+    volume, factors = row_draws(wl, [cand], seed=seed, samples=samples)
+    spread = plan_spread(plan, plan_demand(wl), [plan_offer(wl, cand)], volume, factors)
+    _, scale = cost.unit_label_and_scale(wl)
+    assert row.p10 is not None
+    assert row.p90 is not None
+    assert spread.p10 * float(scale) == pytest.approx(row.p10, rel=1e-9)
+    assert spread.p90 * float(scale) == pytest.approx(row.p90, rel=1e-9)
