@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.errors import EngineInputError
 from engine.plan.mixed import HOURS, layer_energies
 from engine.plan.mixed_types import MixedPlan, PlanDemand, PlanLine, PlanOffer
 from engine.types.common import JsonMixin
@@ -58,6 +59,8 @@ def plan_cost_samples(
 
     ``volume``: (S,) accepted outputs a month; ``throughput``: "offer/config" → (S,)
     sampled ÷ likely throughput (absent: 1); ``price``: offer id → (S,) price factor."""
+    if not plan.feasible:
+        raise EngineInputError("plan", f"no plan to spread: {plan.reason}")
     volume = np.asarray(volume, dtype=np.float64)
     n = len(volume)
     ones = np.ones(n)

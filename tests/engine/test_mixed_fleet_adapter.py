@@ -10,6 +10,7 @@ import pytest
 
 from engine import cost, montecarlo
 from engine.comparison import run_comparison
+from engine.errors import EngineInputError
 from engine.plan.mixed import optimise
 from engine.plan.mixed_adapter import (
     api_price_per_accepted,
@@ -241,3 +242,11 @@ def test_a_one_row_plan_spreads_as_its_row() -> None:
     assert row.p90 is not None
     assert spread.p10 * float(scale) == pytest.approx(row.p10, rel=1e-9)
     assert spread.p90 * float(scale) == pytest.approx(row.p90, rel=1e-9)
+
+
+def test_an_infeasible_plan_has_no_spread() -> None:
+    demand, offers = _base_and_api()
+    plan = optimise(demand, [dataclasses.replace(offers[0], max_gpus=1)])
+    assert not plan.feasible
+    with pytest.raises(EngineInputError):
+        plan_spread(plan, demand, offers, np.full(3, 73_000.0), {})
