@@ -25,6 +25,7 @@ BENCHES = [
     "bench.bench_e2e",
     "bench.bench_load",
     "bench.bench_audit",
+    "bench.bench_plan",
 ]
 
 

@@ -1,0 +1,260 @@
+"""From the comparison's candidates to the mixed-fleet optimiser's inputs, and the hook the
+comparison run can call (``plan_for_comparison``).
+
+Each costed, eligible candidate is one offer with one configuration (a candidate is an offer
+at one configuration today): its price per GPU-hour (the effective one for owned hardware),
+GPUs per replica, accepted outputs per replica-hour (throughput at the latency target ×
+acceptance × (1 − failure); fixed capacity at (1 − peak headroom), spot work less its
+rework), the vendor's stated capacity when the candidate carries ``max_gpus_available``, its
+capacity model (fixed, elastic or API), monthly commitment and term, and the vendor's fixed
+monthly network and serving costs. The workload's own monthly costs (storage, observability,
+platform labour) are the same whichever GPUs serve it and stay out of the plan's cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from decimal import Decimal, localcontext
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine import cost, montecarlo
+from engine.errors import EngineInputError
+from engine.plan.mixed import TIME_LIMIT_S, optimise
+from engine.plan.mixed_types import (
+    MixedPlan,
+    PlanBucket,
+    PlanCapacity,
+    PlanConfig,
+    PlanDemand,
+    PlanOffer,
+)
+from engine.types import SECONDS_PER_HOUR, CandidateInput, CandidateOutcome, WorkloadInput
+
+ALL = "all"
+SHORT, LONG = "short", "long"
+
+
+def length_buckets(
+    workload: WorkloadInput,
+    candidates: Sequence[CandidateInput],
+    *,
+    long_share: float,
+    p95_input_tokens: float,
+) -> tuple[tuple[PlanBucket, ...], dict[str, dict[str, float]]]:
+    """Short and long requests from the brief's mean and p95 prompt lengths.
+
+    The long bucket (``long_share`` of the requests) has the p95 prompt, the short one the
+    rest of the mean: ``short = (mean − long_share × p95) / (1 − long_share)``. A replica's
+    time per request is taken proportional to the tokens it processes (prompt + output), so
+    bucket b runs at ``rate × tokens(mean) / tokens(b)`` and a row carrying both costs what
+    it costs at the mean. Only rows that fit the p95 context serve the long bucket."""
+    if not 0 < long_share < 1:
+        raise EngineInputError("long_share", "must be between 0 and 1")
+    out_tokens = workload.output_tokens_per_request
+    mean_in = workload.input_tokens_per_request
+    short_in = (mean_in - long_share * p95_input_tokens) / (1 - long_share)
+    if short_in < 0 or p95_input_tokens < mean_in:
+        raise EngineInputError("p95_input_tokens", "must be at least the mean prompt length")
+    mean_t, short_t, long_t = (
+        mean_in + out_tokens,
+        short_in + out_tokens,
+        p95_input_tokens + out_tokens,
+    )
+    if mean_t <= 0:
+        raise EngineInputError("input_tokens_per_request", "the brief states no request size")
+    buckets = (PlanBucket(SHORT, 1 - long_share), PlanBucket(LONG, long_share))
+    rates: dict[str, dict[str, float]] = {}
+    for cand in candidates:
+        if cand.is_api:
+            rates[cand.id] = {SHORT: 1.0, LONG: 1.0}
+            continue
+        if cand.throughput_per_replica is None:
+            continue
+        try:
+            rate = accepted_per_replica_hour(workload, cand)
+        except EngineInputError:
+            continue
+        mine = {SHORT: rate * mean_t / short_t}
+        if cand.fits_at_p95_context and cand.fits_at_context_window is not False:
+            mine[LONG] = rate * mean_t / long_t
+        rates[cand.id] = mine
+    return buckets, rates
+
+
+def _capacity(cand: CandidateInput) -> PlanCapacity:
+    if cand.is_api:
+        return "api"
+    return "fixed" if cand.is_fixed else "elastic"
+
+
+def accepted_per_replica_hour(workload: WorkloadInput, cand: CandidateInput) -> float:
+    """Accepted outputs one replica of ``cand`` delivers an hour at its likely values."""
+    assert cand.throughput_per_replica is not None  # noqa: S101 - GPU rows have one
+    v = cost.likely_values(workload, cand)
+    with localcontext(cost.DECIMAL_CONTEXT):
+        gpu_s = cost.gpu_seconds_numerator(workload, cand) / cost.dec(
+            cand.throughput_per_replica.likely
+        )
+        attempts = cand.gpus_per_replica * SECONDS_PER_HOUR / gpu_s
+        if cand.is_fixed:
+            attempts *= cost.peak_capacity_share(workload)
+        attempts /= 1 + cost.spot_rework_share(workload, cand)
+        accepted = attempts * cost.dec(v["acceptance_rate"]) * (1 - cost.dec(v["failure_rate"]))
+    return float(accepted)
+
+
+def api_price_per_accepted(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
+    """What an API route bills per accepted output (failed attempts as it bills them)."""
+    assert cand.api_pricing is not None  # noqa: S101 - validated on input
+    v = cost.likely_values(workload, cand)
+    with localcontext(cost.DECIMAL_CONTEXT):
+        acceptance = cost.dec(v["acceptance_rate"])
+        completed = 1 / acceptance
+        attempts = completed / (1 - cost.dec(v["failure_rate"]))
+        billed = cost.billed_attempts(workload, cand, completed, attempts)
+        return billed * cost.api_cost_per_attempt(workload, cand.api_pricing)
+
+
+def plan_offer(
+    workload: WorkloadInput,
+    cand: CandidateInput,
+    rates: Mapping[str, float] | None = None,
+    *,
+    eligible: bool = True,
+    max_gpus: int | None = None,
+) -> PlanOffer:
+    """``cand`` as an offer of the plan; ``rates``: bucket → accepted outputs per
+    replica-hour for the buckets whose service level it meets (default: one bucket)."""
+    capacity = _capacity(cand)
+    if capacity == "api":
+        per_output = api_price_per_accepted(workload, cand)
+        buckets = rates or {ALL: 1.0}
+        config = PlanConfig(
+            "route", 0, api_price_per_output=dict.fromkeys(buckets, per_output), label=cand.label
+        )
+        price = Decimal(0)
+    else:
+        config = PlanConfig(
+            "config",
+            cand.gpus_per_replica,
+            dict(rates) if rates is not None else {ALL: accepted_per_replica_hour(workload, cand)},
+            label=cand.label,
+        )
+        price = cost.price_per_gpu_hour(cand) or Decimal(0)
+    util = 1.0
+    if capacity == "elastic" and cand.idle_billed:
+        util = cand.utilisation.likely if cand.utilisation else workload.utilisation.likely
+    if max_gpus is None:  # the vendor's stated capacity, when the row carries it
+        max_gpus = getattr(cand, "max_gpus_available", None)
+    return PlanOffer(
+        id=cand.id,
+        capacity=capacity,
+        configs=(config,),
+        label=cand.label,
+        price_per_gpu_hour=price,
+        max_gpus=None if max_gpus is None else int(max_gpus),
+        gpus_per_node=cand.gpus_per_node,
+        whole_nodes=cand.capacity_model == "purchase",
+        min_commitment_gpu_hours=cand.min_commitment_gpu_hours_per_month,
+        term_months=cand.term_months,
+        fixed_monthly=(
+            cand.public_ip_per_month
+            + cand.load_balancer_per_month
+            + cand.private_networking_per_month
+            + cand.serving_stack_per_month
+        ),
+        utilisation=util,
+        eligible=eligible,
+    )
+
+
+def plan_demand(workload: WorkloadInput, buckets: Sequence[PlanBucket] | None = None) -> PlanDemand:
+    assert workload.monthly_accepted_outputs is not None  # noqa: S101 - volume classes
+    return PlanDemand(
+        monthly_outputs=workload.monthly_accepted_outputs.likely,
+        peak_to_average=workload.peak_to_average.likely,
+        buckets=tuple(buckets) if buckets else (PlanBucket(ALL, 1.0),),
+    )
+
+
+def plan_for_comparison(
+    candidate_inputs: Sequence[CandidateInput],
+    candidate_outputs: Sequence[CandidateOutcome],
+    workload: WorkloadInput,
+    *,
+    buckets: Sequence[PlanBucket] | None = None,
+    bucket_rates: Mapping[str, Mapping[str, float]] | None = None,
+    long_share: float | None = None,
+    p95_input_tokens: float | None = None,
+    capacities: Mapping[str, int] | None = None,
+    capacity_limited: Collection[str] = (),
+    time_limit: float = TIME_LIMIT_S,
+) -> MixedPlan | None:
+    """The mixed plan over the comparison's eligible rows (None for training runs or when no
+    row is eligible). ``bucket_rates``: candidate id → bucket → accepted outputs per
+    replica-hour (API routes: any value) for the buckets whose service level it meets;
+    or ``long_share`` and ``p95_input_tokens`` for short and long buckets from the brief
+    (``length_buckets``). ``capacities``: candidate id → GPUs its vendor has (the quote's
+    ``max_gpus_available``); ``capacity_limited``: rows ineligible only because their offer
+    lacks the GPUs for the whole fleet — in the plan they serve up to their capacity."""
+    if workload.is_training or workload.monthly_accepted_outputs is None:
+        return None
+    if long_share is not None and p95_input_tokens is not None and bucket_rates is None:
+        buckets, bucket_rates = length_buckets(
+            workload, candidate_inputs, long_share=long_share, p95_input_tokens=p95_input_tokens
+        )
+    eligible = {
+        o.candidate_id
+        for o in candidate_outputs
+        if (o.eligible or o.candidate_id in capacity_limited) and o.total is not None
+    }
+    offers = []
+    for cand in candidate_inputs:
+        if cand.id not in eligible:
+            continue
+        rates = None if bucket_rates is None else bucket_rates.get(cand.id, {})
+        if rates is not None and not rates:
+            continue  # meets no bucket's service level
+        try:
+            cap = None if capacities is None else capacities.get(cand.id)
+            offers.append(plan_offer(workload, cand, rates, max_gpus=cap))
+        except EngineInputError:
+            continue  # not costed per replica (e.g. no throughput): not in the plan
+    if not offers:
+        return None
+    return optimise(plan_demand(workload, buckets), offers, time_limit=time_limit)
+
+
+def row_draws(
+    workload: WorkloadInput, candidates: Sequence[CandidateInput], *, seed: int, samples: int
+) -> tuple[NDArray[np.float64], dict[str, NDArray[np.float64]]]:
+    """The comparison's own draws for the plan's spread (``plan_spread``): the shared monthly
+    volume, and per row its accepted outputs per replica-hour as a multiple of the likely one
+    (throughput from the row's or its evidence's stream; acceptance and failure shared, or
+    the row's measured ones), keyed "id/config" as ``plan_offer`` names them."""
+    shared = {
+        name: montecarlo.draw(r, seed, montecarlo.shared_stream_key(name), samples)
+        for name, r in cost.shared_ranges(workload).items()
+    }
+    volume = shared["monthly_accepted_outputs"]
+    factors: dict[str, NDArray[np.float64]] = {}
+    for cand in candidates:
+        if cand.is_api or cand.throughput_per_replica is None:
+            continue
+        consts = montecarlo.candidate_constants(workload, cand)
+        rates = []
+        for name, own in (
+            ("throughput_per_replica", cand.throughput_per_replica),
+            ("acceptance_rate", cand.acceptance_rate),
+            ("failure_rate", cand.failure_rate),
+        ):
+            if own is None:
+                rates.append((shared[name], getattr(workload, name).likely))
+            else:
+                key = montecarlo.candidate_stream_key(consts.stream_id(name), name)
+                rates.append((montecarlo.draw(own, seed, key, samples), own.likely))
+        (thr, thr_l), (acc, acc_l), (fail, fail_l) = rates
+        factors[f"{cand.id}/config"] = (thr / thr_l) * (acc * (1 - fail)) / (acc_l * (1 - fail_l))
+    return volume, factors
