@@ -102,107 +102,149 @@ class _Vars:
     slack: dict[int, int] = field(default_factory=dict)
 
 
+@dataclass
+class _Build:
+    """What the offers' variables share while the model is built."""
+
+    m: _Model
+    v: _Vars
+    demand: PlanDemand
+    energies: list[float]
+    peak: float  # outputs an hour at the peak
+    weight: float  # 0 when only the capacity shortfall is minimised
+    shortfall: bool
+    phi_by_bucket: dict[str, list[int]]
+    y_by_layer: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+
+
+def _fixed_offer(
+    b: _Build, oi: int, offer: PlanOffer, needs_u: bool
+) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """Whole replicas held for the term: (hours billed, GPUs held) terms."""
+    m, v, price = b.m, b.v, float(offer.price_per_gpu_hour)
+    gpu_terms = []
+    for ci, cfg in enumerate(offer.configs):
+        served = [k for k in b.demand.buckets if k.name in cfg.outputs_per_hour]
+        if not served or cfg.gpus_per_replica < 1:
+            continue
+        unit = 0.0 if offer.whole_nodes else b.weight * price * HOURS * cfg.gpus_per_replica
+        need = sum(b.peak * k.share / cfg.outputs_per_hour[k.name] for k in served)
+        big_m = math.ceil(need * (1 + 1e-9)) + 1
+        if offer.max_gpus is not None and not b.shortfall:
+            big_m = min(big_m, offer.max_gpus // cfg.gpus_per_replica)
+        n = m.var(unit, float(big_m), integer=True)
+        v.n[(oi, ci)] = n
+        gpu_terms.append((n, float(cfg.gpus_per_replica)))
+        load: list[tuple[int, float]] = [(n, -1.0)]
+        for k in served:
+            phi = m.var(0.0, 1.0)
+            v.phi[(oi, ci, k.name)] = phi
+            b.phi_by_bucket[k.name].append(phi)
+            load.append((phi, b.peak * k.share / cfg.outputs_per_hour[k.name]))
+        m.row(load, -math.inf, 0.0)
+        if needs_u:
+            m.row([(n, 1.0), (v.u[oi], -float(big_m))], -math.inf, 0.0)
+    if not gpu_terms:
+        return [], []
+    if offer.whole_nodes:
+        gpn = offer.gpus_per_node
+        nodes = m.var(b.weight * price * HOURS * gpn, integer=True)
+        v.nodes[oi] = nodes
+        m.row([*gpu_terms, (nodes, -float(gpn))], -math.inf, 0.0)
+        return [(nodes, HOURS * gpn)], [(nodes, float(gpn))]
+    return [(n, HOURS * g) for n, g in gpu_terms], gpu_terms
+
+
+def _per_use_offer(
+    b: _Build, oi: int, offer: PlanOffer, needs_u: bool
+) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """Elastic or API capacity paid per output, by load layer: (hours, GPUs at peak) terms."""
+    m, v, volume, k_count = b.m, b.v, b.demand.monthly_outputs, len(b.energies)
+    hours: list[tuple[int, float]] = []
+    cap_terms: list[tuple[int, float]] = []
+    used_terms: dict[tuple[str, int], list[tuple[int, float]]] = {}
+    for ci, cfg in enumerate(offer.configs):
+        for bucket in b.demand.buckets:
+            if bucket.name not in cfg.buckets():
+                continue
+            per_output = cost_per_output(offer, cfg, bucket.name)
+            for k, energy in enumerate(b.energies):
+                outputs = energy * bucket.share * volume
+                y = m.var(b.weight * outputs * per_output, 1.0)
+                v.y[(oi, ci, bucket.name, k)] = y
+                b.y_by_layer.setdefault((bucket.name, k), []).append(y)
+                used_terms.setdefault((bucket.name, k), []).append((y, 1.0))
+                if offer.capacity == "elastic":
+                    rate = cfg.outputs_per_hour[bucket.name]
+                    g = cfg.gpus_per_replica
+                    hours.append((y, outputs * g / (rate * offer.utilisation)))
+                    cap_terms.append((y, b.peak * bucket.share / k_count * g / rate))
+    if needs_u:  # per layer, which keeps the relaxation tight
+        for terms in used_terms.values():
+            m.row([*terms, (v.u[oi], -1.0)], -math.inf, 0.0)
+    return hours, cap_terms
+
+
+def _offer(b: _Build, oi: int, offer: PlanOffer) -> None:
+    m, v, price = b.m, b.v, float(offer.price_per_gpu_hour)
+    commit = float(offer.min_commitment_gpu_hours)
+    needs_u = commit > 0 or offer.fixed_monthly > 0
+    if needs_u:
+        v.u[oi] = m.var(b.weight * float(offer.fixed_monthly), 1.0, integer=True)
+    build = _fixed_offer if offer.capacity == "fixed" else _per_use_offer
+    hours, cap_terms = build(b, oi, offer, needs_u)
+    if offer.capacity == "fixed" and not cap_terms:
+        return
+    if offer.max_gpus is not None and cap_terms:
+        terms = list(cap_terms)
+        if b.shortfall:
+            v.slack[oi] = m.var(1.0, integer=offer.capacity == "fixed")
+            terms.append((v.slack[oi], -1.0))
+        m.row(terms, -math.inf, float(offer.max_gpus))
+    if commit > 0 and hours:
+        w = m.var(b.weight * price)
+        m.row([(v.u[oi], commit), *[(c, -h) for c, h in hours], (w, -1.0)], -math.inf, 0.0)
+
+
+def _cover_buckets(b: _Build) -> None:
+    """Every load layer of every bucket is served: by held replicas up to their share, or per
+    use."""
+    m, v, k_count = b.m, b.v, len(b.energies)
+    for bucket in b.demand.buckets:
+        phis = b.phi_by_bucket[bucket.name]
+        f_terms: list[tuple[int, float]] = [(phi, -1.0) for phi in phis]
+        for k in range(k_count):
+            cover: list[tuple[int, float]] = []
+            if phis:
+                f = m.var(0.0, 1.0)
+                v.f[(bucket.name, k)] = f
+                f_terms.append((f, 1.0 / k_count))
+                cover = [(f, 1.0)]
+            cover += [(y, 1.0) for y in b.y_by_layer.get((bucket.name, k), [])]
+            m.row(cover, 1.0, math.inf)
+        if phis:
+            m.row(f_terms, -math.inf, 0.0)
+
+
 def _build(
     demand: PlanDemand, offers: Sequence[PlanOffer], *, shortfall: bool = False
 ) -> tuple[_Model, _Vars]:
     """The MILP; ``shortfall``: capacity may be exceeded by slack GPUs, whose sum is the
     objective (how many GPUs the offers lack)."""
-    m, v = _Model(), _Vars()
-    energies = layer_energies(demand.peak_to_average, demand.layers)
-    k_count = len(energies)
-    volume = demand.monthly_outputs
-    peak = demand.peak_to_average * volume / HOURS  # outputs an hour at the peak
-    weight = 0.0 if shortfall else 1.0
-    phi_by_bucket: dict[str, list[int]] = {b.name: [] for b in demand.buckets}
-    y_by_layer: dict[tuple[str, int], list[int]] = {}
+    b = _Build(
+        m=_Model(),
+        v=_Vars(),
+        demand=demand,
+        energies=list(layer_energies(demand.peak_to_average, demand.layers)),
+        peak=demand.peak_to_average * demand.monthly_outputs / HOURS,
+        weight=0.0 if shortfall else 1.0,
+        shortfall=shortfall,
+        phi_by_bucket={k.name: [] for k in demand.buckets},
+    )
     for oi, offer in enumerate(offers):
-        price = float(offer.price_per_gpu_hour)
-        commit = float(offer.min_commitment_gpu_hours)
-        needs_u = commit > 0 or offer.fixed_monthly > 0
-        if needs_u:
-            v.u[oi] = m.var(weight * float(offer.fixed_monthly), 1.0, integer=True)
-        hours: list[tuple[int, float]] = []  # hours billed, before the commitment
-        cap_terms: list[tuple[int, float]] = []  # GPUs held (fixed) or at the peak (elastic)
-        used_terms: dict[tuple[str, int], list[tuple[int, float]]] = {}
-        if offer.capacity == "fixed":
-            gpu_terms = []
-            for ci, cfg in enumerate(offer.configs):
-                served = [b for b in demand.buckets if b.name in cfg.outputs_per_hour]
-                if not served or cfg.gpus_per_replica < 1:
-                    continue
-                unit = 0.0 if offer.whole_nodes else weight * price * HOURS * cfg.gpus_per_replica
-                need = sum(peak * b.share / cfg.outputs_per_hour[b.name] for b in served)
-                big_m = math.ceil(need * (1 + 1e-9)) + 1
-                if offer.max_gpus is not None and not shortfall:
-                    big_m = min(big_m, offer.max_gpus // cfg.gpus_per_replica)
-                n = m.var(unit, float(big_m), integer=True)
-                v.n[(oi, ci)] = n
-                gpu_terms.append((n, float(cfg.gpus_per_replica)))
-                load: list[tuple[int, float]] = [(n, -1.0)]
-                for b in served:
-                    phi = m.var(0.0, 1.0)
-                    v.phi[(oi, ci, b.name)] = phi
-                    phi_by_bucket[b.name].append(phi)
-                    load.append((phi, peak * b.share / cfg.outputs_per_hour[b.name]))
-                m.row(load, -math.inf, 0.0)
-                if needs_u:
-                    m.row([(n, 1.0), (v.u[oi], -float(big_m))], -math.inf, 0.0)
-            if not gpu_terms:
-                continue
-            if offer.whole_nodes:
-                gpn = offer.gpus_per_node
-                nodes = m.var(weight * price * HOURS * gpn, integer=True)
-                v.nodes[oi] = nodes
-                m.row([*gpu_terms, (nodes, -float(gpn))], -math.inf, 0.0)
-                hours = [(nodes, HOURS * gpn)]
-                cap_terms = [(nodes, float(gpn))]
-            else:
-                hours = [(n, HOURS * g) for n, g in gpu_terms]
-                cap_terms = gpu_terms
-        else:
-            for ci, cfg in enumerate(offer.configs):
-                for b in demand.buckets:
-                    if b.name not in cfg.buckets():
-                        continue
-                    per_output = cost_per_output(offer, cfg, b.name)
-                    for k, energy in enumerate(energies):
-                        outputs = energy * b.share * volume
-                        y = m.var(weight * outputs * per_output, 1.0)
-                        v.y[(oi, ci, b.name, k)] = y
-                        y_by_layer.setdefault((b.name, k), []).append(y)
-                        used_terms.setdefault((b.name, k), []).append((y, 1.0))
-                        if offer.capacity == "elastic":
-                            rate = cfg.outputs_per_hour[b.name]
-                            g = cfg.gpus_per_replica
-                            hours.append((y, outputs * g / (rate * offer.utilisation)))
-                            cap_terms.append((y, peak * b.share / k_count * g / rate))
-            if needs_u:  # per layer, which keeps the relaxation tight
-                for terms in used_terms.values():
-                    m.row([*terms, (v.u[oi], -1.0)], -math.inf, 0.0)
-        if offer.max_gpus is not None and cap_terms:
-            terms = list(cap_terms)
-            if shortfall:
-                v.slack[oi] = m.var(1.0, integer=offer.capacity == "fixed")
-                terms.append((v.slack[oi], -1.0))
-            m.row(terms, -math.inf, float(offer.max_gpus))
-        if commit > 0 and hours:
-            w = m.var(weight * price)
-            m.row([(v.u[oi], commit), *[(c, -h) for c, h in hours], (w, -1.0)], -math.inf, 0.0)
-    for b in demand.buckets:
-        f_terms: list[tuple[int, float]] = [(phi, -1.0) for phi in phi_by_bucket[b.name]]
-        for k in range(k_count):
-            if phi_by_bucket[b.name]:
-                f = m.var(0.0, 1.0)
-                v.f[(b.name, k)] = f
-                f_terms.append((f, 1.0 / k_count))
-                cover = [(f, 1.0)]
-            else:
-                cover = []
-            cover += [(y, 1.0) for y in y_by_layer.get((b.name, k), [])]
-            m.row(cover, 1.0, math.inf)
-        if phi_by_bucket[b.name]:
-            m.row(f_terms, -math.inf, 0.0)
-    return m, v
+        _offer(b, oi, offer)
+    _cover_buckets(b)
+    return b.m, b.v
 
 
 def _solve(m: _Model, time_limit: float) -> object:
