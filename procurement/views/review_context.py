@@ -29,6 +29,7 @@ from procurement.selectors.reviews.rows import (
 )
 from procurement.services import reviews as services_reviews
 from procurement.services.integrity import changes_since_compute
+from procurement.views.review_standing import reviewer_standing
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -107,8 +108,12 @@ def review_context(
 ) -> dict[str, Any]:
     filters = filter_form.filters()
     shown = filter_and_sort(rows, **filters)
-    refusal = services_reviews.review_refusal(user, comparison)
     context = _common(comparison)
+    standing = reviewer_standing(
+        user, comparison, context["reviews"], next_reviewer=context["next_reviewer"]
+    )
+    if standing.approve_only_closed:
+        form.close_approve()
     context.update(
         rows=review_rows(user, comparison, shown),
         total_rows=len(rows),
@@ -118,8 +123,9 @@ def review_context(
         summary=recommendation_summary(comparison, rows),
         assumptions=assumptions_of(comparison),
         form=form,
-        can_review=refusal is None,
-        refusal=refusal,
+        can_review=standing.may_decide,
+        standing=standing,
+        refusal=standing.reason or None,
         can_recompute=_can_recompute(user, comparison, context),
         new_since=new_since(user, comparison, rows, changes=_approval_drift(comparison, rows)),
     )
