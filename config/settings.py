@@ -186,6 +186,10 @@ DUAL_APPROVAL_THRESHOLD_USD = env_int("DUAL_APPROVAL_THRESHOLD_USD", 250_000)
 # Business days finance has to decide a ready comparison before it shows as overdue.
 REVIEW_WINDOW_BUSINESS_DAYS = env_int("REVIEW_WINDOW_BUSINESS_DAYS", 5)
 MONTE_CARLO_SAMPLES = env_int("MONTE_CARLO_SAMPLES", 10_000)
+# A price change behind an approved decision larger than this (in % of the approved price,
+# either way) needs a re-approval: the lead recomputes and the reviewers decide again; a
+# smaller one may be acknowledged by the owner or a reviewer.
+PRICE_CHANGE_TOLERANCE_PCT = env_int("PRICE_CHANGE_TOLERANCE_PCT", 5)
 DEMO_PASSWORD = "gpu-demo"  # noqa: S105 - demo accounts only; refused in production mode
 
 # --- Celery -----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from core.roles import Role, has_role, role_of, role_required
 from procurement.selectors import dashboard as selectors_dashboard
 from procurement.services import reviews as services_reviews
 from procurement.services import system as services_system
+from procurement.views.price_notices import notices_for_dashboard
 from procurement.views.review_standing import queue_blocks
 
 
@@ -30,6 +31,8 @@ def dashboard(request: AuthedRequest) -> HttpResponse:
     blocks = queue_blocks(request.user, context["awaiting_decision"])
     for c in context["awaiting_decision"]:
         c.approve_closed = blocks.get(c.pk, "")
+    if role != Role.VENDOR:  # the owner, the approvers and whoever may decide
+        context["price_changes"] = notices_for_dashboard(request.user)
     context["role"] = role
     context["can_create_brief"] = has_role(request.user, *BRIEF_WRITERS)
     context["can_probe_worker"] = role == Role.ADMIN

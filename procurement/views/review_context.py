@@ -11,7 +11,7 @@ from django.utils.timezone import now
 
 from core.roles import has_role
 from procurement import access, charts
-from procurement.models import CandidateResult, Comparison, PriceChange
+from procurement.models import CandidateResult, Comparison
 from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.record import assumptions_of, brief_facts
@@ -29,6 +29,7 @@ from procurement.selectors.reviews.rows import (
 )
 from procurement.services import reviews as services_reviews
 from procurement.services.integrity import changes_since_compute
+from procurement.views.price_notices import notices_of
 from procurement.views.review_standing import reviewer_standing
 
 if TYPE_CHECKING:
@@ -123,6 +124,7 @@ def review_context(
         summary=recommendation_summary(comparison, rows),
         assumptions=assumptions_of(comparison),
         form=form,
+        price_changes=notices_of(user, comparison),
         can_review=standing.may_decide,
         standing=standing,
         refusal=standing.reason or None,
@@ -171,11 +173,7 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
         assumptions=assumptions_of(comparison),
         charts=charts.comparison_figures(comparison, rows),
         warnings=[(r.label, w) for r in rows for w in (r.warnings or [])],
-        price_changes=list(
-            PriceChange.objects.filter(comparison=comparison).select_related(
-                "approved_quote__provider", "approved_quote__accelerator"
-            )
-        ),
+        price_changes=notices_of(user, comparison),
         new_since=new_since(user, comparison, rows),
         can_recompute=_can_recompute(user, comparison, context),
     )
