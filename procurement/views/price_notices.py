@@ -27,7 +27,6 @@ def _flags() -> QuerySet[PriceChange]:
         "approved_quote__provider",
         "approved_quote__accelerator",
         "acknowledged_by",
-        "candidate",
     ).defer(*(f"comparison__{name}" for name in COMPARISON_JSON))
 
 

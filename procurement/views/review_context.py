@@ -118,6 +118,8 @@ def review_context(
     context.update(
         rows=review_rows(user, comparison, shown),
         total_rows=len(rows),
+        # ineligible rows start folded, as on the results page
+        ineligible_shown=sum(1 for r in shown if not r.eligible),
         filters=filters,
         sort_label=SORTS.get(filters["sort"], SORTS["unit"])[0],
         filter_form=filter_form,

@@ -20,10 +20,10 @@ from procurement.services import reviews as services_reviews
 if TYPE_CHECKING:
     from accounts.models import User
 
-DECISION_PAST = {
-    Review.Decision.APPROVE: "approved",
-    Review.Decision.REJECT: "rejected",
-    Review.Decision.REQUEST_CHANGES: "requested changes",
+DECISION_PAST: dict[str, str] = {
+    Review.Decision.APPROVE.value: "approved",
+    Review.Decision.REJECT.value: "rejected",
+    Review.Decision.REQUEST_CHANGES.value: "requested changes",
 }
 
 
