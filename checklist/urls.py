@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from checklist import views
+from checklist import views, views_queue
 
 app_name = "checklist"
 urlpatterns = [
@@ -14,6 +14,11 @@ urlpatterns = [
         "quotes/<int:quote_id>/answers/<int:answer_id>/review/",
         views.answer_review,
         name="answer-review",
+    ),
+    path(
+        "quotes/<int:quote_id>/sections/<slug:section>/accept/",
+        views_queue.section_accept,
+        name="section-accept",
     ),
     path("evidence/<int:answer_id>/", views.evidence_download, name="evidence"),
 ]

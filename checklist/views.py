@@ -22,6 +22,7 @@ from accounts.http import AuthedRequest
 from accounts.models import Provider, User
 from catalog import access as catalog_access
 from checklist import access, evidence, selectors, services
+from checklist import queue as checklist_queue
 from checklist.forms import (
     ReviewForm,
     build_answer_forms,
@@ -62,12 +63,19 @@ def checklist_index(request: AuthedRequest) -> HttpResponse:
     if not (is_staff(user) or is_vendor(user)):
         raise Http404
     quotes = catalog_access.quotes_for(user).current().order_by("provider__name", "-created_at")
+    queue: dict[str, Any] = {}
+    if is_staff(user):  # a reviewer's own queue: what awaits their sections
+        mine_only = request.GET.get("mine") == "1"
+        queue = checklist_queue.queue_context(user, list(quotes), mine_only=mine_only)
+        if mine_only:
+            quotes = quotes.filter(pk__in=list(queue["waiting"]))
     page = Paginator(quotes, 50).get_page(request.GET.get("page"))
     summaries = selectors.quote_checklist_summaries(page.object_list)
     context = {
         "rows": [(quote, summaries[quote.pk]) for quote in page.object_list],
         "page": page,
         "is_vendor": is_vendor(user),
+        **queue,
     }
     return render(request, "checklist/index.html", context)
 
@@ -177,7 +185,12 @@ def quote_checklist(request: AuthedRequest, quote_id: int) -> HttpResponse:
     detail = selectors.quote_checklist_detail(quote)
     _attach_review_forms(request.user, detail.rows)
     # Staff see who reviewed; the vendor's answer page names no buyer staff (L7).
-    context = {"quote": quote, "detail": detail, "reviewer_names": True}
+    context = {
+        "quote": quote,
+        "detail": detail,
+        "reviewer_names": True,
+        "bulk_sections": checklist_queue.bulk_sections(request.user, detail),
+    }
     return render(request, "checklist/quote_detail.html", context)
 
 
