@@ -119,3 +119,20 @@ def queue_context(user: User, quotes: Sequence[Quote], *, mine_only: bool) -> di
         "waiting_quotes": len(waiting),
         "mine_only": mine_only,
     }
+
+
+def vendor_part(summary: dict[str, Any]) -> dict[str, Any]:
+    """What is left for the vendor on one quote's checklist, from its summary: the items it
+    must still answer or document, and how many answers wait for the buyer's reviewers."""
+    from checklist import levels
+
+    missing = summary.get("missing_items") or []
+    waiting = [m for m in missing if m.get("reason") == levels.AWAITING_REVIEW]
+    todo = [m for m in missing if m.get("reason") != levels.AWAITING_REVIEW]
+    if summary.get("complete"):
+        state = "accepted"
+    elif not todo:
+        state = "waiting"
+    else:
+        state = "todo"
+    return {"state": state, "todo": todo, "waiting": len(waiting)}

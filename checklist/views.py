@@ -106,7 +106,9 @@ def _save_answers(
         return None
     release_held_files(answer_forms)
     messages.success(request, f"Saved {len(entries)} answer{'s' if len(entries) > 1 else ''}.")
-    return redirect(f"{request.path}#item-{entries[0].item.code}")
+    # On a quote, land on what is left to do (and the saved message above it), not an item.
+    anchor = "vendor-status" if quote is not None else f"item-{entries[0].item.code}"
+    return redirect(f"{request.path}#{anchor}")
 
 
 def error_context(rows: list[Any], bound: bool) -> dict[str, Any]:
@@ -142,7 +144,12 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
         return response
     if request.method == "POST" and closed_reason:
         messages.error(request, f"{closed_reason} Nothing was saved.")
-    context = {"quote": quote, "detail": detail, "closed_reason": closed_reason}
+    context = {
+        "quote": quote,
+        "detail": detail,
+        "closed_reason": closed_reason,
+        "vendor_part": checklist_queue.vendor_part(detail.summary),
+    }
     context.update(error_context(detail.rows, bound))
     status = 400 if request.method == "POST" else 200
     return render(request, "checklist/answer.html", context, status=status)

@@ -99,3 +99,36 @@ def test_v10_vendors_and_other_providers_cannot_bulk_accept(
         assert response.status_code == 404
     assert not ChecklistReview.objects.exists()
     assert other.pk
+
+
+def test_v9_the_vendor_is_told_when_its_part_is_done(login, quote_a, vendor_a, items):
+    """A reserved quote needs every item with evidence, accepted: once every item is answered
+    with evidence the vendor reads that its answers are complete, waiting for reviewers."""
+    url = f"/checklist/quotes/{quote_a.pk}/answer/"
+    client = login(vendor_a)
+    html = client.get(url).content.decode()
+    assert "20 items still need you" in html
+    for item in items:
+        answer(quote_a, vendor_a, item)
+    html = client.get(url).content.decode()
+    status = html[html.index('id="vendor-status"') :].split("</section>")[0]
+    assert "Your answers are complete" in status
+    assert "waiting for the buyer's reviewers (20 answers to accept)" in status
+    ChecklistAnswer.objects.update(review_status="accepted")
+    html = client.get(url).content.decode()
+    assert "nothing more is needed from you" in html
+
+
+def test_v9_a_save_lands_on_what_is_left_to_do(login, quote_a, vendor_a, items):
+    item = items[0]
+    response = login(vendor_a).post(
+        f"/checklist/quotes/{quote_a.pk}/answer/",
+        {
+            f"{item.code}-answer": "8x H100 SXM 80 GB",
+            f"{item.code}-status": "yes",
+            f"{item.code}-evidence_url": "https://example.com/spec",
+            f"{item.code}-scope": "quote",
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"].endswith("#vendor-status")
