@@ -121,18 +121,23 @@ def queue_context(user: User, quotes: Sequence[Quote], *, mine_only: bool) -> di
     }
 
 
-def vendor_part(summary: dict[str, Any]) -> dict[str, Any]:
-    """What is left for the vendor on one quote's checklist, from its summary: the items it
-    must still answer or document, and how many answers wait for the buyer's reviewers."""
+def vendor_part(detail: ChecklistDetail) -> dict[str, Any]:
+    """What is left for the vendor on one quote's checklist: the items it must still answer
+    or document, and how many of its answers wait for the buyer's reviewers."""
     from checklist import levels
 
-    missing = summary.get("missing_items") or []
-    waiting = [m for m in missing if m.get("reason") == levels.AWAITING_REVIEW]
+    missing = detail.summary.get("missing_items") or []
     todo = [m for m in missing if m.get("reason") != levels.AWAITING_REVIEW]
-    if summary.get("complete"):
-        state = "accepted"
-    elif not todo:
+    waiting = sum(
+        1
+        for row in detail.rows
+        if row.answer is not None
+        and row.answer.review_status == ChecklistAnswer.ReviewStatus.PENDING
+    )
+    if todo:
+        state = "todo"
+    elif waiting:
         state = "waiting"
     else:
-        state = "todo"
-    return {"state": state, "todo": todo, "waiting": len(waiting)}
+        state = "accepted"
+    return {"state": state, "todo": todo, "waiting": waiting}

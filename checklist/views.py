@@ -148,7 +148,7 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
         "quote": quote,
         "detail": detail,
         "closed_reason": closed_reason,
-        "vendor_part": checklist_queue.vendor_part(detail.summary),
+        "vendor_part": checklist_queue.vendor_part(detail),
     }
     context.update(error_context(detail.rows, bound))
     status = 400 if request.method == "POST" else 200

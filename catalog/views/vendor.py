@@ -54,6 +54,7 @@ def vendor_rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
 @vendor_required
 def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, rfq_pk)
+    rfq_viewed_record(acting_user=request.user, rfq=rfq)  # a link may lead straight here
     if not rfq.is_open_for_answers():
         messages.error(request, RfqClosed().message)
         return redirect("vendor:rfq-detail", pk=rfq.pk)

@@ -116,7 +116,7 @@ def test_v9_the_vendor_is_told_when_its_part_is_done(login, quote_a, vendor_a, i
     assert "waiting for the buyer's reviewers (20 answers to accept)" in status
     ChecklistAnswer.objects.update(review_status="accepted")
     html = client.get(url).content.decode()
-    assert "nothing more is needed from you" in html
+    assert "complete and reviewed: nothing more is needed from you" in html
 
 
 def test_v9_a_save_lands_on_what_is_left_to_do(login, quote_a, vendor_a, items):
