@@ -112,7 +112,12 @@ def section_accept(
 def queue_context(user: User, quotes: Sequence[Quote], *, mine_only: bool) -> dict[str, Any]:
     """What the index shows a reviewer: counts per quote and section, the total, the filter."""
     waiting = awaiting_my_review(user, quotes)
+    labels = dict(Section.choices)
     return {
+        "waiting_by_quote": {
+            qid: [(labels.get(key, key), n) for key, n in counts.items()]
+            for qid, counts in waiting.items()
+        },
         "my_sections": [(key, label) for key, label in Section.choices if key in my_sections(user)],
         "waiting": waiting,
         "waiting_total": sum(sum(c.values()) for c in waiting.values()),

@@ -48,7 +48,7 @@ def test_v10_the_index_counts_what_awaits_my_review_per_role(
     assert "2 answers over 1 quote await your review" in queue
     assert "Hardware and topology" in queue
     row = html[html.index(f'id="quote-{quote_a.pk}"') :]
-    assert "2 hardware" in row.split("</tr>")[0]
+    assert "2 · Hardware and topology" in row.split("</tr>")[0]
     html = login(finance).get("/checklist/").content.decode()
     assert "1 answer over 1 quote awaits your review" in html
     html = login(security).get("/checklist/").content.decode()
