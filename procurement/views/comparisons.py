@@ -154,7 +154,8 @@ def comparison_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         sort = selectors_comparisons.results_sort(request.GET.get("sort", ""))
         context["results_html"] = _results_html(comparison, _page_number(request), sort)
         context["reviews"] = reviews_of(comparison)  # U10: the reviewers' words reach the lead
-        context["price_changes"] = notices_of(request.user, comparison)
+        if getattr(comparison, "has_price_changes", False):
+            context["price_changes"] = notices_of(request.user, comparison)
     return render(request, "procurement/comparison_detail.html", context)
 
 
