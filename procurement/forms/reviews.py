@@ -11,6 +11,7 @@ from typing import Any
 from django import forms
 
 from core.forms import field_of
+from core.templatetags.numbers import human
 from procurement.models import CandidateResult, Review
 from procurement.selectors.reviews import SORTS, capacity_choices, provider_choices
 from procurement.services.reviews import COMMENT_MAX
@@ -85,7 +86,8 @@ class RowFilterForm(forms.Form):
     def __init__(self, *args: Any, rows: Sequence[CandidateResult], **kw: Any) -> None:
         super().__init__(*args, **kw)
         field_of(self, "capacity", forms.ChoiceField).choices = [("", "Any")] + [
-            (c, c.replace("_", " ")) for c in capacity_choices(rows)
+            (c, human(c))
+            for c in capacity_choices(rows)  # "Spot / preemptible", as elsewhere
         ]
         field_of(self, "provider", forms.ChoiceField).choices = [("", "Any")] + [
             (p, p) for p in provider_choices(rows)
