@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from checklist import views, views_queue
+from checklist import views
 
 app_name = "checklist"
 urlpatterns = [
@@ -17,7 +17,7 @@ urlpatterns = [
     ),
     path(
         "quotes/<int:quote_id>/sections/<slug:section>/accept/",
-        views_queue.section_accept,
+        views.section_accept,
         name="section-accept",
     ),
     path("evidence/<int:answer_id>/", views.evidence_download, name="evidence"),

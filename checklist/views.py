@@ -30,6 +30,7 @@ from checklist.forms import (
     hold_valid_files,
     release_held_files,
 )
+from checklist.models import Section
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.roles import Role, get_or_404, is_staff, is_vendor, role_required
@@ -267,3 +268,30 @@ def evidence_download(request: AuthedRequest, answer_id: int) -> FileResponse:
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = "private, no-store"
     return response
+
+
+@require_POST
+def section_accept(request: AuthedRequest, quote_id: int, section: str) -> HttpResponse:
+    """Accept all the answers awaiting review in one section of a quote's checklist, each
+    through the review service (one review and one audit event per answer)."""
+    quote = catalog_access.access_quote(request.user, quote_id)
+    if not is_staff(request.user) or section not in Section.values:
+        raise Http404
+    detail = selectors.quote_checklist_detail(quote)
+    answers = checklist_queue.pending_in_section(request.user, detail, section)
+    label = Section(section).label
+    if not answers:
+        messages.info(request, f"Nothing in {label} awaits your review.")
+    else:
+        try:
+            done = checklist_queue.section_accept(acting_user=request.user, answers=answers)
+        except DomainError as exc:
+            messages.error(request, f"{exc.message} Nothing was accepted.")
+        else:
+            messages.success(
+                request,
+                f"Accepted {len(done)} answer{'s' if len(done) != 1 else ''} in {label}, "
+                "each recorded in the audit trail.",
+            )
+    url = reverse("checklist:quote-detail", args=[quote.pk])
+    return redirect(f"{url}#section-{section}")
