@@ -6,26 +6,31 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('procurement', '0008_comparison_review_due_at'),
+        ("procurement", "0008_comparison_review_due_at"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='pricechange',
-            name='acknowledged_at',
+            model_name="pricechange",
+            name="acknowledged_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='pricechange',
-            name='acknowledged_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="pricechange",
+            name="acknowledged_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='pricechange',
-            name='impact',
+            model_name="pricechange",
+            name="impact",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]
