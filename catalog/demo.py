@@ -143,14 +143,14 @@ def _vendor_quotes(users: dict[str, User], rfq: Rfq, gpus: dict[str, Accelerator
         )
 
 
-def _fx(finance: User | None) -> None:
+def _fx(keeper: User | None) -> None:
     for currency, rate in (("EUR", "1.0850"), ("GBP", "1.2700")):
         if not FxRate.objects.filter(currency=currency).exists():
             FxRate.objects.create(
                 currency=currency,
                 rate_to_base=Decimal(rate),
                 as_of=timezone.now().date() - timedelta(days=1),
-                entered_by=finance,
+                entered_by=keeper,
             )
 
 
@@ -193,7 +193,10 @@ def load(stdout: Any = None) -> None:
     created = _public_quotes(lead, providers, gpus)
     if rfq is not None:
         _vendor_quotes(users, rfq, gpus)
-    _fx(User.objects.filter(role=Role.FINANCE_REVIEWER).order_by("pk").first())
+    # The admin keeps the FX rates: whoever enters a rate may not approve money converted with
+    # it, so rates entered by a finance reviewer would leave that reviewer unable to approve
+    # the demo comparison.
+    _fx(User.objects.filter(role=Role.ADMIN).order_by("pk").first())
     _api_routes(lead, providers)
     if stdout:
         current = Quote.objects.current().count()

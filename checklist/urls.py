@@ -15,5 +15,10 @@ urlpatterns = [
         views.answer_review,
         name="answer-review",
     ),
+    path(
+        "quotes/<int:quote_id>/sections/<slug:section>/accept/",
+        views.section_accept,
+        name="section-accept",
+    ),
     path("evidence/<int:answer_id>/", views.evidence_download, name="evidence"),
 ]

@@ -21,6 +21,7 @@ from accounts.http import AuthedRequest
 from accounts.models import Provider, User
 from catalog import access as catalog_access
 from checklist import access, evidence, selectors, services
+from checklist import queue as checklist_queue
 from checklist.forms import (
     ChecklistRow,
     ReviewForm,
@@ -30,6 +31,7 @@ from checklist.forms import (
     hold_valid_files,
     release_held_files,
 )
+from checklist.models import Section
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.listing import paginate
@@ -64,12 +66,19 @@ def checklist_index(request: AuthedRequest) -> HttpResponse:
     if not (is_staff(user) or is_vendor(user)):
         raise Http404
     quotes = catalog_access.quotes_for(user).current().order_by("provider__name", "-created_at")
+    queue: dict[str, Any] = {}
+    if is_staff(user):  # a reviewer's own queue: what awaits their sections
+        mine_only = request.GET.get("mine") == "1"
+        queue = checklist_queue.queue_context(user, list(quotes), mine_only=mine_only)
+        if mine_only:
+            quotes = quotes.filter(pk__in=list(queue["waiting"]))
     page = paginate(quotes, request.GET.get("page"))
     summaries = selectors.quote_checklist_summaries(page.object_list)
     context = {
         "rows": [(quote, summaries[quote.pk]) for quote in page.object_list],
         "page": page,
         "is_vendor": is_vendor(user),
+        **queue,
     }
     return render(request, "checklist/index.html", context)
 
@@ -100,7 +109,9 @@ def _save_answers(
         return None
     release_held_files(answer_forms)
     messages.success(request, f"Saved {len(entries)} answer{'s' if len(entries) > 1 else ''}.")
-    return redirect(f"{request.path}#item-{entries[0].item.code}")
+    # On a quote, land on what is left to do (and the saved message above it), not an item.
+    anchor = "vendor-status" if quote is not None else f"item-{entries[0].item.code}"
+    return redirect(f"{request.path}#{anchor}")
 
 
 def error_context(rows: list[ChecklistRow], bound: bool) -> dict[str, Any]:
@@ -135,7 +146,12 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
         return response
     if request.method == "POST" and closed_reason:
         messages.error(request, f"{closed_reason} Nothing was saved.")
-    context = {"quote": quote, "detail": detail, "closed_reason": closed_reason}
+    context = {
+        "quote": quote,
+        "detail": detail,
+        "closed_reason": closed_reason,
+        "vendor_part": checklist_queue.vendor_part(detail),
+    }
     context.update(error_context(rows, bound))
     status = 400 if request.method == "POST" else 200
     return render(request, "checklist/answer.html", context, status=status)
@@ -180,7 +196,12 @@ def quote_checklist(request: AuthedRequest, quote_id: int) -> HttpResponse:
     detail = selectors.quote_checklist_detail(quote)
     _attach_review_forms(request.user, checklist_rows(detail))
     # Staff see who reviewed; the vendor's answer page names no buyer staff.
-    context = {"quote": quote, "detail": detail, "reviewer_names": True}
+    context = {
+        "quote": quote,
+        "detail": detail,
+        "reviewer_names": True,
+        "bulk_sections": checklist_queue.bulk_sections(request.user, detail),
+    }
     return render(request, "checklist/quote_detail.html", context)
 
 
@@ -251,3 +272,30 @@ def evidence_download(request: AuthedRequest, answer_id: int) -> FileResponse:
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = "private, no-store"
     return response
+
+
+@require_POST
+def section_accept(request: AuthedRequest, quote_id: int, section: str) -> HttpResponse:
+    """Accept all the answers awaiting review in one section of a quote's checklist, each
+    through the review service (one review and one audit event per answer)."""
+    quote = catalog_access.access_quote(request.user, quote_id)
+    if not is_staff(request.user) or section not in Section.values:
+        raise Http404
+    detail = selectors.quote_checklist_detail(quote)
+    answers = checklist_queue.pending_in_section(request.user, detail, section)
+    label = Section(section).label
+    if not answers:
+        messages.info(request, f"Nothing in {label} awaits your review.")
+    else:
+        try:
+            done = checklist_queue.section_accept(acting_user=request.user, answers=answers)
+        except DomainError as exc:
+            messages.error(request, f"{exc.message} Nothing was accepted.")
+        else:
+            messages.success(
+                request,
+                f"Accepted {len(done)} answer{'s' if len(done) != 1 else ''} in {label}, "
+                "each recorded in the audit trail.",
+            )
+    url = reverse("checklist:quote-detail", args=[quote.pk])
+    return redirect(f"{url}#section-{section}")

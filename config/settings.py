@@ -209,6 +209,10 @@ MONTE_CARLO_SAMPLES = env_int("MONTE_CARLO_SAMPLES", 10_000)
 # A month whose actual cost per accepted output is off its forecast by more than this share
 # (0.10: 10 %, either way) is flagged on the lead's and finance's dashboards.
 FINOPS_DRIFT_TOLERANCE = env_str("FINOPS_DRIFT_TOLERANCE", "0.10")
+# A price change behind an approved decision larger than this (in % of the approved price,
+# either way) needs a re-approval: the lead recomputes and the reviewers decide again; a
+# smaller one may be acknowledged by the owner or a reviewer.
+PRICE_CHANGE_TOLERANCE_PCT = env_int("PRICE_CHANGE_TOLERANCE_PCT", 5)
 DEMO_PASSWORD = "gpu-demo"  # noqa: S105 - demo accounts only; refused in production mode
 
 # --- Celery -----------------------------------------------------------------------------------

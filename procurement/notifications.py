@@ -6,8 +6,9 @@
   reviewers who can give the second one;
 - `notify_comparison_decided(comparison, review)`: approved, rejected or changes requested →
   the creator;
-- `notify_price_changed(flag_ids)`: a quote an approved decision rests on was revised or
-  withdrawn → that decision's approvers.
+- `notify_price_changed(flag_ids)`: a quote a ready or approved comparison rests on was
+  revised or withdrawn → its owner, its approvers and every reviewer who can act, with the
+  impact recomputed on a copy of the frozen snapshot.
 
 Call them after the transaction commits (`transaction.on_commit`); a mail failure is logged
 and never undoes a decision. One message per recipient, so no one sees the others' addresses.
@@ -99,18 +100,25 @@ def notify_approval_needed(comparison: Comparison, review: Review) -> int:
 
 
 def notify_price_changed(flag_ids: list[int]) -> int:
-    """Tell each approver of a decision that a price it approved changed since."""
-
+    """Tell the owner, the approvers and the reviewers who can act that a price the
+    comparison rests on changed, with its impact."""
     flags = PriceChange.objects.filter(pk__in=flag_ids).select_related(
         "comparison", "approved_quote__provider", "approved_quote__accelerator", "new_quote"
     )
     sent = 0
     for flag in flags:
+        comparison = flag.comparison
         approvers = Review.objects.filter(
             comparison_id=flag.comparison_id, decision=Review.Decision.APPROVE
         ).values_list("reviewer_id", flat=True)
-        context = {**_context(flag.comparison), "flag": flag}
-        sent += _send("price_changed", context, reachable_users(ids=approvers))
+        ids = {*approvers, comparison.created_by_id, *(u.pk for u in reviewers_of(comparison))}
+        context = {
+            **_context(comparison),
+            "flag": flag,
+            "impact": flag.impact,
+            "detail_url": _absolute(comparison.get_absolute_url()),
+        }
+        sent += _send("price_changed", context, reachable_users(ids=ids).order_by("username"))
     return sent
 
 

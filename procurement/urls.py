@@ -22,5 +22,10 @@ urlpatterns = [
         name="comparison-side-by-side",
     ),
     path("comparisons/<int:pk>/record/", reviews.comparison_record, name="comparison-record"),
+    path(
+        "comparisons/<int:pk>/price-changes/<int:flag_pk>/acknowledge/",
+        reviews.price_change_acknowledge,
+        name="price-change-acknowledge",
+    ),
     path("audit/", audit.audit_list, name="audit-list"),
 ]

@@ -14,6 +14,7 @@ from django import forms
 from django.utils import timezone
 
 from accounts.models import Provider
+from catalog.choices import PrivateEndpoint
 from catalog.models import Accelerator, CapacityModel, Quote, Rfq
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from catalog.validation import QUOTE_LABELS
@@ -257,6 +258,10 @@ def quote_initial_from_rfq(rfq: Rfq) -> dict[str, Any]:
         initial["capacity_model"] = rfq.capacity_models[0]
     if rfq.region:
         initial["region"] = rfq.region
+    brief = rfq.brief
+    if brief is not None and brief.private_endpoint_required:
+        # the brief decides it: "not stated" would make the offer ineligible
+        initial["private_endpoint"] = PrivateEndpoint.YES
     if rfq.term_months:
         initial["term_months"] = rfq.term_months
         if rfq.gpus_needed:

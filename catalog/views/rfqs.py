@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from accounts.http import AuthedRequest
@@ -14,8 +15,10 @@ from briefs import access as briefs_access
 from catalog import access, panels, selectors, services
 from catalog.access import staff_required, writer_required
 from catalog.forms import RfqForm, RfqReopenForm
+from catalog.tracking import RFQ_VIEWED
 from core.errors import DomainError
 from core.forms import apply_domain_error
+from core.models import AuditEvent
 from core.roles import has_role
 
 
@@ -35,6 +38,9 @@ def rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     quotes = list(selectors.quotes_for_rfq(request.user, rfq))
     context = {
         "rfq": rfq,
+        "vendors": vendor_progress(rfq, quotes),
+        "time_left": time_left(rfq),
+        "can_compare": bool(quotes) and rfq.brief_id is not None and can_write,
         "providers": rfq.providers.all(),
         "accelerators": rfq.accelerators.all(),
         "capacity_labels": rfq.capacity_model_labels(),
@@ -45,6 +51,43 @@ def rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "reopen_form": RfqReopenForm(),
     }
     return render(request, "catalog/rfq_detail.html", context)
+
+
+def time_left(rfq: Any) -> str:
+    """The countdown to the deadline, in words ("3 days left", "5 hours left", "closed")."""
+    if not rfq.is_open_for_answers():
+        return "closed"
+    seconds = (rfq.deadline - timezone.now()).total_seconds()
+    days = int(seconds // 86_400)
+    if days >= 1:
+        return f"{days} day{'s' if days != 1 else ''} left"
+    hours = max(int(seconds // 3600), 0)
+    return f"{hours} hour{'s' if hours != 1 else ''} left" if hours else "less than an hour left"
+
+
+def vendor_progress(rfq: Any, quotes: list[Any]) -> list[dict[str, Any]]:
+    """Each invited provider: invited, first viewed (by one of its users), answered, and the
+    latest version of its newest answer."""
+    viewed = {
+        event.summary.get("provider"): event.created_at
+        for event in AuditEvent.objects.filter(
+            action=RFQ_VIEWED, object_type="catalog.rfq", object_id=str(rfq.pk)
+        ).order_by("-created_at")
+    }
+    rows = []
+    for provider in rfq.providers.all():
+        answers = [q for q in quotes if q.provider_id == provider.pk]
+        latest = max(answers, key=lambda q: (q.quoted_at, q.pk), default=None)
+        rows.append(
+            {
+                "provider": provider,
+                "invited_at": rfq.created_at,
+                "viewed_at": viewed.get(provider.pk),
+                "answers": len(answers),
+                "latest": latest,
+            }
+        )
+    return rows
 
 
 def rfq_initial(brief: Any) -> dict[str, Any]:
@@ -77,6 +120,13 @@ def rfq_initial(brief: Any) -> dict[str, Any]:
     regions = [str(r) for r in brief.allowed_regions or []]
     if regions:
         facts.append(f"data stays in {', '.join(regions)}")
+    if brief.private_endpoint_required:
+        facts.append(
+            "a private endpoint is required (private link or VPC peering, no public internet)"
+        )
+    if brief.horizon_months:
+        facts.append(f"a {brief.horizon_months}-month term")
+    facts.append("prices per GPU-hour (per node for hardware you sell)")
     facts.append(
         "state how many GPUs you can provide in total, from when, and with which lead time"
     )

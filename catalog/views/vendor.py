@@ -17,6 +17,7 @@ from catalog import access, selectors, services
 from catalog.access import vendor_required
 from catalog.errors import RfqClosed
 from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial, quote_initial_from_rfq
+from catalog.tracking import rfq_viewed_record
 from catalog.views.quotes import quote_page_context
 from core import submissions
 from core.errors import DomainError
@@ -39,6 +40,7 @@ def vendor_home(request: AuthedRequest) -> HttpResponse:
 @vendor_required
 def vendor_rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, pk)
+    rfq_viewed_record(acting_user=request.user, rfq=rfq)  # the lead sees who has seen it
     context = {
         "rfq": rfq,
         "accelerators": rfq.accelerators.all(),
@@ -52,6 +54,7 @@ def vendor_rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
 @vendor_required
 def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, rfq_pk)
+    rfq_viewed_record(acting_user=request.user, rfq=rfq)  # a link may lead straight here
     if not rfq.is_open_for_answers():
         messages.error(request, RfqClosed().message)
         return redirect("vendor:rfq-detail", pk=rfq.pk)

@@ -196,3 +196,14 @@ def commitment_term(found: Any) -> str:
         # to cost, paid as used, and must not read as a contract.
         return f"expected spend over {months} months, no contract" if months else "expected spend"
     return f"{months}-month commitment" if months else "commitment"
+
+
+@register.filter
+def ordinal(value: Any) -> str:
+    """1 → "1st", 2 → "2nd", 3 → "3rd", 11 → "11th", 33 → "33rd"."""
+    number = _decimal(value)
+    if number is None:
+        return DASH
+    whole = int(number.to_integral_value())
+    suffix = "th" if 10 <= whole % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(whole % 10, "th")
+    return f"{whole}{suffix}"

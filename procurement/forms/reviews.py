@@ -11,13 +11,30 @@ from typing import Any
 from django import forms
 
 from core.forms import field_of
+from core.templatetags.numbers import human
 from procurement.models import CandidateResult, Review
 from procurement.selectors.reviews import SORTS, capacity_choices, provider_choices
 from procurement.services.reviews import COMMENT_MAX
 
 
+class DecisionRadios(forms.RadioSelect):
+    """Radio buttons of which some can be shown disabled (Approve, when the reviewer may only
+    reject or request changes): the choice is visible, with the reason next to the bar."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.closed: frozenset[str] = frozenset()
+
+    def create_option(self, *args: Any, **kw: Any) -> dict[str, Any]:
+        option: dict[str, Any] = super().create_option(*args, **kw)
+        if str(option["value"]) in self.closed:
+            closed = {"disabled": True, "aria-describedby": "approve-closed"}
+            option["attrs"] = {**option["attrs"], **closed}
+        return option
+
+
 class ReviewForm(forms.Form):
-    decision = forms.ChoiceField(choices=Review.Decision.choices, widget=forms.RadioSelect)
+    decision = forms.ChoiceField(choices=Review.Decision.choices, widget=DecisionRadios)
     candidate = forms.ChoiceField(
         required=False,
         help_text="The row you approve; the recommended one unless you choose another.",
@@ -49,6 +66,12 @@ class ReviewForm(forms.Form):
         ]
         self.fields["candidate"].initial = recommended_key
 
+    def close_approve(self) -> None:
+        """Show Approve disabled: this reviewer may only reject or request changes."""
+        widget = self.fields["decision"].widget
+        if isinstance(widget, DecisionRadios):
+            widget.closed = frozenset({str(Review.Decision.APPROVE)})
+
 
 class RowFilterForm(forms.Form):
     """GET filters of the candidate table; bad values are reported, defaults then apply."""
@@ -63,7 +86,8 @@ class RowFilterForm(forms.Form):
     def __init__(self, *args: Any, rows: Sequence[CandidateResult], **kw: Any) -> None:
         super().__init__(*args, **kw)
         field_of(self, "capacity", forms.ChoiceField).choices = [("", "Any")] + [
-            (c, c.replace("_", " ")) for c in capacity_choices(rows)
+            (c, human(c))
+            for c in capacity_choices(rows)  # "Spot / preemptible", as elsewhere
         ]
         field_of(self, "provider", forms.ChoiceField).choices = [("", "Any")] + [
             (p, p) for p in provider_choices(rows)

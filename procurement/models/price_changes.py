@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from procurement.models.comparisons import CandidateResult, Comparison
@@ -29,6 +30,17 @@ class PriceChange(models.Model):
     new_price = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
     price_unit = models.CharField(max_length=20, default="per GPU-hour")
     created_at = models.DateTimeField(auto_now_add=True)
+    # The effect on the changed row, recomputed on a copy of the frozen snapshot with the new
+    # price: unit cost, commitment, rank and the new first row (see services.price_impact).
+    impact = models.JSONField(default=dict, blank=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count, F, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from briefs import access as briefs_access
@@ -15,7 +15,7 @@ from core import workloads
 from core.listing import Column, valid_sort
 from core.roles import get_or_404
 from procurement import access
-from procurement.models import CandidateResult, Comparison
+from procurement.models import CandidateResult, Comparison, PriceChange
 from procurement.selectors.frozen_inputs import applied_words, overrides_words
 
 if TYPE_CHECKING:
@@ -195,10 +195,12 @@ def default_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
 
 
 def comparison_get(user: User, pk: Any) -> Comparison:
-    """One comparison the user may see (404 otherwise), with its revision links loaded."""
+    """One comparison the user may see (404 otherwise), with its revision links loaded and
+    `has_price_changes` (whether a price it rests on changed since), read in the same query."""
     qs = (
         access.comparisons_for(user)
         .select_related("brief__model", "supersedes", "superseded_by")
+        .annotate(has_price_changes=Exists(PriceChange.objects.filter(comparison=OuterRef("pk"))))
         .defer(
             *LARGE_FIELDS,
             *(f"{rel}__{name}" for rel in ("supersedes", "superseded_by") for name in LARGE_FIELDS),

@@ -14,7 +14,7 @@ from briefs import access as briefs_access
 from catalog import access as catalog_access
 from core.roles import Role, role_of
 from procurement import access
-from procurement.models import CandidateResult, Comparison, PriceChange, Review, WorkerProbe
+from procurement.models import CandidateResult, Comparison, WorkerProbe
 
 AWAITING_LIMIT = 20
 
@@ -80,24 +80,6 @@ DASHBOARD_COLUMNS = (
 )
 
 
-PRICE_CHANGES_SHOWN = 10
-COMPARISON_JSON = ("snapshot", "result", "assumptions", "snapshot_facts")
-
-
-def price_changes_approved_by(user: Any) -> list[PriceChange]:
-    """The newest "price changed since approval" flags on decisions this user approved."""
-    approved = Review.objects.filter(reviewer=user, decision=Review.Decision.APPROVE).values(
-        "comparison_id"
-    )
-    flags = (
-        PriceChange.objects.filter(comparison_id__in=approved)
-        .select_related("comparison", "approved_quote__provider", "approved_quote__accelerator")
-        # title and revision only: never the comparison's JSON (see the cards below)
-        .defer(*(f"comparison__{name}" for name in COMPARISON_JSON))
-    )
-    return list(flags[:PRICE_CHANGES_SHOWN])
-
-
 def dashboard_context(user: Any) -> dict[str, Any]:
     role = role_of(user)
     key = f"dashboard-cards:{role}:{user.pk if role == Role.VENDOR else ''}"
@@ -116,7 +98,6 @@ def dashboard_context(user: Any) -> dict[str, Any]:
     # A role that never reviews has nothing awaiting its decision: no query for it.
     reviews = access.reviews_any(user)
     ctx["awaiting_decision"] = awaiting_decision(user, recent) if reviews else []
-    ctx["price_changes"] = price_changes_approved_by(user) if reviews else []
     ctx["recent_comparisons"] = list(recent.order_by("-created_at")[:8])
     if role == Role.ADMIN:
         ctx["probes"] = list(WorkerProbe.objects.order_by("-requested_at")[:5])

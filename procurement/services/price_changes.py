@@ -1,10 +1,13 @@
-"""Price changed since approval: a decision learns that the offer it approved moved.
+"""Price changed behind a comparison: a decision learns that the offer it rests on moved.
 
-When a quote version that an APPROVED comparison's approved row rests on (that version or an
-earlier one of the same quote) is revised or withdrawn, the decision is flagged: one
-`PriceChange` row per (decision, new version), naming the quote, the approved price and the
-new one. The flag shows on the decision record and the approvers' dashboards, and each
-approver gets an e-mail after the commit.
+When a quote version that an APPROVED comparison's approved row rests on, or a READY
+comparison's recommended row (that version or an earlier one of the same quote), is revised
+or withdrawn, the comparison is flagged: one `PriceChange` row per (comparison, new version),
+naming the quote, the approved price and the new one. After the commit the flag's impact is
+recomputed on a copy of the frozen snapshot (`services.price_impact`) and the comparison's
+owner and every reviewer who can act get an e-mail with it; the flag shows on the
+comparison, review and record pages and on their dashboards until it is acknowledged (small
+changes) or the comparison is recomputed (changes above the tolerance need a re-approval).
 
 The catalog's quote services call this through `catalog.hooks` inside their own transaction,
 so the flag and the revision are saved together or not at all; a second call for the same
@@ -13,33 +16,50 @@ version adds nothing (idempotent), and each new flag is audited.
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
 
 from checklist.selectors import quote_lineages
 from core.audit import audit_record
-from procurement import notifications
-from procurement.models import Comparison, PriceChange, Review
+from core.errors import Conflict, NotAllowed
+from core.roles import Role, has_role
+from procurement import access, notifications
+from procurement.models import CandidateResult, Comparison, PriceChange, Review
+from procurement.services.price_impact import price_changes_assess
 
 if TYPE_CHECKING:
     from catalog.models import Quote
 
+logger = logging.getLogger(__name__)
 
-def _approved_rows(version_ids: set[int]) -> dict[int, list[Review]]:
-    """Version id (of `version_ids`) → approvals of APPROVED decisions resting on it."""
-    found: dict[int, list[Review]] = defaultdict(list)
+
+def _approved_rows(version_ids: set[int]) -> dict[int, list[CandidateResult]]:
+    """Version id (of `version_ids`) → the rows resting on it: approved rows of APPROVED
+    decisions and recommended rows of READY comparisons (the row their decision is about)."""
+    found: dict[int, list[CandidateResult]] = defaultdict(list)
     approvals = Review.objects.filter(
         decision=Review.Decision.APPROVE,
         comparison__status=Comparison.Status.APPROVED,
         candidate__quote_id__in=version_ids,
-    ).select_related("comparison", "candidate__quote__provider", "candidate__quote__accelerator")
+    ).select_related("candidate__quote__provider", "candidate__quote__accelerator")
     for review in approvals:
         if review.candidate is not None and review.candidate.quote_id is not None:
-            found[review.candidate.quote_id].append(review)
+            found[review.candidate.quote_id].append(review.candidate)
+    recommended = CandidateResult.objects.filter(
+        comparison__status=Comparison.Status.READY,
+        key=F("comparison__recommended_key"),
+        quote_id__in=version_ids,
+    ).select_related("quote__provider", "quote__accelerator")
+    for row in recommended:
+        if row.quote_id is not None:
+            found[row.quote_id].append(row)
     return found
 
 
@@ -60,28 +80,37 @@ def flag_approved_decisions(pairs: Sequence[tuple[Quote, Quote]], acting_user: A
     for old, new in pairs:
         seen: set[int] = set()
         for version_id in lineages.get(old.pk, [old.pk]):
-            for review in approved.get(version_id, []):
-                if review.comparison_id in seen:
+            for row in approved.get(version_id, []):
+                if row.comparison_id in seen:
                     continue
-                seen.add(review.comparison_id)
-                flag = _flag(review, new, acting_user)
+                seen.add(row.comparison_id)
+                flag = _flag(row, new, acting_user)
                 if flag is not None:
                     created.append(flag.pk)
     if created:
-        transaction.on_commit(partial(notifications.notify_price_changed, created))
+        transaction.on_commit(partial(assess_and_notify, created))
     return len(created)
 
 
-def _flag(review: Review, new: Quote, acting_user: Any) -> PriceChange | None:
-    candidate = review.candidate
-    approved = candidate.quote if candidate is not None else None
-    if candidate is None or approved is None:
-        return None  # the caller passes approvals of quote rows only
+def assess_and_notify(flag_ids: list[int]) -> int:
+    """After the commit: recompute each new flag's impact, then tell the people who can act.
+    A failure here is logged; the revision and its flag are already saved."""
+    try:
+        price_changes_assess(flag_ids=flag_ids)
+    except Exception:
+        logger.exception("could not assess price changes %s", flag_ids)
+    return notifications.notify_price_changed(flag_ids)
+
+
+def _flag(candidate: CandidateResult, new: Quote, acting_user: Any) -> PriceChange | None:
+    approved = candidate.quote
+    if approved is None:
+        return None  # the caller passes quote rows only
     old_price, unit = _price(approved)
     new_price, _ = _price(new)
     withdrawn = new.status == new.Status.WITHDRAWN
     flag, created = PriceChange.objects.get_or_create(
-        comparison_id=review.comparison_id,
+        comparison_id=candidate.comparison_id,
         new_quote=new,
         defaults={
             "candidate": candidate,
@@ -98,7 +127,7 @@ def _flag(review: Review, new: Quote, acting_user: Any) -> PriceChange | None:
     audit_record(
         actor=acting_user,
         action="comparison.price_changed",
-        obj=review.comparison,
+        obj=candidate.comparison,
         summary={
             "quote": approved.pk,
             "new_version": new.pk,
@@ -109,3 +138,42 @@ def _flag(review: Review, new: Quote, acting_user: Any) -> PriceChange | None:
         },
     )
     return flag
+
+
+def may_act_on(user: Any, comparison: Comparison) -> bool:
+    """The comparison's owner and the reviewers who can decide it (by role) act on a flag."""
+    if comparison.created_by_id == getattr(user, "pk", None):
+        return True
+    if has_role(user, Role.FINANCE_REVIEWER):
+        return True
+    return comparison.required_approvals > 1 and has_role(user, *access.SECOND_APPROVER_ROLES)
+
+
+@transaction.atomic
+def price_change_acknowledge(*, acting_user: Any, flag: PriceChange) -> PriceChange:
+    """Acknowledge a price change within the tolerance: the decision stands as it is. A change
+    above the tolerance is not acknowledged: the comparison is recomputed and decided again."""
+    locked = PriceChange.objects.select_for_update().select_related("comparison").get(pk=flag.pk)
+    if not may_act_on(acting_user, locked.comparison):
+        raise NotAllowed("Only the comparison's owner or one of its reviewers acknowledges this.")
+    if locked.acknowledged_at is not None:
+        raise Conflict(f"Already acknowledged by {locked.acknowledged_by}.")
+    if locked.impact.get("needs_reapproval", True):
+        raise Conflict(
+            "This change is above the tolerance: recompute the comparison so the reviewers "
+            "decide on the new price."
+        )
+    locked.acknowledged_by = acting_user
+    locked.acknowledged_at = timezone.now()
+    locked.save(update_fields=["acknowledged_by", "acknowledged_at"])
+    audit_record(
+        actor=acting_user,
+        action="comparison.price_change_acknowledged",
+        obj=locked.comparison,
+        summary={
+            "price_change": locked.pk,
+            "new_version": locked.new_quote_id,
+            "pct_change": locked.impact.get("pct_change"),
+        },
+    )
+    return locked

@@ -6,7 +6,7 @@ the API exposes GET only. Admins, finance and security reviewers read it; others
 
 from __future__ import annotations
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
@@ -16,18 +16,21 @@ from core.listing import paginate
 from core.roles import role_required
 from procurement.forms.reviews import AuditFilterForm
 from procurement.selectors import reviews as sel
+from procurement.views.audit_present import audit_csv, present
 
 PAGE_SIZE = 50
 
 
 @require_http_methods(["GET"])
 @role_required(*sel.AUDIT_READER_ROLES)
-def audit_list(request: AuthedRequest) -> HttpResponse:
+def audit_list(request: AuthedRequest) -> HttpResponse | StreamingHttpResponse:
     actions, object_types = sel.audit_filter_choices(request.user)
     form = AuditFilterForm(request.GET or None, actions=actions, object_types=object_types)
     valid = form.is_valid() if form.is_bound else True
     filters = {k: v for k, v in (form.cleaned_data if form.is_bound and valid else {}).items() if v}
     events = sel.audit_events_filtered(request.user, **filters)
+    if valid and request.GET.get("format") == "csv":
+        return audit_csv(events)
     page = paginate(
         events, request.GET.get("page"), per_page=PAGE_SIZE, paginator_class=AuditPaginator
     )
@@ -37,6 +40,7 @@ def audit_list(request: AuthedRequest) -> HttpResponse:
         "form": form,
         "page": page,
         "query": query.urlencode(),
+        "events": present(page),
         "broken": audit_chain_verify(),
     }
     return render(request, "procurement/audit_list.html", context, status=200 if valid else 400)

@@ -23,6 +23,7 @@ from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilter
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.selectors.reviews.rows import reviews_of
 from procurement.services import comparisons as services_comparisons
+from procurement.views.price_notices import notices_of
 
 PAGE_SIZE = 25
 LIST_COLUMNS = (
@@ -149,6 +150,8 @@ def comparison_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         sort = selectors_comparisons.results_sort(request.GET.get("sort", ""))
         context["results_html"] = _results_html(comparison, _page_number(request), sort)
         context["reviews"] = reviews_of(comparison)  # The reviewers' words reach the lead
+        if getattr(comparison, "has_price_changes", False):
+            context["price_changes"] = notices_of(request.user, comparison)
     return render(request, "procurement/comparison_detail.html", context)
 
 

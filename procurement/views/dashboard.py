@@ -10,10 +10,13 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from accounts.http import AuthedRequest
-from core.roles import Role, role_of, role_required
+from briefs.access import BRIEF_WRITERS
+from core.roles import Role, has_role, role_of, role_required
 from procurement.selectors import dashboard as selectors_dashboard
 from procurement.selectors.reviews import policy
 from procurement.services import system as services_system
+from procurement.views.price_notices import notices_for_dashboard
+from procurement.views.review_standing import queue_blocks
 
 
 def dashboard(request: AuthedRequest) -> HttpResponse:
@@ -24,7 +27,14 @@ def dashboard(request: AuthedRequest) -> HttpResponse:
         for c in context.get("awaiting_decision", [])
         if policy.review_refusal(request.user, c) is None
     ]
+    # Said in the queue before the reviewer opens the page: "reject or request changes only".
+    blocks = queue_blocks(request.user, context["awaiting_decision"])
+    for c in context["awaiting_decision"]:
+        c.approve_closed = blocks.get(c.pk, "")
+    if role != Role.VENDOR:  # the owner, the approvers and whoever may decide
+        context["price_changes"] = notices_for_dashboard(request.user)
     context["role"] = role
+    context["can_create_brief"] = has_role(request.user, *BRIEF_WRITERS)
     context["can_probe_worker"] = role == Role.ADMIN
     return render(request, "dashboard.html", context)
 

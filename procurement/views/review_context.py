@@ -18,7 +18,6 @@ from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.record import (
     assumptions_of,
     brief_facts,
-    price_changes_of,
     record_rows,
 )
 from procurement.selectors.reviews.rows import (
@@ -33,6 +32,8 @@ from procurement.selectors.reviews.rows import (
     safe_reverse,
 )
 from procurement.services.integrity import changes_since_compute
+from procurement.views.price_notices import notices_of
+from procurement.views.review_standing import reviewer_standing
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -109,19 +110,27 @@ def review_context(
 ) -> dict[str, Any]:
     filters = filter_form.filters()
     shown = filter_and_sort(rows, **filters)
-    refusal = policy.review_refusal(user, comparison)
     context = _common(comparison)
+    standing = reviewer_standing(
+        user, comparison, context["reviews"], next_reviewer=context["next_reviewer"]
+    )
+    if standing.approve_only_closed:
+        form.close_approve()
     context.update(
         rows=review_rows(user, comparison, shown),
         total_rows=len(rows),
+        # ineligible rows start folded, as on the results page
+        ineligible_shown=sum(1 for r in shown if not r.eligible),
         filters=filters,
         sort_label=SORTS.get(filters["sort"], SORTS["unit"])[0],
         filter_form=filter_form,
         summary=recommendation_summary(comparison, rows),
         assumptions=assumptions_of(comparison),
         form=form,
-        can_review=refusal is None,
-        refusal=refusal,
+        price_changes=notices_of(user, comparison),
+        can_review=standing.may_decide,
+        standing=standing,
+        refusal=standing.reason or None,
         can_recompute=_can_recompute(user, comparison, context),
         new_since=new_since(user, comparison, rows, changes=_approval_drift(comparison, rows)),
     )
@@ -176,7 +185,7 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
         assumptions=assumptions_of(comparison),
         charts=charts.comparison_figures(comparison, rows),
         warnings=[(r.label, w) for r in rows for w in (r.warnings or [])],
-        price_changes=price_changes_of(comparison),
+        price_changes=notices_of(user, comparison),
         new_since=new_since(user, comparison, rows),
         can_recompute=_can_recompute(user, comparison, context),
     )

@@ -12,8 +12,9 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from accounts.http import AuthedRequest
@@ -21,9 +22,10 @@ from core.errors import DomainError
 from core.forms import apply_domain_error
 from procurement import access
 from procurement.forms.reviews import PairForm, ReviewForm, RowFilterForm
-from procurement.models import Comparison
+from procurement.models import Comparison, PriceChange
 from procurement.selectors import reviews as sel
 from procurement.selectors.reviews import policy
+from procurement.services import price_changes as services_price_changes
 from procurement.services import reviews as services_reviews
 from procurement.views.review_context import record_context, review_context
 
@@ -110,3 +112,20 @@ def comparison_record(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     context = record_context(request.user, comparison)
     return render(request, "procurement/decision_record.html", context)
+
+
+@require_http_methods(["POST"])
+def price_change_acknowledge(request: AuthedRequest, pk: int, flag_pk: int) -> HttpResponse:
+    """Acknowledge a price change within the tolerance (the owner or a reviewer)."""
+    comparison = access.access_comparison(request.user, pk)
+    flag = get_object_or_404(PriceChange, pk=flag_pk, comparison=comparison)
+    try:
+        services_price_changes.price_change_acknowledge(acting_user=request.user, flag=flag)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "Price change acknowledged: the decision stands as recorded.")
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=False):
+        target = comparison.get_absolute_url()
+    return redirect(target)

@@ -37,7 +37,7 @@
   function setRows(btn, open) {
     var target = document.getElementById(btn.dataset.toggleRows);
     if (!target) return;
-    var n = target.querySelectorAll("tr").length;
+    var n = target.querySelectorAll(":scope > tr").length;  // not the rows of nested tables
     target.hidden = !open;
     btn.setAttribute("aria-expanded", open ? "true" : "false");
     btn.textContent = (open ? "Hide " : "Show ") + n + " ineligible";

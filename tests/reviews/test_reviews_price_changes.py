@@ -47,8 +47,9 @@ def test_price_changed_since_approval_flags_record_dashboard_and_mails_the_appro
     assert (flag.old_price, flag.new_price) == (quote.price_per_gpu_hour, Decimal("3.10"))
     assert AuditEvent.objects.filter(action="comparison.price_changed").count() == 1
 
-    assert [m.to for m in mail.outbox] == [[finance.email]]
-    message = mail.outbox[0]
+    # The approver and the comparison's owner (who would recompute it) are told.
+    assert sorted(m.to[0] for m in mail.outbox) == [finance.email, lead.email]
+    message = next(m for m in mail.outbox if m.to == [finance.email])
     assert message.subject == f"Price changed since approval: {comparison.title} (rev 1)"
     assert f"Quote #{quote.pk}" in message.body
     # Money reads as on the dashboard flag: currency first, two decimals, the unit.
@@ -90,10 +91,17 @@ def test_flagging_is_idempotent_and_a_later_version_flags_again(
     assert AuditEvent.objects.filter(action="comparison.price_changed").count() == 2
 
 
-def test_only_approved_decisions_are_flagged(comparison, lead):
+def test_only_ready_and_approved_decisions_are_flagged(comparison, lead):
+    """A ready comparison's recommended row is flagged too (its reviewers are told before
+    they decide); a rejected one is not."""
     quote = comparison.candidates.get(key=comparison.recommended_key).quote
     quote_revise(acting_user=lead, quote=quote, data={"price_per_gpu_hour": Decimal("3.10")})
-    assert not PriceChange.objects.exists()  # READY, not approved: M3 refuses the approval
+    assert PriceChange.objects.filter(comparison=comparison).count() == 1
+    comparison.status = Comparison.Status.REJECTED
+    comparison.save(update_fields=["status"])
+    current = type(quote).objects.current().get(provider=quote.provider, title=quote.title)
+    quote_revise(acting_user=lead, quote=current, data={"price_per_gpu_hour": Decimal("3.20")})
+    assert PriceChange.objects.filter(comparison=comparison).count() == 1
 
 
 def test_the_flag_is_written_with_the_revision_or_not_at_all(
@@ -124,4 +132,4 @@ def test_a_bulk_import_revision_flags_the_decision_too(
         _bulk_versions(lead, [(quote, update)], [], Applied())
     flag = PriceChange.objects.get(comparison=comparison)
     assert flag.new_price == Decimal("1.95")
-    assert [m.to for m in mail.outbox] == [[finance.email]]
+    assert sorted(m.to[0] for m in mail.outbox) == [finance.email, lead.email]

@@ -184,6 +184,7 @@ def build_world() -> World:
         "rfq": rfq.pk,
         "quote": quote.pk,
         "answer": answer.pk,
+        "section": "hardware",  # a checklist section, for the section-wide accept
         "provider": users["provider_a"].pk,
         "route": route.pk,
         "fx": fx.pk,

@@ -137,6 +137,11 @@ MATRIX: dict[str, Route] = {
     "procurement:comparison-recompute": html((L, 405, 405, 405, 405, 405, 405, 405),
                                              post=(L, 404, 404, 302, 404, 404, 404, 302),
                                              kwargs=PK_CMP),
+    # The world has no price change: every staff POST gets the same 404 as a vendor's.
+    "procurement:price-change-acknowledge": html((L, 405, 405, 405, 405, 405, 405, 405),
+                                                 post=(L, 404, 404, 404, 404, 404, 404, 404),
+                                                 kwargs={"pk": "comparison",
+                                                         "flag_pk": "comparison"}),
     # --- reviews and audit -------------------------------------------------------------------
     "procurement:comparison-review": html((L, 404, 404, 200, 200, 200, 200, 200),
                                           post=(L, 404, 404, 403, 302, 409, 302, 403),
@@ -203,6 +208,9 @@ MATRIX: dict[str, Route] = {
     "checklist:quote-answer": html((L, 200, 404, 302, 302, 302, 302, 302),
                                    post=(L, 302, 404, 302, 302, 302, 302, 302),
                                    kwargs={"quote_id": "quote"}),
+    "checklist:section-accept": html((L, 405, 405, 405, 405, 405, 405, 405),
+                                     post=(L, 404, 404, 302, 302, 302, 302, 302),
+                                     kwargs={"quote_id": "quote", "section": "section"}),
     "checklist:answer-review": html((L, 405, 405, 405, 405, 405, 405, 405),
                                     post=(L, 404, 404, 403, 302, 403, 403, 302),
                                     kwargs={"quote_id": "quote", "answer_id": "answer"},

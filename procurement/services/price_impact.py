@@ -1,0 +1,116 @@
+"""What a price change behind a comparison does to it: the changed row recomputed.
+
+A copy of the comparison's frozen snapshot gets the new price (or loses the withdrawn quote)
+and goes through the same compute with the same seed; the comparison itself is never touched.
+Its rank and unit cost come from the cost model, not the simulation, so a few hundred draws
+are enough here and keep the vendor's save quick. The result is kept on the flag as JSON:
+
+    {"pct_change": "14.33", "old_unit_cost": "5.64", "new_unit_cost": "6.21",
+     "old_commitment_usd": "…", "new_commitment_usd": "…", "rank": 1, "still_first": true,
+     "first_label": "…", "first_unit_cost": "…", "unit_label": "…",
+     "needs_reapproval": true, "tolerance_pct": 5}
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.conf import settings
+
+from procurement.models import Comparison, PriceChange
+from procurement.services.comparisons.compute import compute
+
+logger = logging.getLogger(__name__)
+
+IMPACT_SAMPLES = 200
+PRICE_FIELDS = ("price_per_gpu_hour", "price_per_node")
+
+
+def _dec(value: Any) -> Decimal | None:
+    if value in (None, ""):
+        return None
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def _text(value: Decimal | None, places: str = "0.01") -> str | None:
+    return None if value is None else str(value.quantize(Decimal(places)))
+
+
+def pct_change(old: Decimal | None, new: Decimal | None) -> Decimal | None:
+    """(new − old) / old in %, two decimals; None without both prices."""
+    if old is None or new is None or old == 0:
+        return None
+    return ((new - old) / old * 100).quantize(Decimal("0.01"))
+
+
+def _snapshot_with(comparison: Comparison, flag: PriceChange) -> dict[str, Any]:
+    snapshot = copy.deepcopy(comparison.snapshot or {})
+    quote_id = flag.candidate.quote_id
+    quotes = snapshot.get("quotes") or []
+    if flag.kind == PriceChange.Kind.WITHDRAWN:
+        snapshot["quotes"] = [q for q in quotes if q.get("id") != quote_id]
+        return snapshot
+    for quote in quotes:
+        if quote.get("id") == quote_id:
+            field = "price_per_node" if flag.price_unit == "per node" else "price_per_gpu_hour"
+            quote[field] = format(flag.new_price, "f") if flag.new_price is not None else None
+    return snapshot
+
+
+def price_change_impact(flag: PriceChange) -> dict[str, Any]:
+    """The impact of `flag` on its comparison (see the module docstring)."""
+    comparison = flag.comparison
+    candidate = flag.candidate
+    pct = pct_change(flag.old_price, flag.new_price)
+    tolerance = Decimal(settings.PRICE_CHANGE_TOLERANCE_PCT)
+    withdrawn = flag.kind == PriceChange.Kind.WITHDRAWN
+    impact: dict[str, Any] = {
+        "pct_change": _text(pct),
+        "old_unit_cost": None if candidate.unit_cost_usd is None else str(candidate.unit_cost_usd),
+        "old_commitment_usd": _text(_dec((candidate.detail or {}).get("commitment_usd"))),
+        "unit_label": candidate.unit_label,
+        "tolerance_pct": settings.PRICE_CHANGE_TOLERANCE_PCT,
+        "needs_reapproval": withdrawn or pct is None or abs(pct) > tolerance,
+        "was_first": candidate.key == comparison.recommended_key,
+    }
+    try:
+        snapshot = _snapshot_with(comparison, flag)
+        computed = compute(snapshot, seed=comparison.seed, samples=IMPACT_SAMPLES)
+    except Exception as exc:  # the flag and its notice matter more than the figures
+        logger.exception("could not recompute price change %s", flag.pk)
+        impact["error"] = f"The impact could not be recomputed ({type(exc).__name__})."
+        return impact
+    rows = {row["key"]: row for row in computed.rows}
+    row = rows.get(candidate.key)
+    first = rows.get(computed.recommended_key)
+    if row is not None:
+        new_unit = _dec(row.get("unit_cost_usd"))
+        impact["new_unit_cost"] = None if new_unit is None else str(new_unit)
+        impact["new_commitment_usd"] = _text(_dec(row["detail"].get("commitment_usd")))
+        impact["rank"] = row.get("rank")
+        impact["eligible"] = bool(row.get("eligible"))
+    impact["still_first"] = computed.recommended_key == candidate.key
+    if first is not None:
+        impact["first_label"] = first.get("label", "")
+        first_unit = _dec(first.get("unit_cost_usd"))
+        impact["first_unit_cost"] = None if first_unit is None else str(first_unit)
+    return impact
+
+
+def price_changes_assess(*, flag_ids: list[int]) -> int:
+    """Compute and keep the impact of each flag that has none yet. Returns how many."""
+    done = 0
+    flags = PriceChange.objects.filter(pk__in=flag_ids, impact={}).select_related(
+        "comparison", "candidate"
+    )
+    for flag in flags:
+        flag.impact = price_change_impact(flag)
+        flag.save(update_fields=["impact"])
+        done += 1
+    return done
