@@ -45,7 +45,7 @@ from engine.warnings import (
 
 # Moves whenever the same snapshot + seed would give other rows (ADR 0003; the history is in
 # docs/engine/cost-model.md, "Engine versions").
-ENGINE_VERSION = "1.3.0"
+ENGINE_VERSION = "1.4.0"
 
 __all__ = ["ENGINE_VERSION", "run_comparison"]
 

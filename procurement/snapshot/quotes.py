@@ -161,6 +161,8 @@ def quote_candidate(
         return None, facts, [f"cannot be sized: {exc.message}"]
     ok, checklist = _checklist(ctx, quote["id"])
     extras = perf.pop("_engine", {}) if isinstance(perf, dict) else {}
+    if isinstance(perf, dict) and perf.get("error_rate_over"):
+        reasons.append(perf["error_rate_over"])  # the brief's maximum error rate is a gate
     facts.update(
         gpus=gpus,
         fit=fit,
