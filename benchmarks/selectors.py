@@ -15,6 +15,7 @@ from django.db.models import Q, QuerySet
 from benchmarks import figures, latency_verdict
 from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
+from benchmarks.sweep_groups import merge_sweeps
 from core import workloads
 
 if TYPE_CHECKING:
@@ -206,7 +207,7 @@ def evidence_results_for(
                 "sweep": result.sweep,
             }
         )
-    return figures.merge_sweeps(out)
+    return merge_sweeps(out)
 
 
 def results_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:

@@ -109,3 +109,55 @@ def test_engine_version_bump_an_old_comparison_keeps_its_version_and_figures(
     old.refresh_from_db()
     assert old.engine_version == "1.3.0"
     assert row(old, quote).total_usd == Decimal("171.47")
+
+
+def test_c2_separate_uploads_of_one_quote_form_one_sweep(api_client, lead, engineer):
+    """Five single-point files at five concurrencies, no sweep name: read as one sweep, the
+    row is costed at c16 (the last point meeting TTFT 500 ms), not at the c64 file."""
+    from benchmarks.selectors import evidence_results_for
+
+    brief, quote = audit_brief(lead), h100_quote(lead)
+    api_client.force_authenticate(engineer)
+    loads = ((4, 800, 0.1), (8, 1500, 0.2), (16, 2500, 0.4), (32, 3500, 0.9), (64, 4000, 1.5))
+    for c, tps, ttft in reversed(loads):  # uploaded in any order
+        upload(api_client, quote, brief, vllm_file(c, tps, ttft_s=ttft), name=f"c{c}.json")
+    (entry,) = evidence_results_for([quote.pk], [quote.accelerator_id], brief.pk)
+    assert [p["concurrency"] for p in entry["operating_points"]] == [4, 8, 16, 32, 64]
+    assert len(entry["sweep_result_ids"]) == 5
+    comparison = compare(lead, brief, [quote])
+    got = row(comparison, quote)
+    assert got.eligible, got.reasons
+    assert got.total_usd == Decimal("138.89")  # 1.25e6 × 200 / 2,500 / 3,600 / 0.5 × 2.50
+    assert got.performance["evidence"]["operating_point"].startswith("concurrency 16")
+
+
+def test_c2_a_user_splits_a_group_by_naming_its_sweeps(api_client, lead, engineer):
+    from benchmarks.selectors import evidence_results_for
+
+    brief, quote = audit_brief(lead), h100_quote(lead)
+    api_client.force_authenticate(engineer)
+    for c, name in ((4, "morning"), (8, "morning"), (16, "evening"), (32, "evening")):
+        upload(api_client, quote, brief, vllm_file(c, 100.0 * c), sweep=name)
+    found = evidence_results_for([quote.pk], [quote.accelerator_id], brief.pk)
+    assert sorted([p["concurrency"] for p in e["operating_points"]] for e in found) == [
+        [4, 8],
+        [16, 32],
+    ]
+
+
+def test_c2_repetitions_at_one_concurrency_are_one_point_with_their_spread(
+    api_client, lead, engineer
+):
+    """Two runs at c16, 2,400 and 2,600 tok/s: one point at the mean 2,500 (never the best
+    run, 2,600), its range kept."""
+    brief, quote = audit_brief(lead), h100_quote(lead)
+    api_client.force_authenticate(engineer)
+    upload(api_client, quote, brief, vllm_file(8, 1500, ttft_s=0.2))
+    upload(api_client, quote, brief, vllm_file(16, 2400, ttft_s=0.4))
+    upload(api_client, quote, brief, vllm_file(16, 2600, ttft_s=0.4))
+    comparison = compare(lead, brief, [quote])
+    got = row(comparison, quote)
+    assert got.total_usd == Decimal("138.89")
+    (c16,) = [p for p in got.detail["operating_points"] if p["concurrency"] == 16]
+    assert c16["label"].endswith("(mean of 2 runs)")
+    assert c16["tokens_per_s"] == 2500.0
