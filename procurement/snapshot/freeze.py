@@ -143,10 +143,10 @@ def measured_performance(
 def calibration(accelerators: Sequence[Accelerator]) -> dict[str, dict[str, Any]]:
     """Per accelerator slug, the spread of measured / estimate in the calibration ledger: the
     comparison widens (or, with enough pairs, centres) its estimates on it."""
-    from catalog.selectors import calibration_summaries
+    from catalog.selectors import calibration_summaries_by_model
 
-    found = calibration_summaries(sorted({a.pk for a in accelerators}))
-    return {slug: dataclasses.asdict(summary) for slug, summary in found.items()}
+    found = calibration_summaries_by_model(sorted({a.pk for a in accelerators}))
+    return {key: dataclasses.asdict(summary) for key, summary in found.items()}
 
 
 def freeze(

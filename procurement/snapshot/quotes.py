@@ -183,6 +183,9 @@ def quote_candidate(
             calibrated := calibrated_spread(ctx, float(perf["tokens_per_s"]), acc["slug"])
         ):
             throughput, perf["calibration_applied"] = calibrated
+            # the row shows the throughput it is costed at; the roofline figure stays beside it
+            perf["estimated_tokens_per_s"] = perf["tokens_per_s"]
+            perf["tokens_per_s"] = round(throughput.likely, 3)
     fabric = quote.get("inter_node_bandwidth_gbps")
     purchase = None
     price: Decimal | None = None
