@@ -103,7 +103,7 @@ def _repeated(runs: list[dict[str, Any]]) -> dict[str, Any]:
     for name in _SUMMED_FIGURES:
         merged[name] = _mean([_number(r.get(name)) for r in runs])
     for family in _LATENCIES:
-        blocks = [r.get(family) for r in runs if isinstance(r.get(family), dict)]
+        blocks: list[dict[str, Any]] = [b for r in runs if isinstance(b := r.get(family), dict)]
         if blocks:
             merged[family] = {
                 key: _mean([_number(b.get(key)) for b in blocks])

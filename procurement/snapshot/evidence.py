@@ -67,6 +67,7 @@ def target_for(
         model_name=model.get("name") or "",
         model_profile_id=model.get("id"),
         model_params_b=_num(spec.get("params_b")),
+        model_active_params_b=_num(spec.get("active_params_b") or model.get("params_active_b")),
         model_family=model.get("family") or "",
         precision=brief.get("weight_precision") or "",
         input_tokens_mean=_num(brief.get("mean_input_tokens")),
@@ -204,8 +205,8 @@ def apply(
         "non_monotone": choice.non_monotone if choice is not None else "",
     }
     extras: dict[str, Any] = {"widen": (match.spread_low_factor, match.spread_high_factor)}
-    from_result = bool(total and math.isfinite(total) and total > 0)
-    if from_result:
+    from_result = total is not None and math.isfinite(total) and total > 0
+    if total is not None and from_result:
         perf.update(tokens_per_s=total * match.throughput_factor, throughput_source=match.kind)
     if match.kind == "measured" and any(v is not None for v in figures.values()):
         # A figure the file lacks must not keep the roofline estimate under a "measured"
