@@ -229,7 +229,11 @@ def quote_candidate(
             min_commitment_gpu_hours_per_month=Decimal(int(quote.get("min_commitment_gpus") or 0))
             * HOURS_PER_MONTH,
             term_months=int(quote.get("term_months") or 0),
-            storage_price_per_gb_month=money(quote.get("storage_per_gb_month"), conv),
+            # the same stated default as beside an API when the offer prices no storage
+            storage_price_per_gb_month=money(quote.get("storage_per_gb_month"), conv)
+            if quote.get("storage_per_gb_month") not in (None, "")
+            else dec(scalar(ctx.a, "api_storage_per_gb_month")),
+            storage_price_is_default=quote.get("storage_per_gb_month") in (None, ""),
             egress_price_per_gb=money(quote.get("egress_per_gb"), conv),
             public_ip_per_month=money(quote.get("public_ip_per_month"), conv),
             load_balancer_per_month=money(quote.get("load_balancer_per_month"), conv),

@@ -161,3 +161,25 @@ def test_c2_repetitions_at_one_concurrency_are_one_point_with_their_spread(
     (c16,) = [p for p in got.detail["operating_points"] if p["concurrency"] == 16]
     assert c16["label"].endswith("(mean of 2 runs)")
     assert c16["tokens_per_s"] == 2500.0
+
+
+def test_n11_gpu_rows_without_a_storage_price_pay_the_stated_default(lead):
+    """1,000 GB brief: the API row paid 23.00 of storage, the GPU row 0.00 (no storage price
+    on its quote). Now both pay 1,000 × 0.023 = 23.00, and the GPU row says why."""
+    from tests.factories import ModelApiRouteFactory
+
+    brief, quote = audit_brief(lead, storage_gb=1000), h100_quote(lead)
+    route = ModelApiRouteFactory(region="eu-west", model_profile=brief.model)
+    comparison = compare(lead, brief, [quote], route_ids=[route.pk])
+    assert Decimal(row(comparison, quote).cost_lines["storage"]) == Decimal("23.00")
+    api = comparison.candidates.get(key=f"api:{route.pk}")
+    assert Decimal(api.cost_lines["storage"]) == Decimal("23.00")
+    applied = {(a["name"], a["candidate_id"]): a for a in comparison.result["assumptions_applied"]}
+    stated = applied[("storage_price_per_gb_month", f"quote:{quote.pk}")]
+    assert stated["label"] == "Storage price per GB-month (the quote states none)"
+    assert Decimal(str(stated["value"])) == Decimal("0.023")
+    priced = h100_quote(lead)
+    priced.storage_per_gb_month = Decimal("0.05")
+    priced.save(update_fields=["storage_per_gb_month"])
+    again = compare(lead, brief, [priced])
+    assert Decimal(row(again, priced).cost_lines["storage"]) == Decimal("50.00")  # its own
