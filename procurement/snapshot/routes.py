@@ -93,8 +93,10 @@ def route_candidate(
     # Batch and long-context briefs pay the route's batch / long-context tier, when it has one.
     tier = prices_for(
         route,
-        batch=ctx.brief.get("workload_class") == "batch_inference",
+        batch=ctx.brief.get("workload_class") in ("batch_inference", "evaluation"),
         input_tokens=ctx.brief.get("mean_input_tokens") or ctx.brief.get("p95_input_tokens"),
+        p95_input_tokens=ctx.brief.get("p95_input_tokens"),
+        context_window_tokens=ctx.brief.get("context_window_tokens"),
     )
     facts["detail"]["price_tiers_applied"] = list(tier.tiers)
     limit = input_limit_reason(route, ctx.brief.get("p95_input_tokens"))
