@@ -190,6 +190,8 @@ def apply(
             "e2e_p99_ms": choice.e2e_p99_ms,
         }
         point_note = choice.statement
+        if choice.non_monotone:
+            point_note += f" ({choice.non_monotone})"  # the row says why a later pass lost
         attainment = choice.goodput
     perf["measured"] = {**result, "scope": match.scope}
     perf["evidence"] = {

@@ -84,6 +84,20 @@ def _fields(obj) -> dict:
 # --- N9: no point past the first miss -------------------------------------------------------
 
 
+def test_n9_the_row_says_the_sweep_is_non_monotone():
+    sweep = [
+        _point_dict(4, 800.0, 100.0, 0.0, []),
+        _point_dict(8, 1500.0, 520.0, 0.0, []),
+        _point_dict(16, 2500.0, 480.0, 0.0, []),
+    ]
+    res = result(5, MODEL, operating_points=sweep)
+    thawed = thaw(snapshot([quote(1, "2.50")], [res], ttft_p95_ms=500, concurrency=4))
+    perf = thawed.facts["quote:1"]["performance"]
+    assert perf["tokens_per_s"] == 800.0  # c4, not c16
+    assert "non-monotone" in perf["evidence"]["non_monotone"]
+    assert "non-monotone" in thawed.input.candidates[0].evidence_detail
+
+
 def test_n9_a_point_past_a_failing_one_is_not_chosen_and_the_row_says_why():
     sweep = [_pt(4, 800, 100), _pt(8, 1500, 520), _pt(16, 2500, 480)]
     choice = choose_point(sweep, SLO)
