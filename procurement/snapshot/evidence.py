@@ -218,7 +218,9 @@ def apply(
         if unchecked := [NAMES[k] for k, v in figures.items() if v is None]:
             perf["latency_not_in_benchmark"] = unchecked
     cap = slo.max_error_rate
-    errors = choice.error_rate if choice is not None else _num(result.get("failure_rate"))
+    errors = choice.error_rate if choice is not None else None
+    if errors is None:
+        errors = _num(result.get("failure_rate"))
     if match.kind == "measured" and cap is not None and errors is not None and errors > cap:
         perf["error_rate_over"] = (
             f"error rate {errors * 100:.1f} % at the measured point exceeds the brief's "
