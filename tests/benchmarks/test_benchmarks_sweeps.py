@@ -7,9 +7,9 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from benchmarks.sweep_groups import merge_sweeps
 from benchmarks.models import BenchmarkResult
 from benchmarks.selectors import evidence_results_for, measured_performance_for
+from benchmarks.sweep_groups import merge_sweeps
 from tests.benchmarks.factories_benchmarks import (
     BenchmarkResultFactory,
     metrics_dict,
