@@ -15,6 +15,7 @@ from django.db.models import Q, QuerySet
 from benchmarks import access, figures, latency_verdict
 from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
+from benchmarks.sweep_groups import merge_sweeps
 from briefs.fit import fit_input_for_brief, model_spec_for
 from briefs.models import WorkloadBrief
 from catalog.models import CalibrationEntry
@@ -133,7 +134,7 @@ def evidence_results_for(
                 "sweep": result.sweep,
             }
         )
-    return figures.merge_sweeps(out)
+    return merge_sweeps(out)
 
 
 def _float(value: object) -> float | None:

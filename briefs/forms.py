@@ -39,6 +39,8 @@ HELP = {
     "batch_size": "Sequences processed together (batch and evaluation jobs).",
     "billed_token_type": "The tokens the team pays for: every unit cost reads “per 1M accepted "
     "output tokens” (or input, or input + output); API routes are normalised the same way.",
+    "max_error_rate": "Optional. A benchmark point failing a larger share of its requests "
+    "misses the service level (0.01 = 1 %). Empty: no error-rate target.",
     "peak_to_average": "Peak traffic divided by average traffic (1 = flat).",
     "expected_mfu": "Model FLOPs utilisation, a fraction (0.4 = 40 %).",
     "lora_rank": "Adapter fine-tuning only.",

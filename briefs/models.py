@@ -85,6 +85,9 @@ class WorkloadBrief(models.Model):
     ttft_p95_ms = models.PositiveIntegerField(null=True, blank=True)
     itl_p95_ms = models.PositiveIntegerField(null=True, blank=True)
     e2e_p99_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Optional: a benchmark point whose share of failed requests exceeds it misses the
+    # service level, however fast its successful requests were.
+    max_error_rate = models.FloatField(null=True, blank=True)  # 0 ≤ x < 1 (briefs.rules)
     # Token classes only: "USD per 1M accepted <this kind of> tokens" everywhere a unit cost
     # is shown, for GPU rows and API routes alike (docs/engine/operating-points.md).
     billed_token_type = models.CharField(

@@ -80,7 +80,12 @@ GROUPS: tuple[FieldGroup, ...] = (
         "mean_output_tokens streaming concurrency batch_size billed_token_type",
         workloads.SERVING,
     ),
-    _group("latency", "Latency targets", "ttft_p95_ms itl_p95_ms e2e_p99_ms", workloads.SERVING),
+    _group(
+        "latency",
+        "Latency targets",
+        "ttft_p95_ms itl_p95_ms e2e_p99_ms max_error_rate",
+        workloads.SERVING,
+    ),
     FieldGroup(
         "volume",
         "Volume and uncertain assumptions (low / likely / high)",
@@ -235,6 +240,7 @@ FIELD_LABELS: dict[str, str] = {
     "ttft_p95_ms": "Time to first token p95 (ms)",
     "itl_p95_ms": "Inter-token latency p95 (ms)",
     "e2e_p99_ms": "End-to-end latency p99 (ms)",
+    "max_error_rate": "Maximum error rate (0..1)",
     "billed_token_type": "Unit costs count",
     "peak_to_average": "Peak-to-average traffic ratio",
     "training_tokens_b": "Training tokens (billions)",
@@ -398,6 +404,12 @@ def brief_errors(values: Mapping[str, Any]) -> dict[str, list[str]]:
     for name, messages in bound_errors(values).items():
         if name not in errors:
             errors[name] = messages
+    cap = float_or_none(values.get("max_error_rate"))
+    if cap is not None and math.isfinite(cap) and not 0 <= cap < 1:
+        errors.setdefault("max_error_rate", []).append(
+            f"{field_label('max_error_rate')} is a fraction from 0 up to (not including) 1 "
+            f"(0.01 means 1 %), got {cap:g}."
+        )
     for name, value in values.items():
         number = float_or_none(value) if isinstance(value, float) else None
         if number is not None and not math.isfinite(number) and name not in errors:

@@ -415,6 +415,40 @@ def calibration_entries_for(accelerator_ids: Iterable[int]) -> QuerySet[Calibrat
     )
 
 
+def calibration_model_key(profile_id: int | None, model_name: str) -> str:
+    """How the ledger names a model: its profile when it has one, else its name."""
+    return f"profile:{profile_id}" if profile_id else f"name:{model_name}"
+
+
+def calibration_summaries_by_model(
+    accelerator_ids: Iterable[int],
+) -> dict[str, CalibrationSummary]:
+    """Per accelerator slug and model (``engine.calibration.model_key``): the spread of
+    measured / estimate over the pairs of that model alone, counted by distinct results."""
+    rows = calibration_entries_for(accelerator_ids).values_list(
+        "accelerator__slug",
+        "model_profile_id",
+        "model_name",
+        "benchmark_result_id",
+        "estimated_tokens_per_s",
+        "measured_tokens_per_s",
+    )
+    return summarise(
+        (
+            CalibrationPair(
+                accelerator=slug,
+                model=calibration_model_key(profile_id, name),
+                shape="",
+                estimated_tokens_per_s=estimated,
+                measured_tokens_per_s=measured,
+                result_id=result_id,
+            )
+            for slug, profile_id, name, result_id, estimated, measured in rows
+        ),
+        by_model=True,
+    )
+
+
 def calibration_summaries(accelerator_ids: Iterable[int]) -> dict[str, CalibrationSummary]:
     """Per accelerator slug: the spread of measured / estimate over its ledger (one query)."""
     rows = calibration_entries_for(accelerator_ids).values_list(

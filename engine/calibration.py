@@ -1,15 +1,17 @@
 """The calibration ledger: how far the roofline estimate was from measurements.
 
 Wherever an estimate and a measurement exist for the same accelerator + model + shape, the
-ledger keeps both and their ratio ``measured / estimate``. Later estimates on that
-accelerator take their uncertainty from the observed ratios (docs/engine/evidence.md):
+ledger keeps both and their ratio ``measured / estimate``. Later estimates of **the same
+model on that accelerator** take their uncertainty from the observed ratios
+(docs/engine/calibration.md); another model's pairs never move them. Pairs are counted by
+**distinct benchmark results**: one file compared under several briefs is one measurement.
 
-- with ``MIN_ENTRIES`` (3) or more ratios: the estimate's range becomes
-  ``(E × q10, E × median, E × q90)`` of the ratios (linear-interpolated quantiles), so a
-  systematically optimistic estimate is corrected and the row says by how much;
-- with fewer: the default spread is kept, only ever widened to cover every observed ratio
-  (two points are too few to narrow anything);
-- never narrower than ``MIN_HALF_WIDTH`` around the likely value.
+- with fewer than ``MIN_ENTRIES`` (3) distinct results: the default spread is kept, only
+  ever widened to cover every observed ratio (two measurements are too few to move it);
+- from 3 to ``MIN_INDEPENDENT`` − 1 (9) results: the centre moves to the median ratio, and
+  the band is the default spread around it, widened to the ratios' p10–p90, never narrower;
+- with ``MIN_INDEPENDENT`` (10) or more results agreeing: ``(E × q10, E × median, E × q90)``
+  of the ratios (linear-interpolated quantiles), never narrower than ``MIN_HALF_WIDTH``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from engine.types import Range
 
 MIN_ENTRIES = 3
+MIN_INDEPENDENT = 10
 MIN_HALF_WIDTH = 0.03
 
 
@@ -49,20 +52,44 @@ class CalibrationSummary:
     p90_ratio: float
     min_ratio: float
     max_ratio: float
+    results: int | None = None  # distinct benchmark results (None: counted as entries)
+    model: str = ""  # the model the pairs measured ("" : every model, for the catalog page)
+
+    @property
+    def independent(self) -> int:
+        return self.entries if self.results is None else self.results
 
 
-def summarise(entries: Iterable[CalibrationEntry]) -> dict[str, CalibrationSummary]:
-    """Per accelerator: how many pairs and the spread of measured / estimate."""
-    by_acc: dict[str, list[float]] = {}
+def model_key(accelerator: str, model: str) -> str:
+    """The ledger key a comparison looks up: one model on one accelerator."""
+    return f"{accelerator}|{model}"
+
+
+def summarise(
+    entries: Iterable[CalibrationEntry], *, by_model: bool = False
+) -> dict[str, CalibrationSummary]:
+    """Per accelerator (or per accelerator and model, keyed by ``model_key``): how many
+    pairs and distinct results, and the spread of measured / estimate."""
+    by_key: dict[str, list[CalibrationEntry]] = {}
     for entry in entries:
         if entry.estimated_tokens_per_s > 0 and entry.measured_tokens_per_s > 0:
-            by_acc.setdefault(entry.accelerator, []).append(entry.ratio)
+            key = model_key(entry.accelerator, entry.model) if by_model else entry.accelerator
+            by_key.setdefault(key, []).append(entry)
     out = {}
-    for acc, ratios in sorted(by_acc.items()):
-        arr = np.array(ratios)
+    for key, found in sorted(by_key.items()):
+        arr = np.array([e.ratio for e in found])
         q10, q50, q90 = (float(x) for x in np.quantile(arr, (0.1, 0.5, 0.9)))
-        out[acc] = CalibrationSummary(
-            acc, len(ratios), q50, q10, q90, float(arr.min()), float(arr.max())
+        distinct = len({e.result_id for e in found if e.result_id not in ("", None)}) or len(found)
+        out[key] = CalibrationSummary(
+            found[0].accelerator,
+            len(found),
+            q50,
+            q10,
+            q90,
+            float(arr.min()),
+            float(arr.max()),
+            results=distinct,
+            model=found[0].model if by_model else "",
         )
     return out
 
@@ -76,16 +103,25 @@ def calibrated_range(
     low, high = float(default[0]), float(default[1])
     if summary is None or summary.entries == 0:
         return Range(estimate * low, estimate, estimate * high), "no calibration data"
-    if summary.entries < MIN_ENTRIES:
+    n = summary.independent
+    what = f"{n} benchmark result{'s' if n != 1 else ''}"
+    if summary.model:
+        what += f" of {summary.model}"
+    if n < MIN_ENTRIES:
         low, high = min(low, summary.min_ratio), max(high, summary.max_ratio)
         return Range(estimate * low, estimate, estimate * high), (
-            f"default spread widened to the {summary.entries} observed measured/estimate "
-            f"ratio(s) ({summary.min_ratio:.2f}–{summary.max_ratio:.2f})"
+            f"default spread widened to the observed measured/estimate ratios of {what} "
+            f"({summary.min_ratio:.2f}–{summary.max_ratio:.2f})"
         )
     likely = summary.median_ratio
-    lo = min(summary.p10_ratio, likely * (1 - MIN_HALF_WIDTH))
-    hi = max(summary.p90_ratio, likely * (1 + MIN_HALF_WIDTH))
+    if n < MIN_INDEPENDENT:
+        # a few results may move the centre, never narrow the band below the default
+        lo = min(summary.p10_ratio, likely * low)
+        hi = max(summary.p90_ratio, likely * high)
+    else:
+        lo = min(summary.p10_ratio, likely * (1 - MIN_HALF_WIDTH))
+        hi = max(summary.p90_ratio, likely * (1 + MIN_HALF_WIDTH))
     return Range(estimate * lo, estimate * likely, estimate * hi), (
-        f"estimate × {likely:.2f} (median measured/estimate of {summary.entries} "
-        f"measurements on {summary.accelerator}), p10–p90 {lo:.2f}–{hi:.2f}"
+        f"estimate × {likely:.2f} (median measured/estimate of {what} on "
+        f"{summary.accelerator}), p10–p90 {lo:.2f}–{hi:.2f}"
     )

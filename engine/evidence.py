@@ -8,9 +8,13 @@ Pure: dataclasses in, a verdict out (docs/engine/evidence.md). A result is
   GPU count, with input and output lengths within ``LENGTH_TOLERANCE`` (±25 %) of the
   brief's and a concurrency (or the highest measured concurrency of its sweep) at least the
   brief's;
-- **proxy** when it is the same model on another shape (lengths, concurrency, precision or
-  GPU count), or a model of the same family and size class (parameter counts within
-  ``SIZE_CLASS_RATIO``); the adjustment applied is stated and the spread widens;
+- **proxy** when it is the same model on another shape (lengths, concurrency, precision,
+  GPU count or tensor/pipeline layout), or a model of the same family **and version** and
+  size class (active parameter counts within ``SIZE_CLASS_RATIO``, from the model profile
+  when the brief has one); the adjustment applied is stated and the spread widens. A result
+  at another weight precision is scaled by the ratio of weight bytes (memory-bound decode
+  reads every weight once per token: an FP8 result for a BF16 brief × 0.5);
+- a mixture-of-experts result never stands for a dense brief, nor the reverse;
 - **ignored** otherwise, with the reason in words ("benchmark of Llama 3.1 8B ignored: the
   brief is Llama 3.1 70B").
 
@@ -39,6 +43,22 @@ SCALING_WIDENING = 0.10  # per doubling of the GPU count between measured and co
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z])")
 _SUFFIXES = re.compile(r"-(instruct|chat|it|hf|base)$")
 _FP8_LIKE = {"fp8", "int8"}
+# Bytes per weight (engine/precision.py's table, repeated for the names results use).
+_WEIGHT_BYTES = {
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5,
+    "fp4": 0.5,
+    "awq": 0.5,
+    "gptq": 0.5,
+    "nvfp4": 0.5,
+    "mxfp4": 0.5,
+}
+_MOE_ACTIVE = re.compile(r"(?:^|-)a(\d+(?:-\d+)?)b(?:-|$)")  # Qwen3-30B-A3B, …-A2.7B
+_MOE_WORDS = re.compile(r"(?:^|-)(moe|mixtral|deepseek-v[23]|\d+x\d+b)(?:-|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +103,7 @@ class EvidenceTarget:
     concurrency: float | None = None
     quote_id: int | None = None
     brief_id: int | None = None
+    model_active_params_b: float | None = None  # MoE: the active parameters per token
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +150,39 @@ def params_from_name(name: str) -> float | None:
 
 
 def family_of(name: str) -> str:
-    """The family: the leading letters of the normalised name ('llama-3.1-70b' → 'llama')."""
-    match = re.match(r"[a-z]+", normalise_model(name))
+    """The family with its major version: the normalised name's leading letters and first
+    number ('Llama-3.1-70B' → 'llama-3', 'Llama-2-70b' → 'llama-2', 'Qwen3-32B' → 'qwen3',
+    'Qwen2.5-7B' → 'qwen2'): Llama 2 is not Llama 3.1, Qwen2.5 is not Qwen3, while Llama
+    3.3 70B keeps Llama 3.1 70B's architecture."""
+    match = re.match(r"[a-z]+(?:-?\d+(?![\db]))?", normalise_model(name))
     return match.group(0) if match else ""
+
+
+def moe_active_from_name(name: str) -> float | None:
+    """Active parameters written in a mixture-of-experts name ('Qwen3-30B-A3B' → 3.0)."""
+    found = _MOE_ACTIVE.search(normalise_model(name))
+    return float(found.group(1).replace("-", ".")) if found else None
+
+
+def is_moe_name(name: str) -> bool:
+    text = normalise_model(name)
+    return bool(_MOE_ACTIVE.search(text) or _MOE_WORDS.search(text))
+
+
+def _target_is_moe(target: EvidenceTarget) -> bool:
+    active, total = target.model_active_params_b, target.model_params_b
+    if active is not None and total is not None and active < total * 0.95:
+        return True
+    return is_moe_name(target.model_name)
+
+
+def _precision_factor(result: ResultWorkload, target: EvidenceTarget) -> float | None:
+    """target / result throughput from the weight bytes (None: unknown or the same)."""
+    theirs = _WEIGHT_BYTES.get((result.precision or "").lower())
+    ours = _WEIGHT_BYTES.get((target.precision or "").lower())
+    if theirs is None or ours is None or theirs == ours:
+        return None
+    return theirs / ours
 
 
 def same_model(result: ResultWorkload, target: EvidenceTarget) -> bool:
@@ -143,9 +194,15 @@ def same_model(result: ResultWorkload, target: EvidenceTarget) -> bool:
 
 
 def _size_class(result: ResultWorkload, target: EvidenceTarget) -> float | None:
-    """brief params / result params when both are known and in the same size class."""
-    theirs = params_from_name(result.model_name)
-    ours = target.model_params_b or params_from_name(target.model_name)
+    """brief active params / result active params when both are known and in the same size
+    class (a MoE's active parameters, its name's "A3B", else the total)."""
+    theirs = moe_active_from_name(result.model_name) or params_from_name(result.model_name)
+    ours = (
+        target.model_active_params_b
+        or target.model_params_b
+        or moe_active_from_name(target.model_name)
+        or params_from_name(target.model_name)
+    )
     if not theirs or not ours:
         return None
     ratio = ours / theirs
@@ -154,8 +211,7 @@ def _size_class(result: ResultWorkload, target: EvidenceTarget) -> float | None:
 
 def _same_family(result: ResultWorkload, target: EvidenceTarget) -> bool:
     theirs = family_of(result.model_name)
-    ours = (target.model_family or "").strip().lower() or family_of(target.model_name)
-    ours = family_of(ours) or ours
+    ours = family_of(target.model_name) or family_of(target.model_family)
     return bool(theirs) and theirs == ours
 
 
@@ -210,6 +266,14 @@ def shape_differences(result: ResultWorkload, target: EvidenceTarget) -> list[st
         out.append("precision not recorded")
     elif target.precision and result.precision.lower() != target.precision.lower():
         out.append(f"measured at {result.precision}, the brief is {target.precision}")
+    tp, pp = result.tensor_parallel, result.pipeline_parallel
+    if (pp or 1) > 1 or (
+        tp is not None and tp != target.gpus and (pp or 1) * tp == result.gpu_count
+    ):
+        out.append(
+            f"measured with TP={tp or 1}, PP={pp or 1}; the row assumes tensor parallel "
+            f"over its {target.gpus} GPU{'s' if target.gpus != 1 else ''}"
+        )
     return out
 
 
@@ -269,8 +333,25 @@ def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatc
             "benchmark ignored: it does not record which model it measured",
             scope=scope,
         )
+    if is_moe_name(result.model_name) != _target_is_moe(target) and not same_model(result, target):
+        kinds = ("mixture-of-experts", "dense")
+        theirs, ours = kinds if is_moe_name(result.model_name) else kinds[::-1]
+        return EvidenceMatch(
+            rid,
+            "ignored",
+            f"benchmark of {_label(result.model_name)} ignored: a {theirs} model says nothing "
+            f"of the {ours} {_label(target.model_name)}",
+            scope=scope,
+        )
     factor, low, scaling = _scaling(result, target)
     adjustments = [scaling] if scaling else []
+    bytes_factor = _precision_factor(result, target)
+    if bytes_factor is not None:
+        factor *= bytes_factor
+        adjustments.append(
+            f"scaled ×{bytes_factor:g} from {result.precision} to {target.precision} weights "
+            "(decode reads every weight once per token)"
+        )
     if same_model(result, target):
         gaps = shape_differences(result, target)
         if not gaps and scaling is None:

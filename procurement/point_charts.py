@@ -59,7 +59,7 @@ def _hover(point: dict[str, Any], unit_label: str) -> str:
     )
     text = f"{point.get('statement', '')}<br>USD {_cost(point):,.4f} {unit_label}<br>{verdict}"
     if point.get("goodput") is not None:
-        text += f" · goodput {float(point['goodput']):.0%}"
+        text += f" · SLO attainment {float(point['goodput']):.0%}"
     return text
 
 

@@ -246,8 +246,11 @@ def simulate(
     mean = np.empty(n)
     best_val = np.full(samples, np.inf)
     best_idx = np.full(samples, n, dtype=np.intp)
+    check_seed(seed, samples)
     done = 0
-    sort_space: Workspace | None = None
+    # Sized for the largest chunk, not the first: chunks are cut per cost path, so a path
+    # with few rows (one GPU quote) may come before a longer one (several API routes).
+    sort_space = Workspace(max(1, min(_chunk_rows(samples, chunk_candidates), n)), samples)
     for rows, values, _ in _iter_unit_costs(
         workload,
         candidates,
@@ -256,7 +259,6 @@ def simulate(
         chunk_candidates=chunk_candidates,
         constants=constants,
     ):
-        sort_space = sort_space or Workspace(len(values), samples)
         pct[rows] = quantiles(values, (0.1, 0.5, 0.9), scratch=sort_space.take("sort", len(rows)))
         mean[rows] = values.mean(axis=1)
         _track_cheapest(values, rows, best_val, best_idx)

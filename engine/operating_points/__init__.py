@@ -1,18 +1,27 @@
-"""Operating points: read a benchmark sweep at the brief's service level (docs/engine/evidence.md).
+"""Operating points: read a benchmark sweep at the brief's service level.
+
+(docs/engine/operating-points.md has the rules with their public sources.)
 
 A sweep holds several measured points (concurrency or request rate → throughput and latency
-percentiles). Per candidate the engine takes the **cheapest point that meets the brief's p95
-TTFT, p95 inter-token and p99 end-to-end targets**. At a fixed price per GPU-hour the
-cheapest point is the one with the most accepted tokens per second:
-``output tokens/s × (1 − error rate) × goodput`` (real-time classes; goodput = the share of
-requests meeting every objective, from the per-request samples when the file has them).
+percentiles). Per candidate the engine takes the **cheapest point that meets the brief's
+service level**:
 
-- A point past the service level is never chosen while one meets it, so it can never lower
-  the cost.
+- **The service level is a gate** (MLPerf Inference's server rule): a point meets it when its
+  p95 TTFT, p95 inter-token latency and p99 end-to-end latency are within the targets and,
+  when the brief sets a maximum error rate, its share of failed requests is within it.
+- **SLO attainment** (the share of requests within every target, as GuideLLM and DistServe
+  report it) is computed per point from the per-request samples and shown; it never
+  multiplies the acceptance: the slow requests a p95 target allows were served.
+- **Failures are counted once**: a measured throughput is successful output tokens per
+  wall-clock second, so the time lost to failed requests is already in it. Every point is
+  costed at its own throughput, so the cheapest point is the one with the most tokens/s,
+  and the chosen point is the cheapest point on the row's own chart.
+- **Latency rises with load**: no point past the first one that misses a target is chosen.
+  When a later point meets the targets again the sweep is non-monotone (noise, or points
+  out of order); the choice says so and names the points.
 - A target the file has no figure for cannot be checked. When no point meets every target
   but some fail none that can be checked, the best of those (below the first point that
-  fails one) is taken with ``meets=None``, naming the unchecked targets: the row stays
-  "not measured" for them, never "meets", and is costed where it can be served.
+  fails one) is taken with ``meets=None``, naming the unchecked targets.
 - When every point fails a checkable target, the point closest to the targets is returned
   with ``meets=False`` (the row is then ineligible and says how close it came).
 - Interpolation between the last point that meets a target and the first that does not
@@ -25,7 +34,7 @@ requests meeting every objective, from the per-request samples when the file has
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 RequestSample = tuple[float | None, float | None, float | None, bool]  # ttft, itl, e2e, ok
@@ -66,10 +75,14 @@ class ServiceLevel:
     ttft_p95_ms: float | None = None
     itl_p95_ms: float | None = None
     e2e_p99_ms: float | None = None
+    max_error_rate: float | None = None  # share of failed requests a point may have
 
     @property
     def any(self) -> bool:
-        return any(v is not None for v in (self.ttft_p95_ms, self.itl_p95_ms, self.e2e_p99_ms))
+        return any(
+            v is not None
+            for v in (self.ttft_p95_ms, self.itl_p95_ms, self.e2e_p99_ms, self.max_error_rate)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +92,7 @@ class PointChoice:
     label: str
     output_tokens_per_s: float
     meets: bool | None  # None: no target, or latency not in the file
-    goodput: float | None  # share of requests meeting every objective (per-request data)
+    goodput: float | None  # SLO attainment: share of requests within every target (shown only)
     interpolated: bool
     statement: str  # "concurrency 50, TTFT p95 835 ms"
     ttft_p95_ms: float | None = None
@@ -87,20 +100,34 @@ class PointChoice:
     e2e_p99_ms: float | None = None
     concurrency: float | None = None
     unchecked: tuple[str, ...] = ()  # targets set but not in the file: "E2E p99"
+    error_rate: float | None = None  # the point's share of failed requests
+    non_monotone: str = ""  # why a point meeting the targets after a miss was not chosen
 
 
-TARGET_NAMES = ("TTFT p95", "ITL p95", "E2E p99")
+TARGET_NAMES = ("TTFT p95", "ITL p95", "E2E p99", "error rate")
 
 
-def _targets(slo: ServiceLevel) -> tuple[float | None, float | None, float | None]:
-    return slo.ttft_p95_ms, slo.itl_p95_ms, slo.e2e_p99_ms
+def _targets(
+    slo: ServiceLevel,
+) -> tuple[float | None, float | None, float | None, float | None]:
+    return slo.ttft_p95_ms, slo.itl_p95_ms, slo.e2e_p99_ms, slo.max_error_rate
+
+
+def error_rate_of(point: MeasuredPoint) -> float | None:
+    """The point's share of failed requests: the file's figure, else from its samples."""
+    if point.error_rate is not None:
+        return float(point.error_rate)
+    if point.request_samples:
+        failed = sum(1 for *_, ok in point.request_samples if not ok)
+        return failed / len(point.request_samples)
+    return None
 
 
 def unchecked_targets(point: MeasuredPoint, slo: ServiceLevel) -> tuple[str, ...]:
     """Names of the targets the brief sets that this point has no figure for."""
     return tuple(
         name
-        for name, target, value in zip(TARGET_NAMES, _targets(slo), _figures(point), strict=True)
+        for name, target, value in zip(TARGET_NAMES, _targets(slo), _gated(point), strict=True)
         if target is not None and value is None
     )
 
@@ -114,21 +141,17 @@ def _figures(point: MeasuredPoint) -> tuple[float | None, float | None, float | 
     )
 
 
+def _gated(point: MeasuredPoint) -> tuple[float | None, float | None, float | None, float | None]:
+    return (*_figures(point), error_rate_of(point))
+
+
 def meets(point: MeasuredPoint, slo: ServiceLevel) -> bool | None:
     """True/False against every target the file can be checked on; None if none can."""
+    pairs = list(zip(_targets(slo), _gated(point), strict=True))
     verdicts = [
-        value <= target
-        for target, value in zip(
-            (slo.ttft_p95_ms, slo.itl_p95_ms, slo.e2e_p99_ms), _figures(point), strict=True
-        )
-        if target is not None and value is not None
+        value <= target for target, value in pairs if target is not None and value is not None
     ]
-    missing = any(
-        target is not None and value is None
-        for target, value in zip(
-            (slo.ttft_p95_ms, slo.itl_p95_ms, slo.e2e_p99_ms), _figures(point), strict=True
-        )
-    )
+    missing = any(target is not None and value is None for target, value in pairs)
     if verdicts and not all(verdicts):
         return False
     if missing or not verdicts:
@@ -136,9 +159,11 @@ def meets(point: MeasuredPoint, slo: ServiceLevel) -> bool | None:
     return True
 
 
-def goodput(point: MeasuredPoint, slo: ServiceLevel) -> float | None:
-    """Share of requests that succeeded and met every objective (None without samples)."""
-    if not point.request_samples:
+def slo_attainment(point: MeasuredPoint, slo: ServiceLevel) -> float | None:
+    """Share of the point's requests that succeeded with every per-request figure within its
+    target (None without per-request samples, or without a latency target). Shown per
+    point; never a multiplier of the cost."""
+    if not point.request_samples or not any(_targets(slo)[:3]):
         return None
     good = 0
     for ttft, itl, e2e, ok in point.request_samples:
@@ -148,6 +173,9 @@ def goodput(point: MeasuredPoint, slo: ServiceLevel) -> float | None:
         if all(t is None or (v is not None and v <= t) for t, v in checks):
             good += 1
     return good / len(point.request_samples)
+
+
+goodput = slo_attainment  # the name the charts' frozen points use
 
 
 def describe(point: MeasuredPoint) -> str:
@@ -167,14 +195,16 @@ def describe(point: MeasuredPoint) -> str:
         parts.append(f"ITL p95 {itl:,.1f} ms")
     if e2e is not None:
         parts.append(f"E2E p99 {e2e:,.0f} ms")
+    errors = error_rate_of(point)
+    if errors:
+        parts.append(f"errors {errors * 100:.1f} %")
     return ", ".join(parts)
 
 
 def _effective(point: MeasuredPoint, slo: ServiceLevel, realtime: bool) -> float:
-    tps = point.output_tokens_per_s or 0.0
-    tps *= 1.0 - (point.error_rate or 0.0)
-    share = goodput(point, slo) if realtime else None
-    return tps * (share if share is not None else 1.0)
+    """What makes a point cheaper: its throughput alone. Failed requests are already out of
+    a measured throughput, and the attainment is shown, not charged (module docstring)."""
+    return float(point.output_tokens_per_s or 0.0)
 
 
 def _order(point: MeasuredPoint) -> float:
@@ -189,7 +219,7 @@ def _choice(point: MeasuredPoint, slo: ServiceLevel, realtime: bool, note: str) 
         label=point.label,
         output_tokens_per_s=float(point.output_tokens_per_s or 0.0),
         meets=meets(point, slo) if slo.any else None,
-        goodput=goodput(point, slo) if realtime and slo.any else None,
+        goodput=slo_attainment(point, slo) if realtime and slo.any else None,
         interpolated=False,
         statement=describe(point) + note,
         ttft_p95_ms=ttft,
@@ -197,6 +227,7 @@ def _choice(point: MeasuredPoint, slo: ServiceLevel, realtime: bool, note: str) 
         e2e_p99_ms=e2e,
         concurrency=point.concurrency,
         unchecked=unchecked_targets(point, slo) if slo.any else (),
+        error_rate=error_rate_of(point),
     )
 
 
@@ -205,9 +236,7 @@ def _interpolate(
 ) -> tuple[float, float] | None:
     """(fraction from ok to bad, tokens/s) where the binding target is reached, if any."""
     fractions = []
-    for target, a, b in zip(
-        (slo.ttft_p95_ms, slo.itl_p95_ms, slo.e2e_p99_ms), _figures(ok), _figures(bad), strict=True
-    ):
+    for target, a, b in zip(_targets(slo)[:3], _figures(ok), _figures(bad), strict=True):
         if target is None or a is None or b is None or b <= target or b <= a:
             continue
         fractions.append((target - a) / (b - a))
@@ -233,11 +262,27 @@ def choose_point(
         note = "" if realtime else " (batch: the cheapest point, no latency objective)"
         return _choice(best, slo, realtime, note or " (no latency target: the cheapest point)")
     verdicts = [meets(p, slo) for p in usable]
-    passing = [p for p, v in zip(usable, verdicts, strict=True) if v is True]
+    failing = [p for p, v in zip(usable, verdicts, strict=True) if v is False]
+    first_fail = min((_order(p) for p in failing), default=float("inf"))
+    passing = [
+        p for p, v in zip(usable, verdicts, strict=True) if v is True and _order(p) < first_fail
+    ]
+    late = [
+        p for p, v in zip(usable, verdicts, strict=True) if v is True and _order(p) >= first_fail
+    ]
+    warning = ""
+    if late:
+        first = next(p for p in failing if _order(p) == first_fail)
+        names = ", ".join(describe(p).split(",")[0] for p in late)
+        warning = (
+            f"the sweep is non-monotone: {names} meet{'s' if len(late) == 1 else ''} the "
+            f"service level after {describe(first).split(',')[0]} misses it; latency rises "
+            "with load, so no point past the first miss is chosen"
+        )
     if passing:
         best = max(passing, key=lambda p: (_effective(p, slo, realtime), -_order(p)))
         note = "" if realtime else " (batch: the cheapest point the window allows)"
-        choice = _choice(best, slo, realtime, note)
+        choice = replace(_choice(best, slo, realtime, note), non_monotone=warning)
         if interpolate:
             later = [p for p in usable if _order(p) > _order(best)]
             nxt = later[0] if later else None
@@ -256,13 +301,13 @@ def choose_point(
                             f"{describe(nxt)} (the target is reached there)"
                         ),
                         concurrency=None,
+                        error_rate=choice.error_rate,
+                        non_monotone=warning,
                     )
         return choice
     # No point meets every target. Those failing none that can be checked are still
     # servable as far as the file can tell; latency rises with load, so none past the first
     # point that fails a target is trusted.
-    failing = [_order(p) for p, v in zip(usable, verdicts, strict=True) if v is False]
-    first_fail = min(failing, default=float("inf"))
     open_points = [
         p for p, v in zip(usable, verdicts, strict=True) if v is None and _order(p) < first_fail
     ]
@@ -271,28 +316,35 @@ def choose_point(
         unchecked = unchecked_targets(best, slo)
         checked = len(unchecked) < sum(t is not None for t in _targets(slo))
         if not checked:
-            return _choice(best, slo, realtime, " (latency not in the file)")
+            return replace(
+                _choice(best, slo, realtime, " (latency not in the file)"), non_monotone=warning
+            )
         missing = " and ".join(unchecked)
-        return _choice(
-            best,
-            slo,
-            realtime,
-            f" ({missing} not in the file, so not checked; the other targets met)",
+        return replace(
+            _choice(
+                best,
+                slo,
+                realtime,
+                f" ({missing} not in the file, so not checked; the other targets met)",
+            ),
+            non_monotone=warning,
         )
 
     # none meets: the closest point (smallest worst overshoot), so the row can say how close
     def overshoot(p: MeasuredPoint) -> float:
         ratios = [
             v / t
-            for t, v in zip(
-                (slo.ttft_p95_ms, slo.itl_p95_ms, slo.e2e_p99_ms), _figures(p), strict=True
-            )
+            for t, v in zip(_targets(slo)[:3], _figures(p), strict=True)
             if t and v is not None
         ]
+        cap, errors = slo.max_error_rate, error_rate_of(p)
+        if cap is not None and errors is not None:
+            ratios.append(errors / cap if cap > 0 else (1.0 if errors == 0 else float("inf")))
         return max(ratios) if ratios else float("inf")
 
-    closest = min(usable, key=overshoot)
-    return _choice(closest, slo, realtime, " (closest to the targets; none meets them)")
+    closest = min(usable, key=lambda p: (overshoot(p), _order(p)))
+    note = " (closest to the targets; none meets them)"
+    return replace(_choice(closest, slo, realtime, note), non_monotone=warning)
 
 
 def point_from_dict(data: dict[str, Any]) -> MeasuredPoint:

@@ -6,11 +6,14 @@ with only what the point changes replaced:
 
 - throughput per replica = the point's output tokens/s × the evidence's scaling factor
   (the same factor the row's throughput carries);
-- acceptance (real-time classes) = the base acceptance × the point's goodput, the share of
-  its requests meeting every objective (per-request data; without it, the base).
+- acceptance and failure = the row's, for every point: a measured throughput is successful
+  tokens per wall-clock second, so a point's failed requests are already in its throughput,
+  and its SLO attainment (shown beside it) is not charged as rejected output.
 
-So the chosen point's cost is the row's unit cost, to the last digit, and a point past the
-service level shows what it would cost without being eligible.
+So the chosen point's cost is the row's unit cost, to the last digit, the chosen point is
+the cheapest point meeting the service level on this chart, and a point past the service
+level shows what it would cost without being eligible. A point that cannot be costed (no
+throughput: every request failed, or the file gives none) is kept with its reason.
 
 Tokens/s per user (the charts' x axis, "interactivity") = 1000 / the median inter-token
 gap (ITL, else TPOT; the mean when no median), else the point's output tokens/s ÷ its
@@ -19,6 +22,7 @@ concurrency; None when the file gives neither.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -29,8 +33,9 @@ from engine.operating_points import (
     MeasuredPoint,
     ServiceLevel,
     describe,
-    goodput,
+    error_rate_of,
     meets,
+    slo_attainment,
 )
 from engine.types import CandidateInput, Range, WorkloadInput
 
@@ -51,9 +56,11 @@ class PointCost:
     itl_p95_ms: float | None
     e2e_p99_ms: float | None
     meets: bool | None  # None: no target, or the file lacks the figure
-    goodput: float | None
-    unit_cost: Decimal | None  # None: this point cannot be costed (no throughput)
+    goodput: float | None  # SLO attainment: share of requests within every target
+    unit_cost: Decimal | None  # None: this point cannot be costed (see ``reason``)
     chosen: bool
+    error_rate: float | None = None
+    reason: str = ""  # why the point is not costable
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -70,7 +77,11 @@ class PointCost:
             "e2e_p99_ms": self.e2e_p99_ms,
             "meets": self.meets,
             "goodput": None if self.goodput is None else round(self.goodput, 4),
+            "slo_attainment": None if self.goodput is None else round(self.goodput, 4),
+            "error_rate": None if self.error_rate is None else round(self.error_rate, 4),
             "unit_cost": None if self.unit_cost is None else format(self.unit_cost, "f"),
+            "costable": self.unit_cost is not None,
+            "reason": self.reason,
             "chosen": self.chosen,
         }
 
@@ -88,10 +99,6 @@ def tokens_per_user(point: MeasuredPoint) -> float | None:
     return None
 
 
-def _scaled(rate: Range, share: float) -> Range:
-    return Range(max(1e-6, rate.low * share), max(1e-6, rate.likely * share), rate.high * share)
-
-
 def point_costs(
     workload: WorkloadInput,
     cand: CandidateInput,
@@ -105,25 +112,33 @@ def point_costs(
 ) -> tuple[PointCost, ...]:
     """Every point of ``points`` (at most MAX_POINTS, in sweep order), costed for ``cand``.
 
-    ``base_acceptance``: the acceptance before any point's goodput (None: the workload's).
+    ``base_acceptance``: the acceptance every point is costed at (None: the row's own, else
+    the workload's). Never raises for a point: one that cannot be costed says why.
     """
-    base = base_acceptance if base_acceptance is not None else workload.acceptance_rate
+    acceptance = base_acceptance if base_acceptance is not None else cand.acceptance_rate
     out: list[PointCost] = []
     for point in list(points)[:MAX_POINTS]:
-        share = goodput(point, slo) if realtime and slo.any else None
+        share = slo_attainment(point, slo) if realtime and slo.any else None
+        errors = error_rate_of(point)
         # rounded to 0.001 tokens/s as the row's own throughput is, so that the chosen
         # point costs exactly what the row does
         tokens = round(float(point.output_tokens_per_s or 0.0) * throughput_factor, 3)
         unit: Decimal | None = None
-        if tokens > 0:
-            acceptance = _scaled(base, share) if share is not None else base
+        reason = ""
+        if not (tokens > 0 and math.isfinite(tokens)):
+            reason = (
+                "not costable: every request failed"
+                if errors is not None and errors >= 1
+                else "not costable: no successful output tokens measured at this point"
+            )
+        else:
             try:
                 at_point = replace(
                     cand, throughput_per_replica=Range.fixed(tokens), acceptance_rate=acceptance
                 )
                 unit = cost.point_estimate(workload, at_point).unit_cost
-            except EngineInputError:
-                unit = None  # e.g. no request met the objectives: nothing accepted
+            except EngineInputError as exc:
+                reason = f"not costable: {exc.message}"
         itl = point.itl_ms or point.tpot_ms
         out.append(
             PointCost(
@@ -131,7 +146,7 @@ def point_costs(
                 statement=describe(point),
                 concurrency=point.concurrency,
                 request_rate_per_s=point.request_rate_per_s,
-                tokens_per_s=tokens,
+                tokens_per_s=tokens if tokens > 0 and math.isfinite(tokens) else 0.0,
                 tokens_per_s_per_user=tokens_per_user(point),
                 ttft_p95_ms=point.ttft_ms.p95 if point.ttft_ms else None,
                 itl_p95_ms=itl.p95 if itl else None,
@@ -140,6 +155,8 @@ def point_costs(
                 goodput=share,
                 unit_cost=unit,
                 chosen=point.label == chosen_label,
+                error_rate=errors,
+                reason=reason,
             )
         )
     return tuple(out)

@@ -284,6 +284,7 @@ class CandidateInput(JsonMixin):
     min_commitment_gpu_hours_per_month: Decimal = Decimal(0)
     term_months: int = 0
     storage_price_per_gb_month: Decimal = Decimal(0)
+    storage_price_is_default: bool = False  # the offer states none: the product default
     egress_price_per_gb: Decimal = Decimal(0)
     public_ip_per_month: Decimal = Decimal(0)
     load_balancer_per_month: Decimal = Decimal(0)

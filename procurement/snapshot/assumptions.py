@@ -132,9 +132,14 @@ SCALARS: dict[str, Scalar] = {
         "Share of failed API attempts billed",
         "1: every failed attempt is billed; 0: only completed attempts are (typical for 429/5xx).",
     ),
-    # API rows pay for the storage (and egress) the workload needs somewhere.
+    # API rows pay for the storage (and egress) the workload needs somewhere; GPU rows
+    # whose quote states no storage price pay the same default.
     "api_storage_per_gb_month": Scalar(
-        0.023, 0.0, 100.0, "Storage per GB-month beside an API (USD)", "Object-storage list price."
+        0.023,
+        0.0,
+        100.0,
+        "Storage per GB-month beside an API or where a quote states none (USD)",
+        "Object-storage list price.",
     ),
     "api_egress_per_gb": Scalar(0.0, 0.0, 100.0, "Egress per GB beside an API (USD)"),
     # Owned hardware carries its financing and is sold at the end of its life.

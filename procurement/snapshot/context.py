@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from catalog.regions import boundary_reason
-from engine.calibration import CalibrationSummary, calibrated_range
+from engine.calibration import CalibrationSummary, calibrated_range, model_key
 from engine.memory.fit import GpuSpec, ModelSpec
 from engine.types import Range, WorkloadInput
 from procurement.snapshot.schema import (
@@ -139,9 +139,12 @@ def gpu_spec_of(acc: AcceleratorRow, *, gpus_per_node: int) -> GpuSpec:
 
 
 def calibrated_spread(ctx: Context, value: float, accelerator: str) -> tuple[Range, str] | None:
-    """An estimate's range from the ledger's observed measured / estimate ratios on this
-    accelerator (engine/calibration.py), or None when the ledger holds none."""
-    found = ctx.calibration.get(accelerator)
+    """An estimate's range from the ledger's observed measured / estimate ratios of this
+    model on this accelerator (engine/calibration.py), or None when the ledger holds none.
+    Another model's pairs never move this model's estimate."""
+    model = ctx.snap.get("model") or {}
+    name = f"profile:{model['id']}" if model.get("id") else f"name:{model.get('name', '')}"
+    found = ctx.calibration.get(model_key(accelerator, name))
     if not found:
         return None
     summary = CalibrationSummary(**found)

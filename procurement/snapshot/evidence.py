@@ -56,6 +56,9 @@ def target_for(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpus: int) ->
         model_name=model.get("name") or "",
         model_profile_id=model.get("id"),
         model_params_b=finite_or_none(spec.get("params_b")),
+        model_active_params_b=finite_or_none(
+            spec.get("active_params_b") or model.get("params_active_b")
+        ),
         model_family=model.get("family") or "",
         precision=brief.get("weight_precision") or "",
         input_tokens_mean=finite_or_none(brief.get("mean_input_tokens")),
@@ -136,6 +139,7 @@ def service_level(ctx: Context) -> ServiceLevel:
         ttft_p95_ms=finite_or_none(brief.get("ttft_p95_ms")),
         itl_p95_ms=finite_or_none(brief.get("itl_p95_ms")),
         e2e_p99_ms=finite_or_none(brief.get("e2e_p99_ms")),
+        max_error_rate=finite_or_none(brief.get("max_error_rate")),
     )
 
 
@@ -145,10 +149,10 @@ class Sweep:
 
     points: tuple[MeasuredPoint, ...]
     slo: ServiceLevel
-    goodput_counts: bool  # real-time class, measured on this workload (as for the row)
+    goodput_counts: bool  # real-time class, measured on this workload: attainment shown
     chosen_label: str
     throughput_factor: float
-    base_acceptance: Range | None  # before goodput; None: the brief's acceptance
+    base_acceptance: Range | None  # None: the row's own acceptance
 
 
 def apply(
@@ -164,32 +168,38 @@ def apply(
     total = per_gpu * measured_gpus if per_gpu else None
     figures = {k: result.get(k) for k in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms")}
     point_note = None
-    goodput = None
+    attainment = None
     points = [point_from_dict(p) for p in result.get("operating_points") or []]
-    choice = None
-    if points:
-        realtime = ctx.cls in workloads.REALTIME
-        choice = choose_point(points, service_level(ctx), realtime=realtime)
-        if choice is not None:
-            total = choice.output_tokens_per_s
-            figures = {
-                "ttft_p95_ms": choice.ttft_p95_ms,
-                "itl_p95_ms": choice.itl_p95_ms,
-                "e2e_p99_ms": choice.e2e_p99_ms,
-            }
-            point_note = choice.statement
-            goodput = choice.goodput
+    slo = service_level(ctx)
+    realtime = ctx.cls in workloads.REALTIME
+    choice = choose_point(points, slo, realtime=realtime) if points else None
+    if choice is not None:
+        total = choice.output_tokens_per_s
+        figures = {
+            "ttft_p95_ms": choice.ttft_p95_ms,
+            "itl_p95_ms": choice.itl_p95_ms,
+            "e2e_p99_ms": choice.e2e_p99_ms,
+        }
+        point_note = choice.statement
+        if choice.non_monotone:
+            point_note += f" ({choice.non_monotone})"  # the row says why a later pass lost
+        attainment = choice.goodput
     perf["measured"] = {**result, "scope": match.scope}
     perf["evidence"] = {
         "kind": match.kind,
         "reason": match.reason,
         "adjustments": list(match.adjustments),
         "result_id": result.get("result_id"),
+        "sweep_result_ids": result.get("sweep_result_ids"),
         "operating_point": point_note,
-        "goodput": rounded(goodput, 4),
+        "goodput": rounded(attainment, 4),
+        "slo_attainment": rounded(attainment, 4),
+        "error_rate": rounded(choice.error_rate, 4) if choice is not None else None,
+        "non_monotone": choice.non_monotone if choice is not None else "",
     }
     extras: dict[str, Any] = {"widen": (match.spread_low_factor, match.spread_high_factor)}
-    if total:
+    from_result = total is not None and math.isfinite(total) and total > 0
+    if total is not None and from_result:
         perf.update(tokens_per_s=total * match.throughput_factor, throughput_source=match.kind)
     if match.kind == "measured" and any(v is not None for v in figures.values()):
         # A figure the file lacks must not keep the roofline estimate under a "measured"
@@ -198,46 +208,45 @@ def apply(
         perf["latency_source"] = "measured"
         if unchecked := [NAMES[k] for k, v in figures.items() if v is None]:
             perf["latency_not_in_benchmark"] = unchecked
+    cap = slo.max_error_rate
+    errors = choice.error_rate if choice is not None else None
+    if errors is None:
+        errors = finite_or_none(result.get("failure_rate"))
+    if match.kind == "measured" and cap is not None and errors is not None and errors > cap:
+        perf["error_rate_over"] = (
+            f"error rate {errors * 100:.1f} % at the measured point exceeds the brief's "
+            f"maximum {cap * 100:.1f} %"
+        )
     acceptance = finite_or_none(result.get("acceptance_rate")) if match.kind == "measured" else None
     n = finite_or_none(result.get("requests_completed"))
-    if choice is not None and len(points) > 1:
-        # The sweep's other points, costed beside the chosen one (engine/point_costs.py).
-        measured_acceptance = acceptance is not None and 0 < acceptance <= 1
-        extras["sweep"] = Sweep(
-            points=tuple(points),
-            slo=service_level(ctx),
-            goodput_counts=match.kind == "measured" and ctx.cls in workloads.REALTIME,
-            chosen_label=choice.label,
-            throughput_factor=match.throughput_factor,
-            base_acceptance=rate_range(acceptance, n)
-            if measured_acceptance and acceptance is not None
-            else None,
-        )
-    if acceptance is not None and 0 < acceptance <= 1:
-        if goodput is not None and ctx.cls in workloads.REALTIME:
-            acceptance = max(1e-6, acceptance * goodput)
+    measured_acceptance = acceptance is not None and 0 < acceptance <= 1
+    if measured_acceptance and acceptance is not None:
         extras["acceptance_rate"] = rate_range(acceptance, n)
         perf["acceptance_source"] = f"measured ({acceptance:.3f}, result {result.get('result_id')})"
         perf["acceptance_used"] = (
             f"measured {acceptance * 100:.1f} % (result {result.get('result_id')})"
         )
-    elif goodput is not None and match.kind == "measured" and ctx.cls in workloads.REALTIME:
-        brief_rate = ctx.workload.acceptance_rate
-        extras["acceptance_rate"] = Range(
-            max(1e-6, brief_rate.low * goodput),
-            brief_rate.likely * goodput,
-            brief_rate.high * goodput,
+    if choice is not None and len(points) > 1:
+        # The sweep's other points, costed beside the chosen one (operating_points/costs.py).
+        extras["sweep"] = Sweep(
+            points=tuple(points),
+            slo=slo,
+            goodput_counts=match.kind == "measured" and realtime,
+            chosen_label=choice.label,
+            throughput_factor=match.throughput_factor,
+            base_acceptance=None,
         )
-        perf["acceptance_source"] = f"the brief's rate × measured goodput {goodput:.3f}"
-        perf["acceptance_used"] = (
-            f"the brief's {range_words(brief_rate)} × measured goodput {goodput:.3f} "
-            f"(result {result.get('result_id')})"
-        )
-    failure = finite_or_none(result.get("failure_rate")) if match.kind == "measured" else None
-    if failure is not None and 0 <= failure < 1:
-        extras["failure_rate"] = rate_range(failure, n) if failure > 0 else Range.fixed(0.0)
+    failure = errors if match.kind == "measured" else None
+    if failure is not None and 0 <= failure <= 1 and from_result:
+        # Failures counted once: the measured throughput is successful tokens per wall-clock
+        # second, so the GPU time failed requests took is already in it; charging the
+        # failure share again would buy that time twice.
+        extras["failure_rate"] = Range.fixed(0.0)
         perf["failure_source"] = f"measured ({failure:.3f}, result {result.get('result_id')})"
-        perf["failure_used"] = f"measured {failure * 100:.1f} % (result {result.get('result_id')})"
+        perf["failure_used"] = (
+            f"measured {failure * 100:.1f} % (result {result.get('result_id')}): already in the "
+            "measured throughput (successful tokens per wall-clock second), not charged again"
+        )
     perf["has_acceptance_data"] = perf.get("acceptance_source", "").startswith("measured")
     perf.setdefault("acceptance_source", "the brief's assumption")
     state_brief_rates(ctx, perf)
@@ -256,7 +265,7 @@ def range_words(rate: Range) -> str:
 
 
 def state_brief_rates(ctx: Context, perf: dict[str, Any]) -> None:
-    """Which acceptance and failure rates the cost used, in words: the measured ones set
+    """Which acceptance and failure rates the cost used, in words (D3): the measured ones set
     by `apply`, else the brief's assumption with its figure, so the row never leaves the
     reader guessing which one priced it."""
     workload = ctx.workload

@@ -20,7 +20,7 @@ from django.db import models
 from benchmarks.selectors import evidence_results_for
 from briefs.fit import gpu_spec_for, model_spec_for
 from catalog.models import FxRate as FxRateRow
-from catalog.selectors import calibration_summaries
+from catalog.selectors import calibration_summaries_by_model
 from checklist.selectors import quote_checklist_summaries
 from core.roles import Role
 from engine.comparison import ENGINE_VERSION
@@ -154,9 +154,9 @@ def measured_performance(quotes: Sequence[Quote], brief: WorkloadBrief) -> Measu
 def calibration(accelerators: Sequence[Accelerator]) -> dict[str, CalibrationRow]:
     """Per accelerator slug, the spread of measured / estimate in the calibration ledger: the
     comparison widens (or, with enough pairs, centres) its estimates on it."""
-    found = calibration_summaries(sorted({a.pk for a in accelerators}))
+    found = calibration_summaries_by_model(sorted({a.pk for a in accelerators}))
     return {
-        slug: cast(CalibrationRow, dataclasses.asdict(summary)) for slug, summary in found.items()
+        key: cast(CalibrationRow, dataclasses.asdict(summary)) for key, summary in found.items()
     }
 
 

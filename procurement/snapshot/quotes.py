@@ -259,6 +259,8 @@ def _finish(
     )
     ok, checklist = _checklist(ctx, quote["id"])
     extras = perf.pop("_engine", {}) if isinstance(perf, dict) else {}
+    if isinstance(perf, dict) and perf.get("error_rate_over"):
+        reasons.append(perf["error_rate_over"])  # the brief's maximum error rate is a gate
     facts.update(
         gpus=gpus,
         fit=fit,
@@ -279,6 +281,9 @@ def _finish(
             calibrated := calibrated_spread(ctx, float(perf["tokens_per_s"]), acc["slug"])
         ):
             throughput, perf["calibration_applied"] = calibrated
+            # the row shows the throughput it is costed at; the roofline figure stays beside it
+            perf["estimated_tokens_per_s"] = perf["tokens_per_s"]
+            perf["tokens_per_s"] = round(throughput.likely, 3)
     fabric = quote.get("inter_node_bandwidth_gbps")
     purchase = None
     price: Decimal | None = None
@@ -328,7 +333,11 @@ def _finish(
             min_commitment_gpu_hours_per_month=Decimal(int(quote.get("min_commitment_gpus") or 0))
             * HOURS_PER_MONTH,
             term_months=int(quote.get("term_months") or 0),
-            storage_price_per_gb_month=money(quote.get("storage_per_gb_month"), conv),
+            # the same stated default as beside an API when the offer prices no storage
+            storage_price_per_gb_month=money(quote.get("storage_per_gb_month"), conv)
+            if quote.get("storage_per_gb_month") not in (None, "")
+            else dec(scalar(ctx.a, "api_storage_per_gb_month")),
+            storage_price_is_default=quote.get("storage_per_gb_month") in (None, ""),
             egress_price_per_gb=money(quote.get("egress_per_gb"), conv),
             public_ip_per_month=money(quote.get("public_ip_per_month"), conv),
             load_balancer_per_month=money(quote.get("load_balancer_per_month"), conv),

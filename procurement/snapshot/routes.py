@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 from catalog.tiers import input_limit_reason, prices_for
+from core import workloads
 from engine.errors import EngineInputError
 from engine.evidence import normalise_model
 from engine.types import HOURS_PER_MONTH, ApiPricing, CandidateInput
@@ -88,8 +89,11 @@ def route_candidate(
     # Batch and long-context briefs pay the route's batch / long-context tier, when it has one.
     tier = prices_for(
         route,
-        batch=ctx.brief.get("workload_class") == "batch_inference",
+        # serving with nobody waiting (batch inference, evaluation) can use the batch tier
+        batch=ctx.brief.get("workload_class") in workloads.SERVING - workloads.REALTIME,
         input_tokens=ctx.brief.get("mean_input_tokens") or ctx.brief.get("p95_input_tokens"),
+        p95_input_tokens=ctx.brief.get("p95_input_tokens"),
+        context_window_tokens=ctx.brief.get("context_window_tokens"),
     )
     facts["detail"]["price_tiers_applied"] = list(tier.tiers)
     limit = input_limit_reason(route, ctx.brief.get("p95_input_tokens"))

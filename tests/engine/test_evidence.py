@@ -87,7 +87,7 @@ def test_d1_measured_only_at_the_brief_shape_else_proxy_with_reason():
 def test_d1_same_family_and_size_class_is_a_proxy_scaled_by_parameters():
     verdict = match_result(_result(model_name="meta-llama/Llama-3.3-70B-Instruct"), TARGET)
     assert verdict.kind == "proxy"  # Llama 3.3 70B is another model of the same class
-    other = match_result(_result(model_name="Llama-2-65b"), TARGET)
+    other = match_result(_result(model_name="Llama-3.3-65b"), TARGET)
     assert other.kind == "proxy"
     assert abs(other.throughput_factor - 65 / 70.6) < 1e-9
     assert any("parameter count" in a for a in other.adjustments)

@@ -1,0 +1,173 @@
+"""The decision audit's common brief, quote and vLLM serve files, built through the API.
+
+Brief: real-time, Llama 3.1 8B in BF16, 1,000 tokens in and 200 out (mean = p95),
+concurrency 16, TTFT p95 500 ms, ITL p95 50 ms, E2E p99 15 s; 1,000,000 accepted per month,
+acceptance 0.8, failure 0, utilisation 0.5 (fixed ranges), no labour, storage or egress.
+Quote: H100 SXM on-demand at $2.50 per GPU-hour.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from decimal import Decimal
+from typing import Any
+
+from django.apps import apps
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from benchmarks.models import BenchmarkResult
+from checklist.models import ChecklistItem
+from procurement.models import CandidateResult, Comparison
+from procurement.services.comparisons import comparison_create, comparison_run
+from tests.comparisons.factories_comparisons import answer_checklist
+from tests.factories import (
+    AcceleratorFactory,
+    ModelProfileFactory,
+    QuoteFactory,
+    WorkloadBriefFactory,
+)
+
+MODEL_ID = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def llama_8b():
+    return ModelProfileFactory(
+        slug="llama-3-1-8b",
+        name="Llama 3.1 8B",
+        family="Llama",
+        params_total_b=8.0,
+        params_active_b=8.0,
+        layers=32,
+        hidden_size=4096,
+        attention_heads=32,
+        kv_heads=8,
+        head_dim=128,
+    )
+
+
+def audit_brief(lead, **extra: Any):
+    fixed = {
+        f"{base}_{part}": value
+        for base, value in (
+            ("monthly_accepted_outputs", 1_000_000),
+            ("acceptance_rate", 0.8),
+            ("failure_rate", 0.0),
+            ("utilisation", 0.5),
+        )
+        for part in ("low", "likely", "high")
+    }
+    values = {
+        "created_by": lead,
+        "model": llama_8b(),
+        "context_window_tokens": 8192,
+        "p95_input_tokens": 1000,
+        "mean_input_tokens": 1000,
+        "p95_output_tokens": 200,
+        "mean_output_tokens": 200,
+        "concurrency": 16,
+        "ttft_p95_ms": 500,
+        "itl_p95_ms": 50,
+        "e2e_p99_ms": 15_000,
+        "peak_to_average": 2.0,
+        "operating_model": "managed",
+        "platform_fte": 0,
+        "storage_gb": 0,
+        "egress_gb_month": 0,
+        **fixed,
+        **extra,
+    }
+    return WorkloadBriefFactory(**values)
+
+
+def h100_quote(lead, price: str = "2.50"):
+    """An H100 quote whose provider has answered the whole checklist (so it can be eligible)."""
+    if not ChecklistItem.objects.exists():
+        migration = importlib.import_module("checklist.migrations.0002_seed_items")
+        migration.seed_items(apps, None)
+    acc = AcceleratorFactory(slug="h100-sxm-80gb", name="H100 SXM 80GB")
+    quote = QuoteFactory(accelerator=acc, price_per_gpu_hour=Decimal(price))
+    answer_checklist(quote.provider, lead)
+    return quote
+
+
+def vllm_file(
+    concurrency: int,
+    output_tokens_per_s: float,
+    *,
+    ttft_s: float | list[float] = 0.1,
+    itl_s: float = 0.02,
+    ok: int = 20,
+    failed: int = 0,
+) -> bytes:
+    """A vLLM `benchmark_serving` file with per-request arrays: ``ok`` successful requests of
+    1,000 tokens in and 200 out, ``failed`` requests that timed out (no token)."""
+    ttfts = ttft_s if isinstance(ttft_s, list) else [ttft_s] * ok
+    out_len = 200
+    itls = [[itl_s] * (out_len - 1) for _ in range(ok)]
+    latencies = [t + itl_s * (out_len - 1) for t in ttfts]
+    total_out = out_len * ok
+    duration = total_out / output_tokens_per_s
+    body = {
+        "date": "20261201-120000",
+        "backend": "vllm",
+        "model_id": MODEL_ID,
+        "tokenizer_id": MODEL_ID,
+        "num_prompts": ok + failed,
+        "request_rate": "inf",
+        "burstiness": 1.0,
+        "max_concurrency": concurrency,
+        "duration": duration,
+        "completed": ok,
+        "failed": failed,
+        "total_input_tokens": 1000 * ok,
+        "total_output_tokens": total_out,
+        "request_throughput": ok / duration,
+        "output_throughput": output_tokens_per_s,
+        "total_token_throughput": (1000 * ok + total_out) / duration,
+        "input_lens": [1000] * (ok + failed),
+        "output_lens": [out_len] * ok + [0] * failed,
+        "ttfts": ttfts + [0.0] * failed,
+        "itls": itls + [[] for _ in range(failed)],
+        "latencies": latencies + [0.0] * failed,
+        "generated_texts": [""] * (ok + failed),
+        "errors": [""] * ok + ["TimeoutError"] * failed,
+    }
+    return json.dumps(body).encode()
+
+
+def upload(client, quote, brief, body: bytes, *, sweep: str = "", name: str = "run.json"):
+    response = client.post(
+        "/api/v1/benchmark-results/",
+        {
+            "file": SimpleUploadedFile(name, body),
+            "quote": quote.pk,
+            "brief": brief.pk,
+            "gpu_count": 1,
+            "precision": "bf16",
+            "sweep": sweep,
+        },
+        format="multipart",
+    )
+    assert response.status_code == 201, response.json()
+    result = BenchmarkResult.objects.get(pk=response.json()["id"])
+    assert result.status == "parsed", result.error
+    return result
+
+
+def compare(lead, brief, quotes, route_ids=()) -> Comparison:
+    comparison = comparison_create(
+        acting_user=lead,
+        brief=brief,
+        quote_ids=[q.pk for q in quotes],
+        api_route_ids=list(route_ids),
+        seed=7,
+        enqueue=False,
+    )
+    comparison_run(comparison_id=comparison.pk)
+    comparison.refresh_from_db()
+    return comparison
+
+
+def row(comparison: Comparison, quote) -> CandidateResult:
+    return CandidateResult.objects.get(comparison=comparison, key=f"quote:{quote.pk}")
