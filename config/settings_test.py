@@ -22,12 +22,14 @@ def _broker_for_this_worker(url: str, worker: str) -> str:
 
 
 # Once per pytest worker, written back into the environment: its subprocesses (Celery workers,
-# servers) inherit the URL as it is, also when a test points them at a private Redis.
-if not os.environ.get("TEST_BROKER_PER_WORKER"):
+# servers) inherit the URL as it is, also when a test points them at a private Redis. The
+# marker names the worker, since the workers themselves inherit the controller's environment.
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _worker and os.environ.get("TEST_BROKER_WORKER") != _worker:
     os.environ["CELERY_BROKER_URL"] = _broker_for_this_worker(
-        os.environ["CELERY_BROKER_URL"], os.environ.get("PYTEST_XDIST_WORKER", "")
+        os.environ["CELERY_BROKER_URL"], _worker
     )
-    os.environ["TEST_BROKER_PER_WORKER"] = "1"
+    os.environ["TEST_BROKER_WORKER"] = _worker
 
 from config.settings import *  # noqa: E402, F403  (after the environment it reads is set)
 

@@ -34,7 +34,7 @@ def test_v8_the_rfq_text_carries_every_brief_requirement(brief):
     assert "a private endpoint is required" in text
     assert "a 12-month term" in text
     assert "prices per GPU-hour" in text
-    assert "about 400,000,000 accepted outputs a month" in text
+    assert "about 400,000,000 accepted answers (requests) a month" in text
     assert "400,000,000.0" not in text
 
 
