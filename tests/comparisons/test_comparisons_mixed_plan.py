@@ -1,0 +1,121 @@
+"""The cheapest plan across offers, computed with every comparison and served by its API.
+
+Hand-checked: every expected cost below is worked out from the rows' own fleets (replicas at
+peak of one offer alone) and the quotes' prices, 730 hours a month."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from procurement.models import Comparison
+from tests.deployments.conftest import h200_quote, run_rows, sweep_on
+from tests.factories import ProviderFactory, WorkloadBriefFactory
+
+pytestmark = pytest.mark.django_db
+HOURS = Decimal(730)
+
+
+@pytest.fixture
+def big_brief(lead):
+    """300 M answers a month at 300 output tokens: a fleet of many 8-GPU replicas."""
+    return WorkloadBriefFactory(
+        created_by=lead,
+        monthly_accepted_outputs_low=200_000_000,
+        monthly_accepted_outputs_likely=300_000_000,
+        monthly_accepted_outputs_high=400_000_000,
+    )
+
+
+def _plan(api_client, user, comparison):
+    api_client.force_authenticate(user)
+    data = api_client.get(f"/api/v1/comparisons/{comparison.pk}/").json()
+    assert data["status"] == Comparison.Status.READY
+    return data["plan"], {c["key"]: c for c in data["candidates"]}
+
+
+def _offers(lead, *, cheap_extra=None, dear_extra=None):
+    cheap = h200_quote(
+        lead,
+        provider=ProviderFactory(name="Fabrikam", slug="fabrikam"),
+        price_per_gpu_hour=Decimal("2.0000"),
+        title="Fabrikam H200 reserved",
+        **(cheap_extra or {}),
+    )
+    dear = h200_quote(
+        lead,
+        provider=ProviderFactory(name="Contoso", slug="contoso"),
+        price_per_gpu_hour=Decimal("3.0000"),
+        title="Contoso H200 reserved",
+        **(dear_extra or {}),
+    )
+    sweep_on(lead, cheap, sha="a")
+    sweep_on(lead, dear, sha="b")
+    return cheap, dear
+
+
+def test_a_the_cheapest_offers_capacity_then_the_next_offer(
+    lead, finance, big_brief, checklist_items, api_client
+):
+    cheap, dear = _offers(lead, cheap_extra={"max_gpus_available": 16})
+    comparison, rows = run_rows(lead, big_brief, [cheap, dear])
+    assert not rows[cheap.pk].eligible  # the whole fleet does not fit its 16 GPUs
+    plan, candidates = _plan(api_client, finance, comparison)
+    single_gpus = candidates[f"quote:{dear.pk}"]["detail"]["fleet"]["gpus_peak"]
+    assert single_gpus > 16
+    assert plan["status"] == "optimal", plan
+    parts = {v["offer_id"]: v for v in plan["vendors"]}
+    lines = {ln["offer_id"]: ln for ln in plan["lines"]}
+    assert lines[f"quote:{cheap.pk}"]["gpus"] == 16  # all of the cheapest offer's capacity
+    assert lines[f"quote:{dear.pk}"]["gpus"] == single_gpus - 16  # the rest from the next
+    cheap_cost = 16 * HOURS * Decimal(2)
+    dear_cost = (single_gpus - 16) * HOURS * Decimal(3)
+    assert Decimal(parts[f"quote:{cheap.pk}"]["monthly_cost"]) == cheap_cost
+    assert Decimal(parts[f"quote:{dear.pk}"]["monthly_cost"]) == dear_cost
+    assert Decimal(plan["monthly_cost"]) == cheap_cost + dear_cost
+    single = single_gpus * HOURS * Decimal(3)
+    assert Decimal(plan["best_single_cost"]) == single
+    assert plan["best_single_label"] == candidates[f"quote:{dear.pk}"]["label"]
+    assert Decimal(plan["saving_vs_single"]) == single - cheap_cost - dear_cost == 16 * HOURS
+    # 12-month reservations: what is committed is every GPU held, over the term
+    assert Decimal(plan["total_commitment"]) == (cheap_cost + dear_cost) * 12
+    assert parts[f"quote:{cheap.pk}"]["term_months"] == 12
+    unit = Decimal(plan["cost_per_accepted_output"])
+    expected_unit = (cheap_cost + dear_cost) / Decimal(300_000_000)
+    assert unit == pytest.approx(expected_unit, rel=Decimal("1e-6"))
+    assert Decimal(plan["p10"]) <= Decimal(plan["p50"]) <= Decimal(plan["p90"])
+    assert plan["capacity_limited"] == [f"quote:{cheap.pk}"]
+
+
+def test_c_a_minimum_commitment_that_makes_the_split_dearer_means_no_split(
+    lead, finance, big_brief, checklist_items, api_client
+):
+    # the cheap offer's 16 GPUs come with a 40-GPU monthly commitment: 40 × 730 × 2.00 paid
+    # for 16 GPUs of work is dearer than the 16 × 730 × 1.00 the split would save
+    cheap, dear = _offers(lead, cheap_extra={"max_gpus_available": 16, "min_commitment_gpus": 40})
+    comparison, _ = run_rows(lead, big_brief, [cheap, dear])
+    plan, candidates = _plan(api_client, finance, comparison)
+    single_gpus = candidates[f"quote:{dear.pk}"]["detail"]["fleet"]["gpus_peak"]
+    assert plan["status"] in {"optimal", "single"}, plan
+    assert [v["offer_id"] for v in plan["vendors"]] == [f"quote:{dear.pk}"]
+    assert plan["split"] is False
+    assert Decimal(plan["monthly_cost"]) == single_gpus * HOURS * Decimal(3)
+    assert Decimal(plan["saving_vs_single"]) == 0
+
+
+def test_d_infeasible_capacity_gives_the_reason_and_the_comparison_stays_ready(
+    lead, finance, big_brief, checklist_items, api_client
+):
+    cheap, dear = _offers(
+        lead, cheap_extra={"max_gpus_available": 16}, dear_extra={"max_gpus_available": 16}
+    )
+    comparison, _ = run_rows(lead, big_brief, [cheap, dear])
+    plan, candidates = _plan(api_client, finance, comparison)
+    need = candidates[f"quote:{dear.pk}"]["detail"]["fleet"]["gpus_peak"]
+    assert plan["status"] == "infeasible"
+    short = need - 32
+    nodes = -(-short // 8)
+    assert plan["reason"] == f"capacity short by {short} GPUs ({nodes} node{'s' * (nodes != 1)})"
+    assert plan["monthly_cost"] is None
+    assert plan["vendors"] == []
