@@ -11,7 +11,7 @@ import pytest
 
 from procurement.models import Comparison
 from tests.deployments.conftest import h200_quote, run_rows, sweep_on
-from tests.factories import ProviderFactory, WorkloadBriefFactory
+from tests.factories import AcceleratorFactory, ProviderFactory, WorkloadBriefFactory
 
 pytestmark = pytest.mark.django_db
 HOURS = Decimal(730)
@@ -119,3 +119,65 @@ def test_d_infeasible_capacity_gives_the_reason_and_the_comparison_stays_ready(
     assert plan["reason"] == f"capacity short by {short} GPUs ({nodes} node{'s' * (nodes != 1)})"
     assert plan["monthly_cost"] is None
     assert plan["vendors"] == []
+
+
+def test_b_short_requests_on_a_cheaper_gpu_and_long_ones_on_a_larger_gpu(
+    lead, finance, checklist_items, api_client
+):
+    """Prompts: mean 1,500, p95 3,000 tokens, 300 out; a 32k-token window. The long bucket
+    (5 %) has the p95 prompt, the short one (95 %) (1,500 − 0.05 × 3,000) / 0.95 = 1,421
+    tokens; a replica's time per request goes with its tokens (1,721 short, 3,300 long, 1,800
+    at the mean). Both offers run the same measured sweep (8 GPUs, TP=8), so one replica of
+    either carries 1/N of the peak at the mean, N the single-offer fleet. The L40S fits the
+    p95 context but not the window, so it takes no long request: the long requests need
+    0.05 × 3,300 / 1,800 × N = 0.0917 × N H200 replicas, 2 when N = 15, and the short ones the
+    rest of the fleet's time, N − 2 L40S replicas (the H200s' spare time carries short ones).
+    """
+    brief = WorkloadBriefFactory(
+        created_by=lead,
+        context_window_tokens=32768,
+        monthly_accepted_outputs_low=200_000_000,
+        monthly_accepted_outputs_likely=300_000_000,
+        monthly_accepted_outputs_high=400_000_000,
+    )
+    l40s = AcceleratorFactory(
+        slug="l40s-48gb",
+        name="L40S 48GB",
+        memory_gb=48.0,
+        memory_bandwidth_tbps=0.864,
+        bf16_dense_tflops=362.0,
+        fp8_dense_tflops=733.0,
+        interconnect_gbps=64.0,
+        tdp_w=350,
+        form_factor="PCIe",
+    )
+    small = h200_quote(
+        lead,
+        provider=ProviderFactory(name="Fabrikam", slug="fabrikam"),
+        accelerator=l40s,
+        price_per_gpu_hour=Decimal("1.0000"),
+        title="Fabrikam L40S reserved",
+    )
+    large = h200_quote(lead, price_per_gpu_hour=Decimal("4.0000"))
+    sweep_on(lead, small, sha="c")
+    sweep_on(lead, large, sha="b")
+    comparison, rows = run_rows(lead, brief, [small, large])
+    assert rows[small.pk].eligible
+    assert rows[large.pk].eligible
+    assert rows[small.pk].fit["fits_at_context_window"] is False
+    plan, candidates = _plan(api_client, finance, comparison)
+    n = candidates[f"quote:{large.pk}"]["detail"]["fleet"]["replicas_peak"]
+    assert n == 15
+    assert [b["name"] for b in plan["buckets"]] == ["short", "long"]
+    lines = {ln["offer_id"]: ln for ln in plan["lines"]}
+    on_small, on_large = lines[f"quote:{small.pk}"], lines[f"quote:{large.pk}"]
+    assert set(on_small["bucket_shares"]) == {"short"}  # no long request on the L40S
+    assert on_large["bucket_shares"]["long"] == pytest.approx(1.0)
+    assert (on_small["replicas"], on_large["replicas"]) == (n - 2, 2)
+    cost = (n - 2) * 8 * HOURS * Decimal(1) + 2 * 8 * HOURS * Decimal(4)
+    assert cost == Decimal("122640.00")
+    assert Decimal(plan["monthly_cost"]) == cost
+    # the only single GPU type that serves every request is the H200: 15 × 8 × 730 × 4.00
+    assert Decimal(plan["best_single_cost"]) == n * 8 * HOURS * Decimal(4) == Decimal("350400")
+    assert Decimal(plan["saving_vs_single"]) == Decimal("227760.00")
+    assert plan["saving_pct"] == "65.0"
