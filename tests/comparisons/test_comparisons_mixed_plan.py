@@ -5,10 +5,13 @@ peak of one offer alone) and the quotes' prices, 730 hours a month."""
 
 from __future__ import annotations
 
+import json
+import re
 from decimal import Decimal
 
 import pytest
 
+from procurement.charts_plan import TITLE
 from procurement.models import Comparison
 from tests.deployments.conftest import h200_quote, run_rows, sweep_on
 from tests.factories import AcceleratorFactory, ProviderFactory, WorkloadBriefFactory
@@ -181,3 +184,51 @@ def test_b_short_requests_on_a_cheaper_gpu_and_long_ones_on_a_larger_gpu(
     assert Decimal(plan["best_single_cost"]) == n * 8 * HOURS * Decimal(4) == Decimal("350400")
     assert Decimal(plan["saving_vs_single"]) == Decimal("227760.00")
     assert plan["saving_pct"] == "65.0"
+
+
+def _chart(html, element_id):
+    match = re.search(rf'<script id="{element_id}" type="application/json">(.*?)</script>', html)
+    assert match, element_id
+    return json.loads(match.group(1))
+
+
+def test_the_results_and_review_pages_show_the_plan_card_and_its_chart(
+    lead, finance, big_brief, checklist_items, login
+):
+    cheap, dear = _offers(lead, cheap_extra={"max_gpus_available": 16})
+    comparison, rows = run_rows(lead, big_brief, [cheap, dear])
+    plan = comparison.result["plan"]
+    client = login(finance)
+    for path in ("", "review/"):
+        html = client.get(f"/comparisons/{comparison.pk}/{path}").content.decode()
+        assert "Cheapest plan across offers" in html, path
+        saving = Decimal(plan["saving_vs_single"])
+        assert saving == 16 * HOURS  # 16 GPUs at 1.00 less a GPU-hour
+        assert f"Saves USD {saving:,.2f} a month ({plan['saving_pct']} %)" in html, path
+        assert f"Total commitment USD {Decimal(plan['total_commitment']):,.2f}" in html
+        assert "committed base (fixed)" in html
+        assert rows[cheap.pk].label in html
+        figure = _chart(html, "fig-mixed-plan")
+        assert figure["layout"]["barmode"] == "stack"
+        stacked = {t["name"]: t["x"][0] for t in figure["data"] if t["y"] == ["Cheapest plan"]}
+        assert sum(stacked.values()) == pytest.approx(float(plan["monthly_cost"]))
+        assert any(name.endswith("· committed base") for name in stacked)
+        (single,) = [t for t in figure["data"] if t["name"] == "best single candidate"]
+        assert single["x"] == [float(plan["best_single_cost"])]
+        assert "<script>" not in html  # strict CSP: data only, plotted by the served JS
+        table = html.split('data-plotly="fig-mixed-plan"')[1].split("</details>")[0]
+        assert TITLE in table  # the chart's data table follows it
+        assert f"{int(Decimal(plan['best_single_cost'])):,}" in table
+
+
+def test_no_plan_shows_the_reason_on_the_review_page(
+    lead, finance, big_brief, checklist_items, login
+):
+    cheap, dear = _offers(
+        lead, cheap_extra={"max_gpus_available": 16}, dear_extra={"max_gpus_available": 16}
+    )
+    comparison, _ = run_rows(lead, big_brief, [cheap, dear])
+    assert comparison.status == Comparison.Status.READY
+    html = login(finance).get(f"/comparisons/{comparison.pk}/review/").content.decode()
+    assert "No plan across offers: capacity short by" in html
+    assert 'id="fig-mixed-plan"' not in html
