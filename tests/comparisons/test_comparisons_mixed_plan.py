@@ -5,10 +5,13 @@ peak of one offer alone) and the quotes' prices, 730 hours a month."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from decimal import Decimal
 
+import openpyxl
 import pytest
 
 from procurement.charts_plan import TITLE
@@ -232,3 +235,34 @@ def test_no_plan_shows_the_reason_on_the_review_page(
     html = login(finance).get(f"/comparisons/{comparison.pk}/review/").content.decode()
     assert "No plan across offers: capacity short by" in html
     assert 'id="fig-mixed-plan"' not in html
+
+
+def test_the_exports_carry_the_plans_total_commitment_and_each_vendors_part(
+    lead, finance, big_brief, checklist_items, login
+):
+    cheap, dear = _offers(lead, cheap_extra={"max_gpus_available": 16})
+    comparison, _ = run_rows(lead, big_brief, [cheap, dear])
+    plan = comparison.result["plan"]
+    client = login(finance)
+    response = client.get(f"/api/v1/comparisons/{comparison.pk}/export.csv")
+    text = b"".join(response.streaming_content).decode("utf-8-sig")
+    lines = {r["Key"]: r for r in csv.DictReader(io.StringIO(text))}
+    assert lines["plan"]["Kind"] == "mixed plan"
+    assert Decimal(lines["plan"]["Total (USD)"]) == Decimal(plan["monthly_cost"])
+    assert Decimal(lines["plan"]["Commitment (USD)"]) == Decimal(plan["total_commitment"])
+    for part in plan["vendors"]:
+        row = lines[f"plan:{part['offer_id']}"]
+        assert row["Candidate"] == part["label"]
+        assert Decimal(row["Commitment (USD)"]) == Decimal(part["commitment_total"])
+        assert row["Commitment term"] == "12 months"
+    assert lines[f"plan:quote:{cheap.pk}"]["GPUs at peak"] == "16"
+    response = client.get(f"/api/v1/comparisons/{comparison.pk}/export.xlsx")
+    book = openpyxl.load_workbook(io.BytesIO(b"".join(response.streaming_content)))
+    sheet = [[c.value for c in row] for row in book["Cheapest plan"].iter_rows()]
+    header, total, *parts = sheet
+    assert total[header.index("Commitment (USD)")] == float(plan["total_commitment"])
+    assert total[header.index("Solver outcome or reason")] == "optimal"
+    assert {p[header.index("Key")] for p in parts} == {
+        f"plan:quote:{cheap.pk}",
+        f"plan:quote:{dear.pk}",
+    }
