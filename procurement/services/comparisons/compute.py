@@ -162,6 +162,8 @@ def _plan(
         )
     except EngineInputError as exc:  # the comparison stays ready without a plan
         return {"status": "none", "outcome": "not solved", "reason": exc.message}
+    except (ValueError, ArithmeticError) as exc:  # a solver or numeric failure: the same
+        return {"status": "none", "outcome": "not solved", "reason": f"no plan: {exc}"[:300]}
 
 
 def compute(
