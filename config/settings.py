@@ -206,6 +206,8 @@ BRIEF_CONFIRM_ABOVE_GPUS = env_int("BRIEF_CONFIRM_ABOVE_GPUS", 128)
 # Business days finance has to decide a ready comparison before it shows as overdue.
 REVIEW_WINDOW_BUSINESS_DAYS = env_int("REVIEW_WINDOW_BUSINESS_DAYS", 5)
 MONTE_CARLO_SAMPLES = env_int("MONTE_CARLO_SAMPLES", 10_000)
+# Wall-clock seconds the worker's mixed-fleet solver may take before it keeps its best plan.
+MIXED_PLAN_TIME_LIMIT_S = float(env_str("MIXED_PLAN_TIME_LIMIT_S", "10"))
 # A month whose actual cost per accepted output is off its forecast by more than this share
 # (0.10: 10 %, either way) is flagged on the lead's and finance's dashboards.
 FINOPS_DRIFT_TOLERANCE = env_str("FINOPS_DRIFT_TOLERANCE", "0.10")

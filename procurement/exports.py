@@ -134,6 +134,67 @@ class ExportData:
     # Evidence that arrived after the comparison was computed: listed apart, never mixed
     # with the evidence its numbers rest on.
     new_since: Sequence[dict[str, Any]] = field(default_factory=tuple)
+    # The cheapest plan across offers: its total and each vendor's part (plan_rows).
+    plan: Sequence[dict[str, Any]] = field(default_factory=tuple)
+
+
+PLAN_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("key", "Key"),
+    ("label", "Part"),
+    ("role", "Role"),
+    ("replicas", "Replicas"),
+    ("gpus", "GPUs"),
+    ("total_usd", "USD / month"),
+    ("committed_gpu_hours", "Committed GPU-hours / month"),
+    ("term_months", "Term (months)"),
+    ("commitment_usd", "Commitment (USD)"),
+    ("outcome", "Solver outcome or reason"),
+)
+PLAN_FORMATS = {
+    "replicas": COUNT_FORMAT,
+    "gpus": COUNT_FORMAT,
+    "total_usd": MONEY_FORMAT,
+    "committed_gpu_hours": COUNT_FORMAT,
+    "commitment_usd": MONEY_FORMAT,
+}
+
+
+def _dec(value: Any) -> Decimal | None:
+    return None if value in (None, "") else Decimal(str(value))
+
+
+def plan_rows(plan: Any) -> list[dict[str, Any]]:
+    """The stored plan as export rows: the plan's total, then each vendor's part."""
+    if not isinstance(plan, dict) or not plan.get("status"):
+        return []
+    lines = plan.get("lines") or []
+    total = {
+        "key": "plan",
+        "label": "Cheapest plan across offers",
+        "role": plan.get("status"),
+        "replicas": sum(int(ln.get("replicas") or 0) for ln in lines) if lines else None,
+        "gpus": sum(int(ln.get("gpus") or 0) for ln in lines) if lines else None,
+        "total_usd": _dec(plan.get("monthly_cost")),
+        "commitment_usd": _dec(plan.get("total_commitment")) if lines else None,
+        "outcome": plan.get("reason") or plan.get("outcome"),
+    }
+    out = [total]
+    for part in plan.get("vendors") or []:
+        mine = [ln for ln in lines if ln.get("offer_id") == part.get("offer_id")]
+        out.append(
+            {
+                "key": f"plan:{part.get('offer_id')}",
+                "label": part.get("label"),
+                "role": ", ".join(sorted({str(ln.get("role")) for ln in mine})),
+                "replicas": sum(int(ln.get("replicas") or 0) for ln in mine),
+                "gpus": sum(int(ln.get("gpus") or 0) for ln in mine),
+                "total_usd": _dec(part.get("monthly_cost")),
+                "committed_gpu_hours": _dec(part.get("committed_gpu_hours_per_month")),
+                "term_months": part.get("term_months"),
+                "commitment_usd": _dec(part.get("commitment_total")),
+            }
+        )
+    return out
 
 
 FLEET_KEYS = ("replicas_average", "replicas_peak", "gpus_average", "gpus_peak", "nodes_peak")
@@ -225,12 +286,37 @@ class _Echo:
         return value
 
 
+def plan_csv_rows(data: ExportData) -> Iterator[list[Any]]:
+    """The plan's rows in the candidates' columns: Key "plan" / "plan:<offer>", Kind
+    "mixed plan", Total (USD) the monthly cost, Commitment (USD) what is committed."""
+    header = [key for key, _ in BASE_COLUMNS] + list(data.line_names)
+    header += [key for key, _ in TAIL_COLUMNS]
+    for part in data.plan:
+        cells = {
+            "key": part["key"],
+            "label": part["label"],
+            "kind": "mixed plan",
+            "gpus": part.get("gpus"),
+            "total_usd": part.get("total_usd"),
+            "commitment_usd": part.get("commitment_usd"),
+            "commitment_term": f"{part['term_months']} months" if part.get("term_months") else "",
+            "replicas_peak": part.get("replicas"),
+            "gpus_peak": part.get("gpus"),
+            "unit_label": data.unit_label,
+            "reasons": part.get("outcome") or "",
+        }
+        yield [cells.get(key) for key in header]
+
+
 def iter_csv(data: ExportData) -> Iterator[bytes]:
-    """The candidates table as CSV, one encoded line at a time (for streaming responses)."""
+    """The candidates table as CSV, one encoded line at a time (for streaming responses),
+    then the cheapest plan's total and vendor parts."""
     writer = csv.writer(_Echo())
     yield "\ufeff".encode()
     yield writer.writerow([neutralise(h) for h in candidate_header(data)]).encode()
     for row in candidate_rows(data):
+        yield writer.writerow([neutralise(v) for v in row]).encode()
+    for row in plan_csv_rows(data):
         yield writer.writerow([neutralise(v) for v in row]).encode()
 
 
@@ -282,7 +368,8 @@ def _sheet(
 
 
 def to_xlsx(data: ExportData) -> bytes:
-    """The workbook: Candidates, Assumptions, Quote versions, New since computed."""
+    """The workbook: Candidates, Assumptions, Quote versions, Cheapest plan, New since
+    computed."""
     workbook = Workbook()
     workbook.remove(workbook.active)
     _sheet(
@@ -305,6 +392,14 @@ def to_xlsx(data: ExportData) -> bytes:
         ([q.get(key) for key, _ in QUOTE_COLUMNS] for q in data.quotes),
         [QUOTE_FORMATS.get(key) for key, _ in QUOTE_COLUMNS],
     )
+    if data.plan:  # only when the comparison was computed with one
+        _sheet(
+            workbook,
+            "Cheapest plan",
+            [label for _, label in PLAN_COLUMNS],
+            ([p.get(key) for key, _ in PLAN_COLUMNS] for p in data.plan),
+            [PLAN_FORMATS.get(key) for key, _ in PLAN_COLUMNS],
+        )
     if data.new_since:  # only when something arrived after the compute
         _sheet(
             workbook,

@@ -179,7 +179,7 @@ def plan_demand(workload: WorkloadInput, buckets: Sequence[PlanBucket] | None = 
     )
 
 
-def plan_for_comparison(
+def plan_inputs(
     candidate_inputs: Sequence[CandidateInput],
     candidate_outputs: Sequence[CandidateOutcome],
     workload: WorkloadInput,
@@ -190,15 +190,8 @@ def plan_for_comparison(
     p95_input_tokens: float | None = None,
     capacities: Mapping[str, int] | None = None,
     capacity_limited: Collection[str] = (),
-    time_limit: float = TIME_LIMIT_S,
-) -> MixedPlan | None:
-    """The mixed plan over the comparison's eligible rows (None for training runs or when no
-    row is eligible). ``bucket_rates``: candidate id → bucket → accepted outputs per
-    replica-hour (API routes: any value) for the buckets whose service level it meets;
-    or ``long_share`` and ``p95_input_tokens`` for short and long buckets from the brief
-    (``length_buckets``). ``capacities``: candidate id → GPUs its vendor has (the quote's
-    ``max_gpus_available``); ``capacity_limited``: rows ineligible only because their offer
-    lacks the GPUs for the whole fleet — in the plan they serve up to their capacity."""
+) -> tuple[PlanDemand, list[PlanOffer]] | None:
+    """The demand and offers ``plan_for_comparison`` solves (None: nothing to plan)."""
     if workload.is_training or workload.monthly_accepted_outputs is None:
         return None
     if long_share is not None and p95_input_tokens is not None and bucket_rates is None:
@@ -224,7 +217,44 @@ def plan_for_comparison(
             continue  # not costed per replica (e.g. no throughput): not in the plan
     if not offers:
         return None
-    return optimise(plan_demand(workload, buckets), offers, time_limit=time_limit)
+    return plan_demand(workload, buckets), offers
+
+
+def plan_for_comparison(
+    candidate_inputs: Sequence[CandidateInput],
+    candidate_outputs: Sequence[CandidateOutcome],
+    workload: WorkloadInput,
+    *,
+    buckets: Sequence[PlanBucket] | None = None,
+    bucket_rates: Mapping[str, Mapping[str, float]] | None = None,
+    long_share: float | None = None,
+    p95_input_tokens: float | None = None,
+    capacities: Mapping[str, int] | None = None,
+    capacity_limited: Collection[str] = (),
+    time_limit: float = TIME_LIMIT_S,
+) -> MixedPlan | None:
+    """The mixed plan over the comparison's eligible rows (None for training runs or when no
+    row is eligible). ``bucket_rates``: candidate id → bucket → accepted outputs per
+    replica-hour (API routes: any value) for the buckets whose service level it meets;
+    or ``long_share`` and ``p95_input_tokens`` for short and long buckets from the brief
+    (``length_buckets``). ``capacities``: candidate id → GPUs its vendor has (the quote's
+    ``max_gpus_available``); ``capacity_limited``: rows ineligible only because their offer
+    lacks the GPUs for the whole fleet — in the plan they serve up to their capacity."""
+    built = plan_inputs(
+        candidate_inputs,
+        candidate_outputs,
+        workload,
+        buckets=buckets,
+        bucket_rates=bucket_rates,
+        long_share=long_share,
+        p95_input_tokens=p95_input_tokens,
+        capacities=capacities,
+        capacity_limited=capacity_limited,
+    )
+    if built is None:
+        return None
+    demand, offers = built
+    return optimise(demand, offers, time_limit=time_limit)
 
 
 def row_draws(

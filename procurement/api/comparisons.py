@@ -213,6 +213,7 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     tornado = serializers.SerializerMethodField()
     breakeven = serializers.SerializerMethodField()
     hybrid = serializers.SerializerMethodField()
+    plan = serializers.SerializerMethodField()
     unit_label = serializers.SerializerMethodField()
     billed_token_type = serializers.SerializerMethodField(
         help_text="output | input | total: the tokens every unit cost counts (the brief's "
@@ -249,6 +250,7 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
             "tornado",
             "breakeven",
             "hybrid",
+            "plan",
             "notes",
             "recommendation_notes",
             "assumptions_applied",
@@ -301,6 +303,10 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
 
     def get_hybrid(self, obj: Comparison) -> Any:
         return (obj.result or {}).get("hybrid")
+
+    def get_plan(self, obj: Comparison) -> Any:
+        """The cheapest plan across offers (null before the run or for older results)."""
+        return (obj.result or {}).get("plan")
 
     def get_unit_label(self, obj: Comparison) -> str:
         return str((obj.result or {}).get("unit_label", ""))

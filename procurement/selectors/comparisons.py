@@ -265,6 +265,7 @@ def results_context(
         "unit_label": result.get("unit_label", ""),
         "unit_basis": result.get("unit_basis", ""),
         "hybrid": result.get("hybrid"),
+        "mixed_plan": result.get("plan"),
         "notes": result.get("notes", []),
         "recommendation_notes": recommendation_notes_of(comparison),
         "snapshot_as_of": as_of,

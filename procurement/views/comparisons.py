@@ -19,6 +19,7 @@ from core.forms import apply_domain_error
 from core.listing import Column, headers_for_query, list_page, paginate
 from core.roles import STAFF_ROLES, has_role, role_required
 from procurement import access, charts, point_charts
+from procurement.charts_plan import plan_figure
 from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilterForm
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.selectors.reviews.rows import reviews_of
@@ -211,6 +212,7 @@ def _results_html(
             context["page_query"] = "" if is_default else f"sort={sort}"
             context["row_offset"] = offset
             context["figures"] = charts.comparison_figures(comparison, top)
+            context["plan_chart"] = plan_figure(comparison.result or {})
             unit = (comparison.result or {}).get("unit_label", "")
             across = point_charts.across_figure(top, unit)
             if across is not None:

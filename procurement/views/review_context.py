@@ -11,6 +11,7 @@ from django.utils.timezone import now
 
 from core.roles import has_role
 from procurement import access, charts
+from procurement.charts_plan import plan_figure
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews import policy
@@ -133,6 +134,8 @@ def review_context(
         refusal=standing.reason or None,
         can_recompute=_can_recompute(user, comparison, context),
         new_since=new_since(user, comparison, rows, changes=_approval_drift(comparison, rows)),
+        mixed_plan=(comparison.result or {}).get("plan"),
+        plan_chart=plan_figure(comparison.result or {}),
     )
     return context
 

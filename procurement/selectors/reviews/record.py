@@ -340,6 +340,7 @@ def export_data_for(comparison: Comparison, user: User | None = None) -> exports
         assumptions=assumptions_of(comparison),
         quotes=quotes,
         new_since=new_since(user, comparison, rows).export_rows() if user is not None else (),
+        plan=exports.plan_rows((comparison.result or {}).get("plan")),
     )
 
 

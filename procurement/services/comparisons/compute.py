@@ -16,6 +16,9 @@ from typing import Any
 
 from engine import cost
 from engine.comparison import ENGINE_VERSION, run_comparison
+from engine.errors import EngineInputError
+from engine.plan.mixed import TIME_LIMIT_S
+from engine.plan.mixed_comparison import comparison_plan
 from engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
 from procurement.snapshot import Thawed, thaw
 from procurement.snapshot.sweeps import charted_point_costs, uncosted_sweep
@@ -136,14 +139,45 @@ def result_json(output: ComparisonOutput, thawed: Thawed) -> dict[str, Any]:
     return data
 
 
+def _plan(
+    snapshot: dict[str, Any],
+    thawed: Thawed,
+    output: ComparisonOutput,
+    seed: int,
+    samples: int,
+    time_limit: float,
+) -> dict[str, Any] | None:
+    if thawed.input is None:
+        return None
+    brief = snapshot.get("brief") or {}
+    p95 = brief.get("p95_input_tokens") if isinstance(brief, dict) else None
+    try:
+        return comparison_plan(
+            thawed.input,
+            output,
+            seed=seed,
+            samples=samples,
+            p95_input_tokens=float(p95) if p95 else None,
+            time_limit=time_limit,
+        )
+    except EngineInputError as exc:  # the comparison stays ready without a plan
+        return {"status": "none", "outcome": "not solved", "reason": exc.message}
+    except (ValueError, ArithmeticError) as exc:  # a solver or numeric failure: the same
+        return {"status": "none", "outcome": "not solved", "reason": f"no plan: {exc}"[:300]}
+
+
 def compute(
     snapshot: dict[str, Any],
     *,
     seed: int,
     samples: int,
     progress: Callable[[float], None] | None = None,
+    plan_time_limit: float = TIME_LIMIT_S,
 ) -> Computed:
-    """Run the engine on a snapshot. Raises EngineInputError when the workload is invalid."""
+    """Run the engine on a snapshot. Raises EngineInputError when the workload is invalid.
+
+    The cheapest plan across offers (``result["plan"]``) is solved within
+    ``plan_time_limit`` seconds; a comparison without one is still ready."""
 
     def thaw_progress(x: float) -> None:
         if progress is not None:
@@ -187,6 +221,7 @@ def compute(
         recommended = ""
     else:
         result = result_json(output, thawed)
+        result["plan"] = _plan(snapshot, thawed, output, seed, samples, plan_time_limit)
         recommended = output.recommended_candidate_id or ""
     return Computed(
         rows=rows,

@@ -224,6 +224,7 @@ def comparison_run(*, comparison_id: int, take_over_from: str = "") -> Compariso
             seed=comparison.seed,
             samples=comparison.samples,
             progress=_Progress(mine),
+            plan_time_limit=settings.MIXED_PLAN_TIME_LIMIT_S,
         )
         saved = _save(mine, comparison, computed)
     except Exception as exc:  # every failure is recorded on the row, readable

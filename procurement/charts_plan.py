@@ -1,0 +1,85 @@
+"""The cheapest plan across offers as a stacked bar beside the best single candidate (pure:
+no Django, no database, no browser).
+
+One horizontal bar for the plan, stacked per vendor and configuration, base (committed)
+and overflow apart, and one for the best single candidate carrying the whole brief; x is
+USD a month. The vendors' fixed charges and commitment shortfalls are one more segment of the
+plan's bar, so the bar is the plan's monthly cost. None when there is no plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from core.chart_text import plotly_escaped
+from core.values import float_or_none
+
+PLAN = "Cheapest plan"
+TITLE = "Cheapest plan across offers vs the best single"
+ROLE_WORDS = {"base": "committed base", "overflow": "overflow"}
+
+
+def _money(value: Any) -> Decimal:
+    return Decimal(str(value)) if value not in (None, "") else Decimal(0)
+
+
+def plan_segments(plan: Mapping[str, Any]) -> list[tuple[str, Decimal]]:
+    """(name, USD a month) per line of the plan, then the vendors' other charges."""
+    out = []
+    lines_total = Decimal(0)
+    for line in plan.get("lines") or []:
+        cost = _money(line.get("monthly_cost"))
+        lines_total += cost
+        role = ROLE_WORDS.get(line.get("role", ""), line.get("role", ""))
+        out.append((f"{line.get('label', line.get('offer_id', ''))} · {role}", cost))
+    parts = sum((_money(v.get("monthly_cost")) for v in plan.get("vendors") or []), Decimal(0))
+    if parts - lines_total > 0:
+        out.append(("commitments, whole nodes and fixed charges", parts - lines_total))
+    return out
+
+
+@plotly_escaped
+def plan_figure(result: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The plan's stacked bar beside the best single candidate's (module docstring)."""
+    plan = result.get("plan") or {}
+    if plan.get("status") not in {"optimal", "time_limit", "single"}:
+        return None
+    single = f"Best single: {plan.get('best_single_label') or plan.get('best_single_id')}"
+    categories = [single, PLAN] if plan.get("best_single_cost") is not None else [PLAN]
+    data: list[dict[str, Any]] = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": name,
+            "y": [PLAN],
+            "x": [float(cost)],
+        }
+        for name, cost in plan_segments(plan)
+    ]
+    if plan.get("best_single_cost") is not None:
+        data.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": "best single candidate",
+                "y": [single],
+                "x": [float_or_none(plan["best_single_cost"])],
+            }
+        )
+    return {
+        "data": data,
+        "layout": {
+            "margin": {"l": 60, "r": 20, "t": 40, "b": 60},
+            "font": {"family": "system-ui, sans-serif", "size": 12},
+            "legend": {"orientation": "h", "y": -0.3, "font": {"size": 11}},
+            "paper_bgcolor": "#ffffff",
+            "plot_bgcolor": "#ffffff",
+            "title": {"text": TITLE, "font": {"size": 14}},
+            "barmode": "stack",
+            "xaxis": {"title": {"text": "USD / month"}},
+            "yaxis": {"automargin": True, "categoryarray": categories},
+            "height": 320,
+        },
+    }
