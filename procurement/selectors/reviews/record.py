@@ -409,7 +409,7 @@ def record_rows(comparison: Comparison, *, chosen_pk: int | None = None) -> Reco
         )
         .order_by("rank", "key")
     )
-    rows = [r for r in fetched if r.in_top]
+    rows: list[CandidateResult] = [r for r in fetched if r.in_top]
     rows += [
         r
         for r in fetched

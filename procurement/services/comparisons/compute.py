@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from engine import cost
+from engine.calibration import widened_cost_band
 from engine.comparison import ENGINE_VERSION, run_comparison
 from engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
 from procurement.snapshot import Thawed, thaw
@@ -136,6 +137,30 @@ def result_json(output: ComparisonOutput, thawed: Thawed) -> dict[str, Any]:
     return data
 
 
+def widen_cost_band(row: dict[str, Any], billed: dict[str, Any] | None) -> None:
+    """Widen a row's cost band to the billed months on its offer, saying so on the row."""
+    if not billed or None in (row.get("p10"), row.get("p50"), row.get("p90")):
+        return
+    widened = widened_cost_band(
+        row["p10"],
+        row["p50"],
+        row["p90"],
+        entries=int(billed["entries"]),
+        min_ratio=float(billed["min_ratio"]),
+        max_ratio=float(billed["max_ratio"]),
+    )
+    if widened is None:
+        return
+    p10, p90, note = widened
+    row["detail"]["cost_band"] = {
+        "note": note,
+        "default_p10": row["p10"],
+        "default_p90": row["p90"],
+        "billed_months": int(billed["entries"]),
+    }
+    row.update(p10=p10, p90=p90)
+
+
 def compute(
     snapshot: dict[str, Any],
     *,
@@ -171,6 +196,9 @@ def compute(
                 rows[-1]["detail"]["operating_points_uncosted"] = uncosted
         else:
             rows.append(_rejected_row(key, facts, thawed.rejected.get(key, [])))
+    billed = snapshot.get("cost_calibration") or {}
+    for row in rows:
+        widen_cost_band(row, billed.get(str(row.get("quote_id"))))
     if output is None:
         result: dict[str, Any] = {
             "engine_version": ENGINE_VERSION,
