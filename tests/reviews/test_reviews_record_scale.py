@@ -4,9 +4,11 @@ exports. A structural check (the speed is measured in `make bench`, not asserted
 
 from __future__ import annotations
 
+import importlib
 from decimal import Decimal
 
 import pytest
+from django.apps import apps
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -173,3 +175,21 @@ def test_x13_the_record_never_reads_the_snapshot(client, lead, finance):
     assert response.status_code == 200
     whole = '"procurement_comparison"."snapshot"'
     assert not [q["sql"] for q in ctx.captured_queries if whole in q["sql"]]
+
+
+def test_x13_the_migration_backfills_the_refusal_key_of_stored_rows(lead):
+    """Rows stored before the key existed get it from the migration, as the compute writes it."""
+    backfill = importlib.import_module(
+        "procurement.migrations.0009_candidate_refused_by_and_record_indexes"
+    ).backfill
+    comparison = ready_comparison(created_by=lead)
+    _add_rows(comparison, 12)
+    assert comparison.candidates.filter(eligible=False, refused_by="").count() >= 3  # m3, m7, m11
+    before = ineligible_by_reason(comparison)
+    backfill(apps, None)
+    for row in comparison.candidates.all():
+        expected = refused_by(
+            {"eligible": row.eligible, "warnings": row.warnings, "reasons": row.reasons}
+        )
+        assert row.refused_by == expected
+    assert ineligible_by_reason(comparison) == before
