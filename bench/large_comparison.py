@@ -47,9 +47,16 @@ def _candidate(i: int, comparison: Any) -> Any:
     from decimal import Decimal
 
     from procurement.models import CandidateResult
+    from procurement.models.comparisons import refusal_key
 
     eligible = i % 4 != 3
     unit = Decimal("0.0010") + Decimal(i) / Decimal(10**7)
+    reasons = [] if eligible else ["The checklist is incomplete for this commitment level."]
+    warnings = (
+        [{"code": "QUOTE_STALE", "severity": "warn", "detail": "Quoted 40 days ago."}]
+        if i % 5 == 0
+        else []
+    )
     return CandidateResult(
         comparison=comparison,
         key=f"q{i}",
@@ -61,7 +68,9 @@ def _candidate(i: int, comparison: Any) -> Any:
         gpus=8,
         hourly_price_usd=Decimal("2.1000") + Decimal(i % 300) / 100,
         eligible=eligible,
-        reasons=[] if eligible else ["The checklist is incomplete for this commitment level."],
+        reasons=reasons,
+        # Stored with the row as the compute stores it.
+        refused_by=refusal_key(eligible=eligible, warnings=warnings, reasons=reasons),
         cost_lines={
             name: str(Decimal(1000 + i % 977) + Decimal(k) / 7)
             for k, name in enumerate(
@@ -82,9 +91,7 @@ def _candidate(i: int, comparison: Any) -> Any:
         performance={"tokens_per_s": 2400.0, "latency_source": "benchmark", "ttft_p95_ms": 310},
         perf_source="benchmark",
         checklist={"complete": eligible, "answered": 18 if eligible else 12, "required": 18},
-        warnings=[{"code": "QUOTE_STALE", "severity": "warn", "detail": "Quoted 40 days ago."}]
-        if i % 5 == 0
-        else [],
+        warnings=warnings,
         detail={"quote_version": i + 1, "region": f"region-{i % 40}", "zones": [f"z{i % 7}"]},
     )
 

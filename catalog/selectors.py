@@ -410,9 +410,41 @@ def quote_market_position(quote: Quote) -> dict[str, Any] | None:
 
 def calibration_entries_for(accelerator_ids: Iterable[int]) -> QuerySet[CalibrationEntry]:
     """Ledger pairs (estimate, measurement) on these accelerators, newest first."""
-    return CalibrationEntry.objects.filter(accelerator_id__in=list(accelerator_ids)).select_related(
-        "accelerator"
+    return CalibrationEntry.objects.filter(
+        kind=CalibrationEntry.Kind.THROUGHPUT, accelerator_id__in=list(accelerator_ids)
+    ).select_related("accelerator")
+
+
+def cost_entries_for(accelerator_ids: Iterable[int]) -> QuerySet[CalibrationEntry]:
+    """Billed months (actual against forecast cost per accepted output) on these
+    accelerators' offers, newest first."""
+    return CalibrationEntry.objects.filter(
+        kind=CalibrationEntry.Kind.COST, accelerator_id__in=list(accelerator_ids)
+    ).select_related("quote__provider")
+
+
+def cost_calibration_for(quotes: Iterable[Quote]) -> dict[str, dict[str, Any]]:
+    """Per quote id: the billed months' actual / forecast ratios on its offer (the same
+    provider, accelerator and capacity model, any version), for the snapshot (one query)."""
+    quotes = list(quotes)
+    found: dict[tuple[int, int, str], list[Decimal]] = {}
+    billed = cost_entries_for({q.accelerator_id for q in quotes}).values_list(
+        "quote__provider_id", "quote__accelerator_id", "quote__capacity_model", "cost_ratio"
     )
+    for provider_id, accelerator_id, capacity_model, ratio in billed:
+        if ratio is None:  # never on a billed month (the ledger's check)
+            continue
+        found.setdefault((provider_id, accelerator_id, capacity_model), []).append(ratio)
+    out = {}
+    for q in quotes:
+        ratios = sorted(found.get((q.provider_id, q.accelerator_id, q.capacity_model), []))
+        if ratios:
+            out[str(q.pk)] = {
+                "entries": len(ratios),
+                "min_ratio": format(ratios[0], "f"),
+                "max_ratio": format(ratios[-1], "f"),
+            }
+    return out
 
 
 def calibration_model_key(profile_id: int | None, model_name: str) -> str:
@@ -444,6 +476,8 @@ def calibration_summaries_by_model(
                 result_id=result_id,
             )
             for slug, profile_id, name, result_id, estimated, measured in rows
+            # throughput pairs always carry both figures and their result (a model check)
+            if estimated is not None and measured is not None and result_id is not None
         ),
         by_model=True,
     )
@@ -463,4 +497,5 @@ def calibration_summaries(accelerator_ids: Iterable[int]) -> dict[str, Calibrati
             measured_tokens_per_s=measured,
         )
         for slug, estimated, measured in rows
+        if estimated and measured  # a throughput pair always has both (the ledger's check)
     )

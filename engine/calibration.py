@@ -12,6 +12,10 @@ model on that accelerator** take their uncertainty from the observed ratios
   the band is the default spread around it, widened to the ratios' p10–p90, never narrower;
 - with ``MIN_INDEPENDENT`` (10) or more results agreeing: ``(E × q10, E × median, E × q90)``
   of the ratios (linear-interpolated quantiles), never narrower than ``MIN_HALF_WIDTH``.
+
+Billed months keep a second ratio, ``actual / forecast`` cost per accepted output, on the
+offer a decision took. A later row on that offer keeps its Monte Carlo cost band, widened
+(never narrowed) to cover ``p50 × ratio`` for every observed ratio (`widened_cost_band`).
 """
 
 from __future__ import annotations
@@ -125,3 +129,21 @@ def calibrated_range(
         f"estimate × {likely:.2f} (median measured/estimate of {what} on "
         f"{summary.accelerator}), p10–p90 {lo:.2f}–{hi:.2f}"
     )
+
+
+def widened_cost_band(
+    p10: float, p50: float, p90: float, *, entries: int, min_ratio: float, max_ratio: float
+) -> tuple[float, float, str] | None:
+    """(p10, p90, what was done) when the billed months' actual / forecast ratios on the
+    row's offer fall outside its cost band; None when the band already covers them. The
+    likely value stays; the band only ever widens."""
+    low, high = min(p10, p50 * min_ratio), max(p90, p50 * max_ratio)
+    if low >= p10 and high <= p90:
+        return None
+    months = f"{entries} billed month{'s' if entries != 1 else ''}"
+    spread = f"{min_ratio:.2f}–{max_ratio:.2f}"
+    note = (
+        f"cost band widened to the {months} on this offer "
+        f"(actual / forecast cost per accepted output {spread})"
+    )
+    return low, high, note

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from catalog.models import CalibrationEntry
 from core import jobs
 from core.audit import audit_record
 from core.errors import Conflict, DomainError, NotAllowed
@@ -32,7 +33,7 @@ from finops.focus.matching import BillingRowError, MatchRule, summarise
 from finops.focus.reader import NotFocus, check_header, read_batches
 from finops.focus.reconcile import Actual, ReconcileError, reconcile
 from finops.models import ActualOutputs, BillingImport, Reconciliation
-from procurement.models import Comparison
+from procurement.models import CandidateResult, Comparison
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -413,7 +414,49 @@ def reconciliation_refresh(*, comparison: Comparison, month: date) -> Reconcilia
             "drift": result.drift,
         },
     )
+    billed_month_record(comparison=comparison, row=row, reconciliation=saved)
     return saved
+
+
+def billed_month_record(
+    *, comparison: Comparison, row: CandidateResult, reconciliation: Reconciliation
+) -> CalibrationEntry | None:
+    """Keep a reconciled month's actual / forecast cost per accepted output in the
+    calibration ledger, on the quote the decision took (inside the caller's transaction): a
+    month reconciled again replaces its entry. None for a row on no quote (a model API)."""
+    quote = row.quote
+    if quote is None or not reconciliation.cost_ratio or reconciliation.cost_ratio <= 0:
+        return None
+    entry, created = CalibrationEntry.objects.update_or_create(
+        kind=CalibrationEntry.Kind.COST,
+        comparison_id=comparison.pk,
+        month=reconciliation.month,
+        defaults={
+            "accelerator_id": quote.accelerator_id,
+            "quote": quote,
+            "model_profile_id": comparison.brief.model_id,
+            "model_name": str(comparison.brief.model or "")[:200],
+            "shape": f"billed {reconciliation.month:%Y-%m}",
+            "gpus": int(row.gpus or 1),
+            "forecast_unit_cost_usd": reconciliation.forecast_unit_cost_usd,
+            "actual_unit_cost_usd": reconciliation.actual_unit_cost_usd,
+            "cost_ratio": reconciliation.cost_ratio,
+            "engine_version": comparison.engine_version,
+        },
+    )
+    audit_record(
+        actor=None,
+        action="calibration_entry.billed_month_recorded",
+        obj=entry,
+        summary={
+            "comparison": comparison.pk,
+            "month": f"{reconciliation.month:%Y-%m}",
+            "quote": quote.pk,
+            "cost_ratio": format(reconciliation.cost_ratio, "f"),
+            "replaced": not created,
+        },
+    )
+    return entry
 
 
 def _q(value: Decimal | None) -> Any:

@@ -23,8 +23,10 @@ def comparisons_for(user: User) -> QuerySet[Comparison]:
     return qs if is_staff(user) else qs.none()
 
 
-def access_comparison(user: User, comparison_id: Any) -> Comparison:
-    return get_or_404(comparisons_for(user), pk=comparison_id)
+def access_comparison(user: User, comparison_id: Any, *, defer: tuple[str, ...] = ()) -> Comparison:
+    """One comparison the user may see (404 otherwise); `defer` leaves large fields unread
+    (a 20,000-candidate snapshot is tens of megabytes a page that never shows it would decode)."""
+    return get_or_404(comparisons_for(user).defer(*defer), pk=comparison_id)
 
 
 def can_review(user: User, comparison: Comparison) -> bool:

@@ -195,6 +195,7 @@ def accelerator_detail(request: AuthedRequest, slug: str) -> HttpResponse:
         "fig": charts.memory_vs_bandwidth(everyone, highlight=accelerator.slug),
         "quotes": quotes,
         "calibration": selectors.calibration_entries_for([accelerator.pk])[:50],
+        "billed_months": selectors.cost_entries_for([accelerator.pk])[:50],
         "calibration_summary": selectors.calibration_summaries([accelerator.pk]).get(
             accelerator.slug
         ),

@@ -102,6 +102,34 @@ class Comparison(models.Model):
         return self.status not in {self.Status.QUEUED, self.Status.RUNNING, self.Status.DRAFT}
 
 
+def refusals_of(warnings: Any, reasons: Any) -> dict[str, str]:
+    """What refused an ineligible row, code → detail: each blocking warning, else the row's
+    first stated reason (as both code and detail)."""
+    blocks = [w for w in warnings or [] if isinstance(w, dict) and w.get("severity") == "block"]
+    found = {str(w.get("code") or ""): str(w.get("detail") or "") for w in blocks}
+    if not found:
+        first = str((reasons or ["no reason recorded"])[0])
+        found = {first: first}
+    return found
+
+
+def refusal_key(*, eligible: bool, warnings: Any, reasons: Any) -> str:
+    """The stored grouping key of what refused a row ("" for an eligible row): the blocking
+    codes, sorted, or the first reason. Rows with one key were refused by the same rules, so
+    the decision record counts them in the database."""
+    if eligible:
+        return ""
+    blocks = [w for w in warnings or [] if isinstance(w, dict) and w.get("severity") == "block"]
+    if blocks:
+        key = "codes:" + "\n".join(sorted({str(w.get("code") or "") for w in blocks}))
+    else:
+        key = "reason:" + str((reasons or ["no reason recorded"])[0])
+    return key[:REFUSAL_KEY_LENGTH]
+
+
+REFUSAL_KEY_LENGTH = 500
+
+
 class CandidateResult(models.Model):
     """One computed row of a comparison: a quote version or API route, costed."""
 
@@ -144,11 +172,28 @@ class CandidateResult(models.Model):
     checklist = models.JSONField(default=dict, blank=True)
     warnings = models.JSONField(default=list, blank=True)
     detail = models.JSONField(default=dict, blank=True)
+    # refusal_key(...) of the row, written with it; "" on an eligible row (and on an
+    # ineligible row written without it, which the record then reads from its warnings).
+    refused_by = models.CharField(max_length=REFUSAL_KEY_LENGTH, blank=True, default="")
 
     class Meta:
         ordering = ["rank", "key"]
         constraints = [
             models.UniqueConstraint(fields=["comparison", "key"], name="candidate_key_unique")
+        ]
+        indexes = [
+            # The record's best rows, and its cheapest row per GPU-hour.
+            models.Index(
+                fields=["comparison", "eligible", "rank", "key"], name="candidate_rank_idx"
+            ),
+            models.Index(
+                fields=["comparison", "eligible", "hourly_price_usd", "key"],
+                name="candidate_hourly_idx",
+            ),
+            # The ineligible rows counted by what refused them.
+            models.Index(
+                fields=["comparison", "eligible", "refused_by"], name="candidate_refused_idx"
+            ),
         ]
 
     def __str__(self) -> str:

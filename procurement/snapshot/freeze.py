@@ -20,7 +20,7 @@ from django.db import models
 from benchmarks.selectors import evidence_results_for
 from briefs.fit import gpu_spec_for, model_spec_for
 from catalog.models import FxRate as FxRateRow
-from catalog.selectors import calibration_summaries_by_model
+from catalog.selectors import calibration_summaries_by_model, cost_calibration_for
 from checklist.selectors import quote_checklist_summaries
 from core.roles import Role
 from engine.comparison import ENGINE_VERSION
@@ -31,6 +31,7 @@ from procurement.snapshot.schema import (
     BriefRow,
     CalibrationRow,
     ChecklistSummary,
+    CostCalibrationRow,
     FrozenResult,
     FxRate,
     GpuSpecRow,
@@ -201,4 +202,5 @@ def freeze(
         "checklist": checklist_summaries(quotes),
         "measured": measured_performance(quotes, brief),
         "calibration": calibration([q.accelerator for q in quotes]),
+        "cost_calibration": cast(dict[str, CostCalibrationRow], cost_calibration_for(quotes)),
     }

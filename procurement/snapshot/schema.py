@@ -171,6 +171,15 @@ class CalibrationRow(TypedDict):
     max_ratio: float
 
 
+class CostCalibrationRow(TypedDict):
+    """The billed months' actual / forecast cost per accepted output on one offer (Decimal
+    text), `catalog.selectors.cost_calibration_for`."""
+
+    entries: int
+    min_ratio: str
+    max_ratio: str
+
+
 class BriefRow(TypedDict, total=False):
     """Every concrete field of the brief version (`freeze.row_fields`)."""
 
@@ -355,6 +364,8 @@ class Snapshot(TypedDict):
     checklist: dict[str, ChecklistSummary] | None  # by quote id (a string: JSON keys)
     measured: Measured
     calibration: dict[str, CalibrationRow]  # by accelerator slug
+    # Billed months on each quote's offer (by quote id); absent before the ledger kept them.
+    cost_calibration: NotRequired[dict[str, CostCalibrationRow]]
 
 
 # The assumption overrides a comparison was created with, and every scalar in effect.

@@ -109,7 +109,8 @@ def comparison_side_by_side(request: AuthedRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET"])
 def comparison_record(request: AuthedRequest, pk: int) -> HttpResponse:
-    comparison = access.access_comparison(request.user, pk)
+    # The record shows the snapshot's facts, never the snapshot itself.
+    comparison = access.access_comparison(request.user, pk, defer=("snapshot",))
     context = record_context(request.user, comparison)
     return render(request, "procurement/decision_record.html", context)
 

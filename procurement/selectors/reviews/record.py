@@ -7,12 +7,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from django.db.models import Case, Count, Min, Q, Subquery, When
+
 from briefs.rules import FIELD_LABELS
 from core.templatetags.numbers import money
 from engine.cost import LINE_ORDER
 from engine.cost.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
 from procurement import exports
 from procurement.models import CandidateResult, Comparison, PriceChange
+from procurement.models.comparisons import refusals_of
 from procurement.selectors.reviews.commitment import row_commitment
 from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.rows import candidates_of, entered_by_label, ordered_lines
@@ -377,8 +380,10 @@ def record_rows(comparison: Comparison, *, chosen_pk: int | None = None) -> Reco
     """A few queries whatever the comparison's size (the ineligible rows are read as their
     warnings and reasons only)."""
     base = comparison.candidates.select_related(*_RELATED)
-    total = comparison.candidates.count()
-    eligible = comparison.candidates.filter(eligible=True).count()
+    counts = comparison.candidates.aggregate(
+        total=Count("pk"), eligible=Count("pk", filter=Q(eligible=True))
+    )
+    total, eligible = counts["total"], counts["eligible"]
     if total <= RECORD_ROWS:  # a small comparison is printed whole
         return RecordRows(
             rows=candidates_of(comparison),
@@ -386,19 +391,32 @@ def record_rows(comparison: Comparison, *, chosen_pk: int | None = None) -> Reco
             ineligible_count=total - eligible,
             ineligible_by_reason=ineligible_by_reason(comparison),
         )
-    rows = list(base.filter(eligible=True).order_by("rank", "key")[:RECORD_ROWS])
-    keys = {r.key for r in rows}
-    wanted = base.filter(key=comparison.recommended_key)
-    if chosen_pk is not None:
-        wanted = wanted | base.filter(pk=chosen_pk)
+    # One query: the best eligible rows, the recommended and chosen rows, the cheapest per
+    # GPU-hour (each sort served by an index on the comparison's rows).
+    top = base.filter(eligible=True).order_by("rank", "key").values("pk")[:RECORD_ROWS]
     cheapest = (
         base.filter(eligible=True, hourly_price_usd__isnull=False, unit_cost_usd__isnull=False)
         .order_by("hourly_price_usd", "key")
-        .first()
+        .values("pk")[:1]
     )
-    rows += [r for r in wanted if r.key not in keys]
-    if cheapest is not None and cheapest.key not in {r.key for r in rows}:
-        rows.append(cheapest)
+    wanted = Q(key=comparison.recommended_key) if comparison.recommended_key else Q(pk__in=[])
+    if chosen_pk is not None:
+        wanted |= Q(pk=chosen_pk)
+    fetched = list(
+        base.filter(Q(pk__in=top) | Q(pk__in=cheapest) | wanted)
+        .annotate(
+            in_top=Case(When(pk__in=top, then=True), default=False),
+            is_cheapest=Case(When(pk__in=cheapest, then=True), default=False),
+        )
+        .order_by("rank", "key")
+    )
+    rows: list[CandidateResult] = [r for r in fetched if r.in_top]
+    rows += [
+        r
+        for r in fetched
+        if not r.in_top and (r.key == comparison.recommended_key or r.pk == chosen_pk)
+    ]
+    rows += [r for r in fetched if r.is_cheapest and r not in rows]
     return RecordRows(
         rows=rows,
         eligible_count=eligible,
@@ -410,16 +428,26 @@ def record_rows(comparison: Comparison, *, chosen_pk: int | None = None) -> Reco
 def ineligible_by_reason(comparison: Comparison) -> list[dict[str, Any]]:
     """Ineligible rows counted by what refused them: each blocking warning's code (a row
     refused by two rules counts under both), else the row's first stated reason; with one
-    example of the detail. Most frequent first."""
+    example of the detail (from the first such row). Most frequent first.
+
+    Counted in the database by the stored refusal key: one row of each key is read for its
+    codes and details, so the queries and the rows read stay few whatever the size. A row
+    written without the key is read whole."""
+    refused = comparison.candidates.filter(eligible=False)
+    keyed = refused.exclude(refused_by="").values("refused_by").order_by()
+    counts = {k["refused_by"]: k["count"] for k in keyed.annotate(count=Count("pk"))}
+    # One row of each key (its first), and every row written without a key.
+    firsts = keyed.annotate(first=Min("pk")).values("first")
+    read = refused.filter(Q(refused_by="") | Q(pk__in=Subquery(firsts))).values_list(
+        "pk", "refused_by", "warnings", "reasons"
+    )
+    found = [
+        (pk, counts.get(key, 1) if key else 1, refusals_of(warnings, reasons))
+        for pk, key, warnings, reasons in read.iterator(chunk_size=2000)
+    ]
     groups: dict[str, dict[str, Any]] = {}
-    refused = comparison.candidates.filter(eligible=False).values_list("warnings", "reasons")
-    for warnings, reasons in refused.iterator(chunk_size=2000):
-        blocks = [w for w in warnings or [] if isinstance(w, dict) and w.get("severity") == "block"]
-        found = {str(w.get("code") or ""): str(w.get("detail") or "") for w in blocks}
-        if not found:
-            first = str((reasons or ["no reason recorded"])[0])
-            found = {first: first}
-        for code, detail in found.items():
+    for _, count, refusals in sorted(found, key=lambda f: f[0]):
+        for code, detail in refusals.items():
             group = groups.setdefault(code, {"code": code, "count": 0, "example": detail})
-            group["count"] += 1
+            group["count"] += count
     return sorted(groups.values(), key=lambda g: (-g["count"], g["code"]))

@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from engine import cost
+from engine.calibration import widened_cost_band
 from engine.comparison import ENGINE_VERSION, run_comparison
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S
@@ -166,6 +167,30 @@ def _plan(
         return {"status": "none", "outcome": "not solved", "reason": f"no plan: {exc}"[:300]}
 
 
+def widen_cost_band(row: dict[str, Any], billed: dict[str, Any] | None) -> None:
+    """Widen a row's cost band to the billed months on its offer, saying so on the row."""
+    if not billed or None in (row.get("p10"), row.get("p50"), row.get("p90")):
+        return
+    widened = widened_cost_band(
+        row["p10"],
+        row["p50"],
+        row["p90"],
+        entries=int(billed["entries"]),
+        min_ratio=float(billed["min_ratio"]),
+        max_ratio=float(billed["max_ratio"]),
+    )
+    if widened is None:
+        return
+    p10, p90, note = widened
+    row["detail"]["cost_band"] = {
+        "note": note,
+        "default_p10": row["p10"],
+        "default_p90": row["p90"],
+        "billed_months": int(billed["entries"]),
+    }
+    row.update(p10=p10, p90=p90)
+
+
 def compute(
     snapshot: dict[str, Any],
     *,
@@ -205,6 +230,9 @@ def compute(
                 rows[-1]["detail"]["operating_points_uncosted"] = uncosted
         else:
             rows.append(_rejected_row(key, facts, thawed.rejected.get(key, [])))
+    billed = snapshot.get("cost_calibration") or {}
+    for row in rows:
+        widen_cost_band(row, billed.get(str(row.get("quote_id"))))
     if output is None:
         result: dict[str, Any] = {
             "engine_version": ENGINE_VERSION,

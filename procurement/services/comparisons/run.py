@@ -24,6 +24,7 @@ import time
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -37,6 +38,7 @@ from core.audit import audit_record
 from engine.errors import EngineInputError
 from procurement import notifications
 from procurement.models import CandidateResult, Comparison
+from procurement.models.comparisons import refusal_key
 from procurement.review_window import review_due_at
 from procurement.services.calibration import calibration_entries_record
 from procurement.services.comparisons.compute import Computed, compute
@@ -133,6 +135,15 @@ def _fail(mine: QuerySet[Comparison], comparison: Comparison, message: str) -> N
             )
 
 
+def refused_by(row: dict[str, Any]) -> str:
+    """What refused a computed row, stored with it so the record counts refusals in SQL."""
+    return refusal_key(
+        eligible=bool(row.get("eligible", True)),
+        warnings=row.get("warnings"),
+        reasons=row.get("reasons"),
+    )
+
+
 def commitment_usd(computed: Computed) -> Decimal | None:
     """The recommended row's commitment, as the engine states it (engine/commitment.py).
 
@@ -168,7 +179,10 @@ def _save(mine: QuerySet[Comparison], comparison: Comparison, computed: Computed
             return False
         CandidateResult.objects.filter(comparison_id=comparison.pk).delete()
         CandidateResult.objects.bulk_create(
-            [CandidateResult(comparison_id=comparison.pk, **row) for row in computed.rows],
+            [
+                CandidateResult(comparison_id=comparison.pk, refused_by=refused_by(row), **row)
+                for row in computed.rows
+            ],
             batch_size=500,
         )
         calibration_entries_record(comparison=comparison, rows=computed.rows)
