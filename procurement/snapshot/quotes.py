@@ -164,6 +164,7 @@ def quote_candidate(
             }
         else:
             sized = _inference_sized(ctx, quote, acc, gpu, node, cap)
+            _errors_hold_for_every_configuration(sized)
     except EngineInputError as exc:
         return None, facts, [f"cannot be sized: {exc.message}"]
     built = [
@@ -196,6 +197,27 @@ class _Sized:
     latency_ok: bool | None = None
     peak: float | None = None
     configuration: Configuration | None = None
+
+
+def _errors_hold_for_every_configuration(sized: list[_Sized]) -> None:
+    """A measured error rate over the brief's maximum refuses the offer's estimated shapes too:
+    failed requests come from the serving stack, which a roofline estimate knows nothing of,
+    so an untested shape must not pass where the measured one failed."""
+    over = next(
+        (
+            one.perf["error_rate_over"]
+            for one in sized
+            if one.configuration is not None
+            and one.configuration.measured
+            and one.perf.get("error_rate_over")
+        ),
+        None,
+    )
+    if over is None:
+        return
+    for one in sized:
+        if not one.perf.get("error_rate_over"):
+            one.perf["error_rate_over"] = f"{over} (measured on this offer)"
 
 
 def _inference_sized(

@@ -61,7 +61,7 @@ def dual_world(lead: Any, finance: Any) -> Comparison:
         seed=7,
         title="Support chat: three offers",
         enqueue=False,
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     return comparison

@@ -163,7 +163,7 @@ def compare(lead, brief, quotes, route_ids=()) -> Comparison:
         api_route_ids=list(route_ids),
         seed=7,
         enqueue=False,
-    )
+    ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
     return comparison

@@ -101,7 +101,7 @@ def test_engine_version_bump_an_old_comparison_keeps_its_version_and_figures(
     CandidateResult.objects.filter(comparison=old).update(total_usd=Decimal("171.47"))
     old.refresh_from_db()
     revision = comparison_run(
-        comparison_id=comparison_recompute(acting_user=lead, comparison=old).pk
+        comparison_id=comparison_recompute(acting_user=lead, comparison=old).comparison.pk
     )
     assert ENGINE_VERSION == "1.4.0"
     assert revision.engine_version == ENGINE_VERSION
