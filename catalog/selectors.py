@@ -476,7 +476,6 @@ def calibration_summaries_by_model(
                 result_id=result_id,
             )
             for slug, profile_id, name, result_id, estimated, measured in rows
-            # throughput pairs always carry both figures and their result (a model check)
             if estimated is not None and measured is not None and result_id is not None
         ),
         by_model=True,
