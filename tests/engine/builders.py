@@ -1,9 +1,11 @@
-"""Small builders the engine tests share (no DB): a fixed range and a measured GPU offer."""
+"""Small builders the engine tests share (no DB): a fixed range, a measured GPU offer and the
+evidence target of a Llama 3.1 70B brief on four H100s."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
+from engine.evidence import EvidenceTarget
 from engine.types import CandidateInput, Range
 
 
@@ -25,3 +27,17 @@ def gpu(cid: str = "g", **kw: object) -> CandidateInput:
     }
     base.update(kw)
     return CandidateInput(**base)  # type: ignore[arg-type]
+
+
+LLAMA_70B = "meta-llama/Llama-3.1-70B-Instruct"
+LLAMA_70B_ON_4_H100 = EvidenceTarget(
+    accelerator="h100",
+    gpus=4,
+    model_name="Llama 3.1 70B",
+    model_params_b=70.6,
+    model_family="Llama",
+    precision="bf16",
+    input_tokens_mean=1500,
+    output_tokens_mean=300,
+    concurrency=32,
+)

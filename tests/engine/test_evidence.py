@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from engine import recommendation
 from engine.comparison import run_comparison
 from engine.evidence import (
-    EvidenceTarget,
     ResultWorkload,
     choose_evidence,
     match_result,
@@ -19,20 +18,10 @@ from engine.evidence import (
 from engine.montecarlo import simulate
 from engine.types import CandidateInput, CandidateStats, Range, WorkloadInput
 from procurement.snapshot import thaw
+from tests.engine.builders import LLAMA_70B, LLAMA_70B_ON_4_H100
 from tests.engine.snapshot_world import quote, result, snapshot
 
-LLAMA_70B = "meta-llama/Llama-3.1-70B-Instruct"
-TARGET = EvidenceTarget(
-    accelerator="h100",
-    gpus=4,
-    model_name="Llama 3.1 70B",
-    model_params_b=70.6,
-    model_family="Llama",
-    precision="bf16",
-    input_tokens_mean=1500,
-    output_tokens_mean=300,
-    concurrency=32,
-)
+TARGET = LLAMA_70B_ON_4_H100
 
 
 def _result(**kw) -> ResultWorkload:

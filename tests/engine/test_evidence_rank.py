@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.evidence import EvidenceTarget, ResultWorkload, choose_evidence, rank_evidence
+from engine.evidence import ResultWorkload, choose_evidence, rank_evidence
+from tests.engine.builders import LLAMA_70B, LLAMA_70B_ON_4_H100
 
-LLAMA_70B = "meta-llama/Llama-3.1-70B-Instruct"
-TARGET = EvidenceTarget(
-    accelerator="h100",
-    gpus=4,
-    model_name="Llama 3.1 70B",
-    model_params_b=70.6,
-    model_family="Llama",
-    precision="bf16",
-    input_tokens_mean=1500,
-    output_tokens_mean=300,
-    concurrency=32,
-    quote_id=5,
-)
+TARGET = replace(LLAMA_70B_ON_4_H100, quote_id=5)
 
 
 def _result(result_id: int, **kw: object) -> ResultWorkload:
