@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make test:      system packages (scripts/deps.sh), services, ruff, import contracts, mypy,
-#                 bandit, the suite.
+# make test:      system packages (scripts/deps.sh), services, ruff, import contracts, then the
+#                 suite with mypy and bandit running beside it.
 # make test-fast: services, then the suite without browser and worker (`services`) tests,
 #                 failures first, stopping at the first one (the inner loop).
 # Extra arguments go to pytest: `make test ARGS="--lf"`, `make test-fast ARGS="-k quote"`.
@@ -22,15 +22,29 @@ if [ $fast -eq 0 ]; then
   export AXE_REQUIRED=1  # deps.sh installed axe-core: the browser tests must use it
 fi
 bash scripts/services.sh
+checks_pid=""
+checks_log="var/test-checks.log"
 if [ $fast -eq 0 ]; then
   echo "== ruff"
   .venv/bin/ruff check .
   echo "== import contracts"
   .venv/bin/lint-imports --no-cache
-  echo "== mypy"
-  DEBUG=true .venv/bin/mypy
-  echo "== bandit (medium and high severity)"
-  .venv/bin/bandit -q -c pyproject.toml -r . -ll
+  # mypy and bandit take about half a minute on a fresh clone, mostly while pytest waits on
+  # its browser and worker subprocesses: they run beside the suite and report after it.
+  mkdir -p var
+  (
+    set +e
+    echo "== mypy"
+    DEBUG=true .venv/bin/mypy
+    typed=$?
+    echo "== bandit (medium and high severity)"
+    .venv/bin/bandit -q -c pyproject.toml -r . -ll
+    secure=$?
+    exit $((typed || secure))
+  ) >"$checks_log" 2>&1 &
+  checks_pid=$!
+  trap 'kill "$checks_pid" 2>/dev/null || true' EXIT  # an interrupted run stops them too
+  echo "== mypy and bandit run beside pytest (reported after it)"
 fi
 
 # One stamp per database: the hash of every migration file when it was last (re)created.
@@ -67,9 +81,19 @@ selection=()
 set +e
 .venv/bin/python -m pytest -q "${parallel[@]}" "${create[@]}" "${selection[@]}" "$@"
 rc=$?
+checks_rc=0
+if [ -n "$checks_pid" ]; then
+  wait "$checks_pid"
+  checks_rc=$?
+  cat "$checks_log"
+fi
 set -e
 # 0: passed, 1: some tests failed; either way the database was built and migrated.
 if [ $fresh -eq 1 ] && [ $rc -le 1 ]; then
   mkdir -p "$(dirname "$stamp")" && echo "$current" >"$stamp"
+fi
+if [ $rc -eq 0 ] && [ $checks_rc -ne 0 ]; then
+  echo "mypy or bandit failed (above)" >&2
+  exit $checks_rc
 fi
 exit $rc

@@ -7,6 +7,8 @@ import pytest
 
 from tests.support.cast import build_member, build_provider
 
+pytest_plugins = ["tests.support.schedule"]
+
 # Django-dependent imports live inside the fixtures, so the pure engine and parser suites
 # also run without Django (`pytest tests/engine -p no:django`).
 
