@@ -95,6 +95,21 @@ def _failure_rate(metrics: dict[str, Any]) -> float | None:
     return None
 
 
+# Where a file states its KV cache's dtype (vLLM `--metadata kv_cache_dtype=…`, SGLang's
+# server arguments): the matching rules compare it with the brief's (engine/evidence_setup.py).
+_KV_KEYS = ("kv_precision", "kv_cache_dtype", "server_kv_cache_dtype")
+
+
+def kv_precision_of(metrics: dict[str, Any]) -> str:
+    """The KV-cache dtype the file states ("" when it does not)."""
+    extra = metrics.get("extra") if isinstance(metrics.get("extra"), dict) else {}
+    for key in _KV_KEYS:
+        value = extra.get(key) if extra else None
+        if isinstance(value, str) and value.strip():
+            return value.strip()[:30]
+    return ""
+
+
 def evidence_results_for(
     quote_ids: Sequence[int], accelerator_ids: Sequence[int], brief_id: int | None
 ) -> list[dict[str, Any]]:
@@ -132,6 +147,7 @@ def evidence_results_for(
                 "failure_rate": _failure_rate(metrics),
                 "operating_points": list(metrics.get("operating_points") or []),
                 "sweep": result.sweep,
+                "kv_precision": kv_precision_of(metrics),
             }
         )
     return merge_sweeps(out)
@@ -164,6 +180,7 @@ def evidence_target(
         model_name=model.name if model is not None else "",
         model_profile_id=model.pk if model is not None else None,
         model_params_b=model_spec_for(model).params_b if model is not None else None,
+        model_active_params_b=model_spec_for(model).active_params_b if model is not None else None,
         model_family=model.family if model is not None else "",
         precision=brief.weight_precision or "",
         input_tokens_mean=_float(brief.mean_input_tokens),
@@ -173,6 +190,9 @@ def evidence_target(
         concurrency=_float(brief.concurrency),
         quote_id=quote_id,
         brief_id=brief.pk,
+        kv_precision=brief.kv_precision or "",
+        serving_engine=brief.serving_engine or "",
+        serving_engine_version=brief.serving_engine_version or "",
     )
 
 
@@ -200,6 +220,7 @@ def result_workload(result: BenchmarkResult) -> ResultWorkload:
         engine_version=result.engine_version or "",
         quote_id=result.quote_id,
         brief_id=result.brief_id,
+        kv_precision=kv_precision_of(result.metrics or {}),
     )
 
 

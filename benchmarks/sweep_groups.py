@@ -4,7 +4,8 @@ A user measuring a knee uploads one file per concurrency (or request rate), ofte
 sweep name. Results are read as **one sweep** when they measured the same configuration:
 
 - the same quote (or, without one, the same accelerator), GPU count, model, precision,
-  brief, tensor/pipeline layout, serving engine and its major version;
+  brief, tensor/pipeline layout, KV-cache precision, serving engine and its major version
+  (SemVer: 0.y is its own major; engine/serving_engines.py);
 - input and output lengths within 10 % of the group's first result (another shape is
   another workload, not another point);
 - the same sweep name: results without one join each other, results with one join only
@@ -24,6 +25,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from engine.serving_engines import canonical, major_version
+
 LENGTH_TOLERANCE = 0.10  # relative difference of mean lengths still read as one shape
 MAX_SAMPLES = 2000  # per-request samples kept for a point (as the parsers keep)
 _CONFIG_FIELDS = (
@@ -35,7 +38,7 @@ _CONFIG_FIELDS = (
     "brief_id",
     "tensor_parallel",
     "pipeline_parallel",
-    "serving_engine",
+    "kv_precision",
 )
 _LENGTHS = ("input_tokens_mean", "output_tokens_mean")
 _LATENCIES = ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")
@@ -48,18 +51,16 @@ def _number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _major(version: Any) -> str:
-    text = str(version or "").strip().lstrip("vV")
-    return text.split(".", 1)[0]
-
-
 def configuration(item: dict[str, Any]) -> tuple[Any, ...]:
-    """What a result measured on, besides its load: results sharing it may form a sweep."""
+    """What a result measured on, besides its load: results sharing it may form a sweep. The
+    engine is read as the matching rules read it (engine/serving_engines.py): one name per
+    engine ("vLLM" and "vllm"), SemVer's major of its version (0.5 and 0.6 differ)."""
     where = ("quote", item.get("quote_id")) if item.get("quote_id") else ("gpu", None)
     return (
         *where,
         *(item.get(name) or None for name in _CONFIG_FIELDS),
-        _major(item.get("engine_version")),
+        canonical(str(item.get("serving_engine") or "")),
+        major_version(str(item.get("engine_version") or "")),
     )
 
 

@@ -41,6 +41,11 @@ HELP = {
     "output tokens” (or input, or input + output); API routes are normalised the same way.",
     "max_error_rate": "Optional. A benchmark point failing a larger share of its requests "
     "misses the service level (0.01 = 1 %). Empty: no error-rate target.",
+    "serving_engine": "Optional, e.g. vLLM, SGLang, TensorRT-LLM, TGI. A benchmark of another "
+    "engine counts only as a proxy; an engine that caches prefixes lowers GPU rows' prefill "
+    "by the comparison's cached share of input tokens. Empty: benchmarks of any engine count.",
+    "serving_engine_version": "Optional, e.g. 0.6.3. A benchmark of another major version "
+    "(0.5 against 0.6, 1 against 2) counts only as a proxy.",
     "peak_to_average": "Peak traffic divided by average traffic (1 = flat).",
     "expected_mfu": "Model FLOPs utilisation, a fraction (0.4 = 40 %).",
     "lora_rank": "Adapter fine-tuning only.",

@@ -74,6 +74,11 @@ class WorkloadBrief(models.Model):
         max_length=8, choices=Precision.choices, default=Precision.BF16
     )
     kv_precision = models.CharField(max_length=8, choices=Precision.choices, default=Precision.BF16)
+    # The engine the team will serve with ("" : not stated, a benchmark of any engine counts).
+    # A result of another engine or major version is a proxy (engine/evidence_setup.py), and
+    # an engine that caches prefixes lowers GPU rows' prefill (engine/serving_engines.py).
+    serving_engine = models.CharField(max_length=60, blank=True)
+    serving_engine_version = models.CharField(max_length=40, blank=True)
     context_window_tokens = models.PositiveIntegerField(null=True, blank=True)
     p95_input_tokens = models.PositiveIntegerField(null=True, blank=True)
     p95_output_tokens = models.PositiveIntegerField(null=True, blank=True)

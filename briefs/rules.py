@@ -86,6 +86,12 @@ GROUPS: tuple[FieldGroup, ...] = (
         "ttft_p95_ms itl_p95_ms e2e_p99_ms max_error_rate",
         workloads.SERVING,
     ),
+    _group(
+        "serving",
+        "Serving engine",
+        "serving_engine serving_engine_version",
+        workloads.SERVING,
+    ),
     FieldGroup(
         "volume",
         "Volume and uncertain assumptions (low / likely / high)",
@@ -241,6 +247,8 @@ FIELD_LABELS: dict[str, str] = {
     "itl_p95_ms": "Inter-token latency p95 (ms)",
     "e2e_p99_ms": "End-to-end latency p99 (ms)",
     "max_error_rate": "Maximum error rate (0..1)",
+    "serving_engine": "Serving engine",
+    "serving_engine_version": "Serving engine version",
     "billed_token_type": "Unit costs count",
     "peak_to_average": "Peak-to-average traffic ratio",
     "training_tokens_b": "Training tokens (billions)",

@@ -27,9 +27,15 @@ from django.utils import timezone
 
 from catalog import access
 from catalog.importers.litellm import LITELLM_SOURCE
+
+# The ledger's reads, re-exported for the pages (catalog/ledger.py).
+from catalog.ledger import calibration_entries_for as calibration_entries_for
+from catalog.ledger import calibration_summaries as calibration_summaries
+from catalog.ledger import calibration_summaries_by_model as calibration_summaries_by_model
+from catalog.ledger import cost_calibration_for as cost_calibration_for
+from catalog.ledger import cost_entries_for as cost_entries_for
 from catalog.models import (
     Accelerator,
-    CalibrationEntry,
     FxRate,
     ModelApiRoute,
     ModelProfile,
@@ -37,8 +43,6 @@ from catalog.models import (
     Rfq,
 )
 from core.roles import is_staff
-from engine.calibration import CalibrationEntry as CalibrationPair
-from engine.calibration import CalibrationSummary, summarise
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -403,98 +407,3 @@ def quote_market_position(quote: Quote) -> dict[str, Any] | None:
         f"{quote.currency} current on {quote.quoted_at:%Y-%m-%d}"
     )
     return position
-
-
-# --- Calibration ledger ------------------------------------------------------------------------
-
-
-def calibration_entries_for(accelerator_ids: Iterable[int]) -> QuerySet[CalibrationEntry]:
-    """Ledger pairs (estimate, measurement) on these accelerators, newest first."""
-    return CalibrationEntry.objects.filter(
-        kind=CalibrationEntry.Kind.THROUGHPUT, accelerator_id__in=list(accelerator_ids)
-    ).select_related("accelerator")
-
-
-def cost_entries_for(accelerator_ids: Iterable[int]) -> QuerySet[CalibrationEntry]:
-    """Billed months (actual against forecast cost per accepted output) on these
-    accelerators' offers, newest first."""
-    return CalibrationEntry.objects.filter(
-        kind=CalibrationEntry.Kind.COST, accelerator_id__in=list(accelerator_ids)
-    ).select_related("quote__provider")
-
-
-def cost_calibration_for(quotes: Iterable[Quote]) -> dict[str, dict[str, Any]]:
-    """Per quote id: the billed months' actual / forecast ratios on its offer (the same
-    provider, accelerator and capacity model, any version), for the snapshot (one query)."""
-    quotes = list(quotes)
-    found: dict[tuple[int, int, str], list[Decimal]] = {}
-    billed = cost_entries_for({q.accelerator_id for q in quotes}).values_list(
-        "quote__provider_id", "quote__accelerator_id", "quote__capacity_model", "cost_ratio"
-    )
-    for provider_id, accelerator_id, capacity_model, ratio in billed:
-        if ratio is None:  # never on a billed month (the ledger's check)
-            continue
-        found.setdefault((provider_id, accelerator_id, capacity_model), []).append(ratio)
-    out = {}
-    for q in quotes:
-        ratios = sorted(found.get((q.provider_id, q.accelerator_id, q.capacity_model), []))
-        if ratios:
-            out[str(q.pk)] = {
-                "entries": len(ratios),
-                "min_ratio": format(ratios[0], "f"),
-                "max_ratio": format(ratios[-1], "f"),
-            }
-    return out
-
-
-def calibration_model_key(profile_id: int | None, model_name: str) -> str:
-    """How the ledger names a model: its profile when it has one, else its name."""
-    return f"profile:{profile_id}" if profile_id else f"name:{model_name}"
-
-
-def calibration_summaries_by_model(
-    accelerator_ids: Iterable[int],
-) -> dict[str, CalibrationSummary]:
-    """Per accelerator slug and model (``engine.calibration.model_key``): the spread of
-    measured / estimate over the pairs of that model alone, counted by distinct results."""
-    rows = calibration_entries_for(accelerator_ids).values_list(
-        "accelerator__slug",
-        "model_profile_id",
-        "model_name",
-        "benchmark_result_id",
-        "estimated_tokens_per_s",
-        "measured_tokens_per_s",
-    )
-    return summarise(
-        (
-            CalibrationPair(
-                accelerator=slug,
-                model=calibration_model_key(profile_id, name),
-                shape="",
-                estimated_tokens_per_s=estimated,
-                measured_tokens_per_s=measured,
-                result_id=result_id,
-            )
-            for slug, profile_id, name, result_id, estimated, measured in rows
-            if estimated is not None and measured is not None and result_id is not None
-        ),
-        by_model=True,
-    )
-
-
-def calibration_summaries(accelerator_ids: Iterable[int]) -> dict[str, CalibrationSummary]:
-    """Per accelerator slug: the spread of measured / estimate over its ledger (one query)."""
-    rows = calibration_entries_for(accelerator_ids).values_list(
-        "accelerator__slug", "estimated_tokens_per_s", "measured_tokens_per_s"
-    )
-    return summarise(
-        CalibrationPair(
-            accelerator=slug,
-            model="",
-            shape="",
-            estimated_tokens_per_s=estimated,
-            measured_tokens_per_s=measured,
-        )
-        for slug, estimated, measured in rows
-        if estimated and measured  # a throughput pair always has both (the ledger's check)
-    )

@@ -15,6 +15,13 @@ input is above a long-context threshold pay that tier (the highest threshold exc
 Batch and long-context tiers combine as providers publish them: a long-context request sent
 in batch pays the long-context price at the batch discount (the batch tier's ratio to the
 base price). Everything else pays the route's base prices.
+
+**Cache writes.** A route that prices a prompt-cache write apart (LiteLLM's
+`cache_creation_input_token_cost`, kept as `price_cache_write_per_m_tokens`; routes imported
+before that column keep it as the `standard` tier's `cache_write_per_m`) has that price carried
+through the same tiers: a long-context or batch tier's own cache-write price replaces it on the
+share those tiers cover. `None` when the route does not price writes (they are then ordinary
+input tokens).
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ class TierPrices:
     output_per_m: Decimal
     cached_input_per_m: Decimal | None
     tiers: tuple[str, ...]  # the tiers applied, e.g. ("batch",); () = base prices
+    cache_write_per_m: Decimal | None = None  # None: the route does not price cache writes
 
 
 def _dec(value: Any) -> Decimal | None:
@@ -82,8 +90,12 @@ def prices_for(
         "input_per_m": _dec(route["price_input_per_m_tokens"]),
         "output_per_m": _dec(route["price_output_per_m_tokens"]),
         "cached_input_per_m": _dec(route.get("price_cached_input_per_m_tokens")),
+        "cache_write_per_m": _dec(route.get("price_cache_write_per_m_tokens")),
     }
     tiers: dict[str, dict[str, Any]] = route.get("price_tiers") or {}
+    standard = tiers.get("standard")
+    if base["cache_write_per_m"] is None and isinstance(standard, dict):
+        base["cache_write_per_m"] = _dec(standard.get("cache_write_per_m"))
     applied: list[str] = []
     batch_tier = tiers.get("batch") if batch and isinstance(tiers.get("batch"), dict) else None
 
@@ -124,7 +136,12 @@ def prices_for(
                     b, f = base[key], flat[key]
                     if value is not None and b and f is not None and b != f:
                         long_prices[key] = value * f / b
-            shares = {"input_per_m": tokens, "cached_input_per_m": tokens, "output_per_m": requests}
+            shares = {
+                "input_per_m": tokens,
+                "cached_input_per_m": tokens,
+                "cache_write_per_m": tokens,
+                "output_per_m": requests,
+            }
             for key in prices:
                 prices[key] = _blend(flat[key], long_prices[key], shares[key])
             applied.append(
@@ -139,6 +156,7 @@ def prices_for(
         output_per_m=prices["output_per_m"] or Decimal(0),
         cached_input_per_m=prices["cached_input_per_m"],
         tiers=tuple(applied),
+        cache_write_per_m=prices["cache_write_per_m"],
     )
 
 

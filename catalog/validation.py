@@ -278,9 +278,10 @@ def api_route_rule_errors(
             _add(errors, field, "Give the price per million tokens.")
         elif Decimal(value) <= 0:
             _add(errors, field, "Must be greater than zero.")
-    cached = values.get("price_cached_input_per_m_tokens")
-    if cached is not None and Decimal(cached) < 0:
-        _add(errors, "price_cached_input_per_m_tokens", "Cannot be negative.")
+    for field in ("price_cached_input_per_m_tokens", "price_cache_write_per_m_tokens"):
+        price = values.get(field)
+        if price is not None and price != "" and Decimal(price) < 0:
+            _add(errors, field, "Cannot be negative.")
     if not str(values.get("model_name") or "").strip():
         _add(errors, "model_name", "Give the model name as the API calls it.")
     billed = values.get("failed_attempts_billed")

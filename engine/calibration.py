@@ -1,17 +1,26 @@
 """The calibration ledger: how far the roofline estimate was from measurements.
 
-Wherever an estimate and a measurement exist for the same accelerator + model + shape, the
-ledger keeps both and their ratio ``measured / estimate``. Later estimates of **the same
-model on that accelerator** take their uncertainty from the observed ratios
-(docs/engine/calibration.md); another model's pairs never move them. Pairs are counted by
-**distinct benchmark results**: one file compared under several briefs is one measurement.
+Wherever a comparison costs a row **measured** on its workload, the ledger keeps one pair per
+**operating point** of that result (each point of a sweep; the result itself when it has
+none): the point's measured output tokens/s, and the roofline estimate **at that point's own
+concurrency and token lengths** on the result's GPUs (never at the brief's shape: the ratio
+would then move with the brief, not with the estimate's error). Their ratio is ``measured /
+estimate``. Pairs are keyed by **accelerator, model, weight precision and workload class**
+(``ledger_key``; docs/engine/calibration.md): a later estimate of the same model at the same
+precision for the same class of work on that accelerator takes its uncertainty from them;
+another model's, precision's or class's pairs never move it. They are counted by **distinct
+benchmark results**: a sweep of five points, or one file compared under several briefs, is
+one measurement.
 
+- the centre is the median over results of each result's median ratio (a sweep of many
+  points weighs as much as one file of one point);
 - with fewer than ``MIN_ENTRIES`` (3) distinct results: the default spread is kept, only
   ever widened to cover every observed ratio (two measurements are too few to move it);
-- from 3 to ``MIN_INDEPENDENT`` − 1 (9) results: the centre moves to the median ratio, and
-  the band is the default spread around it, widened to the ratios' p10–p90, never narrower;
+- from 3 to ``MIN_INDEPENDENT`` − 1 (9) results: the centre moves to the median, and the
+  band is the default spread around it, widened to the pairs' p10–p90, never narrower;
 - with ``MIN_INDEPENDENT`` (10) or more results agreeing: ``(E × q10, E × median, E × q90)``
-  of the ratios (linear-interpolated quantiles), never narrower than ``MIN_HALF_WIDTH``.
+  of the pairs' ratios (linear-interpolated quantiles), never narrower than
+  ``MIN_HALF_WIDTH``.
 
 Billed months keep a second ratio, ``actual / forecast`` cost per accepted output, on the
 offer a decision took. A later row on that offer keeps its Monte Carlo cost band, widened
@@ -25,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import workloads
 from engine.types import Range
 
 MIN_ENTRIES = 3
@@ -35,11 +45,14 @@ MIN_HALF_WIDTH = 0.03
 @dataclass(frozen=True, slots=True)
 class CalibrationEntry:
     accelerator: str
-    model: str
-    shape: str  # e.g. "in 1500 / out 300 / c32 / 4 GPUs"
+    model: str  # the ledger's name of the model: "profile:<id>", else "name:<name>"
+    shape: str  # the point's: "in 1,000 / out 200 / c16 / 1 GPU"
     estimated_tokens_per_s: float
     measured_tokens_per_s: float
     result_id: int | str = ""
+    precision: str = ""  # the weights' ("" : a pair kept before engine 1.5.0)
+    workload_class: str = ""
+    model_label: str = ""  # the model as a reader names it ("" : ``model``)
 
     @property
     def ratio(self) -> float:
@@ -58,6 +71,8 @@ class CalibrationSummary:
     max_ratio: float
     results: int | None = None  # distinct benchmark results (None: counted as entries)
     model: str = ""  # the model the pairs measured ("" : every model, for the catalog page)
+    precision: str = ""
+    workload_class: str = ""
 
     @property
     def independent(self) -> int:
@@ -65,37 +80,73 @@ class CalibrationSummary:
 
 
 def model_key(accelerator: str, model: str) -> str:
-    """The ledger key a comparison looks up: one model on one accelerator."""
+    """The key engine 1.4.0 snapshots froze: one model on one accelerator (read for them)."""
     return f"{accelerator}|{model}"
+
+
+def ledger_key(accelerator: str, model: str, precision: str, workload_class: str) -> str:
+    """The key a comparison looks up: one model at one weight precision for one class of
+    work on one accelerator."""
+    return f"{accelerator}|{model}|{(precision or '').lower()}|{workload_class}"
+
+
+def _median_of_results(found: Sequence[CalibrationEntry]) -> float:
+    """The median over results of each result's median ratio (an entry without a result id
+    is a result of its own)."""
+    by_result: dict[object, list[float]] = {}
+    for index, entry in enumerate(found):
+        key = entry.result_id if entry.result_id not in ("", None) else ("entry", index)
+        by_result.setdefault(key, []).append(entry.ratio)
+    return float(np.median([float(np.median(r)) for r in by_result.values()]))
 
 
 def summarise(
     entries: Iterable[CalibrationEntry], *, by_model: bool = False
 ) -> dict[str, CalibrationSummary]:
-    """Per accelerator (or per accelerator and model, keyed by ``model_key``): how many
-    pairs and distinct results, and the spread of measured / estimate."""
+    """Per accelerator (or, ``by_model``, per ``ledger_key``): how many pairs and distinct
+    results, the median of the results' ratios and the spread of every pair's."""
     by_key: dict[str, list[CalibrationEntry]] = {}
     for entry in entries:
         if entry.estimated_tokens_per_s > 0 and entry.measured_tokens_per_s > 0:
-            key = model_key(entry.accelerator, entry.model) if by_model else entry.accelerator
+            key = (
+                ledger_key(entry.accelerator, entry.model, entry.precision, entry.workload_class)
+                if by_model
+                else entry.accelerator
+            )
             by_key.setdefault(key, []).append(entry)
     out = {}
     for key, found in sorted(by_key.items()):
         arr = np.array([e.ratio for e in found])
-        q10, q50, q90 = (float(x) for x in np.quantile(arr, (0.1, 0.5, 0.9)))
+        q10, q90 = (float(x) for x in np.quantile(arr, (0.1, 0.9)))
         distinct = len({e.result_id for e in found if e.result_id not in ("", None)}) or len(found)
+        first = found[0]
         out[key] = CalibrationSummary(
-            found[0].accelerator,
+            first.accelerator,
             len(found),
-            q50,
+            _median_of_results(found),
             q10,
             q90,
             float(arr.min()),
             float(arr.max()),
             results=distinct,
-            model=found[0].model if by_model else "",
+            model=(first.model_label or first.model) if by_model else "",
+            precision=first.precision if by_model else "",
+            workload_class=first.workload_class if by_model else "",
         )
     return out
+
+
+def _measured_what(summary: CalibrationSummary) -> str:
+    """'4 benchmark results of Llama 3.1 8B at bf16 (Real-time inference)'."""
+    n = summary.independent
+    what = f"{n} benchmark result{'s' if n != 1 else ''}"
+    if summary.model:
+        what += f" of {summary.model}"
+    if summary.precision:
+        what += f" at {summary.precision}"
+    if summary.workload_class:
+        what += f" ({workloads.label(summary.workload_class)})"
+    return what
 
 
 def calibrated_range(
@@ -108,9 +159,7 @@ def calibrated_range(
     if summary is None or summary.entries == 0:
         return Range(estimate * low, estimate, estimate * high), "no calibration data"
     n = summary.independent
-    what = f"{n} benchmark result{'s' if n != 1 else ''}"
-    if summary.model:
-        what += f" of {summary.model}"
+    what = _measured_what(summary)
     if n < MIN_ENTRIES:
         low, high = min(low, summary.min_ratio), max(high, summary.max_ratio)
         return Range(estimate * low, estimate, estimate * high), (

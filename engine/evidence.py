@@ -8,12 +8,15 @@ Pure: dataclasses in, a verdict out (docs/engine/evidence.md). A result is
   GPU count, with input and output lengths within ``LENGTH_TOLERANCE`` (±25 %) of the
   brief's and a concurrency (or the highest measured concurrency of its sweep) at least the
   brief's;
-- **proxy** when it is the same model on another shape (lengths, concurrency, precision,
-  GPU count or tensor/pipeline layout), or a model of the same family **and version** and
-  size class (active parameter counts within ``SIZE_CLASS_RATIO``, from the model profile
-  when the brief has one); the adjustment applied is stated and the spread widens. A result
-  at another weight precision is scaled by the ratio of weight bytes (memory-bound decode
-  reads every weight once per token: an FP8 result for a BF16 brief × 0.5);
+- **proxy** when it is the same model on another shape or setup (lengths, concurrency,
+  precision, KV-cache precision, GPU count, tensor/pipeline layout, serving engine or its
+  major version), or a model of the same family **and version** and size class (active
+  parameter counts within ``SIZE_CLASS_RATIO``, from the model profile when the brief has
+  one); the adjustment applied is stated and the spread widens. A result at another weight
+  precision is scaled by the ratio of weight bytes (memory-bound decode reads every weight
+  once per token: an FP8 result for a BF16 brief × 0.5); one of another serving engine,
+  engine major version or KV-cache precision keeps its throughput (no public factor carries
+  one to the other) and says so;
 - a mixture-of-experts result never stands for a dense brief, nor the reverse;
 - **ignored** otherwise, with the reason in words ("benchmark of Llama 3.1 8B ignored: the
   brief is Llama 3.1 70B").
@@ -33,6 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from engine.evidence_setup import Setup, setup_adjustments, setup_differences
+
 EvidenceKind = Literal["measured", "proxy", "ignored"]
 
 LENGTH_TOLERANCE = 0.25  # ± share of the brief's token lengths
@@ -42,7 +47,6 @@ SCALING_WIDENING = 0.10  # per doubling of the GPU count between measured and co
 
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z])")
 _SUFFIXES = re.compile(r"-(instruct|chat|it|hf|base)$")
-_FP8_LIKE = {"fp8", "int8"}
 # Bytes per weight (engine/precision.py's table, repeated for the names results use).
 _WEIGHT_BYTES = {
     "fp32": 4.0,
@@ -83,6 +87,7 @@ class ResultWorkload:
     engine_version: str = ""
     quote_id: int | None = None
     brief_id: int | None = None
+    kv_precision: str = ""  # the KV cache's dtype when the file states it ("auto": not stated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +109,9 @@ class EvidenceTarget:
     quote_id: int | None = None
     brief_id: int | None = None
     model_active_params_b: float | None = None  # MoE: the active parameters per token
+    kv_precision: str = ""
+    serving_engine: str = ""  # the brief's ("" : not stated, any engine's result counts)
+    serving_engine_version: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +282,14 @@ def shape_differences(result: ResultWorkload, target: EvidenceTarget) -> list[st
             f"measured with TP={tp or 1}, PP={pp or 1}; the row assumes tensor parallel "
             f"over its {target.gpus} GPU{'s' if target.gpus != 1 else ''}"
         )
-    return out
+    return out + setup_differences(*_setups(result, target))
+
+
+def _setups(result: ResultWorkload, target: EvidenceTarget) -> tuple[Setup, Setup]:
+    return (
+        (result.serving_engine, result.engine_version, result.kv_precision),
+        (target.serving_engine, target.serving_engine_version, target.kv_precision),
+    )
 
 
 def _scaling(result: ResultWorkload, target: EvidenceTarget) -> tuple[float, float, str | None]:
@@ -362,11 +377,12 @@ def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatc
                 + _elsewhere(result, target, scope),
                 scope=scope,
             )
+        adjustments += setup_adjustments(*_setups(result, target))
         gaps += [scaling] if scaling else []
         return EvidenceMatch(
             rid,
             "proxy",
-            f"proxy: {_label(result.model_name)} on another shape ({'; '.join(gaps)})",
+            f"proxy: {_label(result.model_name)} on another shape or setup ({'; '.join(gaps)})",
             adjustments=tuple(adjustments),
             throughput_factor=factor,
             spread_low_factor=low * (1 - PROXY_WIDENING),
@@ -382,6 +398,7 @@ def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatc
             f"against {_label(result.model_name)})"
         )
         gaps = shape_differences(result, target)
+        adjustments += setup_adjustments(*_setups(result, target))
         return EvidenceMatch(
             rid,
             "proxy",

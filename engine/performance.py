@@ -14,12 +14,17 @@ Inference, one model replica on ``gpus`` GPUs (weights and KV split as in ``memo
     t_memory      = bytes/GPU / (memory_bandwidth × memory_efficiency)          (default 0.6)
     t_compute     = 2 × active_params × B / gpus / (peak_tflops × compute_efficiency)  (0.4)
     ITL = step    = max(t_memory, t_compute)  (memory-bound until batching makes it compute-bound)
-    TTFT          = prefill of the p95 input
-                  = max(2 × active_params × in / gpus / (peak × compute_efficiency),
-                        weight_bytes × touched(in) / gpus / (bandwidth × memory_efficiency))
+    TTFT          = prefill of the p95 input's uncached tokens, in' = max(1, in × (1 − cached))
+                  = max(2 × active_params × in' / gpus / (peak × compute_efficiency),
+                        weight_bytes × touched(in') / gpus / (bandwidth × memory_efficiency))
     end-to-end    = TTFT + out × ITL
     decode tok/s  = B / ITL
     output tok/s  = B × out / (B × TTFT + out × ITL)    (prefill time counted as GPU time)
+
+``cached`` is the share of input tokens an engine that caches prefixes finds in its KV cache
+(vLLM's automatic prefix caching, SGLang's RadixAttention: engine/serving_engines.py): their
+prefill is skipped, while their KV cache is still held and read (the decode terms keep the
+whole context). 0 by default: every prompt is prefilled in full.
 
 Not modelled (so the estimate is optimistic): queueing and prefill interference under load,
 tail latency (the steady-state figure is compared directly with p95/p99 targets),
@@ -86,6 +91,7 @@ class InferencePerfInput:
     memory_efficiency: float = DEFAULT_MEMORY_EFFICIENCY
     compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY
     compute_precision: str | None = None  # None: follows weight_precision
+    cached_input_share: float = 0.0  # share of input tokens found in the prefix cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +225,9 @@ def _check_inference(inp: InferencePerfInput) -> _Checked:
     _int("gpus", inp.gpus, 1, 100_000)
     _share("memory_efficiency", inp.memory_efficiency)
     _share("compute_efficiency", inp.compute_efficiency)
+    cached = inp.cached_input_share
+    if isinstance(cached, bool) or not isinstance(cached, int | float) or not 0 <= cached <= 1:
+        raise EngineInputError("cached_input_share", "must be a share from 0 to 1")
     if inp.gpu.memory_bandwidth_tbps is None:
         raise EngineInputError("memory_bandwidth_tbps", "is needed for a decode estimate")
     return _Checked(
@@ -268,8 +277,9 @@ def _estimate(inp: InferencePerfInput, checked: _Checked, concurrency: int) -> P
     t_compute = 2 * active * concurrency / gpus / flops_per_s
     step_s = max(t_memory, t_compute)
 
-    prefill_compute = 2 * active * inp.input_tokens / gpus / flops_per_s
-    prefill_memory = weight_bytes * _touched_share(model, inp.input_tokens) / gpus / bandwidth
+    prefilled = max(1.0, inp.input_tokens * (1 - float(inp.cached_input_share)))
+    prefill_compute = 2 * active * prefilled / gpus / flops_per_s
+    prefill_memory = weight_bytes * _touched_share(model, prefilled) / gpus / bandwidth
     ttft_s = max(prefill_compute, prefill_memory)
     e2e_s = ttft_s + inp.output_tokens * step_s
     output_per_s = (
@@ -319,6 +329,7 @@ def _estimate(inp: InferencePerfInput, checked: _Checked, concurrency: int) -> P
             "decode_kv_context_tokens": mean_context,
             "weight_bytes_read_share": _touched_share(model, concurrency),
             "ttft": "prefill of the p95 input alone; no queueing or prefill interference",
+            "cached_input_share": float(inp.cached_input_share),
             "e2e": "TTFT + output_tokens × ITL; steady state compared with p95/p99 targets",
             "output_tokens_per_s": "B × out / (B × TTFT + out × ITL)",
             "memory_fit": "default overhead 2.0 GB/GPU and 10% safety margin",

@@ -146,6 +146,9 @@ class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
             "price_input_per_m_tokens": "Price per million input tokens.",
             "price_output_per_m_tokens": "Price per million output tokens.",
             "price_cached_input_per_m_tokens": "Price per million cached input tokens.",
+            "price_cache_write_per_m_tokens": "Price per million input tokens written to the "
+            "prompt cache, when the provider prices writes apart (e.g. 1.25 × input). Empty: "
+            "writes are billed as ordinary input.",
             "quoted_at": "When the price was captured (UTC).",
             "private_endpoint": "Private link or VPC peering to the API, without the public "
             "internet. Not stated: a brief that requires a private endpoint cannot choose it.",

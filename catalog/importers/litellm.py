@@ -2,8 +2,10 @@
 
 The file is an object keyed by model name; each entry has `litellm_provider`, `mode` and USD
 prices per token (`input_cost_per_token`, `output_cost_per_token`,
-`cache_read_input_token_cost`). We keep chat/completion models and convert to USD per million
-tokens. Numbers are parsed as Decimal (no float rounding); NaN/Infinity are refused.
+`cache_read_input_token_cost`, and `cache_creation_input_token_cost` where the provider prices
+a prompt-cache write apart, e.g. Anthropic's 1.25 × input). We keep chat/completion models
+and convert to USD per million tokens. Numbers are parsed as Decimal (no float rounding);
+NaN/Infinity are refused.
 
 Entries that are not models are skipped, never errors: `sample_spec` (the format's own
 documentation, silently), and, counted, `{"alias_of": "<key>"}` aliases (their target entry is
@@ -66,6 +68,7 @@ class LiteLlmRow:
     max_input_tokens: int | None
     tiers: dict[str, dict[str, object]] = field(default_factory=dict)
     publisher: str = ""  # the model's publisher when the provider resells it
+    cache_write_per_m: Decimal | None = None  # a 5-minute prompt-cache write, when priced
 
 
 class _FileProblem(ValueError):
@@ -194,6 +197,7 @@ def parse_litellm_prices(data: bytes) -> ParseResult[LiteLlmRow]:
         input_per_m = _price(entry, "input_cost_per_token", key, result.errors)
         output_per_m = _price(entry, "output_cost_per_token", key, result.errors)
         cached = _price(entry, "cache_read_input_token_cost", key, result.errors)
+        cache_write = _price(entry, "cache_creation_input_token_cost", key, result.errors)
         tiers = _tiers(entry, key, result.errors)
         if len(result.errors) > before:
             continue
@@ -217,6 +221,7 @@ def parse_litellm_prices(data: bytes) -> ParseResult[LiteLlmRow]:
                 else None,
                 tiers=tiers,
                 publisher=publisher_for(provider),
+                cache_write_per_m=cache_write,
             )
         )
     if not result.rows and not result.errors and set(result.skipped) <= {SKIP_METADATA}:

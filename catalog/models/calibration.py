@@ -1,8 +1,10 @@
 """The calibration ledger (docs/engine/calibration.md), two kinds of entry:
 
-- a throughput pair: the roofline estimate and a measurement of the same accelerator + model
-  + shape, written when a comparison computes a row measured on its workload; later
-  estimates on the accelerator take their spread from these ratios;
+- a throughput pair: one operating point of a benchmark result and the roofline estimate at
+  that point's concurrency and token lengths, on the same accelerator, model, precision and
+  GPUs, written when a comparison computes a row measured on its workload; later estimates
+  of that model, precision and workload class on the accelerator take their spread from
+  these ratios;
 - a billed month: what an approved decision's month cost per accepted output against its
   forecast (finops reconciliation), on the quote the decision took; later comparisons widen
   the cost band of rows on that offer when these ratios say the forecasts were off.
@@ -29,6 +31,11 @@ class CalibrationEntry(models.Model):
     model_name = models.CharField(max_length=200)
     shape = models.CharField(max_length=200, help_text="e.g. in 1,500 / out 300 / c32 / 4 GPUs")
     gpus = models.PositiveIntegerField()
+    # The weights' precision and the brief's workload class the pair was measured for: the
+    # ledger's key beside the accelerator and model. Blank on pairs kept before engine 1.5.0,
+    # whose estimate was taken at the brief's shape; they are listed, never used again.
+    precision = models.CharField(max_length=16, blank=True)
+    workload_class = models.CharField(max_length=30, blank=True)
     estimated_tokens_per_s = models.FloatField(null=True, blank=True)
     measured_tokens_per_s = models.FloatField(null=True, blank=True)
     # Ids in other areas (benchmarks, comparisons) sit above the catalog: plain ids, no keys.
@@ -53,9 +60,18 @@ class CalibrationEntry(models.Model):
         app_label = "catalog"
         ordering = ["-recorded_at", "-id"]
         constraints = [
+            # One pair per operating point (the shape names its concurrency and lengths) of
+            # a result, whatever the number of comparisons or briefs that costed it.
             models.UniqueConstraint(
-                fields=["benchmark_result_id", "accelerator", "gpus", "shape"],
-                name="one_calibration_entry_per_result_shape",
+                fields=[
+                    "benchmark_result_id",
+                    "accelerator",
+                    "gpus",
+                    "shape",
+                    "precision",
+                    "workload_class",
+                ],
+                name="one_calibration_entry_per_result_point",
             ),
             # A re-imported bill replaces its month's entry.
             models.UniqueConstraint(

@@ -37,6 +37,11 @@ class ModelApiRoute(models.Model):
     price_cached_input_per_m_tokens = models.DecimalField(
         **TOKEN_MONEY, null=True, blank=True, validators=POSITIVE
     )
+    # What a prompt-cache write costs (Anthropic: 1.25 × input for a 5-minute cache), when
+    # the provider prices writes apart; blank: writes are billed as ordinary input tokens.
+    price_cache_write_per_m_tokens = models.DecimalField(
+        **TOKEN_MONEY, null=True, blank=True, validators=POSITIVE
+    )
     price_tiers = models.JSONField(
         default=dict,
         blank=True,

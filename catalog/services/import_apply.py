@@ -50,6 +50,7 @@ ROUTE_PRICE_FIELDS = (
     "price_input_per_m_tokens",
     "price_output_per_m_tokens",
     "price_cached_input_per_m_tokens",
+    "price_cache_write_per_m_tokens",
     "price_tiers",
     "max_input_tokens",
     "currency",

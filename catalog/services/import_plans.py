@@ -294,6 +294,7 @@ def litellm_plan(
             "price_input_per_m_tokens": _money(row.input_per_m),
             "price_output_per_m_tokens": _money(row.output_per_m),
             "price_cached_input_per_m_tokens": _money(row.cached_input_per_m),
+            "price_cache_write_per_m_tokens": _money(row.cache_write_per_m),
             "quoted_at": quoted_at,
         }
         if api_route_rule_errors(values):

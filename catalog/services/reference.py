@@ -50,6 +50,7 @@ API_ROUTE_FIELDS = (
     "price_input_per_m_tokens",
     "price_output_per_m_tokens",
     "price_cached_input_per_m_tokens",
+    "price_cache_write_per_m_tokens",
     "rate_limit_rpm",
     "rate_limit_tpm",
     "failed_attempts_billed",

@@ -1,5 +1,10 @@
 """Model API rows: the price of one attempt and the API lines (cost.py has the formulas).
 
+One attempt's input: the cached share ``c`` (``cached_input_fraction``) at the cached-input
+price, the written share ``w`` (``cache_write_fraction``) at the cache-write price when the
+route publishes one, the rest ``1 − c − w`` at the input price; a route that does not price
+writes bills written tokens as ordinary input (``w`` counts with the rest).
+
 Whether a failed attempt (429, 5xx, timeout) is billed is an explicit assumption, per
 route: ``CandidateInput.failed_attempts_billed`` (share of failed attempts billed, 0..1), or
 the workload's ``api_failed_attempts_billed`` when the route does not say. Billed attempts =
@@ -21,9 +26,12 @@ def api_cost_per_attempt(workload: WorkloadInput, pricing: ApiPricing) -> Decima
         p_cached = pricing.price_per_m_cached_input_tokens
         if p_cached is None:
             p_cached = pricing.price_per_m_input_tokens
+        p_write = pricing.price_per_m_cache_write_tokens
+        written = Decimal(0) if p_write is None else dec(workload.cache_write_fraction)
         per_m = (
-            tokens_in * (1 - cached) * pricing.price_per_m_input_tokens
+            tokens_in * (1 - cached - written) * pricing.price_per_m_input_tokens
             + tokens_in * cached * p_cached
+            + tokens_in * written * (p_write or Decimal(0))
             + dec(workload.output_tokens_per_request) * pricing.price_per_m_output_tokens
         )
         return per_m / MILLION + pricing.price_per_output

@@ -38,7 +38,16 @@ WORKLOAD_ITEMS: tuple[tuple[str, str, bool], ...] = (
     ("spot_rework_share", "Spot interruption rework (share of work redone)", False),
     ("term_residual_use_share", "Residual use of a term beyond the horizon (share)", False),
     ("api_failed_attempts_billed", "Share of failed API attempts billed", False),
-    ("cached_input_fraction", "Cached share of input tokens (APIs)", False),
+    (
+        "cached_input_fraction",
+        "Cached share of input tokens (APIs; GPU rows whose engine caches prefixes)",
+        False,
+    ),
+    (
+        "cache_write_fraction",
+        "Share of input tokens written to the prompt cache (APIs that price writes)",
+        False,
+    ),
     ("storage_gb", "Storage the workload needs (GB)", False),
     ("egress_gb_per_month", "Egress per month (GB)", False),
 )

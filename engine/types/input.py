@@ -134,6 +134,10 @@ class WorkloadInput(JsonMixin):
     assumption_sources: Mapping[str, str] = field(default_factory=dict)
     # Issue 17: the tokens a unit cost counts (token classes); the team's bill decides
     tokens_billed: BilledTokenType = "output"
+    # Share of input tokens written to a prompt cache, charged at the cache-write price on
+    # routes that publish one (a cached prefix reused under steady traffic is written once:
+    # 0 by default). The cached share (read) is ``cached_input_fraction``.
+    cache_write_fraction: float = 0.0
 
     def __post_init__(self) -> None:
         if self.workload_class not in WORKLOAD_CLASSES:
@@ -166,6 +170,12 @@ class WorkloadInput(JsonMixin):
         ):
             _finite(self, name, lo=0)
         _finite(self, "cached_input_fraction", lo=0, hi=1)
+        _finite(self, "cache_write_fraction", lo=0, hi=1)
+        if self.cached_input_fraction + self.cache_write_fraction > 1 + 1e-9:
+            raise EngineInputError(
+                "cache_write_fraction",
+                "the cached and the written shares of input tokens add up to more than 1",
+            )
         for name in (
             "ttft_p95_target_ms",
             "itl_p95_target_ms",
@@ -212,11 +222,14 @@ class ApiPricing(JsonMixin):
     price_per_m_output_tokens: Decimal = Decimal(0)
     price_per_m_cached_input_tokens: Decimal | None = None  # None: same as input
     price_per_output: Decimal = Decimal(0)  # e.g. per image
+    # A prompt-cache write; None: the route does not price writes (ordinary input tokens)
+    price_per_m_cache_write_tokens: Decimal | None = None
 
     def __post_init__(self) -> None:
         for name in ("price_per_m_input_tokens", "price_per_m_output_tokens", "price_per_output"):
             _money(self, name)
         _money(self, "price_per_m_cached_input_tokens", optional=True)
+        _money(self, "price_per_m_cache_write_tokens", optional=True)
 
 
 @dataclass(frozen=True, slots=True)

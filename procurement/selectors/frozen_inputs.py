@@ -20,6 +20,7 @@ SHARES = frozenset(
         "memory_efficiency",
         "compute_efficiency",
         "cached_input_fraction",
+        "cache_write_fraction",
         "mfu_spread",
         "fixed_peak_headroom",
         "spot_rework_share",

@@ -1,9 +1,11 @@
-"""The calibration ledger's writes: one pair (estimate, measurement) per candidate measured on
-its comparison's workload (docs/engine/calibration.md).
+"""The calibration ledger's writes: one pair (estimate, measurement) per operating point of
+each result a computed comparison costed a row measured on its workload
+(docs/engine/calibration.md).
 
 Written in the same transaction as the comparison's rows, so a ledger pair never exists for
-a result that was not saved. A result measured again at the same shape by a later comparison
-keeps its first pair (the ledger counts measurements, not recomputes).
+a result that was not saved. A point already kept (the same result, accelerator, GPUs, point
+shape, precision and workload class) keeps its first pair: the ledger counts measurements,
+not recomputes, nor the briefs that compared one file.
 """
 
 from __future__ import annotations
@@ -15,30 +17,38 @@ from catalog.models import CalibrationEntry, Quote
 from procurement.models import Comparison
 
 
-def _pair(row: Mapping[str, Any]) -> dict[str, Any] | None:
+def _pairs(row: Mapping[str, Any]) -> list[dict[str, Any]]:
     perf = row.get("performance") or {}
     found = perf.get("calibration") or {}
     result_id = str((perf.get("evidence") or {}).get("result_id") or "")
-    estimated, measured = found.get("estimated_tokens_per_s"), found.get("measured_tokens_per_s")
-    if not (row.get("quote_id") and result_id.isdigit() and estimated and measured):
-        return None
-    return {
-        "quote_id": row["quote_id"],
-        "benchmark_result_id": int(result_id),
-        "model_name": str(found.get("model") or (perf.get("measured") or {}).get("model_name"))[
-            :200
-        ],
-        "shape": str(found.get("shape") or "")[:200],
-        "gpus": int(row.get("gpus") or 1),
-        "estimated_tokens_per_s": float(estimated),
-        "measured_tokens_per_s": float(measured),
-    }
+    if not (row.get("quote_id") and result_id.isdigit()):
+        return []
+    model = str(found.get("model") or (perf.get("measured") or {}).get("model_name") or "")
+    out = []
+    for pair in found.get("pairs") or []:
+        estimated, measured = pair.get("estimated_tokens_per_s"), pair.get("measured_tokens_per_s")
+        if not (estimated and measured):
+            continue
+        out.append(
+            {
+                "quote_id": row["quote_id"],
+                "benchmark_result_id": int(result_id),
+                "model_name": model[:200],
+                "shape": str(pair.get("shape") or "")[:200],
+                "gpus": int(row.get("gpus") or 1),
+                "precision": str(found.get("precision") or "")[:16],
+                "workload_class": str(found.get("workload_class") or "")[:30],
+                "estimated_tokens_per_s": float(estimated),
+                "measured_tokens_per_s": float(measured),
+            }
+        )
+    return out
 
 
 def calibration_entries_record(*, comparison: Comparison, rows: Iterable[Mapping[str, Any]]) -> int:
-    """Keep the ledger pairs of a computed comparison's measured rows; returns how many rows
-    carried one (pairs already kept are not duplicated)."""
-    pairs = [p for p in (_pair(row) for row in rows) if p is not None]
+    """Keep the ledger pairs of a computed comparison's measured rows; returns how many pairs
+    the rows carried (pairs already kept are not duplicated)."""
+    pairs = [p for row in rows for p in _pairs(row)]
     if not pairs:
         return 0
     accelerators = dict(
@@ -58,6 +68,6 @@ def calibration_entries_record(*, comparison: Comparison, rows: Iterable[Mapping
             )
             for pair in pairs
         ],
-        ignore_conflicts=True,  # one pair per result, accelerator, GPU count and shape
+        ignore_conflicts=True,  # one pair per result point, precision and workload class
     )
     return len(pairs)

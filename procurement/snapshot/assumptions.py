@@ -65,7 +65,24 @@ SCALARS: dict[str, Scalar] = {
     "estimate_spread_high": Scalar(1.10, 1.0, 5.0, "Estimated throughput, high factor"),
     "measured_spread_low": Scalar(0.90, 0.05, 1.0, "Measured throughput, low factor"),
     "measured_spread_high": Scalar(1.05, 1.0, 5.0, "Measured throughput, high factor"),
-    "cached_input_fraction": Scalar(0.0, 0.0, 1.0, "Cached share of input tokens (APIs)"),
+    "cached_input_fraction": Scalar(
+        0.0,
+        0.0,
+        1.0,
+        "Cached share of input tokens (APIs, and GPU rows whose engine caches prefixes)",
+        "Read from a prompt cache: the cached-input price on API routes, no prefill on GPU "
+        "rows whose serving engine caches prefixes (vLLM, SGLang, TensorRT-LLM, TGI 3).",
+    ),
+    # A cached prefix reused under steady traffic is written once: no write share unless
+    # stated (per-conversation caches write each new turn).
+    "cache_write_fraction": Scalar(
+        0.0,
+        0.0,
+        1.0,
+        "Share of input tokens written to the prompt cache (APIs that price writes)",
+        "Charged at the route's cache-write price where it publishes one (Anthropic: 1.25 × "
+        "input); elsewhere written tokens are ordinary input.",
+    ),
     "observability_per_month": Scalar(0.0, 0.0, 1e9, "Observability per month (USD)"),
     "serving_stack_per_month": Scalar(
         0.0,
@@ -157,6 +174,7 @@ FORM_SCALARS = (
     "observability_per_month",
     "serving_stack_per_month",
     "cached_input_fraction",
+    "cache_write_fraction",
     "price_per_kwh",
     "pue",
 )

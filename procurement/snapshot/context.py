@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from catalog.regions import boundary_reason
-from engine.calibration import CalibrationSummary, calibrated_range, model_key
+from engine.calibration import CalibrationSummary, calibrated_range, ledger_key, model_key
 from engine.memory.fit import GpuSpec, ModelSpec
 from engine.types import Range, WorkloadInput
 from procurement.snapshot.schema import (
@@ -140,11 +140,19 @@ def gpu_spec_of(acc: AcceleratorRow, *, gpus_per_node: int) -> GpuSpec:
 
 def calibrated_spread(ctx: Context, value: float, accelerator: str) -> tuple[Range, str] | None:
     """An estimate's range from the ledger's observed measured / estimate ratios of this
-    model on this accelerator (engine/calibration.py), or None when the ledger holds none.
-    Another model's pairs never move this model's estimate."""
+    model at the brief's weight precision for its workload class on this accelerator
+    (engine/calibration.py), or None when the ledger holds none. Another model's,
+    precision's or class's pairs never move this estimate. A snapshot frozen by engine 1.4.0
+    keyed its summaries by accelerator and model only: read as it was frozen."""
     model = ctx.snap.get("model") or {}
     name = f"profile:{model['id']}" if model.get("id") else f"name:{model.get('name', '')}"
-    found = ctx.calibration.get(model_key(accelerator, name))
+    key = ledger_key(
+        accelerator,
+        name,
+        str(ctx.brief.get("weight_precision") or ""),
+        str(ctx.brief.get("workload_class") or ""),
+    )
+    found = ctx.calibration.get(key) or ctx.calibration.get(model_key(accelerator, name))
     if not found:
         return None
     summary = CalibrationSummary(**found)

@@ -68,6 +68,9 @@ def target_for(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpus: int) ->
         concurrency=finite_or_none(brief.get("concurrency")),
         quote_id=quote["id"],
         brief_id=brief.get("id"),
+        kv_precision=brief.get("kv_precision") or "",
+        serving_engine=brief.get("serving_engine") or "",
+        serving_engine_version=brief.get("serving_engine_version") or "",
     )
 
 
@@ -96,6 +99,7 @@ def workload_of(result: FrozenResult) -> ResultWorkload:
         engine_version=result.get("engine_version") or "",
         quote_id=result.get("quote_id"),
         brief_id=result.get("brief_id"),
+        kv_precision=result.get("kv_precision") or "",
     )
 
 
@@ -161,8 +165,13 @@ def apply(
     result: FrozenResult,
     match: EvidenceMatch,
     gpus: int,
+    *,
+    cache_factor: float = 1.0,
 ) -> dict[str, Any]:
-    """Update ``perf`` from the chosen result; returns the engine-facing extras."""
+    """Update ``perf`` from the chosen result; returns the engine-facing extras.
+
+    ``cache_factor`` multiplies the measured throughput (and every point of its sweep) for
+    the prefill a prefix cache saves (snapshot/sizing.py)."""
     measured_gpus = max(1, int(result.get("gpu_count") or 1))
     per_gpu = finite_or_none(result.get("tokens_per_s_per_gpu"))
     total = per_gpu * measured_gpus if per_gpu else None
@@ -198,9 +207,10 @@ def apply(
         "non_monotone": choice.non_monotone if choice is not None else "",
     }
     extras: dict[str, Any] = {"widen": (match.spread_low_factor, match.spread_high_factor)}
+    factor = match.throughput_factor * cache_factor
     from_result = total is not None and math.isfinite(total) and total > 0
     if total is not None and from_result:
-        perf.update(tokens_per_s=total * match.throughput_factor, throughput_source=match.kind)
+        perf.update(tokens_per_s=total * factor, throughput_source=match.kind)
     if match.kind == "measured" and any(v is not None for v in figures.values()):
         # A figure the file lacks must not keep the roofline estimate under a "measured"
         # label: that estimate would pass the target the file cannot check.
@@ -233,7 +243,7 @@ def apply(
             slo=slo,
             goodput_counts=match.kind == "measured" and realtime,
             chosen_label=choice.label,
-            throughput_factor=match.throughput_factor,
+            throughput_factor=factor,
             base_acceptance=None,
         )
     failure = errors if match.kind == "measured" else None

@@ -19,8 +19,8 @@ from django.db import models
 
 from benchmarks.selectors import evidence_results_for
 from briefs.fit import gpu_spec_for, model_spec_for
+from catalog.ledger import calibration_summaries_by_model, cost_calibration_for
 from catalog.models import FxRate as FxRateRow
-from catalog.selectors import calibration_summaries_by_model, cost_calibration_for
 from checklist.selectors import quote_checklist_summaries
 from core.roles import Role
 from engine.comparison import ENGINE_VERSION

@@ -125,6 +125,9 @@ def route_candidate(
                 price_per_m_cached_input_tokens=None
                 if tier.cached_input_per_m is None
                 else money(tier.cached_input_per_m, conv),
+                price_per_m_cache_write_tokens=None
+                if tier.cache_write_per_m is None
+                else money(tier.cache_write_per_m, conv),
             ),
             p95_ttft_ms=route.get("p95_ttft_ms"),
             p99_e2e_ms=route.get("p99_e2e_ms"),

@@ -136,6 +136,7 @@ class FrozenResult(TypedDict, total=False):
     request_rate: float | None
     serving_engine: str
     engine_version: str
+    kv_precision: str  # the KV cache's dtype as the file states it ("" : not stated)
     format_id: str
     parsed_at: str | None
     output_tokens_per_s: float | None
@@ -160,7 +161,8 @@ class Measured(TypedDict):
 
 
 class CalibrationRow(TypedDict):
-    """`engine.calibration.CalibrationSummary` as JSON, per accelerator slug."""
+    """`engine.calibration.CalibrationSummary` as JSON, per `engine.calibration.ledger_key`
+    (accelerator, model, precision, workload class; engine 1.4.0: accelerator and model)."""
 
     accelerator: str
     entries: int
@@ -169,6 +171,10 @@ class CalibrationRow(TypedDict):
     p90_ratio: float
     min_ratio: float
     max_ratio: float
+    results: NotRequired[int | None]
+    model: NotRequired[str]
+    precision: NotRequired[str]
+    workload_class: NotRequired[str]
 
 
 class CostCalibrationRow(TypedDict):
@@ -192,6 +198,8 @@ class BriefRow(TypedDict, total=False):
     model_id: int | None
     weight_precision: str
     kv_precision: str
+    serving_engine: str  # "" : not stated (results of any engine count)
+    serving_engine_version: str
     context_window_tokens: int | None
     p95_input_tokens: int | None
     p95_output_tokens: int | None
@@ -363,7 +371,7 @@ class Snapshot(TypedDict):
     fx_rates: dict[str, FxRate]  # by currency; the base currency is 1
     checklist: dict[str, ChecklistSummary] | None  # by quote id (a string: JSON keys)
     measured: Measured
-    calibration: dict[str, CalibrationRow]  # by accelerator slug
+    calibration: dict[str, CalibrationRow]  # by ledger key (see CalibrationRow)
     # Billed months on each quote's offer (by quote id); absent before the ledger kept them.
     cost_calibration: NotRequired[dict[str, CostCalibrationRow]]
 

@@ -19,9 +19,11 @@ from engine.memory.fit import (
     memory_fit,
 )
 from engine.performance import InferencePerfInput, estimate_inference
+from engine.serving_engines import prefix_caching
 from procurement.snapshot import evidence
 from procurement.snapshot.context import Context, rounded
-from procurement.snapshot.schema import AcceleratorRow, BriefRow, QuoteRow
+from procurement.snapshot.ledger import ledger_pairs
+from procurement.snapshot.schema import AcceleratorRow, FrozenResult, QuoteRow
 
 # Memory-fit mode per class: a whole-model training run sizes as "training".
 TRAINING_MODES = dict.fromkeys(workloads.TRAINING_RUN, "training")
@@ -164,8 +166,9 @@ def training_fit(
     return gpus, fits, facts, reasons
 
 
-def _estimate(ctx: Context, gpu: GpuSpec, gpus: int) -> dict[str, Any]:
-    """The roofline estimate at the brief's p95 request and concurrency (or why not)."""
+def _estimate(ctx: Context, gpu: GpuSpec, gpus: int, cached: float = 0.0) -> dict[str, Any]:
+    """The roofline estimate at the brief's p95 request and concurrency (or why not), with
+    ``cached`` of the input found in the prefix cache."""
     brief = ctx.brief
     try:
         est = estimate_inference(
@@ -180,6 +183,7 @@ def _estimate(ctx: Context, gpu: GpuSpec, gpus: int) -> dict[str, Any]:
                 gpus=gpus,
                 memory_efficiency=float(ctx.a["memory_efficiency"]),
                 compute_efficiency=float(ctx.a["compute_efficiency"]),
+                cached_input_share=cached,
             )
         )
     except EngineInputError as exc:
@@ -193,15 +197,54 @@ def _estimate(ctx: Context, gpu: GpuSpec, gpus: int) -> dict[str, Any]:
     }
 
 
-def shape_of(brief: BriefRow, gpus: int) -> str:
-    """The workload shape a ledger pair was measured at: 'in 1,400 / out 250 / c48 / 4 GPUs'."""
+def estimate(ctx: Context, gpu: GpuSpec, gpus: int, cached: float = 0.0) -> dict[str, Any]:
+    """`_estimate`, once per snapshot for each accelerator shape, GPU count and cached share."""
+    found: dict[str, Any] = ctx.memo(
+        ("estimate", gpu, gpus, cached), lambda: _estimate(ctx, gpu, gpus, cached)
+    )
+    return found
 
-    def shown(value: Any) -> str:
-        return "?" if value in (None, "") else f"{float(value):,.0f}"
 
-    return (
-        f"in {shown(brief.get('mean_input_tokens'))} / out {shown(brief.get('mean_output_tokens'))}"
-        f" / c{shown(brief.get('concurrency'))} / {gpus} GPU{'s' if gpus != 1 else ''}"
+def _pct(share: float) -> str:
+    return f"{round(share * 100, 1):g} %"
+
+
+def prefix_cache(ctx: Context, result: FrozenResult | None) -> tuple[float, str]:
+    """(the cached share of input tokens the row's prefill skips, what the row says).
+
+    The row's serving engine is the brief's, else the engine its benchmark ran; the share
+    counts only when that engine caches prefixes (engine/serving_engines.py)."""
+    share = float(ctx.workload.cached_input_fraction or 0.0)
+    if share <= 0:
+        return 0.0, ""
+    engine = str(ctx.brief.get("serving_engine") or "")
+    version = str(ctx.brief.get("serving_engine_version") or "")
+    if not engine and result is not None:
+        engine = str(result.get("serving_engine") or "")
+        version = str(result.get("engine_version") or "")
+    found = prefix_caching(engine, version)
+    if not found.applies:
+        return 0.0, (
+            f"not applied: {found.words}, so the cached share of input tokens "
+            f"({_pct(share)}) lowers model-API prices only"
+        )
+    return share, (
+        f"{found.words}: {_pct(share)} of input tokens found in the prefix cache, prefill "
+        f"computed on the other {_pct(1 - share)}"
+    )
+
+
+def _cache_factor(ctx: Context, gpu: GpuSpec, gpus: int, share: float) -> tuple[float, str]:
+    """(measured throughput × this, in words) for a cached share: the roofline's GPU time per
+    request at the brief's shape with and without the cached prefill."""
+    cached, full = estimate(ctx, gpu, gpus, share), estimate(ctx, gpu, gpus)
+    if not (cached.get("tokens_per_s") and full.get("tokens_per_s")):
+        return 1.0, "; the measured throughput is kept (the roofline cannot split prefill here)"
+    factor = float(cached["tokens_per_s"]) / float(full["tokens_per_s"])
+    return factor, (
+        f"; measured throughput ×{factor:.3f}, the roofline's GPU time per request at the "
+        "brief's shape without the cached prefill (the benchmark's prompts are read as "
+        "sharing no prefix)"
     )
 
 
@@ -210,24 +253,28 @@ def inference_perf(
 ) -> dict[str, Any]:
     """Throughput per replica and latency: from a benchmark that matches the brief's workload
     (measured, or proxy with its adjustment stated), else estimated (snapshot/evidence.py).
+    The brief's cached share of input lowers prefill where the row's engine caches prefixes.
 
     The engine-facing extras (spread widening, measured acceptance / failure, evidence key)
     ride under ``perf["_engine"]``; quotes.py pops them."""
     perf: dict[str, Any] = {"throughput_source": "estimated", "latency_source": "estimated"}
-    perf.update(ctx.memo(("estimate", gpu, gpus), lambda: _estimate(ctx, gpu, gpus)))
     result, match, ignored = evidence.choose(ctx, quote, acc, gpus)
+    share, caching = prefix_cache(ctx, result if match is not None else None)
+    perf.update(estimate(ctx, gpu, gpus, share))
     extras: dict[str, Any] = {}
     if result is not None and match is not None:
-        estimated = perf.get("tokens_per_s")
-        extras = evidence.apply(ctx, perf, result, match, gpus)
-        if match.kind == "measured" and estimated and perf.get("tokens_per_s"):
-            # calibration ledger entry (engine/calibration.py): measured / estimate, same shape
+        factor = 1.0
+        if share > 0:
+            factor, why = _cache_factor(ctx, gpu, gpus, share)
+            caching += why
+        extras = evidence.apply(ctx, perf, result, match, gpus, cache_factor=factor)
+        if match.kind == "measured" and (pairs := ledger_pairs(ctx, result, gpu, gpus)):
+            # calibration ledger (engine/calibration.py): one pair per operating point
             perf["calibration"] = {
                 "model": ctx.model_row.get("name", ""),
-                "shape": shape_of(ctx.brief, gpus),
-                "estimated_tokens_per_s": rounded(float(estimated), 3),
-                "measured_tokens_per_s": rounded(float(perf["tokens_per_s"]), 3),
-                "measured_over_estimate": rounded(perf["tokens_per_s"] / float(estimated), 4),
+                "precision": ctx.brief.get("weight_precision") or "",
+                "workload_class": ctx.brief.get("workload_class") or "",
+                "pairs": pairs,
             }
         extras["evidence_key"] = f"result:{result.get('result_id')}"
     else:
@@ -236,6 +283,8 @@ def inference_perf(
         perf["evidence"] = {"kind": "estimated", "reason": "no benchmark matches the brief"}
         perf["acceptance_source"] = "the brief's assumption"
         evidence.state_brief_rates(ctx, perf)
+    if caching:
+        perf["prefix_caching"] = caching
     if ignored:
         perf["ignored_evidence"] = ignored
     for key in ("tokens_per_s", "ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"):

@@ -147,6 +147,7 @@ def workload_input(snap: Snapshot) -> WorkloadInput:
         "input_tokens_per_request": tokens_in,
         "output_tokens_per_request": tokens_out,
         "cached_input_fraction": float(a["cached_input_fraction"]),
+        "cache_write_fraction": float(scalar(a, "cache_write_fraction")),
         "ttft_p95_target_ms": brief.get("ttft_p95_ms"),
         "itl_p95_target_ms": brief.get("itl_p95_ms"),
         "e2e_p99_target_ms": brief.get("e2e_p99_ms"),

@@ -135,6 +135,16 @@ def test_r8_r17_litellm_tiers_and_max_input_tokens_are_stored(lead, catalog, api
     }
 
 
+def test_n10_litellm_cache_write_price_is_kept_on_the_route(lead, catalog, api_providers):
+    """`cache_creation_input_token_cost` 3.75e-06 per token → $3.75 per 1M tokens in the
+    route's cache-write price (comparisons charge written tokens at it); a route whose entry
+    has none keeps it empty (writes are ordinary input there)."""
+    _import(lead, json.dumps(LITELLM_CURRENT), ImportKind.LITELLM)
+    claude = ModelApiRoute.objects.get(model_name="claude-sonnet-4-5")
+    assert claude.price_cache_write_per_m_tokens == Decimal("3.75")
+    assert ModelApiRoute.objects.get(model_name="gpt-4o").price_cache_write_per_m_tokens is None
+
+
 def test_r15_litellm_provider_ids_map_to_ours_by_name_and_slug(lead, catalog, api_providers):
     """R15: `lambda_ai` is our Lambda."""
     _import(lead, json.dumps(LITELLM_CURRENT), ImportKind.LITELLM)
@@ -388,3 +398,21 @@ def test_r2_quotes_imported_before_offer_keys_are_revised_and_their_copies_withd
     assert current.get().supersedes_id in {c.pk for c in copies} | {None}
     assert outcome.withdrawn == 2
     assert Quote.objects.current().filter(pk=hand_entered.pk).exists()
+
+
+def test_n10_routes_imported_before_the_column_get_their_cache_write_price(db):
+    """The migration copies the `standard` tier's cache-write price into the new column."""
+    import importlib
+
+    from django.apps import apps
+
+    from tests.factories import ModelApiRouteFactory
+
+    migration = importlib.import_module("catalog.migrations.0016_api_route_cache_write_price")
+    old = ModelApiRouteFactory(price_tiers={"standard": {"cache_write_per_m": "3.75"}})
+    plain = ModelApiRouteFactory(price_tiers={"batch": {"input_per_m": "1.5"}})
+    migration.copy_cache_write_prices(apps, None)
+    old.refresh_from_db()
+    plain.refresh_from_db()
+    assert old.price_cache_write_per_m_tokens == Decimal("3.75")
+    assert plain.price_cache_write_per_m_tokens is None

@@ -51,3 +51,25 @@ def test_n10_batch_and_long_context_tiers_combine():
     prices = prices_for(ROUTE, batch=True, input_tokens=250_000)
     assert (prices.input_per_m, prices.output_per_m) == (Decimal("3"), Decimal("11.25"))
     assert prices.tiers == ("above_200k_tokens", "batch")
+
+
+def test_n10_cache_writes_are_priced_through_the_tiers():
+    """The route's cache-write price (its column; a route imported before the column keeps
+    it as the `standard` tier) is carried like the other prices: a long-context tier's own
+    write price on the share of input tokens above the threshold, at the batch discount in
+    batch when the batch tier publishes a write price. Here 3.75 base, 7.50 above 200k;
+    every request above it (mean 250k, no p95): 7.50; in batch with a batch write price of
+    1.875: 7.50 × 1.875 / 3.75 = 3.75; a batch tier that prices no write leaves it 7.50."""
+    assert prices_for(ROUTE, batch=False, input_tokens=2_000).cache_write_per_m == Decimal("3.75")
+    own = {**ROUTE, "price_cache_write_per_m_tokens": "4.00"}
+    assert prices_for(own, batch=False, input_tokens=2_000).cache_write_per_m == Decimal("4.00")
+    long_context = {**ROUTE["price_tiers"]["above_200k_tokens"], "cache_write_per_m": "7.50"}
+    tiers = {**ROUTE["price_tiers"], "above_200k_tokens": long_context}
+    long = {**ROUTE, "price_tiers": tiers}
+    assert prices_for(long, batch=False, input_tokens=250_000).cache_write_per_m == Decimal("7.50")
+    assert prices_for(long, batch=True, input_tokens=250_000).cache_write_per_m == Decimal("7.50")
+    batch_writes = {**tiers, "batch": {**tiers["batch"], "cache_write_per_m": "1.875"}}
+    both = {**ROUTE, "price_tiers": batch_writes}
+    assert prices_for(both, batch=True, input_tokens=250_000).cache_write_per_m == Decimal("3.75")
+    plain = {k: v for k, v in ROUTE.items() if k != "price_tiers"}
+    assert prices_for(plain, batch=False, input_tokens=2_000).cache_write_per_m is None

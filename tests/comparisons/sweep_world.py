@@ -30,6 +30,29 @@ from tests.factories import (
 
 MODEL_ID = "meta-llama/Llama-3.1-8B-Instruct"
 
+# The roofline (engine/performance.py) for Llama 3.1 8B (8.0 B parameters, 32 layers, 8 KV
+# heads of 128) in BF16 on one H100 SXM (989 dense BF16 TFLOPS, 3.35 TB/s) at the default
+# efficiencies (memory 0.6, compute 0.4), written out so that tests check it by hand.
+WEIGHT_BYTES = 8.0e9 * 2  # 16 GB of BF16 weights
+BANDWIDTH = 3.35e12 * 0.6  # bytes/s achieved
+FLOPS = 989e12 * 0.4  # FLOP/s achieved
+KV_PER_TOKEN = 2 * 32 * 8 * 128 * 2  # K and V × layers × KV heads × head dim × 2 bytes
+
+
+def roofline_tokens_per_s(
+    concurrency: int, tokens_in: int = 1000, tokens_out: int = 200, *, cached: float = 0.0
+) -> float:
+    """output tok/s = B × out / (B × TTFT + out × ITL) on one GPU; the prefill (TTFT) computes
+    only the ``cached`` share's complement of the input (a prefix cache holds the rest)."""
+    kv_per_sequence = KV_PER_TOKEN * (tokens_in + tokens_out / 2)
+    itl = max(
+        (WEIGHT_BYTES + concurrency * kv_per_sequence) / BANDWIDTH,  # memory-bound decode
+        2 * 8.0e9 * concurrency / FLOPS,
+    )
+    prefilled = tokens_in * (1 - cached)
+    ttft = max(2 * 8.0e9 * prefilled / FLOPS, WEIGHT_BYTES / BANDWIDTH)
+    return concurrency * tokens_out / (concurrency * ttft + tokens_out * itl)
+
 
 def llama_8b():
     return ModelProfileFactory(
@@ -99,9 +122,11 @@ def vllm_file(
     itl_s: float = 0.02,
     ok: int = 20,
     failed: int = 0,
+    **metadata: Any,
 ) -> bytes:
     """A vLLM `benchmark_serving` file with per-request arrays: ``ok`` successful requests of
-    1,000 tokens in and 200 out, ``failed`` requests that timed out (no token)."""
+    1,000 tokens in and 200 out, ``failed`` requests that timed out (no token); ``metadata``
+    as `--metadata KEY=VALUE` writes it (top-level keys, e.g. ``kv_cache_dtype="fp8"``)."""
     ttfts = ttft_s if isinstance(ttft_s, list) else [ttft_s] * ok
     out_len = 200
     itls = [[itl_s] * (out_len - 1) for _ in range(ok)]
@@ -132,11 +157,15 @@ def vllm_file(
         "latencies": latencies + [0.0] * failed,
         "generated_texts": [""] * (ok + failed),
         "errors": [""] * ok + ["TimeoutError"] * failed,
+        **metadata,
     }
     return json.dumps(body).encode()
 
 
-def upload(client, quote, brief, body: bytes, *, sweep: str = "", name: str = "run.json"):
+def upload(
+    client, quote, brief, body: bytes, *, sweep: str = "", name: str = "run.json", **fields: Any
+):
+    """Upload through the API; ``fields`` are more form fields (``serving_engine``, …)."""
     response = client.post(
         "/api/v1/benchmark-results/",
         {
@@ -146,6 +175,7 @@ def upload(client, quote, brief, body: bytes, *, sweep: str = "", name: str = "r
             "gpu_count": 1,
             "precision": "bf16",
             "sweep": sweep,
+            **fields,
         },
         format="multipart",
     )
@@ -155,7 +185,8 @@ def upload(client, quote, brief, body: bytes, *, sweep: str = "", name: str = "r
     return result
 
 
-def compare(lead, brief, quotes, route_ids=()) -> Comparison:
+def compare(lead, brief, quotes, route_ids=(), **assumptions: Any) -> Comparison:
+    """Create and compute a comparison (seed 7); ``assumptions`` are its overrides."""
     comparison = comparison_create(
         acting_user=lead,
         brief=brief,
@@ -163,6 +194,7 @@ def compare(lead, brief, quotes, route_ids=()) -> Comparison:
         api_route_ids=list(route_ids),
         seed=7,
         enqueue=False,
+        **({"assumptions": assumptions} if assumptions else {}),
     ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()

@@ -4,9 +4,13 @@ ratio; later estimates on that accelerator take their spread from the observed r
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from briefs.fit import gpu_spec_for, model_spec_for
 from catalog.models import CalibrationEntry
+from engine.performance import InferencePerfInput, estimate_inference
 from procurement.models import CandidateResult
 from procurement.services.comparisons import comparison_create, comparison_run
 from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory, metrics_dict
@@ -23,9 +27,30 @@ def _row(lead, brief, quote) -> CandidateResult:
     return CandidateResult.objects.get(comparison=comparison, quote=quote)
 
 
+def _estimate_at(brief, quote, gpus: int, *, concurrency: int) -> float:
+    """The roofline at the brief's mean lengths and this concurrency, on the quote's node: the
+    estimate a ledger pair takes at a point's own shape (engine 1.5.0)."""
+    gpu = dataclasses.replace(
+        gpu_spec_for(quote.accelerator), max_gpus_per_node=quote.gpus_per_node
+    )
+    return estimate_inference(
+        InferencePerfInput(
+            model=model_spec_for(brief.model),
+            gpu=gpu,
+            weight_precision=brief.weight_precision,
+            kv_precision=brief.kv_precision,
+            input_tokens=brief.mean_input_tokens,
+            output_tokens=brief.mean_output_tokens,
+            concurrency=concurrency,
+            gpus=gpus,
+        )
+    ).output_tokens_per_s
+
+
 def _measured_at_half_the_estimate(brief, quote, estimated: CandidateResult):
-    """A result at the brief's shape, on the costed GPUs, at half the roofline estimate."""
-    tokens = estimated.performance["tokens_per_s"] / 2
+    """A result at the brief's shape, on the costed GPUs, at half the roofline estimate at
+    its own lengths and concurrency."""
+    tokens = _estimate_at(brief, quote, estimated.gpus, concurrency=brief.concurrency) / 2
     return BenchmarkResultFactory(
         quote=quote,
         accelerator=quote.accelerator,

@@ -103,12 +103,44 @@ def test_engine_version_bump_an_old_comparison_keeps_its_version_and_figures(
     revision = comparison_run(
         comparison_id=comparison_recompute(acting_user=lead, comparison=old).comparison.pk
     )
-    assert ENGINE_VERSION == "1.4.0"
+    assert ENGINE_VERSION == "1.5.0"
     assert revision.engine_version == ENGINE_VERSION
     assert row(revision, quote).total_usd == Decimal("138.89")
     old.refresh_from_db()
     assert old.engine_version == "1.3.0"
     assert row(old, quote).total_usd == Decimal("171.47")
+
+
+def test_engine_version_1_5_0_an_old_1_4_0_comparison_keeps_its_version_and_figures(
+    api_client, lead, engineer
+):
+    """Engine 1.5.0 lowers a vLLM row's prefill by the cached share (120.69 with half the
+    input cached, tests/comparisons/test_comparisons_prefix_cache.py); a comparison the
+    1.4.0 engine computed (138.89: the cached share lowered API prices only) keeps its
+    version and figures, and its recompute is a new revision at 1.5.0."""
+    from engine.comparison import ENGINE_VERSION
+    from procurement.models import CandidateResult, Comparison
+    from procurement.services.comparisons import comparison_recompute, comparison_run
+
+    brief, quote = audit_brief(lead, serving_engine="vLLM"), h100_quote(lead)
+    api_client.force_authenticate(engineer)
+    upload(api_client, quote, brief, vllm_file(16, 2500), serving_engine="vLLM")
+    old = compare(lead, brief, [quote], cached_input_fraction=0.5)
+    assert old.assumptions == {"cached_input_fraction": 0.5}
+    Comparison.objects.filter(pk=old.pk).update(
+        engine_version="1.4.0", snapshot={**old.snapshot, "engine_version": "1.4.0"}
+    )
+    CandidateResult.objects.filter(comparison=old).update(total_usd=Decimal("138.89"))
+    old.refresh_from_db()
+    revision = comparison_run(
+        comparison_id=comparison_recompute(acting_user=lead, comparison=old).comparison.pk
+    )
+    assert ENGINE_VERSION == "1.5.0"
+    assert revision.engine_version == "1.5.0"
+    assert row(revision, quote).total_usd == Decimal("120.69")
+    old.refresh_from_db()
+    assert old.engine_version == "1.4.0"
+    assert row(old, quote).total_usd == Decimal("138.89")
 
 
 def test_c2_separate_uploads_of_one_quote_form_one_sweep(api_client, lead, engineer):

@@ -39,7 +39,10 @@ def test_a_measured_row_records_its_estimate_and_the_ratio():
 
     thawed = thaw(snapshot([quote(1, "2.50")], [result(5, "meta-llama/Llama-3.1-70B-Instruct")]))
     found = thawed.facts["quote:1"]["performance"]["calibration"]
-    assert found["measured_tokens_per_s"] == 2000.0
-    assert found["measured_over_estimate"] == pytest.approx(
-        2000.0 / found["estimated_tokens_per_s"], rel=1e-3
+    (pair,) = found["pairs"]  # a single-point file is one operating point
+    assert pair["measured_tokens_per_s"] == 2000.0  # 500 per GPU × 4 GPUs
+    assert pair["shape"] == "in 1,500 / out 300 / c32 / 4 GPUs"  # the result's own shape
+    assert pair["measured_over_estimate"] == pytest.approx(
+        2000.0 / pair["estimated_tokens_per_s"], rel=1e-3
     )
+    assert (found["precision"], found["workload_class"]) == ("bf16", "realtime_inference")
