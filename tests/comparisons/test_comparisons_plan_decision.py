@@ -11,6 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.core import mail
 
 from checklist.models import ChecklistItem
 from core.models import AuditEvent
@@ -74,7 +75,7 @@ def test_the_plans_parts_carry_their_commitment_and_the_plan_its_total(split):
 
 
 def test_a_plan_above_the_threshold_though_each_part_is_below_needs_two_approvals(
-    split, finance, engineer, security, api_client
+    split, finance, engineer, security, api_client, django_capture_on_commit_callbacks
 ):
     comparison, _cheap, dear, _ = split
     # the compute weighed the recommended row (Contoso alone): one approval
@@ -82,8 +83,12 @@ def test_a_plan_above_the_threshold_though_each_part_is_below_needs_two_approval
     assert comparison.required_approvals == 1
     assert max(FABRIKAM_COMMITMENT, CONTOSO_COMMITMENT) < THRESHOLD < PLAN_COMMITMENT
 
-    first = _post(api_client, finance, comparison, **_plan())
+    with django_capture_on_commit_callbacks(execute=True):
+        first = _post(api_client, finance, comparison, **_plan())
     assert first.status_code == 201, first.json()
+    # the reviewers who can give the second approval are asked for it, for the plan
+    asked = next(m for m in mail.outbox if m.to == [engineer.email])
+    assert "for the cheapest plan across offers" in asked.body
     assert first.json()["candidate"] == "plan"
     assert first.json()["approvals"] == "1 of 2 approvals"
     assert first.json()["comparison_status"] == Comparison.Status.READY
