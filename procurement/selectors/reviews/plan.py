@@ -208,7 +208,7 @@ def _parts(
                 candidate=row,
                 capacity=capacity,
                 role=", ".join(
-                    ROLE_WORDS.get(str(r), str(r)) for r in sorted({ln.get("role") for ln in mine})
+                    ROLE_WORDS.get(r, r) for r in sorted({str(ln.get("role")) for ln in mine})
                 ),
                 replicas=sum(int(ln.get("replicas") or 0) for ln in mine),
                 gpus=sum(int(ln.get("gpus") or 0) for ln in mine),
