@@ -19,8 +19,6 @@ from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.plan import (
     PlanDecision,
     approved_plan_parts,
-    plan_refusal,
-    stored_plan,
 )
 from procurement.selectors.reviews.record import (
     assumptions_of,
@@ -105,13 +103,11 @@ def plan_context(
     (each vendor's part, total, term, approvals, checklist level), why it cannot be approved,
     and, once approved, the parts as approved."""
     approved = approved_plan_parts(reviews)
-    refusal = plan_refusal(stored_plan(comparison))
     changes: list[str] = []
     if plan is not None and drift and comparison.status == Comparison.Status.READY:
         changes = plan_changes(comparison, plan)
     return {
         "plan_decision": plan,
-        "plan_refusal": refusal if stored_plan(comparison) is not None else None,
         "plan_changes": changes,
         "approved_plan": approved,
         "approved_plan_total": sum((p.commitment_usd for p in approved), Decimal(0)),

@@ -36,9 +36,11 @@ def comparison_review(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     rows = sel.candidates_of(comparison)
     filter_form = RowFilterForm(request.GET or None, rows=rows)
-    # The rows partial (htmx) shows no plan: its checklists are not read for it.
+    # The plan is offered while the comparison awaits a decision; the rows partial (htmx)
+    # shows no plan, so its quotes' checklists are not read for it.
     partial = request.method == "GET" and request.htmx and not request.htmx.history_restore_request
-    plan = None if partial else plan_decision(comparison)
+    ready = comparison.status == Comparison.Status.READY
+    plan = plan_decision(comparison) if ready and not partial else None
     form = ReviewForm(
         request.POST or None,
         candidates=rows,

@@ -261,3 +261,20 @@ def test_the_review_page_shows_what_approving_the_plan_commits_before_approving(
     assert f"the full level</strong>, that of the largest commitment ({rows[dear.pk].label}" in (
         checklist
     )
+
+
+def test_a_plan_that_does_not_split_is_not_offered_its_row_is(
+    lead, finance, checklist_items, api_client, login
+):
+    alone = contoso_reserved(lead, term_months=12)
+    comparison, rows = computed(lead, plan_brief(lead, horizon_months=12), [alone])
+    assert comparison.result["plan"]["split"] is False
+    refused = _post(api_client, finance, comparison, **_plan())
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == (
+        "The cheapest plan across offers does not split the fleet: it is "
+        f"{rows[alone.pk].label} alone, so approve that row."
+    )
+    html = login(finance).get(f"/comparisons/{comparison.pk}/review/").content.decode()
+    assert '<option value="plan">' not in html
+    assert 'id="decision-plan"' not in html

@@ -12,7 +12,8 @@ enforced by `services.reviews` under the comparison's lock:
 - the checklist level the plan needs is that of its largest commitment (the level the
   largest part's quote terms call for, checklist/levels.py); each vendor's quote must be
   complete at that level, or at its own when that asks more;
-- an infeasible or absent plan cannot be approved.
+- an infeasible or absent plan cannot be approved, nor one that does not split the fleet
+  (one offer alone: its row is the candidate to approve).
 
 A plan approved is kept as `PlanPart` rows on its review: the record, the exports, the API
 and the price-change flags read the approved parts from there.
@@ -68,6 +69,13 @@ def plan_refusal(plan: dict[str, Any] | None) -> str | None:
         )
     if plan["status"] == "none" or not plan.get("vendors"):
         return f"There is no plan across offers to approve: {reason}."
+    if plan.get("split") is False:
+        # one configuration of one offer carries everything: that is a row, approve the row
+        alone = plan.get("best_single_label") or "one offer"
+        return (
+            f"The cheapest plan across offers does not split the fleet: it is {alone} alone, "
+            "so approve that row."
+        )
     return None
 
 
