@@ -153,6 +153,22 @@ def evidence_results_for(
     return merge_sweeps(out)
 
 
+def request_sizes_for_brief(brief_id: int) -> list[dict[str, Any]]:
+    """The request sizes measured by the parsed uploads made for this brief (bound to it),
+    oldest first: ``[{"result_id", "request_sizes"}]`` (``distributions.request_sizes``).
+    The comparison freezes them; its cheapest plan splits its buckets with them. One query."""
+    rows = (
+        BenchmarkResult.objects.filter(
+            status=BenchmarkResult.Status.PARSED,
+            brief_id=brief_id,
+            distributions__has_key="request_sizes",
+        )
+        .order_by("id")
+        .values_list("id", "distributions__request_sizes")
+    )
+    return [{"result_id": pk, "request_sizes": sizes} for pk, sizes in rows if sizes]
+
+
 def _float(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 

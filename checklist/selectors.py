@@ -187,12 +187,15 @@ def _result_for(
     items: Sequence[ChecklistItem],
     effective: dict[int, tuple[ChecklistAnswer, str]],
     comments: dict[int, str],
+    level: str | None = None,
 ) -> levels.ChecklistResult:
     answers: dict[str, levels.AnswerInput] = {}
     for item in items:
         if item.pk in effective:
             answer = effective[item.pk][0]
             answers[item.code] = _answer_input(item, answer, comments.get(answer.pk, ""))
+    if level is not None:  # a level asked by someone else (a plan's largest commitment)
+        return levels.evaluate(_item_inputs(items), answers, level=level)
     return levels.checklist_summary(
         _item_inputs(items),
         answers,
@@ -216,10 +219,13 @@ def _latest_comments(answer_ids: Iterable[int]) -> dict[int, str]:
     return comments
 
 
-def quote_checklist_summaries(quotes: Iterable[Quote]) -> dict[int, dict[str, Any]]:
+def quote_checklist_summaries(
+    quotes: Iterable[Quote], *, level: str | None = None
+) -> dict[int, dict[str, Any]]:
     """quote id → summary dict (see `quote_checklist_summary`), in a constant number of queries.
 
-    Pass quotes with `provider` loaded or not: only ids and terms are read.
+    Pass quotes with `provider` loaded or not: only ids and terms are read. `level` ("basic"
+    or "full") scores every quote at that level instead of the one its own terms need.
     """
     quotes = list(quotes)
     if not quotes:
@@ -249,7 +255,7 @@ def quote_checklist_summaries(quotes: Iterable[Quote]) -> dict[int, dict[str, An
     for quote in quotes:
         candidates = heads_at.get(quote.pk, by_provider[quote.provider_id])
         effective = _pick_effective(quote, lineages[quote.pk], candidates)
-        out[quote.pk] = _result_for(quote, items, effective, comments).as_dict()
+        out[quote.pk] = _result_for(quote, items, effective, comments, level).as_dict()
     return out
 
 

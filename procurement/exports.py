@@ -142,12 +142,16 @@ PLAN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("key", "Key"),
     ("label", "Part"),
     ("role", "Role"),
+    ("configuration", "Configuration"),
     ("replicas", "Replicas"),
     ("gpus", "GPUs"),
     ("total_usd", "USD / month"),
     ("committed_gpu_hours", "Committed GPU-hours / month"),
     ("term_months", "Term (months)"),
+    ("contract_usd", "Contracted (USD)"),
     ("commitment_usd", "Commitment (USD)"),
+    ("checklist_level", "Checklist level"),
+    ("approved", "Approved"),
     ("outcome", "Solver outcome or reason"),
 )
 PLAN_FORMATS = {
@@ -155,6 +159,7 @@ PLAN_FORMATS = {
     "gpus": COUNT_FORMAT,
     "total_usd": MONEY_FORMAT,
     "committed_gpu_hours": COUNT_FORMAT,
+    "contract_usd": MONEY_FORMAT,
     "commitment_usd": MONEY_FORMAT,
 }
 
@@ -163,35 +168,49 @@ def _dec(value: Any) -> Decimal | None:
     return None if value in (None, "") else Decimal(str(value))
 
 
-def plan_rows(plan: Any) -> list[dict[str, Any]]:
-    """The stored plan as export rows: the plan's total, then each vendor's part."""
+def plan_rows(plan: Any, approved: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    """The stored plan as export rows: the plan's total, then each vendor's part. Commitment:
+    what a decision on it commits (the larger of the contract and the expected spend over the
+    horizon; plans stored before then: the contract). `approved`: the parts of the approved
+    plan (`selectors.reviews.plan.part_rows`), which mark the rows and give their terms."""
     if not isinstance(plan, dict) or not plan.get("status"):
         return []
     lines = plan.get("lines") or []
+    by_key = {str(part.get("key")): part for part in approved}
     total = {
         "key": "plan",
-        "label": "Cheapest plan across offers",
+        "label": "Cheapest plan across offers" + (" (approved)" if approved else ""),
         "role": plan.get("status"),
         "replicas": sum(int(ln.get("replicas") or 0) for ln in lines) if lines else None,
         "gpus": sum(int(ln.get("gpus") or 0) for ln in lines) if lines else None,
         "total_usd": _dec(plan.get("monthly_cost")),
-        "commitment_usd": _dec(plan.get("total_commitment")) if lines else None,
+        "contract_usd": _dec(plan.get("total_commitment")) if lines else None,
+        "commitment_usd": _dec(plan.get("commitment_usd") or plan.get("total_commitment"))
+        if lines
+        else None,
+        "approved": bool(approved),
         "outcome": plan.get("reason") or plan.get("outcome"),
     }
     out = [total]
     for part in plan.get("vendors") or []:
         mine = [ln for ln in lines if ln.get("offer_id") == part.get("offer_id")]
+        chosen = by_key.get(str(part.get("offer_id")), {})
         out.append(
             {
                 "key": f"plan:{part.get('offer_id')}",
                 "label": part.get("label"),
                 "role": ", ".join(sorted({str(ln.get("role")) for ln in mine})),
+                "configuration": chosen.get("configuration", ""),
                 "replicas": sum(int(ln.get("replicas") or 0) for ln in mine),
                 "gpus": sum(int(ln.get("gpus") or 0) for ln in mine),
                 "total_usd": _dec(part.get("monthly_cost")),
                 "committed_gpu_hours": _dec(part.get("committed_gpu_hours_per_month")),
                 "term_months": part.get("term_months"),
-                "commitment_usd": _dec(part.get("commitment_total")),
+                "term": chosen.get("term", ""),
+                "contract_usd": _dec(part.get("commitment_total")),
+                "commitment_usd": _dec(part.get("commitment_usd") or part.get("commitment_total")),
+                "checklist_level": chosen.get("checklist_level", ""),
+                "approved": bool(chosen),
             }
         )
     return out
@@ -288,18 +307,22 @@ class _Echo:
 
 def plan_csv_rows(data: ExportData) -> Iterator[list[Any]]:
     """The plan's rows in the candidates' columns: Key "plan" / "plan:<offer>", Kind
-    "mixed plan", Total (USD) the monthly cost, Commitment (USD) what is committed."""
+    "mixed plan", Total (USD) the monthly cost, Commitment (USD) what is committed; the
+    parts of an approved plan say "(approved)" and carry their configuration and term."""
     header = [key for key, _ in BASE_COLUMNS] + list(data.line_names)
     header += [key for key, _ in TAIL_COLUMNS]
     for part in data.plan:
+        months = f"{part['term_months']} months" if part.get("term_months") else ""
+        approved = part.get("approved") and part["key"] != "plan"  # the total says it already
         cells = {
             "key": part["key"],
-            "label": part["label"],
+            "label": f"{part['label']} (approved)" if approved else part["label"],
             "kind": "mixed plan",
             "gpus": part.get("gpus"),
             "total_usd": part.get("total_usd"),
             "commitment_usd": part.get("commitment_usd"),
-            "commitment_term": f"{part['term_months']} months" if part.get("term_months") else "",
+            "commitment_term": part.get("term") or months,
+            "configuration": part.get("configuration", ""),
             "replicas_peak": part.get("replicas"),
             "gpus_peak": part.get("gpus"),
             "unit_label": data.unit_label,

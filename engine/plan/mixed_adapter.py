@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from engine import cost, montecarlo
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S, optimise
+from engine.plan.mixed_buckets import LONG, BucketSize, brief_sizes, mean_tokens
 from engine.plan.mixed_types import (
     MixedPlan,
     PlanBucket,
@@ -33,7 +34,6 @@ from engine.plan.mixed_types import (
 from engine.types import SECONDS_PER_HOUR, CandidateInput, CandidateOutcome, WorkloadInput
 
 ALL = "all"
-SHORT, LONG = "short", "long"
 
 
 def length_buckets(
@@ -43,32 +43,32 @@ def length_buckets(
     long_share: float,
     p95_input_tokens: float,
 ) -> tuple[tuple[PlanBucket, ...], dict[str, dict[str, float]]]:
-    """Short and long requests from the brief's mean and p95 prompt lengths.
+    """Short and long requests from the brief's mean and p95 prompt lengths
+    (``mixed_buckets.brief_sizes``), with each candidate's rates (``sized_rates``)."""
+    sizes = brief_sizes(workload, long_share=long_share, p95_input_tokens=p95_input_tokens)
+    mean_t = workload.input_tokens_per_request + workload.output_tokens_per_request
+    return sized_rates(workload, candidates, sizes, mean_request_tokens=mean_t)
 
-    The long bucket (``long_share`` of the requests) has the p95 prompt, the short one the
-    rest of the mean: ``short = (mean − long_share × p95) / (1 − long_share)``. A replica's
-    time per request is taken proportional to the tokens it processes (prompt + output), so
-    bucket b runs at ``rate × tokens(mean) / tokens(b)`` and a row carrying both costs what
-    it costs at the mean. Only rows that fit the p95 context serve the long bucket."""
-    if not 0 < long_share < 1:
-        raise EngineInputError("long_share", "must be between 0 and 1")
-    out_tokens = workload.output_tokens_per_request
-    mean_in = workload.input_tokens_per_request
-    short_in = (mean_in - long_share * p95_input_tokens) / (1 - long_share)
-    if short_in < 0 or p95_input_tokens < mean_in:
-        raise EngineInputError("p95_input_tokens", "must be at least the mean prompt length")
-    mean_t, short_t, long_t = (
-        mean_in + out_tokens,
-        short_in + out_tokens,
-        p95_input_tokens + out_tokens,
-    )
-    if mean_t <= 0:
+
+def sized_rates(
+    workload: WorkloadInput,
+    candidates: Sequence[CandidateInput],
+    sizes: Sequence[BucketSize],
+    *,
+    mean_request_tokens: float | None = None,
+) -> tuple[tuple[PlanBucket, ...], dict[str, dict[str, float]]]:
+    """The buckets and, per candidate, its accepted outputs per replica-hour in each bucket
+    it serves: ``rate × T / t_b`` with T ``mean_request_tokens`` (default: the buckets'
+    share-weighted mean size), so a row carrying every bucket costs what it costs at the
+    mean. Only rows that fit the p95 context serve the long bucket (``mixed_buckets``)."""
+    mean_t = mean_tokens(sizes) if mean_request_tokens is None else mean_request_tokens
+    if mean_t <= 0 or any(size.tokens <= 0 for size in sizes):
         raise EngineInputError("input_tokens_per_request", "the brief states no request size")
-    buckets = (PlanBucket(SHORT, 1 - long_share), PlanBucket(LONG, long_share))
+    buckets = tuple(size.bucket() for size in sizes)
     rates: dict[str, dict[str, float]] = {}
     for cand in candidates:
         if cand.is_api:
-            rates[cand.id] = {SHORT: 1.0, LONG: 1.0}
+            rates[cand.id] = {size.name: 1.0 for size in sizes}
             continue
         if cand.throughput_per_replica is None:
             continue
@@ -76,10 +76,12 @@ def length_buckets(
             rate = accepted_per_replica_hour(workload, cand)
         except EngineInputError:
             continue
-        mine = {SHORT: rate * mean_t / short_t}
-        if cand.fits_at_p95_context and cand.fits_at_context_window is not False:
-            mine[LONG] = rate * mean_t / long_t
-        rates[cand.id] = mine
+        fits_long = cand.fits_at_p95_context and cand.fits_at_context_window is not False
+        rates[cand.id] = {
+            size.name: rate * mean_t / size.tokens
+            for size in sizes
+            if size.name != LONG or fits_long
+        }
     return buckets, rates
 
 
@@ -190,11 +192,19 @@ def plan_inputs(
     p95_input_tokens: float | None = None,
     capacities: Mapping[str, int] | None = None,
     capacity_limited: Collection[str] = (),
+    sizes: Sequence[BucketSize] | None = None,
+    mean_request_tokens: float | None = None,
 ) -> tuple[PlanDemand, list[PlanOffer]] | None:
-    """The demand and offers ``plan_for_comparison`` solves (None: nothing to plan)."""
+    """The demand and offers ``plan_for_comparison`` solves (None: nothing to plan).
+    ``sizes``: request-size buckets already made (``mixed_buckets``), rated here
+    (``sized_rates``, with ``mean_request_tokens``)."""
     if workload.is_training or workload.monthly_accepted_outputs is None:
         return None
-    if long_share is not None and p95_input_tokens is not None and bucket_rates is None:
+    if sizes is not None and bucket_rates is None:
+        buckets, bucket_rates = sized_rates(
+            workload, candidate_inputs, sizes, mean_request_tokens=mean_request_tokens
+        )
+    elif long_share is not None and p95_input_tokens is not None and bucket_rates is None:
         buckets, bucket_rates = length_buckets(
             workload, candidate_inputs, long_share=long_share, p95_input_tokens=p95_input_tokens
         )

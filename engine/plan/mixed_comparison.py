@@ -3,9 +3,17 @@ comparison's rows, with its p10–p90 from the rows' own Monte Carlo draws.
 
 Rows that are ineligible only because their offer lacks the GPUs for the whole fleet take
 part up to their capacity; at most ``MAX_PLAN_OFFERS`` rows, the cheapest per accepted
-output at their point estimates, take part. Request sizes: when the brief states a p95
-prompt above its mean, the long bucket is the top ``LONG_SHARE`` of requests at the p95
-prompt and the short one the rest (``mixed_adapter.length_buckets``); otherwise one bucket.
+output at their point estimates, take part. Request sizes (``mixed_buckets``): when the
+brief states a p95 prompt above its mean, the long bucket holds the requests of at least that
+prompt — measured, from the per-request samples of the uploads made for the brief when there
+are any, else the top ``LONG_SHARE`` of requests at the p95 prompt; otherwise one bucket.
+``buckets_source`` says which.
+
+Each vendor's part also carries ``commitment_usd``, the commitment a decision on it creates
+as the rows state theirs (ADR 0006): the larger of its contract (committed GPU-hours × price
+× term) and its expected spend over the brief's horizon (monthly cost × horizon months); the
+plan's ``commitment_usd`` is their sum, the figure dual approval routes on.
+
 The answer is a JSON-ready dict; ``status`` "none" with a ``reason`` when there is no plan
 to make (a training run, no costed row), "infeasible" with the optimiser's reason when no
 plan meets the brief.
@@ -13,6 +21,7 @@ plan meets the brief.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -20,15 +29,17 @@ from engine.deployments.assess import capacity_reason
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S, optimise
 from engine.plan.mixed_adapter import plan_inputs, row_draws
-from engine.plan.mixed_types import MixedPlan
+from engine.plan.mixed_buckets import BucketSize, brief_sizes, sample_sizes
+from engine.plan.mixed_types import MixedPlan, PlanDemand
 from engine.plan.mixed_uncertainty import plan_spread
-from engine.types import ComparisonInput, ComparisonOutput
+from engine.types import ComparisonInput, ComparisonOutput, WorkloadInput
 
 LONG_SHARE = 0.05  # the requests at or above the p95 prompt
 # The cheapest rows by point-estimate unit cost that take part: a catalog-sized comparison
 # keeps the solver's model near the benchmarked 200 offers × 3 configurations.
 MAX_PLAN_OFFERS = 200
 PCT = Decimal("0.1")
+CENT = Decimal("0.01")
 SPREAD_QUANTUM = Decimal("1E-8")
 
 
@@ -50,7 +61,7 @@ def _none(reason: str) -> dict[str, Any]:
     return {"status": "none", "outcome": "not solved", "reason": reason}
 
 
-def _served(plan: MixedPlan, labels: dict[str, str]) -> dict[str, Any]:
+def _served(plan: MixedPlan, labels: dict[str, str], horizon_months: int) -> dict[str, Any]:
     data: dict[str, Any] = dict(plan.to_dict())
     data.pop("solve_seconds", None)  # wall clock: the stored result is reproducible
     best = (plan.best_single_id or "").split("/")[0]
@@ -61,7 +72,71 @@ def _served(plan: MixedPlan, labels: dict[str, str]) -> dict[str, Any]:
     else:
         data["saving_pct"] = None
     data["split"] = len(plan.vendors) > 1 or len(plan.lines) > 1
+    data["horizon_months"] = horizon_months
+    total = Decimal(0)
+    for part, served in zip(plan.vendors, data["vendors"], strict=True):
+        spend = (part.monthly_cost * horizon_months).quantize(CENT)
+        commitment = max(part.commitment_total, spend)
+        served["expected_spend_usd"] = format(spend, "f")
+        served["commitment_usd"] = format(commitment, "f")
+        total += commitment
+    data["commitment_usd"] = format(total, "f") if plan.vendors else None
     return data
+
+
+def request_sizes(
+    workload: WorkloadInput,
+    *,
+    p95_input_tokens: float | None,
+    samples: Sequence[tuple[object, object]] = (),
+    uploads: Sequence[int] = (),
+    measured_total: int | None = None,
+) -> tuple[tuple[BucketSize, ...] | None, dict[str, Any]]:
+    """The request-size buckets and where they came from (module docstring); None: one
+    bucket. ``samples``: the measured (prompt, output) token pairs (a sample of each upload),
+    ``uploads`` their results' ids, ``measured_total`` how many requests they measured."""
+    mean_in = workload.input_tokens_per_request
+    if not p95_input_tokens or p95_input_tokens <= mean_in:
+        return None, {
+            "source": "brief",
+            "words": "one request size: the brief states no p95 prompt above its mean",
+        }
+    threshold = float(p95_input_tokens)
+    if samples:
+        try:
+            sizes = sample_sizes(
+                samples,
+                threshold_input_tokens=threshold,
+                default_output_tokens=workload.output_tokens_per_request,
+            )
+        except EngineInputError:
+            sizes = ()
+        if sizes:
+            count = sum(1 for prompt, _ in samples if isinstance(prompt, int | float))
+            total = max(count, measured_total or 0)
+            where = f"{len(uploads)} upload{'s' * (len(uploads) != 1)}"
+            sampled = f" (an evenly spaced sample of {total:,})" if total > count else ""
+            return sizes, {
+                "source": "samples",
+                "requests": count,
+                "measured_requests": total,
+                "uploads": list(uploads),
+                "threshold_input_tokens": threshold,
+                "words": (
+                    f"from {count:,} measured requests{sampled} in {where} made for this "
+                    f"brief: prompts of {threshold:,.0f} tokens or more (the brief's p95) "
+                    "are long"
+                ),
+            }
+    sizes = brief_sizes(workload, long_share=LONG_SHARE, p95_input_tokens=threshold)
+    return sizes, {
+        "source": "brief",
+        "threshold_input_tokens": threshold,
+        "words": (
+            f"from the brief: the top {LONG_SHARE * 100:g} % of requests are long, at its "
+            f"p95 prompt of {threshold:,.0f} tokens"
+        ),
+    }
 
 
 def comparison_plan(
@@ -72,8 +147,13 @@ def comparison_plan(
     samples: int,
     p95_input_tokens: float | None = None,
     time_limit: float = TIME_LIMIT_S,
+    measured_requests: Sequence[tuple[object, object]] = (),
+    measured_uploads: Sequence[int] = (),
+    measured_total: int | None = None,
 ) -> dict[str, Any]:
-    """The cheapest plan across the comparison's offers (module docstring)."""
+    """The cheapest plan across the comparison's offers (module docstring).
+    ``measured_requests``: (prompt, output) tokens of the requests measured by the uploads
+    made for the brief (``measured_uploads``), when there are any."""
     workload = inp.workload
     if workload.is_training or workload.monthly_accepted_outputs is None:
         return _none("a training run holds one fleet for the run: there is no serving plan")
@@ -88,26 +168,35 @@ def comparison_plan(
     )
     taking = {row.candidate_id for row in costed[:MAX_PLAN_OFFERS]}
     outcomes = [row for row in output.candidates if row.candidate_id in taking]
-    long_share = None
-    if p95_input_tokens and p95_input_tokens > workload.input_tokens_per_request:
-        long_share = LONG_SHARE
     try:
+        sizes, source = request_sizes(
+            workload,
+            p95_input_tokens=p95_input_tokens,
+            samples=measured_requests,
+            uploads=measured_uploads,
+            measured_total=measured_total,
+        )
+        brief_mean = None  # the brief's buckets average to its mean exactly: say it so
+        if source.get("source") == "brief":
+            brief_mean = workload.input_tokens_per_request + workload.output_tokens_per_request
         built = plan_inputs(
             inp.candidates,
             outcomes,
             workload,
-            long_share=long_share,
-            p95_input_tokens=p95_input_tokens if long_share else None,
+            sizes=sizes,
+            mean_request_tokens=brief_mean,
             capacity_limited=limited,
         )
-    except EngineInputError:  # the brief's request sizes do not split: one bucket
+    except EngineInputError:  # the request sizes do not split: one bucket
+        sizes, source = None, {"source": "brief", "words": "one request size"}
         built = plan_inputs(inp.candidates, outcomes, workload, capacity_limited=limited)
     if built is None:
         return _none("no eligible row can be costed per replica or per output")
     demand, offers = built
     plan = optimise(demand, offers, time_limit=time_limit)
-    data = _served(plan, {c.id: c.label for c in inp.candidates})
-    data["buckets"] = [b.to_dict() for b in demand.buckets]
+    data = _served(plan, {c.id: c.label for c in inp.candidates}, workload.horizon_months)
+    data["buckets"] = _buckets(demand, sizes, workload)
+    data["buckets_source"] = source
     data["capacity_limited"] = sorted(limited & {o.id for o in offers})
     data["p10"] = data["p50"] = data["p90"] = None
     if plan.feasible:
@@ -119,3 +208,17 @@ def comparison_plan(
             value = Decimal(repr(getattr(spread, name))).quantize(SPREAD_QUANTUM)
             data[name] = format(value, "f")
     return data
+
+
+def _buckets(
+    demand: PlanDemand, sizes: Sequence[BucketSize] | None, workload: WorkloadInput
+) -> list[dict[str, Any]]:
+    if sizes:
+        return [size.to_dict() for size in sizes]
+    one = BucketSize(
+        demand.buckets[0].name,
+        1.0,
+        workload.input_tokens_per_request,
+        workload.output_tokens_per_request,
+    )
+    return [one.to_dict()]

@@ -23,7 +23,7 @@ from rest_framework.request import Request
 from procurement.models import Comparison
 
 BODY_CACHE_SECONDS = 24 * 3600
-BODY_FORMAT = 3  # bump when the body's shape changes: old cached bodies are never served
+BODY_FORMAT = 4  # bump when the body's shape changes: old cached bodies are never served
 GZIP_LEVEL = 6
 
 # Every stored field the body shows that may change after the comparison is finished.

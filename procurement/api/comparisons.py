@@ -26,6 +26,7 @@ from procurement.api import comparison_body
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.selectors.comparisons import recommendation_notes_of
+from procurement.selectors.reviews.plan import APPROVED_PLAN_HELP, approved_plan_body
 from procurement.services import comparisons as services_comparisons
 
 MAX_IDS = 5000
@@ -214,6 +215,7 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     breakeven = serializers.SerializerMethodField()
     hybrid = serializers.SerializerMethodField()
     plan = serializers.SerializerMethodField()
+    approved_plan = serializers.SerializerMethodField(help_text=APPROVED_PLAN_HELP)
     unit_label = serializers.SerializerMethodField()
     billed_token_type = serializers.SerializerMethodField(
         help_text="output | input | total: the tokens every unit cost counts (the brief's "
@@ -251,6 +253,7 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
             "breakeven",
             "hybrid",
             "plan",
+            "approved_plan",
             "notes",
             "recommendation_notes",
             "assumptions_applied",
@@ -307,6 +310,9 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     def get_plan(self, obj: Comparison) -> Any:
         """The cheapest plan across offers (null before the run or for older results)."""
         return (obj.result or {}).get("plan")
+
+    def get_approved_plan(self, obj: Comparison) -> dict[str, Any] | None:
+        return approved_plan_body(obj)
 
     def get_unit_label(self, obj: Comparison) -> str:
         return str((obj.result or {}).get("unit_label", ""))

@@ -14,7 +14,7 @@ import io
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import FileResponse, Http404, StreamingHttpResponse
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
@@ -37,6 +37,7 @@ from procurement import access, exports
 from procurement.models import Comparison, Review
 from procurement.selectors import reviews as sel
 from procurement.selectors.reviews import policy
+from procurement.selectors.reviews.plan import PLAN_KEY, PLAN_PARTS, plain_parts
 from procurement.services import reviews as services_reviews
 from procurement.services.reviews import COMMENT_MAX
 
@@ -48,7 +49,14 @@ class ReviewOutputSerializer(serializers.ModelSerializer[Review]):
     # unique ("decision" has other choice sets in other apps; a collision fails check --deploy).
     decision = serializers.CharField(read_only=True, help_text="approve, reject or request_changes")
     reviewer = serializers.CharField(source="reviewer.username", read_only=True)
-    candidate = serializers.CharField(source="candidate.key", read_only=True, default=None)
+    candidate = serializers.SerializerMethodField(
+        help_text='The approved row\'s key, "plan" for the cheapest plan across offers, or null.'
+    )
+    plan_parts = serializers.SerializerMethodField(
+        help_text="An approval of the plan: each vendor's part as approved (key, label, "
+        "configuration, capacity, role, replicas, gpus, monthly_cost_usd, commitment_usd, "
+        "contract_usd, term_months, term, checklist_level); [] otherwise."
+    )
 
     class Meta:
         model = Review
@@ -59,18 +67,32 @@ class ReviewOutputSerializer(serializers.ModelSerializer[Review]):
             "reviewer_role",
             "decision",
             "candidate",
+            "plan_parts",
             "comment",
             "justification",
             "created_at",
         ]
         read_only_fields = fields
 
+    def get_candidate(self, review: Review) -> str | None:
+        if review.approves_plan:
+            return PLAN_KEY
+        return review.candidate.key if review.candidate is not None else None
+
+    def get_plan_parts(self, review: Review) -> list[dict[str, Any]]:
+        if not review.approves_plan:
+            return []
+        return plain_parts(sorted(review.plan_parts.all(), key=lambda p: p.position))
+
 
 class ReviewInputSerializer(serializers.Serializer[None]):
     decision = serializers.ChoiceField(choices=Review.Decision.choices)
     comment = serializers.CharField(max_length=COMMENT_MAX)
     candidate = serializers.CharField(
-        max_length=60, required=False, allow_blank=True, help_text="Candidate key."
+        max_length=60,
+        required=False,
+        allow_blank=True,
+        help_text='Candidate key, or "plan" to approve the cheapest plan across offers.',
     )
     justification = serializers.CharField(max_length=COMMENT_MAX, required=False, allow_blank=True)
 
@@ -85,7 +107,12 @@ class ComparisonReviewsApi(generics.ListAPIView[Review]):
         return access.access_comparison(api_user(self.request), self.kwargs["pk"])
 
     def get_queryset(self) -> QuerySet[Review]:
-        return self.comparison().reviews.select_related("reviewer", "candidate").order_by("id")
+        return (
+            self.comparison()
+            .reviews.select_related("reviewer", "candidate")
+            .prefetch_related(Prefetch("plan_parts", queryset=PLAN_PARTS))
+            .order_by("id")
+        )
 
     @extend_schema(request=ReviewInputSerializer, responses={201: ReviewOutputSerializer})
     def post(self, request: Request, pk: int) -> Response:

@@ -37,7 +37,8 @@ class ReviewForm(forms.Form):
     decision = forms.ChoiceField(choices=Review.Decision.choices, widget=DecisionRadios)
     candidate = forms.ChoiceField(
         required=False,
-        help_text="The row you approve; the recommended one unless you choose another.",
+        help_text="The row you approve, or the cheapest plan across offers; the recommended "
+        "row unless you choose another.",
     )
     comment = forms.CharField(
         max_length=COMMENT_MAX,
@@ -48,11 +49,16 @@ class ReviewForm(forms.Form):
         required=False,
         max_length=COMMENT_MAX,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Required when you approve a row other than the recommended one.",
+        help_text="Required when you approve a row other than the recommended one, or the plan.",
     )
 
     def __init__(
-        self, *args: Any, candidates: Sequence[CandidateResult], recommended_key: str, **kw: Any
+        self,
+        *args: Any,
+        candidates: Sequence[CandidateResult],
+        recommended_key: str,
+        plan_choice: tuple[str, str] | None = None,
+        **kw: Any,
     ) -> None:
         super().__init__(*args, **kw)
         choices = [
@@ -60,8 +66,11 @@ class ReviewForm(forms.Form):
             for c in candidates
             if c.eligible
         ]
+        # The cheapest plan across offers, when there is one to approve (its key and words).
+        plan = [plan_choice] if plan_choice is not None else []
         field_of(self, "candidate", forms.ChoiceField).choices = [
             ("", "The recommended row"),
+            *plan,
             *choices,
         ]
         self.fields["candidate"].initial = recommended_key

@@ -1,7 +1,8 @@
 """Models of the decisions app, re-exported so `procurement.models.X` works."""
 
 from procurement.models.comparisons import CandidateResult, Comparison, Review
+from procurement.models.plans import PlanPart
 from procurement.models.price_changes import PriceChange
 from procurement.models.system import WorkerProbe
 
-__all__ = ["CandidateResult", "Comparison", "PriceChange", "Review", "WorkerProbe"]
+__all__ = ["CandidateResult", "Comparison", "PlanPart", "PriceChange", "Review", "WorkerProbe"]

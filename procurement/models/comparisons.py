@@ -222,6 +222,9 @@ class Review(models.Model):
     )
     comment = models.TextField()
     justification = models.TextField(blank=True)
+    # The approval is for the cheapest plan across offers (its vendors' parts are the
+    # review's `plan_parts`), not for one row: `candidate` is then empty.
+    approves_plan = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -229,6 +232,10 @@ class Review(models.Model):
         constraints = [
             models.CheckConstraint(
                 name="four_eyes", condition=~Q(reviewer=F("comparison_creator"))
+            ),
+            models.CheckConstraint(
+                name="plan_approval_names_no_row",
+                condition=Q(approves_plan=False) | Q(candidate__isnull=True),
             ),
             models.UniqueConstraint(
                 fields=["comparison", "reviewer"], name="one_review_per_reviewer"

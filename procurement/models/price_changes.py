@@ -29,6 +29,9 @@ class PriceChange(models.Model):
     old_price = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
     new_price = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
     price_unit = models.CharField(max_length=20, default="per GPU-hour")
+    # The changed quote is one vendor's part of the approved cheapest plan across offers
+    # (`candidate` is that part's row), not the approved row itself.
+    on_plan = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     # The effect on the changed row, recomputed on a copy of the frozen snapshot with the new
     # price: unit cost, commitment, rank and the new first row (see services.price_impact).

@@ -1,13 +1,15 @@
 """Price changed behind a comparison: a decision learns that the offer it rests on moved.
 
-When a quote version that an APPROVED comparison's approved row rests on, or a READY
-comparison's recommended row (that version or an earlier one of the same quote), is revised
-or withdrawn, the comparison is flagged: one `PriceChange` row per (comparison, new version),
-naming the quote, the approved price and the new one. After the commit the flag's impact is
-recomputed on a copy of the frozen snapshot (`services.price_impact`) and the comparison's
-owner and every reviewer who can act get an e-mail with it; the flag shows on the
-comparison, review and record pages and on their dashboards until it is acknowledged (small
-changes) or the comparison is recomputed (changes above the tolerance need a re-approval).
+When a quote version that an APPROVED comparison's approved row rests on, any vendor part
+of its approved cheapest plan across offers, or a READY comparison's recommended row (that
+version or an earlier one of the same quote), is revised or withdrawn, the comparison is
+flagged (a plan's flag says so, `on_plan`, and names that part's row): one `PriceChange`
+row per (comparison, new version), naming the quote, the approved price and the new one.
+After the commit the flag's impact is recomputed on a copy of the frozen snapshot
+(`services.price_impact`) and the comparison's owner and every reviewer who can act get an
+e-mail with it; the flag shows on the comparison, review and record pages and on their
+dashboards until it is acknowledged (small changes) or the comparison is recomputed (changes
+above the tolerance need a re-approval).
 
 The catalog's quote services call this through `catalog.hooks` inside their own transaction,
 so the flag and the revision are saved together or not at all; a second call for the same
@@ -31,7 +33,7 @@ from core.audit import audit_record
 from core.errors import Conflict, NotAllowed
 from core.roles import Role, has_role
 from procurement import access, notifications
-from procurement.models import CandidateResult, Comparison, PriceChange, Review
+from procurement.models import CandidateResult, Comparison, PlanPart, PriceChange, Review
 from procurement.services.price_impact import price_changes_assess
 
 if TYPE_CHECKING:
@@ -40,10 +42,15 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def _approved_rows(version_ids: set[int]) -> dict[int, list[CandidateResult]]:
+# A row resting on a quote version, and whether it is a vendor part of an approved plan.
+Resting = tuple[CandidateResult, bool]
+
+
+def _approved_rows(version_ids: set[int]) -> dict[int, list[Resting]]:
     """Version id (of `version_ids`) → the rows resting on it: approved rows of APPROVED
-    decisions and recommended rows of READY comparisons (the row their decision is about)."""
-    found: dict[int, list[CandidateResult]] = defaultdict(list)
+    decisions, the vendor parts of their approved plans, and recommended rows of READY
+    comparisons (the row their decision is about)."""
+    found: dict[int, list[Resting]] = defaultdict(list)
     approvals = Review.objects.filter(
         decision=Review.Decision.APPROVE,
         comparison__status=Comparison.Status.APPROVED,
@@ -51,7 +58,15 @@ def _approved_rows(version_ids: set[int]) -> dict[int, list[CandidateResult]]:
     ).select_related("candidate__quote__provider", "candidate__quote__accelerator")
     for review in approvals:
         if review.candidate is not None and review.candidate.quote_id is not None:
-            found[review.candidate.quote_id].append(review.candidate)
+            found[review.candidate.quote_id].append((review.candidate, False))
+    parts = PlanPart.objects.filter(
+        review__decision=Review.Decision.APPROVE,
+        comparison__status=Comparison.Status.APPROVED,
+        candidate__quote_id__in=version_ids,
+    ).select_related("candidate__quote__provider", "candidate__quote__accelerator")
+    for part in parts:
+        if part.candidate.quote_id is not None:
+            found[part.candidate.quote_id].append((part.candidate, True))
     recommended = CandidateResult.objects.filter(
         comparison__status=Comparison.Status.READY,
         key=F("comparison__recommended_key"),
@@ -59,7 +74,7 @@ def _approved_rows(version_ids: set[int]) -> dict[int, list[CandidateResult]]:
     ).select_related("quote__provider", "quote__accelerator")
     for row in recommended:
         if row.quote_id is not None:
-            found[row.quote_id].append(row)
+            found[row.quote_id].append((row, False))
     return found
 
 
@@ -80,11 +95,11 @@ def flag_approved_decisions(pairs: Sequence[tuple[Quote, Quote]], acting_user: A
     for old, new in pairs:
         seen: set[int] = set()
         for version_id in lineages.get(old.pk, [old.pk]):
-            for row in approved.get(version_id, []):
+            for row, on_plan in approved.get(version_id, []):
                 if row.comparison_id in seen:
                     continue
                 seen.add(row.comparison_id)
-                flag = _flag(row, new, acting_user)
+                flag = _flag(row, new, acting_user, on_plan=on_plan)
                 if flag is not None:
                     created.append(flag.pk)
     if created:
@@ -102,7 +117,9 @@ def assess_and_notify(flag_ids: list[int]) -> int:
     return notifications.notify_price_changed(flag_ids)
 
 
-def _flag(candidate: CandidateResult, new: Quote, acting_user: Any) -> PriceChange | None:
+def _flag(
+    candidate: CandidateResult, new: Quote, acting_user: Any, *, on_plan: bool = False
+) -> PriceChange | None:
     approved = candidate.quote
     if approved is None:
         return None  # the caller passes quote rows only
@@ -120,6 +137,7 @@ def _flag(candidate: CandidateResult, new: Quote, acting_user: Any) -> PriceChan
             "old_price": old_price,
             "new_price": None if withdrawn else new_price,
             "price_unit": unit,
+            "on_plan": on_plan,
         },
     )
     if not created:
@@ -135,6 +153,7 @@ def _flag(candidate: CandidateResult, new: Quote, acting_user: Any) -> PriceChan
             "old_price": None if old_price is None else str(old_price),
             "new_price": None if flag.new_price is None else str(flag.new_price),
             "currency": flag.currency,
+            **({"approved_plan_part": candidate.key} if on_plan else {}),
         },
     )
     return flag

@@ -9,6 +9,16 @@ are enough here and keep the vendor's save quick. The result is kept on the flag
      "old_commitment_usd": "…", "new_commitment_usd": "…", "rank": 1, "still_first": true,
      "first_label": "…", "first_unit_cost": "…", "unit_label": "…",
      "needs_reapproval": true, "tolerance_pct": 5}
+
+A flag on a vendor part of an approved plan (`on_plan`) says what the price does to the
+plan instead of to one row: the approved plan's monthly cost and total commitment against
+the cheapest plan recomputed at the new price, that part's own cost before and after, and
+whether the recomputed plan still uses the same vendor offers:
+
+    {"plan": true, "part_label": "…", "old_plan_monthly_usd": "…", "new_plan_monthly_usd":
+     "…", "old_commitment_usd": "…", "new_commitment_usd": "…", "old_part_monthly_usd": "…",
+     "new_part_monthly_usd": "…" | null, "same_vendors": true, "new_plan_reason": "",
+     "pct_change": "…", "needs_reapproval": …, "tolerance_pct": 5}
 """
 
 from __future__ import annotations
@@ -20,7 +30,7 @@ from typing import Any
 
 from django.conf import settings
 
-from procurement.models import Comparison, PriceChange
+from procurement.models import Comparison, PlanPart, PriceChange
 from procurement.services.comparisons.compute import compute
 
 logger = logging.getLogger(__name__)
@@ -63,6 +73,44 @@ def _snapshot_with(comparison: Comparison, flag: PriceChange) -> dict[str, Any]:
     return snapshot
 
 
+def _plan_impact(flag: PriceChange, base: dict[str, Any]) -> dict[str, Any]:
+    """The impact of a flag on a vendor part of the approved plan (module docstring)."""
+    parts = list(
+        PlanPart.objects.filter(comparison_id=flag.comparison_id, review__approves_plan=True)
+        .select_related("candidate")
+        .order_by("review__created_at", "review_id", "position")
+    )
+    first = [p for p in parts if p.review_id == parts[0].review_id] if parts else []
+    mine = next((p for p in first if p.candidate_id == flag.candidate_id), None)
+    impact = {
+        **base,
+        "plan": True,
+        "part_label": mine.label if mine else flag.candidate.label,
+        "old_plan_monthly_usd": _text(sum((p.monthly_cost_usd for p in first), Decimal(0))),
+        "old_commitment_usd": _text(sum((p.commitment_usd for p in first), Decimal(0))),
+        "old_part_monthly_usd": _text(mine.monthly_cost_usd) if mine else None,
+    }
+    try:
+        computed = compute(
+            _snapshot_with(flag.comparison, flag), seed=flag.comparison.seed, samples=IMPACT_SAMPLES
+        )
+    except Exception as exc:  # the flag and its notice matter more than the figures
+        logger.exception("could not recompute price change %s", flag.pk)
+        impact["error"] = f"The impact could not be recomputed ({type(exc).__name__})."
+        return impact
+    plan = computed.result.get("plan") or {}
+    vendors = {str(v.get("offer_id")): v for v in plan.get("vendors") or []}
+    impact["new_plan_monthly_usd"] = _text(_dec(plan.get("monthly_cost")))
+    impact["new_commitment_usd"] = _text(_dec(plan.get("commitment_usd")))
+    impact["new_plan_reason"] = str(plan.get("reason") or "")
+    changed = vendors.get(flag.candidate.key)
+    impact["new_part_monthly_usd"] = (
+        _text(_dec(changed.get("monthly_cost"))) if changed is not None else None
+    )
+    impact["same_vendors"] = set(vendors) == {p.candidate.key for p in first}
+    return impact
+
+
 def price_change_impact(flag: PriceChange) -> dict[str, Any]:
     """The impact of `flag` on its comparison (see the module docstring)."""
     comparison = flag.comparison
@@ -70,6 +118,16 @@ def price_change_impact(flag: PriceChange) -> dict[str, Any]:
     pct = pct_change(flag.old_price, flag.new_price)
     tolerance = Decimal(settings.PRICE_CHANGE_TOLERANCE_PCT)
     withdrawn = flag.kind == PriceChange.Kind.WITHDRAWN
+    if flag.on_plan:
+        return _plan_impact(
+            flag,
+            {
+                "pct_change": _text(pct),
+                "unit_label": candidate.unit_label,
+                "tolerance_pct": settings.PRICE_CHANGE_TOLERANCE_PCT,
+                "needs_reapproval": withdrawn or pct is None or abs(pct) > tolerance,
+            },
+        )
     impact: dict[str, Any] = {
         "pct_change": _text(pct),
         "old_unit_cost": None if candidate.unit_cost_usd is None else str(candidate.unit_cost_usd),

@@ -12,7 +12,10 @@ Rules, all re-checked here so no view can bypass them:
   once finance AND a platform engineer or security reviewer have approved the same row; the
   first approval keeps it READY ("1 of 2 approvals"); any reject or request for changes
   decides at once. Approving a non-recommended row whose own commitment is above the threshold
-  raises the comparison to two approvals (the compute only weighed the recommended row).
+  raises the comparison to two approvals (the compute only weighed the recommended row);
+- the cheapest plan across offers is approved as a candidate too (`candidate_key="plan"`):
+  its total commitment drives the threshold, its largest commitment the checklist level, and
+  each vendor's part is kept on the review (`services/plan_approval.py`).
 
 Two reviewers acting at the same moment cannot both win: the comparison row is locked with
 `select_for_update` inside the transaction and status and approvals are re-read under the
@@ -38,6 +41,7 @@ from core.audit import audit_record
 from core.errors import Conflict, DomainError, NotAllowed
 from procurement import notifications
 from procurement.models import CandidateResult, Comparison, Review
+from procurement.selectors.reviews.plan import PLAN_KEY, PlanDecision
 from procurement.selectors.reviews.policy import (
     DECIDED_STATUSES,
     FINANCE_SLOT,
@@ -49,6 +53,13 @@ from procurement.selectors.reviews.policy import (
     row_commitment_usd,
 )
 from procurement.services.integrity import changes_since_compute
+from procurement.services.plan_approval import (
+    plan_for_approval,
+    plan_summary,
+    record_plan_parts,
+    require_dual_for_plan,
+    same_subject_as,
+)
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -122,9 +133,11 @@ def _candidate_for(
     return candidate
 
 
-def _check_approval_slot(comparison: Comparison, user: User, candidate: CandidateResult) -> int:
-    """For dual approval: the reviewer fills the missing slot, for the same row. Returns the
-    number of approvals already given."""
+def _check_approval_slot(
+    comparison: Comparison, user: User, candidate: CandidateResult | None, *, approves_plan: bool
+) -> int:
+    """For dual approval: the reviewer fills the missing slot, for the same row (or the same
+    plan). Returns the number of approvals already given."""
     approvals = list(
         comparison.reviews.filter(decision=Review.Decision.APPROVE).select_related("candidate")
     )
@@ -136,11 +149,15 @@ def _check_approval_slot(comparison: Comparison, user: User, candidate: Candidat
                 f"approval must come from a "
                 f"{SECOND_SLOT if slot == FINANCE_SLOT else FINANCE_SLOT} reviewer.",
             )
-        if earlier.candidate_id != candidate.pk:
+        other = same_subject_as(
+            earlier,
+            approves_plan=approves_plan,
+            candidate_id=candidate.pk if candidate is not None else None,
+        )
+        if other:
             raise DomainError(
-                f"The first approval is for {earlier.candidate}; approve that row, or reject "
-                "or request changes.",
-                fields={"candidate": [f"The first approval chose {earlier.candidate}."]},
+                f"The first approval is for {other}; approve that, or reject or request changes.",
+                fields={"candidate": [f"The first approval chose {other}."]},
             )
     return len(approvals)
 
@@ -202,27 +219,32 @@ def review_submit(
     _refuse(acting_user, locked)  # re-checked under the lock: someone may have decided
     if locked.reviews.filter(reviewer=acting_user).exists():
         raise Conflict("You already reviewed this comparison; a review is never edited.")
-    candidate = _candidate_for(locked, decision, candidate_key, justification)
+    approving_plan = decision == Review.Decision.APPROVE and candidate_key == PLAN_KEY
+    row_key = None if candidate_key == PLAN_KEY else candidate_key
+    candidate = None if approving_plan else _candidate_for(locked, decision, row_key, justification)
     before = {"status": locked.status}
     given = 0
+    plan: PlanDecision | None = None
     if decision == Review.Decision.APPROVE:
-        assert candidate is not None  # noqa: S101 - approvals always name a row
-        changed = changes_since_compute(locked, candidate)
-        if changed:
-            raise Conflict(
-                "What this approval relies on changed since the compute: "
-                + " ".join(changed)
-                + " Recompute the comparison to review the current offers."
-            )
+        if approving_plan:
+            plan = plan_for_approval(locked, justification)
+        else:
+            assert candidate is not None  # noqa: S101 - a row approval always names a row
+            _refuse_changed(locked, candidate)
         if entered := fx_rates_entered_by(locked, acting_user):
             raise NotAllowed(
                 f"You entered the FX rate{'s' if len(entered) > 1 else ''} this comparison "
                 f"converts prices with ({'; '.join(entered)}), so another reviewer must "
                 "approve it (separation of duties); you may still reject it or request changes."
             )
-        _require_dual_for_row(locked, acting_user, candidate)
+        if plan is not None:
+            require_dual_for_plan(locked, acting_user, plan)
+        elif candidate is not None:
+            _require_dual_for_row(locked, acting_user, candidate)
         if locked.required_approvals > 1:
-            given = _check_approval_slot(locked, acting_user, candidate)
+            given = _check_approval_slot(
+                locked, acting_user, candidate, approves_plan=approving_plan
+            )
     try:
         with transaction.atomic():
             review = Review.objects.create(
@@ -234,7 +256,10 @@ def review_submit(
                 candidate=candidate,
                 comment=comment.strip(),
                 justification=justification.strip(),
+                approves_plan=plan is not None,
             )
+            if plan is not None:
+                record_plan_parts(review, plan)
     except IntegrityError as exc:  # the DB backstops: four-eyes, one review per reviewer
         raise Conflict("This review conflicts with an existing one; reload the page.") from exc
     new_status = STATUS_AFTER.get(decision)
@@ -246,19 +271,29 @@ def review_submit(
         obj=review,
         summary={
             "comparison": locked.pk,
-            "candidate": candidate.key if candidate else None,
+            "candidate": PLAN_KEY if plan is not None else (candidate.key if candidate else None),
             "approvals": approvals_label(locked, given + 1)
             if decision == Review.Decision.APPROVE
             else None,
             "justification": bool(review.justification),
+            **({"plan": plan_summary(plan)} if plan is not None else {}),
         },
     )
     if new_status is not None:
-        _decide(locked, acting_user, review, before, new_status, given)
+        _decide(locked, acting_user, review, before, new_status, given, plan)
     elif decision == Review.Decision.APPROVE:
         transaction.on_commit(partial(notifications.notify_approval_needed, locked, review))
     comparison.refresh_from_db()
     return review
+
+
+def _refuse_changed(comparison: Comparison, candidate: CandidateResult) -> None:
+    if changed := changes_since_compute(comparison, candidate):
+        raise Conflict(
+            "What this approval relies on changed since the compute: "
+            + " ".join(changed)
+            + " Recompute the comparison to review the current offers."
+        )
 
 
 def _decide(
@@ -268,6 +303,7 @@ def _decide(
     before: dict[str, str],
     status: str,
     given: int,
+    plan: PlanDecision | None = None,
 ) -> None:
     comparison.status = status
     comparison.decided_at = timezone.now()
@@ -276,10 +312,19 @@ def _decide(
     if status == Comparison.Status.APPROVED:
         after["approvals"] = approvals_label(comparison, given + 1)
         after["candidate"] = review.candidate.key if review.candidate else None
+        if plan is not None:
+            after["candidate"] = PLAN_KEY
     audit_record(
         actor=user,
         action="comparison.decided",
         obj=comparison,
         summary={"before": before, "after": after, "review": review.pk},
     )
+    if status == Comparison.Status.APPROVED and plan is not None:
+        audit_record(
+            actor=user,
+            action="comparison.plan_approved",
+            obj=comparison,
+            summary={"review": review.pk, **plan_summary(plan)},
+        )
     transaction.on_commit(partial(notifications.notify_comparison_decided, comparison, review))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 from django.conf import settings
 from django.db import models
 
-from benchmarks.selectors import evidence_results_for
+from benchmarks.selectors import evidence_results_for, request_sizes_for_brief
 from briefs.fit import gpu_spec_for, model_spec_for
 from catalog.ledger import calibration_summaries_by_model, cost_calibration_for
 from catalog.models import FxRate as FxRateRow
@@ -37,6 +37,7 @@ from procurement.snapshot.schema import (
     GpuSpecRow,
     JSONValue,
     Measured,
+    MeasuredRequests,
     ModelRow,
     ModelSpecRow,
     Overrides,
@@ -203,4 +204,5 @@ def freeze(
         "measured": measured_performance(quotes, brief),
         "calibration": calibration([q.accelerator for q in quotes]),
         "cost_calibration": cast(dict[str, CostCalibrationRow], cost_calibration_for(quotes)),
+        "request_sizes": cast(list[MeasuredRequests], request_sizes_for_brief(brief.pk)),
     }

@@ -353,6 +353,22 @@ class RouteRow(TypedDict, total=False):
     entered_by_id: int | None
 
 
+class RequestSizes(TypedDict):
+    """`benchmarks.distributions.request_sizes`: the successful requests' prompt and output
+    tokens (an evenly spaced subsample), and how many there were."""
+
+    input_tokens: list[float]
+    output_tokens: list[float | None]
+    requests: int
+
+
+class MeasuredRequests(TypedDict):
+    """One upload made for the brief and the request sizes it measured."""
+
+    result_id: int
+    request_sizes: RequestSizes
+
+
 class Snapshot(TypedDict):
     """The whole input of one comparison (format 2)."""
 
@@ -374,6 +390,9 @@ class Snapshot(TypedDict):
     calibration: dict[str, CalibrationRow]  # by ledger key (see CalibrationRow)
     # Billed months on each quote's offer (by quote id); absent before the ledger kept them.
     cost_calibration: NotRequired[dict[str, CostCalibrationRow]]
+    # The requests measured by the uploads made for the brief (the cheapest plan's
+    # request-size buckets); absent before the plan read them.
+    request_sizes: NotRequired[list[MeasuredRequests]]
 
 
 # The assumption overrides a comparison was created with, and every scalar in effect.

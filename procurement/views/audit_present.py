@@ -26,6 +26,8 @@ ACTION_WORDS = {
     "comparison.price_changed": "Price changed behind the comparison",
     "comparison.price_change_acknowledged": "Price change acknowledged",
     "comparison.decided": "Comparison decided",
+    "comparison.plan_approved": "Cheapest plan across offers approved",
+    "comparison.approvals_raised": "Second approval required",
     "review.approve": "Approved",
     "review.reject": "Rejected",
     "review.request_changes": "Requested changes",

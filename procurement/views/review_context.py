@@ -16,6 +16,10 @@ from procurement.models import CandidateResult, Comparison
 from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews import policy
 from procurement.selectors.reviews.frozen import new_since
+from procurement.selectors.reviews.plan import (
+    PlanDecision,
+    approved_plan_parts,
+)
 from procurement.selectors.reviews.record import (
     assumptions_of,
     brief_facts,
@@ -33,6 +37,7 @@ from procurement.selectors.reviews.rows import (
     safe_reverse,
 )
 from procurement.services.integrity import changes_since_compute
+from procurement.services.plan_approval import plan_changes
 from procurement.views.price_notices import notices_of
 from procurement.views.review_standing import reviewer_standing
 
@@ -65,18 +70,49 @@ def review_overdue(comparison: Comparison) -> bool:
 
 
 def dual_row(comparison: Comparison, reviews: list[Any]) -> dict[str, Any] | None:
-    """The approved non-recommended row that raised the comparison to two approvals (its
-    commitment is above the threshold while the recommended row's was not), or None."""
+    """The approved non-recommended row, or plan, that raised the comparison to two approvals
+    (its commitment is above the threshold while the recommended row's was not), or None."""
     if comparison.required_approvals < 2:
         return None
+    threshold = Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD)
     for review in reviews:
+        if review.decision == "approve" and review.approves_plan:
+            parts = list(review.plan_parts.all())
+            total = sum((p.commitment_usd for p in parts), Decimal(0))
+            if total > threshold and (comparison.commitment_usd or 0) <= threshold:
+                return {
+                    "label": "The cheapest plan across offers",
+                    "commitment_usd": total,
+                    "plan": True,
+                    "largest_usd": max(p.commitment_usd for p in parts),
+                }
+            continue
         row = review.candidate
         if review.decision != "approve" or row is None or row.key == comparison.recommended_key:
             continue
         commitment = policy.row_commitment_usd(row)
-        if commitment is not None and commitment > Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD):
+        if commitment is not None and commitment > threshold:
             return {"label": row.label, "commitment_usd": commitment}
     return None
+
+
+def plan_context(
+    comparison: Comparison, plan: PlanDecision | None, reviews: list[Any], *, drift: bool = True
+) -> dict[str, Any]:
+    """The plan as a decision on the review page and the record: what approving it commits
+    (each vendor's part, total, term, approvals, checklist level), why it cannot be approved,
+    and, once approved, the parts as approved."""
+    approved = approved_plan_parts(reviews)
+    changes: list[str] = []
+    if plan is not None and drift and comparison.status == Comparison.Status.READY:
+        changes = plan_changes(comparison, plan)
+    return {
+        "plan_decision": plan,
+        "plan_changes": changes,
+        "approved_plan": approved,
+        "approved_plan_total": sum((p.commitment_usd for p in approved), Decimal(0)),
+        "approved_plan_monthly": sum((p.monthly_cost_usd for p in approved), Decimal(0)),
+    }
 
 
 def _common(comparison: Comparison) -> dict[str, Any]:
@@ -108,6 +144,7 @@ def review_context(
     rows: list[CandidateResult],
     filter_form: RowFilterForm,
     form: ReviewForm,
+    plan: PlanDecision | None = None,
 ) -> dict[str, Any]:
     filters = filter_form.filters()
     shown = filter_and_sort(rows, **filters)
@@ -136,6 +173,7 @@ def review_context(
         new_since=new_since(user, comparison, rows, changes=_approval_drift(comparison, rows)),
         mixed_plan=(comparison.result or {}).get("plan"),
         plan_chart=plan_figure(comparison.result or {}),
+        **plan_context(comparison, plan, context["reviews"]),
     )
     return context
 
@@ -158,9 +196,11 @@ def _can_recompute(user: User, comparison: Comparison, context: dict[str, Any]) 
 
 
 def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
-    """The printable record: the best eligible rows in full, the recommendation's evidence, and
-    the ineligible rows summarised by reason (every row is in the exports)."""
+    """The printable record: the best eligible rows in full, the recommendation's evidence, the
+    approved plan's vendor parts, and the ineligible rows summarised by reason (every row is
+    in the exports)."""
     context = _common(comparison)
+    context.update(plan_context(comparison, None, context["reviews"], drift=False))
     approved = next(
         (r.candidate for r in reversed(context["reviews"]) if r.decision == "approve"), None
     )

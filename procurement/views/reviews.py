@@ -25,6 +25,7 @@ from procurement.forms.reviews import PairForm, ReviewForm, RowFilterForm
 from procurement.models import Comparison, PriceChange
 from procurement.selectors import reviews as sel
 from procurement.selectors.reviews import policy
+from procurement.selectors.reviews.plan import PLAN_KEY, plan_decision
 from procurement.services import price_changes as services_price_changes
 from procurement.services import reviews as services_reviews
 from procurement.views.review_context import record_context, review_context
@@ -35,14 +36,21 @@ def comparison_review(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
     rows = sel.candidates_of(comparison)
     filter_form = RowFilterForm(request.GET or None, rows=rows)
+    # The plan is offered while the comparison awaits a decision; the rows partial (htmx)
+    # shows no plan, so its quotes' checklists are not read for it.
+    partial = request.method == "GET" and request.htmx and not request.htmx.history_restore_request
+    ready = comparison.status == Comparison.Status.READY
+    plan = plan_decision(comparison) if ready and not partial else None
     form = ReviewForm(
-        request.POST or None, candidates=rows, recommended_key=comparison.recommended_key
+        request.POST or None,
+        candidates=rows,
+        recommended_key=comparison.recommended_key,
+        plan_choice=(PLAN_KEY, plan.label) if plan is not None else None,
     )
     status = _submit(request, comparison, form) if request.method == "POST" else 200
     if status == 302:
         return redirect("procurement:comparison-review", pk=comparison.pk)
-    context = review_context(request.user, comparison, rows, filter_form, form)
-    partial = request.method == "GET" and request.htmx and not request.htmx.history_restore_request
+    context = review_context(request.user, comparison, rows, filter_form, form, plan)
     template = "procurement/review_page.html" + ("#rows" if partial else "")
     response = render(request, template, context, status=status)
     patch_vary_headers(response, ["HX-Request"])  # the same URL answers a page or a partial

@@ -18,6 +18,7 @@ from procurement.models import CandidateResult, Comparison, PriceChange
 from procurement.models.comparisons import refusals_of
 from procurement.selectors.reviews.commitment import row_commitment
 from procurement.selectors.reviews.frozen import new_since
+from procurement.selectors.reviews.plan import approved_plan_parts_of, part_rows
 from procurement.selectors.reviews.rows import candidates_of, entered_by_label, ordered_lines
 
 if TYPE_CHECKING:
@@ -293,6 +294,13 @@ def _commitment_columns(row: CandidateResult) -> dict[str, Any]:
     }
 
 
+def _approved(comparison: Comparison) -> list[dict[str, Any]]:
+    """The parts of the plan the comparison approved (none before its last approval)."""
+    if comparison.status != Comparison.Status.APPROVED:
+        return []
+    return part_rows(approved_plan_parts_of(comparison))
+
+
 def export_data_for(comparison: Comparison, user: User | None = None) -> exports.ExportData:
     """The comparison's rows, assumptions and quote versions as plain values; with a user,
     the evidence that arrived after the compute too (listed apart)."""
@@ -343,7 +351,7 @@ def export_data_for(comparison: Comparison, user: User | None = None) -> exports
         assumptions=assumptions_of(comparison),
         quotes=quotes,
         new_since=new_since(user, comparison, rows).export_rows() if user is not None else (),
-        plan=exports.plan_rows((comparison.result or {}).get("plan")),
+        plan=exports.plan_rows((comparison.result or {}).get("plan"), _approved(comparison)),
     )
 
 

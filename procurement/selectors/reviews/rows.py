@@ -21,7 +21,7 @@ from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep
 from catalog.selectors import price_author_label
 from core.models import AuditEvent
 from engine.cost import LINE_ORDER
-from procurement.models import CandidateResult, Comparison, Review
+from procurement.models import CandidateResult, Comparison, PlanPart, Review
 from procurement.selectors.reviews.commitment import RowCommitment, row_commitment
 from procurement.selectors.reviews.frozen import frozen_result_ids
 
@@ -269,7 +269,9 @@ def recommendation_summary(
 def reviews_of(comparison: Comparison) -> list[Review]:
     """The comparison's reviews, oldest first. Their rows are fetched by id only when there
     are reviews (a prefetch, not a join), so a page without reviews never reads candidates."""
-    reviews = comparison.reviews.select_related("reviewer").prefetch_related("candidate")
+    reviews = comparison.reviews.select_related("reviewer").prefetch_related(
+        "candidate", Prefetch("plan_parts", queryset=PlanPart.objects.select_related("candidate"))
+    )
     return list(reviews.order_by("created_at"))
 
 

@@ -140,6 +140,31 @@ def result_json(output: ComparisonOutput, thawed: Thawed) -> dict[str, Any]:
     return data
 
 
+def measured_requests(
+    snapshot: dict[str, Any],
+) -> tuple[list[tuple[Any, Any]], list[int], int]:
+    """The (prompt, output) tokens of the requests the uploads made for the brief measured,
+    as frozen (``snapshot["request_sizes"]``: an evenly spaced sample of each upload), those
+    uploads' result ids, and how many requests they measured in all."""
+    requests: list[tuple[Any, Any]] = []
+    uploads: list[int] = []
+    total = 0
+    for upload in snapshot.get("request_sizes") or []:
+        sizes = upload.get("request_sizes") if isinstance(upload, dict) else None
+        if not isinstance(sizes, dict):
+            continue
+        prompts = sizes.get("input_tokens") or []
+        outputs = sizes.get("output_tokens") or []
+        if len(outputs) != len(prompts):
+            outputs = [None] * len(prompts)
+        if prompts:
+            requests += list(zip(prompts, outputs, strict=True))
+            uploads.append(int(upload.get("result_id") or 0))
+            stated = sizes.get("requests")
+            total += stated if isinstance(stated, int) else len(prompts)
+    return requests, uploads, total
+
+
 def _plan(
     snapshot: dict[str, Any],
     thawed: Thawed,
@@ -152,6 +177,7 @@ def _plan(
         return None
     brief = snapshot.get("brief") or {}
     p95 = brief.get("p95_input_tokens") if isinstance(brief, dict) else None
+    requests, uploads, measured = measured_requests(snapshot)
     try:
         return comparison_plan(
             thawed.input,
@@ -160,6 +186,9 @@ def _plan(
             samples=samples,
             p95_input_tokens=float(p95) if p95 else None,
             time_limit=time_limit,
+            measured_requests=requests,
+            measured_uploads=uploads,
+            measured_total=measured,
         )
     except EngineInputError as exc:  # the comparison stays ready without a plan
         return {"status": "none", "outcome": "not solved", "reason": exc.message}
