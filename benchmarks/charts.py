@@ -53,7 +53,7 @@ def latency_percentiles_figure(metrics: dict[str, Any]) -> dict[str, Any] | None
     ]
     layout = _layout(
         "Latency percentiles (log scale)",
-        yaxis={"title": {"text": "ms"}, "type": "log", "gridcolor": "#eef1f6"},
+        yaxis={"title": {"text": "ms"}, "type": "log", "dtick": 1, "gridcolor": "#eef1f6"},
         xaxis={"automargin": True},
         legend={"orientation": "h", "y": -0.15},
     )
@@ -149,10 +149,10 @@ def compare_scatter_figure(
     """Throughput per GPU (y) against the latency the brief's binding target reads (x): the
     p99 end-to-end latency unless `axis_key` names another figure (`ttft_p95_ms`, …).
 
-    `points` items carry `label`, the axis figure, `tokens_per_s_per_gpu`, `result_id` and,
-    for the points of one sweep, the same `line` (drawn as one line, in order) and their
-    load in `point_label` ("c8"); items without `line` are grouped by `group`. Points
-    missing either figure cannot be placed and are left to the table below the chart.
+    `points` items carry `label`, the axis figure, `tokens_per_s_per_gpu`, `result_id`, their
+    load in `point_label` ("c8") and the name of their `series`; the points of one sweep
+    share a `line` (drawn joined, in order). Items with neither are grouped by `group`.
+    Points missing either figure cannot be placed and are left to the table below the chart.
     """
     if axis_key == "e2e_p99_ms" and target is None:
         target = target_e2e_p99_ms
@@ -165,9 +165,8 @@ def compare_scatter_figure(
         return None
     groups: dict[str, list[dict[str, Any]]] = {}
     for point in placed:
-        groups.setdefault(str(point.get("line") or point.get("group") or "results"), []).append(
-            point
-        )
+        name = point.get("series") or point.get("line") or point.get("group") or "results"
+        groups.setdefault(str(name), []).append(point)
     axis_title = AXES.get(axis_key, axis_key)
     data = []
     for name, items in groups.items():

@@ -376,8 +376,10 @@ def sweep_of(user: User, result: BenchmarkResult) -> tuple[dict[str, Any], list[
 
 def compare_lines(user: User, brief: Any, targets: Targets) -> tuple[list[dict[str, Any]], Any]:
     """The compare chart's points, a sweep's on one line, and the target binding the most
-    sweeps (its x axis): ([{label, line, point_label, result_id, tokens_per_s_per_gpu,
-    ttft_p95_ms, itl_p95_ms, e2e_p99_ms, error_rate}], Binding | None)."""
+    sweeps (its x axis): ([{label, series, line, point_label, result_id,
+    tokens_per_s_per_gpu, ttft_p95_ms, itl_p95_ms, e2e_p99_ms, error_rate}], Binding | None).
+    A series is one candidate's sweep (or lone result), named by provider, accelerator and
+    serving setup."""
     results = list(
         access.results_for(user).filter(brief=brief, status=BenchmarkResult.Status.PARSED)
     )
@@ -404,6 +406,7 @@ def compare_lines(user: User, brief: Any, targets: Targets) -> tuple[list[dict[s
                     **flat_figures(level),
                     "label": label,
                     "group": str(head.accelerator),
+                    "series": label,
                     "line": label if entry["is_sweep"] else "",
                     "point_label": load_tag(level),
                     "result_id": head.pk,

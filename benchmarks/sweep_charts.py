@@ -39,9 +39,15 @@ FAMILIES = {
 
 
 def _x_axis(rows: Sequence[Mapping[str, Any]], axis: str) -> dict[str, Any]:
-    loads = [float(r["load_value"]) for r in rows if r.get("load_value")]
+    loads = sorted({float(r["load_value"]) for r in rows if r.get("load_value")})
     spread = bool(loads) and min(loads) > 0 and max(loads) / min(loads) >= 8
-    out: dict[str, Any] = {"title": {"text": AXIS_TITLES.get(axis, "load")}, "automargin": True}
+    out: dict[str, Any] = {
+        "title": {"text": AXIS_TITLES.get(axis, "load")},
+        "automargin": True,
+        # a tick at each measured load, nothing between ("2 3 4 5" of a log axis says nothing)
+        "tickvals": loads,
+        "ticktext": [f"{v:g}" for v in loads],
+    }
     if spread:
         out["type"] = "log"  # 1, 8, 32, 64, 128: even steps of load, none squeezed
     return out
@@ -73,10 +79,10 @@ def _target_line(value: float, words: str) -> tuple[dict[str, Any], dict[str, An
         "y1": value,
         "line": {"color": TARGET_COLOUR, "dash": "dash", "width": 1.5},
     }
-    note = {
+    note = {  # at the left, where latency is low: clear of the curves climbing to the right
         "xref": "paper",
-        "x": 1,
-        "xanchor": "right",
+        "x": 0,
+        "xanchor": "left",
         "yref": "y",
         "y": value,
         "yanchor": "bottom",

@@ -14,9 +14,21 @@ from benchmarks import access, charts, figures, selectors
 from benchmarks.sweep_charts import sweep_figures
 from benchmarks.sweep_report import sweep_report
 from benchmarks.views.results import READERS, UPLOADERS
-from benchmarks.workload import workload_summary
+from benchmarks.workload import workload_summary_of
 from briefs import access as briefs_access
 from core.roles import has_role, role_required
+
+SHAPE_FIELDS = (
+    "model_name",
+    "precision",
+    "gpu_count",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "input_tokens_mean",
+    "output_tokens_mean",
+    "serving_engine",
+    "engine_version",
+)
 
 
 @require_GET
@@ -41,7 +53,10 @@ def sweep_detail(request: AuthedRequest, result_id: int) -> HttpResponse:
         "report": report,
         "figures": sweep_figures(report, targets, per_gpu=per_gpu),
         "per_gpu": per_gpu,
-        "workload": workload_summary(result),
+        # the shape the files share; their loads are the table's rows
+        "workload": workload_summary_of(
+            {**{f: getattr(result, f) for f in SHAPE_FIELDS}, "concurrency": None}
+        ),
         "shape": figures.workload_shape(result.metrics or {}),
         "can_upload": has_role(request.user, *UPLOADERS),
     }
