@@ -67,11 +67,16 @@ def offer_title(row: Any) -> str:
     return label if len(label) <= TITLE_CHARS else label[: TITLE_CHARS - 1].rstrip() + "…"
 
 
+def _squeezed(text: str) -> str:
+    """'On demand', 'on-demand', 'OnDemand' alike."""
+    return re.sub(r"[\s_-]+", "", text).lower()
+
+
 def short_label(row: Any) -> str:
     """'Provider · offer title (capacity)': how a person names the offer, never an id."""
     title = offer_title(row)
     capacity = CAPACITY_WORDS.get(row.capacity_model or "", "")
-    if capacity and capacity.replace(" ", "").lower() not in title.replace(" ", "").lower():
+    if capacity and _squeezed(capacity) not in _squeezed(title):
         title = f"{title} ({capacity})"
     return " · ".join(p for p in (row.provider_name, title) if p)
 

@@ -284,7 +284,7 @@ def _recommended_trace(
     if point is None:
         return [], [], []
     kind = (getattr(row, "performance", None) or {}).get("throughput_source") or "estimated"
-    name = f"recommended: {label} ({kind}, no sweep: one costed point)"
+    name = f"recommended: {label}, {kind}, no sweep: one costed point"
     if point["tokens_per_s_per_user"]:
         marker = {"symbol": "diamond", "size": 14, "color": CHOSEN_COLOUR,
                   "line": {"width": 2, "color": "#111827"}}  # fmt: skip

@@ -84,7 +84,7 @@ def test_v17_the_recommended_row_without_a_sweep_is_drawn_as_its_single_costed_p
     assert names[0] == "P · Offer 2 (on-demand)"
     (mark,) = [t for t in fig["data"] if t["name"].startswith("recommended: ")]
     assert mark["name"] == (
-        "recommended: Northwind · NW L40S spot (proxy, no sweep: one costed point)"
+        "recommended: Northwind · NW L40S spot, proxy, no sweep: one costed point"
     )
     assert (mark["x"], mark["y"]) == ([40.0], [0.61])
     assert mark["marker"]["symbol"] == "diamond"
@@ -97,7 +97,7 @@ def test_v17_a_recommended_row_with_no_figure_to_place_it_is_a_line_at_its_unit_
     (line,) = fig["layout"]["shapes"]
     assert line["y0"] == line["y1"] == 0.61
     assert fig["layout"]["annotations"][0]["text"].startswith(
-        "recommended: Northwind · NW L40S spot (estimated, no sweep"
+        "recommended: Northwind · NW L40S spot, estimated, no sweep"
     )
 
 
