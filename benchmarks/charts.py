@@ -10,6 +10,7 @@ from typing import Any
 
 from benchmarks import figures
 from core.chart_text import plotly_escaped
+from engine.operating_points.binding import target_words as binding_words
 
 _PERCENTILE_COLOURS = {"p50": "#7aa2ff", "p95": "#2454c5", "p99": "#17213a"}
 _HIST_MARKERS = (("p50", "#5d6675"), ("p99", "#a35b00"))
@@ -29,26 +30,31 @@ def _layout(title: str, **extra: Any) -> dict[str, Any]:
 
 @plotly_escaped
 def latency_percentiles_figure(metrics: dict[str, Any]) -> dict[str, Any] | None:
-    """Grouped bars: TTFT / ITL / TPOT / E2E at p50, p95, p99 (ms). None without latencies."""
+    """Dots: TTFT / ITL / TPOT / E2E at p50, p95, p99 (ms) on a log axis, so 20 ms and
+    9,000 ms both read; dots, not bars, since a bar's length on a log axis means nothing.
+    None without latencies."""
     rows = figures.percentile_rows(metrics)
     if not rows:
         return None
     labels = [row["label"] for row in rows]
     data = [
         {
-            "type": "bar",
+            "type": "scatter",
+            "mode": "markers",
             "name": which,
             "x": labels,
             "y": [row[which] for row in rows],
-            "marker": {"color": colour},
+            "marker": {"color": colour, "size": 11, "symbol": symbol},
             "hovertemplate": "%{x} " + which + ": %{y:,.1f} ms<extra></extra>",
         }
-        for which, colour in _PERCENTILE_COLOURS.items()
+        for (which, colour), symbol in zip(
+            _PERCENTILE_COLOURS.items(), ("circle", "diamond", "square"), strict=True
+        )
     ]
     layout = _layout(
-        "Latency percentiles",
-        barmode="group",
+        "Latency percentiles (log scale)",
         yaxis={"title": {"text": "ms"}, "type": "log", "dtick": 1, "gridcolor": "#eef1f6"},
+        xaxis={"automargin": True},
         legend={"orientation": "h", "y": -0.15},
     )
     return {"data": data, "layout": layout}
@@ -123,62 +129,92 @@ def distribution_figure(
     return {"data": data, "layout": layout}
 
 
+AXES = {
+    "e2e_p99_ms": "p99 end-to-end latency (ms)",
+    "ttft_p95_ms": "p95 time to first token (ms)",
+    "itl_p95_ms": "p95 inter-token latency (ms)",
+    "error_rate": "error rate (share of requests)",
+}
+
+
 @plotly_escaped
 def compare_scatter_figure(
-    points: list[dict[str, Any]], *, target_e2e_p99_ms: float | None
+    points: list[dict[str, Any]],
+    *,
+    target_e2e_p99_ms: float | None = None,
+    axis_key: str = "e2e_p99_ms",
+    target: float | None = None,
+    target_words: str = "",
 ) -> dict[str, Any] | None:
-    """Throughput per GPU (y) against p99 end-to-end latency (x), one point per result.
+    """Throughput per GPU (y) against the latency the brief's binding target reads (x): the
+    p99 end-to-end latency unless `axis_key` names another figure (`ttft_p95_ms`, …).
 
-    `points` items carry `label`, `e2e_p99_ms`, `tokens_per_s_per_gpu`, `result_id`; those
-    missing either figure cannot be placed and are left to the table below the chart.
+    `points` items carry `label`, the axis figure, `tokens_per_s_per_gpu`, `result_id`, their
+    load in `point_label` ("c8") and the name of their `series`; the points of one sweep
+    share a `line` (drawn joined, in order). Items with neither are grouped by `group`.
+    Points missing either figure cannot be placed and are left to the table below the chart.
     """
+    if axis_key == "e2e_p99_ms" and target is None:
+        target = target_e2e_p99_ms
     placed = [
         p
         for p in points
-        if p.get("e2e_p99_ms") is not None and p.get("tokens_per_s_per_gpu") is not None
+        if p.get(axis_key) is not None and p.get("tokens_per_s_per_gpu") is not None
     ]
     if not placed:
         return None
     groups: dict[str, list[dict[str, Any]]] = {}
     for point in placed:
-        groups.setdefault(point.get("group") or "results", []).append(point)
-    data = [
-        {
-            "type": "scatter",
-            "mode": "markers+text",
-            "textposition": "top center",
-            "name": group,
-            "x": [p["e2e_p99_ms"] for p in items],
-            "y": [p["tokens_per_s_per_gpu"] for p in items],
-            "text": [p["label"] for p in items],
-            "customdata": [p["result_id"] for p in items],
-            "marker": {"size": 11, "line": {"width": 1, "color": "#fff"}},
-            "hovertemplate": (
-                "%{text}<br>p99 E2E %{x:,.0f} ms<br>%{y:,.1f} tok/s per GPU<extra></extra>"
-            ),
-        }
-        for group, items in groups.items()
-    ]
-    shapes, notes = [], []
-    if target_e2e_p99_ms:
-        shape, note = _marker(
-            float(target_e2e_p99_ms), f"brief target p99 {target_e2e_p99_ms:,.0f} ms", "#b3261e"
+        name = point.get("series") or point.get("line") or point.get("group") or "results"
+        groups.setdefault(str(name), []).append(point)
+    axis_title = AXES.get(axis_key, axis_key)
+    data = []
+    for name, items in groups.items():
+        joined = len(items) > 1 and all(p.get("line") for p in items)
+        data.append(
+            {
+                "type": "scatter",
+                "mode": ("lines+" if joined else "") + "markers+text",
+                "textposition": "top center",
+                "cliponaxis": False,
+                "name": name,
+                "x": [p[axis_key] for p in items],
+                "y": [p["tokens_per_s_per_gpu"] for p in items],
+                "text": [p.get("point_label") or "" for p in items],
+                "hovertext": [p.get("label") or name for p in items],
+                "customdata": [p["result_id"] for p in items],
+                "marker": {"size": 10, "line": {"width": 1, "color": "#fff"}},
+                "hovertemplate": (
+                    "%{hovertext} %{text}<br>" + axis_title + " %{x:,.0f}"
+                    "<br>%{y:,.1f} tok/s per GPU<extra></extra>"
+                ),
+            }
         )
+    xs = [float(p[axis_key]) for p in placed]
+    shapes, notes = [], []
+    if target:
+        words = target_words or f"brief target: {binding_words(axis_key, float(target))}"
+        shape, note = _marker(float(target), words, "#b3261e")
+        note.update(xanchor="left", yanchor="bottom", y=1.0)
         shapes.append(shape)
         notes.append(note)
+        xs.append(float(target))
     layout = _layout(
-        "Throughput per GPU against p99 end-to-end latency",
+        f"Throughput per GPU against {axis_title.split(' (')[0]}",
         shapes=shapes,
         annotations=notes,
         xaxis={
-            "title": {"text": "p99 end-to-end latency (ms); left of the line meets it"},
-            "rangemode": "tozero",
+            "title": {"text": f"{axis_title}; left of the line meets it"},
+            "range": [0, max(xs) * 1.15],  # room for the right-most point's label
+            "automargin": True,
         },
         yaxis={
             "title": {"text": "output tokens/s per GPU"},
             "gridcolor": "#eef1f6",
             "rangemode": "tozero",
+            "automargin": True,
         },
-        legend={"orientation": "h", "y": -0.2},
+        legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"},
+        margin={"l": 64, "r": 24, "t": 70, "b": 110},
     )
     return {"data": data, "layout": layout}

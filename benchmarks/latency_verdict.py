@@ -24,11 +24,15 @@ class Targets:
     itl_p95_ms: float | None = None
     e2e_p99_ms: float | None = None
     realtime: bool = True
+    max_error_rate: float | None = None  # share of failed requests a point may have
 
     @property
     def service_level(self) -> ServiceLevel:
         return ServiceLevel(
-            ttft_p95_ms=self.ttft_p95_ms, itl_p95_ms=self.itl_p95_ms, e2e_p99_ms=self.e2e_p99_ms
+            ttft_p95_ms=self.ttft_p95_ms,
+            itl_p95_ms=self.itl_p95_ms,
+            e2e_p99_ms=self.e2e_p99_ms,
+            max_error_rate=self.max_error_rate,
         )
 
 

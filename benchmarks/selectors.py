@@ -16,6 +16,7 @@ from benchmarks import access, figures, latency_verdict
 from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
 from benchmarks.sweep_groups import merge_sweeps
+from benchmarks.sweep_report import compare_axis, flat_figures, load_tag, load_words
 from briefs.fit import fit_input_for_brief, model_spec_for
 from briefs.models import WorkloadBrief
 from catalog.models import CalibrationEntry
@@ -48,8 +49,8 @@ _RESULT_FIELDS = (
 )
 
 
-def _targets_of(brief: Any) -> Targets:
-    """A brief (model or its values dict) → its latency targets."""
+def targets_of(brief: Any) -> Targets:
+    """A brief (model or its values dict) → its latency targets (none without a brief)."""
 
     def get(name: str) -> Any:
         return brief.get(name) if isinstance(brief, dict) else getattr(brief, name, None)
@@ -58,7 +59,8 @@ def _targets_of(brief: Any) -> Targets:
         ttft_p95_ms=get("ttft_p95_ms"),
         itl_p95_ms=get("itl_p95_ms"),
         e2e_p99_ms=get("e2e_p99_ms"),
-        realtime=get("workload_class") in workloads.REALTIME,
+        realtime=get("workload_class") in workloads.REALTIME if brief is not None else True,
+        max_error_rate=get("max_error_rate"),
     )
 
 
@@ -126,31 +128,34 @@ def evidence_results_for(
     )
     if brief_id is not None:
         qs = qs.filter(Q(brief_id=brief_id) | Q(brief__isnull=True))
-    out = []
-    fields = (
-        *_RESULT_FIELDS,
-        *_WORKLOAD_FIELDS,
-        "model_profile_id",
-        "accelerator__slug",
-        "sweep",
-    )
-    for result in qs.select_related("accelerator").only(*fields).order_by("id"):
-        metrics = result.metrics or {}
-        out.append(
-            {
-                **_figures_of(result),
-                **{name: getattr(result, name) for name in _WORKLOAD_FIELDS},
-                "quote_id": result.quote_id,
-                "model_profile_id": result.model_profile_id,
-                "accelerator": result.accelerator.slug,
-                "requests_completed": metrics.get("requests_completed"),
-                "failure_rate": _failure_rate(metrics),
-                "operating_points": list(metrics.get("operating_points") or []),
-                "sweep": result.sweep,
-                "kv_precision": kv_precision_of(metrics),
-            }
-        )
-    return merge_sweeps(out)
+    found = qs.select_related("accelerator").only(*_EVIDENCE_FIELDS).order_by("id")
+    return merge_sweeps([_evidence_item(result) for result in found])
+
+
+_EVIDENCE_FIELDS = (
+    *_RESULT_FIELDS,
+    *_WORKLOAD_FIELDS,
+    "model_profile_id",
+    "accelerator__slug",
+    "sweep",
+)
+
+
+def _evidence_item(result: BenchmarkResult) -> dict[str, Any]:
+    """A result as the comparison reads it (and as sweep_groups joins it into a sweep)."""
+    metrics = result.metrics or {}
+    return {
+        **_figures_of(result),
+        **{name: getattr(result, name) for name in _WORKLOAD_FIELDS},
+        "quote_id": result.quote_id,
+        "model_profile_id": result.model_profile_id,
+        "accelerator": result.accelerator.slug,
+        "requests_completed": metrics.get("requests_completed"),
+        "failure_rate": _failure_rate(metrics),
+        "operating_points": list(metrics.get("operating_points") or []),
+        "sweep": result.sweep,
+        "kv_precision": kv_precision_of(metrics),
+    }
 
 
 def request_sizes_for_brief(brief_id: int) -> list[dict[str, Any]]:
@@ -310,7 +315,8 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
         .filter(brief=brief, status=BenchmarkResult.Status.PARSED)
         .order_by("accelerator__name", "-created_at")
     )
-    targets = _targets_of(brief)
+    targets = targets_of(brief)
+    sweep_of = sweep_heads(list(results))
     rows = []
     for result in results:
         item = figures.key_figures(result.metrics or {}, result.gpu_count)
@@ -329,9 +335,133 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
                 "judged_at": verdict.point,
                 "evidence_kind": evidence.kind,
                 "evidence_reason": evidence.reason,
+                "load": load_summary(result.metrics or {}),
+                "sweep_id": sweep_of.get(result.pk),
             }
         )
     return rows
+
+
+def load_summary(metrics: dict[str, Any]) -> str:
+    """'concurrency 8', or 'concurrency 1–64 (3 levels)' for a file holding a sweep."""
+    points = [p for p in metrics.get("operating_points") or [] if isinstance(p, dict)]
+    if len(points) >= 2:
+        words = [load_words(p) for p in (points[0], points[-1])]
+        kind = words[0].split(" ")[0]
+        if all(w.startswith(kind) for w in words):
+            lo, hi = (w.split(" ", 1)[1] for w in words)
+            return f"{kind} {lo}–{hi} ({len(points)} levels)"
+        return f"{len(points)} levels"
+    if points:
+        return load_words(points[0])
+    concurrency = _float(metrics.get("concurrency"))
+    rate = _float(metrics.get("request_rate"))
+    if concurrency is not None:
+        return f"concurrency {concurrency:g}"
+    return f"rate {rate:g}/s" if rate is not None else ""
+
+
+def _sweep_entries(results: Sequence[BenchmarkResult]) -> list[dict[str, Any]]:
+    """The results joined into sweeps by the comparison's own rule (sweep_groups), each
+    entry with `members`: its result ids, and `is_sweep`: two files or more, or two load
+    levels or more."""
+    merged = merge_sweeps([_evidence_item(r) for r in sorted(results, key=lambda r: r.pk)])
+    for entry in merged:
+        entry["members"] = list(entry.get("sweep_result_ids") or [entry["result_id"]])
+        entry["is_sweep"] = len(entry["members"]) > 1 or len(entry["operating_points"]) > 1
+    return merged
+
+
+def sweep_heads(results: Sequence[BenchmarkResult]) -> dict[int, int]:
+    """result id → the id of the sweep it belongs to (its first file), for sweeps only."""
+    return {
+        member: entry["result_id"]
+        for entry in _sweep_entries(results)
+        if entry["is_sweep"]
+        for member in entry["members"]
+    }
+
+
+def sweep_of(user: User, result: BenchmarkResult) -> tuple[dict[str, Any], list[Any]] | None:
+    """The sweep a parsed result belongs to, read as comparisons read it: (the joined entry,
+    its files in load order); None when the result is alone and has one load level.
+
+    Only results sharing the fields of `sweep_groups.configuration` can join, so only those
+    are read."""
+    if result.status != BenchmarkResult.Status.PARSED:
+        return None
+    kin = access.results_for(user).filter(
+        status=BenchmarkResult.Status.PARSED,
+        accelerator_id=result.accelerator_id,
+        gpu_count=result.gpu_count,
+        sweep=result.sweep,
+    )
+    # a result without a quote (or brief) joins only those without one
+    quote_id, brief_id = result.quote_id, result.brief_id
+    kin = kin.filter(quote__isnull=True) if quote_id is None else kin.filter(quote_id=quote_id)
+    kin = kin.filter(brief__isnull=True) if brief_id is None else kin.filter(brief_id=brief_id)
+    members = {r.pk: r for r in kin}
+    for entry in _sweep_entries(list(members.values())):
+        if result.pk in entry["members"] and entry["is_sweep"]:
+            files = sorted(
+                (members[i] for i in entry["members"]),
+                key=lambda r: (_float((r.metrics or {}).get("concurrency")) or 0.0, r.pk),
+            )
+            return entry, files
+    return None
+
+
+def compare_lines(user: User, brief: Any, targets: Targets) -> tuple[list[dict[str, Any]], Any]:
+    """The compare chart's points, a sweep's on one line, and the target binding the most
+    sweeps (its x axis): ([{label, series, line, point_label, result_id,
+    tokens_per_s_per_gpu, ttft_p95_ms, itl_p95_ms, e2e_p99_ms, error_rate}], Binding | None).
+    A series is one candidate's sweep (or lone result), named by provider, accelerator and
+    serving setup."""
+    results = list(
+        access.results_for(user).filter(brief=brief, status=BenchmarkResult.Status.PARSED)
+    )
+    by_id = {r.pk: r for r in results}
+    entries = _sweep_entries(results)
+    labels = {}
+    for entry in entries:
+        head = by_id[entry["result_id"]]
+        engine = " ".join(x for x in (head.serving_engine, head.parallelism) if x)
+        labels[head.pk] = candidate_label(head) + (f" ({engine})" if engine else "")
+    repeated = {name for name in labels.values() if list(labels.values()).count(name) > 1}
+    points: list[dict[str, Any]] = []
+    for entry in entries:
+        head = by_id[entry["result_id"]]
+        label = labels[head.pk]
+        if label in repeated:  # two sweeps of one candidate: named by sweep (or file)
+            label = f"{label} · {head.sweep or head.original_name}"
+        gpus = int(head.gpu_count or 0) or None
+        levels = entry["operating_points"] or [_headline_point(head.metrics or {})]
+        for level in levels:
+            output = _float(level.get("output_tokens_per_s"))
+            points.append(
+                {
+                    **flat_figures(level),
+                    "label": label,
+                    "group": str(head.accelerator),
+                    "series": label,
+                    "line": label if entry["is_sweep"] else "",
+                    "point_label": load_tag(level),
+                    "result_id": head.pk,
+                    "tokens_per_s_per_gpu": output / gpus if output is not None and gpus else None,
+                }
+            )
+    return points, compare_axis(entries, targets)
+
+
+def _headline_point(metrics: dict[str, Any]) -> dict[str, Any]:
+    """A result stored without operating points, as one (its headline figures)."""
+    return {
+        "label": "",
+        "concurrency": metrics.get("concurrency"),
+        "request_rate_per_s": metrics.get("request_rate"),
+        "output_tokens_per_s": metrics.get("output_tokens_per_s"),
+        **{family: metrics.get(family) for family in ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")},
+    }
 
 
 def calibration_of(result: BenchmarkResult) -> list[Any]:

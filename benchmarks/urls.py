@@ -2,13 +2,14 @@
 
 from django.urls import path
 
-from benchmarks.views import plans, results
+from benchmarks.views import plans, results, sweeps
 
 app_name = "benchmarks"
 urlpatterns = [
     path("", results.result_list, name="result-list"),
     path("upload/", results.result_upload, name="result-upload"),
-    path("compare/", results.result_compare, name="result-compare"),
+    path("compare/", sweeps.result_compare, name="result-compare"),
+    path("sweeps/<int:result_id>/", sweeps.sweep_detail, name="sweep-detail"),
     path("results/<int:result_id>/", results.result_detail, name="result-detail"),
     path("results/<int:result_id>/model/", results.result_model_set, name="result-model-set"),
     path(

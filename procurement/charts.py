@@ -41,14 +41,65 @@ def _layout(title: str, **extra: Any) -> dict[str, Any]:
     return {**BASE_LAYOUT, "title": {"text": title, "font": {"size": 14}}, **extra}
 
 
+CAPACITY_WORDS = {
+    "on_demand": "on-demand",
+    "spot": "spot",
+    "reserved": "reserved",
+    "marketplace": "marketplace",
+    "dedicated_cluster": "dedicated cluster",
+    "private_cloud": "private cloud",
+    "managed_endpoint": "managed endpoint",
+    "purchase": "purchase",
+}
+TITLE_CHARS = 44  # an offer's title in a legend or on an axis; the table has it whole
+
+
+def offer_title(row: Any) -> str:
+    """The offer as its vendor named it: the row's label ("Provider: title v3") without the
+    provider and the version; the accelerator when the label says nothing more."""
+    label = str(getattr(row, "label", "") or "")
+    provider = str(getattr(row, "provider_name", "") or "")
+    if provider and label.startswith(f"{provider}: "):
+        label = label[len(provider) + 2 :]
+    label = re.sub(r"\s+v\d+$", "", label).strip()
+    if not label:
+        label = re.sub(r"\([^)]*\)", "", row.accelerator_name or "model API").strip()
+    return label if len(label) <= TITLE_CHARS else label[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def _squeezed(text: str) -> str:
+    """'On demand', 'on-demand', 'OnDemand' alike."""
+    return re.sub(r"[\s_-]+", "", text).lower()
+
+
 def short_label(row: Any) -> str:
-    """'Provider · accelerator · capacity #id', short enough for an axis."""
-    name = re.sub(r"\([^)]*\)", "", row.accelerator_name or "model API")
-    name = " ".join(w for w in name.split() if not w.upper().endswith("GB"))
-    capacity = (row.capacity_model or "").replace("_", "-")
-    parts = [row.provider_name, name, capacity if capacity != "api" else ""]
-    text = " · ".join(p for p in parts if p)
-    return f"{text} #{row.key.split(':')[-1]}"
+    """'Provider · offer title (capacity)': how a person names the offer, never an id."""
+    title = offer_title(row)
+    capacity = CAPACITY_WORDS.get(row.capacity_model or "", "")
+    if capacity and _squeezed(capacity) not in _squeezed(title):
+        title = f"{title} ({capacity})"
+    return " · ".join(p for p in (row.provider_name, title) if p)
+
+
+def series_names(rows: Sequence[Any]) -> dict[str, str]:
+    """Row key → its short label, unique among `rows`: two offers that read alike are told
+    apart by region, then by version (a chart merges series of one name)."""
+    names = {row.key: short_label(row) for row in rows}
+    for extra in ("region", "quote_version"):
+        seen: dict[str, int] = {}
+        for name in names.values():
+            seen[name] = seen.get(name, 0) + 1
+        for row in rows:
+            if seen[names[row.key]] > 1:
+                value = (getattr(row, "detail", None) or {}).get(extra)
+                if value not in (None, ""):
+                    names[row.key] += f" · {'v' if extra == 'quote_version' else ''}{value}"
+    counted: dict[str, int] = {}
+    for row in rows:  # still alike (one vendor's twin offers): numbered in rank order
+        counted[names[row.key]] = counted.get(names[row.key], 0) + 1
+        if counted[names[row.key]] > 1:
+            names[row.key] += f" ({counted[names[row.key]]})"
+    return names
 
 
 def _height(rows: int) -> int:
@@ -76,10 +127,11 @@ def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | 
     if not top:
         return None
     top = list(reversed(top))  # best at the top of a horizontal chart
-    labels = [short_label(r) for r in top]
-    names = [n for n in LINE_ORDER if any(n in (r.cost_lines or {}) for r in top)]
+    names = series_names(top)
+    labels = [names[r.key] for r in top]
+    lines = [n for n in LINE_ORDER if any(n in (r.cost_lines or {}) for r in top)]
     data = []
-    for name in names:
+    for name in lines:
         values = []
         for row in top:
             total = float_or_none(row.total_usd) or 0.0
@@ -114,7 +166,8 @@ def unit_cost_range_figure(rows: Sequence[Any], unit_label: str) -> dict[str, An
     if not top:
         return None
     top.reverse()  # best at the top of a horizontal chart
-    labels = [short_label(r) for r in top]
+    names = series_names(top)
+    labels = [names[r.key] for r in top]
     p50 = [r.p50 for r in top]
     return {
         "data": [
@@ -183,11 +236,11 @@ def breakeven_from_result(
 
 
 def assumption_label(name: str, labels: Mapping[str, str]) -> str:
-    """'quote:19:throughput_per_replica' → 'throughput per replica (#19)': a candidate's own
-    assumption, named by the id its row label ends with."""
+    """'quote:19:throughput_per_replica' → 'throughput per replica (Northwind · H100
+    on-demand)': a candidate's own assumption, named by its row's offer."""
     key, _, own = name.rpartition(":")
     if key and key in labels:
-        return f"{own.replace('_', ' ')} (#{key.rpartition(':')[2]})"
+        return f"{own.replace('_', ' ')} ({labels[key]})"
     return name.replace("_", " ")
 
 
@@ -245,12 +298,12 @@ def uncertainty_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any] |
 
 
 def breakeven_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any] | None:
-    labels = {r.key: short_label(r) for r in rows}
+    labels = series_names(rows)
     return breakeven_from_result(getattr(comparison, "result", None) or {}, labels)
 
 
 def tornado_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any] | None:
-    labels = {r.key: short_label(r) for r in rows}
+    labels = series_names(rows)
     return tornado_from_result(getattr(comparison, "result", None) or {}, labels)
 
 

@@ -12,10 +12,19 @@ import pytest
 
 from benchmarks import charts
 from benchmarks.distributions import histogram
+from benchmarks.latency_verdict import Targets
+from benchmarks.sweep_charts import sweep_figures
+from benchmarks.sweep_report import sweep_report
 from briefs.charts import concurrency_curve_figure, memory_breakdown_figure
 from catalog import charts as catalog_charts
-from tests.benchmarks.factories_benchmarks import metrics_dict
+from engine.operating_points import ServiceLevel
+from procurement import charts as comparison_charts
+from procurement import point_charts
+from tests.benchmarks.factories_benchmarks import AUDIT_LEVELS, level_metrics, metrics_dict
 from tests.briefs.test_briefs_charts import _row as fit_row
+from tests.comparisons.factories_point_charts import SWEEP
+from tests.comparisons.factories_point_charts import costed_row as _costed
+from tests.comparisons.factories_point_charts import swept_row as _row
 
 
 def _figures() -> dict[str, dict[str, object] | None]:
@@ -47,7 +56,30 @@ def _figures() -> dict[str, dict[str, object] | None]:
         catalog_charts.PricePoint(2, at + timedelta(days=7), 2.69, "current"),
     ]
     fits = [fit_row("H100", 80.0), fit_row("H200", 141.0)]
+    targets = Targets(ttft_p95_ms=800, itl_p95_ms=60, e2e_p99_ms=20_000)
+    entry = {
+        "gpu_count": 8,
+        "operating_points": [level_metrics(*lv)["operating_points"][0] for lv in AUDIT_LEVELS],
+    }
+    sweep = sweep_figures(sweep_report(entry, targets), targets)
+    swept = [
+        {**p, "line": "sweep A", "point_label": f"c{i}", "ttft_p95_ms": 300.0 * i}
+        for i, p in enumerate(points, start=1)
+    ]
+    winner = _costed("quote:9", 1, "Northwind: NW L40S spot v1", capacity="spot")
+    winner.performance = {"itl_p95_ms": 25.0, "throughput_source": "proxy"}
+    slo = ServiceLevel(ttft_p95_ms=800)
     return {
+        **{name.replace("fig-", ""): figure for name, figure in sweep.items()},
+        "compare_lines": charts.compare_scatter_figure(
+            swept, axis_key="ttft_p95_ms", target=800.0, target_words="TTFT p95 ≤ 800 ms"
+        ),
+        "points_candidate": point_charts.candidate_figure(_row(points=SWEEP), "per 1M", slo),
+        "points_across": point_charts.across_figure(
+            [winner, _row("quote:2", 2)], "per 1M", recommended=winner
+        ),
+        "cost_stack": comparison_charts.cost_stack_figure([winner], "per 1M"),
+        "unit_cost_range": comparison_charts.unit_cost_range_figure([winner], "per 1M"),
         "percentiles": charts.latency_percentiles_figure(metrics_dict()),
         "distribution": charts.distribution_figure(
             hist, title="TTFT", target_ms=800, target_label="target"

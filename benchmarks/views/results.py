@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.http import AuthedRequest
 from benchmarks import access, charts, figures, parsers, selectors, services
 from benchmarks.errors import UploadRejected
+from benchmarks.file_figures import extra_rows
 from benchmarks.forms import SERVING_ENGINES, ResultModelForm, UploadForm
 from benchmarks.models import BenchmarkResult
 from benchmarks.services.asked import result_asks
@@ -148,7 +149,7 @@ def result_upload(request: AuthedRequest) -> HttpResponse:
     return _result_upload(request, handler)
 
 
-def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
+def _detail_context(user: Any, result: BenchmarkResult) -> dict[str, Any]:
     metrics = result.metrics or {}
     brief = result.brief
     dists = result.distributions or {}
@@ -159,14 +160,15 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
         "ttft": dists.get("ttft_ms")
         and charts.distribution_figure(
             dists["ttft_ms"], title="Time to first token", target_ms=ttft_target,
-            target_label="brief p95 target",
+            target_label=f"brief: TTFT p95 ≤ {ttft_target or 0:,} ms",
         ),
         "e2e": dists.get("e2e_ms")
         and charts.distribution_figure(
             dists["e2e_ms"], title="End-to-end latency", target_ms=e2e_target,
-            target_label="brief p99 target",
+            target_label=f"brief: E2E p99 ≤ {e2e_target or 0:,} ms",
         ),
     }  # fmt: skip
+    in_sweep = selectors.sweep_of(user, result) if result.status == "parsed" else None
     return {
         "result": result,
         "figures": figures.key_figures(metrics, result.gpu_count),
@@ -175,7 +177,8 @@ def _detail_context(result: BenchmarkResult) -> dict[str, Any]:
         "percentile_rows": figures.percentile_rows(metrics),
         "metrics": metrics,
         "runs": metrics.get("runs") or [],
-        "extra": sorted((metrics.get("extra") or {}).items()),
+        "extra": extra_rows(metrics.get("extra")),
+        "sweep": in_sweep and {"id": in_sweep[0]["result_id"], "files": len(in_sweep[1])},
         "charts": {k: v for k, v in charts_out.items() if v},
         "is_final": result.status in FINAL_STATES,
         "workload": workload_summary(result),
@@ -202,7 +205,7 @@ def result_detail(request: AuthedRequest, result_id: int) -> HttpResponse:
             response["HX-Refresh"] = "true"
         return response
     context = {
-        **_detail_context(result),
+        **_detail_context(request.user, result),
         "existing": request.GET.get("existing") == "1",
         "can_upload": has_role(request.user, *UPLOADERS),
     }
@@ -267,31 +270,3 @@ def file_template(request: AuthedRequest, name: str) -> FileResponse:
     if name not in FILE_TEMPLATES:
         raise Http404
     return FileResponse((TEMPLATES_DIR / name).open("rb"), as_attachment=True, filename=name)
-
-
-@require_GET
-@role_required(*READERS)
-def result_compare(request: AuthedRequest) -> HttpResponse:
-    """Every parsed result for one brief: throughput per GPU against p99 E2E, target line."""
-    briefs = briefs_access.briefs_for(request.user).order_by("-created_at")
-    brief = (
-        briefs_access.access_brief(request.user, request.GET["brief"])
-        if request.GET.get("brief")
-        else None
-    )
-    rows = selectors.compare_rows(request.user, brief) if brief else []
-    figure = (
-        charts.compare_scatter_figure(rows, target_e2e_p99_ms=brief.e2e_p99_ms)
-        if rows and brief is not None
-        else None
-    )
-    unplotted = sum(1 for r in rows if r["e2e_p99_ms"] is None or r["tokens_per_s_per_gpu"] is None)
-    context = {
-        "can_upload": has_role(request.user, *UPLOADERS),
-        "briefs": briefs,
-        "brief": brief,
-        "rows": rows,
-        "figure": figure,
-        "unplotted": unplotted,
-    }
-    return render(request, "benchmarks/result_compare.html", context)

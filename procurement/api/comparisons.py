@@ -32,7 +32,7 @@ from procurement.services import comparisons as services_comparisons
 MAX_IDS = 5000
 CANDIDATES_PAGE = 500  # candidates per detail page by default (eligible first)
 CANDIDATES_MAX_PAGE = 2000
-FILTERS = ("regions", "capacity_models", "accelerators", "providers")
+FILTERS = ("regions", "capacity_models", "accelerators", "providers", "rfqs")
 
 
 class ComparisonPermission(HasRole):
@@ -62,8 +62,9 @@ class ComparisonInputSerializer(serializers.Serializer[None]):
         required=False,
         allow_null=True,
         max_length=MAX_IDS,
-        help_text="Quote version ids. Omit quotes and api_routes for every current quote and "
-        "active API route that could serve the brief.",
+        help_text="Quote version ids. Omit quotes and api_routes for the default selection: "
+        "every current quote inside the brief's allowed regions and every active API route "
+        "that could serve the brief (with filters: every current offer they keep).",
     )
     api_routes = serializers.ListField(
         child=serializers.IntegerField(min_value=1),
@@ -86,6 +87,7 @@ class ComparisonInputSerializer(serializers.Serializer[None]):
     capacity_models = _words('Only these capacity models ("api" keeps the model API routes).')
     accelerators = _words("Only quotes for these accelerators (slugs); drops API routes.")
     providers = _words("Only these providers (slugs).")
+    rfqs = _words("Only the quotes answering these RFQs (ids); drops API routes.")
 
 
 class ComparisonQueuedSerializer(serializers.Serializer[Comparison]):

@@ -7,9 +7,9 @@ from typing import Any
 
 from django import forms
 
-from catalog.models import CapacityModel
 from core.forms import field_of
 from procurement.models import Comparison
+from procurement.services.comparisons import FILTER_KEYS, FilterChoices
 from procurement.snapshot import assumptions as rules
 
 
@@ -18,6 +18,74 @@ class ComparisonFilterForm(forms.Form):
         required=False, choices=[("", "Any status"), *Comparison.Status.choices]
     )
     brief = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+
+FILTER_LABELS = {
+    "regions": "Region",
+    "capacity_models": "Capacity model",
+    "accelerators": "Accelerator",
+    "providers": "Provider",
+    "rfqs": "RFQ answers",
+}
+
+
+def _offer_filters(form: forms.Form, choices: FilterChoices | None) -> None:
+    """Each filter offers what the current offers hold (the service's FilterChoices)."""
+    for name in FILTER_KEYS:
+        field_of(form, name, forms.ChoiceField).choices = (
+            list(getattr(choices, name)) if choices is not None else []
+        )
+
+
+def _chosen_filters(data: dict[str, Any]) -> dict[str, list[str]]:
+    return {name: list(data[name]) for name in FILTER_KEYS if data.get(name)}
+
+
+class CandidateFilterForm(forms.Form):
+    """The new-comparison page's first step (GET): which candidates to list. A form that
+    comes back with `filtered` is the lead's choice; without it the page starts from the
+    service's first filters (the brief's regions)."""
+
+    brief = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    filtered = forms.BooleanField(required=False, initial=True, widget=forms.HiddenInput)
+    regions = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label=FILTER_LABELS["regions"],
+        help_text="None ticked: every region.",
+    )
+    capacity_models = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label=FILTER_LABELS["capacity_models"],
+        help_text="None ticked: all.",
+    )
+    accelerators = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label=FILTER_LABELS["accelerators"],
+        help_text="None ticked: all.",
+    )
+    providers = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label=FILTER_LABELS["providers"],
+        help_text="None ticked: all.",
+    )
+    rfqs = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Only the answers to",
+        help_text="The quotes vendors entered for the RFQ (no API route).",
+    )
+
+    def __init__(self, *args: Any, filter_choices: FilterChoices, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _offer_filters(self, filter_choices)
+        self.inside = filter_choices.inside
+
+    def filters(self) -> dict[str, list[str]]:
+        return _chosen_filters(self.cleaned_data)
 
 
 def _range_fields(name: str, spec: rules.Ranged) -> dict[str, forms.Field]:
@@ -50,37 +118,26 @@ class ComparisonCreateForm(forms.Form):
     api_routes = forms.TypedMultipleChoiceField(
         required=False, coerce=int, widget=forms.CheckboxSelectMultiple
     )
-    # Candidate filters: narrow "every current offer" before it is frozen.
-    regions = forms.CharField(
-        required=False,
-        max_length=500,
-        help_text="Only these regions, comma-separated prefixes (eu-west matches eu-west-2).",
-    )
-    capacity_models = forms.MultipleChoiceField(
-        required=False,
-        choices=[*CapacityModel.choices, ("api", "Model API")],
-        widget=forms.CheckboxSelectMultiple,
-        help_text="Only these capacity models (none ticked: all).",
-    )
-    accelerators = forms.CharField(
-        required=False,
-        max_length=500,
-        help_text="Only these accelerators (slugs, comma-separated).",
-    )
-    providers = forms.CharField(
-        required=False, max_length=500, help_text="Only these providers (slugs, comma-separated)."
-    )
+    # The candidate filters the rows were listed with (the page's first step), carried so
+    # the service records them and a recompute applies them again.
+    regions = forms.MultipleChoiceField(required=False, widget=forms.MultipleHiddenInput)
+    capacity_models = forms.MultipleChoiceField(required=False, widget=forms.MultipleHiddenInput)
+    accelerators = forms.MultipleChoiceField(required=False, widget=forms.MultipleHiddenInput)
+    providers = forms.MultipleChoiceField(required=False, widget=forms.MultipleHiddenInput)
+    rfqs = forms.MultipleChoiceField(required=False, widget=forms.MultipleHiddenInput)
 
     def __init__(
         self,
         *args: Any,
         quote_ids: Iterable[int] = (),
         route_ids: Iterable[int] = (),
+        filter_choices: FilterChoices | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         field_of(self, "quotes", forms.ChoiceField).choices = [(i, str(i)) for i in quote_ids]
         field_of(self, "api_routes", forms.ChoiceField).choices = [(i, str(i)) for i in route_ids]
+        _offer_filters(self, filter_choices)
         for name in rules.FORM_RANGED:
             if name == "peak_to_average":
                 ranged = rules.RANGED[name]
@@ -124,15 +181,7 @@ class ComparisonCreateForm(forms.Form):
         return data
 
     def candidate_filters(self) -> dict[str, list[str]]:
-        data = self.cleaned_data
-        out: dict[str, list[str]] = {}
-        for name in ("regions", "accelerators", "providers"):
-            words = [w.strip() for w in (data.get(name) or "").split(",") if w.strip()]
-            if words:
-                out[name] = words
-        if data.get("capacity_models"):
-            out["capacity_models"] = list(data["capacity_models"])
-        return out
+        return _chosen_filters(self.cleaned_data)
 
     def assumptions(self) -> dict[str, Any]:
         """The overrides the user filled in, in the service's shape."""

@@ -11,6 +11,7 @@ from django.db.models.functions import Coalesce
 from briefs import access as briefs_access
 from briefs.models import WorkloadBrief
 from catalog.models import CapacityModel, ModelApiRoute, Quote
+from catalog.regions import region_allowed
 from core import workloads
 from core.listing import Column, valid_sort
 from core.roles import get_or_404
@@ -176,19 +177,30 @@ class ProviderGroup:
     routes: list[Any]
 
 
-def candidate_choices(brief: WorkloadBrief) -> list[ProviderGroup]:
-    """The default candidates of a brief, grouped by provider, for the new-comparison form."""
-    groups: dict[str, ProviderGroup] = {}
-    for quote in default_quotes().order_by("provider__name", "accelerator__name", "pk"):
-        name = quote.provider.name
-        groups.setdefault(name, ProviderGroup(name, [], [])).quotes.append(quote)
-    for route in default_api_routes(brief).order_by("provider__name", "model_name", "pk"):
-        name = route.provider.name
-        groups.setdefault(name, ProviderGroup(name, [], [])).routes.append(route)
-    return [groups[k] for k in sorted(groups)]
+def quotes_in_brief_regions(brief: WorkloadBrief, qs: QuerySet[Any]) -> QuerySet[Any]:
+    """The quotes whose region lies inside the brief's allowed regions (geography,
+    `catalog.regions`; a quote stating no region is not shown inside); all of them when the
+    brief allows every region. Each distinct region is judged once."""
+    allowed = [a for a in brief.allowed_regions or [] if a and a.strip()]
+    if not allowed:
+        return qs
+    regions = set(qs.order_by().values_list("region", flat=True).distinct())
+    return qs.filter(region__in=[r for r in regions if r and region_allowed(r, allowed)])
 
 
 def default_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
+    """The default selection: every current quote inside the brief's allowed regions and
+    every active API route that could serve the brief (a quote outside them could only be
+    an ineligible row). The page preselects it; the API takes it when given no ids."""
+    in_regions = quotes_in_brief_regions(brief, default_quotes())
+    quotes = list(in_regions.order_by("pk").values_list("pk", flat=True))
+    routes = list(default_api_routes(brief).order_by("pk").values_list("pk", flat=True))
+    return quotes, routes
+
+
+def offered_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
+    """Every candidate the new-comparison form may be sent: each current quote (inside the
+    brief's regions or not) and each active API route that could serve the brief."""
     quotes = list(default_quotes().order_by("pk").values_list("pk", flat=True))
     routes = list(default_api_routes(brief).order_by("pk").values_list("pk", flat=True))
     return quotes, routes

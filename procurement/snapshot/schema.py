@@ -32,7 +32,9 @@ class Selection(TypedDict):
     default: bool  # every current candidate (a recompute takes today's defaults)
     quote_ids: list[int]
     api_route_ids: list[int]
-    filters: NotRequired[dict[str, list[str]]]  # regions, capacity_models, accelerators, providers
+    # regions, capacity_models, accelerators, providers, rfqs (procurement/services/comparisons/
+    # selection.py)
+    filters: NotRequired[dict[str, list[str]]]
     filtered_defaults: NotRequired[bool]  # the defaults narrowed by `filters`
 
 

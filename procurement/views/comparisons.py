@@ -20,7 +20,11 @@ from core.listing import Column, headers_for_query, list_page, paginate
 from core.roles import STAFF_ROLES, has_role, role_required
 from procurement import access, charts, point_charts
 from procurement.charts_plan import plan_figure
-from procurement.forms.comparisons import ComparisonCreateForm, ComparisonFilterForm
+from procurement.forms.comparisons import (
+    CandidateFilterForm,
+    ComparisonCreateForm,
+    ComparisonFilterForm,
+)
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.selectors.reviews.rows import reviews_of
 from procurement.services import comparisons as services_comparisons
@@ -67,15 +71,45 @@ def _ints(values: Any) -> set[int]:
     return out
 
 
-def _new_context(request: AuthedRequest, brief: Any, form: ComparisonCreateForm) -> dict[str, Any]:
+def _filters(
+    request: AuthedRequest, brief: Any, choices: services_comparisons.FilterChoices
+) -> tuple[CandidateFilterForm, dict[str, list[str]]]:
+    """The page's filter form and the filters the rows are listed with: the lead's (a GET
+    with `filtered`, or the hidden fields of a post), else the service's first ones."""
+    source = request.POST if request.method == "POST" else request.GET
+    chosen = request.method == "POST" or source.get("filtered")
+    first = services_comparisons.first_filters(brief, choices)
+    form = CandidateFilterForm(
+        source if chosen else None,
+        filter_choices=choices,
+        initial={"brief": brief.pk, "filtered": True, **first},
+    )
+    if not chosen:
+        return form, first
+    return form, form.filters() if form.is_valid() else {}
+
+
+def _new_context(
+    request: AuthedRequest,
+    brief: Any,
+    form: ComparisonCreateForm,
+    filter_form: CandidateFilterForm,
+    rows: services_comparisons.CandidateRows,
+) -> dict[str, Any]:
     overrides = [form[name] for name in form.override_field_names()]
+    bound = form.is_bound
     return {
         "brief": brief,
         "form": form,
+        "filter_form": filter_form,
         "submission": submissions.token_for(request),
-        "groups": selectors_comparisons.candidate_choices(brief),
-        "selected_quotes": _ints(form["quotes"].value()),
-        "selected_routes": _ints(form["api_routes"].value()),
+        "groups": rows.groups,
+        "shown_count": rows.count,
+        "outside_regions": rows.outside_regions,
+        "selected_quotes": _ints(form["quotes"].value()) if bound else rows.preselected_quotes,
+        "selected_routes": (
+            _ints(form["api_routes"].value()) if bound else rows.preselected_routes
+        ),
         "override_fields": overrides,
         "override_errors": any(field.errors for field in overrides),
     }
@@ -84,17 +118,23 @@ def _new_context(request: AuthedRequest, brief: Any, form: ComparisonCreateForm)
 @role_required(*access.COMPARISON_CREATORS)
 @require_http_methods(["GET", "POST"])
 def comparison_new(request: AuthedRequest) -> HttpResponse:
+    """Step 1: a brief. Step 2 (`?brief=`): filters first (the brief's regions to start
+    with), then the candidates they leave, preselected by the service's rule."""
     brief_id = request.POST.get("brief") or request.GET.get("brief")
     brief = briefs_access.access_brief(request.user, brief_id) if brief_id else None
     if brief is None:
         briefs = selectors_comparisons.complete_briefs(request.user)
         return render(request, "procurement/comparison_new.html", {"briefs": briefs})
-    quote_ids, route_ids = selectors_comparisons.default_candidate_ids(brief)
+    choices = services_comparisons.filter_choices(brief)
+    filter_form, filters = _filters(request, brief, choices)
+    rows = services_comparisons.candidate_rows(brief, filters)
+    every_quote, every_route = selectors_comparisons.offered_candidate_ids(brief)
     form = ComparisonCreateForm(
         request.POST or None,
-        quote_ids=quote_ids,
-        route_ids=route_ids,
-        initial={"brief": brief.pk, "quotes": quote_ids, "api_routes": route_ids},
+        quote_ids=every_quote,
+        route_ids=every_route,
+        filter_choices=choices,
+        initial={"brief": brief.pk, **filters},
     )
     if request.method == "POST" and form.is_valid():
         try:
@@ -122,7 +162,7 @@ def comparison_new(request: AuthedRequest) -> HttpResponse:
     return render(
         request,
         "procurement/comparison_new.html",
-        _new_context(request, brief, form),
+        _new_context(request, brief, form, filter_form, rows),
         status=status,
     )
 
@@ -197,11 +237,9 @@ def _results_html(
                 if ranked_first_page
                 else selectors_comparisons.comparison_rows(comparison, 0, RESULTS_PAGE_SIZE)
             )
+            recommended = selectors_comparisons.recommended_row(comparison)
             context = selectors_comparisons.results_context(
-                comparison,
-                rows,
-                recommended=selectors_comparisons.recommended_row(comparison),
-                counts=(total, eligible),
+                comparison, rows, recommended=recommended, counts=(total, eligible)
             )
             context["comparison"] = comparison
             context["page"] = page
@@ -214,10 +252,11 @@ def _results_html(
             context["figures"] = charts.comparison_figures(comparison, top)
             context["plan_chart"] = plan_figure(comparison.result or {})
             unit = (comparison.result or {}).get("unit_label", "")
-            across = point_charts.across_figure(top, unit)
+            across = point_charts.across_figure(top, unit, recommended)
             if across is not None:
                 context["figures"]["fig-points"] = across
-            context["point_sections"] = point_charts.point_sections(rows, unit)
+            slo = point_charts.service_level_of(comparison.brief)
+            context["point_sections"] = point_charts.point_sections(rows, unit, slo)
             if "snapshot" in comparison.get_deferred_fields():
                 # Only what the section shows of the snapshot (never saved: a read-only page).
                 comparison.snapshot = comparison.shown_snapshot_facts()

@@ -133,3 +133,84 @@ def vllm_serve_bytes(requests: int, *, seed: int = 7, chunks: int = 8) -> bytes:
         "errors": [""] * requests,
     }
     return json.dumps(body).encode()
+
+
+def level_metrics(
+    concurrency: int,
+    output_tokens_per_s: float,
+    ttft_p95_ms: float,
+    itl_p95_ms: float,
+    e2e_p99_ms: float,
+    *,
+    failed: int = 0,
+) -> dict:
+    """The stored metrics of a one-level file (a vLLM `benchmark_serving` run at one
+    concurrency), with its operating point as the parsers write it: p50 = half the p95,
+    p99 = 1.2 × the p95 (E2E: p50 = half, p95 = 0.9 × the p99), 1,000 requests."""
+
+    def fam(p50, p95, p99):
+        return {"p50": p50, "p95": p95, "p99": p99, "mean": p50}
+
+    ttft = fam(ttft_p95_ms / 2, ttft_p95_ms, ttft_p95_ms * 1.2)
+    itl = fam(itl_p95_ms / 2, itl_p95_ms, itl_p95_ms * 1.2)
+    e2e = fam(e2e_p99_ms / 2, e2e_p99_ms * 0.9, e2e_p99_ms)
+    completed = 1000 - failed
+    point = {
+        "label": f"concurrency {concurrency}",
+        "concurrency": float(concurrency),
+        "request_rate_per_s": None,
+        "requests_per_s": output_tokens_per_s / 300,
+        "output_tokens_per_s": output_tokens_per_s,
+        "input_tokens_per_s": None,
+        "ttft_ms": ttft,
+        "itl_ms": itl,
+        "tpot_ms": None,
+        "e2e_ms": e2e,
+        "error_rate": failed / 1000,
+        "request_samples": None,
+    }
+    return {
+        **metrics_dict(
+            ttft=(ttft["p50"], ttft["p95"], ttft["p99"]),
+            e2e=(e2e["p50"], e2e["p95"], e2e["p99"]),
+            output_tokens_per_s=output_tokens_per_s,
+            concurrency=float(concurrency),
+        ),
+        "requests_completed": completed,
+        "requests_failed": failed,
+        "itl_ms": itl,
+        "operating_points": [point],
+    }
+
+
+# The audit's sweep (findings V12): Llama 3.1 70B on 8 × H200, concurrency 8, 32 and 64,
+# p95 TTFT 325, 752 and 2,091 ms against a brief's TTFT p95 ≤ 800 ms.
+AUDIT_LEVELS = (
+    (8, 1200.0, 325.0, 21.0, 9000.0),
+    (32, 2400.0, 752.0, 28.0, 12000.0),
+    (64, 3000.0, 2091.0, 41.0, 16500.0),
+)
+
+
+def audit_sweep(*, quote, brief, uploaded_by, sweep: str = "h200 concurrency sweep") -> list:
+    """Three one-level files of one sweep (AUDIT_LEVELS) on `quote`'s accelerator, 8 GPUs,
+    bound to `brief`, uploaded as separate files under one sweep name."""
+    return [
+        BenchmarkResultFactory(
+            quote=quote,
+            accelerator=quote.accelerator,
+            brief=brief,
+            gpu_count=8,
+            uploaded_by=uploaded_by,
+            original_name=f"c{c}.json",
+            sweep=sweep,
+            model_name="meta-llama/Llama-3.1-70B-Instruct",
+            precision="bf16",
+            serving_engine="vLLM",
+            input_tokens_mean=1500,
+            output_tokens_mean=300,
+            concurrency=float(c),
+            metrics=level_metrics(c, tps, ttft, itl, e2e),
+        )
+        for c, tps, ttft, itl, e2e in AUDIT_LEVELS
+    ]

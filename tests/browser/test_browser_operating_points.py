@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from procurement.services.comparisons import comparison_create, comparison_run
 from tests.comparisons.factories_comparisons import scenario_quotes
-from tests.comparisons.test_comparisons_point_charts import _sweep_result
+from tests.comparisons.factories_point_charts import sweep_result as _sweep_result
 from tests.factories import WorkloadBriefFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

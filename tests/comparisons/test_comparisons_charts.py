@@ -65,21 +65,31 @@ def test_figures_of_a_real_comparison_are_json_ready(computed):
     json.dumps(figures)
 
 
-def test_a_candidates_own_assumption_is_named_by_its_row():
-    labels = {"quote:19": "RunPod · MI300X · on-demand #19"}
+def test_v17_a_candidates_own_assumption_is_named_by_its_offer_not_an_id():
+    labels = {"quote:19": "RunPod · MI300X secure cloud (on-demand)"}
     assert charts.assumption_label("quote:19:throughput_per_replica", labels) == (
-        "throughput per replica (#19)"
+        "throughput per replica (RunPod · MI300X secure cloud (on-demand))"
     )
     assert charts.assumption_label("monthly_accepted_outputs", labels) == (
         "monthly accepted outputs"
     )
 
 
-def test_short_label_drops_memory_sizes_and_board_names():
+def test_v17_short_label_is_provider_offer_title_and_capacity_never_an_id():
     row = SimpleNamespace(
         key="quote:31",
+        label="Northwind: NW B200 64x eu-west v2",
         provider_name="Northwind",
         accelerator_name="B200 (HGX B200) 180GB",
         capacity_model="dedicated_cluster",
     )
-    assert charts.short_label(row) == "Northwind · B200 · dedicated-cluster #31"
+    assert charts.short_label(row) == "Northwind · NW B200 64x eu-west (dedicated cluster)"
+    untitled = SimpleNamespace(  # str(quote) without a title: accelerator and capacity
+        key="quote:32",
+        label="Northwind: H100 SXM 80GB On-demand v1",
+        provider_name="Northwind",
+        accelerator_name="H100 SXM 80GB",
+        capacity_model="on_demand",
+    )
+    assert charts.short_label(untitled) == "Northwind · H100 SXM 80GB On-demand"
+    assert "#" not in charts.short_label(row) + charts.short_label(untitled)

@@ -4,52 +4,18 @@ from __future__ import annotations
 
 import json
 import re
-from types import SimpleNamespace
 
 import pytest
-from django.utils import timezone
 
-from benchmarks.models import BenchmarkResult
 from procurement import point_charts
 from procurement.models import CandidateResult
 from procurement.services.comparisons import comparison_create, comparison_run
+from tests.comparisons.factories_point_charts import SWEEP
+from tests.comparisons.factories_point_charts import point as _p
+from tests.comparisons.factories_point_charts import sweep_result as _sweep_result
+from tests.comparisons.factories_point_charts import swept_row as _row
 
 UNIT = "per 1M accepted output tokens"
-
-
-def _p(label, per_user, cost, meets, chosen=False, **extra):
-    return {
-        "label": label,
-        "statement": f"{label}, TTFT p95 …",
-        "tokens_per_s_per_user": per_user,
-        "tokens_per_s": 1000.0,
-        "unit_cost": cost,
-        "meets": meets,
-        "chosen": chosen,
-        "goodput": None,
-        **extra,
-    }
-
-
-SWEEP = [
-    _p("concurrency 8", 80.0, "1.90", True),
-    _p("concurrency 32", 50.0, "0.95", True, chosen=True),
-    _p("concurrency 64", 25.0, "0.76", False),
-    _p("rate inf/s", None, "0.70", False),  # no per-user figure: table only
-]
-
-
-def _row(key="quote:1", rank=1, points=SWEEP, eligible=True):
-    return SimpleNamespace(
-        key=key,
-        rank=rank,
-        eligible=eligible,
-        provider_name="P",
-        accelerator_name="H100",
-        capacity_model="on_demand",
-        label="Offer",
-        detail={"operating_points": points},
-    )
 
 
 def test_issue17_candidate_chart_marks_the_chosen_point_and_styles_misses_apart():
@@ -108,8 +74,8 @@ def test_issue17_across_candidates_one_line_each_and_the_chosen_points_as_stars(
     ]
     fig = point_charts.across_figure(rows, UNIT)
     assert [t["name"] for t in fig["data"]] == [
-        "P · H100 · on-demand #1",
-        "P · H100 · on-demand #2",
+        "P · Offer 1 (on-demand)",
+        "P · Offer 2 (on-demand)",
         "chosen points",
     ]
     assert fig["data"][1]["marker"]["symbol"] == ["x", "circle"]
@@ -125,43 +91,6 @@ def test_issue17_sections_list_every_point_for_the_table():
 
 
 # --- the page, from a real comparison over a benchmark sweep --------------------------------
-
-
-def _sweep_result(lead, quote, sha="1"):
-    points = [
-        {
-            "label": f"concurrency {c}",
-            "concurrency": float(c),
-            "output_tokens_per_s": tps,
-            "ttft_ms": {"p50": None, "p95": ttft, "p99": None, "mean": None},
-            "itl_ms": {"p50": itl, "p95": itl * 1.5, "p99": None, "mean": None},
-            "e2e_ms": {"p50": None, "p95": None, "p99": 9000.0, "mean": None},
-        }
-        for c, tps, ttft, itl in (
-            (8, 1200.0, 300.0, 12.0),
-            (32, 2400.0, 835.0, 20.0),
-            (64, 3000.0, 2600.0, 40.0),
-        )
-    ]
-    BenchmarkResult.objects.create(
-        uploaded_by=lead,
-        quote=quote,
-        accelerator=quote.accelerator,
-        gpu_count=4,
-        raw_file="benchmarks/sweep.json",
-        original_name="sweep.json",
-        sha256=sha * 64,
-        size_bytes=10,
-        format_id="vllm",
-        status=BenchmarkResult.Status.PARSED,
-        parsed_at=timezone.now(),
-        metrics={"output_tokens_per_s": 1200.0, "operating_points": points},
-        model_name="meta-llama/Llama-3.1-70B-Instruct",
-        precision="bf16",
-        input_tokens_mean=1500,
-        output_tokens_mean=300,
-        concurrency=64,
-    )
 
 
 @pytest.fixture

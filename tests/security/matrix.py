@@ -224,6 +224,9 @@ MATRIX: dict[str, Route] = {
     "benchmarks:result-compare":  html((L, 404, 404, 200, 200, 200, 200, 200)),
     "benchmarks:result-detail":   html((L, 404, 404, 200, 200, 200, 200, 200),
                                        kwargs={"result_id": "result"}),
+    # the world's result is alone with one load level: staff are sent to its result page
+    "benchmarks:sweep-detail":    html((L, 404, 404, 302, 302, 302, 302, 302),
+                                       kwargs={"result_id": "result"}),
     "benchmarks:result-download": html((L, 404, 404, 200, 200, 200, 200, 200),
                                        kwargs={"result_id": "result"}),
     "benchmarks:result-model-set": html((L, 405, 405, 405, 405, 405, 405, 405),

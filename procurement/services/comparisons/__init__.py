@@ -19,18 +19,32 @@ from procurement.services.comparisons.run import (
     comparison_deliver,
     comparison_run,
 )
+from procurement.services.comparisons.selection import (
+    FILTER_KEYS,
+    CandidateRows,
+    FilterChoices,
+    candidate_rows,
+    filter_choices,
+    first_filters,
+)
 
 __all__ = [
+    "FILTER_KEYS",
     "MAX_ATTEMPTS",
     "QUEUE_UNAVAILABLE_MESSAGE",
     "STALE_AFTER",
+    "CandidateRows",
     "EnqueueOutcome",
+    "FilterChoices",
     "Queued",
+    "candidate_rows",
     "comparison_create",
     "comparison_deliver",
     "comparison_recompute",
     "comparison_retry",
     "comparison_run",
     "comparisons_redrive_stuck",
+    "filter_choices",
+    "first_filters",
     "send_comparison",
 ]

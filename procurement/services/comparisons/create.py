@@ -8,14 +8,13 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
 from briefs.errors import BriefIncomplete
 from briefs.models import WorkloadBrief
 from catalog import access as catalog_access
-from catalog.models import CapacityModel, ModelApiRoute, Quote
+from catalog.models import ModelApiRoute, Quote
 from core.audit import audit_record
 from core.errors import Conflict, DomainError
 from core.roles import require_role
@@ -29,6 +28,7 @@ from procurement.selectors.comparisons import (
     default_quotes,
 )
 from procurement.services.comparisons.queue import Queued, enqueue_on_commit
+from procurement.services.comparisons.selection import clean_filters, filter_quotes, filter_routes
 from procurement.snapshot import assumptions as assumption_rules
 from procurement.snapshot import freeze
 from procurement.snapshot.schema import Selection, Snapshot
@@ -86,57 +86,6 @@ def _explicit_routes(user: User, ids: list[int]) -> list[Any]:
     return [found[i] for i in ids]
 
 
-FILTER_KEYS = ("regions", "capacity_models", "accelerators", "providers")
-
-
-def clean_filters(raw: Mapping[str, Any] | None) -> dict[str, list[str]]:
-    """Candidate filters: each a list of words (region prefixes, capacity models, slugs)."""
-    out: dict[str, list[str]] = {}
-    for key, values in (raw or {}).items():
-        if key not in FILTER_KEYS:
-            msg = f"Unknown candidate filter {key!r}: use {', '.join(FILTER_KEYS)}."
-            raise DomainError(msg, fields={key: [msg]})
-        if isinstance(values, str):
-            values = values.split(",")
-        words = sorted({str(v).strip() for v in values or [] if str(v).strip()})
-        if key == "capacity_models":
-            allowed = {*CapacityModel.values, "api"}
-            if bad := [w for w in words if w not in allowed]:
-                msg = f"Unknown capacity model(s): {', '.join(bad)}."
-                raise DomainError(msg, fields={key: [msg]})
-        if words:
-            out[key] = words
-    return out
-
-
-def _filter_quotes(qs: QuerySet[Any], filters: dict[str, list[str]]) -> QuerySet[Any]:
-    """Narrow the candidates before freezing: region (prefix, any case), capacity model,
-    accelerator and provider (slugs)."""
-    if regions := filters.get("regions"):
-        match = Q()
-        for region in regions:
-            match |= Q(region__istartswith=region)
-        qs = qs.filter(match)
-    if models := filters.get("capacity_models"):
-        qs = qs.filter(capacity_model__in=models)
-    if accelerators := filters.get("accelerators"):
-        qs = qs.filter(accelerator__slug__in=accelerators)
-    if providers := filters.get("providers"):
-        qs = qs.filter(provider__slug__in=providers)
-    return qs
-
-
-def _filter_routes(qs: QuerySet[Any], filters: dict[str, list[str]]) -> QuerySet[Any]:
-    """API routes pass a capacity filter only with "api" in it, and no accelerator filter."""
-    if "accelerators" in filters:
-        return qs.none()
-    if "capacity_models" in filters and "api" not in filters["capacity_models"]:
-        return qs.none()
-    if providers := filters.get("providers"):
-        qs = qs.filter(provider__slug__in=providers)
-    return qs
-
-
 def _candidates(
     user: User,
     brief: WorkloadBrief,
@@ -148,19 +97,24 @@ def _candidates(
     narrowed by `filters` when given."""
     filters = filters or {}
     if quote_ids is None and route_ids is None:
-        quotes = list(_filter_quotes(default_quotes(), filters).order_by("pk"))
-        routes = list(_filter_routes(default_api_routes(brief), filters).order_by("pk"))
-        return quotes, routes, not filters
+        if not filters:  # the default selection (selection.py)
+            default_q, default_r = default_candidate_ids(brief)
+            quotes = list(default_quotes().filter(pk__in=default_q).order_by("pk"))
+            routes = list(default_api_routes(brief).filter(pk__in=default_r).order_by("pk"))
+            return quotes, routes, True
+        quotes = list(filter_quotes(default_quotes(), filters).order_by("pk"))
+        routes = list(filter_routes(default_api_routes(brief), filters).order_by("pk"))
+        return quotes, routes, False
     quotes = _explicit_quotes(user, quote_ids or [])
     routes = _explicit_routes(user, route_ids or [])
     if filters:
         keep_q = set(
-            _filter_quotes(
-                Quote.objects.filter(pk__in=[q.pk for q in quotes]), filters
-            ).values_list("pk", flat=True)
+            filter_quotes(Quote.objects.filter(pk__in=[q.pk for q in quotes]), filters).values_list(
+                "pk", flat=True
+            )
         )
         keep_r = set(
-            _filter_routes(
+            filter_routes(
                 ModelApiRoute.objects.filter(pk__in=[r.pk for r in routes]), filters
             ).values_list("pk", flat=True)
         )
@@ -220,14 +174,15 @@ def comparison_create(
 ) -> Queued:
     """Freeze the inputs of a new comparison and queue it (lead or admin).
 
-    Omit both id lists for every current quote and active API route that could serve the
-    brief; give one or both to choose (exactly the default set counts as the default
+    Omit both id lists for the default selection (every current quote inside the brief's
+    allowed regions and every active API route that could serve it, selection.py); give one
+    or both to choose (exactly the default set counts as the default
     selection). Nothing is saved or queued on any error. Returns the saved comparison with
     the outcome of queueing it.
     `enqueue=False` leaves the run to the caller (the demo computes in-process).
-    `candidate_filters` ({"regions", "capacity_models", "accelerators", "providers"}: lists)
-    narrows the candidates before they are frozen; they are kept in the snapshot's selection
-    and applied again by a recompute.
+    `candidate_filters` ({"regions", "capacity_models", "accelerators", "providers", "rfqs"}:
+    lists) narrows every current offer before it is frozen (selection.py); they are kept in
+    the snapshot's selection and applied again by a recompute.
     """
     require_role(acting_user, *access.COMPARISON_CREATORS)
     if missing := brief.missing_fields():
@@ -244,7 +199,8 @@ def comparison_create(
     quotes, routes, default = _candidates(acting_user, brief, quote_list, route_list, filters)
     if not quotes and not routes:
         msg = "There is nothing to compare: choose at least one current quote or active API route."
-        if filters:
+        chose_some = bool(quote_list or route_list)
+        if filters and (chose_some or (quote_list is None and route_list is None)):
             msg = "No current quote or active API route matches these filters."
         raise DomainError(msg, fields={"quotes": [msg]})
     now = timezone.now()
