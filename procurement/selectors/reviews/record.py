@@ -18,6 +18,7 @@ from procurement.models import CandidateResult, Comparison, PriceChange
 from procurement.models.comparisons import refusals_of
 from procurement.selectors.reviews.commitment import row_commitment
 from procurement.selectors.reviews.frozen import new_since
+from procurement.selectors.reviews.pair import pair_delta
 from procurement.selectors.reviews.rows import candidates_of, entered_by_label, ordered_lines
 
 if TYPE_CHECKING:
@@ -179,6 +180,7 @@ def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]
                 "b": shown(vb),
                 "format": fmt,
                 "differs": va != vb,
+                "delta": pair_delta(va, vb, fmt),
             }
             for label, va, vb, fmt in pairs
         ]
