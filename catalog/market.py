@@ -167,6 +167,8 @@ def market_positions(quotes: Iterable[Quote]) -> dict[int, dict[str, Any] | None
     )
     peers: dict[_Key, list[_Peer]] = defaultdict(list)
     for pk, accelerator_id, model, currency, price, quoted_at, replaced_at, status in rows:
+        if price is None:  # the query leaves these out; the check narrows the type
+            continue
         peers[(accelerator_id, model, currency)].append(
             _Peer(pk, price, quoted_at, replaced_at, status == Quote.Status.WITHDRAWN)
         )
