@@ -6,6 +6,7 @@ query count of each page is fixed: it does not grow with rows, versions or accel
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
@@ -14,6 +15,7 @@ from django.db.models.expressions import RawSQL
 from briefs import access
 from briefs.fit import AcceleratorFit, fit_accelerators
 from briefs.models import WorkloadBrief, WorkloadClass
+from briefs.services import brief_volume
 from catalog import access as catalog_access
 from catalog.models import Accelerator
 from core.roles import get_or_404
@@ -80,6 +82,47 @@ def brief_fit_rows(brief: WorkloadBrief) -> list[AcceleratorFit]:
 def shortlist(rows: list[AcceleratorFit], size: int = SHORTLIST_SIZE) -> list[AcceleratorFit]:
     """The first `size` accelerators that fit (rows are already sorted best first)."""
     return [row for row in rows if row.fits][:size]
+
+
+@dataclass(frozen=True, slots=True)
+class RfqSizing:
+    """What an RFQ for a brief asks for, from the brief's memory fit (V8)."""
+
+    accelerator_ids: list[int]  # the shortlist: fitting, fewest GPUs per replica first
+    gpus_needed: int  # GPUs at peak by the roofline, else one replica on the first fit
+    words: str  # the sizing as the RFQ text says it
+
+
+def brief_rfq_sizing(brief: WorkloadBrief) -> RfqSizing | None:
+    """The shortlisted accelerators and the GPUs the brief needs, for pre-filling an RFQ;
+    None when the brief names no model or fits nowhere. A fit with headroom under the margin
+    (amber) is asked for only when nothing fits with room to spare."""
+    every = brief_fit_rows(brief)
+    rows = shortlist(every, size=len(every))  # every fitting row, best first
+    fits = ([r for r in rows if r.status == "fits"] or rows)[:SHORTLIST_SIZE]
+    if not fits:
+        return None
+    ids = dict(
+        Accelerator.objects.filter(slug__in=[f.slug for f in fits]).values_list("slug", "pk")
+    )
+    per_replica = [f"{f.result.gpus_required} × {f.name}" for f in fits[:3] if f.result]
+    listed = (
+        ", ".join(per_replica[:-1]) + f" or {per_replica[-1]}"
+        if len(per_replica) > 1
+        else per_replica[0]
+    )
+    words = f"memory fit at the brief's context: a replica needs {listed}"
+    _, fleet = brief_volume(brief)
+    if fleet is not None:
+        gpus = fleet.gpus_peak
+        words += (
+            f"; about {gpus:,} GPU{'s' if gpus != 1 else ''} at peak on {fleet.accelerator_name} "
+            "(a roofline estimate)"
+        )
+    else:
+        first = fits[0].result
+        gpus = first.gpus_required if first is not None else 1
+    return RfqSizing([ids[f.slug] for f in fits if f.slug in ids], gpus, words)
 
 
 def calculator_choices(user: User) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

@@ -25,7 +25,7 @@ from django.db.models import (
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from catalog import access
+from catalog import access, market
 from catalog.importers.litellm import LITELLM_SOURCE
 
 # The ledger's reads, re-exported for the pages (catalog/ledger.py).
@@ -332,78 +332,9 @@ def fx_latest_rates() -> dict[str, FxRate]:
     return latest
 
 
-# --- Market position --------------------------------------------------------------------------
+# --- Market position: catalog.market (re-exported for the pages and the API) ---------------
 
-OUTLIER_MIN_PEERS = 4  # fewer prices than this give no quartiles worth the name
+market_position = market.market_position
+market_positions = market.market_positions
+quote_market_position = market.quote_market_position
 
-
-def _quartiles(prices: list[Decimal]) -> tuple[Decimal, Decimal]:
-    ordered = sorted(prices)
-
-    def at(fraction: Decimal) -> Decimal:  # linear interpolation between closest ranks
-        pos = fraction * (len(ordered) - 1)
-        low = int(pos)
-        high = min(low + 1, len(ordered) - 1)
-        return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
-
-    return at(Decimal("0.25")), at(Decimal("0.75"))
-
-
-def market_position(price: Decimal, peers: list[Decimal]) -> dict[str, Any]:
-    """Where `price` sits among `peers`: percentile (share priced below, ties counted half)
-    and an outlier flag (Tukey fences, 1.5 x IQR, from OUTLIER_MIN_PEERS prices)."""
-    if not peers:
-        return {"peers": 0, "percentile": None, "outlier": None}
-    below = sum(1 for p in peers if p < price)
-    equal = sum(1 for p in peers if p == price)
-    percentile = round((below + equal / 2) / len(peers) * 100, 1)
-    outlier = None
-    fences = None
-    if len(peers) >= OUTLIER_MIN_PEERS:
-        q1, q3 = _quartiles(peers)
-        iqr = q3 - q1
-        low, high = q1 - Decimal("1.5") * iqr, q3 + Decimal("1.5") * iqr
-        fences = [str(low.quantize(Decimal("0.0001"))), str(high.quantize(Decimal("0.0001")))]
-        outlier = "low" if price < low else "high" if price > high else None
-    return {
-        "peers": len(peers),
-        "percentile": percentile,
-        "median": str(sorted(peers)[len(peers) // 2]),
-        "outlier": outlier,
-        "fences": fences,
-    }
-
-
-def quote_market_position(quote: Quote) -> dict[str, Any] | None:
-    """This quote's percentile among the public list prices (imported or entered as public)
-    for the same accelerator, capacity model and currency that were current on its quoted
-    date: quoted on or before that day and not revised by then. None without a price."""
-    if quote.price_per_gpu_hour is None:
-        return None
-    end = quote.quoted_at.replace(hour=23, minute=59, second=59, microsecond=999999)
-    # The query already leaves out quotes without a price; the filter narrows the type.
-    peers = [
-        peer
-        for peer in (
-            Quote.objects.filter(
-                is_public_list_price=True,
-                accelerator_id=quote.accelerator_id,
-                capacity_model=quote.capacity_model,
-                currency=quote.currency,
-                status=Quote.Status.SUBMITTED,
-                quoted_at__lte=end,
-                price_per_gpu_hour__isnull=False,
-            )
-            .exclude(pk=quote.pk)
-            .exclude(superseded_by__quoted_at__lte=end)
-            .exclude(superseded_by__status=Quote.Status.WITHDRAWN)
-            .values_list("price_per_gpu_hour", flat=True)
-        )
-        if peer is not None
-    ]
-    position = market_position(quote.price_per_gpu_hour, peers)
-    position["basis"] = (
-        f"{quote.accelerator} {quote.get_capacity_model_display().lower()} public list prices in "
-        f"{quote.currency} current on {quote.quoted_at:%Y-%m-%d}"
-    )
-    return position

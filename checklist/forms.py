@@ -73,11 +73,15 @@ class AnswerForm(forms.Form):
         fixed_scope: str | None = None,
         oversized: dict[str, str] | None = None,
         user_id: int | None = None,
+        draft: str = "",
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.item = item
         self.user_id = user_id
+        # What the quote already says (checklist.drafts): shown as the answer's starting
+        # text, saved only once the vendor confirms it with a status.
+        self.draft = draft
         # The file kept for the next submit: claimed from the token, or held after a refusal.
         self.held: held.HeldFile | None = None
         self.fixed_scope = fixed_scope
@@ -102,6 +106,8 @@ class AnswerForm(forms.Form):
         )
         if not sent and self.add_prefix("evidence_file") not in self.files:
             return self.add_prefix("evidence_file") in self.oversized  # item not on the page
+        if self.draft and self._untouched_draft():
+            return False  # the quote's words, not yet confirmed: nothing to save
         changed = set(self.changed_data)
         if "scope" in changed and not (
             self.initial.get("answer") and self.data.get(self.add_prefix("scope"))
@@ -110,6 +116,17 @@ class AnswerForm(forms.Form):
         if self.data.get(self.add_prefix("discard_held")):
             changed -= {"held_evidence", "discard_held"}  # dropping a kept file alone is no edit
         return bool(changed) or self.add_prefix("evidence_file") in self.oversized
+
+    def _untouched_draft(self) -> bool:
+        """The draft sent back as it was shown: same text, no status, no evidence."""
+        text = str(self.data.get(self.add_prefix("answer")) or "").replace("\r\n", "\n")
+        return (
+            text.strip() == self.draft.strip()
+            and not self.data.get(self.add_prefix("status"))
+            and not self.data.get(self.add_prefix("evidence_url"))
+            and not self.data.get(self.add_prefix("held_evidence"))
+            and self.add_prefix("evidence_file") not in self.files
+        )
 
     def clean_evidence_file(self) -> UploadedFile[bytes] | None:
         # A file, False when "clear" was ticked, or None.
@@ -193,19 +210,26 @@ def build_answer_forms(
     fixed_scope: str | None = None,
     oversized: dict[str, str] | None = None,
     user_id: int | None = None,
+    drafts: dict[str, str] | None = None,
 ) -> list[AnswerForm]:
-    """One form per row, attached to the row as `row.form`."""
+    """One form per row, attached to the row as `row.form`. `drafts`: {item code: text}
+    from the quote (checklist.drafts), offered on items with no answer yet."""
     out = []
     for row in rows:
+        draft = (drafts or {}).get(row.item.code, "") if row.answer is None else ""
+        initial = answer_initial(row)
+        if draft and data is None:  # shown, not given: a bound form compares with blank
+            initial["answer"] = draft
         form = AnswerForm(
             data,
             files,
             prefix=row.item.code,
-            initial=answer_initial(row),
+            initial=initial,
             item=row.item,
             fixed_scope=fixed_scope,
             oversized=oversized,
             user_id=user_id,
+            draft=draft,
         )
         row.form = form
         out.append(form)

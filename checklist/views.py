@@ -22,6 +22,7 @@ from accounts.models import Provider, User
 from catalog import access as catalog_access
 from checklist import access, evidence, selectors, services
 from checklist import queue as checklist_queue
+from checklist.drafts import quote_drafts
 from checklist.forms import (
     ChecklistRow,
     ReviewForm,
@@ -135,12 +136,14 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
     rows = checklist_rows(detail)
     closed_reason = selectors.quote_closed_reason(quote)
     bound = request.method == "POST" and not closed_reason
+    drafts = quote_drafts(quote)
     answer_forms = build_answer_forms(
         rows,
         data=request.POST if bound else None,
         files=request.FILES if bound else None,
         oversized=getattr(request, "evidence_oversized", {}),
         user_id=request.user.pk,
+        drafts=drafts,
     )
     if bound and (response := _save_answers(request, quote=quote, answer_forms=answer_forms)):
         return response
@@ -151,6 +154,7 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
         "detail": detail,
         "closed_reason": closed_reason,
         "vendor_part": checklist_queue.vendor_part(detail),
+        "drafted": [row.item.code for row in rows if row.form and row.form.draft],
     }
     context.update(error_context(rows, bound))
     status = 400 if request.method == "POST" else 200

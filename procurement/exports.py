@@ -25,11 +25,13 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.styles import Font
+
+from core.values import money_decimal
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 MONEY_FORMAT = "#,##0.00"
@@ -51,10 +53,11 @@ CANDIDATE_FORMATS = {
     "commitment_usd": MONEY_FORMAT,
     "commitment_run_share_usd": MONEY_FORMAT,
     "accepted_outputs": COUNT_FORMAT,
-    "unit_cost_usd": MONEY_FORMAT,
-    "p10": MONEY_FORMAT,
-    "p50": MONEY_FORMAT,
-    "p90": MONEY_FORMAT,
+    # A cost per unit can be under a cent: two decimals, up to four where the value has them.
+    "unit_cost_usd": PRICE_FORMAT,
+    "p10": PRICE_FORMAT,
+    "p50": PRICE_FORMAT,
+    "p90": PRICE_FORMAT,
     "prob_cheapest": SHARE_FORMAT,
     "checklist_pct": '0"%"',  # already 0-100
 }
@@ -63,7 +66,6 @@ QUOTE_FORMATS = {"price": PRICE_FORMAT, "quoted_at": TIME_FORMAT, "valid_until":
 _ILLEGAL_XLSX = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 BASE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("key", "Key"),
     ("label", "Candidate"),
     ("kind", "Kind"),
     ("provider", "Provider"),
@@ -101,6 +103,8 @@ TAIL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("checklist_pct", "Checklist complete (%)"),
     ("warnings", "Warnings"),
     ("reasons", "Ineligible because"),
+    # The machine key last: people read the columns before it, a script joins on it.
+    ("key", "Key"),
 )
 QUOTE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("candidate", "Candidate key"),
@@ -250,8 +254,57 @@ def neutralise(value: Any) -> Any:
     return text
 
 
+ACRONYMS = {"gpu": "GPU", "api": "API", "fte": "FTE"}
+
+
 def line_header(name: str) -> str:
-    return name.replace("_", " ").capitalize() + " (USD)"
+    """ "gpu_compute" → "GPU compute (USD)"."""
+    words = name.replace("_", " ").capitalize().split(" ")
+    return " ".join(ACRONYMS.get(w.lower(), w) for w in words) + " (USD)"
+
+
+# What each kind of cell holds (V21): the file says what the page says.
+# Amounts the engine computed: two decimals; under one (a cost per 1M tokens) up to four.
+COMPUTED_MONEY = frozenset(
+    {
+        "total_usd",
+        "commitment_usd",
+        "commitment_run_share_usd",
+        "unit_cost_usd",
+        "p10",
+        "p50",
+        "p90",
+    }
+)
+# Prices as the quote holds them: two decimals, up to four where the quote has them.
+SOURCE_MONEY = frozenset({"hourly_price_usd"})
+# Counts are whole numbers (accepted outputs are stored with four places: 400000000.0000).
+WHOLE_COUNTS = frozenset(
+    {
+        "accepted_outputs",
+        "gpus",
+        "replicas_average",
+        "replicas_peak",
+        "gpus_average",
+        "gpus_peak",
+        "nodes_peak",
+    }
+)
+
+
+def export_value(key: str, value: Any) -> Any:
+    """One candidate cell as a person reads it (`key` a column key, or a cost line's name)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if key in SOURCE_MONEY:
+        return money_decimal(value)
+    if key in COMPUTED_MONEY:
+        return money_decimal(value, whole_places=2)
+    if key in WHOLE_COUNTS and isinstance(value, int | float | Decimal):
+        return int(Decimal(str(value)).to_integral_value(rounding=ROUND_HALF_UP))
+    if key == "prob_cheapest" and isinstance(value, float):
+        return round(value, 4)
+    return value
 
 
 # Money columns whose short label lacks the currency: the header says it.
@@ -290,13 +343,14 @@ def ranked(candidates: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def candidate_rows(data: ExportData) -> Iterator[list[Any]]:
-    """One row of raw values per candidate in rank order, columns as `candidate_header`."""
+    """One row per candidate in rank order, columns as `candidate_header`, each value as a
+    person reads it (`export_value`)."""
     for row in ranked(data.candidates):
         lines = row.get("cost_lines", {})
         yield [
-            *(row.get(key) for key, _ in BASE_COLUMNS),
-            *(lines.get(name) for name in data.line_names),
-            *(row.get(key) for key, _ in TAIL_COLUMNS),
+            *(export_value(key, row.get(key)) for key, _ in BASE_COLUMNS),
+            *(money_decimal(lines.get(name), whole_places=2) for name in data.line_names),
+            *(export_value(key, row.get(key)) for key, _ in TAIL_COLUMNS),
         ]
 
 

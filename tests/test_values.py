@@ -7,7 +7,13 @@ from decimal import Decimal
 
 import pytest
 
-from core.values import decimal_or_none, finite_or_none, float_or_none
+from core.values import (
+    decimal_or_none,
+    finite_or_none,
+    float_or_none,
+    money_decimal,
+    plain_number,
+)
 
 NOT_NUMBERS = [None, "", "  ", "abc", "12abc", True, False, [], [1], {}, object(), b"1"]
 
@@ -53,3 +59,38 @@ def test_decimal_keeps_the_written_digits() -> None:
     assert decimal_or_none("12.50") == Decimal("12.50")
     assert decimal_or_none(Decimal("3.1")) == Decimal("3.1")
     assert decimal_or_none(7) == Decimal(7)
+
+
+@pytest.mark.parametrize(
+    ("value", "whole_places", "text"),
+    [
+        (Decimal("2.4900"), None, "2.49"),  # a stored price: two decimals
+        (Decimal("0.0750"), None, "0.075"),  # more only where the source has them
+        (Decimal("2.48512"), None, "2.4851"),  # at most four
+        (1307.4, None, "1307.40"),
+        (5.454726735199813, 2, "5.45"),  # a Monte Carlo quantile: to the cent
+        (0.0375, 2, "0.0375"),  # a cost per 1M tokens under one keeps its places
+        (Decimal("400000000.0000"), 2, "400000000.00"),
+        (-3.256, 2, "-3.26"),
+        (None, None, None),
+        ("not a number", None, None),
+    ],
+)
+def test_v19_v21_money_has_two_decimals_unless_the_source_has_more(value, whole_places, text):
+    found = money_decimal(value, whole_places=whole_places)
+    assert (None if found is None else str(found)) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (192.0, "192"),
+        (1307.4, "1307.4"),
+        (0.30000000000000004, "0.3"),
+        (1.555, "1.555"),
+        (None, None),
+    ],
+)
+def test_v19_figures_without_float_noise(value, text):
+    found = plain_number(value)
+    assert (None if found is None else str(found)) == text

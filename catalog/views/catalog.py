@@ -13,10 +13,12 @@ from catalog import charts, selectors, services
 from catalog.access import staff_required
 from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
 from catalog.models import Accelerator
+from catalog.views.quote_csv import csv_cell
 from core.errors import DomainError
 from core.forms import apply_domain_error
 from core.listing import paginate, query_without
 from core.roles import get_or_404, has_role, role_required
+from core.values import money_decimal, plain_number
 
 # (label, attribute, unit, which way is better) for the comparison table.
 COMPARE_ROWS = [
@@ -60,6 +62,7 @@ OPTIONAL_COLUMNS = [
     ("segment", "Segment"),
 ]
 COLUMNS_COOKIE = "catalog_cols"
+DEFAULT_SORT = "vendor"
 
 
 def _visible_columns(request: AuthedRequest) -> tuple[list[str], bool]:
@@ -87,6 +90,7 @@ CSV_COLUMNS = [
     ("current_usd_offers", "usd_offers"),
     ("segment", "segment"),
 ]
+CSV_MONEY = {"lowest_usd_per_gpu_hour"}
 
 
 def _point(a: Accelerator) -> charts.AcceleratorPoint:
@@ -131,7 +135,8 @@ def accelerator_list(request: AuthedRequest) -> HttpResponse:
         return _catalog_csv(accelerators)
     query = query_without(request, "format", "page")  # the export is every page
     visible, chosen_now = _visible_columns(request)
-    headers = _sort_headers(request, filters.get("sort") or "")
+    # With no sort chosen the rows are in the model's order (vendor, then name): say so.
+    headers = _sort_headers(request, filters.get("sort") or DEFAULT_SORT)
     page = paginate(accelerators, request.GET.get("page"))
     context = {
         "csv_query": f"{query}&format=csv".lstrip("&"),
@@ -164,12 +169,13 @@ def accelerator_list(request: AuthedRequest) -> HttpResponse:
     return response
 
 
-def _cell(value: object) -> object:
-    """A CSV cell; text that a spreadsheet would run as a formula is quoted with a '."""
-    if value is None:
-        return ""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return f"'{value}"
+def _csv_value(attr: str, value: object) -> object:
+    """Numbers as a reader types them: money with two decimals or the source's (2.4900 →
+    2.49, 0.7052 stays), datasheet figures without float noise (192.0 → 192, 1307.4 stays)."""
+    if attr in CSV_MONEY:
+        return money_decimal(value)
+    if isinstance(value, float):
+        return plain_number(value)
     return value
 
 
@@ -180,8 +186,8 @@ def _catalog_csv(accelerators: list[Accelerator]) -> HttpResponse:
     writer = csv.writer(response)
     writer.writerow([header for header, _ in CSV_COLUMNS])
     for a in accelerators:
-        row = [getattr(a, attr, None) for _, attr in CSV_COLUMNS]
-        writer.writerow([_cell(value) for value in row])
+        row = [_csv_value(attr, getattr(a, attr, None)) for _, attr in CSV_COLUMNS]
+        writer.writerow([csv_cell(value) for value in row])
     return response
 
 

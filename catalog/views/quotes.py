@@ -25,9 +25,10 @@ from catalog.forms import (
 from catalog.forms.quotes import LABELS
 from catalog.models import Quote
 from catalog.templatetags.catalog_tags import price
+from catalog.views.quote_csv import quotes_csv
 from core.errors import DomainError
 from core.forms import apply_domain_error
-from core.listing import Column, list_page
+from core.listing import Column, apply_sort, list_page, query_without
 from core.roles import has_role
 
 if TYPE_CHECKING:
@@ -44,6 +45,8 @@ QUOTE_COLUMNS = (
     Column("accelerator", "Accelerator", ("accelerator__name", "price_per_gpu_hour")),
     Column("capacity", "Capacity", ("capacity_model", "term_months")),
     Column("price", "Price / GPU-hour", PRICE_ORDER, numeric=True),
+    # Computed per row against the public list prices (catalog.market): shown, not sorted.
+    Column("market", "Market position"),
     Column("gpus_per_node", "GPUs / node", "gpus_per_node", numeric=True),
     Column("region", "Region", "region"),
     Column("captured", "Captured", "quoted_at"),
@@ -125,6 +128,11 @@ def quote_list(request: AuthedRequest) -> HttpResponse:
     params = request.GET.copy()
     params.setdefault("current", "true")
     quote_filter = QuoteFilter(params, queryset=access.quotes_for(request.user), user=request.user)
+    if request.GET.get("format") == "csv" and quote_filter.is_valid():
+        ordered, _ = apply_sort(
+            quote_filter.qs, QUOTE_COLUMNS, request.GET.get("sort", ""), default="accelerator"
+        )
+        return quotes_csv(list(ordered))
     listing = list_page(
         request,
         quote_filter.qs,
@@ -138,7 +146,9 @@ def quote_list(request: AuthedRequest) -> HttpResponse:
         "listing": listing,
         "page": listing.page,
         "checklists": panels.checklist_summaries(listing.page.object_list),
+        "markets": selectors.market_positions(listing.page.object_list),
         "page_query": listing.page_query,
+        "csv_query": f"{query_without(request, 'page', 'format')}&format=csv".lstrip("&"),
         "can_write": has_role(request.user, *access.CATALOG_WRITERS),
     }
     return render(request, "catalog/quote_list.html", context)

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.http import AuthedRequest
 from briefs import access as briefs_access
+from briefs import selectors as briefs_selectors
 from catalog import access, panels, selectors, services
 from catalog.access import staff_required, writer_required
 from catalog.forms import RfqForm, RfqReopenForm
@@ -91,7 +92,8 @@ def vendor_progress(rfq: Any, quotes: list[Any]) -> list[dict[str, Any]]:
 
 
 def rfq_initial(brief: Any) -> dict[str, Any]:
-    """An RFQ pre-filled from its brief: title, requirements in words, region, term."""
+    """An RFQ pre-filled from its brief: title, requirements in words, region, term, and the
+    GPUs needed and acceptable accelerators from the brief's memory fit (its shortlist)."""
     facts = [brief.get_workload_class_display()]
     if brief.model:
         facts.append(f"model {brief.model}")
@@ -126,6 +128,9 @@ def rfq_initial(brief: Any) -> dict[str, Any]:
         )
     if brief.horizon_months:
         facts.append(f"a {brief.horizon_months}-month term")
+    sizing = briefs_selectors.brief_rfq_sizing(brief)
+    if sizing is not None:
+        facts.append(sizing.words)
     facts.append("prices per GPU-hour (per node for hardware you sell)")
     facts.append(
         "state how many GPUs you can provide in total, from when, and with which lead time"
@@ -138,6 +143,9 @@ def rfq_initial(brief: Any) -> dict[str, Any]:
     }
     if brief.horizon_months:
         initial["term_months"] = brief.horizon_months
+    if sizing is not None:  # V8: GPUs and accelerators from the brief's memory fit
+        initial["gpus_needed"] = sizing.gpus_needed
+        initial["accelerators"] = sizing.accelerator_ids
     return initial
 
 

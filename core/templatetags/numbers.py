@@ -173,6 +173,8 @@ def human(code: Any) -> str:
         return FIGURE_LABELS[text]
     if " " in text:  # already words ("Total (USD)"): lower-casing would lose "USD", "GPU"
         return text
+    if "_" not in text and "." not in text and text not in (text.upper(), text.lower()):
+        return text  # one word in its own case ("GPUs", "Provider"), not a code
     words = text.replace("_", " ").replace(".", " ").strip()
     return words[:1].upper() + words[1:].lower()
 

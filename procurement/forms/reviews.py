@@ -143,14 +143,21 @@ class AuditFilterForm(forms.Form):
     )
 
     def __init__(
-        self, *args: Any, actions: Sequence[str], object_types: Sequence[str], **kw: Any
+        self,
+        *args: Any,
+        actions: Sequence[tuple[str, str]],
+        object_types: Sequence[tuple[str, str]],
+        **kw: Any,
     ) -> None:
+        """`actions` and `object_types`: (code, words) pairs; the menus read as words."""
         super().__init__(*args, **kw)
-        field_of(self, "action", forms.ChoiceField).choices = [("", "Any")] + [
-            (a, a) for a in actions
+        field_of(self, "action", forms.ChoiceField).choices = [
+            ("", "Any"),
+            *sorted(actions, key=lambda pair: pair[1]),
         ]
-        field_of(self, "object_type", forms.ChoiceField).choices = [("", "Any")] + [
-            (t, t) for t in object_types
+        field_of(self, "object_type", forms.ChoiceField).choices = [
+            ("", "Any"),
+            *sorted(object_types, key=lambda pair: pair[1]),
         ]
 
     def clean(self) -> dict[str, Any]:

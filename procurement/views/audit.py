@@ -16,7 +16,7 @@ from core.listing import paginate
 from core.roles import role_required
 from procurement.forms.reviews import AuditFilterForm
 from procurement.selectors import reviews as sel
-from procurement.views.audit_present import audit_csv, present
+from procurement.views.audit_present import action_words, audit_csv, object_words, present
 
 PAGE_SIZE = 50
 
@@ -25,7 +25,11 @@ PAGE_SIZE = 50
 @role_required(*sel.AUDIT_READER_ROLES)
 def audit_list(request: AuthedRequest) -> HttpResponse | StreamingHttpResponse:
     actions, object_types = sel.audit_filter_choices(request.user)
-    form = AuditFilterForm(request.GET or None, actions=actions, object_types=object_types)
+    form = AuditFilterForm(
+        request.GET or None,
+        actions=[(a, action_words(a)) for a in actions],
+        object_types=[(t, object_words(t)) for t in object_types],
+    )
     valid = form.is_valid() if form.is_bound else True
     filters = {k: v for k, v in (form.cleaned_data if form.is_bound and valid else {}).items() if v}
     events = sel.audit_events_filtered(request.user, **filters)
@@ -40,7 +44,7 @@ def audit_list(request: AuthedRequest) -> HttpResponse | StreamingHttpResponse:
         "form": form,
         "page": page,
         "query": query.urlencode(),
-        "events": present(page),
+        "events": present(page, request.user),
         "broken": audit_chain_verify(),
     }
     return render(request, "procurement/audit_list.html", context, status=200 if valid else 400)

@@ -88,3 +88,43 @@ def test_v14_the_rfq_page_tracks_each_invited_vendor(
     assert AuditEvent.objects.filter(action="rfq.viewed").count() == 1
     assert f'href="/comparisons/new/?brief={brief.pk}"' in page
     assert "Compare these answers" in page
+
+
+def test_v8_the_rfq_gpus_and_accelerators_come_from_the_memory_fit(login, lead, brief):
+    """The RFQ opened from a brief ticks the accelerators the brief page shortlists (fitting
+    with room to spare, fewest GPUs per replica first) and asks for the GPUs the brief needs
+    at peak; its text says the sizing. Llama 3.1 70B in BF16 is 141 GB of weights: one 141 GB
+    card cannot hold them with its KV cache, so no accelerator here fits on one GPU."""
+    from briefs.selectors import brief_fit_rows
+    from briefs.services import brief_volume
+    from catalog.models import Accelerator
+    from tests.factories import AcceleratorFactory
+
+    AcceleratorFactory(slug="h100-sxm-80gb", name="H100 SXM 80GB", memory_gb=80.0)
+    AcceleratorFactory(slug="h200-sxm-141gb", name="H200 SXM 141GB", memory_gb=141.0)
+    AcceleratorFactory(slug="l4-24gb", name="L4 24GB", memory_gb=24.0, memory_bandwidth_tbps=0.3)
+    AcceleratorFactory(slug="t4-16gb", name="T4 16GB", memory_gb=16.0, max_gpus_per_node=1)
+    fit = {row.slug: row for row in brief_fit_rows(brief)}
+    fitting = [s for s, row in fit.items() if row.status == "fits"]
+    assert fitting
+    assert "t4-16gb" not in fitting  # one 16 GB GPU per node holds no 70B model
+    assert all(fit[s].result.gpus_required >= 2 for s in fitting)
+    html = login(lead).get(f"/catalog/rfqs/new/?brief={brief.pk}").content.decode()
+    ticked = set(re.findall(r'name="accelerators" value="(\d+)"[^>]*checked', html))
+    expected = {str(a.pk) for a in Accelerator.objects.filter(slug__in=fitting)}
+    assert ticked == expected
+    gpus = re.search(r'name="gpus_needed" value="(\d+)"', html).group(1)
+    _, fleet = brief_volume(brief)  # the brief page's "implied fleet" (a roofline estimate)
+    assert fleet is not None
+    assert int(gpus) == fleet.gpus_peak
+    text = rfq_initial(brief)["requirements"]
+    best = min(fitting, key=lambda s: fit[s].result.gpus_required)
+    assert f"a replica needs {fit[best].result.gpus_required} × {fit[best].name}" in text
+    assert f"about {int(gpus):,} GPUs at peak" in text
+
+
+def test_v8_a_brief_without_a_model_pre_fills_no_gpus(login, lead):
+    brief = WorkloadBriefFactory(created_by=lead, model=None, workload_class="media")
+    initial = rfq_initial(brief)
+    assert "gpus_needed" not in initial
+    assert "accelerators" not in initial

@@ -10,6 +10,7 @@ import openpyxl
 import pytest
 
 from core.models import AuditEvent
+from core.values import money_decimal
 from procurement import exports
 from tests.reviews.factories_reviews import add_api_candidate, ready_comparison
 
@@ -77,7 +78,7 @@ def test_csv_keeps_numbers_and_neutralises_text():
     data = dict(zip(header, row, strict=True))
     assert data["Provider"] == "'=EVIL()"
     assert data["Candidate"] == "'=EVIL(): H100"
-    assert data["Gpu compute (USD)"] == "10.50"
+    assert data["GPU compute (USD)"] == "10.50"
     assert data["Credit (USD)"] == "-2.25"  # a real negative number stays a number
     assert data["Total (USD)"] == "8.25"
 
@@ -88,7 +89,7 @@ def test_xlsx_cells_are_inert_and_typed():
     row = sheet_rows(book["Candidates"])[0]
     assert row["Provider"] == "'@evil"
     assert row["Credit (USD)"] == -2.25
-    assert isinstance(row["Gpu compute (USD)"], float | int)
+    assert isinstance(row["GPU compute (USD)"], float | int)
     for sheet in book.worksheets:
         for cells in sheet.iter_rows():
             for cell in cells:
@@ -129,7 +130,9 @@ def test_xlsx_totals_equal_the_api_figures(api_client, finance, lead):
             assert row["Total (USD)"] is None
             continue
         assert Decimal(str(row["Total (USD)"])) == Decimal(candidate["total_usd"])
-        assert Decimal(str(row["Unit cost (USD)"])) == Decimal(candidate["unit_cost_usd"])
+        # The unit cost as a person reads it (V21): to the cent from one up.
+        unit_cost = money_decimal(candidate["unit_cost_usd"], whole_places=2)
+        assert Decimal(str(row["Unit cost (USD)"])) == unit_cost
         for name, value in candidate["cost_lines"].items():
             header = exports.line_header(name)
             assert Decimal(str(row[header])) == Decimal(value), (candidate["key"], name)
@@ -163,10 +166,10 @@ def test_csv_export_has_every_cost_line(api_client, finance, lead):
     )
     rows = list(csv.DictReader(io.StringIO(body(response).decode("utf-8-sig"))))
     assert [r["Key"] for r in rows] == ["q-h100", "q-h200", "api-route", "q-l40s"]  # by rank
-    for header in ("Gpu compute (USD)", "Api compute (USD)", "Storage (USD)"):
+    for header in ("GPU compute (USD)", "API compute (USD)", "Storage (USD)"):
         assert header in rows[0]
-    assert rows[0]["Gpu compute (USD)"] == "10000.00"
-    assert rows[2]["Api compute (USD)"] == "21000.00"
+    assert rows[0]["GPU compute (USD)"] == "10000.00"
+    assert rows[2]["API compute (USD)"] == "21000.00"
     assert rows[3]["Eligible"] == "no"
     assert rows[3]["Ineligible because"] == "weights do not fit in 48 GB"
 

@@ -65,23 +65,27 @@ def test_u30_xlsx_rows_in_rank_order_with_number_formats_filter_and_frozen_heade
     book = openpyxl.load_workbook(io.BytesIO(exports.to_xlsx(data())))
     sheet = book["Candidates"]
     header = [c.value for c in sheet[1]]
-    assert [c.value for c in sheet["A"][1:]] == ["q:2", "q:10", "q:7", "api:3", "q:19"]
+    keys = [c.value for c in list(sheet.columns)[-1][1:]]
+    assert header[-1] == "Key"  # V21: the machine key last
+    assert keys == ["q:2", "q:10", "q:7", "api:3", "q:19"]
     first = dict(zip(header, sheet[2], strict=True))
     assert first["Total (USD)"].number_format == "#,##0.00"
-    assert first["Gpu compute (USD)"].number_format == "#,##0.00"
-    assert first["Unit cost (USD)"].number_format == "#,##0.00"
-    assert first["Unit cost p10 (USD)"].number_format == "#,##0.00"
+    assert first["GPU compute (USD)"].number_format == "#,##0.00"
+    # A cost per unit shows two decimals, up to four where it holds them (V21).
+    assert first["Unit cost (USD)"].number_format == "#,##0.00##"
+    assert first["Unit cost p10 (USD)"].number_format == "#,##0.00##"
     # "Price entered by" names who typed the price (H6): a person, not an amount.
     money = [
         h
         for h in header
-        if h.startswith(("Unit cost", "Total", "Price", "Gpu")) and h != "Price entered by"
+        if h.startswith(("Unit cost", "Total", "Price", "GPU compute")) and h != "Price entered by"
     ]
     assert all("(USD)" in h for h in money), money
     assert first["GPUs"].number_format == "#,##0"
     assert first["P(cheapest)"].number_format == "0%"
     assert first["P(cheapest)"].value == 0.6429
-    assert first["Total (USD)"].value == 12345.678  # the full value; only the display rounds
+    # V21: the file holds what a person reads, money to the cent (12,345.678 → 12,345.68).
+    assert first["Total (USD)"].value == 12345.68
     for ws in book.worksheets:
         assert ws.freeze_panes == "A2", ws.title
         assert ws.auto_filter.ref == ws.dimensions, ws.title

@@ -117,6 +117,6 @@ def test_csv_and_xlsx_carry_each_commitment(client, committed, finance):
     sheet = book["Candidates"]
     header = [c.value for c in sheet[1]]
     column = header.index("Commitment (USD)")
-    by_key = {r[0].value: r for r in sheet.iter_rows(min_row=2)}
+    by_key = {r[-1].value: r for r in sheet.iter_rows(min_row=2)}  # the Key column is last
     assert by_key["q-h200"][column].value == 496000
     assert by_key["q-h200"][column].number_format == "#,##0.00"

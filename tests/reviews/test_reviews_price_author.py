@@ -58,7 +58,7 @@ def test_h6_xlsx_says_who_entered_each_price(api_client, finance, lead, authored
     book = openpyxl.load_workbook(io.BytesIO(_body(response)))
     values = list(book["Candidates"].iter_rows(values_only=True))
     header = list(values[0])
-    by_key = {row[0]: row[header.index("Price entered by")] for row in values[1:]}
+    by_key = {row[-1]: row[header.index("Price entered by")] for row in values[1:]}  # Key last
     assert by_key["q-h100"] == "Vendor"
     assert by_key["q-l40s"] == "Import"
     versions = list(book["Quote versions"].iter_rows(values_only=True))

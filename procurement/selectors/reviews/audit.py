@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from django.db.models import QuerySet
 
+from checklist.models import ChecklistAnswer
 from core.audit import audit_distinct
 from core.models import AuditEvent
 from core.roles import Role
@@ -48,3 +49,12 @@ def audit_events_filtered(
     if date_to:
         events = events.filter(created_at__date__lte=date_to)
     return events
+
+
+def checklist_answer_places(answer_ids: list[int]) -> dict[int, tuple[int | None, str]]:
+    """{answer id: (its quote id or None for a provider default, its item code)} in one
+    query, for linking a page of audit events to the checklist they changed."""
+    rows = ChecklistAnswer.objects.filter(pk__in=answer_ids).values_list(
+        "pk", "quote_id", "item__code"
+    )
+    return {pk: (quote_id, code) for pk, quote_id, code in rows}

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Case, Count, Min, Q, Subquery, When
 
 from briefs.rules import FIELD_LABELS
-from core.templatetags.numbers import money
+from core.templatetags.numbers import human, money
 from engine.cost import LINE_ORDER
 from engine.cost.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
 from procurement import exports
@@ -18,6 +18,7 @@ from procurement.models import CandidateResult, Comparison, PriceChange
 from procurement.models.comparisons import refusals_of
 from procurement.selectors.reviews.commitment import row_commitment
 from procurement.selectors.reviews.frozen import new_since
+from procurement.selectors.reviews.pair import pair_delta
 from procurement.selectors.reviews.plan import approved_plan_parts_of, part_rows
 from procurement.selectors.reviews.rows import candidates_of, entered_by_label, ordered_lines
 
@@ -180,6 +181,7 @@ def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]
                 "b": shown(vb),
                 "format": fmt,
                 "differs": va != vb,
+                "delta": pair_delta(va, vb, fmt),
             }
             for label, va, vb, fmt in pairs
         ]
@@ -245,7 +247,7 @@ def _quote_row(row: CandidateResult) -> dict[str, Any] | None:
             "provider": q.provider.name,
             "offer": q.title or f"{q.accelerator} {q.get_capacity_model_display()}",
             "version": q.version,
-            "capacity_model": q.capacity_model,
+            "capacity_model": q.get_capacity_model_display(),
             "currency": q.currency,
             "price": q.price_per_node if purchase else q.price_per_gpu_hour,
             "price_unit": "per node" if purchase else "per GPU-hour",
@@ -264,7 +266,7 @@ def _quote_row(row: CandidateResult) -> dict[str, Any] | None:
             "provider": r.provider.name,
             "offer": r.model_name,
             "version": None,
-            "capacity_model": "api",
+            "capacity_model": human("api"),
             "currency": r.currency,
             "price": r.price_output_per_m_tokens,
             "price_unit": f"per 1M output tokens (input {r.price_input_per_m_tokens})",
@@ -278,11 +280,41 @@ def _quote_row(row: CandidateResult) -> dict[str, Any] | None:
 
 
 def evidence_of(row: CandidateResult) -> str:
-    """The benchmark evidence a row rests on, as frozen in its computed figures."""
+    """The benchmark evidence a row rests on, as frozen in its computed figures and as the
+    page's badge says it: "measured: … (benchmark result #3)"; no result, no number."""
     evidence = (row.performance or {}).get("evidence") or {}
     if not evidence:
         return "estimated (no benchmark counted)" if row.kind == "gpu" else ""
-    return f"result #{evidence.get('result_id')} {evidence.get('kind')}: {evidence.get('reason')}"
+    kind = str(evidence.get("kind") or "")
+    reason = str(evidence.get("reason") or "").strip()
+    # Many reasons open with the kind already ("measured on …", "proxy: …"): say it once.
+    text = reason if reason.lower().startswith(kind) else f"{kind}: {reason}".strip(": ")
+    adjustments = [str(a) for a in evidence.get("adjustments") or []]
+    if adjustments:
+        text += "; " + "; ".join(adjustments)
+    result_id = evidence.get("result_id")
+    if result_id not in (None, ""):
+        text += f" (benchmark result #{result_id})"
+    return text
+
+
+def warning_words(warning: dict[str, Any]) -> str:
+    """ "Weak interconnect: PCIe only between 8 GPUs"; a detail that already opens with the
+    label's words is the whole text ("No acceptance data: no acceptance data: …" once)."""
+    label, detail = human(warning.get("code")), str(warning.get("detail") or "").strip()
+    if not detail:
+        return label
+    if detail.lower().startswith(label.lower()):
+        return detail[:1].upper() + detail[1:]
+    return f"{label}: {detail}"
+
+
+def warnings_in_words(warnings: Iterable[dict[str, Any]] | None) -> str:
+    """A row's warnings as the page lists them, one after another."""
+    return "; ".join(warning_words(w) for w in warnings or [] if w.get("code"))
+
+
+KIND_WORDS = {"gpu": "GPU offer", "api": "model API"}
 
 
 def _commitment_columns(row: CandidateResult) -> dict[str, Any]:
@@ -312,10 +344,10 @@ def export_data_for(comparison: Comparison, user: User | None = None) -> exports
         {
             "key": r.key,
             "label": r.label,
-            "kind": r.kind,
+            "kind": KIND_WORDS.get(r.kind, r.kind),
             "provider": r.provider_name,
             "accelerator": r.accelerator_name,
-            "capacity_model": r.capacity_model,
+            "capacity_model": human(r.capacity_model) if r.capacity_model else "",
             "gpus": r.gpus,
             "eligible": r.eligible,
             "recommended": r.key == comparison.recommended_key,
@@ -336,7 +368,7 @@ def export_data_for(comparison: Comparison, user: User | None = None) -> exports
             "perf_source": r.perf_source,
             "evidence": evidence_of(r),
             "checklist_pct": (r.checklist or {}).get("completeness_pct"),
-            "warnings": ", ".join(w.get("code", "") for w in r.warnings or []),
+            "warnings": warnings_in_words(r.warnings),
             "reasons": "; ".join(r.reasons or []),
         }
         for r in rows
