@@ -90,13 +90,18 @@ WORKLOAD_FIELDS = (
 )
 # Keys a file (or a vLLM `--metadata KEY=VALUE`) may state the weights' precision under, the
 # most specific first: a quantisation method says more than the activations' dtype.
-# SGLang's server arguments are kept as `server_<key>`.
+# SGLang's server arguments are kept as `server_<key>`, a GenAI-Perf / AIPerf input config's
+# as `config_<key>` (benchmarks/parsers/_input_config.py).
 PRECISION_KEYS = (
     "precision",
+    "config_precision",
     "quantization",
+    "config_quantization",
     "server_quantization",
     "weight_precision",
+    "config_weight_precision",
     "dtype",
+    "config_dtype",
     "server_dtype",
 )
 AUTO_NOTE = (
@@ -109,12 +114,17 @@ ENGINE_VERSION_KEYS = ("engine_version", "serving_engine_version", "server_versi
 def stated_precision(parsed: ParsedResult) -> str:
     """The precision the file states, in the brief's vocabulary ("" when it does not): a
     precision/quantization/dtype key, else the quantisation suffix of its model name
-    (``…-Instruct-FP8`` → fp8). 'auto' or an unknown word states nothing."""
+    (``…-Instruct-FP8`` → fp8). 'auto' or an unknown word states nothing. When an input
+    config names several models, their suffixes must agree: mixed precisions state none."""
     extra = parsed.extra or {}
     for key in PRECISION_KEYS:
         if word := precision_from_word(extra.get(key)):
             return word
-    return precision_in_name(parsed.model or "")
+    names = [parsed.model or ""]
+    if isinstance(listed := extra.get("config_model_names"), str):
+        names += listed.split(",")
+    stated = {precision_in_name(name.strip()) for name in names if name.strip()}
+    return stated.pop() if len(stated) == 1 else ""
 
 
 def says_auto(parsed: ParsedResult) -> bool:
