@@ -10,7 +10,7 @@ from benchmarks.models import BenchmarkPlanStep, Phase
 from briefs import access as briefs_access
 from briefs.models import Precision, WorkloadBrief
 from catalog import access as catalog_access
-from catalog.models import Accelerator, ModelProfile, Quote
+from catalog.models import Accelerator, ModelApiRoute, ModelProfile, Quote
 from core.forms import field_of
 
 if TYPE_CHECKING:
@@ -41,7 +41,19 @@ class UploadForm(forms.Form):
         queryset=None, required=False, to_field_name="slug", empty_label="— from the quote —"
     )
     gpu_count = forms.IntegerField(
-        min_value=1, max_value=MAX_GPUS, label="GPUs used", help_text="GPUs serving the run."
+        min_value=1,
+        max_value=MAX_GPUS,
+        required=False,  # required for a run on GPUs (clean); a hosted API has none
+        label="GPUs used",
+        help_text="GPUs serving the run.",
+    )
+    api_route: forms.ModelChoiceField[ModelApiRoute] = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        label="Hosted API measured",
+        empty_label="— none: the run used GPUs —",
+        help_text="For a run against a provider's model API (e.g. LLMPerf against an "
+        "OpenAI-compatible endpoint): no quote, accelerator, GPU count or precision is asked.",
     )
     brief: forms.ModelChoiceField[WorkloadBrief] = forms.ModelChoiceField(
         queryset=None, required=False, empty_label="— none —"
@@ -112,6 +124,10 @@ class UploadForm(forms.Form):
         )
         accelerators = Accelerator.objects.order_by("vendor", "name")
         field_of(self, "accelerator", forms.ModelChoiceField).queryset = accelerators
+        routes = catalog_access.api_routes_for(user).filter(is_active=True)
+        field_of(self, "api_route", forms.ModelChoiceField).queryset = routes.order_by(
+            "provider__name", "model_name"
+        )
         briefs = briefs_access.briefs_for(user).order_by("-created_at")
         field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
         profiles = ModelProfile.objects.order_by("family", "name")
@@ -120,8 +136,26 @@ class UploadForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        if data.get("api_route"):
+            if data.get("quote") or data.get("accelerator"):
+                self.add_error(
+                    "api_route",
+                    "A run against a hosted API names its API route alone: leave the quote "
+                    "and the accelerator empty.",
+                )
+            if data.get("gpu_count") is not None:
+                self.add_error(
+                    "gpu_count", "A hosted API runs on the provider's GPUs: leave this empty."
+                )
+            return data
         if not data.get("quote") and not data.get("accelerator") and "quote" not in self.errors:
-            self.add_error("quote", "Choose the quote the benchmark ran on, or its accelerator.")
+            self.add_error(
+                "quote",
+                "Choose the quote the benchmark ran on, or its accelerator (or, for a run "
+                "against a hosted API, its API route).",
+            )
+        if data.get("gpu_count") is None and "gpu_count" not in self.errors:
+            self.add_error("gpu_count", "Say how many GPUs served the run.")
         return data
 
 

@@ -207,6 +207,7 @@ def _bind_model(result: BenchmarkResult, named: str) -> None:
     profile that disagrees with the file's name is not used (the file is the evidence) and
     the notes say so."""
     profile = result.model_profile
+    route = result.api_route if result.api_route_id is not None else None
     notes = list(result.parse_notes or [])
     if named:
         result.model_name = named
@@ -217,10 +218,15 @@ def _bind_model(result: BenchmarkResult, named: str) -> None:
                 f"({profile.name}) was not used."
             )
             result.model_profile = None
+        if bound is None and route is not None and same_model_name(named, route.model_name):
+            bound = route.model_profile_id  # the provider's own name for the route's model
         if bound is not None:
             result.model_profile_id = bound
     elif profile is not None:  # the row's model_profile says it was chosen at upload
         result.model_name = profile.name[:200]
+    elif route is not None:  # a hosted API's run: the route names the model it serves
+        result.model_name = route.model_name[:200]
+        result.model_profile_id = route.model_profile_id
     else:
         result.model_name = ""
     result.parse_notes = notes
