@@ -2,12 +2,13 @@
 
 from django.urls import path
 
-from benchmarks.views import plans, results
+from benchmarks.views import plans, results, uploads
 
 app_name = "benchmarks"
 urlpatterns = [
     path("", results.result_list, name="result-list"),
-    path("upload/", results.result_upload, name="result-upload"),
+    path("upload/", uploads.result_upload, name="result-upload"),
+    path("upload/check/", uploads.result_upload_check, name="result-upload-check"),
     path("compare/", results.result_compare, name="result-compare"),
     path("results/<int:result_id>/", results.result_detail, name="result-detail"),
     path("results/<int:result_id>/model/", results.result_model_set, name="result-model-set"),

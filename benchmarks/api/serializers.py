@@ -10,6 +10,7 @@ from benchmarks import figures
 from benchmarks.forms import MAX_CONCURRENCY, MAX_GPUS
 from benchmarks.models import BenchmarkResult, Phase
 from benchmarks.services.asked import result_asks
+from benchmarks.services.batches import MAX_FILES_PER_UPLOAD
 from benchmarks.workload import model_warning, workload_summary
 from briefs.models import Precision, WorkloadBrief
 from catalog.models import Accelerator, ModelApiRoute, ModelProfile, Quote
@@ -133,6 +134,17 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
         attrs.setdefault("model_profile", None)
         attrs["phase"] = int(attrs["phase"])
         return attrs
+
+
+class BenchmarkResultBatchInputSerializer(BenchmarkResultInputSerializer):
+    """Several files (one `file` part each) with the same fields: the files of one sweep."""
+
+    file = serializers.ListField(  # type: ignore[assignment]  # a list of the parent's file
+        child=serializers.FileField(allow_empty_file=True, use_url=False),
+        min_length=1,
+        max_length=MAX_FILES_PER_UPLOAD,
+        help_text=f"Up to {MAX_FILES_PER_UPLOAD} files, one multipart `file` part each.",
+    )
 
 
 class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResult]):

@@ -80,13 +80,22 @@ def check_asked(
         )
     if hosted:
         return
+    if asked := upload_asks(parsed, model_profile=model_profile, precision=precision):
+        raise UploadRejected(" ".join(m for ms in asked.values() for m in ms), fields=asked)
+
+
+def upload_asks(
+    parsed: ParsedResult, *, model_profile: object = None, precision: str = ""
+) -> dict[str, list[str]]:
+    """The fields an upload of this parse must give, each with why (empty: none): the model
+    when the file names none, the precision when it states none (and no `dtype: auto`
+    resolves), each only for a file with figures that depend on it."""
     asked: dict[str, list[str]] = {}
     if model_profile is None and needs_model(parsed):
         asked["model_profile"] = [MODEL_ASKED]
     if not precision and needs_precision(parsed) and not _auto_resolves(parsed, model_profile):
         asked["precision"] = [PRECISION_ASKED]
-    if asked:
-        raise UploadRejected(" ".join(m for ms in asked.values() for m in ms), fields=asked)
+    return asked
 
 
 def _auto_resolves(parsed: ParsedResult, model_profile: object) -> bool:

@@ -86,6 +86,7 @@ WORKLOAD_FIELDS = (
     "output_tokens_p95",
     "concurrency",
     "request_rate",
+    "serving_engine",
     "engine_version",
 )
 # Keys a file (or a vLLM `--metadata KEY=VALUE`) may state the weights' precision under, the
@@ -177,6 +178,10 @@ def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, An
     out["precision"] = stated_precision(parsed)
     out["engine_version"] = ""
     extra = parsed.extra or {}
+    # The engine only where the file says who served it (SGLang's server_info); a vLLM
+    # file's `backend` is the request format, not the server (FORMATS.md §1.1.2).
+    engine = extra.get("serving_engine")
+    out["serving_engine"] = scrub(engine).strip()[:60] if isinstance(engine, str) else ""
     for key in ENGINE_VERSION_KEYS:
         value = extra.get(key)
         if isinstance(value, str | int | float) and str(value).strip():

@@ -180,7 +180,7 @@ def _lock(user: User, digest: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
-def _check(upload: File[bytes], filename: str, size: int) -> tuple[str, ParsedResult | None]:
+def read_upload(upload: File[bytes], filename: str, size: int) -> tuple[str, ParsedResult | None]:
     """Detect the format; parse in full when small. Raises UploadRejected with the reason.
 
     A large file is not read here beyond its first ``parsers.HEAD_BYTES``: the worker parses it.
@@ -293,7 +293,7 @@ def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) ->
             outcome="duplicate",
         )
         return IngestOutcome(existing, created=False)
-    format_id, parsed = _check(upload, filename, size)
+    format_id, parsed = read_upload(upload, filename, size)
     if parsed is not None:
         check_given_load(parsed, concurrency=meta.concurrency, request_rate=meta.request_rate)
         check_asked(
