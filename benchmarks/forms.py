@@ -10,7 +10,8 @@ from benchmarks.models import BenchmarkPlanStep, Phase
 from briefs import access as briefs_access
 from briefs.models import Precision, WorkloadBrief
 from catalog import access as catalog_access
-from catalog.models import Accelerator, ModelProfile, Quote
+from catalog.choices import CapacityModel, PriceUnit
+from catalog.models import Accelerator, ModelApiRoute, ModelProfile, Quote
 from core.forms import field_of
 
 if TYPE_CHECKING:
@@ -23,17 +24,70 @@ MAX_GPUS = 100_000
 MAX_CONCURRENCY = 1_000_000
 
 
+def quote_price(quote: Quote) -> str:
+    """The price as a person reads it: two decimals, its currency and its unit
+    ('2.49 USD per GPU-hour', '19.92 USD per node-hour', '250,000.00 USD per node')."""
+    currency = quote.currency
+    if quote.capacity_model == CapacityModel.PURCHASE and quote.price_per_node is not None:
+        return f"{quote.price_per_node:,.2f} {currency} per node (purchase)"
+    if quote.price_unit != PriceUnit.GPU_HOUR and quote.price_as_quoted is not None:
+        return f"{quote.price_as_quoted:,.2f} {currency} {quote.get_price_unit_display()}"
+    if quote.price_per_gpu_hour is not None:
+        return f"{quote.price_per_gpu_hour:,.2f} {currency} per GPU-hour"
+    return "no price"
+
+
+def quote_label(quote: Quote) -> str:
+    """'Northwind · NW H100 8x eu-west on-demand · H100 SXM 80GB · 2.49 USD per GPU-hour ·
+    eu-west-1 · v3': the options of one provider differ by title, price, region and version."""
+    title = quote.title or quote.get_capacity_model_display()
+    parts = [str(quote.provider), title, str(quote.accelerator), quote_price(quote)]
+    parts.append(quote.region or "region not stated")
+    return " · ".join(parts) + f" · v{quote.version}"
+
+
 class QuoteChoiceField(forms.ModelChoiceField["Quote"]):
+    """Quotes grouped by provider (one <optgroup> each), each option with its title, price
+    and unit, region and version, so two versions of one offer are told apart."""
+
     def label_from_instance(self, obj: Quote) -> str:
-        capacity = obj.get_capacity_model_display()
-        return f"{obj.provider} · {obj.accelerator} · {capacity} v{obj.version}"
+        return quote_label(obj)
+
+    def group_by_provider(self) -> None:
+        groups: dict[str, list[tuple[int, str]]] = {}
+        for quote in self.queryset or ():
+            groups.setdefault(str(quote.provider), []).append((quote.pk, quote_label(quote)))
+        empty = [("", self.empty_label)] if self.empty_label is not None else []
+        self.choices = [*empty, *groups.items()]
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Several files under one name (Django's documented pattern): a list once cleaned."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data: Any, initial: Any = None) -> Any:
+        one = super().clean
+        if isinstance(data, list | tuple):
+            return [one(item, initial) for item in data]
+        return [one(data, initial)]
 
 
 class UploadForm(forms.Form):
-    """The upload asks for what no benchmark tool records: GPUs, how many, how served."""
+    """The upload asks for what no benchmark tool records: GPUs, how many, how served.
 
-    file = forms.FileField(
+    It takes several files at once (the files of one sweep): each is uploaded with the same
+    fields, and refused or stored on its own."""
+
+    file = MultipleFileField(
         allow_empty_file=True,  # the service refuses empty files with a clear, audited reason
+        label="Benchmark result files",
         help_text="vLLM, SGLang, GenAI-Perf, AIPerf, GuideLLM, LLMPerf, MLPerf, nvidia-smi…",
     )
     quote = QuoteChoiceField(queryset=None, required=False, empty_label="— no quote —")
@@ -41,7 +95,19 @@ class UploadForm(forms.Form):
         queryset=None, required=False, to_field_name="slug", empty_label="— from the quote —"
     )
     gpu_count = forms.IntegerField(
-        min_value=1, max_value=MAX_GPUS, label="GPUs used", help_text="GPUs serving the run."
+        min_value=1,
+        max_value=MAX_GPUS,
+        required=False,  # required for a run on GPUs (clean); a hosted API has none
+        label="GPUs used",
+        help_text="GPUs serving the run.",
+    )
+    api_route: forms.ModelChoiceField[ModelApiRoute] = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        label="Hosted API measured",
+        empty_label="— none: the run used GPUs —",
+        help_text="For a run against a provider's model API (e.g. LLMPerf against an "
+        "OpenAI-compatible endpoint): no quote, accelerator, GPU count or precision is asked.",
     )
     brief: forms.ModelChoiceField[WorkloadBrief] = forms.ModelChoiceField(
         queryset=None, required=False, empty_label="— none —"
@@ -82,9 +148,8 @@ class UploadForm(forms.Form):
         required=False,
         label="Sweep name",
         help_text="Files of one sweep, one point each (e.g. vLLM runs at concurrency 1, 8 and "
-        "32): give each the same name and the same candidate, and comparisons read them as one "
-        "result with several operating points (give each its concurrency below when the file "
-        "does not state it, as AIPerf's CSV does not).",
+        "32): upload them together under one name (or later files under the same name and "
+        "candidate), and comparisons read them as one result with several operating points.",
     )
 
     concurrency = forms.IntegerField(
@@ -93,7 +158,8 @@ class UploadForm(forms.Form):
         required=False,
         label="Concurrency measured",
         help_text="Requests in flight during the run; needed only when the file does not state "
-        "it (AIPerf's CSV does not), so a sweep's points are placed by concurrency.",
+        "it (AIPerf's CSV does not), so a sweep's points are placed by concurrency. One "
+        "value is one file's: upload files that do not state theirs one at a time.",
     )
     request_rate = forms.FloatField(
         min_value=0.001,
@@ -107,11 +173,17 @@ class UploadForm(forms.Form):
         super().__init__(*args, **kwargs)
 
         quotes = catalog_access.quotes_for(user).current()
-        field_of(self, "quote", forms.ModelChoiceField).queryset = quotes.order_by(
-            "provider__name", "accelerator__name", "-version"
+        quote_field = field_of(self, "quote", QuoteChoiceField)
+        quote_field.queryset = quotes.order_by(
+            "provider__name", "accelerator__name", "title", "-version"
         )
+        quote_field.group_by_provider()
         accelerators = Accelerator.objects.order_by("vendor", "name")
         field_of(self, "accelerator", forms.ModelChoiceField).queryset = accelerators
+        routes = catalog_access.api_routes_for(user).filter(is_active=True)
+        field_of(self, "api_route", forms.ModelChoiceField).queryset = routes.order_by(
+            "provider__name", "model_name"
+        )
         briefs = briefs_access.briefs_for(user).order_by("-created_at")
         field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
         profiles = ModelProfile.objects.order_by("family", "name")
@@ -120,8 +192,32 @@ class UploadForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        if data.get("engine_version") and not data.get("serving_engine"):
+            # A version of no named engine would read as an engine called "0.9.1".
+            self.add_error(
+                "serving_engine",
+                f"Name the engine version {data['engine_version']} is of (vLLM, SGLang, …).",
+            )
+        if data.get("api_route"):
+            if data.get("quote") or data.get("accelerator"):
+                self.add_error(
+                    "api_route",
+                    "A run against a hosted API names its API route alone: leave the quote "
+                    "and the accelerator empty.",
+                )
+            if data.get("gpu_count") is not None:
+                self.add_error(
+                    "gpu_count", "A hosted API runs on the provider's GPUs: leave this empty."
+                )
+            return data
         if not data.get("quote") and not data.get("accelerator") and "quote" not in self.errors:
-            self.add_error("quote", "Choose the quote the benchmark ran on, or its accelerator.")
+            self.add_error(
+                "quote",
+                "Choose the quote the benchmark ran on, or its accelerator (or, for a run "
+                "against a hosted API, its API route).",
+            )
+        if data.get("gpu_count") is None and "gpu_count" not in self.errors:
+            self.add_error("gpu_count", "Say how many GPUs served the run.")
         return data
 
 
@@ -137,6 +233,7 @@ class PlanCreateForm(forms.Form):
         )
         briefs = briefs_access.briefs_for(user).order_by("-created_at")
         field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
+        field_of(self, "quote", QuoteChoiceField).group_by_provider()
 
 
 class StepCheckForm(forms.Form):

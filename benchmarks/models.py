@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.urls import reverse
 
 
@@ -29,10 +30,26 @@ class BenchmarkResult(models.Model):
     quote = models.ForeignKey(
         "catalog.Quote", null=True, blank=True, on_delete=models.PROTECT, related_name="results"
     )
+    # A run on GPUs names its accelerator (and GPU count); a run against a hosted model API
+    # (an LLMPerf run against an OpenAI-compatible endpoint) names the API route instead: the
+    # provider's GPUs are not the buyer's, so it has no accelerator, no GPU count and no
+    # per-GPU figure (constraint below).
     accelerator = models.ForeignKey(
-        "catalog.Accelerator", on_delete=models.PROTECT, related_name="results"
+        "catalog.Accelerator",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="results",
     )
-    gpu_count = models.PositiveIntegerField()
+    gpu_count = models.PositiveIntegerField(null=True, blank=True)
+    api_route = models.ForeignKey(
+        "catalog.ModelApiRoute",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="benchmark_results",
+        help_text="The hosted model API measured, for a run against an API (no GPUs).",
+    )
     brief = models.ForeignKey(
         "briefs.WorkloadBrief",
         null=True,
@@ -96,12 +113,31 @@ class BenchmarkResult(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                name="result_on_gpus_or_on_an_api_route",
+                condition=(
+                    Q(api_route__isnull=True, accelerator__isnull=False, gpu_count__isnull=False)
+                    | Q(
+                        api_route__isnull=False,
+                        accelerator__isnull=True,
+                        quote__isnull=True,
+                        gpu_count__isnull=True,
+                    )
+                ),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.get_status_display()})"
 
     def get_absolute_url(self) -> str:
         return reverse("benchmarks:result-detail", args=[self.pk])
+
+    @property
+    def on_api(self) -> bool:
+        """A run against a hosted model API: no GPUs of the buyer's, no per-GPU figures."""
+        return self.api_route_id is not None
 
 
 class BenchmarkPlan(models.Model):

@@ -48,6 +48,12 @@ _RESULT_FIELDS = (
     "parsed_at",
 )
 
+# Why a hosted API's result does not count for a row (docs/benchmarks.md, "Hosted APIs").
+HOSTED_API_REASON = (
+    "a run against a hosted API: shown with its latency; comparisons cost the API route from "
+    "its price and its stated latency, not from this result yet"
+)
+
 
 def targets_of(brief: Any) -> Targets:
     """A brief (model or its values dict) → its latency targets (none without a brief)."""
@@ -149,7 +155,8 @@ def _evidence_item(result: BenchmarkResult) -> dict[str, Any]:
         **{name: getattr(result, name) for name in _WORKLOAD_FIELDS},
         "quote_id": result.quote_id,
         "model_profile_id": result.model_profile_id,
-        "accelerator": result.accelerator.slug,
+        # found by quote or accelerator, so never a hosted API's (no accelerator)
+        "accelerator": result.accelerator.slug if result.accelerator else "",
         "requests_completed": metrics.get("requests_completed"),
         "failure_rate": _failure_rate(metrics),
         "operating_points": list(metrics.get("operating_points") or []),
@@ -224,7 +231,7 @@ def result_workload(result: BenchmarkResult) -> ResultWorkload:
     swept = [c for p in points if isinstance(p, dict) and (c := _float(p.get("concurrency")))]
     return ResultWorkload(
         result_id=result.pk,
-        accelerator=result.accelerator.slug,
+        accelerator=result.accelerator.slug if result.accelerator else "",
         model_name=result.model_name or "",
         model_profile_id=result.model_profile_id,
         precision=result.precision or "",
@@ -248,6 +255,8 @@ def result_workload(result: BenchmarkResult) -> ResultWorkload:
 def evidence_verdict(result: BenchmarkResult, brief: WorkloadBrief) -> EvidenceMatch:
     """How the comparison would read this result for a row on its own hardware and offer:
     measured, proxy (with the adjustment) or ignored, with the reason in words."""
+    if result.accelerator is None:  # a hosted API's run: no hardware to match against
+        return EvidenceMatch(result.pk, "ignored", HOSTED_API_REASON)
     target = evidence_target(brief, result.accelerator, quote_id=result.quote_id)
     return match_result(result_workload(result), target)
 
@@ -271,7 +280,9 @@ def counted_results(
 def results_list(user: User, filters: dict[str, Any] | None = None) -> QuerySet[BenchmarkResult]:
     """Results the user may see, newest first, with what the list pages show preloaded."""
 
-    qs = access.results_for(user).select_related("brief__model", "model_profile")
+    qs = access.results_for(user).select_related(
+        "brief__model", "model_profile", "quote__provider", "accelerator", "api_route__provider"
+    )
     filters = filters or {}
     if filters.get("status"):
         qs = qs.filter(status=filters["status"])
@@ -299,7 +310,10 @@ def formats_in_use(user: User) -> list[str]:
 
 
 def candidate_label(result: BenchmarkResult) -> str:
-    """`Provider · Accelerator ×N` (or `Accelerator ×N` when no quote was given)."""
+    """`Provider · Accelerator ×N` (or `Accelerator ×N` when no quote was given), or
+    `Provider · model (API)` for a run against a hosted API."""
+    if result.api_route is not None:
+        return f"{result.api_route.provider} · {result.api_route.model_name} (API)"
     where = f"{result.quote.provider} · " if result.quote is not None else ""
     return f"{where}{result.accelerator} ×{result.gpu_count}"
 
@@ -318,7 +332,7 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
     targets = targets_of(brief)
     sweep_of = sweep_heads(list(results))
     rows = []
-    for result in results:
+    for result in results.select_related("quote__provider", "accelerator", "api_route__provider"):
         item = figures.key_figures(result.metrics or {}, result.gpu_count)
         engine = " ".join(x for x in (result.serving_engine, result.parallelism) if x)
         verdict = latency_verdict.judge(result.metrics or {}, item, targets)
@@ -329,7 +343,7 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
                 "result": result,
                 "result_id": result.pk,
                 "label": candidate_label(result) + (f" ({engine})" if engine else ""),
-                "group": str(result.accelerator),
+                "group": "hosted APIs" if result.api_route_id else str(result.accelerator),
                 "meets": verdict.meets,
                 "checks": verdict.checks,
                 "judged_at": verdict.point,

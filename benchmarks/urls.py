@@ -2,12 +2,13 @@
 
 from django.urls import path
 
-from benchmarks.views import plans, results, sweeps
+from benchmarks.views import plans, results, sweeps, uploads
 
 app_name = "benchmarks"
 urlpatterns = [
     path("", results.result_list, name="result-list"),
-    path("upload/", results.result_upload, name="result-upload"),
+    path("upload/", uploads.result_upload, name="result-upload"),
+    path("upload/check/", uploads.result_upload_check, name="result-upload-check"),
     path("compare/", sweeps.result_compare, name="result-compare"),
     path("sweeps/<int:result_id>/", sweeps.sweep_detail, name="sweep-detail"),
     path("results/<int:result_id>/", results.result_detail, name="result-detail"),

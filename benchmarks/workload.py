@@ -18,13 +18,18 @@ def _parts(get: Callable[[str], Any]) -> list[str]:
     parts = [str(get("model_name") or "model not recorded")]
     if get("precision"):
         parts.append(str(get("precision")))
-    gpus = int(float_or_none(get("gpu_count")) or 1)
-    parallel = ", ".join(
-        f"{label}={int(value)}"
-        for label, key in (("TP", "tensor_parallel"), ("PP", "pipeline_parallel"))
-        if (value := float_or_none(get(key))) is not None
-    )
-    parts.append(f"{gpus} GPU{'s' if gpus != 1 else ''}" + (f" ({parallel})" if parallel else ""))
+    if get("api_route_id"):  # the provider's GPUs: neither counted nor ours to state
+        parts.append("hosted API")
+    else:
+        gpus = int(float_or_none(get("gpu_count")) or 1)
+        parallel = ", ".join(
+            f"{label}={int(value)}"
+            for label, key in (("TP", "tensor_parallel"), ("PP", "pipeline_parallel"))
+            if (value := float_or_none(get(key))) is not None
+        )
+        parts.append(
+            f"{gpus} GPU{'s' if gpus != 1 else ''}" + (f" ({parallel})" if parallel else "")
+        )
     tokens_in, tokens_out = (
         float_or_none(get("input_tokens_mean")),
         float_or_none(get("output_tokens_mean")),

@@ -337,4 +337,3 @@ def fx_latest_rates() -> dict[str, FxRate]:
 market_position = market.market_position
 market_positions = market.market_positions
 quote_market_position = market.quote_market_position
-

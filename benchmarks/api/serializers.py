@@ -10,10 +10,38 @@ from benchmarks import figures
 from benchmarks.forms import MAX_CONCURRENCY, MAX_GPUS
 from benchmarks.models import BenchmarkResult, Phase
 from benchmarks.services.asked import result_asks
+from benchmarks.services.batches import MAX_FILES_PER_UPLOAD
 from benchmarks.workload import model_warning, workload_summary
 from briefs.models import Precision, WorkloadBrief
-from catalog.models import Accelerator, ModelProfile, Quote
+from catalog.models import Accelerator, ModelApiRoute, ModelProfile, Quote
 from core.api.fields import SlugLookupField
+
+
+def candidate_errors(attrs: dict[str, Any]) -> dict[str, list[str]]:
+    """Where the run ran, by field: on GPUs (a quote or an accelerator, and their count), or
+    against a hosted API (its route alone). Empty when the candidate is well stated."""
+    gpus = bool(attrs.get("quote") or attrs.get("accelerator"))
+    if attrs.get("api_route"):
+        errors: dict[str, list[str]] = {}
+        if gpus:
+            errors["api_route"] = [
+                "A run against a hosted API names its API route alone: leave the quote and "
+                "the accelerator out."
+            ]
+        if attrs.get("gpu_count") is not None:
+            errors["gpu_count"] = [
+                "A hosted API runs on the provider's GPUs: leave the GPU count out."
+            ]
+        return errors
+    errors = {}
+    if not gpus:
+        errors["quote"] = [
+            "Give the quote id the benchmark ran on, or the accelerator slug (or, for a run "
+            "against a hosted API, its api_route id)."
+        ]
+    if attrs.get("gpu_count") is None:
+        errors["gpu_count"] = ["This field is required."]
+    return errors
 
 
 class BenchmarkResultInputSerializer(serializers.Serializer[None]):
@@ -26,7 +54,23 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
     accelerator = SlugLookupField(
         slug_field="slug", queryset=Accelerator.objects.all(), required=False, allow_null=True
     )
-    gpu_count = serializers.IntegerField(min_value=1, max_value=MAX_GPUS)
+    gpu_count = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_GPUS,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="GPUs serving the run; required unless `api_route` is given.",
+    )
+    api_route = serializers.PrimaryKeyRelatedField(
+        queryset=ModelApiRoute.objects.select_related("provider", "model_profile"),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="For a run against a hosted model API (e.g. LLMPerf against an "
+        "OpenAI-compatible endpoint): the API route (id) instead of a quote, an accelerator "
+        "and a GPU count. Its precision is not asked; per-GPU figures are never computed.",
+    )
     brief = serializers.PrimaryKeyRelatedField(
         queryset=WorkloadBrief.objects.all(), required=False, allow_null=True
     )
@@ -82,16 +126,25 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if not attrs.get("quote") and not attrs.get("accelerator"):
-            raise serializers.ValidationError(
-                {"quote": ["Give the quote id the benchmark ran on, or the accelerator slug."]}
-            )
+        if errors := candidate_errors(attrs):
+            raise serializers.ValidationError(errors)
         attrs.setdefault("quote", None)
         attrs.setdefault("accelerator", None)
         attrs.setdefault("brief", None)
         attrs.setdefault("model_profile", None)
         attrs["phase"] = int(attrs["phase"])
         return attrs
+
+
+class BenchmarkResultBatchInputSerializer(BenchmarkResultInputSerializer):
+    """Several files (one `file` part each) with the same fields: the files of one sweep."""
+
+    file = serializers.ListField(  # type: ignore[assignment]  # a list of the parent's file
+        child=serializers.FileField(allow_empty_file=True, use_url=False),
+        min_length=1,
+        max_length=MAX_FILES_PER_UPLOAD,
+        help_text=f"Up to {MAX_FILES_PER_UPLOAD} files, one multipart `file` part each.",
+    )
 
 
 class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResult]):
@@ -106,6 +159,10 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
     )
     workload = serializers.SerializerMethodField()
     asks = serializers.SerializerMethodField()
+    on_api = serializers.BooleanField(
+        read_only=True,
+        help_text="A run against a hosted API: no accelerator, no GPU count, no per-GPU figure.",
+    )
     model_warning = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
     download_url = serializers.SerializerMethodField()
@@ -132,6 +189,8 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
             "quote",
             "accelerator",
             "gpu_count",
+            "api_route",
+            "on_api",
             "brief",
             "phase",
             "serving_engine",

@@ -2,13 +2,22 @@
 
 from django.urls import path
 
-from benchmarks.api.views import BenchmarkResultDetailApi, BenchmarkResultListCreateApi
+from benchmarks.api.views import (
+    BenchmarkResultBatchApi,
+    BenchmarkResultDetailApi,
+    BenchmarkResultListCreateApi,
+)
 
 urlpatterns = [
     path(
         "benchmark-results/",
         BenchmarkResultListCreateApi.as_view(),
         name="api-benchmark-results",
+    ),
+    path(
+        "benchmark-results/batch/",
+        BenchmarkResultBatchApi.as_view(),
+        name="api-benchmark-results-batch",
     ),
     path(
         "benchmark-results/<int:result_id>/",

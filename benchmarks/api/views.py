@@ -18,10 +18,12 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
+from rest_framework.views import APIView
 
 from accounts.http import api_user
 from benchmarks import access, services
 from benchmarks.api.serializers import (
+    BenchmarkResultBatchInputSerializer,
     BenchmarkResultInputSerializer,
     BenchmarkResultOutputSerializer,
 )
@@ -33,6 +35,8 @@ from benchmarks.upload_handlers import (
 from core.api.permissions import HasRole
 from core.db_limits import IdFilter
 from core.roles import STAFF_ROLES, is_staff
+
+FILE_STATUSES = ("created", "existing", "refused")
 
 
 class BenchmarkPermission(HasRole):
@@ -80,7 +84,27 @@ def _reject_too_large(request: Request, size: int | None) -> None:
     raise services.benchmark_upload_too_large(acting_user=api_user(request), size=size)
 
 
-class BenchmarkResultListCreateApi(ListAPIView[BenchmarkResult]):
+class CappedUploadView(APIView):
+    """Before anything reads the body: stream files to disk, stop once past the cap (the cap
+    holds for the whole request, whatever the number of files)."""
+
+    upload_handler: Any = None
+
+    def initialize_request(self, request: Any, *args: Any, **kwargs: Any) -> Request:
+        self.upload_handler = install_capped_handler(request) if request.method == "POST" else None
+        return super().initialize_request(request, *args, **kwargs)
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # authentication and role first
+        if request.method == "POST" and declared_length_too_large(request._request):
+            _reject_too_large(request, int(request.META["CONTENT_LENGTH"]))
+
+    def check_streamed(self, request: Request) -> None:
+        if self.upload_handler is not None and self.upload_handler.too_large:
+            _reject_too_large(request, self.upload_handler.received)
+
+
+class BenchmarkResultListCreateApi(CappedUploadView, ListAPIView[BenchmarkResult]):
     """GET: results (filters quote, accelerator, brief, status, format). POST: upload a file."""
 
     permission_classes = [BenchmarkPermission]
@@ -102,16 +126,6 @@ class BenchmarkResultListCreateApi(ListAPIView[BenchmarkResult]):
             .order_by("-created_at", "-id")
         )
 
-    def initialize_request(self, request: Any, *args: Any, **kwargs: Any) -> Request:
-        # Before anything reads the body: stream files to disk, stop once past the cap.
-        self.upload_handler = install_capped_handler(request) if request.method == "POST" else None
-        return super().initialize_request(request, *args, **kwargs)
-
-    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        super().initial(request, *args, **kwargs)  # authentication and role first
-        if request.method == "POST" and declared_length_too_large(request._request):
-            _reject_too_large(request, int(request.META["CONTENT_LENGTH"]))
-
     @extend_schema(
         request={"multipart/form-data": BenchmarkResultInputSerializer},
         responses={
@@ -123,8 +137,7 @@ class BenchmarkResultListCreateApi(ListAPIView[BenchmarkResult]):
     )
     def post(self, request: Request) -> Response:
         data = request.data
-        if self.upload_handler is not None and self.upload_handler.too_large:
-            _reject_too_large(request, self.upload_handler.received)
+        self.check_streamed(request)
         inp = BenchmarkResultInputSerializer(data=data)
         inp.is_valid(raise_exception=True)
         values = dict(inp.validated_data)
@@ -136,6 +149,57 @@ class BenchmarkResultListCreateApi(ListAPIView[BenchmarkResult]):
         code = status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK
         headers = {"Location": f"/api/v1/benchmark-results/{outcome.result.pk}/"}
         return Response(body, status=code, headers=headers)
+
+
+class BenchmarkResultBatchApi(CappedUploadView):
+    """POST several files at once (the files of one sweep) with one set of fields."""
+
+    permission_classes = [BenchmarkPermission]
+    read_roles = STAFF_ROLES
+    write_roles = access.BENCHMARK_UPLOADERS
+    parser_classes = [MultiPartParser, FormParser]
+    http_method_names = ["post", "options"]
+
+    @extend_schema(
+        request={"multipart/form-data": BenchmarkResultBatchInputSerializer},
+        responses={
+            201: OpenApiResponse(description="At least one file stored; `files` says each"),
+            200: OpenApiResponse(description="None stored now, some stored before"),
+            400: OpenApiResponse(description="Every file refused, or the fields are wrong"),
+            413: OpenApiResponse(description="The request is over BENCHMARK_UPLOAD_MAX_BYTES"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = request.data
+        self.check_streamed(request)
+        inp = BenchmarkResultBatchInputSerializer(data=data)
+        inp.is_valid(raise_exception=True)
+        values = dict(inp.validated_data)
+        uploads = values.pop("file")
+        outcomes = services.benchmark_results_ingest_many(
+            acting_user=api_user(request), uploads=uploads, meta=services.UploadMeta(**values)
+        )
+        files = [self._file(outcome, request) for outcome in outcomes]
+        counts = {s: sum(1 for f in files if f["status"] == s) for s in FILE_STATUSES}
+        code = (
+            status.HTTP_201_CREATED
+            if counts["created"]
+            else status.HTTP_200_OK
+            if counts["existing"]
+            else status.HTTP_400_BAD_REQUEST
+        )
+        return Response({"sweep": values.get("sweep", ""), **counts, "files": files}, status=code)
+
+    @staticmethod
+    def _file(outcome: services.FileOutcome, request: Request) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": outcome.filename, "status": outcome.status}
+        if outcome.result is not None:
+            context = {"request": request}
+            out["result"] = BenchmarkResultOutputSerializer(outcome.result, context=context).data
+        if outcome.refusal is not None:
+            refusal = outcome.refusal
+            out |= {"detail": refusal.message, "code": refusal.code, "fields": refusal.fields}
+        return out
 
 
 class BenchmarkResultDetailApi(RetrieveAPIView[BenchmarkResult]):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ._util import Builder, maybe_percentiles, to_number, unit_to_ms
+from .errors import ParseError
 from .types import Percentiles
 
 #: canonical name of a time-distribution metric for each tool tag / display name
@@ -80,9 +81,17 @@ def split_name(raw: str) -> tuple[str, str]:
 
 
 def read_stats_csv(text: str) -> StatsCsv:
+    reader = csv.reader(io.StringIO(text))
+    try:
+        return _read_stats(reader)
+    except csv.Error as exc:  # a stray line break or NUL inside a field: the row is unreadable
+        raise ParseError(f"line {reader.line_num}: malformed CSV ({exc})") from None
+
+
+def _read_stats(reader: Any) -> StatsCsv:
     out = StatsCsv()
     section: list[str] | None = None
-    for row in csv.reader(io.StringIO(text)):
+    for row in reader:
         cells = [c.strip() for c in row]
         if not any(cells):
             section = None

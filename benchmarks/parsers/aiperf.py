@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _stats
 from ._aiperf_columns import JsonlColumns
+from ._input_config import record_config
 from ._util import (
     Builder,
     ProgressFn,
@@ -101,7 +102,7 @@ def parse_json(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pa
     failed = val("count", "error_request_count")
     b.note("AIPerf request_count counts successful requests only; failures are error_request_count")
     config = obj.get("input_config")
-    model = _model(config)
+    model = record_config(b, config)
     streaming = get_path(config, "endpoint", "streaming")
     if streaming is False:
         b.note("non-streaming run: TTFT equals request latency and is not reported")
@@ -147,19 +148,6 @@ def parse_json(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pa
 
 def _int(value: float | None) -> int | None:
     return None if value is None else round(value)
-
-
-def _model(config: object) -> str | None:
-    names = get_path(config, "endpoint", "model_names")
-    if isinstance(names, list) and names and isinstance(names[0], str):
-        return names[0]
-    items = get_path(config, "models", "items")  # AIPerf 0.10 (schema 1.3)
-    if isinstance(items, list) and items:
-        first = items[0]
-        name = first.get("name") if isinstance(first, dict) else first
-        if isinstance(name, str) and name:
-            return name
-    return to_str(get_path(config, "endpoint", "model_name"))
 
 
 def _profiling_phase(config: object) -> object:

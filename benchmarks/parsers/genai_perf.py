@@ -8,6 +8,7 @@ from typing import Any, Final
 import numpy as np
 
 from . import _stats
+from ._input_config import record_config
 from ._util import (
     Builder,
     ProgressFn,
@@ -67,16 +68,6 @@ def _streaming(config: object) -> bool | None:
     return None
 
 
-def _model(config: object) -> str | None:
-    for path in (("model_names",), ("model",)):
-        value = get_path(config, *path)
-        if isinstance(value, list) and value and isinstance(value[0], str):
-            return value[0]
-        if isinstance(value, str):
-            return value
-    return None
-
-
 def _stimulus(b: Builder, config: object, key: str) -> float | None:
     for path in (("perf_analyzer", "stimulus", key), (key,)):
         value = get_path(config, *path)
@@ -110,6 +101,7 @@ def parse_json(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pa
     if isl is not None:
         b.extra["input_sequence_length_mean"] = isl
     b.extra["streaming"] = streaming
+    model = record_config(b, config)
     if isinstance(config, dict):
         b.extra.update({f"input_config.{k}": v for k, v in scalars(config).items()})
         if get_path(config, "endpoint", "url") or config.get("u"):
@@ -132,7 +124,7 @@ def parse_json(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pa
     )
     if progress is not None:
         progress(1.0)
-    return b.result(metrics, model=_model(config))
+    return b.result(metrics, model=model)
 
 
 def parse_csv(text: str, progress: ProgressFn | None = None) -> ParsedResult:

@@ -136,6 +136,10 @@ def parse_one(obj: Mapping[str, Any]) -> ParsedResult:
     if isinstance(obj.get("server_info"), dict) and "prefill" in obj["server_info"]:
         b.note("prefill/decode disaggregated (PD) deployment")
     b.extra.update(scalars(obj, skip=PER_REQUEST_KEYS))
+    if server:  # `server_info` is SGLang's own /get_server_info (null for other servers)
+        b.extra["serving_engine"] = "SGLang"
+        if version:
+            b.extra["server_version"] = version[:60]
     for key in SERVER_PRECISION_KEYS:  # what the server ran at, as its arguments say
         if isinstance(value := server.get(key), str) and value.strip():
             b.extra[f"server_{key}"] = value.strip()[:60]

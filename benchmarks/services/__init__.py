@@ -1,6 +1,13 @@
 """Services (writes) of the benchmarks area, re-exported: uploads, parsing, plans."""
 
 from benchmarks.services.asked import benchmark_result_model_set
+from benchmarks.services.batches import (
+    MAX_FILES_PER_UPLOAD,
+    FileOutcome,
+    UploadCheck,
+    benchmark_results_ingest_many,
+    benchmark_upload_check,
+)
 from benchmarks.services.plans import (
     benchmark_candidates_compared,
     benchmark_plan_create,
@@ -22,7 +29,10 @@ from benchmarks.services.uploads import (
 )
 
 __all__ = [
+    "MAX_FILES_PER_UPLOAD",
+    "FileOutcome",
     "IngestOutcome",
+    "UploadCheck",
     "UploadMeta",
     "benchmark_candidates_compared",
     "benchmark_plan_create",
@@ -33,7 +43,9 @@ __all__ = [
     "benchmark_result_ingest",
     "benchmark_result_model_set",
     "benchmark_result_parse",
+    "benchmark_results_ingest_many",
     "benchmark_results_redrive_stuck",
+    "benchmark_upload_check",
     "benchmark_upload_rejected",
     "benchmark_upload_too_large",
 ]

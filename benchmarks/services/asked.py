@@ -61,9 +61,14 @@ def _check_vocabulary(precision: str) -> None:
         )
 
 
-def check_asked(parsed: ParsedResult, *, model_profile: object, precision: str) -> None:
+def check_asked(
+    parsed: ParsedResult, *, model_profile: object, precision: str, hosted: bool = False
+) -> None:
     """Refuse (nothing stored) when the file lacks what the upload did not give, or when the
-    precision given contradicts the file's; one refusal names every field to fill in."""
+    precision given contradicts the file's; one refusal names every field to fill in.
+
+    A run against a hosted API (``hosted``) is asked neither: the API route names the model,
+    and the provider's precision is not the buyer's to state."""
     _check_vocabulary(precision)
     stated = stated_precision(parsed)
     if precision and stated and precision != stated:
@@ -73,13 +78,24 @@ def check_asked(parsed: ParsedResult, *, model_profile: object, precision: str) 
             f"{precision.upper()} run.",
             field="precision",
         )
+    if hosted:
+        return
+    if asked := upload_asks(parsed, model_profile=model_profile, precision=precision):
+        raise UploadRejected(" ".join(m for ms in asked.values() for m in ms), fields=asked)
+
+
+def upload_asks(
+    parsed: ParsedResult, *, model_profile: object = None, precision: str = ""
+) -> dict[str, list[str]]:
+    """The fields an upload of this parse must give, each with why (empty: none): the model
+    when the file names none, the precision when it states none (and no `dtype: auto`
+    resolves), each only for a file with figures that depend on it."""
     asked: dict[str, list[str]] = {}
     if model_profile is None and needs_model(parsed):
         asked["model_profile"] = [MODEL_ASKED]
     if not precision and needs_precision(parsed) and not _auto_resolves(parsed, model_profile):
         asked["precision"] = [PRECISION_ASKED]
-    if asked:
-        raise UploadRejected(" ".join(m for ms in asked.values() for m in ms), fields=asked)
+    return asked
 
 
 def _auto_resolves(parsed: ParsedResult, model_profile: object) -> bool:
@@ -93,8 +109,8 @@ def _auto_resolves(parsed: ParsedResult, model_profile: object) -> bool:
 
 def result_asks(result: BenchmarkResult) -> list[str]:
     """The fields a parsed result still asks for (a large file parsed after its upload)."""
-    if result.status != BenchmarkResult.Status.PARSED:
-        return []
+    if result.status != BenchmarkResult.Status.PARSED or result.api_route_id is not None:
+        return []  # a hosted API's run: its route names the model, its precision is not asked
     figures = _has_figures(result)
     # A name no profile answers to is asked too: the comparison matches on the profile.
     unbound = result.model_profile_id is None and (not result.model_name or figures)

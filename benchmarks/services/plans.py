@@ -63,7 +63,7 @@ def _facts(judged: list[tuple[BenchmarkResult, EvidenceMatch]]) -> list[plan_rul
             result_id=r.pk,
             label=f"result #{r.pk}, {r.format_id}" + (", proxy" if m.kind == "proxy" else ""),
             metrics=r.metrics or {},
-            gpu_count=r.gpu_count,
+            gpu_count=r.gpu_count or 1,  # found by quote or accelerator: always a GPU run
         )
         for r, m in judged
     ]
@@ -115,8 +115,10 @@ def benchmark_plans_refresh_for_result(result: BenchmarkResult) -> int:
     plans = BenchmarkPlan.objects.select_related("quote", "brief")
     if result.quote_id:
         plans = plans.filter(quote_id=result.quote_id)
-    else:
+    elif result.accelerator_id is not None:
         plans = plans.filter(quote__accelerator_id=result.accelerator_id)
+    else:  # plans are of GPU offers: a hosted API's run counts for none
+        return 0
     if result.brief_id:
         plans = plans.filter(brief_id=result.brief_id)
     count = 0

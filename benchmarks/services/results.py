@@ -86,17 +86,23 @@ WORKLOAD_FIELDS = (
     "output_tokens_p95",
     "concurrency",
     "request_rate",
+    "serving_engine",
     "engine_version",
 )
 # Keys a file (or a vLLM `--metadata KEY=VALUE`) may state the weights' precision under, the
 # most specific first: a quantisation method says more than the activations' dtype.
-# SGLang's server arguments are kept as `server_<key>`.
+# SGLang's server arguments are kept as `server_<key>`, a GenAI-Perf / AIPerf input config's
+# as `config_<key>` (benchmarks/parsers/_input_config.py).
 PRECISION_KEYS = (
     "precision",
+    "config_precision",
     "quantization",
+    "config_quantization",
     "server_quantization",
     "weight_precision",
+    "config_weight_precision",
     "dtype",
+    "config_dtype",
     "server_dtype",
 )
 AUTO_NOTE = (
@@ -109,12 +115,17 @@ ENGINE_VERSION_KEYS = ("engine_version", "serving_engine_version", "server_versi
 def stated_precision(parsed: ParsedResult) -> str:
     """The precision the file states, in the brief's vocabulary ("" when it does not): a
     precision/quantization/dtype key, else the quantisation suffix of its model name
-    (``…-Instruct-FP8`` → fp8). 'auto' or an unknown word states nothing."""
+    (``…-Instruct-FP8`` → fp8). 'auto' or an unknown word states nothing. When an input
+    config names several models, their suffixes must agree: mixed precisions state none."""
     extra = parsed.extra or {}
     for key in PRECISION_KEYS:
         if word := precision_from_word(extra.get(key)):
             return word
-    return precision_in_name(parsed.model or "")
+    names = [parsed.model or ""]
+    if isinstance(listed := extra.get("config_model_names"), str):
+        names += listed.split(",")
+    stated = {precision_in_name(name.strip()) for name in names if name.strip()}
+    return stated.pop() if len(stated) == 1 else ""
 
 
 def says_auto(parsed: ParsedResult) -> bool:
@@ -167,6 +178,10 @@ def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, An
     out["precision"] = stated_precision(parsed)
     out["engine_version"] = ""
     extra = parsed.extra or {}
+    # The engine only where the file says who served it (SGLang's server_info); a vLLM
+    # file's `backend` is the request format, not the server (FORMATS.md §1.1.2).
+    engine = extra.get("serving_engine")
+    out["serving_engine"] = scrub(engine).strip()[:60] if isinstance(engine, str) else ""
     for key in ENGINE_VERSION_KEYS:
         value = extra.get(key)
         if isinstance(value, str | int | float) and str(value).strip():
@@ -197,6 +212,7 @@ def _bind_model(result: BenchmarkResult, named: str) -> None:
     profile that disagrees with the file's name is not used (the file is the evidence) and
     the notes say so."""
     profile = result.model_profile
+    route = result.api_route if result.api_route_id is not None else None
     notes = list(result.parse_notes or [])
     if named:
         result.model_name = named
@@ -207,10 +223,15 @@ def _bind_model(result: BenchmarkResult, named: str) -> None:
                 f"({profile.name}) was not used."
             )
             result.model_profile = None
+        if bound is None and route is not None and same_model_name(named, route.model_name):
+            bound = route.model_profile_id  # the provider's own name for the route's model
         if bound is not None:
             result.model_profile_id = bound
     elif profile is not None:  # the row's model_profile says it was chosen at upload
         result.model_name = profile.name[:200]
+    elif route is not None:  # a hosted API's run: the route names the model it serves
+        result.model_name = route.model_name[:200]
+        result.model_profile_id = route.model_profile_id
     else:
         result.model_name = ""
     result.parse_notes = notes

@@ -51,7 +51,9 @@ class UploadMeta:
 
     quote: Any = None
     accelerator: Any = None
-    gpu_count: int = 1
+    gpu_count: int | None = 1  # GPUs serving the run; none for a hosted API
+    # A run against a hosted model API (catalog.ModelApiRoute): no quote, no accelerator.
+    api_route: Any = None
     brief: Any = None
     phase: int = Phase.THROUGHPUT_LATENCY
     serving_engine: str = ""
@@ -116,6 +118,19 @@ def benchmark_upload_too_large(*, acting_user: User, size: int | None) -> Upload
 
 def _candidate(meta: UploadMeta) -> tuple[Any, Any]:
     quote, accelerator = meta.quote, meta.accelerator
+    if meta.api_route is not None:
+        if quote is not None or accelerator is not None:
+            raise UploadRejected(
+                "A run against a hosted API names its API route alone: leave the quote and "
+                "the accelerator empty (or choose them, and no API route, for a run on GPUs).",
+                field="api_route",
+            )
+        if meta.gpu_count is not None and meta.gpu_count != 1:  # 1 is the default only
+            raise UploadRejected(
+                "A hosted API runs on the provider's GPUs: leave the GPU count empty.",
+                field="gpu_count",
+            )
+        return None, None
     if quote is None and accelerator is None:
         raise UploadRejected(
             "Choose the quote the benchmark ran on, or at least its accelerator.", field="quote"
@@ -140,14 +155,15 @@ def _digest(upload: File[bytes]) -> str:
     return sha.hexdigest()
 
 
-def _existing(user: User, digest: str, quote: Any, accelerator: Any, brief: Any) -> Any:
+def _existing(user: User, digest: str, quote: Any, accelerator: Any, meta: UploadMeta) -> Any:
     return (
         BenchmarkResult.objects.filter(
             uploaded_by=user,
             sha256=digest,
             quote=quote,
             accelerator=accelerator,
-            brief=brief,
+            api_route=meta.api_route,
+            brief=meta.brief,
         )
         .exclude(status=BenchmarkResult.Status.FAILED)  # Uploading again after a failure
         .order_by("id")
@@ -164,7 +180,7 @@ def _lock(user: User, digest: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
-def _check(upload: File[bytes], filename: str, size: int) -> tuple[str, ParsedResult | None]:
+def read_upload(upload: File[bytes], filename: str, size: int) -> tuple[str, ParsedResult | None]:
     """Detect the format; parse in full when small. Raises UploadRejected with the reason.
 
     A large file is not read here beyond its first ``parsers.HEAD_BYTES``: the worker parses it.
@@ -202,13 +218,14 @@ def _store(
     try:
         with transaction.atomic():
             _lock(user, digest)
-            if existing := _existing(user, digest, quote, accelerator, meta.brief):
+            if existing := _existing(user, digest, quote, accelerator, meta):
                 return IngestOutcome(existing, created=False)
             result = BenchmarkResult(
                 uploaded_by=user,
                 quote=quote,
                 accelerator=accelerator,
-                gpu_count=meta.gpu_count,
+                api_route=meta.api_route,
+                gpu_count=None if meta.api_route is not None else meta.gpu_count,
                 brief=meta.brief,
                 phase=meta.phase,
                 model_profile=meta.model_profile,
@@ -267,7 +284,7 @@ def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) ->
     if size == 0:
         raise UploadRejected("The file is empty.")
     digest = _digest(upload)
-    if existing := _existing(user, digest, quote, accelerator, meta.brief):
+    if existing := _existing(user, digest, quote, accelerator, meta):
         audit_record(
             actor=user,
             action="benchmark_result.upload_duplicate",
@@ -276,10 +293,15 @@ def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) ->
             outcome="duplicate",
         )
         return IngestOutcome(existing, created=False)
-    format_id, parsed = _check(upload, filename, size)
+    format_id, parsed = read_upload(upload, filename, size)
     if parsed is not None:
         check_given_load(parsed, concurrency=meta.concurrency, request_rate=meta.request_rate)
-        check_asked(parsed, model_profile=meta.model_profile, precision=meta.precision)
+        check_asked(
+            parsed,
+            model_profile=meta.model_profile,
+            precision=meta.precision,
+            hosted=meta.api_route is not None,
+        )
     return _store(
         user=user,
         upload=upload,

@@ -1,5 +1,5 @@
-"""HTML views of benchmark results: list, upload, detail (with progress polling), download,
-and the comparison of results across candidates for one brief."""
+"""HTML views of benchmark results: list, detail (with progress polling) and download (the
+upload page: views/uploads.py; sweeps and the compare page: views/sweeps.py)."""
 
 from __future__ import annotations
 
@@ -12,24 +12,17 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.http import AuthedRequest
 from benchmarks import access, charts, figures, parsers, selectors, services
 from benchmarks.errors import UploadRejected
 from benchmarks.file_figures import extra_rows
-from benchmarks.forms import SERVING_ENGINES, ResultModelForm, UploadForm
+from benchmarks.forms import ResultModelForm
 from benchmarks.models import BenchmarkResult
 from benchmarks.services.asked import result_asks
-from benchmarks.upload_handlers import (
-    declared_length_too_large,
-    install_capped_handler,
-    upload_cap_bytes,
-)
 from benchmarks.workload import model_warning, workload_summary
 from briefs import access as briefs_access
-from core.forms import apply_domain_error
 from core.listing import Column, json_number, list_page
 from core.roles import STAFF_ROLES, has_role, role_required
 
@@ -91,62 +84,6 @@ def result_list(request: AuthedRequest) -> HttpResponse:
         "query": urlencode({k: v for k, v in filters.items() if v}),
     }
     return render(request, "benchmarks/result_list.html", context)
-
-
-def _upload_page(
-    request: AuthedRequest, form: UploadForm, status: int = 200, error: str = ""
-) -> HttpResponse:
-    context = {
-        "can_upload": True,
-        "form": form,
-        "max_bytes": upload_cap_bytes(),
-        "max_label": f"{upload_cap_bytes() / 1e6:,.0f} MB",
-        "engines": SERVING_ENGINES,
-        "upload_error": error,
-    }
-    return render(request, "benchmarks/result_upload.html", context, status=status)
-
-
-def _refuse(request: AuthedRequest, form: UploadForm, exc: UploadRejected) -> HttpResponse:
-    apply_domain_error(form, exc)  # each field the file does not say is asked at once
-    return _upload_page(request, form, status=exc.status_code)
-
-
-@csrf_protect
-def _result_upload(request: AuthedRequest, handler: Any) -> HttpResponse:
-    user = request.user
-    if request.method != "POST":
-        initial = {k: request.GET.get(k) for k in ("quote", "brief") if request.GET.get(k)}
-        return _upload_page(request, UploadForm(user=user, initial=initial))
-    form = UploadForm(request.POST, request.FILES, user=user)
-    if handler.too_large:
-        exc = services.benchmark_upload_too_large(acting_user=user, size=None)
-        return _refuse(request, form, exc)
-    if not form.is_valid():
-        return _upload_page(request, form, status=400)
-    data = form.cleaned_data
-    meta = services.UploadMeta(**{k: v for k, v in data.items() if k != "file"})
-    try:
-        outcome = services.benchmark_result_ingest(acting_user=user, upload=data["file"], meta=meta)
-    except UploadRejected as exc:
-        return _refuse(request, form, exc)
-    if warning := model_warning(outcome.result):  # at once, not after a recompute
-        messages.warning(request, warning)
-    url = outcome.result.get_absolute_url()
-    return redirect(url if outcome.created else f"{url}?existing=1", permanent=False)
-
-
-@csrf_exempt  # the upload handlers must be set before CSRF reads the body; checked inside
-@require_http_methods(["GET", "POST"])
-@role_required(*UPLOADERS)
-def result_upload(request: AuthedRequest) -> HttpResponse:
-    """Drag-and-drop (XHR with progress, see benchmarks.js) or a plain form post without JS."""
-    if request.method == "POST" and declared_length_too_large(request):
-        size = int(request.META["CONTENT_LENGTH"])
-        exc = services.benchmark_upload_too_large(acting_user=request.user, size=size)
-        return _upload_page(request, UploadForm(user=request.user), status=413, error=exc.message)
-    handler = install_capped_handler(request) if request.method == "POST" else None
-    return _result_upload(request, handler)
 
 
 def _detail_context(user: Any, result: BenchmarkResult) -> dict[str, Any]:

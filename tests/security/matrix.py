@@ -221,6 +221,9 @@ MATRIX: dict[str, Route] = {
     "benchmarks:result-list":     html((L, 404, 404, 200, 200, 200, 200, 200)),
     "benchmarks:result-upload":   html((L, 404, 404, 200, 200, 404, 404, 200),
                                        post=(L, 404, 404, 400, 400, 404, 404, 400)),
+    # What a chosen file states, before its upload (V11): uploaders only; POST only.
+    "benchmarks:result-upload-check": html((L, 405, 405, 405, 405, 405, 405, 405),
+                                           post=(L, 404, 404, 400, 400, 404, 404, 400)),
     "benchmarks:result-compare":  html((L, 404, 404, 200, 200, 200, 200, 200)),
     "benchmarks:result-detail":   html((L, 404, 404, 200, 200, 200, 200, 200),
                                        kwargs={"result_id": "result"}),
@@ -297,6 +300,9 @@ MATRIX: dict[str, Route] = {
     # --- API: benchmarks ---------------------------------------------------------------------
     "api-benchmark-results": api((403, 404, 404, 200, 200, 200, 200, 200),
                                  post=(403, 404, 404, 400, 400, 403, 403, 400), multipart=True),
+    "api-benchmark-results-batch": api((403, 404, 404, 405, 405, 405, 405, 405),
+                                       post=(403, 404, 404, 400, 400, 403, 403, 400),
+                                       multipart=True),
     "api-benchmark-result-detail": api((403, 404, 404, 200, 200, 200, 200, 200),
                                        kwargs={"result_id": "result"}),
     # --- API: briefs and memory fit ----------------------------------------------------------
