@@ -402,8 +402,8 @@ def sweep_of(user: User, result: BenchmarkResult) -> tuple[dict[str, Any], list[
 
     Only results sharing the fields of `sweep_groups.configuration` can join, so only those
     are read."""
-    if result.status != BenchmarkResult.Status.PARSED:
-        return None
+    if result.status != BenchmarkResult.Status.PARSED or result.accelerator_id is None:
+        return None  # a hosted API's run: comparisons join no sweep of those (docs/benchmarks.md)
     kin = access.results_for(user).filter(
         status=BenchmarkResult.Status.PARSED,
         accelerator_id=result.accelerator_id,

@@ -23,16 +23,19 @@ from core.api.permissions import HasRole
 from core.roles import STAFF_ROLES, is_staff
 from procurement import access
 from procurement.api import comparison_body
+from procurement.api.comparison_input import (
+    FILTERS,
+    ComparisonInputSerializer,
+    ComparisonQueuedSerializer,
+)
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews.plan import APPROVED_PLAN_HELP, approved_plan_body
 from procurement.services import comparisons as services_comparisons
 
-MAX_IDS = 5000
 CANDIDATES_PAGE = 500  # candidates per detail page by default (eligible first)
 CANDIDATES_MAX_PAGE = 2000
-FILTERS = ("regions", "capacity_models", "accelerators", "providers", "rfqs")
 
 
 class ComparisonPermission(HasRole):
@@ -44,59 +47,6 @@ class ComparisonPermission(HasRole):
         if not hasattr(view, (request.method or "").lower()):
             return True  # let the view answer 405 Method Not Allowed
         return super().has_permission(request, view)
-
-
-def _words(help_text: str) -> serializers.ListField:
-    return serializers.ListField(
-        child=serializers.CharField(max_length=80),
-        required=False,
-        max_length=200,
-        help_text=help_text + " Narrows the candidates before they are frozen.",
-    )
-
-
-class ComparisonInputSerializer(serializers.Serializer[None]):
-    brief = serializers.IntegerField(min_value=1, help_text="Id of a complete brief.")
-    quotes = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
-        required=False,
-        allow_null=True,
-        max_length=MAX_IDS,
-        help_text="Quote version ids. Omit quotes and api_routes for the default selection: "
-        "every current quote inside the brief's allowed regions and every active API route "
-        "that could serve the brief (with filters: every current offer they keep).",
-    )
-    api_routes = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
-        required=False,
-        allow_null=True,
-        max_length=MAX_IDS,
-    )
-    assumptions = serializers.DictField(
-        required=False,
-        help_text='Overrides, e.g. {"utilisation": {"low": 0.4, '
-        '"likely": 0.6, "high": 0.8}, "headroom_margin_pct": 15}.',
-    )
-    seed = serializers.IntegerField(
-        required=False, allow_null=True, min_value=0, max_value=2**63 - 1
-    )
-    title = serializers.CharField(required=False, allow_blank=True, max_length=200)
-    regions = _words(
-        "Only quotes in these regions (prefixes, any case: eu-west matches eu-west-2)."
-    )
-    capacity_models = _words('Only these capacity models ("api" keeps the model API routes).')
-    accelerators = _words("Only quotes for these accelerators (slugs); drops API routes.")
-    providers = _words("Only these providers (slugs).")
-    rfqs = _words("Only the quotes answering these RFQs (ids); drops API routes.")
-
-
-class ComparisonQueuedSerializer(serializers.Serializer[Comparison]):
-    id = serializers.IntegerField()
-    status = serializers.CharField()
-    revision = serializers.IntegerField()
-    url = serializers.CharField()
-    queue = serializers.CharField(help_text="sent | unavailable (saved, re-sent automatically)")
-    detail = serializers.CharField()
 
 
 class ComparisonListSerializer(serializers.ModelSerializer[Comparison]):

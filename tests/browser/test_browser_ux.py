@@ -143,6 +143,15 @@ def page_report(page: Any, width: int) -> dict[str, Any]:
         "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
     )
     report: dict[str, Any] = {"width": width, "scroll_width": overflow}
+    if overflow > width:  # name what sticks out, so a failure says where to look
+        report["too_wide"] = page.evaluate(
+            """(width) => [...document.querySelectorAll('body *')]
+                .filter(e => e.getBoundingClientRect().right > width + 1)
+                .slice(-5)
+                .map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '')
+                          + ' ' + Math.round(e.getBoundingClientRect().right))""",
+            width,
+        )
     if AXE.exists():
         if not page.evaluate("typeof window.axe !== 'undefined'"):
             page.evaluate(AXE.read_text(encoding="utf-8"))  # evaluate is not subject to the CSP
@@ -255,7 +264,7 @@ def test_each_roles_main_pages_at_1440_and_1024(
         for key, r in report.items()
         if r["width"] == 1024 and key.split()[1] in must_fit and r["scroll_width"] > 1024
     ]
-    assert not too_wide, too_wide
+    assert not too_wide, {key: report[key].get("too_wide") for key in too_wide}
     if AXE.exists():
         serious = {key: r["axe"] for key, r in report.items() if r["axe"]}
         assert not serious, json.dumps(serious, indent=1)
