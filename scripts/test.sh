@@ -73,7 +73,9 @@ esac
 # (--dist loadfile) so its module fixtures are built once. TEST_WORKERS=0 runs serially.
 workers=${TEST_WORKERS:-$(($(nproc) + 1))}
 parallel=()
-[ "$workers" != "0" ] && parallel=(-n "$workers" --dist loadfile)
+# --no-loadscope-reorder: the files go out longest first (tests/support/schedule.py), not in
+# pytest-xdist's order by number of tests.
+[ "$workers" != "0" ] && parallel=(-n "$workers" --dist loadfile --no-loadscope-reorder)
 echo "== pytest${create:+ (fresh test database)} (${workers} workers)"
 export DJANGO_ALLOW_ASYNC_UNSAFE=true
 selection=()

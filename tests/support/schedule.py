@@ -1,13 +1,14 @@
 """The order in which pytest-xdist hands test files to its workers: the longest first.
 
-With `--dist loadfile` a free worker takes the next file in collection order. Collected in
-name order, some of the longest files come last (`tests/test_migrations.py` sorts after every
-folder, and pytest-django puts every browser file behind the plain database tests), run alone
-at the end and leave the other workers idle. Handing the longest files out first
-(longest-processing-time first) evens out the workers' loads; every other file follows in
-collection order. The hook runs last, after pytest-django's own ordering. The ranking is what
-a parallel `make test` measured per file on the 2-core development machine
-(`docs/testing.md`); only the order matters, not the seconds.
+With `--dist loadfile --no-loadscope-reorder` (scripts/test.sh) a free worker takes the next
+file in collection order. pytest-xdist's own reordering, by number of tests, puts a long file
+of few tests (the schema fuzzer, the browser tours) last; name order puts
+`tests/test_migrations.py` after every folder, and pytest-django puts every browser file behind
+the plain database tests. A long file that starts last runs alone at the end while the other
+workers idle. Handing the longest files out first (longest-processing-time first) evens out
+the workers' loads; every other file follows in collection order. The hook runs last, after
+pytest-django's own ordering. The ranking is what a parallel `make test` measured per file on
+the 2-core development machine (`docs/testing.md`); only the order matters, not the seconds.
 """
 
 from __future__ import annotations
@@ -17,28 +18,32 @@ from collections.abc import Sequence
 import pytest
 
 LONGEST_FIRST: tuple[str, ...] = (
-    "tests/test_migrations.py",
-    "tests/perf/test_perf_large_comparison.py",
-    "tests/browser/test_browser_ux.py",
     "tests/reliability/test_reliability_api_fuzz.py",
-    "tests/browser/test_browser_pages_clean.py",
-    "tests/test_run_script.py",
-    "tests/reliability/test_reliability_bad_uploads.py",
-    "tests/browser/test_browser_ux_pages.py",
-    "tests/browser/test_browser_finance_journey.py",
-    "tests/browser/test_browser_journeys_round3.py",
+    "tests/browser/test_browser_ux.py",
+    "tests/perf/test_perf_large_comparison.py",
+    "tests/test_migrations.py",
     "tests/parsers/test_parser_fuzz.py",
+    "tests/browser/test_browser_pages_clean.py",
+    "tests/browser/test_browser_tables_round3.py",
+    "tests/browser/test_browser_ux_pages.py",
+    "tests/security/test_security_matrix.py",
+    "tests/test_run_script.py",
+    "tests/browser/test_browser_journeys_round3.py",
     "tests/reliability/test_reliability_worker_kill.py",
+    "tests/browser/test_browser_engineer_journey.py",
+    "tests/browser/test_browser_journeys_sweeps.py",
     "tests/reviews/test_reviews_concurrency.py",
     "tests/browser/test_browser_vendor_journey.py",
+    "tests/browser/test_browser_sweep_upload.py",
     "tests/reliability/test_reliability_broker.py",
-    "tests/comparisons/test_comparisons_demo_evidence.py",
+    "tests/reliability/test_reliability_bad_uploads.py",
     "tests/browser/test_browser_journeys_vendors.py",
-    "tests/security/test_security_matrix.py",
-    "tests/benchmarks/test_benchmarks_worker.py",
-    "tests/reliability/test_reliability_parse_kill.py",
+    "tests/browser/test_browser_finance_journey.py",
+    "tests/browser/test_browser_plan_decision.py",
     "tests/reviews/test_reviews_browser.py",
-    "tests/browser/test_browser_engineer_journey.py",
+    "tests/reliability/test_reliability_parse_kill.py",
+    "tests/comparisons/test_comparisons_demo_evidence.py",
+    "tests/security/test_security_static.py",
 )
 
 
