@@ -37,7 +37,7 @@ def _answers(url: str) -> bool:
         return False
 
 
-def test_run_serves_on_the_port_asked_and_lists_every_demo_login(tmp_path: Path) -> None:
+def test_n1_n4_run_serves_on_the_port_asked_and_lists_every_demo_login(tmp_path: Path) -> None:
     port = _free_port()
     env = {
         **os.environ,

@@ -112,7 +112,7 @@ def test_ready_is_not_sent_for_a_comparison_that_is_not_ready(comparison, financ
     assert mail.outbox == []
 
 
-def test_links_are_absolute_from_site_url(comparison, finance, settings):
+def test_n3_links_are_absolute_from_site_url(comparison, finance, settings):
     settings.SITE_URL = "https://workbench.example.com"
     notifications.notify_comparison_ready(comparison)
     body = mail.outbox[0].body
@@ -120,7 +120,7 @@ def test_links_are_absolute_from_site_url(comparison, finance, settings):
     assert f"https://workbench.example.com/comparisons/{comparison.pk}/record/" in body
 
 
-def test_ready_mail_names_the_creator_not_the_reader(comparison, finance):
+def test_n3_ready_mail_names_the_creator_not_the_reader(comparison, finance):
     notifications.notify_comparison_ready(comparison)
     body = mail.outbox[0].body
     assert f"It was created by {comparison.created_by}, who cannot review it" in body
