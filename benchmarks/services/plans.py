@@ -49,7 +49,9 @@ def plan_evidence(plan: BenchmarkPlan) -> list[tuple[BenchmarkResult, EvidenceMa
         .filter(Q(brief_id=plan.brief_id) | Q(brief__isnull=True))
         .select_related("accelerator")
     )
-    return selectors.counted_results(rows, plan.brief, quote.accelerator, quote_id=quote.pk)
+    return selectors.counted_results(
+        rows, plan.brief, quote.accelerator, quote_id=quote.pk, cap=quote.max_gpus_available
+    )
 
 
 def plan_results(plan: BenchmarkPlan) -> list[BenchmarkResult]:

@@ -63,3 +63,43 @@ def test_v2_an_estimate_is_never_scaled_from_the_measured_configuration(
     for found in row.detail["configurations"]:
         if found["configuration"]["origin"] in ("memory_minimum", "power_of_two"):
             assert found["perf_source"] == "estimated", found
+
+
+def test_v2_the_compare_page_and_the_plan_read_the_8_gpu_sweep_as_measured_not_scaled(
+    client, lead, engineer, deploy_brief, checklist_items
+):
+    """One evidence path: the benchmark pages judge the sweep in the configuration the
+    comparison costs it in (8 GPUs, TP=8), not scaled ×0.25 to the 2-GPU memory minimum."""
+    from benchmarks.models import BenchmarkPlan
+    from benchmarks.selectors import evidence_verdict
+    from benchmarks.services.plans import plan_evidence
+
+    quote = h200_quote(lead)
+    result = sweep_on(lead, quote)
+    result.brief = deploy_brief
+    result.save(update_fields=["brief"])
+    verdict = evidence_verdict(result, deploy_brief)
+    assert verdict.kind == "measured", verdict.reason
+    assert not any("scaled" in a for a in verdict.adjustments)
+    plan = BenchmarkPlan.objects.create(quote=quote, brief=deploy_brief, created_by=lead)
+    ((counted, match),) = plan_evidence(plan)
+    assert (counted.pk, match.kind) == (result.pk, "measured")
+    client.force_login(engineer)
+    html = client.get(f"/benchmarks/compare/?brief={deploy_brief.pk}").content.decode()
+    assert 'class="badge ok">measured</span>' in html
+    assert "×0.25" not in html and "scaled" not in html
+
+
+def test_v2_a_sweep_on_more_gpus_than_the_offer_has_is_still_scaled_on_the_plan(
+    lead, deploy_brief, checklist_items
+):
+    """The offer has 4 GPUs: the 8-GPU sweep is no configuration of its own there."""
+    from benchmarks.models import BenchmarkPlan
+    from benchmarks.services.plans import plan_evidence
+
+    quote = h200_quote(lead, max_gpus_available=4)
+    sweep_on(lead, quote)
+    plan = BenchmarkPlan.objects.create(quote=quote, brief=deploy_brief, created_by=lead)
+    ((_, match),) = plan_evidence(plan)
+    assert match.kind == "proxy"
+    assert any("scaled" in a for a in match.adjustments), match
