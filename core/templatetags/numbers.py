@@ -197,7 +197,18 @@ def commitment_term(found: Any) -> str:
         # Elastic capacity and APIs bind nothing: the figure is what the horizon is expected
         # to cost, paid as used, and must not read as a contract.
         return f"expected spend over {months} months, no contract" if months else "expected spend"
+    if _spend_above_contract(found):
+        # The figure is the larger of the two (ADR 0006): a short term's contract under the
+        # horizon's expected spend must not read as "1-month commitment" beside six months.
+        horizon = found.get("horizon_months")
+        return f"expected spend over {horizon} months, above the {months}-month contract"
     return f"{months}-month commitment" if months else "commitment"
+
+
+def _spend_above_contract(found: dict[str, Any]) -> bool:
+    contract = _decimal(found.get("contract_usd"))
+    spend = _decimal(found.get("expected_spend_usd"))
+    return contract is not None and spend is not None and spend > contract
 
 
 @register.filter

@@ -78,6 +78,30 @@ def test_commitment_states_its_horizon():
     assert numbers.commitment_horizon({}) == "commitment"
 
 
+def test_a_short_contract_under_the_horizons_spend_does_not_read_as_the_commitment():
+    """A 1-month reserved term with a 6-month horizon: the figure is the expected spend over
+    the horizon (the larger, ADR 0006), and the words say so on the bar, page and exports."""
+    from procurement.selectors.reviews.commitment import row_commitment
+
+    detail = {
+        "commitment_usd": "60000.00",
+        "commitment": {
+            "contract_usd": "10000.00",
+            "months_counted": 1,
+            "horizon_months": 6,
+            "expected_spend_usd": "60000.00",
+            "basis": "fixed_term",
+        },
+    }
+    assert numbers.commitment_horizon(detail) == (
+        "expected spend over 6 months, above the 1-month contract"
+    )
+    found = row_commitment(detail)
+    assert found is not None and found.term == "6-month horizon, above the contract"
+    detail["commitment"]["expected_spend_usd"] = "8000.00"  # the contract binds more
+    assert numbers.commitment_horizon(detail) == "1-month commitment"
+
+
 def test_comparison_page_uses_the_format_and_collapses_ineligible_rows(login, lead, computed):
     """U8, U9, U34: labels with the code in a title, 2-decimal money, rows by rank, and the
     ineligible rows behind a "show N ineligible" toggle."""

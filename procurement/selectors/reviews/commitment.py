@@ -35,6 +35,10 @@ def _term(found: dict[str, Any]) -> str:
     basis = str(found.get("basis") or "")
     if "purchase" in basis:
         return "purchase"
+    contract, spend = _money(found.get("contract_usd")), _money(found.get("expected_spend_usd"))
+    if contract is not None and spend is not None and spend > contract:
+        # The larger figure counts (ADR 0006): the horizon's spend, not the short term.
+        return f"{found.get('horizon_months')}-month horizon, above the contract"
     if found.get("contract_usd") is not None:
         months = found.get("months_counted")
         # Without a stated term the engine counts the horizon; saying so keeps it honest.
