@@ -271,6 +271,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "benchmarks.tasks.benchmark_results_redrive_stuck_task",
         "schedule": timedelta(minutes=1),  # with a 30 s stale claim: re-driven within 2 min
     },
+    # a price change's impact and notices still pending a minute after the vendor's save
+    "redrive-pending-price-changes": {
+        "task": "procurement.tasks.price_changes_redrive_pending_task",
+        "schedule": timedelta(minutes=1),
+    },
     # verify the audit trail's new events and anchor its head outside the database
     "audit-anchor": {
         "task": "core.tasks.audit_anchor_task",

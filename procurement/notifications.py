@@ -6,12 +6,15 @@
   reviewers who can give the second one;
 - `notify_comparison_decided(comparison, review)`: approved, rejected or changes requested →
   the creator;
-- `notify_price_changed(flag_ids)`: a quote a ready or approved comparison rests on was
-  revised or withdrawn → its owner, its approvers and every reviewer who can act, with the
-  impact recomputed on a copy of the frozen snapshot.
+- `notify_price_changed(flag, recipients)`: a quote a ready or approved comparison rests on
+  was revised or withdrawn → its owner, its approvers and every reviewer who can act
+  (`price_change_recipients`), with the impact recomputed on a copy of the frozen snapshot.
+  Sent by a worker (`services.price_change_delivery`), which keeps the flag for a retry when
+  the mail fails: this one raises instead of logging.
 
-Call them after the transaction commits (`transaction.on_commit`); a mail failure is logged
-and never undoes a decision. One message per recipient, so no one sees the others' addresses.
+Call the others after the transaction commits (`transaction.on_commit`); a mail failure is
+logged and never undoes a decision. One message per recipient, so no one sees the others'
+addresses.
 """
 
 from __future__ import annotations
@@ -48,7 +51,13 @@ def reviewers_of(comparison: Comparison, *, roles: Iterable[str] | None = None) 
     return list(reachable_users(roles=roles).exclude(pk=comparison.created_by_id))
 
 
-def _send(template: str, context: dict[str, Any], recipients: Iterable[User]) -> int:
+def _send(
+    template: str,
+    context: dict[str, Any],
+    recipients: Iterable[User],
+    *,
+    raise_errors: bool = False,
+) -> int:
     recipients = list(recipients)
     if not recipients:
         return 0
@@ -64,6 +73,8 @@ def _send(template: str, context: dict[str, Any], recipients: Iterable[User]) ->
     try:
         return get_connection().send_messages(messages) or 0
     except Exception:  # a mail outage never breaks the review flow
+        if raise_errors:
+            raise  # the caller keeps the notice for a retry
         logger.exception("could not send %s notifications for %s", template, context)
         return 0
 
@@ -99,27 +110,28 @@ def notify_approval_needed(comparison: Comparison, review: Review) -> int:
     return _send("approval_needed", {**_context(comparison), "review": review}, recipients)
 
 
-def notify_price_changed(flag_ids: list[int]) -> int:
-    """Tell the owner, the approvers and the reviewers who can act that a price the
-    comparison rests on changed, with its impact."""
-    flags = PriceChange.objects.filter(pk__in=flag_ids).select_related(
-        "comparison", "approved_quote__provider", "approved_quote__accelerator", "new_quote"
-    )
-    sent = 0
-    for flag in flags:
-        comparison = flag.comparison
-        approvers = Review.objects.filter(
-            comparison_id=flag.comparison_id, decision=Review.Decision.APPROVE
-        ).values_list("reviewer_id", flat=True)
-        ids = {*approvers, comparison.created_by_id, *(u.pk for u in reviewers_of(comparison))}
-        context = {
-            **_context(comparison),
-            "flag": flag,
-            "impact": flag.impact,
-            "detail_url": _absolute(comparison.get_absolute_url()),
-        }
-        sent += _send("price_changed", context, reachable_users(ids=ids).order_by("username"))
-    return sent
+def price_change_recipients(flag: PriceChange) -> list[User]:
+    """The owner, the approvers and the reviewers who can act on the flag's comparison, active
+    and with an address, by username."""
+    comparison = flag.comparison
+    approvers = Review.objects.filter(
+        comparison_id=flag.comparison_id, decision=Review.Decision.APPROVE
+    ).values_list("reviewer_id", flat=True)
+    ids = {*approvers, comparison.created_by_id, *(u.pk for u in reviewers_of(comparison))}
+    return list(reachable_users(ids=ids).order_by("username"))
+
+
+def notify_price_changed(flag: PriceChange, recipients: Iterable[User]) -> int:
+    """Tell `recipients` (`price_change_recipients`) that a price the comparison rests on
+    changed, with its impact. Raises when the mail cannot be sent (the caller retries)."""
+    comparison = flag.comparison
+    context = {
+        **_context(comparison),
+        "flag": flag,
+        "impact": flag.impact,
+        "detail_url": _absolute(comparison.get_absolute_url()),
+    }
+    return _send("price_changed", context, recipients, raise_errors=True)
 
 
 def notify_comparison_decided(comparison: Comparison, review: Review) -> int:

@@ -44,6 +44,16 @@ class PriceChange(models.Model):
         related_name="+",
     )
     acknowledged_at = models.DateTimeField(null=True, blank=True)
+    # A worker assesses the impact and sends the notices after the vendor's commit
+    # (services.price_change_delivery); until `impact_assessed_at` is set the pages say the
+    # impact is being computed, and until `notified_at` is set the beat re-drive sends the
+    # flag again. `claimed_at` is set while a run holds the flag (None between attempts);
+    # `attempts` counts the runs that claimed it; `last_error` is the last failed run's error.
+    impact_assessed_at = models.DateTimeField(null=True, blank=True)
+    notified_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -52,9 +62,22 @@ class PriceChange(models.Model):
                 fields=["comparison", "new_quote"], name="one_price_change_per_version"
             )
         ]
+        indexes = [
+            # the beat re-drive's read: the few flags whose notices are still to go out
+            models.Index(
+                fields=["created_at"],
+                name="price_change_undelivered",
+                condition=models.Q(notified_at__isnull=True),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Price changed since approval: {self.summary}"
+
+    @property
+    def impact_pending(self) -> bool:
+        """The worker has not assessed this flag's impact yet."""
+        return self.impact_assessed_at is None
 
     @property
     def summary(self) -> str:

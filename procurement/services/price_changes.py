@@ -5,11 +5,13 @@ of its approved cheapest plan across offers, or a READY comparison's recommended
 version or an earlier one of the same quote), is revised or withdrawn, the comparison is
 flagged (a plan's flag says so, `on_plan`, and names that part's row): one `PriceChange`
 row per (comparison, new version), naming the quote, the approved price and the new one.
-After the commit the flag's impact is recomputed on a copy of the frozen snapshot
-(`services.price_impact`) and the comparison's owner and every reviewer who can act get an
-e-mail with it; the flag shows on the comparison, review and record pages and on their
-dashboards until it is acknowledged (small changes) or the comparison is recomputed (changes
-above the tolerance need a re-approval).
+On commit each new flag is published to a worker (`services.price_change_delivery`), which
+recomputes its impact on a copy of the frozen snapshot (`services.price_impact`) and e-mails
+the comparison's owner and every reviewer who can act; the vendor's save waits for neither.
+The flag shows on the comparison, review and record pages and on their dashboards at once
+("impact being computed" until the worker is done) until it is acknowledged (small changes,
+once the impact is known) or the comparison is recomputed (changes above the tolerance need
+a re-approval).
 
 The catalog's quote services call this through `catalog.hooks` inside their own transaction,
 so the flag and the revision are saved together or not at all; a second call for the same
@@ -18,7 +20,6 @@ version adds nothing (idempotent), and each new flag is audited.
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import partial
@@ -32,14 +33,12 @@ from checklist.selectors import quote_lineages
 from core.audit import audit_record
 from core.errors import Conflict, NotAllowed
 from core.roles import Role, has_role
-from procurement import access, notifications
+from procurement import access
 from procurement.models import CandidateResult, Comparison, PlanPart, PriceChange, Review
-from procurement.services.price_impact import price_changes_assess
+from procurement.services.price_change_delivery import send_assessment
 
 if TYPE_CHECKING:
     from catalog.models import Quote
-
-logger = logging.getLogger(__name__)
 
 
 # A row resting on a quote version, and whether it is a vendor part of an approved plan.
@@ -102,19 +101,11 @@ def flag_approved_decisions(pairs: Sequence[tuple[Quote, Quote]], acting_user: A
                 flag = _flag(row, new, acting_user, on_plan=on_plan)
                 if flag is not None:
                     created.append(flag.pk)
-    if created:
-        transaction.on_commit(partial(assess_and_notify, created))
+    for flag_id in created:
+        # One message per flag, after the commit: workers assess them side by side, and a
+        # broker that is down loses nothing (the flag waits for the beat re-drive).
+        transaction.on_commit(partial(send_assessment, flag_id))
     return len(created)
-
-
-def assess_and_notify(flag_ids: list[int]) -> int:
-    """After the commit: recompute each new flag's impact, then tell the people who can act.
-    A failure here is logged; the revision and its flag are already saved."""
-    try:
-        price_changes_assess(flag_ids=flag_ids)
-    except Exception:
-        logger.exception("could not assess price changes %s", flag_ids)
-    return notifications.notify_price_changed(flag_ids)
 
 
 def _flag(
@@ -177,6 +168,11 @@ def price_change_acknowledge(*, acting_user: Any, flag: PriceChange) -> PriceCha
         raise NotAllowed("Only the comparison's owner or one of its reviewers acknowledges this.")
     if locked.acknowledged_at is not None:
         raise Conflict(f"Already acknowledged by {locked.acknowledged_by}.")
+    if locked.impact_pending:
+        raise Conflict(
+            "The impact of this change is still being computed: refresh in a moment, then "
+            "acknowledge it if it is within the tolerance."
+        )
     if locked.impact.get("needs_reapproval", True):
         raise Conflict(
             "This change is above the tolerance: recompute the comparison so the reviewers "

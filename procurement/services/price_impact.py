@@ -3,7 +3,8 @@
 A copy of the comparison's frozen snapshot gets the new price (or loses the withdrawn quote)
 and goes through the same compute with the same seed; the comparison itself is never touched.
 Its rank and unit cost come from the cost model, not the simulation, so a few hundred draws
-are enough here and keep the vendor's save quick. The result is kept on the flag as JSON:
+are enough here and keep the worker's run short (`services.price_change_delivery` calls
+this after the vendor's commit). The result is kept on the flag as JSON:
 
     {"pct_change": "14.33", "old_unit_cost": "5.64", "new_unit_cost": "6.21",
      "old_commitment_usd": "…", "new_commitment_usd": "…", "rank": 1, "still_first": true,
@@ -159,16 +160,3 @@ def price_change_impact(flag: PriceChange) -> dict[str, Any]:
         first_unit = _dec(first.get("unit_cost_usd"))
         impact["first_unit_cost"] = None if first_unit is None else str(first_unit)
     return impact
-
-
-def price_changes_assess(*, flag_ids: list[int]) -> int:
-    """Compute and keep the impact of each flag that has none yet. Returns how many."""
-    done = 0
-    flags = PriceChange.objects.filter(pk__in=flag_ids, impact={}).select_related(
-        "comparison", "candidate"
-    )
-    for flag in flags:
-        flag.impact = price_change_impact(flag)
-        flag.save(update_fields=["impact"])
-        done += 1
-    return done

@@ -109,6 +109,7 @@ ACTION_WORDS = {
     "comparison.approvals_raised": "Approvals required raised",
     "comparison.price_changed": "Price changed behind the comparison",
     "comparison.price_change_acknowledged": "Price change acknowledged",
+    "comparison.price_change_notified": "Price change notices sent",
     "comparison.decided": "Comparison decided",
     "comparison.plan_approved": "Cheapest plan across offers approved",
     "comparison.exported_csv": "Comparison exported (CSV)",

@@ -36,9 +36,19 @@ def _annotate(user: User, flags: list[PriceChange]) -> list[PriceChange]:
         superseded = getattr(comparison, "superseded_by", None)
         flag.superseded = superseded  # type: ignore[attr-defined]
         flag.open = flag.acknowledged_at is None and superseded is None  # type: ignore[attr-defined]
+        # Not before the worker has assessed the impact: within the tolerance or not is
+        # only known then (the page says so meanwhile).
         flag.may_acknowledge = (  # type: ignore[attr-defined]
             flag.open  # type: ignore[attr-defined]
+            and not flag.impact_pending
             and not flag.impact.get("needs_reapproval", True)
+            and may_act_on(user, comparison)
+        )
+        # Whether to say why Acknowledge is missing: this user could acknowledge a small
+        # change, but the impact is not known yet.
+        flag.acknowledge_waits = (  # type: ignore[attr-defined]
+            flag.open  # type: ignore[attr-defined]
+            and flag.impact_pending
             and may_act_on(user, comparison)
         )
         flag.may_recompute = flag.open and has_role(  # type: ignore[attr-defined]

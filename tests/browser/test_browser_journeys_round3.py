@@ -5,7 +5,8 @@ critical, 0 serious) and screenshot into test-artifacts/:
   say "reject or request changes" from the start, Approve is disabled with the reason;
 - V5: after finance2's approval the bar reads "You approved on … · waiting for a platform or
   security reviewer", with no form;
-- V6: the lead revises the approved price; the lead's dashboard, the comparison, review and
+- V6: the lead revises the approved price; the lead's dashboard says the impact is being
+  computed (no Acknowledge yet) until the worker's run, then it, the comparison, review and
   record pages carry the % change, the row's new unit cost and rank, and Recompute;
 - V15/V16: the review page folds the ineligible rows behind a visible toggle;
 - V23: the lead's dashboard has a New brief button.
@@ -136,6 +137,7 @@ def test_v4_v5_v6_v15_v16_v23_reviewers_know_what_they_may_do_and_changes_carry_
 
     # V6: the approved row's price rises 50 %; the lead is told with the impact.
     from catalog.services.quotes import quote_revise
+    from procurement.services.price_change_delivery import price_change_assess_and_notify
 
     row = comparison.candidates.get(key=comparison.recommended_key)
     quote_revise(
@@ -144,10 +146,21 @@ def test_v4_v5_v6_v15_v16_v23_reviewers_know_what_they_may_do_and_changes_carry_
         data={"price_per_gpu_hour": row.quote.price_per_gpu_hour * Decimal("1.5")},
     )
     flag = PriceChange.objects.get(comparison=comparison)
-    pct = flag.impact["pct_change"]
+    # The save did not wait for the impact: a worker computes it after the commit.
     browser_page.login("lead")
     expect(page.locator("#new-brief")).to_be_visible()  # V23
     notice = page.locator("#price-changes")
+    expect(notice).to_contain_text("Impact being computed — refresh in a moment.")
+    expect(notice).to_contain_text("Acknowledge is offered once the impact is known")
+    expect(notice.locator("button >> text=Acknowledge")).to_have_count(0)
+    browser_page.shot("4-lead-dashboard-impact-pending-notice", element=notice)
+    axe_clean(browser_page, "4-lead-dashboard-impact-pending", report)
+    price_change_assess_and_notify(flag_id=flag.pk)  # what the worker does with the message
+    flag.refresh_from_db()
+    pct = flag.impact["pct_change"]
+    page.reload()
+    notice = page.locator("#price-changes")
+    expect(notice).not_to_contain_text("Impact being computed")
     expect(notice).to_contain_text(f"+{pct} %")
     expect(notice).to_contain_text("Re-approval needed")
     expect(notice.locator("button >> text=Recompute")).to_be_visible()

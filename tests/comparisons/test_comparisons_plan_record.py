@@ -29,6 +29,7 @@ from tests.comparisons.plan_world import (
     fabrikam,
     plan_brief,
 )
+from tests.reviews.factories_reviews import deliver_price_changes
 
 pytestmark = pytest.mark.django_db
 
@@ -143,6 +144,7 @@ def test_a_price_change_on_the_second_vendors_quote_flags_the_approved_plan(
         new = quote_revise(
             acting_user=lead, quote=dear, data={"price_per_gpu_hour": Decimal("3.30")}
         )
+    deliver_price_changes()  # the worker's run, published on commit
     flag = PriceChange.objects.get(comparison=comparison)
     assert flag.on_plan
     assert (flag.candidate, flag.approved_quote, flag.new_quote) == (rows[dear.pk], dear, new)

@@ -204,3 +204,16 @@ def add_api_candidate(comparison: Comparison, *, key: str = "api-route") -> Cand
         rank=3,
         rank_hourly=None,
     )
+
+
+def deliver_price_changes() -> list[str]:
+    """What the worker does after a vendor's revision, run in this process (tests without a
+    Celery worker): the task's service for every price-change flag still pending, oldest
+    first. Returns each run's outcome."""
+    from procurement.models import PriceChange
+    from procurement.services.price_change_delivery import price_change_assess_and_notify
+
+    pending = PriceChange.objects.filter(notified_at__isnull=True).order_by("pk")
+    return [
+        price_change_assess_and_notify(flag_id=pk) for pk in pending.values_list("pk", flat=True)
+    ]

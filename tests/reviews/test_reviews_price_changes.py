@@ -19,6 +19,7 @@ from core.models import AuditEvent
 from procurement.models import Comparison, PriceChange
 from procurement.services.price_changes import flag_approved_decisions
 from procurement.services.reviews import review_submit
+from tests.reviews.factories_reviews import deliver_price_changes
 
 pytestmark = pytest.mark.django_db
 
@@ -42,6 +43,7 @@ def test_price_changed_since_approval_flags_record_dashboard_and_mails_the_appro
         new = quote_revise(
             acting_user=lead, quote=quote, data={"price_per_gpu_hour": Decimal("3.10")}
         )
+    deliver_price_changes()  # the worker's run, published on commit
     flag = PriceChange.objects.get(comparison=comparison)
     assert (flag.approved_quote, flag.new_quote, flag.kind) == (quote, new, "revised")
     assert (flag.old_price, flag.new_price) == (quote.price_per_gpu_hour, Decimal("3.10"))
@@ -72,6 +74,7 @@ def test_withdrawal_flags_the_decision_too(
     quote = _approved_quote(comparison, finance, django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         quote_withdraw(acting_user=lead, quote=quote, reason="capacity sold")
+    deliver_price_changes()
     flag = PriceChange.objects.get(comparison=comparison)
     assert flag.kind == "withdrawn"
     assert flag.new_price is None
@@ -130,6 +133,7 @@ def test_a_bulk_import_revision_flags_the_decision_too(
     update.price_per_gpu_hour = Decimal("1.95")
     with django_capture_on_commit_callbacks(execute=True):
         _bulk_versions(lead, [(quote, update)], [], Applied())
+    deliver_price_changes()
     flag = PriceChange.objects.get(comparison=comparison)
     assert flag.new_price == Decimal("1.95")
     assert sorted(m.to[0] for m in mail.outbox) == [finance.email, lead.email]

@@ -16,6 +16,7 @@ from core.models import AuditEvent
 from procurement.models import Comparison, PriceChange
 from procurement.services.reviews import review_submit
 from tests.browser.worlds_browser import decision_world
+from tests.reviews.factories_reviews import deliver_price_changes
 
 pytestmark = pytest.mark.django_db
 
@@ -39,8 +40,11 @@ def approve(world, finance, capture):
 
 
 def revise(quote, lead, price, capture):
+    """The revision, its on-commit publish, then the worker's run (in this process)."""
     with capture(execute=True):
-        return quote_revise(acting_user=lead, quote=quote, data={"price_per_gpu_hour": price})
+        new = quote_revise(acting_user=lead, quote=quote, data={"price_per_gpu_hour": price})
+    deliver_price_changes()
+    return new
 
 
 def test_v6_a_revision_above_the_tolerance_tells_everyone_who_can_act_with_its_impact(
@@ -136,6 +140,7 @@ def test_v6_a_withdrawal_says_who_would_rank_first(
     row = approve(world, finance, capture)
     with capture(execute=True):
         quote_withdraw(acting_user=lead, quote=row.quote, reason="capacity sold")
+    deliver_price_changes()
     flag = PriceChange.objects.get(comparison=world.comparison)
     assert flag.impact["needs_reapproval"] is True
     assert flag.impact["still_first"] is False
