@@ -6,7 +6,9 @@ package with its own `urls.py`.
 
 from __future__ import annotations
 
+import io
 import subprocess
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,32 @@ def test_engine_is_a_top_level_package_split_by_concept() -> None:
     assert not (ROOT / "procurement" / "engine").exists()
     for package in ("types", "memory", "cost", "montecarlo", "operating_points", "plan"):
         assert (ROOT / "engine" / package / "__init__.py").is_file(), package
+
+
+def _untyped_lines(path: Path) -> list[str]:
+    """Lines of ``path`` that name ``typing.Any``: every one if it is ``dict[str, Any]``,
+    otherwise those without a comment saying why the value is any JSON."""
+    source = path.read_text()
+    lines = source.splitlines()
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    commented = {t.start[0] for t in tokens if t.type == tokenize.COMMENT}
+    found = []
+    for token in tokens:
+        if token.type != tokenize.NAME or token.string != "Any":
+            continue
+        number = token.start[0]
+        if "dict[str, Any]" in lines[number - 1] or number not in commented:
+            found.append(f"{path.relative_to(ROOT)}:{number}: {lines[number - 1].strip()}")
+    return found
+
+
+def test_issue31_the_snapshot_holds_no_untyped_dict() -> None:
+    """The frozen snapshot and the row facts are typed (procurement/snapshot/schema.py and
+    facts.py, mypy strict): no ``dict[str, Any]`` in procurement/snapshot/, and ``Any`` only
+    where a value is genuinely any JSON, said on its line."""
+    found = [
+        line
+        for path in sorted((ROOT / "procurement" / "snapshot").rglob("*.py"))
+        for line in _untyped_lines(path)
+    ]
+    assert found == []

@@ -26,6 +26,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from typing import TypedDict
 
 from engine import cost
 from engine.errors import EngineInputError
@@ -40,6 +41,28 @@ from engine.operating_points import (
 from engine.types import CandidateInput, Range, WorkloadInput
 
 MAX_POINTS = 64  # a chart of more points says nothing more; a sweep file may hold hundreds
+
+
+class PointCostRow(TypedDict):
+    """`PointCost` as JSON, frozen with its row: what the charts and their tables read."""
+
+    label: str
+    statement: str
+    concurrency: float | None
+    request_rate_per_s: float | None
+    tokens_per_s: float
+    tokens_per_s_per_user: float | None
+    ttft_p95_ms: float | None
+    itl_p95_ms: float | None
+    e2e_p99_ms: float | None
+    meets: bool | None
+    goodput: float | None
+    slo_attainment: float | None  # the same figure as `goodput`
+    error_rate: float | None
+    unit_cost: str | None  # exact decimal
+    costable: bool
+    reason: str
+    chosen: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +85,7 @@ class PointCost:
     error_rate: float | None = None
     reason: str = ""  # why the point is not costable
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> PointCostRow:
         return {
             "label": self.label,
             "statement": self.statement,

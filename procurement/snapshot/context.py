@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TypeVar, cast
 
 from catalog.regions import boundary_reason
 from engine.calibration import CalibrationSummary, calibrated_range, ledger_key, model_key
@@ -23,6 +23,8 @@ from procurement.snapshot.schema import (
     Snapshot,
 )
 from procurement.snapshot.workload import engine_class
+
+T = TypeVar("T")
 
 
 def quote_key(quote_id: int) -> str:
@@ -50,21 +52,22 @@ class Context:
         self.checklist = snap.get("checklist")
         self.results = snap["measured"]["results"]
         self.calibration: dict[str, CalibrationRow] = snap.get("calibration") or {}
-        self._memo: dict[tuple[Any, ...], Any] = {}
+        self._memo: dict[tuple[Hashable, ...], object] = {}
 
-    def without_results(self, result_ids: set[Any]) -> Context:
+    def without_results(self, result_ids: Collection[int | None]) -> Context:
         """The same context without some benchmark results (the memo is shared: fits and
         estimates do not depend on the results)."""
         other = copy.copy(self)
         other.results = [r for r in self.results if r.get("result_id") not in result_ids]
         return other
 
-    def memo(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+    def memo(self, key: tuple[Hashable, ...], build: Callable[[], T]) -> T:
         """Memory fits and estimates depend on the accelerator and node shape, not the quote:
-        compute each once per snapshot (hundreds of quotes share a few shapes)."""
+        compute each once per snapshot (hundreds of quotes share a few shapes). A key's first
+        item names what built it, so one key always holds one type."""
         if key not in self._memo:
             self._memo[key] = build()
-        return self._memo[key]
+        return cast(T, self._memo[key])
 
     def rate(self, currency: str) -> Decimal | None:
         found = self.snap["fx_rates"].get(currency)
@@ -160,7 +163,7 @@ def calibrated_spread(ctx: Context, value: float, accelerator: str) -> tuple[Ran
     return calibrated_range(value, summary, default)
 
 
-def money(value: Any, rate: Decimal) -> Decimal:
+def money(value: str | float | Decimal | None, rate: Decimal) -> Decimal:
     return Decimal(0) if value in (None, "") else Decimal(str(value)) * rate
 
 
@@ -168,7 +171,9 @@ def rounded(value: float | None, digits: int = 3) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, digits)
 
 
-def latency_met(brief: BriefRow, ttft: Any, itl: Any, e2e: Any) -> bool | None:
+def latency_met(
+    brief: BriefRow, ttft: float | None, itl: float | None, e2e: float | None
+) -> bool | None:
     """False when a figure exceeds its target; None lets the engine decide (unknown → warn)."""
     pairs = (
         (brief.get("ttft_p95_ms"), ttft),

@@ -12,17 +12,24 @@ own: a measurement counts at the shape it was measured in, and is not scaled to 
 from __future__ import annotations
 
 import math
-from typing import Any
 
-from engine.deployments import Configuration
+from engine.deployments import Configuration, ConfigurationVerdict
 from engine.memory.fit import GpuSpec
 from procurement.snapshot import evidence
 from procurement.snapshot.context import Context
+from procurement.snapshot.facts import (
+    ConfigurationFacts,
+    ConfigurationRow,
+    ConfigurationVerdictFacts,
+)
 from procurement.snapshot.schema import AcceleratorRow, FrozenResult, QuoteRow
 from procurement.snapshot.sizing import inference_fit
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
+    """A positive count from a frozen result (None: missing, not a number, or not positive)."""
+    if not isinstance(value, int | float | str):
+        return None  # None, a list, a dict: nothing to count
     try:
         number = int(value)
     except (TypeError, ValueError):
@@ -60,12 +67,12 @@ def quote_configurations(
     node: int,
     cap: int | None,
     smallest: int,
-) -> tuple[list[Configuration], set[Any]]:
+) -> tuple[list[Configuration], set[int | None]]:
     """(configurations in order: measured ones, then the estimates; ids of the results that
     are configurations of their own)."""
     precision = str(ctx.brief.get("weight_precision") or "")
     measured: dict[int, Configuration] = {}
-    used: set[Any] = set()
+    used: set[int | None] = set()
     for result in _relevant(ctx, quote, acc):
         count = _int(result.get("gpu_count")) or 1
         if count in measured or (cap is not None and count > cap):
@@ -97,3 +104,42 @@ def quote_configurations(
     if larger <= node and (cap is None or larger <= cap) and larger not in measured:
         out.append(estimated(larger, node, precision, "power_of_two"))
     return out, used
+
+
+def configuration_row(conf: Configuration) -> ConfigurationRow:
+    """`conf.to_dict()`, typed (every field is a plain value)."""
+    return {
+        "gpus_per_replica": conf.gpus_per_replica,
+        "tensor_parallel": conf.tensor_parallel,
+        "pipeline_parallel": conf.pipeline_parallel,
+        "expert_parallel": conf.expert_parallel,
+        "precision": conf.precision,
+        "serving_engine": conf.serving_engine,
+        "origin": conf.origin,
+        "result_id": conf.result_id,
+    }
+
+
+def configuration_facts(conf: Configuration) -> ConfigurationFacts:
+    """The configuration a row is costed in, with its words."""
+    return {**configuration_row(conf), "words": conf.words()}
+
+
+def verdict_facts(verdict: ConfigurationVerdict) -> ConfigurationVerdictFacts:
+    """`verdict.to_dict()`, typed: money as exact decimal text, as the engine writes it."""
+    unit_cost, total = verdict.unit_cost, verdict.total
+    return {
+        "configuration": configuration_row(verdict.configuration),
+        "words": verdict.words,
+        "origin_words": verdict.origin_words,
+        "chosen": verdict.chosen,
+        "eligible": verdict.eligible,
+        "reasons": list(verdict.reasons),
+        "unit_cost": None if unit_cost is None else format(unit_cost, "f"),
+        "total": None if total is None else format(total, "f"),
+        "perf_source": verdict.perf_source,
+        "latency_source": verdict.latency_source,
+        "latency_verdict": verdict.latency_verdict,
+        "gpus_peak": verdict.gpus_peak,
+        "nodes_peak": verdict.nodes_peak,
+    }

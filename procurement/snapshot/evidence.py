@@ -10,8 +10,6 @@ the measured acceptance / failure rates. Each ignored result says why on the row
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
 
 from core import workloads
 from core.values import finite_or_none
@@ -22,13 +20,13 @@ from engine.evidence import (
     choose_evidence,
 )
 from engine.operating_points import (
-    MeasuredPoint,
     ServiceLevel,
     choose_point,
     point_from_dict,
 )
 from engine.types import Range
 from procurement.snapshot.context import Context, rounded
+from procurement.snapshot.facts import EngineExtras, PerfFacts, Sweep
 from procurement.snapshot.schema import AcceleratorRow, FrozenResult, Measured, ModelRow, QuoteRow
 
 NAMES = {"ttft_p95_ms": "TTFT p95", "itl_p95_ms": "ITL p95", "e2e_p99_ms": "E2E p99"}
@@ -147,35 +145,30 @@ def service_level(ctx: Context) -> ServiceLevel:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Sweep:
-    """What costing a sweep's every point needs besides the row's candidate."""
-
-    points: tuple[MeasuredPoint, ...]
-    slo: ServiceLevel
-    goodput_counts: bool  # real-time class, measured on this workload: attainment shown
-    chosen_label: str
-    throughput_factor: float
-    base_acceptance: Range | None  # None: the row's own acceptance
-
-
 def apply(
     ctx: Context,
-    perf: dict[str, Any],
+    perf: PerfFacts,
     result: FrozenResult,
     match: EvidenceMatch,
     gpus: int,
     *,
     cache_factor: float = 1.0,
-) -> dict[str, Any]:
+) -> EngineExtras:
     """Update ``perf`` from the chosen result; returns the engine-facing extras.
 
     ``cache_factor`` multiplies the measured throughput (and every point of its sweep) for
     the prefill a prefix cache saves (snapshot/sizing.py)."""
+    source = match.kind
+    if source == "ignored":  # `choose` hands over a result that counts, never another
+        raise ValueError(f"result {result.get('result_id')} does not count for this row")
     measured_gpus = max(1, int(result.get("gpu_count") or 1))
     per_gpu = finite_or_none(result.get("tokens_per_s_per_gpu"))
     total = per_gpu * measured_gpus if per_gpu else None
-    figures = {k: result.get(k) for k in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms")}
+    figures: PerfFacts = {
+        "ttft_p95_ms": result.get("ttft_p95_ms"),
+        "itl_p95_ms": result.get("itl_p95_ms"),
+        "e2e_p99_ms": result.get("e2e_p99_ms"),
+    }
     point_note = None
     attainment = None
     points = [point_from_dict(p) for p in result.get("operating_points") or []]
@@ -206,11 +199,12 @@ def apply(
         "error_rate": rounded(choice.error_rate, 4) if choice is not None else None,
         "non_monotone": choice.non_monotone if choice is not None else "",
     }
-    extras: dict[str, Any] = {"widen": (match.spread_low_factor, match.spread_high_factor)}
+    extras = EngineExtras(widen=(match.spread_low_factor, match.spread_high_factor))
     factor = match.throughput_factor * cache_factor
     from_result = total is not None and math.isfinite(total) and total > 0
     if total is not None and from_result:
-        perf.update(tokens_per_s=total * factor, throughput_source=match.kind)
+        perf["tokens_per_s"] = total * factor
+        perf["throughput_source"] = source
     if match.kind == "measured" and any(v is not None for v in figures.values()):
         # A figure the file lacks must not keep the roofline estimate under a "measured"
         # label: that estimate would pass the target the file cannot check.
@@ -231,14 +225,14 @@ def apply(
     n = finite_or_none(result.get("requests_completed"))
     measured_acceptance = acceptance is not None and 0 < acceptance <= 1
     if measured_acceptance and acceptance is not None:
-        extras["acceptance_rate"] = rate_range(acceptance, n)
+        extras.acceptance_rate = rate_range(acceptance, n)
         perf["acceptance_source"] = f"measured ({acceptance:.3f}, result {result.get('result_id')})"
         perf["acceptance_used"] = (
             f"measured {acceptance * 100:.1f} % (result {result.get('result_id')})"
         )
     if choice is not None and len(points) > 1:
         # The sweep's other points, costed beside the chosen one (operating_points/costs.py).
-        extras["sweep"] = Sweep(
+        extras.sweep = Sweep(
             points=tuple(points),
             slo=slo,
             goodput_counts=match.kind == "measured" and realtime,
@@ -251,7 +245,7 @@ def apply(
         # Failures counted once: the measured throughput is successful tokens per wall-clock
         # second, so the GPU time failed requests took is already in it; charging the
         # failure share again would buy that time twice.
-        extras["failure_rate"] = Range.fixed(0.0)
+        extras.failure_rate = Range.fixed(0.0)
         perf["failure_source"] = f"measured ({failure:.3f}, result {result.get('result_id')})"
         perf["failure_used"] = (
             f"measured {failure * 100:.1f} % (result {result.get('result_id')}): already in the "
@@ -274,7 +268,7 @@ def range_words(rate: Range) -> str:
     return f"{pct(rate.likely)} ({pct(rate.low)[:-2]}–{pct(rate.high)})"
 
 
-def state_brief_rates(ctx: Context, perf: dict[str, Any]) -> None:
+def state_brief_rates(ctx: Context, perf: PerfFacts) -> None:
     """Which acceptance and failure rates the cost used, in words (D3): the measured ones set
     by `apply`, else the brief's assumption with its figure, so the row never leaves the
     reader guessing which one priced it."""

@@ -12,15 +12,16 @@ point) or without throughput gives no pair.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
-from typing import Any
 
 from core.values import finite_or_none
 from engine.errors import EngineInputError
 from engine.memory.fit import GpuSpec
 from engine.performance import InferencePerfInput, estimate_inference
 from procurement.snapshot.context import Context, rounded
-from procurement.snapshot.schema import FrozenResult
+from procurement.snapshot.facts import LedgerPair
+from procurement.snapshot.schema import FrozenResult, JSONValue
 
 
 def shape_words(tokens_in: float, tokens_out: float, concurrency: float, gpus: int) -> str:
@@ -31,7 +32,7 @@ def shape_words(tokens_in: float, tokens_out: float, concurrency: float, gpus: i
     )
 
 
-def _per_request(point: dict[str, Any], name: str) -> float | None:
+def _per_request(point: Mapping[str, JSONValue], name: str) -> float | None:
     per_s = finite_or_none(point.get(f"{name}_tokens_per_s"))
     requests = finite_or_none(point.get("requests_per_s"))
     if per_s is None or not requests or requests <= 0 or per_s <= 0:
@@ -44,7 +45,7 @@ def _measured_points(result: FrozenResult) -> list[tuple[float, float, float, fl
     mean_in = finite_or_none(result.get("input_tokens_mean"))
     mean_out = finite_or_none(result.get("output_tokens_mean"))
     out = []
-    points = result.get("operating_points") or []
+    points: list[dict[str, JSONValue]] = result.get("operating_points") or []
     if not points:  # a single-point file is its own point
         per_gpu = finite_or_none(result.get("tokens_per_s_per_gpu"))
         gpus = max(1, int(result.get("gpu_count") or 1))
@@ -98,12 +99,10 @@ def _estimate_at(
     return est.output_tokens_per_s
 
 
-def ledger_pairs(
-    ctx: Context, result: FrozenResult, gpu: GpuSpec, gpus: int
-) -> list[dict[str, Any]]:
+def ledger_pairs(ctx: Context, result: FrozenResult, gpu: GpuSpec, gpus: int) -> list[LedgerPair]:
     """One (estimate, measurement) pair per costable point of a result measured on the row's
     workload, at the point's own concurrency and lengths (the module docstring)."""
-    pairs = []
+    pairs: list[LedgerPair] = []
     for concurrency, measured, tokens_in, tokens_out in _measured_points(result):
         at = (max(1, round(concurrency)), max(1, round(tokens_in)), max(1, round(tokens_out)))
         estimated = ctx.memo(("ledger", gpu, gpus, *at), partial(_estimate_at, ctx, gpu, gpus, *at))

@@ -13,14 +13,13 @@ accelerator, with three rules the LLM rows also follow (snapshot/evidence.py):
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.values import float_or_none
 from engine.evidence import same_model_name
 from engine.memory.fit import GpuSpec
 from engine.types import Range
 from procurement.snapshot.context import Context, rounded
 from procurement.snapshot.evidence import rate_range
+from procurement.snapshot.facts import EngineExtras, PerfFacts
 from procurement.snapshot.schema import AcceleratorRow, FrozenResult, ModelRow, QuoteRow
 
 
@@ -72,32 +71,34 @@ def choose_media_result(
     return None, sorted(ignored)
 
 
-def _measured_rates(result: FrozenResult) -> tuple[dict[str, Range], str | None]:
+def _measured_rates(result: FrozenResult) -> tuple[EngineExtras, str | None]:
     """(engine extras for the measured acceptance / failure, the acceptance's words)."""
-    extras: dict[str, Range] = {}
+    extras = EngineExtras()
     source = None
     n = float_or_none(result.get("requests_completed"))
     acceptance = float_or_none(result.get("acceptance_rate"))
     if acceptance is not None and 0 < acceptance <= 1:
-        extras["acceptance_rate"] = rate_range(acceptance, n)
+        extras.acceptance_rate = rate_range(acceptance, n)
         source = f"measured ({acceptance:.3f}, result {result.get('result_id')})"
     failure = float_or_none(result.get("failure_rate"))
     if failure is not None and 0 <= failure < 1:
-        extras["failure_rate"] = rate_range(failure, n) if failure > 0 else Range.fixed(0.0)
+        extras.failure_rate = rate_range(failure, n) if failure > 0 else Range.fixed(0.0)
     return extras, source
 
 
-def media_perf(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpu: GpuSpec) -> dict[str, Any]:
+def media_perf(
+    ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpu: GpuSpec
+) -> tuple[PerfFacts, EngineExtras]:
     """Assets per GPU-second: measured requests/s per GPU, else the brief's GPU-seconds per
     asset read as measured on the reference GPU (`media_reference_tflops`, H100 SXM BF16
     dense) and scaled by this GPU's BF16 dense TFLOPS (diffusion is compute-bound).
 
-    The engine-facing extras (measured acceptance / failure) ride under ``perf["_engine"]``;
-    quotes.py pops them."""
+    Returns the row's performance facts and the engine-facing extras (measured acceptance /
+    failure)."""
     reference = float(ctx.a["media_reference_tflops"])
     seconds = float(ctx.brief.get("gpu_seconds_per_asset") or 0)
     tflops = gpu.bf16_dense_tflops or reference
-    perf: dict[str, Any] = {
+    perf: PerfFacts = {
         "outputs_per_s": rounded(tflops / (seconds * reference), 6) if seconds else None,
         "gpu_seconds_per_asset": rounded(seconds * reference / tflops, 3) if seconds else None,
         "throughput_source": "estimated",
@@ -106,13 +107,14 @@ def media_perf(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpu: GpuSpec)
     measured, ignored = choose_media_result(ctx, quote, acc)
     if ignored:
         perf["ignored_evidence"] = ignored
-    extras: dict[str, Range] = {}
+    extras = EngineExtras()
     source = None
     if measured is not None:
         rate = float(measured.get("request_throughput_rps") or 0) / float(measured["gpu_count"])
-        perf.update(outputs_per_s=rounded(rate, 6), throughput_source="measured", measured=measured)
+        perf["outputs_per_s"] = rounded(rate, 6)
+        perf["throughput_source"] = "measured"
+        perf["measured"] = measured
         extras, source = _measured_rates(measured)
     perf["has_acceptance_data"] = source is not None
     perf["acceptance_source"] = source or "the brief's assumption"
-    perf["_engine"] = extras
-    return perf
+    return perf, extras

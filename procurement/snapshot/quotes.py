@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
 
 from engine.deployments import Configuration, choose_configuration
 from engine.errors import EngineInputError
@@ -38,6 +37,7 @@ from engine.types import (
     Range,
     WorkloadInput,
 )
+from engine.types.common import ThroughputUnit
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import (
     Context,
@@ -48,8 +48,22 @@ from procurement.snapshot.context import (
     quote_key,
     rounded,
 )
-from procurement.snapshot.deployments import estimated, quote_configurations
-from procurement.snapshot.evidence import Sweep
+from procurement.snapshot.deployments import (
+    configuration_facts,
+    estimated,
+    quote_configurations,
+    verdict_facts,
+)
+from procurement.snapshot.facts import (
+    SWEEP_FACT,
+    ChecklistFacts,
+    CostedPoint,
+    EngineExtras,
+    FitFacts,
+    PerfFacts,
+    RowFacts,
+    Sweep,
+)
 from procurement.snapshot.media import media_perf
 from procurement.snapshot.schema import AcceleratorRow, Effective, QuoteRow
 from procurement.snapshot.sizing import inference_fit, inference_perf, training_fit
@@ -81,7 +95,7 @@ def _purchase(
 NETWORK_BOUNDARY = "network-boundary"  # the checklist item that evidences a private endpoint
 
 
-def _checklist(ctx: Context, quote_id: int) -> tuple[bool, dict[str, Any]]:
+def _checklist(ctx: Context, quote_id: int) -> tuple[bool, ChecklistFacts]:
     if ctx.checklist is None:
         return True, {"available": False, "note": "no checklist data"}
     summary = ctx.checklist.get(str(quote_id))
@@ -110,18 +124,20 @@ def _price_far(quote: QuoteRow) -> str:
     return str(check.get("message") or "The price is far from the market.")
 
 
-def _evidence_detail(perf: dict[str, Any]) -> str:
-    found = perf.get("evidence") or {}
-    parts = [found.get("reason") or ""]
+def _evidence_detail(perf: PerfFacts) -> str:
+    found = perf.get("evidence")
+    if found is None:
+        return ""
+    parts = [found["reason"]]
     parts += found.get("adjustments") or []
-    if found.get("operating_point"):
-        parts.append(f"at {found['operating_point']}")
+    if point := found.get("operating_point"):
+        parts.append(f"at {point}")
     return "; ".join(p for p in parts if p)
 
 
 def quote_candidate(
     ctx: Context, quote: QuoteRow
-) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
+) -> tuple[CandidateInput | None, RowFacts, list[str]]:
     """(engine candidate or None when it cannot be built, row facts, rejection reasons).
 
     An inference offer is costed in each of its configurations (snapshot/deployments.py);
@@ -131,7 +147,7 @@ def quote_candidate(
     cap = quote.get("max_gpus_available") or None
     gpu = gpu_spec_of(acc, gpus_per_node=node)
     fx_ok = ctx.rate(quote["currency"]) is not None
-    facts: dict[str, Any] = {
+    facts: RowFacts = {
         "kind": "gpu",
         "quote_id": quote["id"],
         "api_route_id": None,
@@ -150,7 +166,7 @@ def quote_candidate(
     try:
         if ctx.cls == "media":
             sized = [_Sized(1, True, {"note": "media: memory fit is not modelled"}, [])]
-            sized[0].perf = media_perf(ctx, quote, acc, gpu)
+            sized[0].perf, sized[0].extras = media_perf(ctx, quote, acc, gpu)
         elif ctx.workload.is_training:
             gpus, fits, fit, fit_reasons = training_fit(ctx, gpu, node, cap)
             precision = ctx.brief["weight_precision"]
@@ -168,7 +184,7 @@ def quote_candidate(
     except EngineInputError as exc:
         return None, facts, [f"cannot be sized: {exc.message}"]
     built = [
-        (one, _finish(ctx, quote, acc, gpu, node, dict(facts), reasons + one.reasons, one))
+        (one, _finish(ctx, quote, acc, gpu, node, facts.copy(), reasons + one.reasons, one))
         for one in sized
     ]
     costed = [
@@ -181,7 +197,7 @@ def quote_candidate(
     options = [(conf, out[0]) for conf, out in costed if out[0] is not None]
     chosen, verdicts = choose_configuration(ctx.workload, options)
     keep = costed[chosen][1]
-    keep[1]["configurations"] = [v.to_dict() for v in verdicts]
+    keep[1]["configurations"] = [verdict_facts(v) for v in verdicts]
     return keep
 
 
@@ -191,9 +207,10 @@ class _Sized:
 
     gpus: int
     fits: bool
-    fit: dict[str, Any]
+    fit: FitFacts
     reasons: list[str]
-    perf: dict[str, Any] = field(default_factory=dict)
+    perf: PerfFacts = field(default_factory=PerfFacts)
+    extras: EngineExtras = field(default_factory=EngineExtras)
     latency_ok: bool | None = None
     peak: float | None = None
     configuration: Configuration | None = None
@@ -205,11 +222,11 @@ def _errors_hold_for_every_configuration(sized: list[_Sized]) -> None:
     so an untested shape must not pass where the measured one failed."""
     over = next(
         (
-            one.perf["error_rate_over"]
+            found
             for one in sized
             if one.configuration is not None
             and one.configuration.measured
-            and one.perf.get("error_rate_over")
+            and (found := one.perf.get("error_rate_over"))
         ),
         None,
     )
@@ -229,7 +246,7 @@ def _inference_sized(
     cap: int | None,
 ) -> list[_Sized]:
     gpus, fits, fit, fit_reasons = inference_fit(ctx, gpu, node, cap)
-    used: set[Any] = set()
+    used: set[int | None] = set()
     if not fits:
         precision = str(ctx.brief.get("weight_precision") or "")
         configs = [estimated(gpus, node, precision, "memory_minimum")]
@@ -243,10 +260,12 @@ def _inference_sized(
             at = inference_fit(ctx, gpu, node, cap, conf.gpus_per_replica)
             one = _Sized(at[0], at[1], at[2], at[3], configuration=conf)
         judged = ctx if conf.measured or not used else ctx.without_results(used)
-        one.perf = inference_perf(judged, quote, acc, gpu, one.gpus)
-        one.perf["configuration"] = {**conf.to_dict(), "words": conf.words()}
-        figures = (one.perf.get(k) for k in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"))
-        one.latency_ok = latency_met(ctx.brief, *figures)
+        one.perf, one.extras = inference_perf(judged, quote, acc, gpu, one.gpus)
+        one.perf["configuration"] = configuration_facts(conf)
+        perf = one.perf
+        one.latency_ok = latency_met(
+            ctx.brief, perf.get("ttft_p95_ms"), perf.get("itl_p95_ms"), perf.get("e2e_p99_ms")
+        )
         out.append(one)
     return out
 
@@ -257,17 +276,17 @@ def _finish(
     acc: AcceleratorRow,
     gpu: GpuSpec,
     node: int,
-    facts: dict[str, Any],
+    facts: RowFacts,
     reasons: list[str],
     sized: _Sized,
-) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
+) -> tuple[CandidateInput | None, RowFacts, list[str]]:
     """The engine candidate of one configuration, and the row facts it shows."""
     training = ctx.workload.is_training
     gpus, fits, fit, perf, peak, latency_ok = (
         sized.gpus,
         sized.fits,
         sized.fit,
-        dict(sized.perf),
+        sized.perf.copy(),
         sized.peak,
         sized.latency_ok,
     )
@@ -280,31 +299,27 @@ def _finish(
         quote.get("private_endpoint"), verified=_boundary_accepted(ctx, quote)
     )
     ok, checklist = _checklist(ctx, quote["id"])
-    extras = perf.pop("_engine", {}) if isinstance(perf, dict) else {}
-    if isinstance(perf, dict) and perf.get("error_rate_over"):
-        reasons.append(perf["error_rate_over"])  # the brief's maximum error rate is a gate
-    facts.update(
-        gpus=gpus,
-        fit=fit,
-        performance=perf,
-        checklist=checklist,
-        perf_source=perf.get("throughput_source", "estimated"),
-    )
+    extras = sized.extras
+    if over := perf.get("error_rate_over"):
+        reasons.append(over)  # the brief's maximum error rate is a gate
+    facts["gpus"] = gpus
+    facts["fit"] = fit
+    facts["performance"] = perf
+    facts["checklist"] = checklist
+    facts["perf_source"] = perf.get("throughput_source", "estimated")
     throughput: Range | None = None
-    unit = "tokens_per_s"
-    if ctx.cls == "media" and perf.get("outputs_per_s"):
-        throughput = ctx.spread(perf["outputs_per_s"], perf["throughput_source"])
+    unit: ThroughputUnit = "tokens_per_s"
+    if ctx.cls == "media" and (outputs := perf.get("outputs_per_s")):
+        throughput = ctx.spread(outputs, perf["throughput_source"])
         unit = "outputs_per_s"
-    elif not training and perf.get("tokens_per_s"):
-        throughput = ctx.spread(
-            perf["tokens_per_s"], perf["throughput_source"], extras.get("widen", (1.0, 1.0))
-        )
+    elif not training and (tokens := perf.get("tokens_per_s")):
+        throughput = ctx.spread(tokens, perf["throughput_source"], extras.widen)
         if perf["throughput_source"] == "estimated" and (
-            calibrated := calibrated_spread(ctx, float(perf["tokens_per_s"]), acc["slug"])
+            calibrated := calibrated_spread(ctx, float(tokens), acc["slug"])
         ):
             throughput, perf["calibration_applied"] = calibrated
             # the row shows the throughput it is costed at; the roofline figure stays beside it
-            perf["estimated_tokens_per_s"] = perf["tokens_per_s"]
+            perf["estimated_tokens_per_s"] = tokens
             perf["tokens_per_s"] = round(throughput.likely, 3)
     fabric = quote.get("inter_node_bandwidth_gbps")
     purchase = None
@@ -346,7 +361,7 @@ def _finish(
             gpus_per_replica=gpus,
             gpus_per_node=node,
             throughput_per_replica=throughput,
-            throughput_unit=unit,  # type: ignore[arg-type]
+            throughput_unit=unit,
             perf_source=facts["perf_source"],
             peak_dense_tflops_per_gpu=peak,
             p95_ttft_ms=perf.get("ttft_p95_ms"),
@@ -382,10 +397,10 @@ def _finish(
             spot_rework_share=None
             if (share := quote.get("spot_rework_share")) in (None, "") or share is None
             else float(share),
-            evidence_key=extras.get("evidence_key", ""),
+            evidence_key=extras.evidence_key,
             evidence_detail=_evidence_detail(perf),
-            acceptance_rate=extras.get("acceptance_rate"),
-            failure_rate=extras.get("failure_rate"),
+            acceptance_rate=extras.acceptance_rate,
+            failure_rate=extras.failure_rate,
             itl_p95_ms=perf.get("itl_p95_ms"),
             fits_at_context_window=fit.get("fits_at_context_window"),
             headroom_status=fit.get("status", ""),
@@ -396,19 +411,14 @@ def _finish(
         )
     except EngineInputError as exc:
         return None, facts, [f"cannot be costed: {exc.message}"]
-    sweep = extras.get("sweep")
+    sweep = extras.sweep
     if sweep is not None and fx_ok:
         # costed after the ranking, for the rows the pages chart (snapshot/sweeps.py)
         facts[SWEEP_FACT] = sweep
     return cand, facts, []
 
 
-SWEEP_FACT = "_sweep"  # not a row field: compute() never copies it into a row
-
-
-def sweep_costs(
-    workload: WorkloadInput, cand: CandidateInput, sweep: Sweep
-) -> list[dict[str, Any]]:
+def sweep_costs(workload: WorkloadInput, cand: CandidateInput, sweep: Sweep) -> list[CostedPoint]:
     """Every point of the row's sweep costed by the engine, frozen with the row:
     the charts read these, never recompute them."""
     costed = point_costs(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from catalog.tiers import input_limit_reason, prices_for
 from core import workloads
@@ -12,6 +11,7 @@ from engine.evidence import normalise_model
 from engine.types import HOURS_PER_MONTH, ApiPricing, CandidateInput
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import Context, money, rounded, route_key
+from procurement.snapshot.facts import RowFacts
 from procurement.snapshot.schema import ModelRow, RouteRow
 from procurement.snapshot.workload import dec
 
@@ -52,10 +52,10 @@ def model_substitution(ctx: Context, route: RouteRow) -> str:
 
 def route_candidate(
     ctx: Context, route: RouteRow
-) -> tuple[CandidateInput | None, dict[str, Any], list[str]]:
+) -> tuple[CandidateInput | None, RowFacts, list[str]]:
     rate = ctx.rate(route["currency"])
     conv = rate if rate is not None else Decimal(1)
-    facts: dict[str, Any] = {
+    facts: RowFacts = {
         "kind": "api",
         "quote_id": None,
         "api_route_id": route["id"],

@@ -9,12 +9,14 @@ a default for older ones. Parts that later releases may extend mark their newer 
 `NotRequired`.
 
 An older snapshot is turned into this shape once by `upgrade.upgrade`, at the top of `thaw`.
+The facts `thaw` computes from it for each row are typed beside it, in `facts.py`.
 """
 
 from __future__ import annotations
 
 from typing import NotRequired, TypeAlias, TypedDict
 
+from core.workloads import WorkloadClassName
 from engine.types.common import CapacityModel
 
 SNAPSHOT_FORMAT = 2
@@ -195,7 +197,7 @@ class BriefRow(TypedDict, total=False):
     title: str
     version: int
     supersedes_id: int | None
-    workload_class: str
+    workload_class: WorkloadClassName
     description: str
     model_id: int | None
     weight_precision: str
@@ -213,6 +215,7 @@ class BriefRow(TypedDict, total=False):
     ttft_p95_ms: int | None
     itl_p95_ms: int | None
     e2e_p99_ms: int | None
+    max_error_rate: float | None  # 0 ≤ x < 1; None: no maximum
     billed_token_type: str
     peak_to_average: float
     monthly_accepted_outputs_low: float | None
@@ -279,6 +282,9 @@ class QuoteRow(TypedDict, total=False):
     entered_by_vendor: bool
     capacity_model: CapacityModel
     currency: str
+    price_unit: str  # what the vendor priced: a GPU-hour, a node-hour, …
+    price_as_quoted: str | None  # in that unit (price_per_gpu_hour is per GPU-hour)
+    gpus_per_priced_unit: int | None
     price_per_gpu_hour: str | None
     price_per_node: str | None
     support_per_year: str | None
@@ -286,6 +292,8 @@ class QuoteRow(TypedDict, total=False):
     amortisation_months: int | None
     gpus_per_node: int
     max_gpus_available: int | None
+    capacity_available_from: str | None  # ISO 8601; None: now
+    capacity_lead_time_days: int | None
     vcpu_per_node: int | None
     ram_gb_per_node: int | None
     local_nvme_tb_per_node: str | None
@@ -333,11 +341,14 @@ class RouteRow(TypedDict, total=False):
     provider_id: int
     model_name: str
     model_profile_id: int | None
+    publisher: str
     currency: str
     price_input_per_m_tokens: str
     price_output_per_m_tokens: str
     price_cached_input_per_m_tokens: str | None
-    price_tiers: list[dict[str, JSONValue]]
+    price_cache_write_per_m_tokens: str | None
+    # by tier name ("batch", "above_200k_tokens", "standard", …): its prices (catalog/tiers.py)
+    price_tiers: dict[str, dict[str, JSONValue]]
     max_input_tokens: int | None
     rate_limit_rpm: int | None
     rate_limit_tpm: int | None

@@ -6,7 +6,7 @@ Pure: no Django.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Final, Literal
 
 from core import workloads
 from engine.errors import EngineInputError
@@ -14,6 +14,7 @@ from engine.memory.context import fit_contexts
 from engine.memory.fit import (
     DEFAULT_MAX_NODES,
     FitInput,
+    FitResult,
     GpuSpec,
     ModelSpec,
     memory_fit,
@@ -22,12 +23,20 @@ from engine.performance import InferencePerfInput, estimate_inference
 from engine.serving_engines import prefix_caching
 from procurement.snapshot import evidence
 from procurement.snapshot.context import Context, rounded
+from procurement.snapshot.facts import EngineExtras, FitFacts, PerfFacts
 from procurement.snapshot.ledger import ledger_pairs
 from procurement.snapshot.schema import AcceleratorRow, FrozenResult, QuoteRow
 
 # Memory-fit mode per class: a whole-model training run sizes as "training".
 TRAINING_MODES = dict.fromkeys(workloads.TRAINING_RUN, "training")
 FOUR_BIT = {"int4", "fp4"}
+# The figures a row shows rounded to 0.001 (the throughput and the latencies).
+ROUNDED: Final[tuple[Literal["tokens_per_s", "ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"], ...]] = (
+    "tokens_per_s",
+    "ttft_p95_ms",
+    "itl_p95_ms",
+    "e2e_p99_ms",
+)
 
 
 def model_of(ctx: Context) -> ModelSpec:
@@ -36,7 +45,7 @@ def model_of(ctx: Context) -> ModelSpec:
     return ctx.model
 
 
-def _fit_facts(fit: Any, *, context: int, sequences: int, offered: int | None) -> dict[str, Any]:
+def _fit_facts(fit: FitResult, *, context: int, sequences: int, offered: int | None) -> FitFacts:
     return {
         "gpus_required": fit.gpus_required,
         "fits": fit.fits,
@@ -57,18 +66,18 @@ def _fit_facts(fit: Any, *, context: int, sequences: int, offered: int | None) -
 
 def inference_fit(
     ctx: Context, gpu: GpuSpec, node: int, cap: int | None, at: int | None = None
-) -> tuple[int, bool, dict[str, Any], list[str]]:
+) -> tuple[int, bool, FitFacts, list[str]]:
     """(GPUs per replica, fits within the offer, fit facts, reasons): the smallest fit, or
     the fit at ``at`` GPUs per replica (a measured or a larger configuration)."""
     gpus, fits, facts, reasons = ctx.memo(
         ("inference_fit", gpu, node, cap, at), lambda: _inference_fit(ctx, gpu, node, cap, at)
     )
-    return gpus, fits, dict(facts), list(reasons)
+    return gpus, fits, facts.copy(), list(reasons)
 
 
 def _inference_fit(
     ctx: Context, gpu: GpuSpec, node: int, cap: int | None, at: int | None
-) -> tuple[int, bool, dict[str, Any], list[str]]:
+) -> tuple[int, bool, FitFacts, list[str]]:
     brief = ctx.brief
     model = model_of(ctx)
     contexts = fit_contexts(
@@ -83,7 +92,7 @@ def _inference_fit(
     max_nodes = max(1, math.ceil(cap / node)) if cap else DEFAULT_MAX_NODES
     margin = float(ctx.a.get("headroom_margin_pct", 10.0))
 
-    def fit_at(tokens: int, gpus: int | None = None) -> Any:
+    def fit_at(tokens: int, gpus: int | None = None) -> FitResult:
         return memory_fit(
             FitInput(
                 model=model,
@@ -125,7 +134,7 @@ def _inference_fit(
 
 def training_fit(
     ctx: Context, gpu: GpuSpec, node: int, cap: int | None
-) -> tuple[int, bool, dict[str, Any], list[str]]:
+) -> tuple[int, bool, FitFacts, list[str]]:
     brief = ctx.brief
     model = model_of(ctx)
     gpus = int(brief.get("target_gpus") or 1)
@@ -166,7 +175,7 @@ def training_fit(
     return gpus, fits, facts, reasons
 
 
-def _estimate(ctx: Context, gpu: GpuSpec, gpus: int, cached: float = 0.0) -> dict[str, Any]:
+def _estimate(ctx: Context, gpu: GpuSpec, gpus: int, cached: float = 0.0) -> PerfFacts:
     """The roofline estimate at the brief's p95 request and concurrency (or why not), with
     ``cached`` of the input found in the prefix cache."""
     brief = ctx.brief
@@ -197,12 +206,10 @@ def _estimate(ctx: Context, gpu: GpuSpec, gpus: int, cached: float = 0.0) -> dic
     }
 
 
-def estimate(ctx: Context, gpu: GpuSpec, gpus: int, cached: float = 0.0) -> dict[str, Any]:
-    """`_estimate`, once per snapshot for each accelerator shape, GPU count and cached share."""
-    found: dict[str, Any] = ctx.memo(
-        ("estimate", gpu, gpus, cached), lambda: _estimate(ctx, gpu, gpus, cached)
-    )
-    return found
+def estimate(ctx: Context, gpu: GpuSpec, gpus: int, cached: float = 0.0) -> PerfFacts:
+    """`_estimate`, once per snapshot for each accelerator shape, GPU count and cached share
+    (shared by the rows: read it, or copy it into a row's facts)."""
+    return ctx.memo(("estimate", gpu, gpus, cached), lambda: _estimate(ctx, gpu, gpus, cached))
 
 
 def _pct(share: float) -> str:
@@ -238,9 +245,10 @@ def _cache_factor(ctx: Context, gpu: GpuSpec, gpus: int, share: float) -> tuple[
     """(measured throughput × this, in words) for a cached share: the roofline's GPU time per
     request at the brief's shape with and without the cached prefill."""
     cached, full = estimate(ctx, gpu, gpus, share), estimate(ctx, gpu, gpus)
-    if not (cached.get("tokens_per_s") and full.get("tokens_per_s")):
+    with_cache, without = cached.get("tokens_per_s"), full.get("tokens_per_s")
+    if not (with_cache and without):
         return 1.0, "; the measured throughput is kept (the roofline cannot split prefill here)"
-    factor = float(cached["tokens_per_s"]) / float(full["tokens_per_s"])
+    factor = float(with_cache) / float(without)
     return factor, (
         f"; measured throughput ×{factor:.3f}, the roofline's GPU time per request at the "
         "brief's shape without the cached prefill (the benchmark's prompts are read as "
@@ -250,18 +258,18 @@ def _cache_factor(ctx: Context, gpu: GpuSpec, gpus: int, share: float) -> tuple[
 
 def inference_perf(
     ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpu: GpuSpec, gpus: int
-) -> dict[str, Any]:
+) -> tuple[PerfFacts, EngineExtras]:
     """Throughput per replica and latency: from a benchmark that matches the brief's workload
     (measured, or proxy with its adjustment stated), else estimated (snapshot/evidence.py).
     The brief's cached share of input lowers prefill where the row's engine caches prefixes.
 
-    The engine-facing extras (spread widening, measured acceptance / failure, evidence key)
-    ride under ``perf["_engine"]``; quotes.py pops them."""
-    perf: dict[str, Any] = {"throughput_source": "estimated", "latency_source": "estimated"}
+    Returns the row's performance facts and the engine-facing extras (spread widening,
+    measured acceptance / failure, evidence key)."""
+    perf: PerfFacts = {"throughput_source": "estimated", "latency_source": "estimated"}
     result, match, ignored = evidence.choose(ctx, quote, acc, gpus)
     share, caching = prefix_cache(ctx, result if match is not None else None)
     perf.update(estimate(ctx, gpu, gpus, share))
-    extras: dict[str, Any] = {}
+    extras = EngineExtras()
     if result is not None and match is not None:
         factor = 1.0
         if share > 0:
@@ -276,10 +284,10 @@ def inference_perf(
                 "workload_class": ctx.brief.get("workload_class") or "",
                 "pairs": pairs,
             }
-        extras["evidence_key"] = f"result:{result.get('result_id')}"
+        extras.evidence_key = f"result:{result.get('result_id')}"
     else:
         model = ctx.model_row.get("slug", "")
-        extras["evidence_key"] = f"estimate:{acc['slug']}:{model}"
+        extras.evidence_key = f"estimate:{acc['slug']}:{model}"
         perf["evidence"] = {"kind": "estimated", "reason": "no benchmark matches the brief"}
         perf["acceptance_source"] = "the brief's assumption"
         evidence.state_brief_rates(ctx, perf)
@@ -287,8 +295,7 @@ def inference_perf(
         perf["prefix_caching"] = caching
     if ignored:
         perf["ignored_evidence"] = ignored
-    for key in ("tokens_per_s", "ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"):
-        if perf.get(key) is not None:
-            perf[key] = rounded(float(perf[key]), 3)
-    perf["_engine"] = extras
-    return perf
+    for key in ROUNDED:
+        if (figure := perf.get(key)) is not None:
+            perf[key] = rounded(float(figure), 3)
+    return perf, extras

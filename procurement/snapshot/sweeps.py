@@ -8,10 +8,9 @@ row) get their points costed and frozen with them; the others keep their chosen 
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.types import ComparisonOutput
-from procurement.snapshot.quotes import SWEEP_FACT, sweep_costs
+from procurement.snapshot.facts import SWEEP_FACT, CostedPoint, RowFacts, UncostedSweep
+from procurement.snapshot.quotes import sweep_costs
 from procurement.snapshot.thaw import Thawed
 
 CHARTED_ROWS = 50  # the results page's first page (views.comparisons.RESULTS_PAGE_SIZE)
@@ -19,7 +18,7 @@ CHARTED_ROWS = 50  # the results page's first page (views.comparisons.RESULTS_PA
 
 def charted_point_costs(
     thawed: Thawed, output: ComparisonOutput, *, rows: int | None = None
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[CostedPoint]]:
     """Row key → its sweep's points, costed, for the cheapest eligible rows with a sweep."""
     if thawed.input is None:
         return {}
@@ -34,13 +33,14 @@ def charted_point_costs(
         wanted.add(output.recommended_candidate_id)
     out = {}
     for key in sorted(wanted):
-        sweep = thawed.facts.get(key, {}).get(SWEEP_FACT)
+        facts = thawed.facts.get(key)
+        sweep = None if facts is None else facts.get(SWEEP_FACT)
         if sweep is not None and key in candidates:
             out[key] = sweep_costs(thawed.input.workload, candidates[key], sweep)
     return out
 
 
-def uncosted_sweep(facts: dict[str, Any]) -> dict[str, Any] | None:
+def uncosted_sweep(facts: RowFacts) -> UncostedSweep | None:
     """For a row with a sweep whose points were not costed: how many points it has and why
     the page draws no chart for it (the row still says its chosen point). None otherwise."""
     sweep = facts.get(SWEEP_FACT)

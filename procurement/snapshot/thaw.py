@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.types import CandidateInput, ComparisonInput
 from procurement.snapshot.context import Context, quote_key, route_key
+from procurement.snapshot.facts import RowFacts
 from procurement.snapshot.quotes import quote_candidate
 from procurement.snapshot.routes import route_candidate
 from procurement.snapshot.schema import Snapshot
@@ -20,7 +20,7 @@ from procurement.snapshot.workload import workload_input
 
 # What building one candidate gives: the engine's input (None: not costable), the row's
 # facts, and why it was not costed.
-Built = tuple[CandidateInput | None, dict[str, Any], list[str]]
+Built = tuple[CandidateInput | None, RowFacts, list[str]]
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Thawed:
     """The engine input (None when no candidate could be built) and every candidate's facts."""
 
     input: ComparisonInput | None
-    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    facts: dict[str, RowFacts] = field(default_factory=dict)  # snapshot/facts.py
     rejected: dict[str, list[str]] = field(default_factory=dict)  # key → why it was not costed
     order: list[str] = field(default_factory=list)
 

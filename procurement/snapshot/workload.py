@@ -18,10 +18,13 @@ Mapping notes (stated here so a reviewer can check them):
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import cast
 
 from core import workloads
+from core.workloads import WorkloadClassName
+from engine.errors import EngineInputError
 from engine.types import MediaSpec, Range, TrainingSpec, WorkloadInput
+from engine.types.input import BilledTokenType
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.assumptions import sources as scalar_sources
 from procurement.snapshot.schema import BriefRow, Effective, ModelRow, Overrides, Snapshot
@@ -29,7 +32,7 @@ from procurement.snapshot.schema import BriefRow, Effective, ModelRow, Overrides
 NO_FAILURE_MTBF_H = 1e9  # no node failure rate given: failures do not enter the cost
 
 
-def dec(value: Any, default: str = "0") -> Decimal:
+def dec(value: str | float | Decimal | None, default: str = "0") -> Decimal:
     """A JSON number or decimal string as Decimal (floats through their shortest spelling)."""
     if value is None or value == "":
         return Decimal(default)
@@ -42,15 +45,23 @@ def brief_range(brief: BriefRow, overrides: Overrides, name: str) -> Range | Non
     part = overrides.get(name)
     if isinstance(part, dict):
         return Range(float(part["low"]), float(part["likely"]), float(part["high"]))
-    values: list[Any] = [brief.get(f"{name}_{p}") for p in ("low", "likely", "high")]
+    values = [brief.get(f"{name}_{p}") for p in ("low", "likely", "high")]
     if any(v is None for v in values):
         return None
-    return Range(float(values[0]), float(values[1]), float(values[2]))
+    low, likely, high = (_bound(v) for v in values)
+    return Range(low, likely, high)
 
 
-def engine_class(brief: BriefRow) -> str:
+def _bound(value: object) -> float:
+    """One bound of a brief's range: a JSON number (a numeric string reads as its number)."""
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise TypeError(f"a range bound must be a number, got {value!r}")
+
+
+def engine_class(brief: BriefRow) -> WorkloadClassName:
     """The engine reads the brief's own spelling (one taxonomy, no translation)."""
-    return str(brief["workload_class"])
+    return brief["workload_class"]
 
 
 def tokens_per_request(brief: BriefRow) -> tuple[float, float]:
@@ -117,6 +128,14 @@ def _sources(brief: BriefRow, overrides: Overrides) -> dict[str, str]:
     return out
 
 
+def _engine_default(name: str) -> Range:
+    """The engine's own default for a ranged field the brief leaves empty."""
+    default = WorkloadInput.__dataclass_fields__[name].default
+    if not isinstance(default, Range):
+        raise TypeError(f"WorkloadInput.{name} has no Range default")
+    return default
+
+
 def workload_input(snap: Snapshot) -> WorkloadInput:
     """The brief (with the comparison's overrides) as the cost engine's workload."""
     brief = snap["brief"]
@@ -129,49 +148,47 @@ def workload_input(snap: Snapshot) -> WorkloadInput:
         if "peak_to_average" in overrides
         else Range.fixed(float(brief.get("peak_to_average") or 1.0))
     )
-    defaults = WorkloadInput.__dataclass_fields__
+    if peak is None:  # an override frozen without its range: refused as the engine refuses it
+        raise EngineInputError("peak_to_average", "must be a Range(low, likely, high), got None")
     managed = brief.get("operating_model") == "managed"
     # A horizon of 0 is refused by the engine (and at brief entry), never read as 12
     raw_horizon = brief.get("horizon_months")
     horizon = 12 if raw_horizon is None else int(raw_horizon)
-    values: dict[str, Any] = {
-        "workload_class": cls,
-        "monthly_accepted_outputs": brief_range(brief, overrides, "monthly_accepted_outputs"),
-        "acceptance_rate": brief_range(brief, overrides, "acceptance_rate")
-        or defaults["acceptance_rate"].default,
-        "failure_rate": brief_range(brief, overrides, "failure_rate")
-        or defaults["failure_rate"].default,
-        "utilisation": brief_range(brief, overrides, "utilisation")
-        or defaults["utilisation"].default,
-        "peak_to_average": peak,
-        "input_tokens_per_request": tokens_in,
-        "output_tokens_per_request": tokens_out,
-        "cached_input_fraction": float(a["cached_input_fraction"]),
-        "cache_write_fraction": float(scalar(a, "cache_write_fraction")),
-        "ttft_p95_target_ms": brief.get("ttft_p95_ms"),
-        "itl_p95_target_ms": brief.get("itl_p95_ms"),
-        "e2e_p99_target_ms": brief.get("e2e_p99_ms"),
-        "platform_labor_fte": 0.0 if managed else float(brief.get("platform_fte") or 0),
-        "loaded_monthly_cost_per_fte": dec(brief.get("loaded_monthly_cost_per_fte")),
-        "vendor_management_fte": float(a["vendor_management_fte"]),
-        "horizon_months": horizon,
-        "expected_model_churn_months": int(brief.get("expected_model_churn_months") or horizon),
-        "storage_gb": float(brief.get("storage_gb") or 0),
-        "egress_gb_per_month": float(brief.get("egress_gb_month") or 0),
-        "serving_stack_per_month": dec(a["serving_stack_per_month"]),
-        "observability_per_month": dec(a["observability_per_month"]),
-        "headroom_margin_pct": float(a["headroom_margin_pct"]),
-        "stale_quote_days": int(snap.get("stale_quote_days") or 30),
-        "fixed_peak_headroom": float(scalar(a, "fixed_peak_headroom")),
-        "spot_rework_share": float(scalar(a, "spot_rework_share")),
-        "api_failed_attempts_billed": float(scalar(a, "api_failed_attempts_billed")),
-        "term_residual_use_share": float(scalar(a, "term_residual_use_share")),
-        "capacity_unstated_warn_gpus": int(scalar(a, "capacity_unstated_warn_gpus")),
-        "assumption_sources": _sources(brief, overrides),
-        "tokens_billed": brief.get("billed_token_type") or "output",
-    }
-    if brief["workload_class"] in workloads.TRAINING:
-        values["training"] = _training_spec(snap, a)
-    if cls == "media":
-        values["media"] = _media_spec(brief, a)
-    return WorkloadInput(**values)
+    return WorkloadInput(
+        workload_class=cls,
+        monthly_accepted_outputs=brief_range(brief, overrides, "monthly_accepted_outputs"),
+        acceptance_rate=brief_range(brief, overrides, "acceptance_rate")
+        or _engine_default("acceptance_rate"),
+        failure_rate=brief_range(brief, overrides, "failure_rate")
+        or _engine_default("failure_rate"),
+        utilisation=brief_range(brief, overrides, "utilisation") or _engine_default("utilisation"),
+        peak_to_average=peak,
+        input_tokens_per_request=tokens_in,
+        output_tokens_per_request=tokens_out,
+        cached_input_fraction=float(a["cached_input_fraction"]),
+        cache_write_fraction=float(scalar(a, "cache_write_fraction")),
+        ttft_p95_target_ms=brief.get("ttft_p95_ms"),
+        itl_p95_target_ms=brief.get("itl_p95_ms"),
+        e2e_p99_target_ms=brief.get("e2e_p99_ms"),
+        platform_labor_fte=0.0 if managed else float(brief.get("platform_fte") or 0),
+        loaded_monthly_cost_per_fte=dec(brief.get("loaded_monthly_cost_per_fte")),
+        vendor_management_fte=float(a["vendor_management_fte"]),
+        horizon_months=horizon,
+        expected_model_churn_months=int(brief.get("expected_model_churn_months") or horizon),
+        storage_gb=float(brief.get("storage_gb") or 0),
+        egress_gb_per_month=float(brief.get("egress_gb_month") or 0),
+        serving_stack_per_month=dec(a["serving_stack_per_month"]),
+        observability_per_month=dec(a["observability_per_month"]),
+        headroom_margin_pct=float(a["headroom_margin_pct"]),
+        stale_quote_days=int(snap.get("stale_quote_days") or 30),
+        fixed_peak_headroom=float(scalar(a, "fixed_peak_headroom")),
+        spot_rework_share=float(scalar(a, "spot_rework_share")),
+        api_failed_attempts_billed=float(scalar(a, "api_failed_attempts_billed")),
+        term_residual_use_share=float(scalar(a, "term_residual_use_share")),
+        capacity_unstated_warn_gpus=int(scalar(a, "capacity_unstated_warn_gpus")),
+        assumption_sources=_sources(brief, overrides),
+        # the stored spelling, checked by WorkloadInput (an unknown one is refused there)
+        tokens_billed=cast(BilledTokenType, brief.get("billed_token_type") or "output"),
+        training=_training_spec(snap, a) if brief["workload_class"] in workloads.TRAINING else None,
+        media=_media_spec(brief, a) if cls == "media" else None,
+    )

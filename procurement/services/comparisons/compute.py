@@ -22,6 +22,7 @@ from engine.plan.mixed import TIME_LIMIT_S
 from engine.plan.mixed_comparison import comparison_plan
 from engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
 from procurement.snapshot import Thawed, thaw
+from procurement.snapshot.facts import RowFacts
 from procurement.snapshot.sweeps import charted_point_costs, uncosted_sweep
 
 THAW_SHARE = 0.15  # share of the progress bar spent building inputs (memory fits, estimates)
@@ -45,7 +46,7 @@ def _q(value: Decimal | None, quantum: Decimal) -> Decimal | None:
     return None if value is None else value.quantize(quantum, rounding=ROUND_HALF_EVEN)
 
 
-def _base_row(key: str, facts: dict[str, Any]) -> dict[str, Any]:
+def _base_row(key: str, facts: RowFacts) -> dict[str, Any]:
     row: dict[str, Any] = {
         "key": key,
         "kind": facts["kind"],
@@ -72,13 +73,13 @@ def _base_row(key: str, facts: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _rejected_row(key: str, facts: dict[str, Any], reasons: list[str]) -> dict[str, Any]:
+def _rejected_row(key: str, facts: RowFacts, reasons: list[str]) -> dict[str, Any]:
     row = _base_row(key, facts)
     row.update(eligible=False, reasons=reasons, cost_lines={}, warnings=[], unit_label="")
     return row
 
 
-def outcome_row(outcome: CandidateOutcome, facts: dict[str, Any]) -> dict[str, Any]:
+def outcome_row(outcome: CandidateOutcome, facts: RowFacts) -> dict[str, Any]:
     """One CandidateResult's field values from the engine's outcome and the snapshot facts."""
     row = _base_row(outcome.candidate_id, facts)
     money = not facts.get("fx_missing", False)
