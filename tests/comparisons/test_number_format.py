@@ -97,7 +97,8 @@ def test_a_short_contract_under_the_horizons_spend_does_not_read_as_the_commitme
         "expected spend over 6 months, above the 1-month contract"
     )
     found = row_commitment(detail)
-    assert found is not None and found.term == "6-month horizon, above the contract"
+    assert found is not None
+    assert found.term == "6-month horizon, above the contract"
     detail["commitment"]["expected_spend_usd"] = "8000.00"  # the contract binds more
     assert numbers.commitment_horizon(detail) == "1-month commitment"
 
