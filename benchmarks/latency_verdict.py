@@ -43,6 +43,9 @@ class LatencyVerdict:
     meets: bool | None
     checks: list[dict[str, Any]] = field(default_factory=list)  # label, target, observed, ok
     point: str = ""  # the operating point judged ("concurrency 50, TTFT p95 835 ms"); "" headline
+    # A sweep's figures at the point judged (label, output tokens/s, TTFT p95, E2E p99), so a
+    # page shows the numbers its verdict rests on, not the saturation headline's; {} headline
+    at_point: dict[str, Any] = field(default_factory=dict)
 
 
 def _checks(targets: Targets, observed: dict[str, float | None]) -> list[dict[str, Any]]:
@@ -84,7 +87,15 @@ def judge(metrics: dict[str, Any], item: dict[str, Any], targets: Targets) -> La
                 "itl_p95_ms": choice.itl_p95_ms,
                 "e2e_p99_ms": choice.e2e_p99_ms,
             }
-            return LatencyVerdict(choice.meets, _checks(targets, observed), choice.statement)
+            at_point = {
+                "label": choice.label,
+                "output_tokens_per_s": choice.output_tokens_per_s,
+                "ttft_p95_ms": choice.ttft_p95_ms,
+                "e2e_p99_ms": choice.e2e_p99_ms,
+            }
+            return LatencyVerdict(
+                choice.meets, _checks(targets, observed), choice.statement, at_point
+            )
     checks = _checks(targets, _headline(item))
     # The headline's verdict as before: settled by the targets its figures can be checked on.
     settled = [c["ok"] for c in checks if c["ok"] is not None]

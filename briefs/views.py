@@ -19,6 +19,7 @@ from briefs import charts as charts_briefs
 from briefs import selectors as selectors_briefs
 from briefs import services as services_briefs
 from briefs.fit import context_source_for, context_tokens_for, mode_for
+from briefs.fit_words import assumption_rows
 from briefs.forms import BriefForm, MemoryFitForm, brief_initial
 from briefs.models import WorkloadBrief, WorkloadClass
 from briefs.rules import GROUPS, field_label, groups_for, missing_labels
@@ -84,7 +85,9 @@ def brief_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "fit_context_source": context_source_for(brief),
         "fit_mode": mode_for(brief),
         "fit_margin_pct": DEFAULT_HEADROOM_MARGIN_PCT,
-        "assumptions": next((r.result.assumptions for r in rows if r.result), None),
+        "assumptions": assumption_rows(
+            next((r.result.assumptions for r in rows if r.result), None)
+        ),
         "fig_breakdown": charts_briefs.memory_breakdown_figure(
             short, title=f"Memory per GPU at the brief's context ({context_source_for(brief)})"
         )
@@ -146,6 +149,7 @@ def memory_fit(request: AuthedRequest) -> HttpResponse:
         "form": form,
         "result": result,
         "breakdown": _breakdown_rows(result),
+        "assumptions": assumption_rows(result.get("assumptions") if result else None),
         "fit_margin_pct": DEFAULT_HEADROOM_MARGIN_PCT,
     }
     return render(request, "briefs/memory_fit.html", context, status=_status(form))

@@ -111,6 +111,8 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
         item = figures.key_figures(result.metrics or {}, result.gpu_count)
         engine = " ".join(x for x in (result.serving_engine, result.parallelism) if x)
         verdict = latency_verdict.judge(result.metrics or {}, item, targets)
+        if verdict.at_point:  # a sweep: the figures its verdict rests on, not the headline's
+            item = {**item, **_figures_at(verdict.at_point, result.gpu_count)}
         evidence = evidence_verdict(result, brief)
         rows.append(
             {
@@ -129,6 +131,18 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _figures_at(point: dict[str, Any], gpu_count: int | None) -> dict[str, Any]:
+    """A row's figures at the operating point judged (latency_verdict.judge's `at_point`)."""
+    tokens = point.get("output_tokens_per_s")
+    return {
+        "output_tokens_per_s": tokens,
+        "tokens_per_s_per_gpu": tokens / gpu_count if tokens is not None and gpu_count else None,
+        "ttft_p95_ms": point.get("ttft_p95_ms"),
+        "e2e_p99_ms": point.get("e2e_p99_ms"),
+        "figures_at": point.get("label") or "",
+    }
 
 
 def load_summary(metrics: dict[str, Any]) -> str:

@@ -115,7 +115,12 @@ def _detail_context(user: Any, result: BenchmarkResult) -> dict[str, Any]:
         "metrics": metrics,
         "runs": metrics.get("runs") or [],
         "extra": extra_rows(metrics.get("extra")),
-        "sweep": in_sweep and {"id": in_sweep[0]["result_id"], "files": len(in_sweep[1])},
+        "sweep": in_sweep
+        and {
+            "id": in_sweep[0]["result_id"],
+            "files": len(in_sweep[1]),
+            "levels": len(in_sweep[0].get("operating_points") or []),
+        },
         "charts": {k: v for k, v in charts_out.items() if v},
         "is_final": result.status in FINAL_STATES,
         "workload": workload_summary(result),

@@ -91,6 +91,11 @@ def vendor_progress(rfq: Any, quotes: list[Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _count(tokens: int | None) -> str:
+    """3500 → "3,500" as the other figures of the requirements read; "?" when not stated."""
+    return f"{tokens:,}" if tokens else "?"
+
+
 def rfq_initial(brief: Any) -> dict[str, Any]:
     """An RFQ pre-filled from its brief: title, requirements in words, region, term, and the
     GPUs needed and acceptable accelerators from the brief's memory fit (its shortlist)."""
@@ -99,7 +104,7 @@ def rfq_initial(brief: Any) -> dict[str, Any]:
         facts.append(f"model {brief.model}")
     if brief.p95_input_tokens or brief.p95_output_tokens:
         facts.append(
-            f"p95 {brief.p95_input_tokens or '?'} input / {brief.p95_output_tokens or '?'} "
+            f"p95 {_count(brief.p95_input_tokens)} input / {_count(brief.p95_output_tokens)} "
             "output tokens"
         )
     for name, label in (

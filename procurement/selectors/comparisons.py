@@ -28,7 +28,7 @@ TRAINING_OR_MEDIA = workloads.TRAINING | workloads.MEDIA
 def default_quotes() -> QuerySet[Any]:
     """Every current quote version (not superseded, not withdrawn)."""
 
-    return Quote.objects.current().select_related("provider", "accelerator")
+    return Quote.objects.current().select_related("provider", "accelerator", "rfq")
 
 
 def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:

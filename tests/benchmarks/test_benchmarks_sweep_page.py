@@ -94,7 +94,7 @@ def test_v12_each_file_of_a_sweep_links_to_its_sweep_page(sweep_world, login, en
     for result in files:
         html = client.get(result.get_absolute_url()).content.decode()
         assert f'href="/benchmarks/sweeps/{head}/"' in html, result.original_name
-        assert "one of the 3 load levels of a sweep" in html
+        assert "one of the 3 files of a sweep of 3 load levels" in html
     # the sweep lives at its first file's address; another file's address leads there
     response = client.get(f"/benchmarks/sweeps/{files[2].pk}/")
     assert response.status_code == 302

@@ -124,7 +124,7 @@ def test_v12_a_sweep_is_shown_as_a_sweep(
     # The file's page says it is one level of a sweep and links to it.
     browser_page.goto(c32.get_absolute_url())
     notice = page.locator("#in-sweep")
-    expect(notice).to_contain_text("one of the 3 load levels of a sweep")
+    expect(notice).to_contain_text("one of the 3 files of a sweep of 3 load levels")
     figures = page.locator("#file-figures")
     expect(figures.locator("tr:has-text('Mean TTFT')")).to_contain_text("376")
     expect(figures.locator("tr:has-text('Mean TTFT')")).to_contain_text("ms")

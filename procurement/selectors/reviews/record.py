@@ -20,7 +20,12 @@ from procurement.selectors.reviews.commitment import row_commitment
 from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.pair import pair_delta
 from procurement.selectors.reviews.plan import approved_plan_parts_of, part_rows
-from procurement.selectors.reviews.rows import candidates_of, entered_by_label, ordered_lines
+from procurement.selectors.reviews.rows import (
+    RANKED,
+    candidates_of,
+    entered_by_label,
+    ordered_lines,
+)
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -433,7 +438,7 @@ def record_rows(comparison: Comparison, *, chosen_pk: int | None = None) -> Reco
         )
     # One query: the best eligible rows, the recommended and chosen rows, the cheapest per
     # GPU-hour (each sort served by an index on the comparison's rows).
-    top = base.filter(eligible=True).order_by("rank", "key").values("pk")[:RECORD_ROWS]
+    top = base.filter(eligible=True).order_by(*RANKED).values("pk")[:RECORD_ROWS]
     cheapest = (
         base.filter(eligible=True, hourly_price_usd__isnull=False, unit_cost_usd__isnull=False)
         .order_by("hourly_price_usd", "key")
@@ -448,7 +453,7 @@ def record_rows(comparison: Comparison, *, chosen_pk: int | None = None) -> Reco
             in_top=Case(When(pk__in=top, then=True), default=False),
             is_cheapest=Case(When(pk__in=cheapest, then=True), default=False),
         )
-        .order_by("rank", "key")
+        .order_by(*RANKED)
     )
     rows: list[CandidateResult] = [r for r in fetched if r.in_top]
     rows += [

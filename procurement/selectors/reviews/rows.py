@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 
 from benchmarks import access as benchmarks_access
@@ -35,6 +35,9 @@ SORTS: dict[str, tuple[str, str]] = {
     "prob": ("Probability cheapest", "prob_cheapest"),
 }
 DESCENDING_SORTS = frozenset({"prob"})
+# Ranked (eligible) rows first, then the unranked ones, on every database: SQLite sorts NULL
+# first, so a plain order_by("rank") opened `make run`'s decision record on refused rows.
+RANKED = (F("rank").asc(nulls_last=True), "key")
 MAX_EVIDENCE_PER_ROW = 5
 
 
@@ -126,7 +129,7 @@ def candidates_of(comparison: Comparison) -> list[CandidateResult]:
             "quote__entered_by",
             "api_route__provider",
             "api_route__entered_by",
-        ).order_by("rank", "key")
+        ).order_by(*RANKED)
     )
 
 
