@@ -98,6 +98,13 @@ def money(value: Any, currency: str = "USD") -> str:
 
 
 @register.filter
+def money_abs(value: Any, currency: str = "USD") -> str:
+    """Money without its sign, where the words say which way it goes ("costs … more")."""
+    number = _decimal(value)
+    return money(None if number is None else abs(number), currency)
+
+
+@register.filter
 def amount(value: Any) -> str:
     """Money without the currency (a column header states it): "54,518.64"."""
     return money(value, "")

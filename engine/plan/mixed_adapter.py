@@ -2,13 +2,16 @@
 comparison run can call (``plan_for_comparison``).
 
 Each costed, eligible candidate is one offer with one configuration (a candidate is an offer
-at one configuration today): its price per GPU-hour (the effective one for owned hardware),
-GPUs per replica, accepted outputs per replica-hour (throughput at the latency target ×
-acceptance × (1 − failure); fixed capacity at (1 − peak headroom), spot work less its
-rework), the vendor's stated capacity when the candidate carries ``max_gpus_available``, its
-capacity model (fixed, elastic or API), monthly commitment and term, and the vendor's fixed
-monthly network and serving costs. The workload's own monthly costs (storage, observability,
-platform labour) are the same whichever GPUs serve it and stay out of the plan's cost.
+at one configuration today): its price per GPU-hour (the effective one for owned hardware;
+for fixed capacity × (1 + the share of its term past the horizon), the row's
+``term_beyond_horizon`` line), GPUs per replica, accepted outputs per replica-hour
+(throughput at the latency target × acceptance × (1 − failure); fixed capacity at
+(1 − peak headroom), spot work less its rework), the vendor's stated capacity when the
+candidate carries ``max_gpus_available``, its capacity model (fixed, elastic or API),
+monthly commitment and term, and the vendor's fixed monthly network and serving costs.
+The workload's own monthly costs (storage, observability, platform labour) are the same
+whichever GPUs serve it and stay out of the plan's cost; ``mixed_recommended`` adds them
+back where the plan is read beside the rows.
 """
 
 from __future__ import annotations
@@ -76,13 +79,19 @@ def sized_rates(
             rate = accepted_per_replica_hour(workload, cand)
         except EngineInputError:
             continue
-        fits_long = cand.fits_at_p95_context and cand.fits_at_context_window is not False
+        fits_long = fits_long_requests(cand)
         rates[cand.id] = {
             size.name: rate * mean_t / size.tokens
             for size in sizes
             if size.name != LONG or fits_long
         }
     return buckets, rates
+
+
+def fits_long_requests(cand: CandidateInput) -> bool:
+    """Long requests may reach the brief's whole context window: only rows that fit it (and
+    the p95 context) serve them; a row that fits only the p95 context carries short ones."""
+    return cand.fits_at_p95_context and cand.fits_at_context_window is not False
 
 
 def _capacity(cand: CandidateInput) -> PlanCapacity:
@@ -136,7 +145,7 @@ def plan_offer(
         config = PlanConfig(
             "route", 0, api_price_per_output=dict.fromkeys(buckets, per_output), label=cand.label
         )
-        price = Decimal(0)
+        price = stranded = Decimal(0)
     else:
         config = PlanConfig(
             "config",
@@ -145,6 +154,9 @@ def plan_offer(
             label=cand.label,
         )
         price = cost.price_per_gpu_hour(cand) or Decimal(0)
+        stranded = cost.term_beyond_horizon_share(workload, cand)
+        with localcontext(cost.DECIMAL_CONTEXT):
+            price *= 1 + stranded  # the months past the horizon, paid as on the row
     util = 1.0
     if capacity == "elastic" and cand.idle_billed:
         util = cand.utilisation.likely if cand.utilisation else workload.utilisation.likely
@@ -169,6 +181,7 @@ def plan_offer(
         ),
         utilisation=util,
         eligible=eligible,
+        stranded_share=stranded,
     )
 
 

@@ -6,8 +6,10 @@ A bucket has a share of the requests and a mean size (prompt + output tokens). A
 time per request is taken proportional to the tokens it processes, so a configuration that
 delivers ``rate`` accepted outputs per replica-hour at the brief's mean request runs bucket b
 at ``rate × T / t_b``, where T is the share-weighted mean of the buckets' sizes: a row
-carrying every bucket costs what it costs at the mean, however the requests split. Only rows
-that fit the brief's p95 context serve the long bucket.
+carrying every bucket costs what it costs at the mean, however the requests split. Long
+requests may reach the brief's whole context window: only rows that fit it serve the long
+bucket (``mixed_adapter.fits_long_requests``); a row that fits only the p95 context, eligible
+with a warning on its own, carries short requests in the plan.
 
 - **From the brief** (``brief_sizes``): the long bucket is the top ``long_share`` of the
   requests at the p95 prompt, the short one the rest of the mean,

@@ -25,11 +25,19 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from engine import cost
 from engine.deployments.assess import capacity_reason
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S, optimise
-from engine.plan.mixed_adapter import plan_inputs, row_draws
+from engine.plan.mixed_adapter import fits_long_requests, plan_inputs, row_draws
 from engine.plan.mixed_buckets import BucketSize, brief_sizes, sample_sizes
+from engine.plan.mixed_recommended import (
+    against_recommended,
+    as_single,
+    recommended_gap,
+    recommended_single,
+    table_terms,
+)
 from engine.plan.mixed_types import MixedPlan, PlanDemand
 from engine.plan.mixed_uncertainty import plan_spread
 from engine.types import ComparisonInput, ComparisonOutput, WorkloadInput
@@ -72,6 +80,7 @@ def _served(plan: MixedPlan, labels: dict[str, str], horizon_months: int) -> dic
     else:
         data["saving_pct"] = None
     data["split"] = len(plan.vendors) > 1 or len(plan.lines) > 1
+    data["has_base"] = any(line.role == "base" for line in plan.lines)
     data["horizon_months"] = horizon_months
     total = Decimal(0)
     for part, served in zip(plan.vendors, data["vendors"], strict=True):
@@ -194,11 +203,42 @@ def comparison_plan(
         return _none("no eligible row can be costed per replica or per output")
     demand, offers = built
     plan = optimise(demand, offers, time_limit=time_limit)
+    rows = {row.candidate_id: row for row in output.candidates}
+    recommended = rows.get(output.recommended_candidate_id or "")
+    single = recommended_single(demand, offers, output.recommended_candidate_id)
+    plan = against_recommended(plan, single)
+    label, scale = cost.unit_label_and_scale(workload)
+
+    def terms(of: MixedPlan) -> dict[str, str | None]:
+        used = [rows[o] for o in dict.fromkeys(line.offer_id for line in of.lines) if o in rows]
+        return table_terms(
+            of,
+            recommended=recommended,
+            single=single,
+            rows=used,
+            unit_label=label,
+            unit_scale=scale,
+            unit_quantum=cost.UNIT_QUANTUM,
+        )
+
+    in_rows = terms(plan)
+    gap = in_rows["vs_recommended_usd"]
+    if single is not None and plan.status != "single" and gap is not None and Decimal(gap) <= 0:
+        # cheaper in the optimiser's model, not once each vendor stores the model: no split
+        plan = as_single(plan, single, "no split is cheaper than the recommended row alone")
+        in_rows = terms(plan)
     data = _served(plan, {c.id: c.label for c in inp.candidates}, workload.horizon_months)
+    data.update(in_rows)
+    by_id = {c.id: c for c in inp.candidates}
+    rec_input = by_id.get(output.recommended_candidate_id or "")
+    data["recommended_note"] = recommended_gap(
+        recommended, single, None if rec_input is None else fits_long_requests(rec_input)
+    )
     data["buckets"] = _buckets(demand, sizes, workload)
     data["buckets_source"] = source
     data["capacity_limited"] = sorted(limited & {o.id for o in offers})
     data["p10"] = data["p50"] = data["p90"] = None
+    data["unit_p10"] = data["unit_p50"] = data["unit_p90"] = None
     if plan.feasible:
         used = {line.offer_id for line in plan.lines}
         drawn = [c for c in inp.candidates if c.id in used]
@@ -207,6 +247,15 @@ def comparison_plan(
         for name in ("p10", "p50", "p90"):
             value = Decimal(repr(getattr(spread, name))).quantize(SPREAD_QUANTUM)
             data[name] = format(value, "f")
+        own = float(data["workload_costs_usd"] or 0)
+        bands: tuple[float | None, ...]
+        if plan.status == "single" and single is not None and recommended is not None:
+            bands = (recommended.p10, recommended.p50, recommended.p90)  # the row's own band
+        else:
+            full = plan_spread(plan, demand, offers, volume, factors, fixed_monthly=own)
+            bands = (full.p10 * float(scale), full.p50 * float(scale), full.p90 * float(scale))
+        for name, band in zip(("unit_p10", "unit_p50", "unit_p90"), bands, strict=True):
+            data[name] = None if band is None else f"{band:.6f}"
     return data
 
 

@@ -48,7 +48,9 @@ def vendor_part(
         monthly_cost=money(total),
         committed_gpu_hours_per_month=committed_h,
         term_months=offer.term_months,
-        commitment_total=money(committed_h * price * offer.term_months),
+        commitment_total=money(
+            committed_h * price / (1 + offer.stranded_share) * offer.term_months
+        ),
     )
 
 

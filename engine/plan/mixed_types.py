@@ -82,6 +82,10 @@ class PlanOffer(JsonMixin):
     fixed_monthly: Decimal = Decimal(0)
     utilisation: float = 1.0  # elastic: busy share of the billed hours
     eligible: bool = True
+    # Fixed terms past the brief's horizon (cost.term_beyond_horizon_share): the price above
+    # already carries them, × (1 + share), as the rows' term_beyond_horizon line; the
+    # contract a vendor's part commits is at the quoted price.
+    stranded_share: Decimal = Decimal(0)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "configs", tuple(self.configs))
@@ -95,7 +99,12 @@ class PlanOffer(JsonMixin):
             raise EngineInputError("utilisation", f"offer {self.id!r}: must be in (0, 1]")
         if self.gpus_per_node < 1:
             raise EngineInputError("gpus_per_node", f"offer {self.id!r}: must be ≥ 1")
-        for name in ("price_per_gpu_hour", "min_commitment_gpu_hours", "fixed_monthly"):
+        for name in (
+            "price_per_gpu_hour",
+            "min_commitment_gpu_hours",
+            "fixed_monthly",
+            "stranded_share",
+        ):
             value = getattr(self, name)
             if not isinstance(value, Decimal) or value < 0:
                 raise EngineInputError(name, f"offer {self.id!r}: a Decimal ≥ 0")

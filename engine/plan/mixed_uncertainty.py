@@ -54,11 +54,14 @@ def plan_cost_samples(
     volume: FloatArray,
     throughput: Mapping[str, FloatArray],
     price: Mapping[str, FloatArray] | None = None,
+    fixed_monthly: float = 0.0,
 ) -> FloatArray:
     """Cost per accepted output of ``plan`` in each sample.
 
     ``volume``: (S,) accepted outputs a month; ``throughput``: "offer/config" → (S,)
-    sampled ÷ likely throughput (absent: 1); ``price``: offer id → (S,) price factor."""
+    sampled ÷ likely throughput (absent: 1); ``price``: offer id → (S,) price factor;
+    ``fixed_monthly``: monthly costs outside the plan's model (the workload's own lines),
+    spread over each sample's volume as the rows spread theirs."""
     if not plan.feasible:
         raise EngineInputError("plan", f"no plan to spread: {plan.reason}")
     volume = np.asarray(volume, dtype=np.float64)
@@ -68,7 +71,7 @@ def plan_cost_samples(
     configs = {(o.id, c.id): c for o in offers for c in o.configs}
     energies = np.array(layer_energies(demand.peak_to_average, demand.layers))
     peak = demand.peak_to_average * volume / HOURS
-    total = np.zeros(n)
+    total = np.full(n, float(fixed_monthly))
     for part in plan.vendors:  # commitment shortfall, whole-node spares, fixed charges
         lines_cost = sum(
             float(ln.monthly_cost) for ln in plan.lines if ln.offer_id == part.offer_id
@@ -132,8 +135,9 @@ def plan_spread(
     volume: FloatArray,
     throughput: Mapping[str, FloatArray],
     price: Mapping[str, FloatArray] | None = None,
+    fixed_monthly: float = 0.0,
 ) -> PlanSpread:
     """p10 / p50 / p90 (linear interpolation, as the rows) and the mean."""
-    values = plan_cost_samples(plan, demand, offers, volume, throughput, price)
+    values = plan_cost_samples(plan, demand, offers, volume, throughput, price, fixed_monthly)
     p10, p50, p90 = np.quantile(values, (0.1, 0.5, 0.9), method="linear")
     return PlanSpread(float(p10), float(p50), float(p90), float(values.mean()), len(values))

@@ -112,6 +112,8 @@ def plan_context(
         "approved_plan": approved,
         "approved_plan_total": sum((p.commitment_usd for p in approved), Decimal(0)),
         "approved_plan_monthly": sum((p.monthly_cost_usd for p in approved), Decimal(0)),
+        # the plan in the rows' unit, with the workload's own costs (mixed_recommended)
+        "plan_in_rows": (comparison.result or {}).get("plan") if approved else None,
     }
 
 

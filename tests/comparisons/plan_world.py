@@ -106,5 +106,9 @@ def contoso_on_demand(lead, *, evidenced: bool):
     return quote
 
 
-def computed(lead, brief, quotes):
-    return run_rows(lead, brief, quotes)
+def computed(lead, brief, quotes, *, residual_use=1):
+    """The comparison of ``quotes`` for ``brief``. The team keeps using a reservation after
+    the brief's horizon (``term_residual_use_share`` 1) unless ``residual_use`` says less:
+    these worlds test what each part commits; the months a term strands past the horizon
+    (paid on the rows and in the plan alike) have their own test."""
+    return run_rows(lead, brief, quotes, assumptions={"term_residual_use_share": residual_use})

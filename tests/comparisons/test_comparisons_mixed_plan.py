@@ -14,6 +14,7 @@ from decimal import Decimal
 import openpyxl
 import pytest
 
+from engine.plan.mixed_recommended import PLAN_MODELLED_LINES
 from procurement.charts_plan import TITLE
 from procurement.models import Comparison
 from tests.deployments.conftest import h200_quote, run_rows, sweep_on
@@ -206,8 +207,26 @@ def test_the_results_and_review_pages_show_the_plan_card_and_its_chart(
         html = client.get(f"/comparisons/{comparison.pk}/{path}").content.decode()
         assert "Cheapest plan across offers" in html, path
         saving = Decimal(plan["saving_vs_single"])
-        assert saving == 16 * HOURS  # 16 GPUs at 1.00 less a GPU-hour
-        assert f"Saves USD {saving:,.2f} a month ({plan['saving_pct']} %)" in html, path
+        assert saving == 16 * HOURS  # 16 GPUs at 1.00 less a GPU-hour, in the plan's model
+        # in the rows' terms: the workload's own lines added back, storage at each vendor
+        recommended = rows[dear.pk]
+        own = Decimal(rows[cheap.pk].cost_lines["storage"]) + sum(
+            (
+                Decimal(value)
+                for name, value in recommended.cost_lines.items()
+                if name not in PLAN_MODELLED_LINES
+            ),
+            Decimal(0),
+        )
+        total = Decimal(plan["monthly_cost"]) + own
+        assert Decimal(plan["monthly_total_usd"]) == total
+        in_rows = recommended.total_usd - total
+        assert in_rows == saving - Decimal(rows[cheap.pk].cost_lines["storage"])
+        assert Decimal(plan["vs_recommended_usd"]) == in_rows
+        assert (
+            f"Saves USD {in_rows:,.2f} a month ({plan['vs_recommended_pct']} %) against the "
+            f"recommended row, {recommended.label}"
+        ) in html, path
         assert f"Total commitment USD {Decimal(plan['total_commitment']):,.2f}" in html
         assert "committed base (fixed)" in html
         assert rows[cheap.pk].label in html

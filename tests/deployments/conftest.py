@@ -90,9 +90,13 @@ def deploy_brief(db, lead):
     return WorkloadBriefFactory(created_by=lead)
 
 
-def run_rows(lead, brief, quotes, seed=7):
+def run_rows(lead, brief, quotes, seed=7, assumptions=None):
     comparison = comparison_create(
-        acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=seed
+        acting_user=lead,
+        brief=brief,
+        quote_ids=[q.pk for q in quotes],
+        seed=seed,
+        assumptions=assumptions,
     ).comparison
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()

@@ -1,0 +1,43 @@
+"""A checklist reviewer's red flag on the recommended vendor is read before the decision: the
+browser walk found the demo's recommended quote carrying a red flag ("no certified deletion at
+contract end") while the review page said only "checklist: 100 % of the basic level"."""
+
+from __future__ import annotations
+
+import html as html_lib
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+FLAG = {
+    "code": "data-lifecycle",
+    "title": "Data storage, checkpoint retention, backup, deletion and legal hold",
+    "section": "security",
+    "comment": "No certified deletion at contract end.",
+}
+
+
+@pytest.fixture
+def flagged(comparison):
+    row = comparison.candidates.get(key=comparison.recommended_key)
+    row.checklist = {**row.checklist, "red_flags": [FLAG]}
+    row.save(update_fields=["checklist"])
+    return comparison
+
+
+@pytest.mark.parametrize("path", ["", "review/", "record/"])
+def test_the_recommended_rows_red_flags_show_on_every_decision_page(flagged, finance, login, path):
+    page = login(finance).get(f"/comparisons/{flagged.pk}/{path}")
+    assert page.status_code == 200
+    text = html_lib.unescape(page.content.decode())
+    banner = text.split('class="notice bad red-flags"')[1].split("</div>")[0]
+    assert "1 red flag" in banner
+    assert FLAG["title"] in banner
+    assert "(security)" in banner
+    assert f"“{FLAG['comment']}”" in banner
+
+
+def test_no_banner_without_a_red_flag(comparison, finance, login):
+    page = login(finance).get(f"/comparisons/{comparison.pk}/review/").content.decode()
+    assert "red-flags" not in page
