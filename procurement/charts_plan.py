@@ -4,7 +4,10 @@ no Django, no database, no browser).
 One horizontal bar for the plan, stacked per vendor and configuration, base (committed)
 and overflow apart, and one for the best single candidate carrying the whole brief; x is
 USD a month. The vendors' fixed charges and commitment shortfalls are one more segment of the
-plan's bar, so the bar is the plan's monthly cost. None when there is no plan.
+plan's bar, so the bar is the plan's monthly cost. When the table recommends a row other
+than that single candidate (one that cannot carry every request size), a third bar shows that
+row's GPUs and APIs (its monthly total less the workload's own lines), so the plan is seen
+beside the row a reviewer would otherwise approve. None when there is no plan.
 """
 
 from __future__ import annotations
@@ -29,10 +32,13 @@ def plan_segments(plan: Mapping[str, Any]) -> list[tuple[str, Decimal]]:
     """(name, USD a month) per line of the plan, then the vendors' other charges."""
     out = []
     lines_total = Decimal(0)
+    has_base = any(line.get("role") == "base" for line in plan.get("lines") or [])
     for line in plan.get("lines") or []:
         cost = _money(line.get("monthly_cost"))
         lines_total += cost
         role = ROLE_WORDS.get(line.get("role", ""), line.get("role", ""))
+        if not has_base and line.get("role") != "base":
+            role = "per request" if line.get("capacity") == "api" else "on demand"
         out.append((f"{line.get('label', line.get('offer_id', ''))} · {role}", cost))
     parts = sum((_money(v.get("monthly_cost")) for v in plan.get("vendors") or []), Decimal(0))
     if parts - lines_total > 0:
@@ -48,6 +54,14 @@ def plan_figure(result: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     single = f"Best single: {plan.get('best_single_label') or plan.get('best_single_id')}"
     categories = [single, PLAN] if plan.get("best_single_cost") is not None else [PLAN]
+    recommended = None
+    other_row = plan.get("recommended_id") and not str(plan.get("best_single_id") or "").startswith(
+        f"{plan.get('recommended_id')}/"
+    )
+    if other_row and plan.get("recommended_gpu_usd") is not None:
+        # the row the table recommends, when it is not the single the plan is held against
+        recommended = f"Recommended row: {plan.get('recommended_label')}"
+        categories = [recommended, *categories]
     data: list[dict[str, Any]] = [
         {
             "type": "bar",
@@ -66,6 +80,16 @@ def plan_figure(result: Mapping[str, Any]) -> dict[str, Any] | None:
                 "name": "best single candidate",
                 "y": [single],
                 "x": [float_or_none(plan["best_single_cost"])],
+            }
+        )
+    if recommended is not None:
+        data.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": "recommended row",
+                "y": [recommended],
+                "x": [float_or_none(plan["recommended_gpu_usd"])],
             }
         )
     return {

@@ -121,15 +121,16 @@ def against_recommended(plan: MixedPlan, single: SinglePlan | None) -> MixedPlan
 def recommended_gap(
     recommended: CandidateOutcome | None, single: SinglePlan | None, cand_fits_long: bool | None
 ) -> str:
-    """Why the recommended row alone is not one of the plan's choices ("" when it is)."""
+    """Why the recommended row alone is not one of the plan's choices ("" when it is), as
+    the end of "costs … more than the recommended row, X, because …"."""
     if recommended is None or single is not None:
         return ""
     if cand_fits_long is False:
         return (
-            f"the recommended row, {recommended.label}, does not fit the brief's whole context "
-            "window, so it takes no long request in the plan"
+            "it does not fit the brief's whole context window, so it takes no long request "
+            "in the plan"
         )
-    return f"the recommended row, {recommended.label}, cannot carry the whole brief alone"
+    return "the plan's model cannot cost it carrying the whole brief alone"
 
 
 def table_terms(
@@ -159,7 +160,12 @@ def table_terms(
         "unit_cost": None,
         "vs_recommended_usd": None,
         "vs_recommended_pct": None,
+        "recommended_gpu_usd": None,
     }
+    if recommended is not None and recommended.total is not None:
+        # the row's GPUs and APIs alone, the figure the plan's own bars stand beside
+        alone = recommended.total - workload_lines([recommended])
+        out["recommended_gpu_usd"] = text(alone.quantize(Decimal("0.01")))
     if not plan.feasible or plan.monthly_cost is None:
         return out
     is_row = single is not None and plan.status == "single" and recommended is not None

@@ -188,12 +188,28 @@ def _own_level(row: CandidateResult | None) -> str:
     )
 
 
+def _role_words(lines: list[dict[str, Any]], has_base: bool) -> str:
+    """ "committed base", "overflow", or — in a plan with no committed base — "on demand" or
+    "per request": an elastic part is not an overflow of nothing."""
+    words = set()
+    for line in lines:
+        role = str(line.get("role"))
+        if role == "base":
+            words.add(ROLE_WORDS["base"])
+        elif line.get("capacity") == "api":
+            words.add("per request")
+        else:
+            words.add(ROLE_WORDS.get(role, role) if has_base else "on demand")
+    return ", ".join(sorted(words))
+
+
 def _parts(
     comparison: Comparison, plan: dict[str, Any], rows: dict[str, CandidateResult]
 ) -> list[Part]:
     lines = [ln for ln in plan.get("lines") or [] if isinstance(ln, dict)]
     horizon = int(plan.get("horizon_months") or comparison.brief.horizon_months or 1)
     parts = []
+    has_base = any(ln.get("role") == "base" for ln in lines)
     for position, vendor in enumerate(v for v in plan.get("vendors") or [] if isinstance(v, dict)):
         offer = str(vendor.get("offer_id") or "")
         mine = [ln for ln in lines if ln.get("offer_id") == offer]
@@ -215,9 +231,7 @@ def _parts(
                 label=str(vendor.get("label") or offer),
                 candidate=row,
                 capacity=capacity,
-                role=", ".join(
-                    ROLE_WORDS.get(r, r) for r in sorted({str(ln.get("role")) for ln in mine})
-                ),
+                role=_role_words(mine, has_base),
                 replicas=sum(int(ln.get("replicas") or 0) for ln in mine),
                 gpus=sum(int(ln.get("gpus") or 0) for ln in mine),
                 configuration=fleet_columns(row.detail)["configuration"] if row else "",
