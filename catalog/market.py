@@ -11,6 +11,7 @@ A selectors module of its own: `catalog/selectors.py` is at the size the house k
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -57,7 +58,7 @@ def market_position(price: Decimal, peers: list[Decimal]) -> dict[str, Any]:
     return {
         "peers": len(peers),
         "percentile": percentile,
-        "median": str(sorted(peers)[len(peers) // 2]),
+        "median": str(statistics.median(peers)),  # an even count: the mean of the middle two
         "outlier": outlier,
         "fences": fences,
     }

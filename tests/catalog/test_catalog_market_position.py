@@ -74,3 +74,11 @@ def test_market_position_on_the_quote_page_and_api(market, login, lead, api_clie
     assert body["market_position"]["outlier"] == "low"
     listed = api_client.get("/api/v1/quotes/").json()
     assert listed["results"][0]["market_position"] is None
+
+
+def test_the_median_of_an_even_number_of_peers_is_the_mean_of_the_middle_two():
+    """Four public prices 1.00, 2.00, 3.00, 4.00: the median is 2.50, not 3.00 (the browser
+    walk found the upper middle price shown as the market median)."""
+    peers = [Decimal("4.00"), Decimal("1.00"), Decimal("3.00"), Decimal("2.00")]
+    assert market_position(Decimal("2.50"), peers)["median"] == "2.50"
+    assert market_position(Decimal("2.50"), peers[:3])["median"] == "3.00"
