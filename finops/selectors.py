@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from catalog.models import FxRate, ModelApiRoute, Quote
 from engine.types import WorkloadInput
@@ -205,7 +205,7 @@ def price_rows(comparison: Comparison) -> list[PriceRow]:
     commitment_id = contract_of(comparison, approved).commitment_id
     rows = comparison.candidates.select_related(
         "quote__provider", "quote__accelerator", "api_route__provider"
-    ).order_by("rank", "key")
+    ).order_by(F("rank").asc(nulls_last=True), "key")  # ranked rows first on SQLite too
     out: list[PriceRow] = []
     for row in rows:
         tied = commitment_id if row.pk == approved.pk else None
