@@ -115,6 +115,7 @@ def run_comparison(
                 recommended,
                 label,
                 [c.id for c in by_unit],
+                winner_label=next((c.label for c in eligible if c.id == recommended), ""),
             )
         )
 

@@ -306,15 +306,17 @@ def cheapest_hourly_warning(
     winner_id: str,
     unit_label: str,
     ranked: Sequence[str],
+    winner_label: str = "",
 ) -> EngineWarning:
-    """CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT for the row with the lowest hourly price."""
+    """CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT for the row with the lowest hourly price; the
+    winner named by its label (a reviewer reads offers, not row ids)."""
     return EngineWarning(
         code=WarningCode.CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT.value,
         candidate_id=cheapest_hourly.id,
         detail=(
             f"lowest hourly price ({hourly_price:.4f}/GPU-h) but rank {unit_rank} "
-            f"of {len(ranked)} by cost {unit_label}; {winner_id!r} is cheapest per accepted "
-            "output"
+            f"of {len(ranked)} by cost {unit_label}; {winner_label or winner_id} is cheapest "
+            "per accepted output"
         ),
         severity="warn",
     )

@@ -110,7 +110,8 @@ def test_cheapest_hourly_is_not_cheapest_per_accepted_output(result: ComparisonO
     flagged = [w for w in cheap.warnings if w.code == "CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT"]
     assert len(flagged) == 1
     assert flagged[0].candidate_id == "l40s-cheap"
-    assert result.recommended_candidate_id in flagged[0].detail
+    winner = next(r for r in result.candidates if r.candidate_id == result.recommended_candidate_id)
+    assert f"{winner.label} is cheapest per accepted output" in flagged[0].detail  # in words
     others = [w for r in result.candidates if r.candidate_id != "l40s-cheap" for w in r.warnings]
     assert all(w.code != "CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT" for w in others)
 

@@ -153,12 +153,19 @@ def applied_assumptions(comparison: Comparison) -> list[dict[str, Any]]:
 
 
 def applied_of(comparison: Comparison) -> list[tuple[str, Any]]:
-    """Every default the engine used, "applied.<name>[@row]" → "value (source)"."""
+    """Every default the engine used, "applied.<name>" (or, for one row, "Applied <name> ·
+    <row's label>") → "value (source)"."""
     out: list[tuple[str, Any]] = []
-    for item in applied_assumptions(comparison):
+    items = applied_assumptions(comparison)
+    rows = {str(i["candidate_id"]) for i in items if i.get("candidate_id")}
+    labels = dict(comparison.candidates.filter(key__in=rows).values_list("key", "label"))
+    for item in items:
         name = f"applied.{item.get('name')}"
         if item.get("candidate_id"):
-            name += f"@{item['candidate_id']}"
+            # in words, for the row it applied to: "Applied storage price per gb month · Offer"
+            row = str(item["candidate_id"])
+            words = name.replace("_", " ").replace(".", " ")
+            name = f"{words[:1].upper()}{words[1:]} · {labels.get(row, row)}"
         value = item.get("note") or item.get("value")
         out.append((name, f"{value} ({item.get('source')})"))
     return out
