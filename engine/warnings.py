@@ -271,8 +271,8 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
     if not cand.checklist_complete:
         add(
             WarningCode.CHECKLIST_BELOW_COMMITMENT,
-            "procurement checklist evidence is short of "
-            f"what a {cand.capacity_model} commitment needs",
+            "procurement checklist evidence is short of what "
+            f"{_capacity_phrase(cand.capacity_model)} needs",
             "block",
         )
     latency = latency_status(workload, cand)
@@ -297,6 +297,23 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
             "storage price: its storage is counted as 0",
         )
     return tuple(out)
+
+
+# The offer's terms in words, with their article, for "short of what … needs".
+CAPACITY_PHRASES = {
+    "on_demand": "an on-demand offer",
+    "spot": "a spot offer",
+    "reserved": "a reservation",
+    "dedicated_cluster": "a dedicated cluster",
+    "private_cloud": "a private cloud",
+    "purchase": "a purchase",
+    "marketplace": "a marketplace offer",
+    "managed_endpoint": "a managed endpoint",
+}
+
+
+def _capacity_phrase(capacity_model: str) -> str:
+    return CAPACITY_PHRASES.get(capacity_model, f"a {capacity_model.replace('_', ' ')} offer")
 
 
 def cheapest_hourly_warning(

@@ -218,3 +218,15 @@ def test_headroom_at_margin_is_fine_and_not_checked_when_it_does_not_fit() -> No
     assert candidate_warnings(workload(), clean(headroom_pct=10.0)) == ()
     found = codes(candidate_warnings(workload(), clean(fits=False, headroom_pct=-5.0)))
     assert found == {"MEMORY_DOES_NOT_FIT": "block"}
+
+
+@pytest.mark.parametrize(
+    ("capacity_model", "words"),
+    [("on_demand", "an on-demand offer"), ("dedicated_cluster", "a dedicated cluster")],
+)
+def test_the_checklist_block_names_the_offers_terms_in_words(capacity_model, words):
+    """The record read "short of what a on_demand commitment needs"."""
+    from engine.warnings import _capacity_phrase
+
+    assert _capacity_phrase(capacity_model) == words
+    assert _capacity_phrase("new_kind") == "a new kind offer"
