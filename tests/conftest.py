@@ -107,9 +107,14 @@ def login(client):
 def _services_tests_start_on_the_test_broker(request):
     """A worker-subprocess test starts on this process's own broker with fresh pools: an
     earlier test on the same pytest-xdist worker may have pointed the app at a private Redis
-    and closed its pools."""
-    if request.node.get_closest_marker("services") is not None:
+    and closed its pools. It leaves them fresh too: a plain test that publishes from an
+    on-commit callback afterwards (a price change's assessment) found them closed ("Acquire
+    on closed pool") when it ran after a services test on the same worker."""
+    services = request.node.get_closest_marker("services") is not None
+    if services:
         from tests.support import worker
 
         worker.reset_broker()
-    return
+    yield
+    if services:
+        worker.reset_broker()

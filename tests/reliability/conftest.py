@@ -127,11 +127,16 @@ def redis_server(tmp_path) -> Iterator[RedisServer]:
 
 
 def _drop_broker_connections(app) -> None:
-    """Forget pooled connections and producers (what Celery does after a fork)."""
+    """Forget pooled connections and producers (what Celery does after a fork), kombu's
+    process-wide producer pools included: left behind, they hand a later test's publish a
+    pool of closed connections ("Acquire on closed pool")."""
+    from kombu import pools
+
     if app._pool is not None:
         app._pool.force_close_all()
     app._pool = None
     app.amqp._producer_pool = None
+    pools.reset()
 
 
 @pytest.fixture

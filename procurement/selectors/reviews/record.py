@@ -153,21 +153,16 @@ def applied_assumptions(comparison: Comparison) -> list[dict[str, Any]]:
 
 
 def applied_of(comparison: Comparison) -> list[tuple[str, Any]]:
-    """Every default the engine used, "applied.<name>" (or, for one row, "Applied <name> ·
-    <row's label>") → "value (source)"."""
+    """Every default the engine used, "applied.<name>" or "Applied <name> · <row>" → value."""
     out: list[tuple[str, Any]] = []
     items = applied_assumptions(comparison)
-    rows = {str(i["candidate_id"]) for i in items if i.get("candidate_id")}
-    labels = dict(comparison.candidates.filter(key__in=rows).values_list("key", "label"))
+    keys = {str(item.get("candidate_id")) for item in items}
+    labels = dict(comparison.candidates.filter(key__in=keys).values_list("key", "label"))
     for item in items:
         name = f"applied.{item.get('name')}"
-        if item.get("candidate_id"):
-            # in words, for the row it applied to: "Applied storage price per gb month · Offer"
-            row = str(item["candidate_id"])
-            words = name.replace("_", " ").replace(".", " ")
-            name = f"{words[:1].upper()}{words[1:]} · {labels.get(row, row)}"
-        value = item.get("note") or item.get("value")
-        out.append((name, f"{value} ({item.get('source')})"))
+        if row := str(item.get("candidate_id") or ""):  # in words, for the row's offer
+            name = f"{human(name)} · {labels.get(row, row)}"
+        out.append((name, f"{item.get('note') or item.get('value')} ({item.get('source')})"))
     return out
 
 
