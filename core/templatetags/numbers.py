@@ -212,6 +212,16 @@ def commitment_term(found: Any) -> str:
     return f"{months}-month commitment" if months else "commitment"
 
 
+@register.filter
+def commitment_label(detail: Any) -> str:
+    """ "Expected spend" where the recommended row binds no contract (elastic capacity, an
+    API), else "Commitment": a figure paid as used must not be labelled a commitment."""
+    found = detail.get("commitment") if isinstance(detail, dict) else None
+    if isinstance(found, dict) and found.get("contract_usd") is None:
+        return "Expected spend"
+    return "Commitment"
+
+
 def _spend_above_contract(found: dict[str, Any]) -> bool:
     contract = _decimal(found.get("contract_usd"))
     spend = _decimal(found.get("expected_spend_usd"))

@@ -78,6 +78,16 @@ def test_commitment_states_its_horizon():
     assert numbers.commitment_horizon({}) == "commitment"
 
 
+def test_an_expected_spend_is_not_labelled_a_commitment():
+    """The decision bar read "Commitment USD 27,406.44 expected spend over 12 months, no
+    contract" for an on-demand winner: the label says what the figure is."""
+    on_demand = {"commitment": {"contract_usd": None, "horizon_months": 12}}
+    reserved = {"commitment": {"contract_usd": "1.00", "months_counted": 12}}
+    assert numbers.commitment_label(on_demand) == "Expected spend"
+    assert numbers.commitment_label(reserved) == "Commitment"
+    assert numbers.commitment_label({}) == "Commitment"
+
+
 def test_a_short_contract_under_the_horizons_spend_does_not_read_as_the_commitment():
     """A 1-month reserved term with a 6-month horizon: the figure is the expected spend over
     the horizon (the larger, ADR 0006), and the words say so on the bar, page and exports."""
