@@ -68,11 +68,10 @@ class ReviewForm(forms.Form):
         ]
         # The cheapest plan across offers, when there is one to approve (its key and words).
         plan = [plan_choice] if plan_choice is not None else []
-        field_of(self, "candidate", forms.ChoiceField).choices = [
-            ("", "The recommended row"),
-            *plan,
-            *choices,
-        ]
+        # The recommended row is listed once, as itself ("… (recommended)"), and chosen by
+        # default; the blank choice only where there is no recommended row to name.
+        blank = [] if any(key == recommended_key for key, _ in choices) else [("", "—")]
+        field_of(self, "candidate", forms.ChoiceField).choices = [*blank, *plan, *choices]
         self.fields["candidate"].initial = recommended_key
 
     def close_approve(self) -> None:

@@ -41,3 +41,16 @@ def test_the_recommended_rows_red_flags_show_on_every_decision_page(flagged, fin
 def test_no_banner_without_a_red_flag(comparison, finance, login):
     page = login(finance).get(f"/comparisons/{comparison.pk}/review/").content.decode()
     assert "red-flags" not in page
+
+
+def test_the_decision_select_lists_the_recommended_row_once(comparison, finance, login):
+    """The candidate select offered "The recommended row" and the same row again as
+    "… (recommended)"."""
+    import re
+
+    page = login(finance).get(f"/comparisons/{comparison.pk}/review/").content.decode()
+    select = page.split('name="candidate"')[1].split("</select>")[0]
+    options = re.findall(r"<option[^>]*>([^<]*)</option>", select)
+    assert "The recommended row" not in options
+    assert sum("(recommended)" in o for o in options) == 1
+    assert re.search(r'<option value="[^"]+" selected>[^<]*\(recommended\)', select)
