@@ -1,6 +1,7 @@
-"""A checklist reviewer's red flag on the recommended vendor is read before the decision: the
-browser walk found the demo's recommended quote carrying a red flag ("no certified deletion at
-contract end") while the review page said only "checklist: 100 % of the basic level"."""
+"""What a reviewer reads before deciding (found on the browser walk through the demo): the
+recommended vendor's checklist red flags (the demo's recommended quote carried one, "no
+certified deletion at contract end", while the review page said only "checklist: 100 % of the
+basic level"), and a decision select that names each row once."""
 
 from __future__ import annotations
 
