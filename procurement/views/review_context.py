@@ -15,16 +15,13 @@ from procurement.charts_plan import plan_figure
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews import policy
+from procurement.selectors.reviews.brief_facts import brief_facts
 from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.plan import (
     PlanDecision,
     approved_plan_parts,
 )
-from procurement.selectors.reviews.record import (
-    assumptions_of,
-    brief_facts,
-    record_rows,
-)
+from procurement.selectors.reviews.record import assumptions_of, record_rows
 from procurement.selectors.reviews.rows import (
     SORTS,
     approvals_given,

@@ -55,3 +55,22 @@ def test_the_decision_select_lists_the_recommended_row_once(comparison, finance,
     assert "The recommended row" not in options
     assert sum("(recommended)" in o for o in options) == 1
     assert re.search(r'<option value="[^"]+" selected>[^<]*\(recommended\)', select)
+
+
+def test_the_record_states_only_the_brief_fields_its_class_uses(comparison, finance, login):
+    """The demo's inference record listed "Optimizer adamw" and "Sharding zero3" (fields a
+    training brief uses) among the brief's facts."""
+    from briefs.models import WorkloadBrief
+
+    WorkloadBrief.objects.filter(pk=comparison.brief_id).update(
+        optimizer="adamw", sharding="zero3"
+    )
+    comparison.brief.refresh_from_db()
+    assert comparison.brief.workload_class != "training"
+    page = html_lib.unescape(
+        login(finance).get(f"/comparisons/{comparison.pk}/record/").content.decode()
+    )
+    brief = page.split('aria-labelledby="brief-h"')[1].split("</section>")[0]
+    assert "Workload class" in brief
+    assert "Optimizer" not in brief
+    assert "Sharding" not in brief

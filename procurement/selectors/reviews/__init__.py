@@ -5,9 +5,9 @@ from procurement.selectors.reviews.audit import (
     audit_events_filtered,
     audit_filter_choices,
 )
+from procurement.selectors.reviews.brief_facts import brief_facts
 from procurement.selectors.reviews.record import (
     assumptions_of,
-    brief_facts,
     export_data_for,
     flatten,
     side_by_side,

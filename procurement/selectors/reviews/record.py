@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Case, Count, Min, Q, Subquery, When
 
-from briefs.rules import FIELD_LABELS
 from core.templatetags.numbers import human, money
 from engine.cost import LINE_ORDER
 from engine.cost.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
@@ -38,36 +37,6 @@ def price_changes_of(comparison: Comparison) -> list[PriceChange]:
             "approved_quote__provider", "approved_quote__accelerator"
         )
     )
-
-
-def brief_facts(brief: Any) -> list[tuple[str, Any]]:
-    """Every filled-in field of the brief, labelled, for the decision record."""
-    skip = {"id", "supersedes", "created_by", "created_at", "title", "description"}
-    facts: list[tuple[str, Any]] = []
-    for f in brief._meta.concrete_fields:
-        if f.name in skip:
-            continue
-        value = getattr(brief, f.name)
-        if value in (None, "", [], {}):
-            continue
-        if f.choices:
-            value = getattr(brief, f"get_{f.name}_display")()
-        elif isinstance(value, list):
-            value = ", ".join(str(v) for v in value)
-        # The brief form's label, which names the currency of money fields.
-        facts.append((FIELD_LABELS.get(f.name) or fact_label(str(f.verbose_name)), value))
-    return facts
-
-
-ACRONYMS = {"kv": "KV", "ttft": "TTFT", "itl": "ITL", "e2e": "E2E", "fte": "FTE", "gb": "GB"}
-
-
-def fact_label(verbose_name: str) -> str:
-    """Sentence case that keeps acronyms: "ttft p95 ms" → "TTFT p95 ms"."""
-    words = [ACRONYMS.get(w.lower(), w) for w in verbose_name.split()]
-    if words and words[0] == verbose_name.split()[0]:
-        words[0] = words[0].capitalize()
-    return " ".join(words)
 
 
 def flatten(data: Any, prefix: str = "") -> list[tuple[str, Any]]:
