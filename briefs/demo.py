@@ -13,7 +13,8 @@ from typing import Any
 from accounts.models import User
 from briefs.models import WorkloadBrief
 from briefs.services import brief_create
-from catalog.models import ModelProfile
+from catalog.demo import RFQ_TITLE
+from catalog.models import ModelProfile, Rfq
 
 MODEL_SLUGS = ("llama-3-1-70b", "llama-3-1-8b", "qwen2-5-72b")
 
@@ -154,6 +155,9 @@ def _models() -> dict[str, ModelProfile]:
     return found
 
 
+RFQ_BRIEF_TITLE = "Customer support chat assistant"
+
+
 def load(stdout: Any = None) -> None:
     lead = User.objects.filter(username="lead").first()
     if lead is None:
@@ -170,5 +174,10 @@ def load(stdout: Any = None) -> None:
             data["model"] = models[data["model"]]
         brief_create(acting_user=lead, data=data, volume_confirmed=True)  # seeded on purpose
         created += 1
+    # The catalog demo's RFQ asks for the support brief's capacity (catalog/demo.py runs
+    # first, before any brief exists): link it, so the RFQ page shows the brief it serves.
+    support = WorkloadBrief.objects.filter(title=RFQ_BRIEF_TITLE, created_by=lead).first()
+    if support is not None:
+        Rfq.objects.filter(title=RFQ_TITLE, brief__isnull=True).update(brief=support)
     if stdout is not None:
         stdout.write(f"briefs demo: {created} created, {len(BRIEFS) - created} already there")

@@ -72,18 +72,24 @@ def _public_quotes(lead: User, providers: dict[str, Provider], gpus: dict[str, A
     return created
 
 
+# The briefs demo links this RFQ to the support chat brief it was written for (briefs/demo.py):
+# the catalog demo runs first, before any brief exists.
+RFQ_TITLE = "Support assistant: 64 GPUs for Llama 3.1 70B"
+
+
 def _rfq(lead: User, providers: list[Provider], gpus: dict[str, Accelerator]) -> Rfq:
-    rfq = Rfq.objects.filter(title="Support assistant: 64 GPUs for Llama 3.3 70B").first()
+    rfq = Rfq.objects.filter(title=RFQ_TITLE).first()
     if rfq is None:
         rfq = services.rfq_create(
             acting_user=lead,
             data={
-                "title": "Support assistant: 64 GPUs for Llama 3.3 70B",
+                "title": RFQ_TITLE,
                 "requirements": (
-                    "Real-time inference of Llama 3.3 70B (BF16 weights, FP8 KV cache), "
-                    "p95 input 3,000 tokens, TTFT p95 under 800 ms, 32 concurrent sessions "
-                    "per replica. Data must stay in the EU. Quote node shape, fabric and "
-                    "all ancillary costs."
+                    "Real-time inference of Llama 3.1 70B (BF16 weights and KV cache) for "
+                    "the customer support chat assistant: p95 input 3,500 tokens, TTFT p95 "
+                    "under 800 ms, 48 concurrent sequences at peak. Data must stay in the EU "
+                    "(eu-west or eu-central) behind a private endpoint. Quote node shape, "
+                    "fabric and all ancillary costs."
                 ),
                 "accelerators": [
                     gpus[s]

@@ -78,3 +78,24 @@ def test_demo_is_idempotent_and_rich_enough_for_a_comparison():
     rfq = Rfq.objects.get()
     assert rfq.is_open_for_answers()
     assert set(rfq.providers.values_list("slug", flat=True)) == {"northwind", "contoso"}
+
+
+def test_the_demo_rfq_is_the_support_briefs_and_says_what_the_brief_says():
+    """The demo RFQ asked for "Llama 3.3 70B … 32 concurrent sessions" and named no brief,
+    while the support brief beside it is Llama 3.1 70B with 48 sequences at peak."""
+    from accounts import demo as accounts_demo
+    from briefs import demo as briefs_demo
+    from catalog import demo
+
+    accounts_demo.load()
+    demo.load()
+    briefs_demo.load()
+    rfq = Rfq.objects.get()
+    assert rfq.brief is not None
+    assert rfq.brief.title == "Customer support chat assistant"
+    assert "Llama 3.1 70B" in rfq.title
+    assert "Llama 3.1 70B" in rfq.requirements
+    assert "48 concurrent sequences" in rfq.requirements
+    assert rfq.brief.model.name.startswith("Llama 3.1 70B")
+    briefs_demo.load()  # idempotent: still the one link
+    assert Rfq.objects.get().brief_id == rfq.brief_id

@@ -62,9 +62,7 @@ def test_the_record_states_only_the_brief_fields_its_class_uses(comparison, fina
     training brief uses) among the brief's facts."""
     from briefs.models import WorkloadBrief
 
-    WorkloadBrief.objects.filter(pk=comparison.brief_id).update(
-        optimizer="adamw", sharding="zero3"
-    )
+    WorkloadBrief.objects.filter(pk=comparison.brief_id).update(optimizer="adamw", sharding="zero3")
     comparison.brief.refresh_from_db()
     assert comparison.brief.workload_class != "training"
     page = html_lib.unescape(
