@@ -6,6 +6,7 @@ from typing import Any
 
 from django import template
 
+from benchmarks.parsers import FORMATS
 from benchmarks.workload import workload_summary, workload_summary_of
 
 register = template.Library()
@@ -19,3 +20,12 @@ def workload(value: Any) -> str:
     if isinstance(value, dict):
         return workload_summary_of(value)
     return workload_summary(value)
+
+
+@register.filter
+def format_name(format_id: Any) -> str:
+    """A result's file format in words ("vLLM serving benchmark (JSON)"), from the parsers'
+    registry; an unknown id as it is, and "—" for none."""
+    if not format_id:
+        return "—"
+    return FORMATS.get(str(format_id), str(format_id))
