@@ -19,7 +19,12 @@ from decimal import Decimal
 
 from checklist.models import ChecklistAnswer, ChecklistItem
 from tests.deployments.conftest import h200, h200_quote, run_rows, sweep_on
-from tests.factories import ProviderFactory, QuoteFactory, WorkloadBriefFactory
+from tests.factories import (
+    AcceleratorFactory,
+    ProviderFactory,
+    QuoteFactory,
+    WorkloadBriefFactory,
+)
 
 HOURS = Decimal(730)
 FABRIKAM_MONTHLY = 16 * HOURS * Decimal(2)  # 23,360.00
@@ -112,3 +117,38 @@ def computed(lead, brief, quotes, *, residual_use=1):
     these worlds test what each part commits; the months a term strands past the horizon
     (paid on the rows and in the plan alike) have their own test."""
     return run_rows(lead, brief, quotes, assumptions={"term_residual_use_share": residual_use})
+
+
+def l40s_beside_h200(lead, *, window):
+    """300 M answers a month with a ``window``-token context: Fabrikam's L40S at 1.00 a
+    GPU-hour (fits the p95 context; not a 32k window) and Contoso's H200 at 4.00, each with
+    the same measured 8-GPU sweep. Returns the brief and the two quotes (L40S, H200)."""
+    brief = WorkloadBriefFactory(
+        created_by=lead,
+        context_window_tokens=window,
+        monthly_accepted_outputs_low=200_000_000,
+        monthly_accepted_outputs_likely=300_000_000,
+        monthly_accepted_outputs_high=400_000_000,
+    )
+    l40s = AcceleratorFactory(
+        slug="l40s-48gb",
+        name="L40S 48GB",
+        memory_gb=48.0,
+        memory_bandwidth_tbps=0.864,
+        bf16_dense_tflops=362.0,
+        fp8_dense_tflops=733.0,
+        interconnect_gbps=64.0,
+        tdp_w=350,
+        form_factor="PCIe",
+    )
+    small = h200_quote(
+        lead,
+        provider=ProviderFactory(name="Fabrikam", slug="fabrikam"),
+        accelerator=l40s,
+        price_per_gpu_hour=Decimal("1.0000"),
+        title="Fabrikam L40S reserved",
+    )
+    large = h200_quote(lead, price_per_gpu_hour=Decimal("4.0000"))
+    sweep_on(lead, small, sha="c")
+    sweep_on(lead, large, sha="b")
+    return brief, small, large

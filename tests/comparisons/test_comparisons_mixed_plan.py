@@ -17,8 +17,9 @@ import pytest
 from engine.plan.mixed_recommended import PLAN_MODELLED_LINES
 from procurement.charts_plan import TITLE
 from procurement.models import Comparison
+from tests.comparisons.plan_world import l40s_beside_h200
 from tests.deployments.conftest import h200_quote, run_rows, sweep_on
-from tests.factories import AcceleratorFactory, ProviderFactory, WorkloadBriefFactory
+from tests.factories import ProviderFactory, WorkloadBriefFactory
 
 pytestmark = pytest.mark.django_db
 HOURS = Decimal(730)
@@ -140,34 +141,7 @@ def test_b_short_requests_on_a_cheaper_gpu_and_long_ones_on_a_larger_gpu(
     0.05 × 3,300 / 1,800 × N = 0.0917 × N H200 replicas, 2 when N = 15, and the short ones the
     rest of the fleet's time, N − 2 L40S replicas (the H200s' spare time carries short ones).
     """
-    brief = WorkloadBriefFactory(
-        created_by=lead,
-        context_window_tokens=32768,
-        monthly_accepted_outputs_low=200_000_000,
-        monthly_accepted_outputs_likely=300_000_000,
-        monthly_accepted_outputs_high=400_000_000,
-    )
-    l40s = AcceleratorFactory(
-        slug="l40s-48gb",
-        name="L40S 48GB",
-        memory_gb=48.0,
-        memory_bandwidth_tbps=0.864,
-        bf16_dense_tflops=362.0,
-        fp8_dense_tflops=733.0,
-        interconnect_gbps=64.0,
-        tdp_w=350,
-        form_factor="PCIe",
-    )
-    small = h200_quote(
-        lead,
-        provider=ProviderFactory(name="Fabrikam", slug="fabrikam"),
-        accelerator=l40s,
-        price_per_gpu_hour=Decimal("1.0000"),
-        title="Fabrikam L40S reserved",
-    )
-    large = h200_quote(lead, price_per_gpu_hour=Decimal("4.0000"))
-    sweep_on(lead, small, sha="c")
-    sweep_on(lead, large, sha="b")
+    brief, small, large = l40s_beside_h200(lead, window=32768)
     comparison, rows = run_rows(lead, brief, [small, large])
     assert rows[small.pk].eligible
     assert rows[large.pk].eligible

@@ -14,9 +14,13 @@ import pytest
 
 from engine.plan.mixed_recommended import PLAN_MODELLED_LINES
 from procurement.models import Comparison
-from tests.comparisons.plan_world import computed, contoso_reserved, fabrikam, plan_brief
-from tests.deployments.conftest import h200_quote, sweep_on
-from tests.factories import AcceleratorFactory, ProviderFactory, WorkloadBriefFactory
+from tests.comparisons.plan_world import (
+    computed,
+    contoso_reserved,
+    fabrikam,
+    l40s_beside_h200,
+    plan_brief,
+)
 
 pytestmark = pytest.mark.django_db
 HOURS = Decimal(730)
@@ -50,34 +54,7 @@ def _own_lines(*rows):
 
 
 def _l40s_world(lead, *, window):
-    brief = WorkloadBriefFactory(
-        created_by=lead,
-        context_window_tokens=window,
-        monthly_accepted_outputs_low=200_000_000,
-        monthly_accepted_outputs_likely=300_000_000,
-        monthly_accepted_outputs_high=400_000_000,
-    )
-    l40s = AcceleratorFactory(
-        slug="l40s-48gb",
-        name="L40S 48GB",
-        memory_gb=48.0,
-        memory_bandwidth_tbps=0.864,
-        bf16_dense_tflops=362.0,
-        fp8_dense_tflops=733.0,
-        interconnect_gbps=64.0,
-        tdp_w=350,
-        form_factor="PCIe",
-    )
-    small = h200_quote(
-        lead,
-        provider=ProviderFactory(name="Fabrikam", slug="fabrikam"),
-        accelerator=l40s,
-        price_per_gpu_hour=Decimal("1.0000"),
-        title="Fabrikam L40S reserved",
-    )
-    large = h200_quote(lead, price_per_gpu_hour=Decimal("4.0000"))
-    sweep_on(lead, small, sha="c")
-    sweep_on(lead, large, sha="b")
+    brief, small, large = l40s_beside_h200(lead, window=window)
     comparison, rows = computed(lead, brief, [small, large])
     return comparison, rows[small.pk], rows[large.pk]
 
