@@ -13,6 +13,22 @@ from typing import Any
 from core.values import float_or_none
 from engine.evidence import same_model_name
 
+# The columns of a result that describe the workload it measured (beside its model name):
+# what the upload stores from the file or the form, and what the evidence reads back.
+WORKLOAD_FIELDS = (
+    "precision",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "input_tokens_mean",
+    "input_tokens_p95",
+    "output_tokens_mean",
+    "output_tokens_p95",
+    "concurrency",
+    "request_rate",
+    "serving_engine",
+    "engine_version",
+)
+
 
 def _parts(get: Callable[[str], Any]) -> list[str]:
     parts = [str(get("model_name") or "model not recorded")]

@@ -16,6 +16,7 @@ from benchmarks import figures
 from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
 from benchmarks.sweep_groups import merge_sweeps
+from benchmarks.workload import WORKLOAD_FIELDS
 from briefs.fit import fit_input_for_brief, model_spec_for
 from briefs.models import WorkloadBrief
 from core import workloads
@@ -77,20 +78,7 @@ def _figures_of(result: BenchmarkResult) -> dict[str, Any]:
     }
 
 
-_WORKLOAD_FIELDS = (
-    "model_name",
-    "precision",
-    "tensor_parallel",
-    "pipeline_parallel",
-    "input_tokens_mean",
-    "input_tokens_p95",
-    "output_tokens_mean",
-    "output_tokens_p95",
-    "concurrency",
-    "request_rate",
-    "serving_engine",
-    "engine_version",
-)
+_WORKLOAD_FIELDS = ("model_name", *WORKLOAD_FIELDS)
 
 
 def _failure_rate(metrics: dict[str, Any]) -> float | None:

@@ -26,6 +26,7 @@ from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.load import apply_given_load
 from benchmarks.services.plans import benchmark_plans_refresh_for_result
+from benchmarks.workload import WORKLOAD_FIELDS
 from catalog.model_names import (
     ProfileNames,
     precision_from_word,
@@ -76,19 +77,6 @@ def metrics_json(parsed: ParsedResult) -> dict[str, Any]:
 
 
 _PARALLEL = re.compile(r"\b(tp|pp)\s*[=:]?\s*(\d+)", re.IGNORECASE)
-WORKLOAD_FIELDS = (
-    "precision",
-    "tensor_parallel",
-    "pipeline_parallel",
-    "input_tokens_mean",
-    "input_tokens_p95",
-    "output_tokens_mean",
-    "output_tokens_p95",
-    "concurrency",
-    "request_rate",
-    "serving_engine",
-    "engine_version",
-)
 # Keys a file (or a vLLM `--metadata KEY=VALUE`) may state the weights' precision under, the
 # most specific first: a quantisation method says more than the activations' dtype.
 # SGLang's server arguments are kept as `server_<key>`, a GenAI-Perf / AIPerf input config's
