@@ -89,11 +89,9 @@ def plan_summary(decision: PlanDecision) -> dict[str, Any]:
     }
 
 
-def require_dual_for_plan(comparison: Comparison, user: User, decision: PlanDecision) -> None:
-    """Raise `required_approvals` to 2 when the plan's total commitment is above the
-    threshold (the compute weighed the recommended row only). Never lowered."""
-    if comparison.required_approvals > 1 or not decision.above_threshold:
-        return
+def raise_to_two_approvals(comparison: Comparison, user: User, **why: str) -> None:
+    """Raise `required_approvals` to 2, audited with ``why`` (what is approved, its
+    commitment and the threshold). Called under the comparison's row lock; never lowered."""
     before = comparison.required_approvals
     comparison.required_approvals = 2
     comparison.save(update_fields=["required_approvals"])
@@ -104,11 +102,23 @@ def require_dual_for_plan(comparison: Comparison, user: User, decision: PlanDeci
         summary={
             "before": {"required_approvals": before},
             "after": {"required_approvals": 2},
-            "candidate": "plan",
-            "commitment_usd": str(decision.commitment_usd),
-            "threshold_usd": str(decision.threshold_usd),
-            "largest_part_usd": str(decision.largest.commitment_usd),
+            **why,
         },
+    )
+
+
+def require_dual_for_plan(comparison: Comparison, user: User, decision: PlanDecision) -> None:
+    """Raise `required_approvals` to 2 when the plan's total commitment is above the
+    threshold (the compute weighed the recommended row only). Never lowered."""
+    if comparison.required_approvals > 1 or not decision.above_threshold:
+        return
+    raise_to_two_approvals(
+        comparison,
+        user,
+        candidate="plan",
+        commitment_usd=str(decision.commitment_usd),
+        threshold_usd=str(decision.threshold_usd),
+        largest_part_usd=str(decision.largest.commitment_usd),
     )
 
 

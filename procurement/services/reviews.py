@@ -56,6 +56,7 @@ from procurement.services.integrity import changes_since_compute
 from procurement.services.plan_approval import (
     plan_for_approval,
     plan_summary,
+    raise_to_two_approvals,
     record_plan_parts,
     require_dual_for_plan,
     same_subject_as,
@@ -173,20 +174,12 @@ def _require_dual_for_row(comparison: Comparison, user: User, candidate: Candida
     threshold = Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD)
     if commitment is None or commitment <= threshold:
         return
-    before = comparison.required_approvals
-    comparison.required_approvals = 2
-    comparison.save(update_fields=["required_approvals"])
-    audit_record(
-        actor=user,
-        action="comparison.approvals_raised",
-        obj=comparison,
-        summary={
-            "before": {"required_approvals": before},
-            "after": {"required_approvals": 2},
-            "candidate": candidate.key,
-            "commitment_usd": str(commitment),
-            "threshold_usd": str(threshold),
-        },
+    raise_to_two_approvals(
+        comparison,
+        user,
+        candidate=candidate.key,
+        commitment_usd=str(commitment),
+        threshold_usd=str(threshold),
     )
 
 
