@@ -54,3 +54,18 @@ def test_j13_readme_counts_and_figures_are_the_demo_comparisons(demo_comparison)
     assert "H200" in first.label
     cheapest_hour = min(eligible, key=lambda r: r.hourly_price_usd)
     assert f"{cheapest_hour.hourly_price_usd:.2f} USD, the cheapest eligible hour" in README
+
+
+def test_the_readmes_red_flag_and_plan_sentences_are_the_demos(demo_comparison):
+    """The README says the recommended vendor's red flag shows before the decision, and what
+    the plan across offers says against the recommended row."""
+    first = demo_comparison.candidates.get(key=demo_comparison.recommended_key)
+    flags = first.checklist["red_flags"]
+    assert any("deletion" in flag["comment"] for flag in flags)
+    plan = demo_comparison.result["plan"]
+    assert plan["split"] is True
+    assert "A100" in plan["best_single_label"]
+    assert [b["share"] for b in plan["buckets"]][-1] == pytest.approx(0.05)
+    more = -float(plan["vs_recommended_usd"])
+    assert f"says it costs {more:,.2f} USD a month more than the recommended row" in README
+    assert "does not fit the brief's whole context window" in plan["recommended_note"]
