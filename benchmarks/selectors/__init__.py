@@ -29,6 +29,7 @@ from benchmarks.selectors.evidence import (
     result_workload,
     targets_of,
 )
+from benchmarks.selectors.hosted import hosted_latency_for
 from benchmarks.sweep_groups import merge_sweeps
 from benchmarks.sweep_report import compare_axis, flat_figures, load_tag, load_words
 from catalog.models import CalibrationEntry
@@ -44,6 +45,7 @@ __all__ = [
     "evidence_results_for",
     "evidence_target",
     "evidence_verdict",
+    "hosted_latency_for",
     "judged_gpus",
     "kv_precision_of",
     "request_sizes_for_brief",

@@ -48,8 +48,8 @@ _RESULT_FIELDS = (
 
 # Why a hosted API's result does not count for a row (docs/benchmarks.md, "Hosted APIs").
 HOSTED_API_REASON = (
-    "a run against a hosted API: shown with its latency; comparisons cost the API route from "
-    "its price and its stated latency, not from this result yet"
+    "a run against a hosted API: it judges its API route's latency in comparisons, not a GPU "
+    "offer's"
 )
 
 

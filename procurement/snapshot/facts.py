@@ -162,12 +162,16 @@ class PerfFacts(TypedDict, total=False):
 
 
 class RoutePerformance(TypedDict):
-    """A model API row's performance: the latencies the route states."""
+    """A model API row's performance: the latencies the route states, or those a benchmark
+    run against it measured (then with the run's id, ITL and load)."""
 
     ttft_p95_ms: float | None
     e2e_p99_ms: float | None
-    latency_source: Literal["stated"]
+    latency_source: Literal["stated", "measured"]
     throughput_source: Literal["provider"]  # the provider runs the model
+    itl_p95_ms: NotRequired[float | None]
+    result_id: NotRequired[int]
+    concurrency: NotRequired[float | None]
 
 
 class ChecklistFound(ChecklistSummary):

@@ -17,7 +17,11 @@ from typing import TYPE_CHECKING, cast
 from django.conf import settings
 from django.db import models
 
-from benchmarks.selectors import evidence_results_for, request_sizes_for_brief
+from benchmarks.selectors import (
+    evidence_results_for,
+    hosted_latency_for,
+    request_sizes_for_brief,
+)
 from briefs.fit import gpu_spec_for, model_spec_for
 from catalog.ledger import calibration_summaries_by_model, cost_calibration_for
 from catalog.models import FxRate as FxRateRow
@@ -35,6 +39,7 @@ from procurement.snapshot.schema import (
     FrozenResult,
     FxRate,
     GpuSpecRow,
+    HostedLatency,
     JSONValue,
     Measured,
     MeasuredRequests,
@@ -118,6 +123,20 @@ def _route(route: ModelApiRoute) -> RouteRow:
     return data
 
 
+def routes_with_latency(
+    api_routes: Sequence[ModelApiRoute], brief: WorkloadBrief
+) -> list[RouteRow]:
+    """The routes, each with the latency a benchmark run against it measured (or None)."""
+    measured = hosted_latency_for([r.pk for r in api_routes], brief.pk, brief.model)
+    rows = []
+    for route in api_routes:
+        row = _route(route)
+        found = measured.get(route.pk)
+        row["measured_latency"] = None if found is None else cast(HostedLatency, plain(found))
+        rows.append(row)
+    return rows
+
+
 def fx_rates(currencies: set[str], *, on: date) -> dict[str, FxRate]:
     """The latest rate of each currency as of `on` (one query); the base currency is 1."""
     base = settings.BASE_CURRENCY
@@ -198,7 +217,7 @@ def freeze(
         },
         "accelerators": accelerators,
         "quotes": [{**_quote(q), "entered_by_vendor": q.pk in vendor_entered} for q in quotes],
-        "api_routes": [_route(r) for r in api_routes],
+        "api_routes": routes_with_latency(api_routes, brief),
         "fx_rates": fx_rates(currencies, on=as_of.date()),
         "checklist": checklist_summaries(quotes),
         "measured": measured_performance(quotes, brief),

@@ -85,6 +85,18 @@ def route_candidate(
             "model_name": route["model_name"],
         },
     }
+    # A benchmark run against the route measured its latency: judge the row on that.
+    measured = route.get("measured_latency")
+    if measured:
+        facts["performance"] = {
+            "ttft_p95_ms": measured["ttft_p95_ms"],
+            "itl_p95_ms": measured["itl_p95_ms"],
+            "e2e_p99_ms": measured["e2e_p99_ms"],
+            "latency_source": "measured",
+            "throughput_source": "provider",
+            "result_id": measured["result_id"],
+            "concurrency": measured["concurrency"],
+        }
     reasons = _rate_limit_reasons(ctx, route)
     # Batch and long-context briefs pay the route's batch / long-context tier, when it has one.
     tier = prices_for(
@@ -129,9 +141,10 @@ def route_candidate(
                 if tier.cache_write_per_m is None
                 else money(tier.cache_write_per_m, conv),
             ),
-            p95_ttft_ms=route.get("p95_ttft_ms"),
-            p99_e2e_ms=route.get("p99_e2e_ms"),
-            latency_source="estimated",
+            p95_ttft_ms=measured["ttft_p95_ms"] if measured else route.get("p95_ttft_ms"),
+            itl_p95_ms=measured["itl_p95_ms"] if measured else None,
+            p99_e2e_ms=measured["e2e_p99_ms"] if measured else route.get("p99_e2e_ms"),
+            latency_source="measured" if measured else "estimated",
             data_boundary_ok=boundary is None and private is None,
             fx_available=rate is not None,
             ineligible_reasons=tuple(reasons),

@@ -331,11 +331,25 @@ class QuoteRow(TypedDict, total=False):
     entered_by_id: int | None
 
 
+class HostedLatency(TypedDict):
+    """What the newest benchmark run against the route measured (benchmarks.selectors
+    .hosted_latency_for): the row's latency is judged on it, not on the stated figures."""
+
+    result_id: int
+    ttft_p95_ms: float | None
+    itl_p95_ms: float | None
+    e2e_p99_ms: float | None
+    concurrency: float | None
+    model_name: str
+    parsed_at: str | None
+
+
 class RouteRow(TypedDict, total=False):
     """Every concrete field of the API route, plus the names the rows show."""
 
     provider_name: str
     label: str
+    measured_latency: HostedLatency | None  # absent in snapshots frozen before it
     evaluation_result_id: int | None  # an evaluation that allows the substituted model
     id: int
     provider_id: int

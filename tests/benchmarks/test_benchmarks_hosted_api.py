@@ -216,7 +216,7 @@ def test_x11_pages_show_latency_and_no_per_gpu_figure(client, login, engineer, r
     assert "hosted API" in listing
     compare = client.get(f"/benchmarks/compare/?brief={brief.pk}").content.decode()
     assert "Fireworks · accounts/fireworks/models/llama-v3p1-70b-instruct (API)" in compare
-    assert "not from this result yet" in compare
+    assert "judges its API route" in compare
     assert "n/a (API)" in compare
 
 
