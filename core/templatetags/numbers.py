@@ -198,7 +198,7 @@ def commitment_term(found: Any) -> str:
     reads only those, not the whole row)."""
     if not isinstance(found, dict):
         return "commitment"
-    contracted = found.get("contract_usd") is not None
+    contracted = _contracted(found)
     months = found.get("months_counted") if contracted else found.get("horizon_months")
     if not contracted:
         # Elastic capacity and APIs bind nothing: the figure is what the horizon is expected
@@ -217,9 +217,12 @@ def commitment_label(detail: Any) -> str:
     """ "Expected spend" where the recommended row binds no contract (elastic capacity, an
     API), else "Commitment": a figure paid as used must not be labelled a commitment."""
     found = detail.get("commitment") if isinstance(detail, dict) else None
-    if isinstance(found, dict) and found.get("contract_usd") is None:
-        return "Expected spend"
-    return "Commitment"
+    return "Expected spend" if isinstance(found, dict) and not _contracted(found) else "Commitment"
+
+
+def _contracted(found: dict[str, Any]) -> bool:
+    """The row binds a contract (the engine states its value); else it is paid as used."""
+    return found.get("contract_usd") is not None
 
 
 def _spend_above_contract(found: dict[str, Any]) -> bool:

@@ -125,7 +125,7 @@ def applied_of(comparison: Comparison) -> list[tuple[str, Any]]:
     """Every default the engine used, "applied.<name>" or "Applied <name> · <row>" → value."""
     out: list[tuple[str, Any]] = []
     items = applied_assumptions(comparison)
-    keys = {str(item.get("candidate_id")) for item in items}
+    keys = {str(item["candidate_id"]) for item in items if item.get("candidate_id")}
     labels = dict(comparison.candidates.filter(key__in=keys).values_list("key", "label"))
     for item in items:
         name = f"applied.{item.get('name')}"
