@@ -29,15 +29,9 @@ from engine import cost
 from engine.deployments.assess import capacity_reason
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S, optimise
-from engine.plan.mixed_adapter import fits_long_requests, plan_inputs, row_draws
+from engine.plan.mixed_adapter import plan_inputs, row_draws
 from engine.plan.mixed_buckets import BucketSize, brief_sizes, sample_sizes
-from engine.plan.mixed_recommended import (
-    against_recommended,
-    as_single,
-    recommended_gap,
-    recommended_single,
-    table_terms,
-)
+from engine.plan.mixed_recommended import beside_recommended
 from engine.plan.mixed_types import MixedPlan, PlanDemand
 from engine.plan.mixed_uncertainty import plan_spread
 from engine.types import ComparisonInput, ComparisonOutput, WorkloadInput
@@ -203,37 +197,9 @@ def comparison_plan(
         return _none("no eligible row can be costed per replica or per output")
     demand, offers = built
     plan = optimise(demand, offers, time_limit=time_limit)
-    rows = {row.candidate_id: row for row in output.candidates}
-    recommended = rows.get(output.recommended_candidate_id or "")
-    single = recommended_single(demand, offers, output.recommended_candidate_id)
-    plan = against_recommended(plan, single)
-    label, scale = cost.unit_label_and_scale(workload)
-
-    def terms(of: MixedPlan) -> dict[str, str | None]:
-        used = [rows[o] for o in dict.fromkeys(line.offer_id for line in of.lines) if o in rows]
-        return table_terms(
-            of,
-            recommended=recommended,
-            single=single,
-            rows=used,
-            unit_label=label,
-            unit_scale=scale,
-            unit_quantum=cost.UNIT_QUANTUM,
-        )
-
-    in_rows = terms(plan)
-    gap = in_rows["vs_recommended_usd"]
-    if single is not None and plan.status != "single" and gap is not None and Decimal(gap) <= 0:
-        # cheaper in the optimiser's model, not once each vendor stores the model: no split
-        plan = as_single(plan, single, "no split is cheaper than the recommended row alone")
-        in_rows = terms(plan)
+    plan, single, in_rows = beside_recommended(plan, demand, offers, inp, output)
     data = _served(plan, {c.id: c.label for c in inp.candidates}, workload.horizon_months)
     data.update(in_rows)
-    by_id = {c.id: c for c in inp.candidates}
-    rec_input = by_id.get(output.recommended_candidate_id or "")
-    data["recommended_note"] = recommended_gap(
-        recommended, single, None if rec_input is None else fits_long_requests(rec_input)
-    )
     data["buckets"] = _buckets(demand, sizes, workload)
     data["buckets_source"] = source
     data["capacity_limited"] = sorted(limited & {o.id for o in offers})
@@ -247,13 +213,18 @@ def comparison_plan(
         for name in ("p10", "p50", "p90"):
             value = Decimal(repr(getattr(spread, name))).quantize(SPREAD_QUANTUM)
             data[name] = format(value, "f")
-        own = float(data["workload_costs_usd"] or 0)
+        recommended = next(
+            (r for r in output.candidates if r.candidate_id == output.recommended_candidate_id),
+            None,
+        )
         bands: tuple[float | None, ...]
         if plan.status == "single" and single is not None and recommended is not None:
             bands = (recommended.p10, recommended.p50, recommended.p90)  # the row's own band
         else:
+            own = float(data["workload_costs_usd"] or 0)
             full = plan_spread(plan, demand, offers, volume, factors, fixed_monthly=own)
-            bands = (full.p10 * float(scale), full.p50 * float(scale), full.p90 * float(scale))
+            scale = float(cost.unit_label_and_scale(workload)[1])
+            bands = (full.p10 * scale, full.p50 * scale, full.p90 * scale)
         for name, band in zip(("unit_p10", "unit_p50", "unit_p90"), bands, strict=True):
             data[name] = None if band is None else f"{band:.6f}"
     return data

@@ -23,10 +23,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from decimal import Decimal, localcontext
 
-from engine.cost.common import DECIMAL_CONTEXT, PER_OUTPUT_QUANTUM
+from engine.cost.common import (
+    DECIMAL_CONTEXT,
+    PER_OUTPUT_QUANTUM,
+    UNIT_QUANTUM,
+    unit_label_and_scale,
+)
+from engine.plan.mixed_adapter import fits_long_requests
 from engine.plan.mixed_single import SinglePlan, single_plan
 from engine.plan.mixed_types import MixedPlan, PlanDemand, PlanOffer
-from engine.types import CandidateOutcome
+from engine.types import CandidateOutcome, ComparisonInput, ComparisonOutput
 
 # The rows' cost lines the optimiser models itself; every other line is the workload's own.
 PLAN_MODELLED_LINES = frozenset(
@@ -186,3 +192,46 @@ def table_terms(
             out["vs_recommended_usd"] = text(saved.quantize(Decimal("0.01")))
             out["vs_recommended_pct"] = text((saved * 100 / recommended.total).quantize(PCT))
     return out
+
+
+def beside_recommended(
+    plan: MixedPlan,
+    demand: PlanDemand,
+    offers: Sequence[PlanOffer],
+    inp: ComparisonInput,
+    output: ComparisonOutput,
+) -> tuple[MixedPlan, SinglePlan | None, dict[str, str | None]]:
+    """The plan held against the recommended row (module docstring): the plan as it
+    stands (the row itself where no split is cheaper, in the optimiser's model or once the
+    workload's own lines are added back), that row alone as the optimiser costs it (None when
+    it cannot carry the brief alone), and the fields the stored plan gains."""
+    rows = {row.candidate_id: row for row in output.candidates}
+    recommended_id = output.recommended_candidate_id or ""
+    recommended = rows.get(recommended_id)
+    single = recommended_single(demand, offers, recommended_id)
+    label, scale = unit_label_and_scale(inp.workload)
+
+    def terms(of: MixedPlan) -> dict[str, str | None]:
+        used = [rows[o] for o in dict.fromkeys(line.offer_id for line in of.lines) if o in rows]
+        return table_terms(
+            of,
+            recommended=recommended,
+            single=single,
+            rows=used,
+            unit_label=label,
+            unit_scale=scale,
+            unit_quantum=UNIT_QUANTUM,
+        )
+
+    plan = against_recommended(plan, single)
+    fields = terms(plan)
+    gap = fields["vs_recommended_usd"]
+    if single is not None and plan.status != "single" and gap is not None and Decimal(gap) <= 0:
+        # cheaper in the optimiser's model, not once each vendor stores the model: no split
+        plan = as_single(plan, single, "no split is cheaper than the recommended row alone")
+        fields = terms(plan)
+    cand = next((c for c in inp.candidates if c.id == recommended_id), None)
+    fields["recommended_note"] = recommended_gap(
+        recommended, single, None if cand is None else fits_long_requests(cand)
+    )
+    return plan, single, fields
