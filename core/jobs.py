@@ -69,8 +69,16 @@ def claim(
     )
     if take_over is not None:
         claimable |= take_over
+    return claim_where(model, pk, claimable, status=running, claimed_at=now, **fields)
+
+
+def claim_where(model: type[models.Model], pk: int, claimable: Q, **fields: Any) -> int | None:
+    """Claim row `pk` when it matches `claimable` (for a row that says by other fields than a
+    `status` whether it is waiting): `claimed_at` now, `attempts + 1` and `fields`, in one
+    conditional UPDATE; its new attempt number, or None when it did not match."""
+    fields.setdefault("claimed_at", timezone.now())
     updated = model._default_manager.filter(claimable, pk=pk).update(
-        status=running, claimed_at=now, attempts=F("attempts") + 1, **fields
+        attempts=F("attempts") + 1, **fields
     )
     if not updated:
         return None

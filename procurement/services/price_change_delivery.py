@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from core import jobs
@@ -79,12 +79,7 @@ def _unclaimed(now: datetime) -> Q:
 def _claim(flag_id: int) -> int | None:
     """This run's attempt number, or None when the flag is finished or a live run holds it."""
     now = timezone.now()
-    claimed = PriceChange.objects.filter(_pending(), _unclaimed(now), pk=flag_id).update(
-        claimed_at=now, attempts=F("attempts") + 1
-    )
-    if not claimed:
-        return None
-    return int(PriceChange.objects.filter(pk=flag_id).values_list("attempts", flat=True).get())
+    return jobs.claim_where(PriceChange, flag_id, _pending() & _unclaimed(now), claimed_at=now)
 
 
 def gave_up_impact(flag: PriceChange, reason: str) -> dict[str, object]:
