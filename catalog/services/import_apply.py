@@ -171,7 +171,9 @@ def _bulk_versions(
     versions = []
     for old, quote in changes:
         values = {f: getattr(quote, f) for f in QUOTE_INPUT_FIELDS}
-        errors = quote_rule_errors(values, accelerator=quote.accelerator, require_source=True)
+        errors = quote_rule_errors(
+            values, accelerator=quote.accelerator, require_source=True, node_from_file=True
+        )
         if errors:
             raise CatalogInvalid(errors)
         versions.append(_version_of(acting_user, old, quote))

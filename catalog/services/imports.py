@@ -9,7 +9,8 @@ second one, and withdrawing the offers that left the file.
 All or nothing: our price-list template is refused whole when any row is wrong (the default
 for it). Public files (SkyPilot, LiteLLM) import their good rows and report the bad ones,
 unless the caller asks for all-or-nothing. A rejected file is still audit-logged (after the
-rollback). Importing the same bytes again for the same date is a no-op that says so.
+rollback). Importing the same bytes again under the same provider for the same date is a no-op
+that says so; under another provider it is a new import (and a file of another cloud is refused).
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ PROVIDER_CLOUDS = {
     "nebius": "nebius",
     "oci": "oci",
     "oraclecloud": "oci",
+    "hyperstack": "hyperstack",
+    "cudo": "cudo",
+    "cudocompute": "cudo",
+    "primeintellect": "primeintellect",
 }
 CLOUD_NAMES = {
     "aws": "AWS",
@@ -59,6 +64,9 @@ CLOUD_NAMES = {
     "runpod": "RunPod",
     "nebius": "Nebius",
     "oci": "Oracle Cloud",
+    "hyperstack": "Hyperstack",
+    "cudo": "Cudo Compute",
+    "primeintellect": "Prime Intellect",
 }
 
 
@@ -109,17 +117,20 @@ def _moment(captured_on: date) -> datetime:
     return datetime(captured_on.year, captured_on.month, captured_on.day, tzinfo=UTC)
 
 
-def _previous_import(sha256: str, kind: str, captured_on: date) -> AuditEvent | None:
-    return (
-        AuditEvent.objects.filter(
-            action="catalog.imported",
-            summary__sha256=sha256,
-            summary__kind=kind,
-            summary__captured_on=captured_on.isoformat(),
-        )
-        .order_by("-id")
-        .first()
+def _previous_import(
+    sha256: str, kind: str, captured_on: date, provider: Provider | None
+) -> AuditEvent | None:
+    """The earlier import of these bytes for this date, under the same provider: the same
+    bytes under another provider were never imported there."""
+    events = AuditEvent.objects.filter(
+        action="catalog.imported",
+        summary__sha256=sha256,
+        summary__kind=kind,
+        summary__captured_on=captured_on.isoformat(),
     )
+    if provider is not None:
+        events = events.filter(summary__provider=provider.slug)
+    return events.order_by("-id").first()
 
 
 def _reject(acting_user: User, summary: dict[str, Any], errors: list[RowError]) -> ImportRejected:
@@ -135,18 +146,26 @@ def _reject(acting_user: User, summary: dict[str, Any], errors: list[RowError]) 
 
 
 def cloud_mismatch(provider: Provider, file_cloud: object) -> RowError | None:
-    """A SkyPilot file of one cloud imported under another provider is refused."""
+    """A SkyPilot file is imported only under the provider it belongs to: a file whose
+    instance types are another cloud's is refused, and so is a file under a cloud whose
+    instance types we know when none of its rows is one of them."""
     chosen = PROVIDER_CLOUDS.get(normalise_name(provider.slug)) or PROVIDER_CLOUDS.get(
         normalise_name(provider.name)
     )
-    if not chosen or not isinstance(file_cloud, str) or chosen == file_cloud:
+    file_cloud = file_cloud if isinstance(file_cloud, str) else None
+    if chosen == file_cloud or (chosen is None and file_cloud is None):
         return None
-    return RowError(
-        None,
-        "provider",
-        f"This file lists {CLOUD_NAMES[file_cloud]} instance types, but the provider chosen is "
-        f"{provider.name}: choose {CLOUD_NAMES[file_cloud]}'s provider or the right file.",
-    )
+    if file_cloud is not None:
+        message = (
+            f"This file lists {CLOUD_NAMES[file_cloud]} instance types, but the provider chosen "
+            f"is {provider.name}: choose {CLOUD_NAMES[file_cloud]}'s provider or the right file."
+        )
+    else:
+        message = (
+            f"The provider chosen is {provider.name}, but most of this file's instance types "
+            f"are not {CLOUD_NAMES[str(chosen)]} ones: choose the provider the file belongs to."
+        )
+    return RowError(None, "provider", message)
 
 
 def catalog_import(
@@ -189,11 +208,7 @@ def catalog_import(
                 )
             ],
         )
-    if previous := _previous_import(sha256, kind, captured_on):
-        # Known bytes under the wrong cloud are still the wrong cloud: "already imported"
-        # would tell the user that their choice went in.
-        if kind == ImportKind.SKYPILOT and (mismatch := _known_bytes_mismatch(data, provider)):
-            raise _reject(acting_user, summary, [mismatch])
+    if previous := _previous_import(sha256, kind, captured_on, provider):
         outcome.duplicate_of = f"{previous.created_at:%Y-%m-%d %H:%M} UTC by {previous.actor_name}"
         return outcome
     report(0.1, "reading the file")
@@ -244,16 +259,6 @@ def catalog_import(
         )
     report(1.0, "done")
     return outcome
-
-
-def _known_bytes_mismatch(data: bytes, provider: Provider | None) -> RowError | None:
-    if provider is None:
-        return None
-    try:
-        cloud = parse_skypilot_vms(data).facts.get("cloud")
-    except ImportFileError:
-        return None
-    return cloud_mismatch(provider, cloud)
 
 
 def _row_order(error: RowError) -> tuple[int, int, str]:
