@@ -118,6 +118,7 @@ class Stated:
 class Identity:
     slug: str | None
     label: str  # for an unknown row: the name and why it is not identified ("" when known)
+    reason: str = ""  # why, without the name ("" when known)
 
 
 def form_factor_of(*texts: str) -> str:
@@ -187,9 +188,10 @@ def _memory_fits(stated: float, variant: Variant) -> bool:
     return abs(stated - variant.memory_gb) <= variant.memory_gb * MEMORY_TOLERANCE
 
 
-def _label(name: str, stated: Stated, reason: str) -> str:
+def _unknown(name: str, stated: Stated, reason: str) -> Identity:
     form = f" ({stated.form.upper()})" if stated.form and not reason else ""
-    return f"{name}{form}" + (f" ({reason})" if reason else "")
+    label = f"{name}{form}" + (f" ({reason})" if reason else "")
+    return Identity(None, label, reason or "not in the catalog")
 
 
 def identify(
@@ -205,15 +207,15 @@ def identify(
     if table is not None:  # the instance-to-GPU table names the exact card
         if table.slug in known:
             return Identity(table.slug, "")
-        return Identity(None, f"{name or table.card} ({table.card})")
+        return Identity(None, f"{name or table.card} ({table.card})", "not in the catalog")
     if name.strip().lower() in known:
         return Identity(name.strip().lower(), "")
     stated = read_row(name, form_texts=form_texts, tag_texts=tag_texts, gpu_info=gpu_info)
     variants = FAMILIES.get(stated.family)
     if variants is None:
-        return Identity(None, _label(name, stated, ""))
+        return _unknown(name, stated, "")
     if stated.conflict:
-        return Identity(None, _label(name, stated, stated.conflict))
+        return _unknown(name, stated, stated.conflict)
     matching = [
         v
         for v in variants
@@ -231,12 +233,12 @@ def identify(
             )
             if part
         )
-        return Identity(None, _label(name, stated, f"no {stated.family.upper()} variant is {said}"))
+        return _unknown(name, stated, f"no {stated.family.upper()} variant is {said}")
     if len(matching) > 1:
-        return Identity(None, _label(name, stated, _unstated(matching)))
+        return _unknown(name, stated, _unstated(matching))
     slug = matching[0].slug
     if slug not in known:
-        return Identity(None, _label(name, stated, ""))
+        return _unknown(name, stated, "")
     return Identity(slug, "")
 
 

@@ -43,6 +43,7 @@ SOURCES: dict[str, str] = {
     "lambda": "https://docs.lambda.ai/public-cloud/on-demand/",
     "runpod": "https://docs.runpod.io/references/gpu-types",
     "hyperstack": "https://www.hyperstack.cloud/gpu-pricing",
+    "datacrunch": "https://datacrunch.io/products",
 }
 
 INSTANCE_GPUS: dict[str, tuple[InstanceGpu, ...]] = {
@@ -129,6 +130,14 @@ INSTANCE_GPUS: dict[str, tuple[InstanceGpu, ...]] = {
         _rule(r"n3-RTX-A6000x\d+", "rtx-a6000-48gb", "RTX A6000 48GB", "hyperstack"),
         _rule(r"n3-RTX-A4000x\d+", None, "RTX A4000 16GB", "hyperstack"),
     ),
+    # DataCrunch (now Verda) sells its A100, H100 and H200 as SXM boards only; its instance
+    # types are <count><GPU>[.<memory>S].<vCPUs>V, the `S` marking SXM.
+    "datacrunch": (
+        _rule(r"\d+H100\.80S\.\d+V", "h100-sxm-80gb", "H100 SXM5 80GB", "datacrunch"),
+        _rule(r"\d+H200\.141S\.\d+V", "h200-sxm-141gb", "H200 SXM5 141GB", "datacrunch"),
+        _rule(r"\d+A100\.40S\.\d+V", "a100-sxm-40gb", "A100 SXM4 40GB", "datacrunch"),
+        _rule(r"\d+A100\.\d+V", "a100-sxm-80gb", "A100 SXM4 80GB", "datacrunch"),
+    ),
 }
 # An aggregator's instance type names the cloud it resells (`hyperstack__1xH100_80GB__28__180`
 # on Prime Intellect) and its `UpstreamCloudId` that cloud's own instance type: the upstream's
@@ -136,6 +145,8 @@ INSTANCE_GPUS: dict[str, tuple[InstanceGpu, ...]] = {
 AGGREGATOR_TYPE = re.compile(r"(?P<upstream>[a-z0-9]+)__\d+x.+")
 UPSTREAM_CLOUDS = {
     "hyperstack": "hyperstack",
+    "datacrunch": "datacrunch",
+    "verda": "datacrunch",
     "lambdalabs": "lambda",
     "lambda": "lambda",
     "runpod": "runpod",

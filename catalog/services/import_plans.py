@@ -84,7 +84,8 @@ def price_list_plan(
     providers = {p.slug: p for p in Provider.objects.filter(slug__in={r.provider for r in rows})}
     for row in rows:
         provider = providers.get(row.provider)
-        slug = identify(row.accelerator, set(accelerators)).slug
+        found = identify(row.accelerator, set(accelerators))
+        slug = found.slug
         if provider is None:
             plan.errors.append(
                 RowError(
@@ -98,9 +99,9 @@ def price_list_plan(
                 RowError(
                     row.row,
                     "accelerator",
-                    f"{row.accelerator!r} is not a catalog GPU: "
-                    f"{identify(row.accelerator, set(accelerators)).label} (use a catalog slug "
-                    "such as h100-sxm-80gb, or a name that states form factor and memory).",
+                    f"{row.accelerator!r} is not a catalog GPU "
+                    f"({found.reason}): use a catalog "
+                    "slug such as h100-sxm-80gb, or a name that states form factor and memory.",
                 )
             )
         values = {**row.values, "quoted_at": quoted_at}

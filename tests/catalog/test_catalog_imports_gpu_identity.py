@@ -86,6 +86,10 @@ PRIME_INTELLECT = (
     f"{_gpu_info('L40S', 10, 49152)},united_states,14.5,\n"
     f"datacrunch__1xA100_80GB__22__120__SPOT,1A100.22V,22.0,120.0,A100-80GB,1.0,"
     f"{_gpu_info('A100-80GB', 1, 81920)},finland,,0.53\n"
+    f"datacrunch__1xH200_141GB__44__182,1H200.141S.44V,44.0,182.0,H200,1.0,"
+    f"{_gpu_info('H200', 1, 144384)},finland,2.0,\n"
+    f"massedcompute__1xA100_80GB__16__128,A100-80GB-1x,16.0,128.0,A100-80GB,1.0,"
+    f"{_gpu_info('A100-80GB', 1, 81920)},united_states,1.29,\n"
 )
 
 
@@ -209,9 +213,18 @@ def test_f4_aggregator_rows_are_the_cards_their_upstream_ids_name(lead, catalog,
         8,
     )
     assert offers["lambdalabs__8xA100_40GB__124__1800", "united_states"][0] == "a100-sxm-40gb"
-    # An upstream id that states no form factor leaves the row unknown, never SXM by default.
+    # DataCrunch's ids mark SXM boards (`.141S.`; its A100s are SXM4); a spot-only row is spot.
+    assert offers["datacrunch__1xH200_141GB__44__182", "finland"] == (
+        "h200-sxm-141gb",
+        Decimal("2.0000"),
+        1,
+    )
+    spot = Quote.objects.get(title="datacrunch__1xA100_80GB__22__120__SPOT")
+    assert (spot.accelerator.slug, spot.capacity_model) == ("a100-sxm-80gb", "spot")
+    assert spot.price_per_gpu_hour == Decimal("0.5300")
+    # An upstream id no table knows and that states no form factor: unknown, never SXM.
     assert outcome.unknown == {"A100-80GB (form factor not stated: SXM or PCIe)": 1}
-    assert not Quote.objects.filter(title__startswith="datacrunch").exists()
+    assert not Quote.objects.filter(title__startswith="massedcompute").exists()
 
 
 def test_f13_a_ten_gpu_node_the_file_states_is_imported(lead, catalog, providers):
@@ -278,3 +291,35 @@ def test_f15_same_bytes_under_another_provider_are_imported_there(lead, catalog,
         ("box-h100", "us"): ("h100-sxm-80gb", Decimal("2.5000"), 8)  # 20 / 8
     }
     assert _import(lead, text, providers["smallcloud"]).duplicate_of is not None
+
+
+PRICE_LIST_HEADER = (
+    "provider,accelerator,capacity_model,currency,price_per_gpu_hour,gpus_per_node\n"
+)
+
+
+def test_price_list_names_follow_the_same_identity_rules(lead, catalog, providers):
+    """Our template: a name that states the variant imports; one that leaves it open is a row
+    error that says what is missing, never the SXM card by default."""
+    good = PRICE_LIST_HEADER + "smallcloud,A100-80G-PCIe,on_demand,USD,1.35,8\n"
+    outcome = catalog_import(
+        acting_user=lead,
+        kind=ImportKind.PRICE_LIST,
+        data=good.encode(),
+        filename="list.csv",
+        captured_on=DAY,
+    )
+    assert outcome.created == 1
+    assert Quote.objects.get().accelerator.slug == "a100-pcie-80gb"
+    bare = PRICE_LIST_HEADER + "smallcloud,V100,on_demand,USD,0.21,8\n"
+    with pytest.raises(ImportRejected) as exc:
+        catalog_import(
+            acting_user=lead,
+            kind=ImportKind.PRICE_LIST,
+            data=bare.encode(),
+            filename="list2.csv",
+            captured_on=DAY,
+        )
+    [error] = exc.value.errors
+    assert error["column"] == "accelerator"
+    assert "form factor not stated: SXM or PCIe" in error["message"]
