@@ -89,15 +89,18 @@ _VENDOR_WORDS = re.compile(
     r"\b(nvidia|tesla|geforce|amd|instinct|intel|habana|blackwell|edition)\b"
 )
 _FORM_TAGS = (
-    ("pcie", re.compile(r"pcie?(?![a-z])|pcie")),
+    ("pcie", re.compile(r"pcie|pci(?![a-z])")),  # Cudo writes `-pci_`
     ("nvl", re.compile(r"nvl(?!ink)")),
     ("sxm", re.compile(r"sxm\d?")),
+    ("oam", re.compile(r"\boam\b")),
+    ("superchip", re.compile(r"superchip")),
 )
 _HBM = re.compile(r"hbm(\d)(e?)")
 _MEMORY = re.compile(r"(?<![a-z0-9])(\d{2,3})\s*gi?b?(?![a-z0-9])")
 _MIB = re.compile(r"SizeInMiB['\"]?\s*:\s*(\d+)")
 _STRIP = re.compile(
-    r"sxm\d?|pcie?|nvlink|nvl|hbm\d?e?|(?<![a-z0-9])\d{2,3}\s*gi?b?(?![a-z0-9])|server|workstation|\bws\b"
+    r"sxm\d?|pcie?|nvlink|nvl|hbm\d?e?|\boam\b|superchip|server|workstation|\bws\b"
+    r"|(?<![a-z0-9])\d{2,3}\s*gi?b?(?![a-z0-9])"
 )
 MEMORY_TOLERANCE = 0.12  # GpuInfo states GiB or usable memory: 81920 MiB is an "80 GB" card
 
@@ -121,17 +124,8 @@ class Identity:
     reason: str = ""  # why, without the name ("" when known)
 
 
-def form_factor_of(*texts: str) -> str:
-    """The one form factor the texts state ("" for none; the first when they disagree)."""
-    forms = _forms(" ".join(texts).lower())
-    return forms[0] if forms else ""
-
-
 def _forms(text: str) -> list[str]:
-    found = [form for form, pattern in _FORM_TAGS if pattern.search(text)]
-    if re.match(r"standard_nc\d+ads_a100", text):  # Azure NC A100 v4: PCIe cards
-        found.append("pcie")
-    return list(dict.fromkeys(found))
+    return [form for form, pattern in _FORM_TAGS if pattern.search(text)]
 
 
 def _memory_of(text: str) -> float | None:
