@@ -103,10 +103,13 @@ CLOUD_PATTERNS = {
     "runpod": re.compile(r"^\d+x_.+_(SECURE|COMMUNITY)$"),
     "nebius": re.compile(r"^(gpu|cpu)-[a-z0-9-]+_\d+(gpu|vcpu)"),
     "oci": re.compile(r"^(BM|VM)\.GPU"),
-    "hyperstack": re.compile(r"^n3-[A-Za-z0-9-]+x\d+(-NVLink)?$"),
-    "cudo": re.compile(r"^(epyc|intel)-[a-z0-9-]+_\d+x\d+v\d+gb$"),
-    "primeintellect": re.compile(r"^[a-z0-9]+__\d+x[^_].*__\d+__\d+"),
+    "hyperstack": re.compile(r"^n3-"),
+    "cudo": re.compile(r"^[a-z0-9-]+_\d+x\d+v\d+gb$"),
+    "primeintellect": re.compile(r"^[a-z0-9]+__"),
 }
+# Clouds whose every instance type, CPU or GPU, follows the pattern: a file where most rows do
+# not is not theirs.
+NAMES_EVERY_TYPE = frozenset({"aws", "azure"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,7 @@ from catalog.importers.common import ImportFileError, ParseResult, RowError
 from catalog.importers.litellm import parse_litellm_prices
 from catalog.importers.names import normalise_name
 from catalog.importers.price_list import parse_price_list
-from catalog.importers.skypilot import parse_skypilot_vms
+from catalog.importers.skypilot import NAMES_EVERY_TYPE, parse_skypilot_vms
 from catalog.services.import_apply import Applied, apply_quotes, apply_routes
 from catalog.services.import_plans import Plan, litellm_plan, price_list_plan, skypilot_plan
 from core.audit import audit_record
@@ -147,13 +147,13 @@ def _reject(acting_user: User, summary: dict[str, Any], errors: list[RowError]) 
 
 def cloud_mismatch(provider: Provider, file_cloud: object) -> RowError | None:
     """A SkyPilot file is imported only under the provider it belongs to: a file whose
-    instance types are another cloud's is refused, and so is a file under a cloud whose
-    instance types we know when none of its rows is one of them."""
+    instance types are another cloud's is refused, and so is a file under AWS or Azure (whose
+    every instance type we can tell) when most of its rows are not theirs."""
     chosen = PROVIDER_CLOUDS.get(normalise_name(provider.slug)) or PROVIDER_CLOUDS.get(
         normalise_name(provider.name)
     )
     file_cloud = file_cloud if isinstance(file_cloud, str) else None
-    if chosen == file_cloud or (chosen is None and file_cloud is None):
+    if chosen == file_cloud or (file_cloud is None and chosen not in NAMES_EVERY_TYPE):
         return None
     if file_cloud is not None:
         message = (
