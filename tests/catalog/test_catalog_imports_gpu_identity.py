@@ -323,3 +323,19 @@ def test_price_list_names_follow_the_same_identity_rules(lead, catalog, provider
     [error] = exc.value.errors
     assert error["column"] == "accelerator"
     assert "form factor not stated: SXM or PCIe" in error["message"]
+
+
+def test_f2_a_reimport_corrects_a_quote_an_earlier_import_gave_the_wrong_card(
+    lead, catalog, providers
+):
+    """Quotes imported before the rule (Cudo's 80 GB A100 stored as the 40 GB card) get a new
+    version with the card the row states at the next refresh; the old version is kept."""
+    _import(lead, CUDO, providers["cudo"])
+    title = "epyc-genoa-a100-pcie_1x2v4gb"
+    Quote.objects.filter(title=title).update(accelerator=catalog["a100-pcie-40gb"])
+    outcome = _import(lead, CUDO, providers["cudo"], captured_on=date(2026, 12, 7))
+    assert outcome.revised == 1
+    current = Quote.objects.current().get(title=title)
+    assert current.accelerator.slug == "a100-pcie-80gb"
+    assert current.price_per_gpu_hour == Decimal("1.5294")
+    assert current.supersedes.accelerator.slug == "a100-pcie-40gb"
