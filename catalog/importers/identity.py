@@ -223,7 +223,8 @@ def identify(
             part
             for part in (
                 FORM_NAMES.get(stated.form, ""),
-                f"{stated.memory_gb:g} GB" if stated.memory_gb else "",
+                f"{round(stated.memory_gb, 1):g} GB" if stated.memory_gb else "",
+                stated.memory_type.upper(),
             )
             if part
         )
