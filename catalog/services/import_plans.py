@@ -43,6 +43,8 @@ class Plan:
     skipped: dict[str, int] = field(default_factory=dict)
     kept: dict[str, int] = field(default_factory=dict)  # details imported beyond the base
     providers: set[int] = field(default_factory=set)  # whose earlier imports this one replaces
+    # offer keys of rows the file lists but whose GPU it does not identify → their label
+    unidentified: dict[str, str] = field(default_factory=dict)
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + count
@@ -162,6 +164,9 @@ def skypilot_plan(
         slug, label = _skypilot_accelerator(row, set(accelerators))
         if slug is None:
             plan.not_in_catalog(label)
+            for capacity in (CapacityModel.ON_DEMAND, CapacityModel.SPOT):
+                key = skypilot_key(provider.slug, row.title, row.region, capacity)
+                plan.unidentified[key[:300]] = label
             continue
         accelerator = accelerators[slug]
         # The file states the node size: a size the catalog has not seen (Crusoe's 10× L40S)

@@ -237,7 +237,11 @@ def catalog_import(
             applied = apply_routes(items, acting_user=acting_user, providers=plan.providers)
         else:
             applied = apply_quotes(
-                items, acting_user=acting_user, providers=plan.providers, prefix=f"{kind}:"
+                items,
+                acting_user=acting_user,
+                providers=plan.providers,
+                prefix=f"{kind}:",
+                unidentified=plan.unidentified,
             )
         outcome.created, outcome.revised = applied.created, applied.revised
         outcome.unchanged, outcome.withdrawn = applied.unchanged, applied.withdrawn

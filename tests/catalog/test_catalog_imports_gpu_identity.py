@@ -18,7 +18,7 @@ from catalog.errors import ImportRejected
 from catalog.importers.identity import identify
 from catalog.models import Quote
 from catalog.services import ImportKind, catalog_import
-from tests.factories import ProviderFactory
+from tests.factories import ProviderFactory, QuoteFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -339,3 +339,29 @@ def test_f2_a_reimport_corrects_a_quote_an_earlier_import_gave_the_wrong_card(
     assert current.accelerator.slug == "a100-pcie-80gb"
     assert current.price_per_gpu_hour == Decimal("1.5294")
     assert current.supersedes.accelerator.slug == "a100-pcie-40gb"
+
+
+def test_f3_a_quote_an_earlier_import_took_for_a_look_alike_is_withdrawn_saying_why(
+    lead, catalog, providers
+):
+    """Cudo's bare V100 was stored as the SXM2 card; the row still lists it, but no longer
+    identifies a catalog GPU, so the quote is withdrawn with that reason (not "left the file")."""
+    earlier = QuoteFactory(
+        provider=providers["cudo"],
+        accelerator=catalog["v100-sxm2-16gb"],
+        title="intel-broadwell-v100_1x2v4gb",
+        region="ca-montreal-2",
+        gpus_per_node=1,
+        price_per_gpu_hour=Decimal("0.2100"),
+        is_public_list_price=True,
+        list_key="skypilot:cudo:intel-broadwell-v100_1x2v4gb|ca-montreal-2|on_demand",
+        entered_by=lead,
+    )
+    outcome = _import(lead, CUDO, providers["cudo"])
+    assert outcome.withdrawn == 1
+    withdrawn = Quote.objects.get(supersedes=earlier)
+    assert withdrawn.status == Quote.Status.WITHDRAWN
+    assert withdrawn.notes == (
+        "Withdrawn: the imported row no longer identifies a catalog GPU: "
+        "V100 (form factor not stated: SXM or PCIe)"
+    )
