@@ -117,20 +117,29 @@ def _moment(captured_on: date) -> datetime:
     return datetime(captured_on.year, captured_on.month, captured_on.day, tzinfo=UTC)
 
 
-def _previous_import(
-    sha256: str, kind: str, captured_on: date, provider: Provider | None
-) -> AuditEvent | None:
-    """The earlier import of these bytes for this date, under the same provider: the same
-    bytes under another provider were never imported there."""
-    events = AuditEvent.objects.filter(
-        action="catalog.imported",
-        summary__sha256=sha256,
-        summary__kind=kind,
-        summary__captured_on=captured_on.isoformat(),
-    )
+def _scope(provider: Provider | None, only_providers: list[Provider] | None) -> list[str] | None:
+    """The providers an import writes for (None: every provider the file names)."""
     if provider is not None:
-        events = events.filter(summary__provider=provider.slug)
-    return events.order_by("-id").first()
+        return [provider.slug]
+    return sorted(p.slug for p in only_providers) if only_providers else None
+
+
+def _previous_import(
+    sha256: str, kind: str, captured_on: date, scope: list[str] | None
+) -> AuditEvent | None:
+    """The earlier import of these bytes for this date for the same providers: the same bytes
+    under another provider were never imported there."""
+    return (
+        AuditEvent.objects.filter(
+            action="catalog.imported",
+            summary__sha256=sha256,
+            summary__kind=kind,
+            summary__captured_on=captured_on.isoformat(),
+            summary__scope=scope,
+        )
+        .order_by("-id")
+        .first()
+    )
 
 
 def _reject(acting_user: User, summary: dict[str, Any], errors: list[RowError]) -> ImportRejected:
@@ -188,12 +197,14 @@ def catalog_import(
     report = progress or (lambda fraction, stage: None)
     require_role(acting_user, *access.CATALOG_WRITERS)
     sha256 = hashlib.sha256(data).hexdigest()
+    scope = _scope(provider, only_providers)
     summary = {
         "kind": kind,
         "filename": filename[:200],
         "sha256": sha256,
         "captured_on": captured_on.isoformat(),
         "bytes": len(data),
+        "scope": scope,
     }
     if all_or_nothing is None:
         all_or_nothing = kind in ImportKind.ALL_OR_NOTHING_BY_DEFAULT
@@ -208,7 +219,7 @@ def catalog_import(
                 )
             ],
         )
-    if previous := _previous_import(sha256, kind, captured_on, provider):
+    if previous := _previous_import(sha256, kind, captured_on, scope):
         outcome.duplicate_of = f"{previous.created_at:%Y-%m-%d %H:%M} UTC by {previous.actor_name}"
         return outcome
     report(0.1, "reading the file")

@@ -16,7 +16,7 @@ import pytest
 
 from catalog.errors import ImportRejected
 from catalog.importers.identity import identify
-from catalog.models import Quote
+from catalog.models import ModelApiRoute, Quote
 from catalog.services import ImportKind, catalog_import
 from tests.factories import ProviderFactory, QuoteFactory
 
@@ -365,3 +365,34 @@ def test_f3_a_quote_an_earlier_import_took_for_a_look_alike_is_withdrawn_saying_
         "Withdrawn: the imported row no longer identifies a catalog GPU: "
         "V100 (form factor not stated: SXM or PCIe)"
     )
+
+
+def test_f15_a_litellm_file_for_other_providers_is_not_already_imported(lead, catalog):
+    """The same LiteLLM bytes imported for OpenAI, then for Anthropic: the second import
+    writes Anthropic's route; only the same selection again is "already imported"."""
+    openai = ProviderFactory(slug="openai", name="OpenAI")
+    anthropic = ProviderFactory(slug="anthropic", name="Anthropic")
+    data = (
+        b'{"gpt-4o": {"litellm_provider": "openai", "mode": "chat", '
+        b'"input_cost_per_token": 2.5e-06, "output_cost_per_token": 1e-05}, '
+        b'"claude-sonnet-4-5": {"litellm_provider": "anthropic", "mode": "chat", '
+        b'"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05}}'
+    )
+
+    def run(providers):
+        return catalog_import(
+            acting_user=lead,
+            kind=ImportKind.LITELLM,
+            data=data,
+            filename="prices.json",
+            captured_on=DAY,
+            only_providers=providers,
+        )
+
+    assert run([openai]).created == 1
+    second = run([anthropic])
+    assert second.duplicate_of is None
+    assert second.created == 1
+    route = ModelApiRoute.objects.get(provider=anthropic)
+    assert route.price_input_per_m_tokens == Decimal("3.00000000")  # 3e-06 × 10^6
+    assert run([openai]).duplicate_of is not None
