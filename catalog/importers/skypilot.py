@@ -107,9 +107,9 @@ CLOUD_PATTERNS = {
     "cudo": re.compile(r"^[a-z0-9-]+_\d+x\d+v\d+gb$"),
     "primeintellect": re.compile(r"^[a-z0-9]+__"),
 }
-# Clouds whose every instance type, CPU or GPU, follows the pattern: a file where most rows do
-# not is not theirs.
-NAMES_EVERY_TYPE = frozenset({"aws", "azure"})
+# Clouds whose every instance type, CPU or GPU, follows the pattern (Cudo's and Prime
+# Intellect's catalogs list GPU machines only): a file where most rows do not is not theirs.
+NAMES_EVERY_TYPE = frozenset({"aws", "azure", "cudo", "primeintellect"})
 
 
 @dataclass(frozen=True, slots=True)

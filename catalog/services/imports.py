@@ -156,8 +156,9 @@ def _reject(acting_user: User, summary: dict[str, Any], errors: list[RowError]) 
 
 def cloud_mismatch(provider: Provider, file_cloud: object) -> RowError | None:
     """A SkyPilot file is imported only under the provider it belongs to: a file whose
-    instance types are another cloud's is refused, and so is a file under AWS or Azure (whose
-    every instance type we can tell) when most of its rows are not theirs."""
+    instance types are another cloud's is refused, and so is a file under AWS, Azure, Cudo or
+    Prime Intellect (whose every instance type we can tell) when most of its rows are not
+    theirs."""
     chosen = PROVIDER_CLOUDS.get(normalise_name(provider.slug)) or PROVIDER_CLOUDS.get(
         normalise_name(provider.name)
     )
