@@ -255,17 +255,6 @@ def test_f14_a_hyperstack_file_under_aws_is_refused(lead, catalog, providers):
     assert not Quote.objects.exists()
 
 
-def test_f14_a_file_with_no_aws_instance_type_is_refused_under_aws(lead, catalog, providers):
-    text = (
-        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,Region\n"
-        "box-h100,H100-SXM,8.0,96.0,1024.0,,20.0,us\n"
-    )
-    with pytest.raises(ImportRejected) as exc:
-        _import(lead, text, providers["aws"])
-    assert "are not AWS ones" in exc.value.errors[0]["message"]
-    assert not Quote.objects.exists()
-
-
 @pytest.mark.parametrize("cloud", ["aws", "cudo", "primeintellect"])
 def test_f14_a_file_of_an_unknown_cloud_is_refused_under_a_cloud_we_can_tell(
     lead, catalog, providers, cloud
