@@ -62,7 +62,7 @@ class TraceSizing:
 
     @property
     def trace_hours(self) -> float:
-        return self.replicas.shape[0] * self.interval_s / 3600.0
+        return int(self.replicas.shape[0]) * self.interval_s / 3600.0
 
     @property
     def mean_replicas(self) -> float:
