@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from accounts.models import User
 
 BRIEF_WRITERS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
+# A traffic trace is the platform's own record of its requests: its engineers upload it too.
+TRACE_UPLOADERS = frozenset({Role.PROCUREMENT_LEAD, Role.PLATFORM_ENGINEER, Role.ADMIN})
 
 View = Callable[..., HttpResponse]
 read_required = role_required(*STAFF_ROLES)
