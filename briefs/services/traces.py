@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.core.files.uploadedfile import UploadedFile
+from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -46,7 +46,7 @@ def _require_uploader(user: User) -> None:
 
 
 def traffic_trace_upload(
-    *, brief: WorkloadBrief, upload: UploadedFile, window: str, acting_user: User
+    *, brief: WorkloadBrief, upload: File[bytes], window: str, acting_user: User
 ) -> TrafficTrace:
     """Keep the file and queue its read; the same file for the same window is refused."""
     _require_uploader(acting_user)
@@ -188,10 +188,8 @@ def traffic_traces_redrive_stuck(*, now: datetime | None = None) -> int:
         _fail(trace_id, "The file was not read in time (the worker was lost repeatedly).")
     stuck = list(
         TrafficTrace.objects.filter(
-
-                jobs.stale_claims(statuses.READING, now=now)
-                | Q(status=statuses.PENDING, created_at__lt=now - PENDING_GRACE)
-
+            jobs.stale_claims(statuses.READING, now=now)
+            | Q(status=statuses.PENDING, created_at__lt=now - PENDING_GRACE)
         ).values_list("pk", flat=True)
     )
     for trace_id in stuck:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
 
 from briefs.models import TrafficTrace
 from briefs.selectors import ready_trace_for
@@ -76,3 +77,26 @@ def test_the_same_file_for_the_same_window_is_refused_and_who_may_upload(
     with pytest.raises(NotAllowed):
         traffic_trace_upload(brief=brief, upload=_file(AZURE), window="week", acting_user=finance)
     assert TrafficTrace.objects.count() == 1
+
+
+def test_the_brief_page_uploads_a_trace_and_shows_what_it_read(
+    client, login, brief, engineer, finance
+) -> None:
+    login(engineer)
+    url = reverse("briefs:trace-upload", args=[brief.pk])
+    response = client.post(url, {"file": _file(AZURE), "window": "peak_hour"})
+    assert response.status_code == 302
+    trace = TrafficTrace.objects.get()
+    traffic_trace_read(trace_id=trace.pk)
+    page = client.get(brief.get_absolute_url()).content.decode()
+    assert "Sized from <strong>trace.csv</strong>" in page
+    assert "10 requests" in page
+    assert "fig-brief-arrivals" in page
+    # A refused file comes back on the page with its error, nothing saved.
+    refused = client.post(url, {"file": _file(AZURE), "window": "fortnight"})
+    assert refused.status_code == 400
+    assert TrafficTrace.objects.count() == 1
+    # Finance reads the brief but cannot upload; the page offers no form.
+    login(finance)
+    assert client.post(url, {"file": _file(AZURE, "b.csv"), "window": "day"}).status_code == 403
+    assert "Upload trace" not in client.get(brief.get_absolute_url()).content.decode()
