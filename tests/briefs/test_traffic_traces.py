@@ -100,3 +100,19 @@ def test_the_brief_page_uploads_a_trace_and_shows_what_it_read(
     login(finance)
     assert client.post(url, {"file": _file(AZURE, "b.csv"), "window": "day"}).status_code == 403
     assert "Upload trace" not in client.get(brief.get_absolute_url()).content.decode()
+
+
+def test_the_api_takes_a_trace_and_reports_its_read(api_client, brief, engineer) -> None:
+    api_client.force_authenticate(engineer)
+    url = f"/api/v1/briefs/{brief.pk}/traces/"
+    response = api_client.post(url, {"file": _file(AZURE), "window": "day"}, format="multipart")
+    assert response.status_code == 202, response.content
+    assert response.json()["status"] == "pending"
+    traffic_trace_read(trace_id=response.json()["id"])
+    listed = api_client.get(url).json()
+    assert [t["status"] for t in listed] == ["ready"]
+    assert listed[0]["requests"] == 10
+    assert listed[0]["summary"]["requests_per_minute"] == [3, 3, 4]
+    refused = api_client.post(url, {"window": "day"}, format="multipart")
+    assert refused.status_code == 400
+    assert "file" in refused.json()["fields"]

@@ -320,6 +320,9 @@ MATRIX: dict[str, Route] = {
     "api-brief-detail": api((403, 404, 404, 200, 200, 200, 200, 200), kwargs=PK_BRIEF),
     "api-brief-revise": api((405, 404, 404, 405, 405, 405, 405, 405),
                             post=(403, 404, 404, 201, 403, 403, 403, 201), kwargs=PK_BRIEF),
+    "api-brief-traces": api((403, 404, 404, 200, 200, 200, 200, 200),
+                            post=(403, 404, 404, 400, 400, 403, 403, 400), kwargs=PK_BRIEF,
+                            multipart=True),
     "api-memory-fit":   api((403, 405, 405, 405, 405, 405, 405, 405),
                             post=(403, 400, 400, 400, 400, 400, 400, 400)),
     # --- API: comparisons, reviews, exports, audit -------------------------------------------
