@@ -301,6 +301,17 @@ def billing_import_run(*, import_id: int) -> BillingImport | None:
         logger.exception("Reading billing import %s failed", import_id)
         _fail(import_id, f"The file could not be read ({type(exc).__name__}).")
         return BillingImport.objects.get(pk=import_id)
+    if summary.rows and not summary.matched_rows:
+        # A bill that matches nothing says nothing of the month: reconciling it would flag a
+        # drift on a zero (U7). The reasons tell what to change in the rule.
+        reasons = ", ".join(f"{n:,} {why}" for why, n in summary.unmatched_by_reason.items())
+        _fail(
+            import_id,
+            f"None of the file's {summary.rows:,} rows matched this decision ({reasons}): "
+            "check the provider names, accounts, tags and SKU ids (a bill carries the "
+            "provider's own SKU ids), then import it again.",
+        )
+        return BillingImport.objects.get(pk=import_id)
     values: dict[str, Any] = {
         "status": BillingImport.Status.DONE,
         "progress": 1.0,

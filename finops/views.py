@@ -52,8 +52,9 @@ def _forms_initial(comparison: Comparison) -> dict[str, Any]:
         return {}
     initial: dict[str, Any] = {"provider_names": row.provider_name}
     if row.quote is not None:
+        # A bill carries the provider's own SKU ids, never ours: the SKU box starts empty (a
+        # pre-filled product id matched nothing on a real bill, U7).
         initial["gpus_per_instance"] = row.quote.gpus_per_node
-        initial["sku_ids"] = selectors.sku_id(row.quote)
     return initial
 
 
