@@ -67,6 +67,12 @@ def _approved(comparison: Comparison) -> None:
             f"This comparison is {comparison.get_status_display().lower()}, not approved: "
             "only an approved decision has a commitment to export and a bill to reconcile."
         )
+    if comparison.decision_superseded_by_id is not None:
+        raise Conflict(
+            f"This decision was superseded by comparison {comparison.decision_superseded_by_id} "
+            f"on {comparison.decision_superseded_at:%Y-%m-%d}: it is no longer tracked; import "
+            "bills and counts on the decision that superseded it."
+        )
 
 
 def _clean_list(values: Sequence[str]) -> list[str]:

@@ -37,7 +37,7 @@ def decision_list(request: AuthedRequest) -> HttpResponse:
     only_drift = request.GET.get("drift") == "1"
     if only_drift:
         decisions = selectors.drifting_decisions(request.user).order_by("-decided_at", "-pk")
-    rows = list(decisions[:200])
+    rows = list(decisions.prefetch_related("superseded_decisions")[:200])
     drifting = set(selectors.drifting_decisions(request.user).values_list("pk", flat=True))
     return render(
         request,
