@@ -353,6 +353,14 @@ MATRIX: dict[str, Route] = {
     "finops:actuals-upload":  html((L, 405, 405, 405, 405, 405, 405, 405),
                                    post=(L, 404, 404, 409, 409, 409, 403, 409), kwargs=PK_CMP),
     "api-finops-reconciliation": api((403, 404, 404, 200, 200, 200, 200, 200), kwargs=PK_CMP),
+    # The world's comparison is not approved: every allowed role is answered 409.
+    "api-finops-focus-commitments": api((403, 404, 404, 409, 409, 409, 409, 409), kwargs=PK_CMP),
+    "api-finops-focus-prices":      api((403, 404, 404, 409, 409, 409, 409, 409), kwargs=PK_CMP),
+    "api-finops-bills":   api((403, 404, 404, 200, 200, 200, 200, 200),
+                              post=(403, 404, 404, 409, 403, 409, 403, 409), kwargs=PK_CMP,
+                              multipart=True),
+    "api-finops-outputs": api((403, 405, 405, 405, 405, 405, 405, 405),
+                              post=(403, 404, 404, 409, 409, 409, 403, 409), kwargs=PK_CMP),
     # --- API docs (the schema itself: see ALLOWLIST) -----------------------------------------
     "api-docs":   html((L, 200, 200, 200, 200, 200, 200, 200)),
 }
