@@ -44,6 +44,7 @@ class TraceSizing:
 
     interval_s: float
     replicas: IntArray  # the fewest replicas per interval that hold the target
+    load: FloatArray  # the same before rounding up: the interval's load in replicas
     attainment: float  # share of all requests within the targets on those replicas
     fixed_replicas: int  # the fewest held all the time that hold the target over the trace
     fixed_attainment: float
@@ -125,12 +126,14 @@ def size_trace(
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     rank = np.maximum(1, np.ceil(attainment_target * sizes - _ROUNDING)).astype(np.int64)
     picked = needs_sorted[np.minimum(starts + rank - 1, needs.shape[0] - 1)]
-    replicas = np.where(sizes > 0, np.ceil(picked - _ROUNDING), 0).astype(np.int64)
+    load = np.where(sizes > 0, picked, 0.0)
+    replicas = np.ceil(load - _ROUNDING).astype(np.int64)
     met = needs <= replicas[interval] + _ROUNDING
     fixed = _replicas_for(np.sort(needs), attainment_target)
     return TraceSizing(
         interval_s=float(interval_s),
         replicas=replicas,
+        load=load,
         attainment=float(met.mean()),
         fixed_replicas=fixed,
         fixed_attainment=float((needs <= fixed + _ROUNDING).mean()),

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from engine.trace import (
     CurvePoint,
+    LoadCurve,
     OperatingCurve,
     RequestTrace,
     TraceError,
@@ -253,3 +254,24 @@ def test_a_bad_trace_is_refused_with_its_reason(
 ) -> None:
     with pytest.raises(TraceError, match=message):
         RequestTrace.of(arrivals, inputs, outputs)
+
+
+def test_a_load_curve_gives_the_plan_its_overflow_shares() -> None:
+    """Loads 1, 1, 2, 4 (mean 2, peak 4: peak-to-average 2). Capacity for half the peak (2)
+    leaves 4 − 2 = 2 of the 8 units above it: 25 %; for a quarter (1): 0 + 0 + 1 + 3 = 4: 50 %."""
+    curve = LoadCurve.of([1, 1, 2, 4])
+    assert curve.peak_to_average == 2.0
+    assert curve.overflow_share(0.5) == pytest.approx(0.25)
+    assert curve.overflow_share(0.25) == pytest.approx(0.5)
+    assert curve.overflow_share(1.0) == 0.0
+    assert curve.overflow_share(0.0) == 1.0
+    with pytest.raises(TraceError, match="no load"):
+        LoadCurve.of([0, 0])
+
+
+def test_the_replay_load_is_the_replica_curve_before_rounding_up() -> None:
+    assert FLAT_POINT is not None
+    arrivals = [0.0, 0.25, 0.5, 0.75] + [60 + 0.05 * i for i in range(12)] + [150.0]
+    sizing = size_trace(_trace(arrivals), FLAT, FLAT_POINT)
+    assert sizing.load.tolist() == [1.0, 3.0, 0.25]
+    assert LoadCurve.of(sizing.load).peak_to_average == pytest.approx(3 / (4.25 / 3))
