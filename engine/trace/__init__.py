@@ -3,6 +3,7 @@ operating curve, the replay that finds the fewest replicas per interval holding 
 level, and the scaling of a sampled window to the brief's monthly volume."""
 
 from engine.trace.curve import CurvePoint, OperatingCurve, Sustainable, sustainable_point
+from engine.trace.fleet import TraceFleet, trace_fleet
 from engine.trace.loadcurve import LoadCurve
 from engine.trace.replay import TraceSizing, in_flight_at_arrival, replica_needs, size_trace
 from engine.trace.requests import RequestTrace, TraceError
@@ -16,6 +17,7 @@ __all__ = [
     "RequestTrace",
     "Sustainable",
     "TraceError",
+    "TraceFleet",
     "TraceScaling",
     "TraceSizing",
     "in_flight_at_arrival",
@@ -23,4 +25,5 @@ __all__ = [
     "scale_to_volume",
     "size_trace",
     "sustainable_point",
+    "trace_fleet",
 ]

@@ -5,6 +5,7 @@ brute-force replay, against the closed form of a constant-rate trace, and by its
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from engine.trace import (
     scale_to_volume,
     size_trace,
     sustainable_point,
+    trace_fleet,
 )
 
 # One replica holds 4 requests within the targets at 400 output tokens/s: a request of 100
@@ -275,3 +277,29 @@ def test_the_replay_load_is_the_replica_curve_before_rounding_up() -> None:
     sizing = size_trace(_trace(arrivals), FLAT, FLAT_POINT)
     assert sizing.load.tolist() == [1.0, 3.0, 0.25]
     assert LoadCurve.of(sizing.load).peak_to_average == pytest.approx(3 / (4.25 / 3))
+
+
+def test_an_offer_sized_from_the_trace_pays_as_used_or_for_its_fixed_fleet() -> None:
+    """The three-minute trace (replicas 1, 3, 1: a mean of 5 / 3; fixed fleet 3) on 2-GPU
+    replicas at USD 2.50 a GPU-hour: on demand, 5/3 × 2 × 730 = 2,433.333 GPU-hours, USD
+    6,083.33; reserved, 3 × 2 × 730 = 4,380 GPU-hours, USD 10,950.00; a busiest-hour trace is
+    costed at the fixed fleet on demand too."""
+    assert FLAT_POINT is not None
+    arrivals = [0.0, 0.25, 0.5, 0.75] + [60 + 0.05 * i for i in range(12)] + [150.0]
+    sizing = size_trace(_trace(arrivals), FLAT, FLAT_POINT)
+    price = Decimal("2.50")
+    elastic = trace_fleet(
+        sizing, gpus_per_replica=2, price_per_gpu_hour=price, fixed_capacity=False
+    )
+    assert (elastic.peak_gpus, elastic.fixed_gpus) == (6, 6)
+    assert elastic.monthly_gpu_hours == Decimal("2433.333")
+    assert elastic.monthly_cost == Decimal("6083.33")
+    assert elastic.basis == "as used"
+    fixed = trace_fleet(sizing, gpus_per_replica=2, price_per_gpu_hour=price, fixed_capacity=True)
+    assert fixed.monthly_gpu_hours == Decimal("4380")
+    assert fixed.monthly_cost == Decimal("10950.00")
+    peak_hour = trace_fleet(
+        sizing, gpus_per_replica=2, price_per_gpu_hour=price, fixed_capacity=False, repeats=False
+    )
+    assert peak_hour.monthly_cost == Decimal("10950.00")
+    assert peak_hour.basis == "fixed fleet"
