@@ -156,7 +156,8 @@ def test_accelerator_numbers_positive_and_types() -> None:
         assert row["vendor"] in VENDORS, slug
         assert row["segment"] in SEGMENTS, slug
         # an ISO date no later than today: when the figures were checked against the source
-        assert "2026-12-02" <= row["verified_on"] <= datetime.datetime.now(tz=datetime.UTC).date().isoformat(), slug
+        today = datetime.datetime.now(tz=datetime.UTC).date().isoformat()
+        assert "2026-12-02" <= row["verified_on"] <= today, slug
         precisions = row["supported_precisions"]
         assert precisions, slug
         assert set(precisions) <= PRECISIONS, (slug, precisions)
