@@ -133,6 +133,8 @@ def report(items: Sequence[OutOfSample], band: dict[str, dict[str, float]], toda
         "(leave-one-model-out). Error = |estimate / measured − 1| of per-GPU output tokens/s.",
         "Band = the p10–p90 of measured / estimate over these predictions, per regime (what a",
         "comparison row's estimate carries); coverage = share of runs inside their regime's band.",
+        "The model, its assumptions (prompt lengths, KV precision, replica size) and the fit:",
+        "docs/engine/fitted-estimate.md.",
         "",
         "## Summary",
         "",
