@@ -11,7 +11,14 @@ import pytest
 
 from benchmarks.mlperf_fit_data import rows_for, write_csv
 from benchmarks.parsers.mlperf_results import read_results_tree
-from engine.fitted import LATENCY_BOUND, THROUGHPUT_BOUND, case_for, estimate, regime_band
+from engine.fitted import (
+    LATENCY_BOUND,
+    THROUGHPUT_BOUND,
+    case_for,
+    estimate,
+    regime_band,
+    shape_ratio,
+)
 from engine.fitted.accuracy import bands
 from engine.fitted.cases import FIT_DATA, load_fit_data
 from engine.fitted.fit import OutOfSample, fit
@@ -147,4 +154,17 @@ def test_the_fit_data_leaves_out_what_the_catalog_cannot_name_with_its_reason(tm
     assert (
         "not a decoder LLM"
         in reasons[_summary_path("Acme", "H200x1", "stable-diffusion-xl", "Offline")]
+    )
+
+
+def test_a_published_result_scales_to_a_briefs_shape_by_the_estimators_own_ratio():
+    mlperf = _llama(H200, 1)  # Offline: 300-token prompts, 294-token answers
+    assert shape_ratio(mlperf, 300, 294) == pytest.approx(1.0)
+    longer_prompts = shape_ratio(mlperf, 3000, 294)
+    tighter = shape_ratio(mlperf, 300, 294, tpot_limit_ms=30)
+    assert longer_prompts < 1
+    assert tighter < 1
+    assert shape_ratio(mlperf, 3000, 294) == pytest.approx(
+        estimate(_llama(H200, 1, input_tokens=3000)).tokens_per_gpu_s
+        / estimate(mlperf).tokens_per_gpu_s
     )
