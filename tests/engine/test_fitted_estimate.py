@@ -19,7 +19,7 @@ from engine.fitted import (
     regime_band,
     shape_ratio,
 )
-from engine.fitted.accuracy import bands
+from engine.fitted.accuracy import bands, pairs_ordered
 from engine.fitted.cases import FIT_DATA, load_fit_data
 from engine.fitted.fit import OutOfSample, fit
 from engine.fitted.roofline import PARAMETERS
@@ -168,3 +168,24 @@ def test_a_published_result_scales_to_a_briefs_shape_by_the_estimators_own_ratio
         estimate(_llama(H200, 1, input_tokens=3000)).tokens_per_gpu_s
         / estimate(mlperf).tokens_per_gpu_s
     )
+
+
+def test_pairs_are_judged_by_each_accelerators_median_and_near_ties_can_be_set_aside():
+    """Three accelerators measured 100, 105 and 200 tokens/s per GPU, estimated 110, 100 and
+    250: the 100/105 pair is reversed (5 % apart: a tie at a 10 % margin), the other two right."""
+    base = load_fit_data()[0]
+    items = [
+        OutOfSample(
+            replace(base, tokens_per_gpu_s=measured, accelerator=name),
+            predicted,
+            False,
+            "accelerator",
+        )
+        for name, measured, predicted in (
+            ("a", 100.0, 110.0),
+            ("b", 105.0, 100.0),
+            ("c", 200.0, 250.0),
+        )
+    ]
+    assert pairs_ordered(items) == (2, 3)
+    assert pairs_ordered(items, margin=0.10) == (2, 2)
