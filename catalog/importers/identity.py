@@ -45,7 +45,7 @@ FAMILIES: dict[str, tuple[Variant, ...]] = {
     "b200": (_v("b200-hgx-180gb", "sxm", 180),),
     "b300": (_v("b300-hgx-288gb", "sxm", 288),),
     "gb200": (_v("gb200-per-gpu-186gb", "superchip", 186),),
-    "gh200": (_v("gh200-96gb", "superchip", 96),),
+    "gh200": (_v("gh200-96gb", "superchip", 96), _v("gh200-144gb", "superchip", 144)),
     "a100": (
         _v("a100-sxm-40gb", "sxm", 40),
         _v("a100-sxm-80gb", "sxm", 80),
