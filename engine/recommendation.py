@@ -48,7 +48,7 @@ def latency_verdict(workload: WorkloadInput, cand: CandidateInput) -> str:
 def evidence_words(cand: CandidateInput) -> str:
     if cand.is_api:
         return "provider's model API"
-    head = {"measured": "measured", "proxy": "proxy", "estimated": "estimated"}[cand.perf_source]
+    head = cand.perf_source
     return f"{head}: {cand.evidence_detail}" if cand.evidence_detail else head
 
 

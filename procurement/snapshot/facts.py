@@ -58,7 +58,7 @@ class EvidenceFacts(TypedDict):
     """Which benchmark result the row's performance rests on, and why (engine/evidence.py);
     an estimate carries `kind` and `reason` only."""
 
-    kind: str  # "measured" | "proxy" | "estimated"
+    kind: str  # "measured" | "proxy" | "published" | "estimated"
     reason: str  # one sentence a reviewer reads on the row
     adjustments: NotRequired[list[str]]  # each adjustment applied to the measured figures
     result_id: NotRequired[int | None]
