@@ -230,13 +230,13 @@ class PublishedResult(models.Model):
     (docs/benchmarks.md, "Published results"). One per round, submitter, system, benchmark
     and scenario; its figures are the submission's, never rescaled here."""
 
-    round = models.CharField(max_length=20, help_text="e.g. MLPerf Inference v4.1")
+    round = models.CharField(max_length=60, help_text="e.g. MLPerf Inference v4.1")
     division = models.CharField(max_length=20, default="closed")
     submitter = models.CharField(max_length=100)
     system = models.CharField(max_length=200, help_text="The system folder's name.")
     system_name = models.CharField(max_length=300, blank=True)
     benchmark = models.CharField(max_length=60, help_text="e.g. llama2-70b-99")
-    scenario = models.CharField(max_length=20, help_text="Offline, Server or Interactive")
+    scenario = models.CharField(max_length=30, help_text="Offline, Server or Interactive")
     model_profile = models.ForeignKey(
         "catalog.ModelProfile", on_delete=models.PROTECT, related_name="+"
     )
@@ -257,8 +257,7 @@ class PublishedResult(models.Model):
     tpot_limit_ms = models.FloatField(null=True, blank=True)
     latency_limit_ms = models.FloatField(null=True, blank=True)
     framework = models.CharField(max_length=200, blank=True)
-    precision = models.CharField(max_length=16, blank=True)
-    status = models.CharField(max_length=20, blank=True, help_text="available, preview, rdi")
+    precision = models.CharField(max_length=16, blank=True, help_text="Blank: not stated.")
     source_path = models.CharField(max_length=500)
     licence = models.CharField(max_length=200)
     imported_at = models.DateTimeField(auto_now=True)

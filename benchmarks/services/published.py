@@ -23,7 +23,13 @@ from typing import Any
 from django.db import transaction
 
 from benchmarks.models import PublishedResult
+from benchmarks.parsers.mlperf_results import (
+    MLPerfResults,
+    read_results_archive,
+    read_results_tree,
+)
 from benchmarks.selectors.published import BENCHMARK_MODELS, benchmark_model
+from catalog.importers.mlperf_names import catalog_accelerator_for
 from catalog.models import Accelerator, ModelProfile
 
 SEED = Path(__file__).resolve().parent.parent / "data" / "mlperf_inference_v4.1.json"
@@ -54,7 +60,6 @@ class Entry:
     latency_limit_ms: float | None = None
     framework: str = ""
     precision: str = ""
-    status: str = ""
     system_name: str = ""
     division: str = "closed"
 
@@ -106,7 +111,6 @@ def _values(entry: Entry, accelerator: Accelerator, profile: ModelProfile) -> di
         "latency_limit_ms": entry.latency_limit_ms,
         "framework": entry.framework[:200],
         "precision": entry.precision[:16],
-        "status": entry.status[:20],
         "source_path": entry.source_path[:500],
         "licence": LICENCE,
     }
@@ -179,16 +183,56 @@ def published_results_import(
     return report
 
 
+def entries_from_reader(read: MLPerfResults) -> tuple[list[Entry], list[Skipped]]:
+    """The reader's VALID results with each accelerator identified through the catalog (one
+    the catalog does not name exactly is skipped with the helper's reason, never guessed),
+    and everything the reader skipped."""
+    catalog = list(Accelerator.objects.values("slug", "name", "form_factor", "memory_gb"))
+    skipped = [Skipped(s.source_path, s.reason) for s in read.skipped]
+    entries: list[Entry] = []
+    for r in read.results:
+        found = catalog_accelerator_for(r.accelerator_name, catalog)
+        if found.slug is None:
+            skipped.append(Skipped(r.source_path, f"accelerator not identified: {found.reason}"))
+            continue
+        tokens = r.tokens_per_s is not None and r.tokens_per_s > 0
+        entries.append(
+            Entry(
+                round=f"MLPerf Inference {r.round}" if r.round else "MLPerf Inference",
+                division=r.division,
+                submitter=r.submitter,
+                system=r.system,
+                system_name=r.system_name,
+                benchmark=r.benchmark,
+                scenario=r.scenario,
+                accelerator=found.slug,
+                accelerator_name=r.accelerator_name,
+                accelerators_per_node=r.accelerators_per_node,
+                nodes=r.nodes,
+                throughput=float(r.tokens_per_s if tokens and r.tokens_per_s else r.result_per_s),
+                unit="tokens" if tokens else "samples",
+                samples_per_s=r.samples_per_s,
+                ttft_limit_ms=r.limits.ttft_ms,
+                tpot_limit_ms=r.limits.tpot_ms,
+                latency_limit_ms=r.limits.latency_ms,
+                framework=r.framework,
+                source_path=r.source_path,
+            )
+        )
+    return entries, skipped
+
+
 # The compact seed: the reader's output, with its provenance (docs/benchmarks.md).
-def seed_document(
-    entries: Sequence[Entry], skipped: Sequence[Skipped], provenance: dict[str, str]
-) -> dict[str, Any]:
-    return {
-        "provenance": provenance,
-        "licence": LICENCE,
-        "results": [asdict(e) for e in entries],
-        "skipped": [asdict(s) for s in skipped],
-    }
+def seed_text(entries: Sequence[Entry], skipped: Sequence[Skipped], provenance: str) -> str:
+    """The seed as JSON, one result or skipped entry a line (a reviewable diff per result)."""
+
+    def lines(items: Sequence[Any]) -> str:
+        return ",\n".join("  " + json.dumps(asdict(item), ensure_ascii=False) for item in items)
+
+    head = json.dumps({"provenance": provenance, "licence": LICENCE}, indent=1)[:-2]
+    return (
+        f'{head},\n "results": [\n{lines(entries)}\n ],\n "skipped": [\n{lines(skipped)}\n ]\n}}\n'
+    )
 
 
 _ENTRY_FIELDS = {f.name for f in fields(Entry)}
@@ -215,4 +259,18 @@ def entries_from_seed(document: dict[str, Any]) -> tuple[list[Entry], list[Skipp
 def published_seed_load(path: Path = SEED) -> ImportReport:
     """Load the shipped seed (idempotent: `make run` calls it every time)."""
     entries, skipped = entries_from_seed(json.loads(path.read_text(encoding="utf-8")))
+    return published_results_import(entries, skipped)
+
+
+def read_published(path: Path, *, round_id: str | None = None) -> MLPerfResults:
+    """A results folder, or its archive (.zip, .tar.gz): the reader raises ParseError with a
+    clear message for anything else."""
+    if path.is_dir():
+        return read_results_tree(path, round_id=round_id)
+    return read_results_archive(path, round_id=round_id)
+
+
+def published_results_import_path(path: Path, *, round_id: str | None = None) -> ImportReport:
+    """Import a results folder or archive in the results repositories' layout."""
+    entries, skipped = entries_from_reader(read_published(path, round_id=round_id))
     return published_results_import(entries, skipped)
