@@ -15,14 +15,20 @@ result's source path and licence.
 from __future__ import annotations
 
 import json
+import re
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
+from accounts.models import User
+from benchmarks import access
 from benchmarks.models import PublishedResult
+from benchmarks.parsers.errors import ParseError
 from benchmarks.parsers.mlperf_results import (
     MLPerfResults,
     read_results_archive,
@@ -31,6 +37,8 @@ from benchmarks.parsers.mlperf_results import (
 from benchmarks.selectors.published import BENCHMARK_MODELS, benchmark_model
 from catalog.importers.mlperf_names import catalog_accelerator_for
 from catalog.models import Accelerator, ModelProfile
+from core.audit import audit_record
+from core.roles import require_role
 
 SEED = Path(__file__).resolve().parent.parent / "data" / "mlperf_inference_v4.1.json"
 LICENCE = (
@@ -274,3 +282,39 @@ def published_results_import_path(path: Path, *, round_id: str | None = None) ->
     """Import a results folder or archive in the results repositories' layout."""
     entries, skipped = entries_from_reader(read_published(path, round_id=round_id))
     return published_results_import(entries, skipped)
+
+
+ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
+
+
+def published_results_upload(*, acting_user: User, upload: UploadedFile) -> ImportReport:
+    """Import an uploaded results archive (platform engineers, as for benchmark uploads);
+    ParseError says why a file is not one. Audit-logged with its counts."""
+    require_role(acting_user, *access.BENCHMARK_UPLOADERS)
+    name = Path(upload.name or "").name.lower()
+    suffix = next((s for s in ARCHIVE_SUFFIXES if name.endswith(s)), None)
+    if suffix is None:
+        raise ParseError(
+            "Upload the results as a .zip or .tar.gz archive of the repository's layout "
+            "(closed/<submitter>/results/… and closed/<submitter>/systems/…)."
+        )
+    with tempfile.NamedTemporaryFile(suffix=suffix) as copy:
+        for chunk in upload.chunks():
+            copy.write(chunk)
+        copy.flush()
+        read = read_published(Path(copy.name), round_id=_round_of_name(name))
+    entries, skipped = entries_from_reader(read)
+    report = published_results_import(entries, skipped)
+    audit_record(
+        actor=acting_user,
+        action="published_results.imported",
+        object_type="benchmarks.publishedresult",
+        summary={"file": name[:200], "imported": report.imported, "skipped": len(skipped)},
+    )
+    return report
+
+
+def _round_of_name(name: str) -> str | None:
+    """'inference_results_v4.1.zip' → 'v4.1' (None: the reader reads it from the folders)."""
+    found = re.search(r"v(\d+\.\d+)", name)
+    return f"v{found.group(1)}" if found else None

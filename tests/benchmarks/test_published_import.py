@@ -7,13 +7,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import tarfile
+import zipfile
 from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import DataError
+from django.urls import reverse
 
 from benchmarks.models import PublishedResult
 from benchmarks.services import published
@@ -182,3 +185,54 @@ def test_the_command_imports_a_folder_and_refuses_a_missing_path_clearly(tree, t
         call_command("import_mlperf", str(tmp_path / "nowhere"))
     with pytest.raises(CommandError, match="not both"):
         call_command("import_mlperf", str(tree), "--seed")
+
+
+def _archive(tree: Path, tmp_path: Path) -> Path:
+    archive = tmp_path / "inference_results_v4.1.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in tree.rglob("*"):
+            if path.is_file():
+                zf.write(path, path.relative_to(tree).as_posix())
+    return archive
+
+
+def test_the_upload_page_imports_an_archive_for_a_platform_engineer(
+    tree, tmp_path, client, login, engineer
+):
+    catalog_load()
+    login(engineer)
+    archive = _archive(tree, tmp_path)
+    with archive.open("rb") as fh:
+        page = client.post(reverse("benchmarks:published-list"), {"archive": fh})
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Imported 1 published results (1 new, 0 updated, 0 unchanged), 3 skipped" in text
+    assert "INVALID" in text
+    assert PublishedResult.objects.get().round == "MLPerf Inference v4.1"
+    assert "Llama 2 70B" in client.get(reverse("benchmarks:published-list")).content.decode()
+
+
+def test_the_upload_page_refuses_a_file_that_is_not_an_archive_and_saves_nothing(
+    client, login, engineer
+):
+    catalog_load()
+    login(engineer)
+    page = client.post(
+        reverse("benchmarks:published-list"),
+        {"archive": SimpleUploadedFile("summary.txt", b"Result is : VALID")},
+    )
+    assert page.status_code == 400
+    assert "Upload the results as a .zip or .tar.gz archive" in page.content.decode()
+    assert not PublishedResult.objects.exists()
+
+
+def test_only_platform_engineers_import_and_vendors_never_see_the_page(
+    tree, tmp_path, client, login, finance, vendor_a
+):
+    login(finance)
+    assert client.get(reverse("benchmarks:published-list")).status_code == 200
+    archive = _archive(tree, tmp_path)
+    with archive.open("rb") as fh:
+        assert client.post(reverse("benchmarks:published-list"), {"archive": fh}).status_code == 403
+    login(vendor_a)
+    assert client.get(reverse("benchmarks:published-list")).status_code == 404
