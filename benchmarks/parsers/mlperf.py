@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -65,11 +66,65 @@ def parse_inference(text: str, progress: ProgressFn | None = None) -> ParsedResu
         raise Builder(INFERENCE_ID, INFERENCE_NAME).error(f"{INFERENCE_NAME}: no data rows")
     if progress is not None:
         progress(1.0)
+    if len({_identity(run) for run in runs}) > 1:
+        return _several_results(runs)
     return combine_runs(
         runs,
         "result row",
         plural="result rows (system × model × scenario)",
         comparable=lambda run: (run.model, run.extra.get("scenario"), run.extra.get("units")),
+    )
+
+
+def _identity(run: ParsedResult) -> tuple[object, ...]:
+    """Which result a row is: its system, model and scenario (a sweep's points share them)."""
+    extra = run.extra or {}
+    return (extra.get("systemname"), run.model, extra.get("scenario"))
+
+
+def _row_words(run: ParsedResult) -> str:
+    extra = run.extra or {}
+    result, gpus = extra.get("result"), run.metrics.gpus
+    per_gpu = f" = {result / gpus:,.1f} per GPU" if isinstance(result, float) and gpus else ""
+    return (
+        f"{extra.get('systemname') or 'system ?'} · {run.model or 'model ?'} · "
+        f"{extra.get('scenario') or 'scenario ?'}: {result:,.1f} {extra.get('units') or ''} "
+        f"on {gpus or '?'} GPUs{per_gpu}"
+    )
+
+
+def _several_results(runs: list[ParsedResult]) -> ParsedResult:
+    """Rows of different systems, models or scenarios are separate results, never the load
+    levels of one sweep: the first row is the headline, on its own GPU count, and each row is
+    listed with its figure per GPU by its own GPU count (F8)."""
+    head = runs[0]
+    rows = [
+        {
+            "system": (run.extra or {}).get("systemname"),
+            "model": run.model,
+            "scenario": (run.extra or {}).get("scenario"),
+            "result": (run.extra or {}).get("result"),
+            "units": (run.extra or {}).get("units"),
+            "gpus": run.metrics.gpus,
+            "result_per_gpu": (
+                (run.extra or {}).get("result") / run.metrics.gpus
+                if isinstance((run.extra or {}).get("result"), float) and run.metrics.gpus
+                else None
+            ),
+        }
+        for run in runs
+    ]
+    note = (
+        f"file holds {len(runs)} results of different systems, models or scenarios: not one "
+        f"sweep; headline: the first row ({_row_words(head)}); upload one row per file to use "
+        "another. Each row, per GPU by its own GPU count: "
+        + "; ".join(_row_words(run) for run in runs)
+    )
+    return dataclasses.replace(
+        head,
+        notes=(note, *head.notes),
+        runs=tuple(runs),
+        extra={**(head.extra or {}), "rows": rows},
     )
 
 
@@ -90,6 +145,9 @@ def _inference_row(rec: Mapping[str, str], line: int) -> ParsedResult:
             tok_s = result
     b.extra.update({k: v for k, v in rec.items() if k})
     b.extra["result"] = result
+    if weights := rec.get("weight_data_types", "").strip():
+        # F7: the precision the submission states (read as the upload's precision)
+        b.extra["weight_precision"] = weights
     b.note(
         "MLPerf Result is in the unit of the Units column (Queries/s for Server, Samples/s for "
         "Offline, latency for SingleStream/MultiStream); Accuracy is model-specific"
