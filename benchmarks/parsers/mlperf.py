@@ -82,14 +82,30 @@ def _identity(run: ParsedResult) -> tuple[object, ...]:
     return (extra.get("systemname"), run.model, extra.get("scenario"))
 
 
-def _row_words(run: ParsedResult) -> str:
+def _row(run: ParsedResult) -> dict[str, str | float | int | None]:
+    """One row as the result lists it, with its figure per GPU by its own GPU count."""
     extra = run.extra or {}
     result, gpus = extra.get("result"), run.metrics.gpus
-    per_gpu = f" = {result / gpus:,.1f} per GPU" if isinstance(result, float) and gpus else ""
+    per_gpu = result / gpus if isinstance(result, int | float) and gpus else None
+    return {
+        "system": to_str(extra.get("systemname")),
+        "model": run.model,
+        "scenario": to_str(extra.get("scenario")),
+        "result": result if isinstance(result, int | float) else None,
+        "units": to_str(extra.get("units")),
+        "gpus": gpus,
+        "result_per_gpu": per_gpu,
+    }
+
+
+def _row_words(row: Mapping[str, str | float | int | None]) -> str:
+    result, per_gpu = row["result"], row["result_per_gpu"]
+    amount = f"{result:,.1f}" if isinstance(result, int | float) else "?"
+    each = f" = {per_gpu:,.1f} per GPU" if isinstance(per_gpu, int | float) else ""
     return (
-        f"{extra.get('systemname') or 'system ?'} · {run.model or 'model ?'} · "
-        f"{extra.get('scenario') or 'scenario ?'}: {result:,.1f} {extra.get('units') or ''} "
-        f"on {gpus or '?'} GPUs{per_gpu}"
+        f"{row['system'] or 'system ?'} · {row['model'] or 'model ?'} · "
+        f"{row['scenario'] or 'scenario ?'}: {amount} {row['units'] or ''} on "
+        f"{row['gpus'] or '?'} GPUs{each}"
     )
 
 
@@ -97,34 +113,23 @@ def _several_results(runs: list[ParsedResult]) -> ParsedResult:
     """Rows of different systems, models or scenarios are separate results, never the load
     levels of one sweep: the first row is the headline, on its own GPU count, and each row is
     listed with its figure per GPU by its own GPU count (F8)."""
-    head = runs[0]
-    rows = [
-        {
-            "system": (run.extra or {}).get("systemname"),
-            "model": run.model,
-            "scenario": (run.extra or {}).get("scenario"),
-            "result": (run.extra or {}).get("result"),
-            "units": (run.extra or {}).get("units"),
-            "gpus": run.metrics.gpus,
-            "result_per_gpu": (
-                (run.extra or {}).get("result") / run.metrics.gpus
-                if isinstance((run.extra or {}).get("result"), float) and run.metrics.gpus
-                else None
-            ),
-        }
-        for run in runs
+    rows = [_row(run) for run in runs]
+    runs = [
+        dataclasses.replace(run, extra={**run.extra, "result_per_gpu": row["result_per_gpu"]})
+        for run, row in zip(runs, rows, strict=True)
     ]
+    head = runs[0]
     note = (
         f"file holds {len(runs)} results of different systems, models or scenarios: not one "
-        f"sweep; headline: the first row ({_row_words(head)}); upload one row per file to use "
-        "another. Each row, per GPU by its own GPU count: "
-        + "; ".join(_row_words(run) for run in runs)
+        f"sweep; headline: the first row ({_row_words(rows[0])}); upload one row per file to "
+        "use another. Each row, per GPU by its own GPU count: "
+        + "; ".join(_row_words(row) for row in rows)
     )
     return dataclasses.replace(
         head,
         notes=(note, *head.notes),
         runs=tuple(runs),
-        extra={**(head.extra or {}), "rows": rows},
+        extra=dict(head.extra),
     )
 
 

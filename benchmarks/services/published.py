@@ -287,7 +287,7 @@ def published_results_import_path(path: Path, *, round_id: str | None = None) ->
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 
 
-def published_results_upload(*, acting_user: User, upload: UploadedFile) -> ImportReport:
+def published_results_upload(*, acting_user: User, upload: UploadedFile[Any]) -> ImportReport:
     """Import an uploaded results archive (platform engineers, as for benchmark uploads);
     ParseError says why a file is not one. Audit-logged with its counts."""
     require_role(acting_user, *access.BENCHMARK_UPLOADERS)

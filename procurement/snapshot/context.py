@@ -55,7 +55,7 @@ class Context:
         self.calibration: dict[str, CalibrationRow] = snap.get("calibration") or {}
         self._memo: dict[tuple[Hashable, ...], object] = {}
 
-    def without_results(self, result_ids: Collection[int | None]) -> Context:
+    def without_results(self, result_ids: Collection[int | str | None]) -> Context:
         """The same context without some benchmark results (the memo is shared: fits and
         estimates do not depend on the results)."""
         other = copy.copy(self)

@@ -61,7 +61,7 @@ class EvidenceFacts(TypedDict):
     kind: str  # "measured" | "proxy" | "published" | "estimated"
     reason: str  # one sentence a reviewer reads on the row
     adjustments: NotRequired[list[str]]  # each adjustment applied to the measured figures
-    result_id: NotRequired[int | None]
+    result_id: NotRequired[int | str | None]  # str: a published result's "published:<id>"
     sweep_result_ids: NotRequired[list[int] | None]  # every file of a sweep uploaded apart
     operating_point: NotRequired[str | None]  # the sweep's point the row is costed at
     goodput: NotRequired[float | None]  # share of that point's requests within every target

@@ -225,6 +225,13 @@ def estimate(ctx: Context, gpu: GpuSpec, gpus: int, cached: float = 0.0) -> Perf
     return ctx.memo(("estimate", gpu, gpus, cached), lambda: _estimate(ctx, gpu, gpus, cached))
 
 
+def estimate_at(ctx: Context, gpu: GpuSpec, gpus: int, shape: tuple[int, int, str]) -> PerfFacts:
+    """`_estimate` at another request shape, once per snapshot."""
+    return ctx.memo(
+        ("estimate", gpu, gpus, 0.0, shape), lambda: _estimate(ctx, gpu, gpus, 0.0, shape)
+    )
+
+
 def published_shape(
     ctx: Context, gpu: GpuSpec, gpus: int, result: FrozenResult
 ) -> tuple[float, str]:
@@ -248,11 +255,10 @@ def published_shape(
             1.0,
             f"at the benchmark's own request shape ({bench_shape[0]:,} in, {bench_shape[1]:,} out)",
         )
-    ours, theirs = (
-        ctx.memo(("estimate", gpu, gpus, 0.0, s), lambda s=s: _estimate(ctx, gpu, gpus, 0.0, s))
-        for s in (brief_shape, bench_shape)
+    mine, bench = (
+        estimate_at(ctx, gpu, gpus, shape).get("tokens_per_s")
+        for shape in (brief_shape, bench_shape)
     )
-    mine, bench = ours.get("tokens_per_s"), theirs.get("tokens_per_s")
     if not (mine and bench):
         return (
             1.0,

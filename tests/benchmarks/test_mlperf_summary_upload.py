@@ -36,8 +36,8 @@ def test_f8_rows_of_different_systems_models_or_scenarios_are_never_one_sweep() 
     # the headline is the first row, on its own 72 GPUs: 1,039,900 / 72 = 14,443.06 per GPU
     assert result.metrics.gpus == 72
     assert result.metrics.output_tokens_per_s == 1039900.0
-    rows = result.extra["rows"]
-    assert [r["gpus"] for r in rows] == [72, 8, 8]
+    rows = [run.extra for run in result.runs]
+    assert [run.metrics.gpus for run in result.runs] == [72, 8, 8]
     assert rows[0]["result_per_gpu"] == pytest.approx(14443.0556, rel=1e-6)
     assert rows[1]["result_per_gpu"] == pytest.approx(15227.25)  # 121,818 / 8
     assert rows[2]["result_per_gpu"] == pytest.approx(11250.0)  # 90,000 / 8
