@@ -1,0 +1,69 @@
+"""The roofline estimate with parameters fitted to published MLPerf Inference results.
+
+`estimate(case)` is the per-GPU output tokens/s a replica serves at the case's request shape,
+its regime (throughput-bound: memory sets the batch; latency-bound: the TPOT limit does) and
+its p10–p90 from the fit's out-of-sample error in that regime. The parameters
+(``data/parameters.json``) come from `python -m engine.fitted fit`, the bands
+(``data/bands.json``) from `python -m engine.fitted accuracy`; docs/engine/accuracy.md says how
+well it does.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+
+from engine.fitted.cases import REFERENCE_GROUP, Case, case_for, group_of
+from engine.fitted.roofline import PARAMETERS, Parameters, load_parameters, predict
+
+__all__ = [
+    "LATENCY_BOUND",
+    "REFERENCE_GROUP",
+    "THROUGHPUT_BOUND",
+    "Case",
+    "FittedEstimate",
+    "case_for",
+    "estimate",
+    "group_of",
+    "regime_band",
+]
+
+BANDS = PARAMETERS.parent / "bands.json"
+THROUGHPUT_BOUND = "throughput-bound"
+LATENCY_BOUND = "latency-bound"
+
+
+@dataclass(frozen=True, slots=True)
+class FittedEstimate:
+    tokens_per_gpu_s: float
+    batch: float  # requests a replica holds
+    regime: str  # "throughput-bound" | "latency-bound"
+    low: float  # p10 of what would be measured, tokens/s per GPU
+    high: float  # p90
+
+
+@cache
+def _parameters() -> Parameters:
+    return load_parameters()
+
+
+@cache
+def _bands() -> dict[str, dict[str, float]]:
+    data: dict[str, dict[str, float]] = json.loads(BANDS.read_text())
+    return data
+
+
+def regime_band(regime: str) -> tuple[float, float]:
+    """(p10, p90) of measured ÷ estimate out of sample for a regime."""
+    band = _bands().get(regime) or _bands()["all"]
+    return float(band["p10"]), float(band["p90"])
+
+
+def estimate(case: Case, params: Parameters | None = None) -> FittedEstimate:
+    """The fitted estimate of one case (``params``: the shipped ones unless given)."""
+    predicted = predict([case], params or _parameters())
+    tokens = float(predicted.tokens_per_gpu_s[0])
+    regime = LATENCY_BOUND if bool(predicted.latency_bound[0]) else THROUGHPUT_BOUND
+    low, high = regime_band(regime)
+    return FittedEstimate(tokens, float(predicted.batch[0]), regime, tokens * low, tokens * high)

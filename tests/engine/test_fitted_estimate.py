@@ -1,0 +1,117 @@
+"""The roofline fitted to MLPerf Inference v4.1: reproducible fit, properties, bands."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from benchmarks.mlperf_fit_data import rows_for, write_csv
+from benchmarks.parsers.mlperf_results import read_results_tree
+from engine.fitted import LATENCY_BOUND, THROUGHPUT_BOUND, case_for, estimate, regime_band
+from engine.fitted.accuracy import bands
+from engine.fitted.cases import FIT_DATA, load_fit_data
+from engine.fitted.fit import OutOfSample, fit
+from engine.fitted.roofline import PARAMETERS
+from engine.memory.spec import GpuSpec, ModelSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+LLAMA2_70B = ModelSpec(
+    params_b=68.98, layers=80, kv_heads=8, head_dim=128, hidden_size=8192, attention_heads=64
+)
+H100 = GpuSpec(
+    memory_gb=80,
+    memory_unit="GiB",
+    memory_bandwidth_tbps=3.35,
+    bf16_dense_tflops=989.5,
+    fp8_dense_tflops=1979,
+    interconnect_gbps=900,
+)
+H200 = replace(H100, memory_gb=141, memory_bandwidth_tbps=4.8)
+
+
+def _llama(gpu: GpuSpec, gpus: int, **kwargs: object):
+    base = {
+        "weight_precision": "fp8",
+        "kv_precision": "fp8",
+        "peak_tflops": 1979.0,
+        "gpus": gpus,
+        "input_tokens": 300,
+        "output_tokens": 294,
+    }
+    base.update(kwargs)
+    return case_for(LLAMA2_70B, gpu, **base)  # type: ignore[arg-type]
+
+
+def test_the_fit_reproduces_the_shipped_parameters_from_the_shipped_data():
+    shipped = json.loads(PARAMETERS.read_text())
+    refit = fit(load_fit_data()).to_json()
+    assert refit["groups"].keys() == shipped["groups"].keys()
+    for section in ("shared", "groups"):
+        for name, value in shipped[section].items():
+            assert refit[section][name] == pytest.approx(value, rel=1e-4), name
+
+
+def test_the_shipped_fit_data_is_what_the_reader_makes_of_the_results(tmp_path):
+    """Every row keeps its source path; rebuilt from the results tree when it is at hand."""
+    with FIT_DATA.open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows
+    assert all(r["source_path"].endswith("mlperf_log_summary.txt") for r in rows)
+    assert {r["round"] for r in rows} == {"v4.1"}
+    tree = ROOT.parent / "shared" / "data" / "mlperf-inference-v4.1"
+    if not tree.is_dir():
+        pytest.skip("the MLPerf v4.1 results tree is not beside the repository")
+    catalog = ROOT / "catalog" / "data"
+    accelerators = json.loads((catalog / "accelerators.json").read_text())
+    profiles = {p["slug"]: p for p in json.loads((catalog / "model_profiles.json").read_text())}
+    rebuilt, _ = rows_for(read_results_tree(tree).results, accelerators, profiles)
+    assert write_csv(rebuilt) == FIT_DATA.read_text()
+
+
+def test_h200_beats_h100_on_llama_2_70b_fp8_where_its_memory_holds_a_larger_batch():
+    h100 = estimate(_llama(H100, 2))  # 70 GB of fp8 weights: two H100s, one H200
+    h200 = estimate(_llama(H200, 1))
+    assert h200.batch > h100.batch / 2  # per GPU
+    assert h200.tokens_per_gpu_s > h100.tokens_per_gpu_s
+
+
+def test_tensor_parallel_over_pcie_is_slower_than_over_nvlink():
+    nvlink = estimate(_llama(H100, 2))
+    pcie = estimate(_llama(replace(H100, interconnect_gbps=64), 2))
+    assert pcie.tokens_per_gpu_s < nvlink.tokens_per_gpu_s
+
+
+def test_a_tighter_tpot_leaves_less_throughput_and_reads_latency_bound():
+    loose = estimate(_llama(H200, 1, tpot_limit_ms=200))
+    tight = estimate(_llama(H200, 1, tpot_limit_ms=40))
+    tighter = estimate(_llama(H200, 1, tpot_limit_ms=20))
+    assert tighter.tokens_per_gpu_s < tight.tokens_per_gpu_s < loose.tokens_per_gpu_s
+    assert tight.regime == LATENCY_BOUND
+
+
+def test_the_band_is_the_regimes_out_of_sample_p10_to_p90():
+    est = estimate(_llama(H200, 1))
+    assert est.regime == THROUGHPUT_BOUND
+    p10, p90 = regime_band(THROUGHPUT_BOUND)
+    assert est.low == pytest.approx(est.tokens_per_gpu_s * p10)
+    assert est.high == pytest.approx(est.tokens_per_gpu_s * p90)
+    assert p10 < 1 < p90
+
+
+def test_bands_cover_eighty_percent_of_their_own_out_of_sample_runs():
+    """Ten runs whose measured / estimate are 0.5, 0.6, ... 1.4: the band is their p10–p90
+    (numpy's linear percentile: 0.59 and 1.31), so 8 of the 10 lie inside."""
+    data = load_fit_data()[:10]
+    items = [
+        OutOfSample(m, m.tokens_per_gpu_s / (0.5 + 0.1 * k), False, "accelerator")
+        for k, m in enumerate(data)
+    ]
+    band = bands(items)[THROUGHPUT_BOUND]
+    assert band["p10"] == pytest.approx(0.59)
+    assert band["p90"] == pytest.approx(1.31)
+    inside = [band["p10"] <= 1 / i.ratio <= band["p90"] for i in items]
+    assert sum(inside) == 8
