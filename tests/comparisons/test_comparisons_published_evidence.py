@@ -143,3 +143,22 @@ def test_the_teams_own_measurement_outranks_the_published_result(world, lead):
     row = _rows(lead, brief, quotes)["h200-sxm-141gb"]
     assert row.performance["evidence"]["kind"] in ("measured", "proxy")
     assert row.performance["evidence"]["result_id"] == ours.pk
+
+
+def test_a_latency_bound_brief_takes_server_only_where_its_targets_are_as_loose(world, lead):
+    """Server holds TTFT 2 s and 200 ms per output token at p99: a real-time brief with those
+    targets (or looser) takes it; one with an 800 ms TTFT target keeps the estimate, and the
+    row says why the published results were ignored."""
+    brief, quotes = world
+    brief.workload_class = "realtime_inference"
+    brief.ttft_p95_ms, brief.itl_p95_ms, brief.e2e_p99_ms = 2000, 200, 120000
+    brief.save()
+    row = _rows(lead, brief, quotes)["h200-sxm-141gb"]
+    assert row.perf_source == "published"
+    assert _chosen(row).scenario == "Server"
+    brief.ttft_p95_ms = 800
+    brief.save()
+    row = _rows(lead, brief, quotes)["h200-sxm-141gb"]
+    assert row.perf_source == "estimated"
+    ignored = " ".join(row.performance["ignored_evidence"])
+    assert "TTFT limit 2,000 ms (p99) is looser than the brief's 800 ms target" in ignored
