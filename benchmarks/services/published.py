@@ -161,6 +161,7 @@ def published_results_import(
         for row in PublishedResult.objects.filter(round__in={e.round for e in entries})
     }
     seen: set[tuple[str, ...]] = set()
+    new: list[PublishedResult] = []
     for entry in entries:
         key = tuple(getattr(entry, k) for k in _KEY)
         if key in seen:
@@ -179,8 +180,7 @@ def published_results_import(
         values = _values(entry, accelerators[entry.accelerator], profile)
         row = existing.get(key)
         if row is None:
-            PublishedResult.objects.create(**dict(zip(_KEY, key, strict=True)), **values)
-            report.created += 1
+            new.append(PublishedResult(**dict(zip(_KEY, key, strict=True)), **values))
         elif any(getattr(row, name) != value for name, value in values.items()):
             for name, value in values.items():
                 setattr(row, name, value)
@@ -188,6 +188,7 @@ def published_results_import(
             report.updated += 1
         else:
             report.unchanged += 1
+    report.created = len(PublishedResult.objects.bulk_create(new))
     return report
 
 
