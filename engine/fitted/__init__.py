@@ -24,6 +24,7 @@ __all__ = [
     "Case",
     "FittedEstimate",
     "case_for",
+    "error_shares",
     "estimate",
     "group_of",
     "regime_band",
@@ -52,6 +53,13 @@ def _parameters() -> Parameters:
 def _bands() -> dict[str, dict[str, float]]:
     data: dict[str, dict[str, float]] = json.loads(BANDS.read_text())
     return data
+
+
+def error_shares() -> dict[str, float]:
+    """The shares of the estimate's error that all rows, one accelerator family, and each
+    row alone carry (they sum to 1)."""
+    shares = _bands().get("correlation") or {"shared": 0.0, "family": 0.0, "own": 1.0}
+    return {name: float(shares[name]) for name in ("shared", "family", "own")}
 
 
 def regime_band(regime: str) -> tuple[float, float]:

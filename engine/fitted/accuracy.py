@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import math
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
@@ -45,7 +46,33 @@ def bands(items: Sequence[OutOfSample]) -> dict[str, dict[str, float]]:
     if LATENCY_BOUND not in out:  # too few to say: the throughput-bound band, widened
         base = out.get(THROUGHPUT_BOUND, out["all"])
         out[LATENCY_BOUND] = {**base, "p10": round(base["p10"] * 0.8, 4), "n": 0}
+    out["correlation"] = error_shares(items)
     return out
+
+
+def error_shares(items: Sequence[OutOfSample]) -> dict[str, float]:
+    """How the variance of log(measured / estimate) splits: "shared" by every estimate of one
+    model (the spread of the per-model means), "family" by one accelerator family on that
+    model (the spread of the per-(model, family) means around them) and each row's "own"
+    rest. Two estimated rows on one model draw the shared part together (P(cheapest))."""
+    logs = np.array([-math.log(i.ratio) for i in items])
+    models = [i.measured.model for i in items]
+    families = [(i.measured.model, i.measured.case.group.split("/")[0]) for i in items]
+    total = float(np.var(logs))
+    if total <= 0:
+        return {"shared": 0.0, "family": 0.0, "own": 1.0}
+
+    def means(keys: Sequence[object]) -> np.ndarray:
+        groups: dict[object, list[float]] = defaultdict(list)
+        for key, value in zip(keys, logs, strict=True):
+            groups[key].append(value)
+        return np.array([statistics.fmean(groups[k]) for k in keys])
+
+    model_means, family_means = means(models), means(families)
+    shared = float(np.var(model_means)) / total
+    family = float(np.mean((family_means - model_means) ** 2)) / total
+    own = max(0.0, 1.0 - shared - family)
+    return {"shared": round(shared, 4), "family": round(family, 4), "own": round(own, 4)}
 
 
 @dataclass(frozen=True)
@@ -106,6 +133,8 @@ def report(items: Sequence[OutOfSample], band: dict[str, dict[str, float]], toda
         "(leave-one-model-out). Error = |estimate / measured − 1| of per-GPU output tokens/s.",
         "Band = the p10–p90 of measured / estimate over these predictions, per regime (what a",
         "comparison row's estimate carries); coverage = share of runs inside their regime's band.",
+        "The model, its assumptions (prompt lengths, KV precision, replica size) and the fit:",
+        "docs/engine/fitted-estimate.md.",
         "",
         "## Summary",
         "",
@@ -134,8 +163,14 @@ def report(items: Sequence[OutOfSample], band: dict[str, dict[str, float]], toda
         + "; ".join(
             f"{name} p10 {b['p10']:.2f}, p90 {b['p90']:.2f} (n {int(b['n'])})"
             for name, b in band.items()
+            if name != "correlation"
         )
         + ".",
+        "",
+        "How the error is shared between rows (variance of log measured ÷ estimate): "
+        + ", ".join(f"{k} {v:.0%}" for k, v in band["correlation"].items())
+        + " — the Monte Carlo draws the shared part once per sample for every estimated row,"
+        " the family part once per accelerator family (engine/montecarlo/throughput_error.py).",
         "",
         "## By accelerator (leave-one-accelerator-out)",
         "",

@@ -127,8 +127,10 @@ def tensor_parallel_for(weight_bytes: float, memory_bytes: float, gpus: int) -> 
     return min(tp, gpus)
 
 
-def group_of(architecture: str, software: str) -> str:
-    return f"{FAMILIES.get(architecture, architecture.lower())}/{software}"
+def group_of(family_or_architecture: str, software: str) -> str:
+    """ "hopper/tensorrt-llm": a catalog architecture ("Hopper") or a family name ("hopper")."""
+    family = FAMILIES.get(family_or_architecture, family_or_architecture.lower())
+    return f"{family}/{software}"
 
 
 def _float(value: str) -> float | None:

@@ -325,6 +325,9 @@ class CandidateInput(JsonMixin):
     failed_attempts_billed: float | None = None  # API routes: None → the workload's
     # evidence (engine/evidence.py): what the throughput rests on
     evidence_key: str = ""  # same key ⇒ same measurement ⇒ one shared throughput draw
+    # An estimated row: "estimator:regime|family", whose errors it shares with other rows
+    # (engine/montecarlo/throughput_error.py); "" for measured rows and old snapshots.
+    throughput_error_group: str = ""
     evidence_detail: str = ""  # the matching verdict and any adjustment, in words
     acceptance_rate: Range | None = None  # measured: overrides the workload's for this row
     failure_rate: Range | None = None  # measured: overrides the workload's for this row

@@ -115,3 +115,36 @@ def test_bands_cover_eighty_percent_of_their_own_out_of_sample_runs():
     assert band["p90"] == pytest.approx(1.31)
     inside = [band["p10"] <= 1 / i.ratio <= band["p90"] for i in items]
     assert sum(inside) == 8
+
+
+def test_the_fit_data_leaves_out_what_the_catalog_cannot_name_with_its_reason(tmp_path):
+    """An MLPerf system on a card the catalog lacks (Jetson Orin) and a text-to-image result
+    are no fit data: each is left out with its reason, never guessed."""
+    from tests.benchmarks.test_mlperf_results_reader import OFFLINE_VALID, _summary_path, _system
+
+    files = {
+        "closed/Acme/systems/Orin.json": _system("NVIDIA Jetson AGX Orin 64G", "1"),
+        _summary_path("Acme", "Orin", "llama2-70b-99", "Offline"): OFFLINE_VALID,
+        "closed/Acme/systems/H200x1.json": _system("NVIDIA H200-SXM-141GB", "1"),
+        _summary_path("Acme", "H200x1", "llama2-70b-99", "Offline"): OFFLINE_VALID,
+        _summary_path("Acme", "H200x1", "stable-diffusion-xl", "Offline"): OFFLINE_VALID,
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    catalog = ROOT / "catalog" / "data"
+    accelerators = json.loads((catalog / "accelerators.json").read_text())
+    profiles = {p["slug"]: p for p in json.loads((catalog / "model_profiles.json").read_text())}
+    rows, left_out = rows_for(read_results_tree(tmp_path).results, accelerators, profiles)
+    assert [(r["accelerator"], r["model"]) for r in rows] == [("h200-sxm-141gb", "llama-2-70b")]
+    # 3,062.72 tokens/s ÷ 10.4445 samples/s = 293.24 output tokens a sample
+    assert rows[0]["output_tokens"] == 293.24
+    reasons = dict(left_out)
+    assert (
+        "no catalog accelerator"
+        in reasons[_summary_path("Acme", "Orin", "llama2-70b-99", "Offline")]
+    )
+    assert (
+        "not a decoder LLM"
+        in reasons[_summary_path("Acme", "H200x1", "stable-diffusion-xl", "Offline")]
+    )
