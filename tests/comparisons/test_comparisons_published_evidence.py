@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.models import PublishedResult
-from benchmarks.services.published import published_seed_load
+from benchmarks.services.published import Entry, published_results_import, published_seed_load
 from catalog.models import Accelerator, ModelProfile
 from catalog.services.seed_data import catalog_load
 from procurement.models import CandidateResult, Comparison
@@ -169,3 +169,32 @@ def test_a_latency_bound_brief_takes_server_only_where_its_targets_are_as_loose(
     assert row.perf_source == "estimated"
     ignored = " ".join(row.performance["ignored_evidence"])
     assert "TTFT limit 2,000 ms (p99) is looser than the brief's 800 ms target" in ignored
+
+
+def test_a_newer_round_beats_an_older_one(world, lead):
+    """A later round's result of the same model, accelerator and scenario outranks v4.1's,
+    whatever its figure (a made-up v9.9 submission at 5,000 tokens/s per GPU)."""
+    brief, quotes = world
+    newer = Entry(
+        round="MLPerf Inference v9.9",
+        submitter="Acme",
+        system="acme_h200x8",
+        benchmark="llama2-70b-99",
+        scenario="Offline",
+        accelerator="h200-sxm-141gb",
+        accelerator_name="NVIDIA H200-SXM-141GB",
+        accelerators_per_node=8,
+        nodes=1,
+        throughput=40000.0,
+        unit="tokens",
+        samples_per_s=40000.0 / 294,
+        framework="TensorRT 99",
+        source_path="closed/Acme/results/acme_h200x8/llama2-70b-99/Offline/x.txt",
+    )
+    assert published_results_import([newer]).created == 1
+    row = _rows(lead, brief, quotes)["h200-sxm-141gb"]
+    chosen = _chosen(row)
+    assert (chosen.round, chosen.submitter) == ("MLPerf Inference v9.9", "Acme")
+    # 40,000 / 8 = 5,000 per GPU, on the row's GPUs
+    assert row.performance["tokens_per_s"] / row.gpus == pytest.approx(5000.0, rel=0.05)
+    assert row.performance["evidence"]["reason"].startswith("published · MLPerf Inference v9.9")
