@@ -119,7 +119,7 @@ def _values(entry: Entry, accelerator: Accelerator, profile: ModelProfile) -> di
         "latency_limit_ms": entry.latency_limit_ms,
         "framework": entry.framework[:200],
         "precision": entry.precision[:16],
-        "source_path": entry.source_path[:500],
+        "source_path": entry.source_path,
         "licence": LICENCE,
     }
 
@@ -127,6 +127,10 @@ def _values(entry: Entry, accelerator: Accelerator, profile: ModelProfile) -> di
 def _refusal(
     entry: Entry, accelerators: dict[str, Accelerator], profiles: dict[str, ModelProfile]
 ) -> str | None:
+    for name in (*_KEY, "source_path"):
+        limit = PublishedResult._meta.get_field(name).max_length or 0
+        if len(getattr(entry, name)) > limit:
+            return f"its {name.replace('_', ' ')} is longer than {limit} characters"
     if entry.accelerators_per_node < 1 or entry.nodes < 1:
         return "the systems JSON gives no accelerator count (accelerators_per_node × nodes)"
     if not entry.throughput > 0:

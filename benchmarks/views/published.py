@@ -3,6 +3,7 @@ upload of another round's archive (platform engineers; docs/benchmarks.md)."""
 
 from __future__ import annotations
 
+from django.db import DatabaseError
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
@@ -33,6 +34,8 @@ def published_list(request: AuthedRequest) -> HttpResponse:
                 )
             except ParseError as exc:
                 form.add_error("archive", str(exc))
+            except DatabaseError as exc:  # one transaction: nothing of the round was written
+                form.add_error("archive", f"Nothing was imported: {exc}")
         if not form.is_valid():
             status = 400
     rows = access.published_for(request.user).order_by(

@@ -162,8 +162,8 @@ def test_an_unknown_benchmark_or_a_model_the_catalog_lacks_is_skipped(tree):
 def test_nothing_is_half_imported_when_one_write_fails(tree):
     catalog_load()
     entries, skipped = published.entries_from_reader(published.read_published(tree))
-    # a system name longer than the column: the database refuses the second write
-    broken = dataclasses.replace(entries[0], system="x" * 300)
+    # a node count past the column's range: the database refuses the second write
+    broken = dataclasses.replace(entries[0], system="other", nodes=2**31)
     with pytest.raises(DataError):
         published.published_results_import([entries[0], broken], skipped)
     assert not PublishedResult.objects.exists()
@@ -232,3 +232,12 @@ def test_only_platform_engineers_import_and_vendors_never_see_the_page(
         assert client.post(reverse("benchmarks:published-list"), {"archive": fh}).status_code == 403
     login(vendor_a)
     assert client.get(reverse("benchmarks:published-list")).status_code == 404
+
+
+def test_a_name_longer_than_its_column_is_skipped_with_the_reason(tree):
+    catalog_load()
+    entries, _ = published.entries_from_reader(published.read_published(tree))
+    long = dataclasses.replace(entries[0], system="x" * 201)
+    report = published.published_results_import([long])
+    assert report.imported == 0
+    assert report.skipped[0].reason == "its system is longer than 200 characters"

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
 from benchmarks.parsers.errors import ParseError
 from benchmarks.services.published import (
@@ -55,7 +56,11 @@ class Command(BaseCommand):
             out.write_text(seed_text(entries, skipped, options["provenance"]), encoding="utf-8")
             self.stdout.write(f"{len(entries)} results, {len(skipped)} skipped → {out}")
             return
-        self._report(published_results_import(entries, skipped), listed=options["verbosity"] > 0)
+        try:
+            report = published_results_import(entries, skipped)
+        except DatabaseError as exc:  # one transaction: nothing of the round was written
+            raise CommandError(f"Nothing was imported: {exc}") from exc
+        self._report(report, listed=options["verbosity"] > 0)
 
     def _report(self, report: ImportReport, *, listed: bool) -> None:
         self.stdout.write(report.words())
