@@ -128,7 +128,7 @@ def _refusal(
     entry: Entry, accelerators: dict[str, Accelerator], profiles: dict[str, ModelProfile]
 ) -> str | None:
     for name in (*_KEY, "source_path"):
-        limit = PublishedResult._meta.get_field(name).max_length or 0
+        limit = getattr(PublishedResult._meta.get_field(name), "max_length", None) or 0
         if len(getattr(entry, name)) > limit:
             return f"its {name.replace('_', ' ')} is longer than {limit} characters"
     if entry.accelerators_per_node < 1 or entry.nodes < 1:
