@@ -48,8 +48,10 @@ def latency_verdict(workload: WorkloadInput, cand: CandidateInput) -> str:
 def evidence_words(cand: CandidateInput) -> str:
     if cand.is_api:
         return "provider's model API"
-    head = {"measured": "measured", "proxy": "proxy", "estimated": "estimated"}[cand.perf_source]
-    return f"{head}: {cand.evidence_detail}" if cand.evidence_detail else head
+    head, detail = cand.perf_source, cand.evidence_detail
+    if detail.startswith(head):  # "published · MLPerf Inference v4.1 · …" names its kind
+        return detail
+    return f"{head}: {detail}" if detail else head
 
 
 def _overlap(a: CandidateStats, b: CandidateStats) -> bool:

@@ -265,7 +265,7 @@ def evidence_verdict(result: BenchmarkResult, brief: WorkloadBrief) -> EvidenceM
     return match_result(result_workload(result), target)
 
 
-_KIND_ORDER = {"measured": 0, "proxy": 1, "ignored": 2}
+_KIND_ORDER = {"measured": 0, "proxy": 1, "published": 2, "ignored": 3}
 
 
 def counted_results(

@@ -116,6 +116,15 @@ def stated_precision(parsed: ParsedResult) -> str:
     return stated.pop() if len(stated) == 1 else ""
 
 
+def stated_gpus(parsed: ParsedResult) -> int | None:
+    """The GPUs the file states its throughput was measured on (an MLPerf row's accelerators
+    per node × nodes; None when it states no throughput or no GPU count)."""
+    metrics = parsed.metrics
+    serves = metrics.output_tokens_per_s is not None or metrics.request_throughput_rps is not None
+    gpus = metrics.gpus
+    return int(gpus) if serves and isinstance(gpus, int) and gpus > 0 else None
+
+
 def says_auto(parsed: ParsedResult) -> bool:
     """The file states only `dtype: auto` (the server kept the checkpoint's own precision)."""
     extra = parsed.extra or {}
@@ -247,6 +256,13 @@ def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
             f"The file states precision {stated}; the precision given at upload "
             f"({given_precision}) was not used."
         )
+    if (gpus := stated_gpus(parsed)) and result.gpu_count and gpus != result.gpu_count:
+        # The file's throughput is its own system's: per-GPU figures divide by its GPUs.
+        result.parse_notes.append(
+            f"The file's result ran on {gpus} GPUs; the GPU count given at upload "
+            f"({result.gpu_count}) was not used."
+        )
+        result.gpu_count = gpus
     apply_given_load(result, parsed, given_load)
     _bind_model(result, scrub(parsed.model or "").strip()[:200])
     profile = result.model_profile

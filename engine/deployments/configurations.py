@@ -35,7 +35,7 @@ ORIGIN_WORDS = {
     "memory_minimum": "smallest memory fit (estimated)",
     "power_of_two": "next power of two (estimated)",
 }
-_SOURCE_ORDER = {"measured": 0, "proxy": 1, "estimated": 2}
+_SOURCE_ORDER = {"measured": 0, "proxy": 1, "published": 2, "estimated": 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +94,7 @@ def _pick(
         def key(i: int) -> tuple[int, Decimal, int]:
             estimate = found[i].estimate
             assert estimate is not None  # noqa: S101 - eligible rows are costed
-            source = _SOURCE_ORDER.get(options[i][1].perf_source, 3)
+            source = _SOURCE_ORDER.get(options[i][1].perf_source, 4)
             return (source, estimate.unit_cost_exact, i)
 
         return min(eligible, key=key)

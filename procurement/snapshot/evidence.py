@@ -16,6 +16,7 @@ from core.values import finite_or_none
 from engine.evidence import (
     EvidenceMatch,
     EvidenceTarget,
+    Published,
     ResultWorkload,
     choose_evidence,
 )
@@ -69,6 +70,29 @@ def target_for(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpus: int) ->
         kv_precision=brief.get("kv_precision") or "",
         serving_engine=brief.get("serving_engine") or "",
         serving_engine_version=brief.get("serving_engine_version") or "",
+        batch=ctx.cls not in workloads.REALTIME,  # no latency target binds its throughput
+        ttft_target_ms=finite_or_none(brief.get("ttft_p95_ms")),
+        itl_target_ms=finite_or_none(brief.get("itl_p95_ms")),
+    )
+
+
+def published_of(result: FrozenResult) -> Published | None:
+    """A frozen published result's source and regime (None: the team's own result)."""
+    source = result.get("published")
+    if not source:
+        return None
+    return Published(
+        round=source.get("round") or "",
+        submitter=source.get("submitter") or "",
+        software=source.get("software") or "",
+        scenario=source.get("scenario") or "",
+        ttft_limit_ms=finite_or_none(source.get("ttft_limit_ms")),
+        tpot_limit_ms=finite_or_none(source.get("tpot_limit_ms")),
+        spread_low=float(source.get("spread_low") or 1.0),
+        spread_high=float(source.get("spread_high") or 1.0),
+        off_median=float(source.get("off_median") or 0.0),
+        division=source.get("division") or "closed",
+        precision=result.get("precision") or "",
     )
 
 
@@ -98,17 +122,19 @@ def workload_of(result: FrozenResult) -> ResultWorkload:
         quote_id=result.get("quote_id"),
         brief_id=result.get("brief_id"),
         kv_precision=result.get("kv_precision") or "",
+        published=published_of(result),
     )
 
 
 def _relevant(ctx: Context, quote: QuoteRow, acc: AcceleratorRow) -> list[FrozenResult]:
     """This quote's results and the accelerator's (results bound to another quote count at
-    accelerator level: the same hardware, another provider)."""
+    accelerator level: the same hardware, another provider), then the accelerator's published
+    results (below any of the team's: engine/evidence.py)."""
     return [
         r
         for r in ctx.results
         if r.get("accelerator") == acc["slug"] or r.get("quote_id") == quote["id"]
-    ]
+    ] + [r for r in ctx.published if r.get("accelerator") == acc["slug"]]
 
 
 def choose(
