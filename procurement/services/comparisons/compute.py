@@ -21,6 +21,7 @@ from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S
 from engine.plan.mixed_comparison import comparison_plan
 from engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
+from procurement.services.comparisons.trace import size_rows
 from procurement.snapshot import Thawed, thaw
 from procurement.snapshot.facts import RowFacts
 from procurement.snapshot.sweeps import charted_point_costs, uncosted_sweep
@@ -197,6 +198,15 @@ def _plan(
         return {"status": "none", "outcome": "not solved", "reason": f"no plan: {exc}"[:300]}
 
 
+def _p95_shape(snapshot: dict[str, Any]) -> tuple[float, float] | None:
+    """The request the rows' figures are estimated at: the brief's p95 prompt and output."""
+    brief = snapshot.get("brief") or {}
+    prompt, generated = brief.get("p95_input_tokens"), brief.get("p95_output_tokens")
+    if isinstance(prompt, int | float) and isinstance(generated, int | float):
+        return float(prompt), float(generated)
+    return None
+
+
 def widen_cost_band(row: dict[str, Any], billed: dict[str, Any] | None) -> None:
     """Widen a row's cost band to the billed months on its offer, saying so on the row."""
     if not billed or None in (row.get("p10"), row.get("p50"), row.get("p90")):
@@ -279,6 +289,10 @@ def compute(
         recommended = ""
     else:
         result = result_json(output, thawed)
+        if thawed.input is not None and (trace := snapshot.get("traffic_trace")):
+            result["trace"] = size_rows(
+                trace, thawed.input, output, rows, shape=_p95_shape(snapshot)
+            )
         result["plan"] = _plan(snapshot, thawed, output, seed, samples, plan_time_limit)
         recommended = output.recommended_candidate_id or ""
     return Computed(
