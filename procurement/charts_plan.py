@@ -19,13 +19,26 @@ from typing import Any
 from core.chart_text import plotly_escaped
 from core.values import float_or_none
 
-PLAN = "Cheapest plan"
-TITLE = "Cheapest plan across offers vs the best single"
+CHEAPEST = "Cheapest plan across offers"
 ROLE_WORDS = {"base": "committed base", "overflow": "overflow"}
 
 
 def _money(value: Any) -> Decimal:
     return Decimal(str(value)) if value not in (None, "") else Decimal(0)
+
+
+def plan_title(plan: Mapping[str, Any]) -> str:
+    """The plan's name on every page, chart and export: "cheapest" only when it costs no more
+    than the recommended row in the rows' terms (U6); else what it is and what it costs more."""
+    gap = plan.get("vs_recommended_usd")
+    if gap in (None, "") or _money(gap) >= 0:
+        return CHEAPEST
+    return f"Plan across offers, USD {-_money(gap):,.2f} a month more than the recommended row"
+
+
+def plan_name(plan: Mapping[str, Any]) -> str:
+    """The plan's bar in the chart: short, and never "cheapest" when it is not."""
+    return "Cheapest plan" if plan_title(plan) == CHEAPEST else "Plan across offers"
 
 
 def plan_segments(plan: Mapping[str, Any]) -> list[tuple[str, Decimal]]:
@@ -53,7 +66,8 @@ def plan_figure(result: Mapping[str, Any]) -> dict[str, Any] | None:
     if plan.get("status") not in {"optimal", "time_limit", "single"}:
         return None
     single = f"Best single: {plan.get('best_single_label') or plan.get('best_single_id')}"
-    categories = [single, PLAN] if plan.get("best_single_cost") is not None else [PLAN]
+    bar = plan_name(plan)
+    categories = [single, bar] if plan.get("best_single_cost") is not None else [bar]
     recommended = None
     other_row = plan.get("recommended_id") and not str(plan.get("best_single_id") or "").startswith(
         f"{plan.get('recommended_id')}/"
@@ -67,7 +81,7 @@ def plan_figure(result: Mapping[str, Any]) -> dict[str, Any] | None:
             "type": "bar",
             "orientation": "h",
             "name": name,
-            "y": [PLAN],
+            "y": [bar],
             "x": [float(cost)],
         }
         for name, cost in plan_segments(plan)
@@ -100,7 +114,7 @@ def plan_figure(result: Mapping[str, Any]) -> dict[str, Any] | None:
             "legend": {"orientation": "h", "y": -0.3, "font": {"size": 11}},
             "paper_bgcolor": "#ffffff",
             "plot_bgcolor": "#ffffff",
-            "title": {"text": TITLE, "font": {"size": 14}},
+            "title": {"text": f"{bar} vs the best single", "font": {"size": 14}},
             "barmode": "stack",
             "xaxis": {"title": {"text": "USD / month"}},
             "yaxis": {"automargin": True, "categoryarray": categories},

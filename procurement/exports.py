@@ -32,6 +32,7 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from core.values import money_decimal
+from procurement.charts_plan import plan_title
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 MONEY_FORMAT = "#,##0.00"
@@ -183,7 +184,7 @@ def plan_rows(plan: Any, approved: Sequence[dict[str, Any]] = ()) -> list[dict[s
     by_key = {str(part.get("key")): part for part in approved}
     total = {
         "key": "plan",
-        "label": "Cheapest plan across offers" + (" (approved)" if approved else ""),
+        "label": plan_title(plan) + (" (approved)" if approved else ""),
         "role": plan.get("status"),
         "replicas": sum(int(ln.get("replicas") or 0) for ln in lines) if lines else None,
         "gpus": sum(int(ln.get("gpus") or 0) for ln in lines) if lines else None,

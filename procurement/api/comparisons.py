@@ -166,8 +166,8 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     tornado = serializers.SerializerMethodField()
     breakeven = serializers.SerializerMethodField()
     hybrid = serializers.SerializerMethodField(
-        help_text="Comparisons computed before engine 1.7.0 only: their hybrid split. The plan "
-        "across offers now answers that question (`plan`); null for newer comparisons."
+        help_text="Older results only: their hybrid split. The plan across offers now answers "
+        "that question (`plan`); null for newer comparisons."
     )
     plan = serializers.SerializerMethodField()
     approved_plan = serializers.SerializerMethodField(help_text=APPROVED_PLAN_HELP)

@@ -11,7 +11,7 @@ from django.utils.timezone import now
 
 from core.roles import has_role
 from procurement import access, charts
-from procurement.charts_plan import plan_figure
+from procurement.charts_plan import plan_figure, plan_title
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews import policy
@@ -172,6 +172,7 @@ def review_context(
         new_since=new_since(user, comparison, rows, changes=_approval_drift(comparison, rows)),
         mixed_plan=(comparison.result or {}).get("plan"),
         plan_chart=plan_figure(comparison.result or {}),
+        mixed_plan_title=plan_title((comparison.result or {}).get("plan") or {}),
         **plan_context(comparison, plan, context["reviews"]),
     )
     return context
