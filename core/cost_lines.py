@@ -31,6 +31,7 @@ COST_LINES: tuple[CostLine, ...] = (
     CostLine("interruption_rework", "Interruption rework"),
     CostLine("idle_capacity", "Idle capacity", idle=True),
     CostLine("term_beyond_horizon", "Term beyond the horizon"),
+    CostLine("overage", "Overage past the commitment"),
     CostLine("queue_overhead", "Queue overhead", idle=True),
     CostLine("checkpointing", "Checkpointing"),
     CostLine("failed_run_waste", "Failed-run waste"),

@@ -19,6 +19,8 @@ Inference, retrieval, evaluation and media (per month)::
                                                                private_cloud, purchase)
     billed_h    = max(billed_h, min_commitment_gpu_hours_per_month)
     gpu_spend   = q(billed_h × price)      = gpu_compute + retry_waste + idle_capacity
+    overage     = q((billed_h − commitment) × (overage rate − price))   when the offer has
+                  a commitment and states an overage rate (hours past it cost that rate)
     retry_waste = q((attempts − accepted) × gpu_s / 3600 × price)
     rework      = q(rework_h × price)                          line interruption_rework
     idle        = q((billed_h − work_h − rework_h) × price)
@@ -115,6 +117,8 @@ from engine.cost.common import (
     line_names,
     managed_fte,
     money,
+    overage_amount,
+    overage_premium,
     peak_capacity_share,
     price_per_gpu_hour,
     purchase_monthly_per_node,
@@ -174,6 +178,8 @@ __all__ = [
     "line_names",
     "managed_fte",
     "money",
+    "overage_amount",
+    "overage_premium",
     "peak_capacity_share",
     "peak_replicas",
     "point_estimate",

@@ -329,6 +329,26 @@ def egress_monthly(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
     return dec(workload.egress_gb_per_month) * cand.egress_price_per_gb
 
 
+def overage_premium(cand: CandidateInput) -> Decimal:
+    """What a GPU-hour past the monthly commitment costs beyond the committed price: the
+    vendor's overage rate less its hourly price; 0 for offers without a commitment (every
+    hour is at the price) or without a stated rate."""
+    rate, price = cand.overage_rate_per_gpu_hour, cand.price_per_gpu_hour
+    if rate is None or price is None or cand.min_commitment_gpu_hours_per_month <= 0:
+        return Decimal(0)
+    return rate - price
+
+
+def overage_amount(cand: CandidateInput, billed_h: Decimal, committed_h: Decimal) -> Decimal:
+    """The overage line: the GPU lines price every billed hour at the committed price; the
+    hours past the commitment cost the overage rate, so this line adds their difference,
+    (billed − committed) × (overage rate − price) (negative if the vendor's overage is below
+    its price)."""
+    if billed_h <= committed_h:
+        return Decimal(0)
+    return money((billed_h - committed_h) * overage_premium(cand))
+
+
 def common_lines(
     workload: WorkloadInput,
     cand: CandidateInput,

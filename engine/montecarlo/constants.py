@@ -36,6 +36,7 @@ class CandidateConstants:
     failure_factor: float  # nodes (or 1 per cluster) × (interval / 2 + restart_h)
     per_wall_hour: float  # training: money per wall-clock hour of the run
     api_failed_billed: float = 1.0  # Share of failed API attempts billed
+    overage_premium: float = 0.0  # per GPU-hour billed past the commitment (cost.overage_premium)
     evidence_key: str = ""  # shared measurement: throughput/acceptance draws keyed by this
     acceptance: Range | None = None  # measured acceptance of this row (else the workload's)
     failure: Range | None = None  # measured failure rate of this row (else the workload's)
@@ -92,7 +93,10 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
                 * spec.checkpoints_retained
                 * cand.storage_price_per_gb_month
             )
+            # the GPUs held past the commitment at the overage rate (cost.overage_amount)
+            past = cand.gpus_per_replica - cand.min_commitment_gpu_hours_per_month / HOURS_PER_MONTH
             per_wall_hour = billed_gpus * price + monthly / HOURS_PER_MONTH
+            per_wall_hour += max(Decimal(0), past) * cost.overage_premium(cand)
         else:
             assert workload.monthly_accepted_outputs is not None  # noqa: S101
             monthly += cost.serving_monthly(workload, cand)
@@ -137,6 +141,7 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
         gpu_s_numerator=float(gpu_s_num),
         node_gpus=float(cand.gpus_per_node if cand.capacity_model == "purchase" else 1),
         min_commitment_h=float(cand.min_commitment_gpu_hours_per_month),
+        overage_premium=float(cost.overage_premium(cand)),
         idle_billed=cand.idle_billed,
         fixed_monthly=float(monthly),
         per_accepted=float(per_accepted),

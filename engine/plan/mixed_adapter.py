@@ -177,6 +177,7 @@ def plan_offer(
         utilisation=util,
         eligible=eligible,
         stranded_share=stranded,
+        overage_premium=cost.overage_premium(cand),
     )
 
 

@@ -38,6 +38,8 @@ def vendor_part(
         billed = held
     shortfall = max(Decimal(0), offer.min_commitment_gpu_hours - billed)
     total = compute + money(shortfall * price) + offer.fixed_monthly
+    if offer.overage_premium and billed > offer.min_commitment_gpu_hours:
+        total += money((billed - offer.min_commitment_gpu_hours) * offer.overage_premium)
     committed_h = offer.min_commitment_gpu_hours
     if offer.capacity == "fixed":
         committed_h = billed + shortfall

@@ -77,6 +77,8 @@ def _candidate(draw: st.DrawFn, model: str) -> CandidateInput:
         price_per_gpu_hour=D("2.50"),
         throughput_per_replica=fixed(2000),
         gpus_per_replica=2,
+        min_commitment_gpu_hours_per_month=draw(st.sampled_from([D(0), D(730), D(5000)])),
+        overage_rate_per_gpu_hour=draw(st.sampled_from([None, D("3.10"), D("2.00")])),
         **fees,  # type: ignore[arg-type]
     )
 
@@ -154,7 +156,15 @@ def test_one_offer_plan_carries_the_rows_vendor_charges(
     )
     assert offer.fixed_monthly == vendor
     (line,) = plan.lines
-    assert plan.cost == line.monthly_cost + vendor
+    committed, billed = c.min_commitment_gpu_hours_per_month, line.billed_gpu_hours
+    shortfall = overage = D(0)
+    if not c.is_api:  # the commitment's unused hours at the price, the hours past it at overage
+        shortfall = (max(D(0), committed - billed) * D("2.50")).quantize(CENT)
+        if c.overage_rate_per_gpu_hour is not None and committed > 0 and billed > committed:
+            overage = ((billed - committed) * (c.overage_rate_per_gpu_hour - D("2.50"))).quantize(
+                CENT
+            )
+    assert plan.cost == line.monthly_cost + shortfall + overage + vendor
 
 
 def test_fixed_network_line_by_hand() -> None:
