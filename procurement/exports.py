@@ -31,6 +31,7 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
+from core.cost_lines import LINE_LABELS
 from core.values import money_decimal
 from procurement.charts_plan import plan_title
 
@@ -255,13 +256,9 @@ def neutralise(value: Any) -> Any:
     return text
 
 
-ACRONYMS = {"gpu": "GPU", "api": "API", "fte": "FTE"}
-
-
 def line_header(name: str) -> str:
-    """ "gpu_compute" → "GPU compute (USD)"."""
-    words = name.replace("_", " ").capitalize().split(" ")
-    return " ".join(ACRONYMS.get(w.lower(), w) for w in words) + " (USD)"
+    """A cost line's column, in the pages' words: "gpu_compute" → "GPU compute (USD)"."""
+    return f"{LINE_LABELS.get(name) or name.replace('_', ' ').capitalize()} (USD)"
 
 
 # What each kind of cell holds (V21): the file says what the page says.

@@ -77,3 +77,10 @@ def test_the_list_is_pure_python() -> None:
             names = [node.module] if is_from else [a.name for a in node.names]  # type: ignore[union-attr]
             for name in names:
                 assert str(name).split(".")[0] in sys.stdlib_module_names | {"__future__"}
+
+
+@pytest.mark.parametrize("name", LINE_ORDER)
+def test_every_line_is_an_export_column_in_the_pages_words(name: str) -> None:
+    from procurement.exports import line_header
+
+    assert line_header(name) == f"{LINE_LABELS[name]} (USD)"
