@@ -83,6 +83,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import localcontext
 
+from core.cost_lines import LINE_ORDER
 from engine.cost.api import (
     api_cost_per_attempt,
     billed_attempts,
@@ -92,7 +93,6 @@ from engine.cost.common import (
     DECIMAL_CONTEXT,
     FINE_TUNING_CLASSES,
     HOURS_QUANTUM,
-    LINE_ORDER,
     MILLION,
     PER_OUTPUT_QUANTUM,
     THOUSAND,
