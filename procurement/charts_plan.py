@@ -29,11 +29,17 @@ def _money(value: Any) -> Decimal:
 
 def plan_title(plan: Mapping[str, Any]) -> str:
     """The plan's name on every page, chart and export: "cheapest" only when it costs no more
-    than the recommended row in the rows' terms (U6); else what it is and what it costs more."""
+    than the recommended row in the rows' terms; else what it is and what it costs more."""
     gap = plan.get("vs_recommended_usd")
     if gap in (None, "") or _money(gap) >= 0:
         return CHEAPEST
     return f"Plan across offers, USD {-_money(gap):,.2f} a month more than the recommended row"
+
+
+def plan_noun(plan: Mapping[str, Any]) -> str:
+    """The plan in a sentence ("approved: …"), by the same rule as its title."""
+    cheapest = plan_title(plan) == CHEAPEST
+    return "the cheapest plan across offers" if cheapest else "the plan across offers"
 
 
 def plan_name(plan: Mapping[str, Any]) -> str:

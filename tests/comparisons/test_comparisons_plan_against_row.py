@@ -176,6 +176,8 @@ def test_u6_a_plan_dearer_than_the_recommended_row_is_never_called_the_cheapest(
     assert "Cheapest plan" not in html.split('id="mixed-plan-h"')[1].split("</section>")[0]
     review = login(finance).get(f"/comparisons/{comparison.pk}/review/").content.decode()
     assert f'id="mixed-plan-h">{title}</h2>' in review
+    for page in (html, review):  # nor in the decision bar, the approve choice or a sentence
+        assert "cheapest plan across offers" not in page.lower()
     response = login(finance).get(f"/api/v1/comparisons/{comparison.pk}/export.csv")
     rows = csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig")))
     assert {r["Key"]: r for r in rows}["plan"]["Candidate"] == title

@@ -31,6 +31,7 @@ from django.db.models import Prefetch
 
 from checklist import levels
 from checklist.selectors import quote_checklist_summaries
+from procurement.charts_plan import plan_noun
 from procurement.exports import fleet_columns
 from procurement.models import CandidateResult, Comparison, PlanPart, Review
 
@@ -164,7 +165,7 @@ class PlanDecision:
     def label(self) -> str:
         vendors = len(self.parts)
         return (
-            f"The cheapest plan across offers ({vendors} vendor offer{'s' * (vendors != 1)}, "
+            f"{plan_noun(self.plan).capitalize()} ({vendors} vendor offer{'s' * (vendors != 1)}, "
             f"commitment {self.commitment_usd:,.2f} USD)"
         )
 
