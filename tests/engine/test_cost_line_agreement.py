@@ -165,6 +165,13 @@ def test_one_offer_plan_carries_the_rows_vendor_charges(
                 CENT
             )
     assert plan.cost == line.monthly_cost + shortfall + overage + vendor
+    # and its GPU-hours (or API bill), the commitment's unused hours and the overage are the
+    # row's lines, to the rounding of a cent or two
+    row = cost.point_estimate(w, c).lines
+    gpu_lines = ("gpu_compute", "api_compute", "retry_waste", "idle_capacity", "overage")
+    gpu_lines += ("interruption_rework", "term_beyond_horizon")
+    plan_gpu = line.monthly_cost + shortfall + overage
+    assert abs(plan_gpu - sum(row.get(n, D(0)) for n in gpu_lines)) <= D("0.02")
 
 
 def test_fixed_network_line_by_hand() -> None:
