@@ -10,12 +10,11 @@ what it leaves in each layer goes to the overflow lines in the solver's proporti
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 from engine.cost.common import dec
-from engine.plan.mixed_single import HOURS_DEC, money, vendor_part
+from engine.plan.mixed_single import HOURS_DEC, money, vendor_part, whole_replicas_gpus
 from engine.plan.mixed_types import PlanConfig, PlanDemand, PlanLine, PlanOffer, PlanVendorPart
 
 # Solver values below this are noise
@@ -253,8 +252,7 @@ def _lines(
             else:
                 if key not in shares:
                     continue
-                at_peak = peak_gpus.get(key, Decimal(0))
-                gpus = math.ceil(float(at_peak) - 1e-9) if at_peak > 0 else 0
+                gpus = whole_replicas_gpus(peak_gpus.get(key, Decimal(0)), cfg.gpus_per_replica)
                 used = hours.get(key, Decimal(0))
                 cost = costs.get(key, Decimal(0))
             billed += used

@@ -124,3 +124,27 @@ def test_d7_a_fixed_capacity_step_is_the_crossing_not_an_interpolation() -> None
         (182500.0, "reserved", False),
     ]
     assert (219000.0, "on_demand", True) in found
+
+
+def test_u6_elastic_gpus_at_the_peak_are_whole_replicas_of_the_configuration() -> None:
+    """U6: an 8-GPU configuration read "up to 1 GPU at peak". 73,000 outputs a month, flat:
+    100 an hour; one 8-GPU replica serves 1,000 an hour, so the peak needs 0.1 of a replica:
+    8 GPUs (whole replicas × 8), not ceil(0.8) = 1. Its hours: 73,000 × 8 / 1,000 = 584 GPU-h
+    at 2.00 = 1,168.00."""
+    from engine.plan.mixed_single import single_plan
+    from engine.plan.mixed_types import PlanBucket, PlanConfig, PlanDemand, PlanOffer
+
+    offer = PlanOffer(
+        "od",
+        "elastic",
+        (PlanConfig("tp8", 8, {"all": 1000.0}),),
+        price_per_gpu_hour=D("2.00"),
+    )
+    demand = PlanDemand(
+        monthly_outputs=73_000, peak_to_average=1.0, buckets=(PlanBucket("all", 1.0),)
+    )
+    plan = single_plan(demand, offer, offer.configs[0])
+    assert plan is not None
+    (line,) = plan.lines
+    assert line.gpus == 8
+    assert line.monthly_cost == D("1168.00")
