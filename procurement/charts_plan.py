@@ -20,7 +20,6 @@ from core.chart_text import plotly_escaped
 from core.values import float_or_none
 
 CHEAPEST = "Cheapest plan across offers"
-ROLE_WORDS = {"base": "committed base", "overflow": "overflow"}
 
 
 def _money(value: Any) -> Decimal:
@@ -34,6 +33,17 @@ def plan_title(plan: Mapping[str, Any]) -> str:
     if gap in (None, "") or _money(gap) >= 0:
         return CHEAPEST
     return f"Plan across offers, USD {-_money(gap):,.2f} a month more than the recommended row"
+
+
+def role_words(line: Mapping[str, Any], has_base: bool) -> str:
+    """A part's role in words: "committed base", "overflow", "per request" (API); in a plan
+    with no committed base an elastic part is "pay as used" (not an overflow of nothing, and
+    not "on demand": it may be spot)."""
+    if line.get("role") == "base":
+        return "committed base"
+    if line.get("capacity") == "api":
+        return "per request"
+    return "overflow" if has_base else "pay as used"
 
 
 def plan_noun(plan: Mapping[str, Any]) -> str:
@@ -55,9 +65,7 @@ def plan_segments(plan: Mapping[str, Any]) -> list[tuple[str, Decimal]]:
     for line in plan.get("lines") or []:
         cost = _money(line.get("monthly_cost"))
         lines_total += cost
-        role = ROLE_WORDS.get(line.get("role", ""), line.get("role", ""))
-        if not has_base and line.get("role") != "base":
-            role = "per request" if line.get("capacity") == "api" else "on demand"
+        role = role_words(line, has_base)
         out.append((f"{line.get('label', line.get('offer_id', ''))} · {role}", cost))
     parts = sum((_money(v.get("monthly_cost")) for v in plan.get("vendors") or []), Decimal(0))
     if parts - lines_total > 0:

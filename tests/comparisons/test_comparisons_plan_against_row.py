@@ -194,3 +194,16 @@ def test_u6_a_plan_that_saves_or_ties_is_the_cheapest() -> None:
     assert plan_title({"vs_recommended_usd": "-1234.5"}) == (
         "Plan across offers, USD 1,234.50 a month more than the recommended row"
     )
+
+
+def test_u6_an_elastic_part_of_a_plan_without_a_base_is_not_called_on_demand() -> None:
+    """U6: a spot part read "on demand (elastic)". Its role says how it is billed."""
+    from procurement.charts_plan import plan_segments, role_words
+
+    spot = {"role": "overflow", "capacity": "elastic", "label": "Spot H100", "monthly_cost": "7"}
+    assert role_words(spot, has_base=False) == "pay as used"
+    assert role_words(spot, has_base=True) == "overflow"
+    assert role_words({"role": "overflow", "capacity": "api"}, has_base=False) == "per request"
+    assert plan_segments({"lines": [spot], "vendors": []}) == [
+        ("Spot H100 · pay as used", Decimal("7"))
+    ]
