@@ -36,7 +36,6 @@ from procurement.exports import fleet_columns
 from procurement.models import CandidateResult, Comparison, PlanPart, Review
 
 PLAN_KEY = "plan"  # what the decision form and the API send to approve the plan
-PLAN_LABEL = "the cheapest plan across offers"
 CENT = Decimal("0.01")
 # The approved parts as pages and exports read them: with the row each one names.
 PLAN_PARTS = PlanPart.objects.select_related("candidate").order_by("position")
