@@ -16,6 +16,7 @@ from engine.cost.common import (
     gpu_seconds_numerator,
     line_names,
     money,
+    overage_amount,
     peak_capacity_share,
     price_per_gpu_hour,
     purchase_breakdown,
@@ -105,6 +106,8 @@ def volume_estimate(
             lines["interruption_rework"] = amounts[1]
         if (beyond := term_beyond_horizon_share(workload, cand)) > 0:
             lines["term_beyond_horizon"] = money(gpu_spend * beyond)
+        if over := overage_amount(cand, billed, cand.min_commitment_gpu_hours_per_month):
+            lines["overage"] = over
     egress_gb = (
         dec(workload.egress_gb_per_month) * accepted / dec(workload.monthly_accepted_outputs.likely)
     )

@@ -21,6 +21,7 @@ from engine.cost.common import (
     dec,
     finish,
     money,
+    overage_amount,
     price_per_gpu_hour,
     purchase_breakdown,
     split_exactly,
@@ -106,6 +107,9 @@ def _training_lines(
         [stall_h * gpus * price, lost_h * gpus * price, (billed - used) * price],
     )
     ckpt_gpu, lines["failed_run_waste"], lines["idle_capacity"] = parts
+    committed = cand.min_commitment_gpu_hours_per_month * months
+    if over := overage_amount(cand, billed, committed):
+        lines["overage"] = over
     ckpt_gb_months = dec(spec.checkpoint_size_gb) * spec.checkpoints_retained * months
     lines["checkpointing"] = ckpt_gpu + money(ckpt_gb_months * cand.storage_price_per_gb_month)
     lines.update(

@@ -204,9 +204,16 @@ def block_unit_costs(
             billed = replicas
             billed *= 730.0
         commitment = block.col("min_commitment_h")
+        premium = block.col("overage_premium")
+        overage = (premium != 0).any()
         if (commitment > 0).any():
             np.maximum(billed, commitment, out=billed)
+        if overage:  # the hours past the commitment at the overage rate (cost.overage_amount)
+            np.subtract(billed, commitment, out=scratch)
+            scratch *= premium
         billed *= block.col("price")
+        if overage:
+            billed += scratch
     gpu += block.col("fixed_monthly")
     gpu += np.multiply(block.col("per_accepted"), accepted[None, :], out=scratch)
     per_completed = block.col("per_completed")

@@ -36,6 +36,7 @@ class CandidateConstants:
     failure_factor: float  # nodes (or 1 per cluster) × (interval / 2 + restart_h)
     per_wall_hour: float  # training: money per wall-clock hour of the run
     api_failed_billed: float = 1.0  # Share of failed API attempts billed
+    overage_premium: float = 0.0  # per GPU-hour billed past the commitment (cost.overage_premium)
     evidence_key: str = ""  # shared measurement: throughput/acceptance draws keyed by this
     throughput_error_group: str = ""  # estimated rows: whose errors the throughput shares
     acceptance: Range | None = None  # measured acceptance of this row (else the workload's)
@@ -57,20 +58,11 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
     """Everything about ``cand`` that does not change between samples."""
     with localcontext(cost.DECIMAL_CONTEXT):
         price = cost.price_per_gpu_hour(cand) or Decimal(0)
-        fte = workload.platform_labor_fte if cand.self_managed else workload.vendor_management_fte
-        serving = cand.serving_stack_per_month + (
-            workload.serving_stack_per_month if cand.self_managed else Decimal(0)
-        )
-        network_fixed = (
-            cand.public_ip_per_month
-            + cand.load_balancer_per_month
-            + cand.private_networking_per_month
-        )
         monthly = (
-            cost.dec(workload.storage_gb) * cand.storage_price_per_gb_month
-            + network_fixed
+            cost.storage_monthly(workload, cand)
+            + cost.fixed_network_monthly(cand)
             + workload.observability_per_month
-            + cost.dec(fte) * workload.loaded_monthly_cost_per_fte
+            + cost.labor_monthly(workload, cand)
         )
         path: Path
         tps_per_mfu = checkpoint_factor = failure_factor = per_wall_hour = Decimal(0)
@@ -96,20 +88,21 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
                 Decimal(cand.gpus_per_replica),
                 cand.min_commitment_gpu_hours_per_month / HOURS_PER_MONTH,
             )
-            monthly += cost.dec(workload.egress_gb_per_month) * cand.egress_price_per_gb
+            monthly += cost.egress_monthly(workload, cand)
             monthly += (
                 cost.dec(spec.checkpoint_size_gb)
                 * spec.checkpoints_retained
                 * cand.storage_price_per_gb_month
             )
+            # the GPUs held past the commitment at the overage rate (cost.overage_amount)
+            past = cand.gpus_per_replica - cand.min_commitment_gpu_hours_per_month / HOURS_PER_MONTH
             per_wall_hour = billed_gpus * price + monthly / HOURS_PER_MONTH
+            per_wall_hour += max(Decimal(0), past) * cost.overage_premium(cand)
         else:
             assert workload.monthly_accepted_outputs is not None  # noqa: S101
-            monthly += serving
-            per_accepted = (
-                cost.dec(workload.egress_gb_per_month)
-                * cand.egress_price_per_gb
-                / cost.dec(workload.monthly_accepted_outputs.likely)
+            monthly += cost.serving_monthly(workload, cand)
+            per_accepted = cost.egress_monthly(workload, cand) / cost.dec(
+                workload.monthly_accepted_outputs.likely
             )
             if workload.is_media and workload.media is not None:
                 media = workload.media
@@ -149,6 +142,7 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
         gpu_s_numerator=float(gpu_s_num),
         node_gpus=float(cand.gpus_per_node if cand.capacity_model == "purchase" else 1),
         min_commitment_h=float(cand.min_commitment_gpu_hours_per_month),
+        overage_premium=float(cost.overage_premium(cand)),
         idle_billed=cand.idle_billed,
         fixed_monthly=float(monthly),
         per_accepted=float(per_accepted),

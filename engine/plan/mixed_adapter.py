@@ -173,15 +173,11 @@ def plan_offer(
         whole_nodes=cand.capacity_model == "purchase",
         min_commitment_gpu_hours=cand.min_commitment_gpu_hours_per_month,
         term_months=cand.term_months,
-        fixed_monthly=(
-            cand.public_ip_per_month
-            + cand.load_balancer_per_month
-            + cand.private_networking_per_month
-            + cand.serving_stack_per_month
-        ),
+        fixed_monthly=cost.fixed_network_monthly(cand) + cand.serving_stack_per_month,
         utilisation=util,
         eligible=eligible,
         stranded_share=stranded,
+        overage_premium=cost.overage_premium(cand),
     )
 
 

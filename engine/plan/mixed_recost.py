@@ -10,13 +10,11 @@ what it leaves in each layer goes to the overflow lines in the solver's proporti
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 from engine.cost.common import dec
-from engine.plan.hybrid import overflow_share
-from engine.plan.mixed_single import HOURS_DEC, money, vendor_part
+from engine.plan.mixed_single import HOURS_DEC, money, vendor_part, whole_replicas_gpus
 from engine.plan.mixed_types import PlanConfig, PlanDemand, PlanLine, PlanOffer, PlanVendorPart
 
 # Solver values below this are noise
@@ -24,6 +22,28 @@ EPS = 1e-9
 FRACTION_PLACES = 12
 
 Key = tuple[int, int]  # (offer, configuration)
+
+
+def overflow_share(fraction_of_peak: float, peak_to_average: float) -> float:
+    """Share of the month's load above fixed capacity able to carry ``fraction_of_peak``.
+
+    The load-duration curve over a month is ``L(x) = p × (1 − x)^(p − 1)`` for the share of
+    time x ∈ [0, 1], with mean 1 and peak p = peak-to-average (flat at p = 1, linear at
+    p = 2). Fixed capacity able to carry a fraction c of the peak serves ``∫ min(L, c × p)``;
+    the overflow share is::
+
+        overflow(c) = 1 − c^(p/(p−1)) − c × p × (1 − c^(1/(p−1)))     (p > 1);  1 − c  (p = 1)
+    """
+    f, p = fraction_of_peak, peak_to_average
+    if f >= 1:
+        return 0.0
+    if f <= 0:
+        return 1.0
+    if p <= 1:
+        return 1.0 - f
+    k = p - 1.0
+    share = 1.0 - float(f ** (p / k)) - f * p * (1.0 - float(f ** (1.0 / k)))
+    return min(1.0, max(0.0, share))
 
 
 def layer_energies(peak_to_average: float, layers: int) -> list[float]:
@@ -232,8 +252,7 @@ def _lines(
             else:
                 if key not in shares:
                     continue
-                at_peak = peak_gpus.get(key, Decimal(0))
-                gpus = math.ceil(float(at_peak) - 1e-9) if at_peak > 0 else 0
+                gpus = whole_replicas_gpus(peak_gpus.get(key, Decimal(0)), cfg.gpus_per_replica)
                 used = hours.get(key, Decimal(0))
                 cost = costs.get(key, Decimal(0))
             billed += used

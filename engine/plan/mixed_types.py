@@ -86,6 +86,9 @@ class PlanOffer(JsonMixin):
     # already carries them, × (1 + share), as the rows' term_beyond_horizon line; the
     # contract a vendor's part commits is at the quoted price.
     stranded_share: Decimal = Decimal(0)
+    # Per GPU-hour billed past the commitment (cost.overage_premium), added when the plan is
+    # costed in Decimal as on the row's overage line; the solver prices hours at the price.
+    overage_premium: Decimal = Decimal(0)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "configs", tuple(self.configs))

@@ -296,6 +296,8 @@ class CandidateInput(JsonMixin):
     latency_source: PerfSource | None = None
     min_commitment_gpu_hours_per_month: Decimal = Decimal(0)
     term_months: int = 0
+    # The vendor's price per GPU-hour past the monthly commitment (None: the hourly price)
+    overage_rate_per_gpu_hour: Decimal | None = None
     storage_price_per_gb_month: Decimal = Decimal(0)
     storage_price_is_default: bool = False  # the offer states none: the product default
     egress_price_per_gb: Decimal = Decimal(0)
@@ -370,6 +372,7 @@ class CandidateInput(JsonMixin):
         ):
             _money(self, name)
         _money(self, "price_per_gpu_hour", optional=True)
+        _money(self, "overage_rate_per_gpu_hour", optional=True)
         if self.kind == "api":
             if not isinstance(self.api_pricing, ApiPricing):
                 raise EngineInputError("api_pricing", "an API route needs its token prices")

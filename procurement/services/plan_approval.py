@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from core.audit import audit_record
 from core.errors import Conflict, DomainError
+from procurement.charts_plan import plan_noun
 from procurement.models import Comparison, PlanPart, Review
 from procurement.selectors.reviews.plan import (
-    PLAN_LABEL,
     PlanDecision,
     plan_decision,
     plan_refusal,
@@ -128,7 +128,9 @@ def same_subject_as(earlier: Review, *, approves_plan: bool, candidate_id: int |
         return ""
     if not earlier.approves_plan and not approves_plan and earlier.candidate_id == candidate_id:
         return ""
-    return PLAN_LABEL if earlier.approves_plan else str(earlier.candidate)
+    if earlier.approves_plan:
+        return plan_noun((earlier.comparison.result or {}).get("plan") or {})
+    return str(earlier.candidate)
 
 
 def record_plan_parts(review: Review, decision: PlanDecision) -> list[PlanPart]:

@@ -92,6 +92,14 @@ def _purchase(
     )
 
 
+# The quote's figures the cost model does not read, and why (every other price on a quote is
+# costed: docs/engine/cost-model.md, "What a quote's prices cost").
+SHOWN_NOT_COSTED = {
+    "price_as_quoted": "the price per node- or instance-hour as quoted; costed as its "
+    "price per GPU-hour",
+    "local_nvme_tb_per_node": "a capacity, not a price",
+    "snapshot_per_gb_month": "the brief states no snapshot volume to price",
+}
 NETWORK_BOUNDARY = "network-boundary"  # the checklist item that evidences a private endpoint
 
 
@@ -370,6 +378,9 @@ def _finish(
             min_commitment_gpu_hours_per_month=Decimal(int(quote.get("min_commitment_gpus") or 0))
             * HOURS_PER_MONTH,
             term_months=int(quote.get("term_months") or 0),
+            overage_rate_per_gpu_hour=None
+            if quote.get("overage_rate_per_gpu_hour") in (None, "")
+            else money(quote.get("overage_rate_per_gpu_hour"), conv),
             # the same stated default as beside an API when the offer prices no storage
             storage_price_per_gb_month=money(quote.get("storage_per_gb_month"), conv)
             if quote.get("storage_per_gb_month") not in (None, "")
