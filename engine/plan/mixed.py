@@ -235,7 +235,7 @@ def _build(
         m=_Model(),
         v=_Vars(),
         demand=demand,
-        energies=list(layer_energies(demand.peak_to_average, demand.layers)),
+        energies=list(layer_energies(demand.peak_to_average, demand.layers, demand.load_shape)),
         peak=demand.peak_to_average * demand.monthly_outputs / HOURS,
         weight=0.0 if shortfall else 1.0,
         shortfall=shortfall,

@@ -181,12 +181,19 @@ def plan_offer(
     )
 
 
-def plan_demand(workload: WorkloadInput, buckets: Sequence[PlanBucket] | None = None) -> PlanDemand:
+def plan_demand(
+    workload: WorkloadInput,
+    buckets: Sequence[PlanBucket] | None = None,
+    load_shape: Sequence[float] = (),
+) -> PlanDemand:
+    """The plan's demand; ``load_shape``: a traffic trace's load per interval, whose
+    load-duration curve replaces the brief's peak-to-average one."""
     assert workload.monthly_accepted_outputs is not None  # noqa: S101 - volume classes
     return PlanDemand(
         monthly_outputs=workload.monthly_accepted_outputs.likely,
         peak_to_average=workload.peak_to_average.likely,
         buckets=tuple(buckets) if buckets else (PlanBucket(ALL, 1.0),),
+        load_shape=tuple(load_shape),
     )
 
 
@@ -203,6 +210,7 @@ def plan_inputs(
     capacity_limited: Collection[str] = (),
     sizes: Sequence[BucketSize] | None = None,
     mean_request_tokens: float | None = None,
+    load_shape: Sequence[float] = (),
 ) -> tuple[PlanDemand, list[PlanOffer]] | None:
     """The demand and offers ``plan_for_comparison`` solves (None: nothing to plan).
     ``sizes``: request-size buckets already made (``mixed_buckets``), rated here
@@ -236,7 +244,7 @@ def plan_inputs(
             continue  # not costed per replica (e.g. no throughput): not in the plan
     if not offers:
         return None
-    return plan_demand(workload, buckets), offers
+    return plan_demand(workload, buckets, load_shape), offers
 
 
 def plan_for_comparison(

@@ -16,6 +16,7 @@ from decimal import Decimal
 from engine.cost.common import dec
 from engine.plan.mixed_single import HOURS_DEC, money, vendor_part, whole_replicas_gpus
 from engine.plan.mixed_types import PlanConfig, PlanDemand, PlanLine, PlanOffer, PlanVendorPart
+from engine.trace.loadcurve import LoadCurve
 
 # Solver values below this are noise
 EPS = 1e-9
@@ -46,18 +47,29 @@ def overflow_share(fraction_of_peak: float, peak_to_average: float) -> float:
     return min(1.0, max(0.0, share))
 
 
-def layer_energies(peak_to_average: float, layers: int) -> list[float]:
+def _overflow_shares(peak_to_average: float, layers: int, shape: Sequence[float]) -> list[float]:
+    """The overflow share above each of K + 1 equal slices of the peak: the analytic curve of
+    the peak-to-average ratio, or a traffic trace's own load per interval (``shape``,
+    engine/trace/loadcurve.py) when the brief has one."""
+    k = 1 if peak_to_average <= 1 else layers
+    if shape:
+        curve = LoadCurve.of(shape)
+        return [curve.overflow_share(i / k) for i in range(k + 1)]
+    return [overflow_share(i / k, peak_to_average) for i in range(k + 1)]
+
+
+def layer_energies(peak_to_average: float, layers: int, shape: Sequence[float] = ()) -> list[float]:
     """E_k: the share of the month's outputs in each of K equal slices of the peak."""
-    k = 1 if peak_to_average <= 1 else layers
-    shares = [overflow_share(i / k, peak_to_average) for i in range(k + 1)]
-    return [shares[i] - shares[i + 1] for i in range(k)]
+    shares = _overflow_shares(peak_to_average, layers, shape)
+    return [shares[i] - shares[i + 1] for i in range(len(shares) - 1)]
 
 
-def layer_energies_exact(peak_to_average: float, layers: int) -> list[Decimal]:
+def layer_energies_exact(
+    peak_to_average: float, layers: int, shape: Sequence[float] = ()
+) -> list[Decimal]:
     """E_k in Decimal, as differences of the overflow shares: they add up to exactly 1."""
-    k = 1 if peak_to_average <= 1 else layers
-    shares = [dec(overflow_share(i / k, peak_to_average)) for i in range(k + 1)]
-    return [shares[i] - shares[i + 1] for i in range(k)]
+    shares = [dec(x) for x in _overflow_shares(peak_to_average, layers, shape)]
+    return [shares[i] - shares[i + 1] for i in range(len(shares) - 1)]
 
 
 def served_exact(covered: Decimal, energies: Sequence[Decimal]) -> Decimal:
@@ -67,10 +79,12 @@ def served_exact(covered: Decimal, energies: Sequence[Decimal]) -> Decimal:
     return sum((c * e for c, e in zip(cover, energies, strict=True)), Decimal(0))
 
 
-def fixed_energy(covered: float, peak_to_average: float, layers: int) -> float:
+def fixed_energy(
+    covered: float, peak_to_average: float, layers: int, shape: Sequence[float] = ()
+) -> float:
     """Share of the month's outputs fixed capacity able to carry ``covered`` of the peak
     serves, in the layer model (the bottom layers first, linear within a layer)."""
-    energies = layer_energies(peak_to_average, layers)
+    energies = layer_energies(peak_to_average, layers, shape)
     k = len(energies)
     served, left = 0.0, max(0.0, min(1.0, covered)) * k
     for energy in energies:
@@ -132,7 +146,7 @@ def recost(
     y: Mapping[tuple[int, int, str, int], float],
 ) -> tuple[list[PlanLine], list[PlanVendorPart]]:
     """The plan behind a solution, costed in Decimal from the inputs (module docstring)."""
-    energies = layer_energies_exact(demand.peak_to_average, demand.layers)
+    energies = layer_energies_exact(demand.peak_to_average, demand.layers, demand.load_shape)
     k_count = len(energies)
     volume = dec(demand.monthly_outputs)
     peak = dec(demand.peak_to_average) * volume / HOURS_DEC

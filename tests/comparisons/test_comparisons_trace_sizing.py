@@ -124,6 +124,29 @@ def test_each_eligible_row_is_sized_from_the_trace(lead, world) -> None:
             assert centre["basis"] == "as used"
         assert sizing["peak_to_average_gpus"] == row.detail["fleet"]["gpus_peak"]
     assert {c["key"] for c in facts["curves"]} == {r.key for r in rows}
+    # The plan across offers splits the trace's own requests and takes its load curve.
+    plan = comparison.result["plan"]
+    source = plan["buckets_source"]
+    assert source["source"] == "trace", source
+    assert "the traffic trace bursty.csv" in source["words"]
+    assert source["measured_requests"] == trace.requests
+    cheapest = facts["curves"][0]["key"]
+    shape = next(r for r in rows if r.key == cheapest).detail["trace_sizing"]["profiles"]
+    assert [round(x + 0.49999) for x in facts["load_shape"]] == shape["centre"]["replicas"]
+
+
+def test_the_plan_takes_the_traces_load_duration_curve() -> None:
+    """A load curve 1, 1, 2, 4 (peak-to-average 2) sets the demand's ratio and its layers:
+    capacity for the bottom half of the peak serves 75 % of the month, as the curve says."""
+    from engine.plan.mixed_recost import fixed_energy
+    from engine.plan.mixed_types import PlanDemand
+
+    demand = PlanDemand(monthly_outputs=1e6, peak_to_average=1.0, load_shape=(1, 1, 2, 4))
+    assert demand.peak_to_average == 2.0
+    assert fixed_energy(0.5, demand.peak_to_average, 10, demand.load_shape) == pytest.approx(0.75)
+    # the analytic curve at the same ratio (linear at 2) says 75 % too; a burstier trace less
+    bursty = PlanDemand(monthly_outputs=1e6, load_shape=(1, 1, 1, 1, 1, 1, 1, 9))
+    assert fixed_energy(0.5, bursty.peak_to_average, 10, bursty.load_shape) < 0.75
 
 
 def test_a_changed_trace_file_is_not_replayed(lead, world) -> None:

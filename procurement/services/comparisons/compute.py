@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
+import numpy as np
+
 from engine import cost
 from engine.calibration import widened_cost_band
 from engine.comparison import ENGINE_VERSION, run_comparison
@@ -174,12 +176,26 @@ def _plan(
     seed: int,
     samples: int,
     time_limit: float,
+    output_trace: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     if thawed.input is None:
         return None
     brief = snapshot.get("brief") or {}
     p95 = brief.get("p95_input_tokens") if isinstance(brief, dict) else None
     requests, uploads, measured = measured_requests(snapshot)
+    trace_name, load_shape = "", []
+    traced = snapshot.get("traffic_trace") or {}
+    sizes = traced.get("request_sizes") or {}
+    if sizes.get("input_tokens"):
+        # The trace's own sizes and arrivals replace the brief's p95 guess and peak-to-average.
+        prompts, outputs = sizes["input_tokens"], sizes.get("output_tokens") or []
+        requests = list(zip(prompts, outputs or [None] * len(prompts), strict=True))
+        uploads, measured = [], int(sizes.get("requests") or len(prompts))
+        p95 = float(np.percentile(prompts, 95))
+        trace_name = str(traced.get("original_name") or "")
+        replayed = output_trace or {}
+        if replayed.get("status") == "replayed":
+            load_shape = list(replayed.get("load_shape") or [])
     try:
         return comparison_plan(
             thawed.input,
@@ -191,6 +207,8 @@ def _plan(
             measured_requests=requests,
             measured_uploads=uploads,
             measured_total=measured,
+            trace=trace_name,
+            load_shape=load_shape,
         )
     except EngineInputError as exc:  # the comparison stays ready without a plan
         return {"status": "none", "outcome": "not solved", "reason": exc.message}
@@ -293,7 +311,9 @@ def compute(
             result["trace"] = size_rows(
                 trace, thawed.input, output, rows, shape=_p95_shape(snapshot)
             )
-        result["plan"] = _plan(snapshot, thawed, output, seed, samples, plan_time_limit)
+        result["plan"] = _plan(
+            snapshot, thawed, output, seed, samples, plan_time_limit, result.get("trace")
+        )
         recommended = output.recommended_candidate_id or ""
     return Computed(
         rows=rows,

@@ -131,6 +131,7 @@ def size_rows(
     by_key = {row["key"]: row for row in rows}
     eligible = {o.candidate_id for o in output.candidates if o.eligible}
     sized: list[tuple[Decimal, str, list[int]]] = []
+    loads: dict[str, list[float]] = {}
     for cand in inp.candidates:
         row = by_key.get(cand.id)
         if (
@@ -167,6 +168,8 @@ def size_rows(
                 profiles[name] = {"holds": False}
                 continue
             sizing = size_trace(trace, profile, held, volume_scale=scaling.factor)
+            if name == "centre":
+                loads[cand.id] = [round(float(x), 4) for x in sizing.load]
             fleet = trace_fleet(
                 sizing,
                 gpus_per_replica=cand.gpus_per_replica,
@@ -205,4 +208,7 @@ def size_rows(
         "interval_s": 60,
         "rows_sized": len(sized),
         "curves": [{"key": key, "replicas": replicas} for _, key, replicas in sized[:CURVE_ROWS]],
+        # The cheapest row's load a minute before rounding up: the plan's load-duration curve
+        # (the traffic's shape as a replica of that row feels it).
+        "load_shape": loads[sized[0][1]] if sized else [],
     }
