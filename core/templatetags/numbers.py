@@ -35,7 +35,7 @@ LABELS = {
     "checkpointing": "Checkpointing",
     "failed_run_waste": "Failed-run waste",
     "interruption_rework": "Interruption rework",
-    "term_beyond_horizon": "Term beyond the horizon",
+    "term_beyond_horizon": "Term not used (beyond the horizon, or the run)",
     "moderation_or_quality_filtering": "Moderation / quality filtering",
     "operator_review": "Operator review",
     # capacity models

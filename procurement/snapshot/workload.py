@@ -186,6 +186,10 @@ def workload_input(snap: Snapshot) -> WorkloadInput:
         api_failed_attempts_billed=float(scalar(a, "api_failed_attempts_billed")),
         term_residual_use_share=float(scalar(a, "term_residual_use_share")),
         capacity_unstated_warn_gpus=int(scalar(a, "capacity_unstated_warn_gpus")),
+        rate_limit_unstated_warn_rps=float(scalar(a, "rate_limit_unstated_warn_rps")),
+        vendor_management_cap_share=None
+        if "vendor_management_fte" in overrides
+        else float(scalar(a, "vendor_management_cap_share")),
         assumption_sources=_sources(brief, overrides),
         # the stored spelling, checked by WorkloadInput (an unknown one is refused there)
         tokens_billed=cast(BilledTokenType, brief.get("billed_token_type") or "output"),

@@ -148,7 +148,7 @@ def test_engine_1_6_0_an_old_1_5_0_comparison_keeps_its_plan(lead, checklist_ite
     revision = comparison_run(
         comparison_id=comparison_recompute(acting_user=lead, comparison=old).comparison.pk
     )
-    assert revision.engine_version == ENGINE_VERSION == "1.6.0"
+    assert revision.engine_version == ENGINE_VERSION == "1.7.0"
     assert revision.result["plan"]["split"] is False
     old.refresh_from_db()
     assert old.engine_version == "1.5.0"
