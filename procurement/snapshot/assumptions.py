@@ -142,7 +142,7 @@ SCALARS: dict[str, Scalar] = {
     ),
     # P11: the default vendor-management labour scales with the bill it manages.
     "vendor_management_cap_share": Scalar(
-        0.1,
+        0.25,
         0.0,
         1.0,
         "Default vendor-management labour, at most this share of the row's vendor bill",
