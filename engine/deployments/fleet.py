@@ -82,13 +82,14 @@ def bought_words(
             in_sale_blocks(cand, gpus),
             math.ceil(cand.min_commitment_gpu_hours_per_month / HOURS_PER_MONTH),
         )
-        if sale_block_gpus(cand) > 1:
+        if sale_block_gpus(cand) > 1 or held % cand.gpus_per_node == 0:
             nodes = -(-held // cand.gpus_per_node)
             return f"{nodes:,} × {cand.gpus_per_node}-GPU {name} nodes, {months}, {capacity}"
+        sold = "by the GPU" if cand.unit_of_sale == "gpu" else "unit of sale not stated"
         share = f"{held / cand.gpus_per_node:g}"
         return (
             f"{_plural(held, f'{name} GPU'.strip())} ({share} × {cand.gpus_per_node}-GPU nodes), "
-            f"{months}, {capacity}, by the GPU"
+            f"{months}, {capacity}, {sold}"
         )
     return (
         f"up to {_plural(gpus, name + ' GPU')} at peak, {capacity}, paid as used "
