@@ -40,7 +40,7 @@ def test_p19_a_price_that_expires_before_the_approval_cannot_be_approved(
     assert rows[quote.pk].eligible
     assert comparison.recommended_key == f"quote:{quote.pk}"
     time.sleep(3.5)  # the price's last valid moment passes while the decision waits
-    with pytest.raises(Conflict, match="expired on .* can no longer be bought"):
+    with pytest.raises(Conflict, match=r"expired on .* can no longer be bought"):
         review_submit(acting_user=finance, comparison=comparison, decision="approve", comment="OK.")
     comparison.refresh_from_db()
     assert comparison.status != comparison.Status.APPROVED
