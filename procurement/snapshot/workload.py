@@ -91,7 +91,27 @@ def _training_spec(snap: Snapshot, a: Effective) -> TrainingSpec:
         checkpoint_size_gb=float(brief.get("checkpoint_size_gb") or 0),
         restart_h=float(brief.get("restart_time_min") or 30) / 60,
         failure_rate_scope="node",
+        flops_per_param_token=_flops_per_param_token(brief, model, float(active)),
     )
+
+
+# LoRA adapts the 7 linear maps of a transformer layer (q, k, v, o, gate, up, down); each
+# adds rank × (inputs + outputs) weights, about rank × 2 × hidden.
+LORA_ADAPTED_MATRICES = 7
+
+
+def _flops_per_param_token(brief: BriefRow, model: ModelRow, active_b: float) -> float:
+    """P13: full training costs 6 FLOPs per parameter and token (forward 2, backward 4). An
+    adapter's frozen base needs no weight gradients: 4 per base parameter, and 6 per adapter
+    weight, which the LoRA rank sizes (left out when the profile gives no layers or width)."""
+    if brief.get("workload_class") not in workloads.ADAPTER:
+        return 6.0
+    spec = model.get("spec") or {}
+    rank, hidden, layers = brief.get("lora_rank"), spec.get("hidden_size"), spec.get("layers")
+    if not (rank and hidden and layers and active_b > 0):
+        return 4.0
+    adapter = float(rank) * 2 * float(hidden) * LORA_ADAPTED_MATRICES * float(layers)
+    return 4.0 + 6.0 * adapter / (active_b * 1e9)
 
 
 def _media_spec(brief: BriefRow, a: Effective) -> MediaSpec:
