@@ -175,3 +175,14 @@ def unit_of_sale_warning(cand: CandidateInput, billed_gpus: int, price: Decimal)
         "does not say whether the vendor sells single GPUs; sold by the whole node it holds "
         f"{whole:,} GPUs and costs {more:,.2f} more a month (record the unit of sale on the quote)"
     )
+
+
+ROUTE_PRECISION_DIFFERS = "ROUTE_PRECISION_DIFFERS"
+
+
+def route_precision_warning(cand: CandidateInput) -> str | None:
+    """P12: a route that serves the brief's model at a lower precision (an FP8 "Turbo"
+    deployment for a BF16 brief) is that model only as a quantised proxy: say so."""
+    if not cand.is_api or not cand.precision_note:
+        return None
+    return cand.precision_note

@@ -105,10 +105,14 @@ def contract_reasons(workload: WorkloadInput, cand: CandidateInput) -> list[str]
 
 
 def _route_warnings(workload: WorkloadInput, cand: CandidateInput) -> list[EngineWarning]:
-    if (unstated := contracts.rate_limit_warning(workload, cand)) is None:
-        return []
+    found = (
+        (contracts.RATE_LIMIT_NOT_STATED, contracts.rate_limit_warning(workload, cand)),
+        (contracts.ROUTE_PRECISION_DIFFERS, contracts.route_precision_warning(cand)),
+    )
     return [
-        EngineWarning(code=contracts.RATE_LIMIT_NOT_STATED, candidate_id=cand.id, detail=unstated)
+        EngineWarning(code=code, candidate_id=cand.id, detail=detail)
+        for code, detail in found
+        if detail
     ]
 
 

@@ -361,6 +361,9 @@ class CandidateInput(JsonMixin):
     # P10: a model API route's stated rate limits (None: not stated)
     rate_limit_rpm: int | None = None
     rate_limit_tpm: int | None = None
+    # P12: "serves it at FP8, the brief is BF16" when a route's deployment states a lower
+    # precision than the brief's ("": the same, or not known)
+    precision_note: str = ""
     # P5: days from the comparison until the capacity can be used (the later of its stated
     # date and its lead time); 0: now or not stated.
     capacity_starts_in_days: float = 0.0

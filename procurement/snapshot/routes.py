@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
+from catalog.model_names import precision_in_name
 from catalog.tiers import input_limit_reason, prices_for
 from core import workloads
 from engine.errors import EngineInputError
@@ -14,6 +16,27 @@ from procurement.snapshot.context import Context, money, rounded, route_key
 from procurement.snapshot.facts import RowFacts
 from procurement.snapshot.schema import ModelRow, RouteRow
 from procurement.snapshot.workload import dec
+
+# Providers' names for an FP8 deployment of a model, beside the quantisation suffixes.
+FP8_DEPLOYMENT_WORDS = frozenset({"turbo"})
+FULL_PRECISIONS = frozenset({"bf16", "fp16", "fp32"})
+
+
+def precision_note(ctx: Context, route: RouteRow) -> str:
+    """P12: "serves … at FP8, the brief is BF16" when the route's name states a lower
+    precision than the brief's weights ("" when the same, or not stated)."""
+    name = route.get("model_name") or ""
+    served = precision_in_name(name)
+    if not served and FP8_DEPLOYMENT_WORDS & set(re.split(r"[^a-z0-9]+", name.lower())):
+        served = "fp8"
+    brief = str(ctx.brief.get("weight_precision") or "").lower()
+    if not served or served == brief or brief not in FULL_PRECISIONS:
+        return ""
+    return (
+        f"serves {name} at {served.upper()}, the brief is {brief.upper()}: a quantised "
+        "deployment of the model, whose answers may differ from the brief's (an evaluation "
+        "of the route shows whether they pass)"
+    )
 
 
 def model_substitution(ctx: Context, route: RouteRow) -> str:
@@ -143,6 +166,7 @@ def route_candidate(
             if not (billed := route.get("failed_attempts_billed"))
             else float(billed),
             model_substitution=substitution,
+            precision_note="" if substitution else precision_note(ctx, route),
             substitution_allowed=bool(ctx.brief.get("allow_model_substitution"))
             or bool(route.get("evaluation_result_id")),
         )
