@@ -75,7 +75,10 @@ def bought_words(
     if cand.is_fixed:
         term = cand.term_months or horizon
         months = _plural(term, "month")
-        if cand.term_months <= 0:
+        if cand.purchase is not None and cand.term_months <= 0:
+            # P15: owned hardware has no term; it is paid off over its life
+            months = f"amortised over {_plural(cand.purchase.life_months, 'month')}"
+        elif cand.term_months <= 0:
             months += " (no term stated: the horizon)"
         # P3: the words name what the money bills, in the offer's unit of sale
         held = max(

@@ -355,3 +355,25 @@ def test_p11_a_large_api_bill_keeps_the_full_default() -> None:
     assert row.cost_lines["retry_waste"] == D("882.54")
     assert row.cost_lines["platform_labor"] == D("2000.00")
     assert row.total == D("16878.54")
+
+
+def test_p15_owned_hardware_says_its_amortisation_not_a_horizon_term() -> None:
+    from engine.types import PurchaseSpec
+
+    server = h100(
+        "own",
+        "purchase",
+        "0",
+        price_per_gpu_hour=None,
+        purchase=PurchaseSpec(
+            capex_per_node=D("250000"),
+            life_months=36,
+            price_per_kwh=D("0.12"),
+            power_kw_per_node=D("10.2"),
+        ),
+    )
+    rows, _ = _rows(chat_8b(), server)
+    assert rows["own"].fleet is not None
+    assert rows["own"].fleet.bought == (
+        "1 × 8-GPU H100 SXM 80GB nodes, amortised over 36 months, purchased"
+    )
