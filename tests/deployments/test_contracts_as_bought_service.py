@@ -86,6 +86,10 @@ def test_p3_a_quote_sold_by_the_16_gpu_node_is_billed_in_whole_nodes(
     hours = Decimal(node_row.detail["billed_gpu_hours"])
     assert hours == Decimal(billed_nodes * 16 * 730)
     assert fleet["bought"].startswith(f"{billed_nodes} × 16-GPU H200 SXM 141GB nodes")
+    # The commitment, and so the FOCUS export's ContractCommitmentQuantity, holds the same nodes
+    commitment = node_row.detail["commitment"]
+    assert Decimal(commitment["committed_gpu_hours_per_month"]) == hours
+    assert Decimal(commitment["contract_usd"]) == hours * Decimal("3.50") * 12
     # By the GPU: 8 fewer GPUs billed, and the words say GPUs
     assert Decimal(gpu_row.detail["billed_gpu_hours"]) == hours - 8 * 730
     assert gpu_row.detail["fleet"]["bought"].startswith(f"{fleet['gpus_peak']} H200 SXM 141GB GPUs")

@@ -182,6 +182,10 @@ def test_p3_capacity_sold_by_the_node_is_billed_and_bought_in_whole_nodes() -> N
     assert rows["rs-node"].fleet.bought.startswith("1 × 8-GPU H100 SXM 80GB nodes, 12 months")
     assert rows["od"].total == D("4166.67")
     assert out.recommended_candidate_id == "od"
+    # The plan across offers holds the node-sold offer in whole nodes too
+    planned = plan_inputs((node, on_demand), out.candidates, chat_8b())
+    assert planned is not None
+    assert {o.id: o.whole_nodes for o in planned[1]} == {"rs-node": True, "od": False}
     rows, out = _rows(chat_8b(), by_gpu, on_demand)
     assert rows["rs-gpu"].gpu_spend == D("3942.00")
     assert rows["rs-gpu"].commitment_usd == D("47304.00")
