@@ -18,7 +18,13 @@ from engine import cost
 from engine.cost import contracts
 from engine.deployments.fleet import Fleet, fleet_of
 from engine.errors import EngineInputError
-from engine.types import CandidateInput, EngineWarning, PointEstimate, WorkloadInput
+from engine.types import (
+    HOURS_PER_MONTH,
+    CandidateInput,
+    EngineWarning,
+    PointEstimate,
+    WorkloadInput,
+)
 from engine.warnings import candidate_warnings
 
 FLEET_EXCEEDS_CAPACITY = "FLEET_EXCEEDS_CAPACITY"
@@ -75,7 +81,8 @@ def _fleet_warnings(
             )
         )
     price = cand.price_per_gpu_hour or 0
-    if (unit := contracts.unit_of_sale_warning(cand, fleet.gpus_peak, Decimal(price))) is not None:
+    billed = max(fleet.gpus_peak, -int(-cand.min_commitment_gpu_hours_per_month // HOURS_PER_MONTH))
+    if (unit := contracts.unit_of_sale_warning(cand, billed, Decimal(price))) is not None:
         out.append(
             EngineWarning(code=contracts.UNIT_OF_SALE_NOT_STATED, candidate_id=cand.id, detail=unit)
         )
