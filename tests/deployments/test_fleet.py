@@ -162,6 +162,7 @@ def test_v3_capacity_states_from_when_and_the_lead_time_on_the_row(
     # and the RFQ asks every vendor for them
     html = login(lead).get(f"/catalog/rfqs/new/?brief={big_brief.pk}").content.decode()
     assert "how many GPUs you can provide in total, from when, and with which lead time" in html
+    assert "sold by the GPU or only in whole nodes" in html  # P3: the unit of sale
 
 
 def test_v3_capacity_not_stated_threshold_is_an_assumption_of_the_comparison(
