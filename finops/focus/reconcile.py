@@ -142,16 +142,6 @@ def reconcile(forecast: Forecast, actual: Actual, *, tolerance: Decimal) -> Reco
             ]
             for (name, _), before, after in zip(DRIVERS, steps[:-1], steps[1:], strict=True):
                 parts[name] = after - before
-            if u_a > 1:
-                # P18: busier than every billed hour is impossible; per-instance hours are
-                # the usual cause, and the split below would then blame the price.
-                note = (
-                    f"The bill's {actual.gpu_hours:,f} GPU-hours are fewer than the work the "
-                    f"forecast needs (utilisation {u_a:.3f}, above 1): they look like "
-                    "instance-hours. Set the GPUs per billed instance on the import and import "
-                    "the bill again; until then the price and utilisation parts are not "
-                    "meaningful."
-                )
         else:
             spread = forecast.spend / actual.accepted_outputs
             parts["volume"] = spread - c_f
