@@ -30,7 +30,7 @@ COST_LINES: tuple[CostLine, ...] = (
     CostLine("failed_renders", "Failed renders"),
     CostLine("interruption_rework", "Interruption rework"),
     CostLine("idle_capacity", "Idle capacity", idle=True),
-    CostLine("term_beyond_horizon", "Term beyond the horizon"),
+    CostLine("term_beyond_horizon", "Term not used (beyond the horizon, or the run)"),
     CostLine("overage", "Overage past the commitment"),
     CostLine("queue_overhead", "Queue overhead", idle=True),
     CostLine("checkpointing", "Checkpointing"),

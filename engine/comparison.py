@@ -105,7 +105,7 @@ def run_comparison(
             hourly[c.id] = price
     by_hour = sorted(hourly, key=lambda cid: (hourly[cid], position[cid]))
     hour_rank = {cid: i + 1 for i, cid in enumerate(by_hour)}
-    recommended = recommendation.pick(by_unit)  # substitutions only when the brief allows
+    recommended = recommendation.pick(workload, by_unit)  # recommendation.why_not_recommended
     if by_hour and recommended is not None and by_hour[0] != recommended:
         cheap = next(c for c in eligible if c.id == by_hour[0])
         found[cheap.id].append(

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from core import workloads
 from core.cost_lines import LINE_ORDER
+from engine.cost.contracts import in_sale_blocks
 from engine.errors import EngineInputError
 from engine.types import (
     CENT,
@@ -264,11 +265,8 @@ def peak_capacity_share(workload: WorkloadInput) -> Decimal:
 
 
 def fixed_gpus_allocated(cand: CandidateInput, replicas: int) -> int:
-    """GPUs held by fixed capacity: owned hardware comes in whole nodes."""
-    gpus = replicas * cand.gpus_per_replica
-    if cand.capacity_model == "purchase":
-        return -(-gpus // cand.gpus_per_node) * cand.gpus_per_node
-    return gpus
+    """GPUs held by fixed capacity, in the offer's unit of sale (engine/cost/contracts.py)."""
+    return in_sale_blocks(cand, replicas * cand.gpus_per_replica)
 
 
 def term_beyond_horizon_share(workload: WorkloadInput, cand: CandidateInput) -> Decimal:

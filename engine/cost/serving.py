@@ -24,6 +24,7 @@ from engine.cost.common import (
     spot_rework_share,
     term_beyond_horizon_share,
 )
+from engine.cost.contracts import vendor_management_labour
 from engine.errors import EngineInputError
 from engine.types import (
     HOURS_PER_MONTH,
@@ -125,6 +126,11 @@ def volume_estimate(
             workload, cand, months=Decimal(1), egress_gb=egress_gb, extra_storage_gb=asset_gb
         )
     )
+    if not cand.self_managed:  # P11: a default FTE never dominates a small vendor bill
+        bill = sum((v for k, v in lines.items() if k != "platform_labor"), Decimal(0))
+        lines["platform_labor"] = money(
+            vendor_management_labour(workload, lines["platform_labor"], bill)
+        )
     return finish(
         workload,
         lines,

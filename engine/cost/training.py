@@ -27,6 +27,7 @@ from engine.cost.common import (
     split_exactly,
     training_spec,
 )
+from engine.cost.contracts import training_contract_unused
 from engine.errors import EngineInputError
 from engine.types import (
     HOURS_PER_MONTH,
@@ -110,6 +111,8 @@ def _training_lines(
     committed = cand.min_commitment_gpu_hours_per_month * months
     if over := overage_amount(cand, billed, committed):
         lines["overage"] = over
+    if (unused := training_contract_unused(workload, cand, gpu_spend, price)) > 0:
+        lines["term_beyond_horizon"] = money(unused)  # the contract the run leaves unused
     ckpt_gb_months = dec(spec.checkpoint_size_gb) * spec.checkpoints_retained * months
     lines["checkpointing"] = ckpt_gpu + money(ckpt_gb_months * cand.storage_price_per_gb_month)
     lines.update(

@@ -7,6 +7,7 @@ from decimal import Decimal, localcontext
 from typing import Literal
 
 from engine import cost
+from engine.cost import contracts
 from engine.errors import EngineInputError
 from engine.types import HOURS_PER_MONTH, CandidateInput, Range, WorkloadInput
 
@@ -35,6 +36,9 @@ class CandidateConstants:
     checkpoint_factor: float  # 1 + write_s / (3600 × interval)
     failure_factor: float  # nodes (or 1 per cluster) × (interval / 2 + restart_h)
     per_wall_hour: float  # training: money per wall-clock hour of the run
+    gpu_per_wall_hour: float = 0.0  # training: the GPU part of it
+    contract_usd: float = 0.0  # training on a term contract: the whole contract
+    contract_kept: float = 0.0  # its unused part counted: 1 − residual use
     api_failed_billed: float = 1.0  # Share of failed API attempts billed
     overage_premium: float = 0.0  # per GPU-hour billed past the commitment (cost.overage_premium)
     evidence_key: str = ""  # shared measurement: throughput/acceptance draws keyed by this
@@ -64,8 +68,14 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
             + workload.observability_per_month
             + cost.labor_monthly(workload, cand)
         )
+        capped = workload.vendor_management_cap_share is not None
+        if capped and not cand.self_managed and not workload.is_training:
+            # P11: the default labour is sized on the row's bill at the likely values
+            labour = cost.point_estimate(workload, cand).lines["platform_labor"]
+            monthly += labour - cost.labor_monthly(workload, cand)
         path: Path
         tps_per_mfu = checkpoint_factor = failure_factor = per_wall_hour = Decimal(0)
+        gpu_per_wall_hour = contract = contract_kept = Decimal(0)
         per_accepted = per_completed = api_per_attempt = gpu_s_num = Decimal(0)
         if workload.is_training:
             spec = workload.training
@@ -98,6 +108,9 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
             past = cand.gpus_per_replica - cand.min_commitment_gpu_hours_per_month / HOURS_PER_MONTH
             per_wall_hour = billed_gpus * price + monthly / HOURS_PER_MONTH
             per_wall_hour += max(Decimal(0), past) * cost.overage_premium(cand)
+            gpu_per_wall_hour = billed_gpus * price
+            contract = contracts.training_contract_usd(cand, price) or Decimal(0)
+            contract_kept = 1 - cost.dec(workload.term_residual_use_share)
         else:
             assert workload.monthly_accepted_outputs is not None  # noqa: S101
             monthly += cost.serving_monthly(workload, cand)
@@ -140,7 +153,7 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
         else float(price),
         gpus=float(cand.gpus_per_replica),
         gpu_s_numerator=float(gpu_s_num),
-        node_gpus=float(cand.gpus_per_node if cand.capacity_model == "purchase" else 1),
+        node_gpus=float(contracts.sale_block_gpus(cand)),
         min_commitment_h=float(cand.min_commitment_gpu_hours_per_month),
         overage_premium=float(cost.overage_premium(cand)),
         idle_billed=cand.idle_billed,
@@ -154,6 +167,9 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
         checkpoint_factor=float(checkpoint_factor),
         failure_factor=float(failure_factor),
         per_wall_hour=float(per_wall_hour),
+        gpu_per_wall_hour=float(gpu_per_wall_hour),
+        contract_usd=float(contract),
+        contract_kept=float(contract_kept),
         api_failed_billed=cost.failed_attempts_billed(workload, cand) if cand.is_api else 1.0,
         evidence_key=cand.evidence_key,
         throughput_error_group=cand.throughput_error_group,

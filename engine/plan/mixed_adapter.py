@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine import cost, montecarlo
+from engine.cost import contracts
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S, optimise
 from engine.plan.mixed_buckets import LONG, BucketSize, brief_sizes, mean_tokens
@@ -170,7 +171,7 @@ def plan_offer(
         price_per_gpu_hour=price,
         max_gpus=None if max_gpus is None else int(max_gpus),
         gpus_per_node=cand.gpus_per_node,
-        whole_nodes=cand.capacity_model == "purchase",
+        whole_nodes=contracts.sale_block_gpus(cand) > 1,
         min_commitment_gpu_hours=cand.min_commitment_gpu_hours_per_month,
         term_months=cand.term_months,
         fixed_monthly=cost.fixed_network_monthly(cand) + cand.serving_stack_per_month,
@@ -232,7 +233,9 @@ def plan_inputs(
     }
     offers = []
     for cand in candidate_inputs:
-        if cand.id not in eligible:
+        # P4: the plan has no base-plus-overflow rule for spot yet, so a real-time service
+        # with latency targets leaves spot out rather than risk a spot-only plan.
+        if cand.id not in eligible or contracts.spot_alone_reason(workload, cand):
             continue
         rates = None if bucket_rates is None else bucket_rates.get(cand.id, {})
         if rates is not None and not rates:

@@ -405,6 +405,11 @@ def _finish(
             has_acceptance_data=bool(perf.get("has_acceptance_data")),
             quote_age_days=rounded(ctx.age_days(quote["quoted_at"]), 1),
             quote_stale=facts["detail"]["stale"],
+            quote_expired_on=ctx.expired_on(quote.get("valid_until")),
+            capacity_starts_in_days=ctx.days_until_capacity(
+                quote.get("capacity_available_from"), quote.get("capacity_lead_time_days")
+            ),
+            unit_of_sale=quote.get("unit_of_sale") or "",
             spot_rework_share=None
             if (share := quote.get("spot_rework_share")) in (None, "") or share is None
             else float(share),

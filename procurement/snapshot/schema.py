@@ -314,6 +314,7 @@ class QuoteRow(TypedDict, total=False):
     amortisation_months: int | None
     gpus_per_node: int
     max_gpus_available: int | None
+    unit_of_sale: str  # "gpu" | "node" | "" (not stated; older snapshots lack it)
     capacity_available_from: str | None  # ISO 8601; None: now
     capacity_lead_time_days: int | None
     vcpu_per_node: int | None
