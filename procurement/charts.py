@@ -310,5 +310,36 @@ def comparison_figures(comparison: Any, rows: Sequence[Any]) -> dict[str, Any]:
         "fig-range": uncertainty_figure(comparison, rows),
         "fig-breakeven": breakeven_figure(comparison, rows),
         "fig-tornado": tornado_figure(comparison, rows),
+        "fig-trace": trace_replicas_figure(comparison, rows),
     }
     return {k: v for k, v in figures.items() if v is not None}
+
+
+@plotly_escaped
+def trace_replicas_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any] | None:
+    """Replicas a minute that hold the service level, sized from the brief's traffic trace,
+    for the rows cheapest on it (result["trace"]["curves"])."""
+    trace = (getattr(comparison, "result", None) or {}).get("trace") or {}
+    curves = trace.get("curves") or []
+    if trace.get("status") != "replayed" or not curves:
+        return None
+    names = series_names(rows)
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "line": {"shape": "hv"},
+            "x": list(range(len(curve["replicas"]))),
+            "y": curve["replicas"],
+            "name": names.get(curve["key"], curve["key"]),
+        }
+        for curve in curves
+    ]
+    return {
+        "data": data,
+        "layout": _layout(
+            "Replicas a minute sized from the traffic trace",
+            xaxis={"title": {"text": "Minute of the trace"}},
+            yaxis={"title": {"text": "Replicas holding the service level"}, "rangemode": "tozero"},
+        ),
+    }

@@ -170,6 +170,11 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
         "that question (`plan`); null for newer comparisons."
     )
     plan = serializers.SerializerMethodField()
+    trace = serializers.SerializerMethodField(
+        help_text="The brief's traffic trace the rows were sized from (file, window, how it was "
+        "scaled to the brief's volume, the cheapest rows' replicas a minute); each sized row "
+        "carries its own in `detail.trace_sizing`. Null without a trace."
+    )
     approved_plan = serializers.SerializerMethodField(help_text=APPROVED_PLAN_HELP)
     unit_label = serializers.SerializerMethodField()
     billed_token_type = serializers.SerializerMethodField(
@@ -208,6 +213,7 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
             "breakeven",
             "hybrid",
             "plan",
+            "trace",
             "approved_plan",
             "notes",
             "recommendation_notes",
@@ -265,6 +271,9 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     def get_plan(self, obj: Comparison) -> Any:
         """The cheapest plan across offers (null before the run or for older results)."""
         return (obj.result or {}).get("plan")
+
+    def get_trace(self, obj: Comparison) -> Any:
+        return (obj.result or {}).get("trace")
 
     def get_approved_plan(self, obj: Comparison) -> dict[str, Any] | None:
         return approved_plan_body(obj)

@@ -27,6 +27,7 @@ from procurement.forms.comparisons import (
 )
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.selectors.reviews.rows import reviews_of
+from procurement.selectors.trace import trace_sizing_of
 from procurement.services import comparisons as services_comparisons
 from procurement.views.price_notices import notices_of
 
@@ -251,6 +252,7 @@ def _results_html(
             context["row_offset"] = offset
             context["figures"] = charts.comparison_figures(comparison, top)
             context["plan_chart"] = plan_figure(comparison.result or {})
+            context["trace_sizing"] = trace_sizing_of(comparison)
             stored_plan = (comparison.result or {}).get("plan") or {}
             context["mixed_plan_title"] = plan_title(stored_plan)
             context["plan_noun"] = plan_noun(stored_plan)

@@ -34,6 +34,7 @@ from procurement.selectors.reviews.rows import (
     safe_reverse,
 )
 from procurement.selectors.reviews.same_need import other_decisions
+from procurement.selectors.trace import trace_sizing_of
 from procurement.services.integrity import changes_since_compute
 from procurement.services.plan_approval import plan_changes
 from procurement.views.price_notices import notices_of
@@ -179,6 +180,7 @@ def review_context(
         mixed_plan=(comparison.result or {}).get("plan"),
         plan_chart=plan_figure(comparison.result or {}),
         mixed_plan_title=plan_title((comparison.result or {}).get("plan") or {}),
+        trace_sizing=trace_sizing_of(comparison),
         **plan_context(comparison, plan, context["reviews"]),
     )
     return context

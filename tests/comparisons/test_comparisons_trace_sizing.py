@@ -180,3 +180,28 @@ def test_the_replay_at_a_rows_point_is_the_engines() -> None:
     assert held.concurrency == 8.0
     sizing = size_trace(trace, curve, held)
     assert sizing.replicas[2] == sizing.peak_replicas
+
+
+def test_the_results_review_pages_and_api_show_the_trace_sizing(
+    lead, finance, world, client, api_client
+) -> None:
+    brief, quotes, trace = world
+    comparison = comparison_create(
+        acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=3
+    ).comparison
+    comparison_run(comparison_id=comparison.pk)
+    client.force_login(lead)
+    page = client.get(f"/comparisons/{comparison.pk}/").content.decode()
+    assert "Sized from the traffic trace" in page
+    assert 'id="trace-sizing-table"' in page
+    assert "fig-trace" in page
+    assert f"{trace.requests:,} requests" in page
+    client.force_login(finance)
+    review = client.get(f"/comparisons/{comparison.pk}/review/").content.decode()
+    assert "Sized from the traffic trace" in review
+    api_client.force_authenticate(finance)
+    body = api_client.get(f"/api/v1/comparisons/{comparison.pk}/").json()
+    assert body["trace"]["status"] == "replayed"
+    sized = [c for c in body["candidates"] if "trace_sizing" in (c.get("detail") or {})]
+    assert sized
+    assert sized[0]["detail"]["trace_sizing"]["profiles"]["centre"]["holds"] is True

@@ -1,0 +1,48 @@
+"""What the pages show of a comparison sized from the brief's traffic trace (issue 42):
+the trace's facts and each sized row, cheapest on the trace first."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from procurement.models import CandidateResult, Comparison
+
+
+def _money(value: Any) -> Decimal | None:
+    return Decimal(value) if isinstance(value, str) and value else None
+
+
+def trace_sizing_of(comparison: Comparison) -> dict[str, Any] | None:
+    """None when the comparison was not sized from a trace."""
+    facts = (comparison.result or {}).get("trace")
+    if not facts:
+        return None
+    rows = []
+    sized = CandidateResult.objects.filter(
+        comparison=comparison, detail__has_key="trace_sizing"
+    ).only("key", "label", "provider_name", "capacity_model", "detail", "gpus")
+    for row in sized:
+        sizing = row.detail["trace_sizing"]
+        profiles = sizing.get("profiles") or {}
+        centre, low = profiles.get("centre") or {}, profiles.get("p10") or {}
+        rows.append(
+            {
+                "key": row.key,
+                "label": row.label,
+                "provider": row.provider_name,
+                "holds": bool(centre.get("holds")),
+                "attainment": centre.get("attainment"),
+                "peak_gpus": centre.get("peak_gpus"),
+                "fixed_gpus": centre.get("fixed_gpus"),
+                "mean_gpus": centre.get("mean_gpus"),
+                "monthly_cost": _money(centre.get("monthly_cost")),
+                "basis": centre.get("basis", ""),
+                "pessimistic_holds": bool(low.get("holds")),
+                "pessimistic_cost": _money(low.get("monthly_cost")),
+                "pessimistic_extra": _money(sizing.get("pessimistic_extra_monthly")),
+                "peak_to_average_gpus": sizing.get("peak_to_average_gpus"),
+            }
+        )
+    rows.sort(key=lambda r: (r["monthly_cost"] is None, r["monthly_cost"] or 0, r["label"]))
+    return {"facts": facts, "rows": rows}
