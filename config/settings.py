@@ -171,7 +171,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 # Plotly's basic bundle (scatter and bar: every trace type the charts draw, about a quarter
 # of the full build) is vendored in static/vendor/plotly/; never a CDN.
 STATICFILES_DIRS = [BASE_DIR / "static"]
@@ -258,7 +258,16 @@ CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5}
+# /healthz says "degraded" when no worker ran the beat's one-minute heartbeat for this long
+# (a missed beat or two is not an outage), or a comparison or parse waited longer than this.
+HEALTH_HEARTBEAT_MAX_AGE_S = env_int("HEALTH_HEARTBEAT_MAX_AGE_S", 180)
+HEALTH_QUEUE_MAX_AGE_S = env_int("HEALTH_QUEUE_MAX_AGE_S", 600)
 CELERY_BEAT_SCHEDULE = {
+    # /healthz: the beat and at least one worker are alive while this runs every minute
+    "heartbeat": {
+        "task": "procurement.tasks.heartbeat_task",
+        "schedule": timedelta(minutes=1),
+    },
     "redrive-stuck-comparisons": {
         "task": "procurement.tasks.comparisons_redrive_stuck_task",
         "schedule": timedelta(minutes=1),
