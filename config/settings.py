@@ -200,6 +200,8 @@ BASE_CURRENCY = env_str("BASE_CURRENCY", "USD")
 STALE_QUOTE_DAYS = env_int("STALE_QUOTE_DAYS", 30)
 BENCHMARK_UPLOAD_MAX_BYTES = env_int("BENCHMARK_UPLOAD_MAX_BYTES", 200 * 1000 * 1000)
 EVIDENCE_UPLOAD_MAX_BYTES = env_int("EVIDENCE_UPLOAD_MAX_BYTES", 20 * 1000 * 1000)
+# Benchmark files one uploader may keep in all (a failed parse keeps only its first 64 KB).
+BENCHMARK_UPLOAD_QUOTA_BYTES = env_int("BENCHMARK_UPLOAD_QUOTA_BYTES", 5 * 1000 * 1000 * 1000)
 DUAL_APPROVAL_THRESHOLD_USD = env_int("DUAL_APPROVAL_THRESHOLD_USD", 250_000)
 # A brief whose volume implies more GPUs at peak than this is saved only once confirmed.
 BRIEF_CONFIRM_ABOVE_GPUS = env_int("BRIEF_CONFIRM_ABOVE_GPUS", 128)

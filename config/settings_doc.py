@@ -48,6 +48,8 @@ MEANINGS: dict[str, str] = {
     "STALE_QUOTE_DAYS": "quotes older than this are flagged everywhere",
     "BENCHMARK_UPLOAD_MAX_BYTES": "benchmark upload cap",
     "EVIDENCE_UPLOAD_MAX_BYTES": "checklist evidence cap",
+    "BENCHMARK_UPLOAD_QUOTA_BYTES": "benchmark file bytes one uploader may keep in all (a "
+    "failed parse keeps only its first 64 KB); past it an upload is refused (413)",
     "DUAL_APPROVAL_THRESHOLD_USD": "commitments above this need two approvals",
     "BRIEF_CONFIRM_ABOVE_GPUS": "a brief whose volume implies more GPUs at peak is saved only "
     "once confirmed",
