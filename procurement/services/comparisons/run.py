@@ -174,6 +174,7 @@ def _save(mine: QuerySet[Comparison], comparison: Comparison, computed: Computed
             required_approvals=approvals,
             commitment_usd=commitment,
             error="",
+            stored_candidate_count=len(computed.rows),
         )
         if not won:
             return False
