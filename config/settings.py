@@ -377,6 +377,10 @@ REST_KNOX = {
     "AUTO_REFRESH": False,
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
+# The new-comparison form posts one field per ticked candidate, up to 5,000 quotes and 5,000
+# API routes (procurement.api.comparison_input.MAX_IDS, the form says so past it) plus its
+# overrides: Django's default of 1,000 fields refused 995+ ticked quotes with a blank 400 (L8).
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_500
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
 SESSION_COOKIE_HTTPONLY = True
 SESSION_IDLE_TIMEOUT_S = env_int("SESSION_IDLE_TIMEOUT_S", 30 * 60)
