@@ -7,7 +7,7 @@ from datetime import datetime
 
 from celery import current_app
 from django.conf import settings
-from django.contrib.staticfiles.storage import staticfiles_storage
+from django.contrib.staticfiles.storage import ManifestFilesMixin, staticfiles_storage
 from django.db import connection, transaction
 from django.db.models import Min
 from django.utils import timezone
@@ -111,7 +111,7 @@ def queues_ok(now: datetime | None = None) -> tuple[bool, str]:
 def static_ok() -> tuple[bool, str]:
     """Whether pages can link their static files: with the hashed (production) storage a
     missing `collectstatic` makes every page a 500 while the database and broker are fine."""
-    if not hasattr(staticfiles_storage, "manifest_name"):
+    if not isinstance(staticfiles_storage, ManifestFilesMixin):
         return True, "served from the source folders (debug)"
     try:
         name = staticfiles_storage.stored_name(STATIC_PROBE)

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.staticfiles.finders import get_finders
+from django.core.files.storage import Storage
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
@@ -25,7 +26,7 @@ def _sources_fingerprint() -> str:
     """A digest of every static source file (name and bytes) and of the storage that
     processes them: equal, and the collected files are those collectstatic would write."""
     digest = hashlib.sha256(settings.STORAGES["staticfiles"]["BACKEND"].encode())
-    found = {}
+    found: dict[str, Storage] = {}
     for finder in get_finders():
         for path, storage in finder.list([]):
             found.setdefault(path, storage)
