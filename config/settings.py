@@ -378,7 +378,7 @@ REST_KNOX = {
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
 # The new-comparison form posts one field per ticked candidate, up to 5,000 quotes and 5,000
-# API routes (procurement.api.comparison_input.MAX_IDS, the form says so past it) plus its
+# API routes (procurement.services.comparisons.MAX_IDS; the form says so past it) plus its
 # overrides: Django's default of 1,000 fields refused 995+ ticked quotes with a blank 400 (L8).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_500
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_500_000

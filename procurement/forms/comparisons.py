@@ -8,9 +8,8 @@ from typing import Any
 from django import forms
 
 from core.forms import field_of
-from procurement.api.comparison_input import MAX_IDS
 from procurement.models import Comparison
-from procurement.services.comparisons import FILTER_KEYS, FilterChoices
+from procurement.services.comparisons import FILTER_KEYS, MAX_IDS, FilterChoices
 from procurement.snapshot import assumptions as rules
 
 
