@@ -185,6 +185,7 @@ def fastest_pair(a: str, b: str, path: Path, repeat: int = 3) -> tuple[dict, dic
 HOSTILE = [
     b"[" * 200_000,
     b"[" * 200_000 + b"]" * 200_000,
+    b'{"a": ' * 40_000 + b"1" + b"}" * 40_000,  # the nested-object corpus file's shape (L6)
     b"=" * 100_000,
     b"a" + b" " * 50_000 + b"b",
     b"Metric,avg\n" + b"a" + b" " * 50_000 + b"b,1\n",

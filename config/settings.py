@@ -171,7 +171,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 # Plotly's basic bundle (scatter and bar: every trace type the charts draw, about a quarter
 # of the full build) is vendored in static/vendor/plotly/; never a CDN.
 STATICFILES_DIRS = [BASE_DIR / "static"]
@@ -201,6 +201,8 @@ STALE_QUOTE_DAYS = env_int("STALE_QUOTE_DAYS", 30)
 BENCHMARK_UPLOAD_MAX_BYTES = env_int("BENCHMARK_UPLOAD_MAX_BYTES", 200 * 1000 * 1000)
 TRACE_UPLOAD_MAX_BYTES = env_int("TRACE_UPLOAD_MAX_BYTES", 200 * 1000 * 1000)
 EVIDENCE_UPLOAD_MAX_BYTES = env_int("EVIDENCE_UPLOAD_MAX_BYTES", 20 * 1000 * 1000)
+# Benchmark files one uploader may keep in all (a failed parse keeps only its first 64 KB).
+BENCHMARK_UPLOAD_QUOTA_BYTES = env_int("BENCHMARK_UPLOAD_QUOTA_BYTES", 5 * 1000 * 1000 * 1000)
 DUAL_APPROVAL_THRESHOLD_USD = env_int("DUAL_APPROVAL_THRESHOLD_USD", 250_000)
 # A brief whose volume implies more GPUs at peak than this is saved only once confirmed.
 BRIEF_CONFIRM_ABOVE_GPUS = env_int("BRIEF_CONFIRM_ABOVE_GPUS", 128)
@@ -259,7 +261,16 @@ CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5}
+# /healthz says "degraded" when no worker ran the beat's one-minute heartbeat for this long
+# (a missed beat or two is not an outage), or a comparison or parse waited longer than this.
+HEALTH_HEARTBEAT_MAX_AGE_S = env_int("HEALTH_HEARTBEAT_MAX_AGE_S", 180)
+HEALTH_QUEUE_MAX_AGE_S = env_int("HEALTH_QUEUE_MAX_AGE_S", 600)
 CELERY_BEAT_SCHEDULE = {
+    # /healthz: the beat and at least one worker are alive while this runs every minute
+    "heartbeat": {
+        "task": "procurement.tasks.heartbeat_task",
+        "schedule": timedelta(minutes=1),
+    },
     "redrive-stuck-comparisons": {
         "task": "procurement.tasks.comparisons_redrive_stuck_task",
         "schedule": timedelta(minutes=1),
@@ -371,6 +382,10 @@ REST_KNOX = {
     "AUTO_REFRESH": False,
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
+# The new-comparison form posts one field per ticked candidate, up to 5,000 quotes and 5,000
+# API routes (procurement.services.comparisons.MAX_IDS; the form says so past it) plus its
+# overrides: Django's default of 1,000 fields refused 995+ ticked quotes with a blank 400 (L8).
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_500
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
 SESSION_COOKIE_HTTPONLY = True
 SESSION_IDLE_TIMEOUT_S = env_int("SESSION_IDLE_TIMEOUT_S", 30 * 60)

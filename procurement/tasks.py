@@ -17,6 +17,12 @@ def worker_probe_complete_task(probe_id: int) -> None:
     services_system.worker_probe_complete(probe_id=probe_id)
 
 
+@shared_task
+def heartbeat_task() -> None:
+    """Sent by the beat every minute; /healthz reads how long ago a worker ran it."""
+    services_system.heartbeat_record()
+
+
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=240)
 def comparison_run_task(self: Any, comparison_id: int) -> None:
     """Run the engine for one comparison. Safe to run twice: the service claims the row.

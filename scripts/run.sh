@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make run: migrate, load the catalog and demo data, start web + Celery worker; Ctrl-C stops both.
+# make run: migrate, load the catalog and demo data, start web, a Celery worker and the beat;
+# Ctrl-C stops them all.
 # No environment needed: SQLite and Celery's filesystem transport. Set DATABASE_URL and
 # CELERY_BROKER_URL (e.g. postgres://..., redis://127.0.0.1:6379/0) to use real services.
 # HOST and PORT choose where the web server listens (`make run PORT=8123 HOST=0.0.0.0`);
@@ -27,27 +28,35 @@ if $PY manage.py help load_catalog >/dev/null 2>&1; then $PY manage.py load_cata
 $PY manage.py import_mlperf --seed -v0
 $PY manage.py seed_demo
 
-# S8: the worker (and its beat) is restarted when it exits, after 1, 2, 4 … 30 s.
-supervise_worker() {
-  local delay=1 child="" started
+# S8: the worker and the beat are each restarted when they exit, after 1, 2, 4 … 30 s.
+# One beat of its own, never embedded in the worker (`worker -B`): the shape of every
+# deployment (docs/deployment.md), where a second beat would send every periodic task twice.
+supervise() {
+  local name="$1" delay=1 child="" started
+  shift
   trap 'kill "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 0' INT TERM
   while true; do
     mkdir -p "$VAR/celery/queue" "$VAR/celery/processed" "$VAR/celery/control" 2>/dev/null || true
     started=$SECONDS
-    .venv/bin/celery -A config worker -B -l info --concurrency 2 \
-      --schedule "$VAR/celery/beat-schedule" --without-gossip --without-mingle &
+    "$@" &
     child=$!
     wait "$child" || true
     if (( SECONDS - started > 60 )); then delay=1; fi
-    echo "Celery worker exited; restarting it in ${delay} s" >&2
+    echo "Celery $name exited; restarting it in ${delay} s" >&2
     sleep "$delay" & wait $! || true
     delay=$(( delay < 16 ? delay * 2 : 30 ))
   done
 }
-echo "Starting Celery worker (broker: ${CELERY_BROKER_URL:-filesystem://})"
-supervise_worker &
+echo "Starting Celery worker and beat (broker: ${CELERY_BROKER_URL:-filesystem://})"
+supervise worker .venv/bin/celery -A config worker -l info --concurrency 2 \
+  --without-gossip --without-mingle &
 WORKER=$!
-cleanup() { kill "$WORKER" 2>/dev/null || true; wait "$WORKER" 2>/dev/null || true; }
+supervise beat .venv/bin/celery -A config beat -l info --schedule "$VAR/celery/beat-schedule" &
+BEAT=$!
+cleanup() {
+  kill "$WORKER" "$BEAT" 2>/dev/null || true
+  wait "$WORKER" "$BEAT" 2>/dev/null || true
+}
 trap cleanup EXIT INT TERM
 
 # Every login the demo data created (accounts, and the vendors' reps the checklist adds).
@@ -64,7 +73,7 @@ cat <<MSG
   Health: $SITE_URL/healthz    API docs: $SITE_URL/api/docs/
   Demo logins (password gpu-demo):
 $logins
-  A five-minute tour: README.md. Ctrl-C stops the web server and the worker.
+  A five-minute tour: README.md. Ctrl-C stops the web server, the worker and the beat.
 
 MSG
 # runserver opens a connection per thread; persistent ones would exhaust PostgreSQL.

@@ -79,7 +79,7 @@ parallel=()
 echo "== pytest${create:+ (fresh test database)} (${workers} workers)"
 export DJANGO_ALLOW_ASYNC_UNSAFE=true
 selection=()
-[ $fast -eq 1 ] && selection=(-m "not browser and not services" -x --ff)
+[ $fast -eq 1 ] && selection=(-m "not browser and not services and not deploy" -x --ff)
 set +e
 .venv/bin/python -m pytest -q "${parallel[@]}" "${create[@]}" "${selection[@]}" "$@"
 rc=$?

@@ -289,6 +289,8 @@ def _sniff(
     if head_bytes[:1] in (b"{", b"[") and (len(data) > _head.HEAD_BYTES or partial):
         try:
             fid = _sniff_head_json(data, label)
+        except _head.TooDeepError:
+            raise
         except ParseError:
             if head_only and not head_bytes.startswith(b"["):
                 raise

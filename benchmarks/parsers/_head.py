@@ -25,6 +25,8 @@ from .types import FloatArray
 
 #: format detection of a large file reads at most this many bytes
 HEAD_BYTES: Final = 65536
+#: no supported format nests deeper than a handful of levels; the API bodies' limit too
+MAX_DEPTH: Final = 64
 
 _TOKEN: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|"|[{}\[\],]')
 _CLOSER: Final = {ord("{"): b"}", ord("["): b"]"}
@@ -36,11 +38,19 @@ def decode_head(data: bytes) -> str:
     return data[:HEAD_BYTES].decode("utf-8-sig", "ignore")
 
 
+class TooDeepError(ParseError):
+    """Nested past MAX_DEPTH: final, whatever else the head might look like."""
+
+
 def close_prefix(head: bytes) -> bytes | None:
-    """The longest prefix of ``head`` that ends after a complete value, brackets closed."""
+    """The longest prefix of ``head`` that ends after a complete value, brackets closed.
+
+    One pass, linear in the head: every bracket or comma moves the cut, and only those change
+    the stack, so the brackets open at the cut are the stack at the end. A head nested deeper
+    than MAX_DEPTH is refused here, before any recursive decoder sees it (L6: 100,000 levels
+    cost a web worker seconds when the stack was copied at every token)."""
     stack: list[bytes] = []
     cut = -1
-    closers: tuple[bytes, ...] = ()
     for match in _TOKEN.finditer(head):
         first = head[match.start()]
         if first == 0x22:  # '"'
@@ -49,17 +59,22 @@ def close_prefix(head: bytes) -> bytes | None:
             continue
         if first in _CLOSER:
             stack.append(_CLOSER[first])
-            cut, closers = match.end(), tuple(stack)
+            if len(stack) > MAX_DEPTH:
+                raise TooDeepError(
+                    f"JSON nesting is too deep (more than {MAX_DEPTH} levels); "
+                    "no supported format nests that far"
+                )
+            cut = match.end()
         elif first in (0x7D, 0x5D):  # '}' ']'
             if not stack:
                 return None
             stack.pop()
-            cut, closers = match.end(), tuple(stack)
+            cut = match.end()
         else:  # ',' ends the value before it
-            cut, closers = match.start(), tuple(stack)
+            cut = match.start()
     if cut < 0:
         return None
-    return head[:cut] + b"".join(reversed(closers))
+    return head[:cut] + b"".join(reversed(stack))
 
 
 class FlatLists:

@@ -7,7 +7,9 @@ final state in one atomic block only if the row is still PARSING.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
 import time
 from datetime import datetime, timedelta
@@ -326,7 +328,28 @@ def _claim(result_id: int) -> int | None:
     )
 
 
+#: what a failed parse keeps of its file for diagnosis (L7): the head shows the format and
+#: the first rows; keeping a 200 MB export per failed try filled the disk PostgreSQL shares.
+FAILED_KEEP_BYTES = 64 * 1024
+
+
+def _keep_head(result: BenchmarkResult) -> None:
+    """Cut a failed result's stored file to its first FAILED_KEEP_BYTES (local storage)."""
+    name = result.raw_file.name
+    if not name:
+        return
+    try:
+        path = result.raw_file.storage.path(name)
+    except NotImplementedError:  # a remote storage: its own lifecycle rules apply
+        return
+    with contextlib.suppress(FileNotFoundError):
+        if os.path.getsize(path) > FAILED_KEEP_BYTES:
+            os.truncate(path, FAILED_KEEP_BYTES)
+
+
 def _fail(result: BenchmarkResult, reason: str) -> BenchmarkResult:
+    if result.size_bytes > FAILED_KEEP_BYTES:
+        reason += f" Only the file's first {FAILED_KEEP_BYTES // 1024} KB are kept, for diagnosis."
     with transaction.atomic():
         unfinished = [BenchmarkResult.Status.PENDING, BenchmarkResult.Status.PARSING]
         updated = BenchmarkResult.objects.filter(pk=result.pk, status__in=unfinished).update(
@@ -340,6 +363,8 @@ def _fail(result: BenchmarkResult, reason: str) -> BenchmarkResult:
                 summary={"reason": reason[:500], "file": result.original_name},
                 outcome="failed",
             )
+            # Only once FAILED is committed: a parse that still holds the file never sees it cut.
+            transaction.on_commit(partial(_keep_head, result))
     result.refresh_from_db()
     return result
 
@@ -347,7 +372,7 @@ def _fail(result: BenchmarkResult, reason: str) -> BenchmarkResult:
 def benchmark_result_parse(*, result_id: int) -> BenchmarkResult | None:
     """Parse a stored file (Celery). Safe to run twice; a failure ends as FAILED with its reason.
 
-    The raw file is kept either way, for diagnosis and audit.
+    A parsed file is kept whole; a failed one keeps its first FAILED_KEEP_BYTES, for diagnosis.
     """
 
     attempt = _claim(result_id)

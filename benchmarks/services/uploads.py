@@ -20,6 +20,8 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
+from django.db.models import Case, F, Sum, Value, When
+from django.db.models.functions import Least
 
 from accounts.models import User
 from benchmarks import access, parsers
@@ -30,7 +32,7 @@ from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.asked import check_asked
 from benchmarks.services.load import check_given_load, check_values
 from benchmarks.services.plans import benchmark_plans_refresh_for_result
-from benchmarks.services.results import apply_parsed, scrub
+from benchmarks.services.results import FAILED_KEEP_BYTES, apply_parsed, scrub
 from benchmarks.upload_handlers import too_large_message, upload_cap_bytes
 from core import jobs
 from core.audit import audit_record
@@ -275,6 +277,31 @@ def _store(
     return IngestOutcome(result, created=True)
 
 
+def stored_bytes(user: User) -> int:
+    """Bytes of benchmark files kept for `user`: whole files, and the head of failed ones."""
+    kept = Case(
+        When(status=BenchmarkResult.Status.FAILED, then=Least(F("size_bytes"), FAILED_KEEP_BYTES)),
+        default=F("size_bytes"),
+    )
+    total = BenchmarkResult.objects.filter(uploaded_by=user).aggregate(
+        total=Sum(kept, default=Value(0))
+    )["total"]
+    return int(total)
+
+
+def _check_quota(user: User, size: int) -> None:
+    """L7: one uploader's files may not fill the disk the database shares."""
+    quota = int(settings.BENCHMARK_UPLOAD_QUOTA_BYTES)
+    used = stored_bytes(user)
+    if used + size > quota:
+        mb = 1000 * 1000
+        raise UploadTooLarge(
+            f"Your benchmark files already take {used / mb:,.1f} MB of your "
+            f"{quota / mb:,.1f} MB quota; this {size / mb:,.1f} MB file would pass it. "
+            "Ask an administrator to remove old results or raise BENCHMARK_UPLOAD_QUOTA_BYTES."
+        )
+
+
 def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) -> IngestOutcome:
     quote, accelerator = _candidate(meta)
     check_values(concurrency=meta.concurrency, request_rate=meta.request_rate)
@@ -283,6 +310,7 @@ def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) ->
         raise UploadTooLarge(too_large_message(size))
     if size == 0:
         raise UploadRejected("The file is empty.")
+    _check_quota(user, size)
     digest = _digest(upload)
     if existing := _existing(user, digest, quote, accelerator, meta):
         audit_record(

@@ -6,8 +6,8 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from procurement.models import Comparison
+from procurement.services.comparisons.selection import MAX_IDS
 
-MAX_IDS = 5000
 FILTERS = ("regions", "capacity_models", "accelerators", "providers", "rfqs")
 
 

@@ -9,7 +9,7 @@ from django import forms
 
 from core.forms import field_of
 from procurement.models import Comparison
-from procurement.services.comparisons import FILTER_KEYS, FilterChoices
+from procurement.services.comparisons import FILTER_KEYS, MAX_IDS, FilterChoices
 from procurement.snapshot import assumptions as rules
 
 
@@ -171,6 +171,13 @@ class ComparisonCreateForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        for name, what in (("quotes", "quotes"), ("api_routes", "API routes")):
+            if len(data.get(name) or ()) > MAX_IDS:
+                self.add_error(
+                    name,
+                    f"At most {MAX_IDS:,} {what} can be compared at once; "
+                    f"{len(data[name]):,} are ticked. Narrow the filters above.",
+                )
         for name in rules.FORM_RANGED:
             if name == "peak_to_average":
                 continue

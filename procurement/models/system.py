@@ -1,4 +1,4 @@
-"""Operational records: worker round-trip probes."""
+"""Operational records: worker round-trip probes and the beat's heartbeat."""
 
 from __future__ import annotations
 
@@ -21,3 +21,15 @@ class WorkerProbe(models.Model):
 
     def __str__(self) -> str:
         return f"Probe {self.pk}"
+
+
+class Heartbeat(models.Model):
+    """The last time a worker ran the beat's one-minute heartbeat task (L3): fresh only while
+    the beat schedules and some worker takes work, which is what /healthz reports."""
+
+    name = models.CharField(max_length=40, unique=True)
+    at = models.DateTimeField()
+    worker_hostname = models.CharField(max_length=200, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"

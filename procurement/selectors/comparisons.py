@@ -49,6 +49,8 @@ LARGE_FIELDS = ("snapshot", "result")
 
 
 def _candidate_count() -> Coalesce:
+    """The stored count; PostgreSQL evaluates COALESCE's arguments only until one is not
+    null, so the counting subquery runs only for a comparison without one (L10)."""
     counted = (
         CandidateResult.objects.filter(comparison_id=OuterRef("pk"))
         .order_by()
@@ -56,7 +58,7 @@ def _candidate_count() -> Coalesce:
         .annotate(n=Count("pk"))
         .values("n")
     )
-    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+    return Coalesce(F("stored_candidate_count"), Subquery(counted, output_field=IntegerField()), 0)
 
 
 def _recommended_label() -> Subquery:

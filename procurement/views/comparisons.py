@@ -107,6 +107,8 @@ def _new_context(
         "groups": rows.groups,
         "shown_count": rows.count,
         "outside_regions": rows.outside_regions,
+        "too_many": rows.too_many,
+        "max_ids": rows.limit,
         "selected_quotes": _ints(form["quotes"].value()) if bound else rows.preselected_quotes,
         "selected_routes": (
             _ints(form["api_routes"].value()) if bound else rows.preselected_routes

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.deploy import collect_static
 from tests.support.waiting import wait_until
 from tests.support.worker import stop_worker, test_env
 
@@ -113,6 +114,8 @@ def stack(django_db_setup, tmp_path_factory) -> Iterator[Stack]:
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "SECURE_SSL_REDIRECT": "false",
         "LOG_LEVEL": "WARNING",
+        # Production serves pages only with collected static files (/healthz is 503 without).
+        "STATIC_ROOT": str(collect_static(tmp_path_factory.getbasetemp())),
     }
     gunicorn_log = (tmp_path / "gunicorn.log").open("w")
     gunicorn = subprocess.Popen(

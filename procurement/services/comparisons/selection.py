@@ -32,6 +32,8 @@ from procurement.selectors.comparisons import (
 )
 
 FILTER_KEYS = ("regions", "capacity_models", "accelerators", "providers", "rfqs")
+#: quotes, and API routes, one comparison takes by id on every surface (API, form)
+MAX_IDS = 5000
 
 
 def clean_filters(raw: Mapping[str, Any] | None) -> dict[str, list[str]]:
@@ -172,6 +174,10 @@ class CandidateRows:
     preselected_quotes: set[int] = field(default_factory=set)
     preselected_routes: set[int] = field(default_factory=set)
     outside_regions: set[int] = field(default_factory=set)  # quotes outside the brief's
+    # More candidates match than one comparison takes: none is listed (L8: 100,000
+    # checkboxes were a 34 MB page that took 35 s), the page asks for narrower filters.
+    too_many: int = 0
+    limit: int = MAX_IDS
 
     @property
     def count(self) -> int:
@@ -179,15 +185,15 @@ class CandidateRows:
 
 
 def candidate_rows(brief: WorkloadBrief, filters: Mapping[str, list[str]]) -> CandidateRows:
-    """The candidates of the page after its filters, each group by provider name."""
-    quotes = list(
-        filter_quotes(default_quotes(), filters).order_by(
-            "provider__name", "accelerator__name", "pk"
-        )
-    )
-    routes = list(
-        filter_routes(default_api_routes(brief), filters).order_by("provider__name", "model_name")
-    )
+    """The candidates of the page after its filters, each group by provider name; none
+    when more than MAX_IDS match (counted first)."""
+    quote_qs = filter_quotes(default_quotes(), filters)
+    route_qs = filter_routes(default_api_routes(brief), filters)
+    matched = quote_qs.count() + route_qs.count()
+    if matched > MAX_IDS:
+        return CandidateRows(groups=[], too_many=matched, limit=MAX_IDS)
+    quotes = list(quote_qs.order_by("provider__name", "accelerator__name", "pk"))
+    routes = list(route_qs.order_by("provider__name", "model_name"))
     default_quote_ids, default_route_ids = default_candidate_ids(brief)
     groups: dict[str, ProviderGroup] = {}
     for quote in quotes:

@@ -1,0 +1,98 @@
+"""L8: the new-comparison form submits more than 1,000 ticked candidates.
+
+Before: each ticked quote is one POST field and Django refused more than 1,000 fields with a
+blank "Bad Request (400)" (TooManyFieldsSent) — 995 ticked quotes was the most a lead could
+compare from the browser. Now the limit covers the 5,000-id cap every surface shares, and
+past that cap the form says so.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from catalog.models import Quote
+from procurement.models import Comparison
+
+pytestmark = pytest.mark.django_db
+
+TICKED = 1_200
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    out: list[object] = []
+    monkeypatch.setattr("core.jobs.send", lambda name, args, **kw: out.append(args))
+    return out
+
+
+@pytest.fixture
+def many(scenario, lead):
+    """TICKED current quotes like the scenario's fast one (bulk, as the 10x world is)."""
+    like = scenario["fast"]
+    now = timezone.now()
+    Quote.objects.bulk_create(
+        Quote(
+            provider=like.provider,
+            accelerator=like.accelerator,
+            capacity_model=like.capacity_model,
+            currency="USD",
+            price_per_gpu_hour=like.price_per_gpu_hour,
+            gpus_per_node=like.gpus_per_node,
+            region=like.region,
+            quoted_at=now - timedelta(days=1),
+            valid_until=now + timedelta(days=90),
+            entered_by=lead,
+            source_url="https://example.com/price-list",
+        )
+        for _ in range(TICKED - 2)
+    )
+    ids = list(Quote.objects.values_list("pk", flat=True))
+    assert len(ids) == TICKED
+    return ids
+
+
+def _post(login, lead, brief, quotes):
+    return login(lead).post(
+        "/comparisons/new/", {"brief": brief.pk, "quotes": quotes, "title": "Many"}
+    )
+
+
+def test_l8_a_form_with_1200_ticked_quotes_is_queued(login, lead, scenario, many, sent):
+    response = _post(login, lead, scenario["brief"], many)
+    assert response.status_code == 302, response.content.decode()[:300]
+    comparison = Comparison.objects.get(title="Many")
+    assert sorted(comparison.snapshot["selection"]["quote_ids"]) == sorted(many)
+
+
+def test_l8_past_the_id_cap_the_form_says_why(login, lead, scenario, many, sent, monkeypatch):
+    monkeypatch.setattr("procurement.forms.comparisons.MAX_IDS", 1_000)
+    response = _post(login, lead, scenario["brief"], many)
+    assert response.status_code == 400
+    assert (
+        "At most 1,000 quotes can be compared at once; 1,200 are ticked. Narrow the filters above."
+        in response.content.decode()
+    )
+    assert not Comparison.objects.filter(title="Many").exists()
+    assert sent == []
+
+
+def test_l8_past_the_cap_the_page_lists_no_candidate_and_says_how_to_narrow(
+    login, lead, scenario, many, monkeypatch
+):
+    """At 100,000 quotes the page listed 100,000 checkboxes: 34 MB, 35 s."""
+    monkeypatch.setattr("procurement.services.comparisons.selection.MAX_IDS", 1_000)
+    brief = scenario["brief"]
+    response = login(lead).get(f"/comparisons/new/?brief={brief.pk}&filtered=1")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'name="quotes"' not in html
+    assert "1200 candidates match these filters; one comparison takes at most 1000 quotes." in (
+        " ".join(html.split())
+    )
+
+    monkeypatch.setattr("procurement.services.comparisons.selection.MAX_IDS", 5_000)
+    listed = login(lead).get(f"/comparisons/new/?brief={brief.pk}&filtered=1")
+    assert listed.content.decode().count('name="quotes"') == TICKED
