@@ -48,6 +48,8 @@ MEANINGS: dict[str, str] = {
     "STALE_QUOTE_DAYS": "quotes older than this are flagged everywhere",
     "BENCHMARK_UPLOAD_MAX_BYTES": "benchmark upload cap",
     "EVIDENCE_UPLOAD_MAX_BYTES": "checklist evidence cap",
+    "TRACE_UPLOAD_MAX_BYTES": "traffic trace upload cap (a trace holds at most 5 million "
+    "requests: upload a window of a longer one)",
     "BENCHMARK_UPLOAD_QUOTA_BYTES": "benchmark file bytes one uploader may keep in all (a "
     "failed parse keeps only its first 64 KB); past it an upload is refused (413)",
     "DUAL_APPROVAL_THRESHOLD_USD": "commitments above this need two approvals",
