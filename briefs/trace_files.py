@@ -20,7 +20,7 @@ import io
 import json
 import math
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
@@ -167,8 +167,41 @@ def _header(stream: IO[bytes]) -> list[str]:
     return [name.strip() for name in line.strip().split(",")]
 
 
-def read_trace(stream: IO[bytes]) -> TraceFile:
-    """Read a trace file in any supported layout; TraceFileError says what is wrong."""
+class _Progress(io.RawIOBase):
+    """The stream, reporting the share of ``total`` bytes read so far to ``report``."""
+
+    def __init__(self, inner: IO[bytes], total: int, report: Callable[[float], None]) -> None:
+        self.inner, self.total, self.report = inner, max(1, total), report
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return self.inner.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.inner.tell()
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.inner.read(len(buffer))
+        buffer[: len(data)] = data
+        self.report(min(1.0, self.inner.tell() / self.total))
+        return len(data)
+
+
+def read_trace(
+    stream: IO[bytes],
+    *,
+    size: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> TraceFile:
+    """Read a trace file in any supported layout; TraceFileError says what is wrong.
+    ``progress``: called with the share of the file's ``size`` bytes read, as blocks are."""
+    if progress is not None and size:
+        stream = io.BufferedReader(_Progress(stream, size, progress), buffer_size=_BLOCK_BYTES)
     start = stream.read(1)
     stream.seek(0)
     if start in (b"{", b"["):

@@ -103,3 +103,14 @@ def test_a_file_past_the_request_limit_is_refused_before_it_is_all_held(
     body = "arrival_s,input_tokens,output_tokens\n" + "".join(f"{i},1,1\n" for i in range(4))
     with pytest.raises(TraceFileError, match="more than 3 requests"):
         _read(body)
+
+
+def test_reading_reports_the_share_of_the_file_read() -> None:
+    """A 3-request file read with a progress callback ends at the whole file."""
+    body = "arrival_s,input_tokens,output_tokens\n" + "".join(f"{i},10,5\n" for i in range(3))
+    seen: list[float] = []
+    trace = read_trace(io.BytesIO(body.encode()), size=len(body), progress=seen.append)
+    assert trace.trace.requests == 3
+    assert seen
+    assert seen[-1] == 1.0
+    assert seen == sorted(seen)
