@@ -69,7 +69,6 @@ def parse_inference(text: str, progress: ProgressFn | None = None) -> ParsedResu
         runs,
         "result row",
         plural="result rows (system × model × scenario)",
-        comparable=lambda run: (run.model, run.extra.get("scenario"), run.extra.get("units")),
     )
 
 

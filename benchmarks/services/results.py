@@ -92,6 +92,7 @@ PRECISION_KEYS = (
     "dtype",
     "config_dtype",
     "server_dtype",
+    "weight_data_types",  # MLPerf Inference summary.csv (v5.0 on): the weights' data type
 )
 AUTO_NOTE = (
     "The file says dtype auto: the server ran the weights as published, so the precision is "
