@@ -88,6 +88,7 @@ class ResultWorkload:
     quote_id: int | None = None
     brief_id: int | None = None
     kv_precision: str = ""  # the KV cache's dtype when the file states it ("auto": not stated)
+    nodes: int = 1  # the nodes its GPUs were on (a serving file measures one server)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +113,7 @@ class EvidenceTarget:
     kv_precision: str = ""
     serving_engine: str = ""  # the brief's ("" : not stated, any engine's result counts)
     serving_engine_version: str = ""
+    nodes: int = 1  # the nodes (instances) the row's GPUs span: an offer's GPUs per node
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +358,17 @@ def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatc
             "ignored",
             f"benchmark of {_label(result.model_name)} ignored: a {theirs} model says nothing "
             f"of the {ours} {_label(target.model_name)}",
+            scope=scope,
+        )
+    if target.nodes > max(1, result.nodes):
+        # Tensor parallel over instances without the node's GPU interconnect is not the
+        # measured setup, and no public factor carries one to the other (issue 37, F12).
+        measured = "one node" if result.nodes <= 1 else f"{result.nodes} nodes"
+        return EvidenceMatch(
+            rid,
+            "ignored",
+            f"benchmark measured on {measured} ignored: the row's {target.gpus} GPUs span "
+            f"{target.nodes} nodes, a setup it did not measure",
             scope=scope,
         )
     factor, low, scaling = _scaling(result, target)

@@ -69,6 +69,7 @@ def target_for(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpus: int) ->
         kv_precision=brief.get("kv_precision") or "",
         serving_engine=brief.get("serving_engine") or "",
         serving_engine_version=brief.get("serving_engine_version") or "",
+        nodes=-(-gpus // max(1, int(quote.get("gpus_per_node") or 1))),
     )
 
 
@@ -212,6 +213,14 @@ def apply(
         perf["latency_source"] = "measured"
         if unchecked := [NAMES[k] for k, v in figures.items() if v is None]:
             perf["latency_not_in_benchmark"] = unchecked
+    if choice is not None and choice.meets is False:
+        # A latency measured over the targets, on this model and accelerator, is never
+        # replaced by an estimate that meets them (issue 37, F10): a proxy's figures are
+        # kept as what they are, and a median over a percentile target is a miss (F11).
+        if match.kind != "measured":
+            perf.update({k: v for k, v in figures.items() if v is not None})
+            perf["latency_source"] = match.kind
+        perf["latency_missed"] = f"measured over the targets: {choice.statement}"
     cap = slo.max_error_rate
     errors = choice.error_rate if choice is not None else None
     if errors is None:

@@ -1,0 +1,124 @@
+"""Issue 37: evidence follows the offer, judged once (F10, F11, F12).
+
+The decision audit's world (tests/comparisons/sweep_world.py): Llama 3.1 8B BF16, 1,000 in /
+200 out, concurrency 16, TTFT p95 500 ms, ITL p95 50 ms, E2E p99 15 s; H100 SXM at $2.50.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.comparisons.sweep_world import (
+    MODEL_ID,
+    audit_brief,
+    compare,
+    h100_quote,
+    row,
+    upload,
+    vllm_file,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_f10_a_measured_miss_is_never_replaced_by_an_estimate_that_meets(
+    api_client, lead, engineer
+):
+    """A run of the brief's model on this accelerator at concurrency 8 (the brief needs 16:
+    a proxy) whose every request waited 5 s for its first token: the row misses the target;
+    the roofline's TTFT (well under 500 ms) does not stand in for it."""
+    brief, quote = audit_brief(lead), h100_quote(lead)
+    api_client.force_authenticate(engineer)
+    upload(api_client, quote, brief, vllm_file(8, 1500, ttft_s=5.0))
+    got = row(compare(lead, brief, [quote]), quote)
+    measured, estimated = got.detail["configurations"]
+    assert measured["configuration"]["origin"] == "measured_offer"
+    assert measured["perf_source"] == "proxy"
+    assert measured["latency_source"] == "proxy"
+    assert measured["latency_verdict"] == "misses the target"
+    assert not measured["eligible"]
+    # The 1-GPU row was "within target (estimated, not measured)" and chosen at 231.48
+    # (1.25e6 × 200 / 1,500 / 3,600 / 0.5 × 2.50); a configuration the file did not measure
+    # is what is left, on its own estimate and saying so.
+    assert estimated["chosen"]
+    assert estimated["words"] == "2 GPUs (TP=2, PP=1), bf16"
+    assert estimated["latency_source"] == "estimated"
+
+
+def _sglang_2024(rate: float, tok_s: float, itl_p50: float, e2e_p50: float) -> dict:
+    """A mid-2024 `bench_serving` line: medians only, no p95 or p99."""
+    return {
+        "backend": "sglang",
+        "dataset_name": "random",
+        "request_rate": rate,
+        "random_input_len": 1000,
+        "random_output_len": 200,
+        "random_range_ratio": 1.0,
+        "sharegpt_output_len": None,
+        "model_id": MODEL_ID,
+        "duration": 100.0,
+        "completed": 200,
+        "total_input_tokens": 200_000,
+        "total_output_tokens": 40_000,
+        "total_output_tokens_retokenized": 40_000,
+        "output_throughput": tok_s,
+        "mean_e2e_latency_ms": e2e_p50,
+        "median_e2e_latency_ms": e2e_p50,
+        "median_ttft_ms": 80.0,
+        "median_itl_ms": itl_p50,
+    }
+
+
+def test_f11_a_sweep_is_never_costed_where_its_own_medians_break_the_targets(
+    api_client, lead, engineer
+):
+    """Rate 8: ITL p50 20 ms (open); rate 16: ITL p50 179 ms, over the 50 ms p95 target, so
+    its p95 is too. The row is costed at rate 8's 2,000 tok/s, not rate 16's 4,000."""
+    brief, quote = audit_brief(lead), h100_quote(lead)
+    api_client.force_authenticate(engineer)
+    lines = [
+        _sglang_2024(4.0, 1000.0, 15.0, 3100.0),
+        _sglang_2024(8.0, 2000.0, 20.0, 4100.0),
+        _sglang_2024(16.0, 4000.0, 179.1, 159_469.0),
+    ]
+    body = "\n".join(json.dumps(line) for line in lines).encode()
+    upload(api_client, quote, brief, body, name="sglang.jsonl")
+    got = row(compare(lead, brief, [quote]), quote)
+    statement = got.performance["evidence"]["operating_point"]
+    assert statement.startswith("rate 8/s"), statement
+    assert got.performance["tokens_per_s"] == 2000.0
+    points = {p["label"]: p for p in got.detail["operating_points"]}
+    assert points["request rate 16/s"]["meets"] is False
+
+
+def test_f12_a_single_node_measurement_is_not_applied_across_nodes(api_client, lead, engineer):
+    """A 4-GPU run on one node does not measure four 1-GPU instances: on a quote of one GPU per
+    node that must run the brief on 4 GPUs it is ignored, with the reason, not costed as
+    measured."""
+    from engine.evidence import EvidenceTarget, ResultWorkload, match_result
+
+    result = ResultWorkload(
+        result_id=1,
+        accelerator="h200-sxm-141gb",
+        model_name="Llama 3.3 70B",
+        precision="bf16",
+        gpu_count=4,
+        tensor_parallel=4,
+        concurrency=64,
+    )
+    one_node = EvidenceTarget(
+        accelerator="h200-sxm-141gb", gpus=4, model_name="Llama 3.3 70B", precision="bf16"
+    )
+    four_vms = EvidenceTarget(
+        accelerator="h200-sxm-141gb",
+        gpus=4,
+        model_name="Llama 3.3 70B",
+        precision="bf16",
+        nodes=4,
+    )
+    assert match_result(result, one_node).kind == "measured"
+    verdict = match_result(result, four_vms)
+    assert verdict.kind == "ignored"
+    assert "span 4 nodes" in verdict.reason
