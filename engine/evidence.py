@@ -89,6 +89,7 @@ class ResultWorkload:
     brief_id: int | None = None
     kv_precision: str = ""  # the KV cache's dtype when the file states it ("auto": not stated)
     nodes: int = 1  # the nodes its GPUs were on (a serving file measures one server)
+    measured_on_version: int | None = None  # an earlier version of the offer it ran on
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +320,11 @@ def _label(name: str) -> str:
 def _elsewhere(result: ResultWorkload, target: EvidenceTarget, scope: str) -> str:
     """A measurement taken on the accelerator, not on this offer, says so on the row (it
     still counts as measured: docs/engine/evidence.md, "Whose measurement")."""
+    if scope == "quote" and result.measured_on_version is not None:
+        return (
+            f", on v{result.measured_on_version} of this offer (later versions changed no "
+            "hardware or configuration)"
+        )
     if scope == "quote" or target.quote_id is None:
         return ""
     if result.quote_id is not None:

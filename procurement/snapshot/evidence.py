@@ -99,6 +99,7 @@ def workload_of(result: FrozenResult) -> ResultWorkload:
         quote_id=result.get("quote_id"),
         brief_id=result.get("brief_id"),
         kv_precision=result.get("kv_precision") or "",
+        measured_on_version=result.get("measured_on_version"),
     )
 
 

@@ -7,6 +7,7 @@ The decision audit's world (tests/comparisons/sweep_world.py): Llama 3.1 8B BF16
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 import pytest
 
@@ -122,3 +123,36 @@ def test_f12_a_single_node_measurement_is_not_applied_across_nodes(api_client, l
     verdict = match_result(result, four_vms)
     assert verdict.kind == "ignored"
     assert "span 4 nodes" in verdict.reason
+
+
+def _revise(quote, **data):
+    from catalog.services.quotes import quote_revise
+
+    return quote_revise(acting_user=quote.entered_by, quote=quote, data=data)
+
+
+def test_u3_a_measurement_follows_the_offer_across_a_version_that_changes_no_hardware(
+    api_client, lead, engineer, admin_member
+):
+    """A run on v1 stays "measured on this offer" on v2 (region only), and says it ran on v1;
+    a version that changes the node's hardware (GPUs per node) detaches it."""
+    from catalog.models import Quote
+
+    brief, v1 = audit_brief(lead), h100_quote(lead)
+    Quote.objects.filter(pk=v1.pk).update(entered_by=admin_member)
+    v1.refresh_from_db()
+    api_client.force_authenticate(engineer)
+    upload(api_client, v1, brief, vllm_file(16, 2500))
+    v2 = _revise(v1, region="eu-central")
+    assert v2.version == 2
+    got = row(compare(lead, brief, [v2]), v2)
+    evidence = got.performance["evidence"]
+    assert evidence["kind"] == "measured"
+    assert "another offer" not in evidence["reason"]
+    assert "on v1 of this offer (later versions changed no hardware" in evidence["reason"]
+    assert got.performance["measured"]["scope"] == "quote"
+    assert got.total_usd == Decimal("138.89")  # 1.25e6 × 200 / 2,500 / 3,600 / 0.5 × 2.50
+
+    v3 = _revise(v2, gpus_per_node=4)
+    reason = row(compare(lead, brief, [v3]), v3).performance["evidence"]["reason"]
+    assert "on another offer of this accelerator, not on this one" in reason
