@@ -32,13 +32,24 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from engine.evidence_setup import Setup, setup_adjustments, setup_differences
 
-EvidenceKind = Literal["measured", "proxy", "ignored"]
+EvidenceKind = Literal["measured", "proxy", "published", "ignored"]
+
+#: The one judge's words for what a row's figures rest on, strongest first; every page and
+#: every ordering reads them from here (issue 37, U9): measured on the hardware, a proxy of
+#: it, a published result (MLPerf), or the roofline's estimate.
+EVIDENCE_KINDS = ("measured", "proxy", "published", "estimated")
+
+
+def evidence_strength(kind: str) -> int:
+    """0 for the strongest kind (measured); anything not evidence ("ignored") sorts last."""
+    return EVIDENCE_KINDS.index(kind) if kind in EVIDENCE_KINDS else len(EVIDENCE_KINDS)
+
 
 LENGTH_TOLERANCE = 0.25  # ± share of the brief's token lengths
 SIZE_CLASS_RATIO = 1.3  # same size class: larger / smaller parameter count ≤ this
@@ -134,6 +145,48 @@ class EvidenceMatch:
     @property
     def counts(self) -> bool:
         return self.kind != "ignored"
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def workload_of(item: Mapping[str, Any]) -> ResultWorkload:
+    """What a result (or a sweep of results joined into one, `benchmarks/sweep_groups.py`)
+    measured, from its evidence item: the comparison's frozen result and every page read it
+    through this one function, so a file is judged as the sweep it belongs to everywhere
+    (issue 37, U9). A sweep's concurrency is its highest point's."""
+    swept = [
+        c
+        for p in item.get("operating_points") or []
+        if isinstance(p, Mapping) and (c := _number(p.get("concurrency"))) is not None
+    ]
+    tp, pp = item.get("tensor_parallel"), item.get("pipeline_parallel")
+    version = item.get("measured_on_version")
+    return ResultWorkload(
+        result_id=item.get("result_id") or 0,
+        accelerator=item.get("accelerator") or "",
+        model_name=item.get("model_name") or "",
+        model_profile_id=item.get("model_profile_id"),
+        precision=item.get("precision") or "",
+        gpu_count=int(item.get("gpu_count") or 1),
+        tensor_parallel=int(tp) if isinstance(tp, int) else None,
+        pipeline_parallel=int(pp) if isinstance(pp, int) else None,
+        input_tokens_mean=_number(item.get("input_tokens_mean")),
+        input_tokens_p95=_number(item.get("input_tokens_p95")),
+        output_tokens_mean=_number(item.get("output_tokens_mean")),
+        output_tokens_p95=_number(item.get("output_tokens_p95")),
+        concurrency=max(swept) if swept else _number(item.get("concurrency")),
+        request_rate_per_s=_number(item.get("request_rate")),
+        serving_engine=item.get("serving_engine") or "",
+        engine_version=item.get("engine_version") or "",
+        quote_id=item.get("quote_id"),
+        brief_id=item.get("brief_id"),
+        kv_precision=item.get("kv_precision") or "",
+        measured_on_version=int(version) if isinstance(version, int) else None,
+    )
 
 
 def normalise_model(name: str) -> str:
@@ -439,9 +492,6 @@ def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatc
     )
 
 
-_KIND_RANK = {"measured": 2, "proxy": 1, "ignored": 0}
-
-
 def choose_evidence(
     results: Sequence[ResultWorkload], target: EvidenceTarget
 ) -> tuple[EvidenceMatch | None, tuple[EvidenceMatch, ...]]:
@@ -457,7 +507,7 @@ def choose_evidence(
         if not verdict.counts:
             continue
         key = (
-            _KIND_RANK[verdict.kind],
+            -evidence_strength(verdict.kind),
             verdict.scope == "quote",
             result.brief_id is not None,
             int(result.gpu_count or 1) == int(target.gpus),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from engine.evidence import EVIDENCE_KINDS
 from engine.types import CandidateInput, CandidateStats, WorkloadInput
 from engine.warnings import has_latency_targets, latency_status
 
@@ -48,7 +49,7 @@ def latency_verdict(workload: WorkloadInput, cand: CandidateInput) -> str:
 def evidence_words(cand: CandidateInput) -> str:
     if cand.is_api:
         return "provider's model API"
-    head = {"measured": "measured", "proxy": "proxy", "estimated": "estimated"}[cand.perf_source]
+    head = cand.perf_source if cand.perf_source in EVIDENCE_KINDS else "estimated"
     return f"{head}: {cand.evidence_detail}" if cand.evidence_detail else head
 
 

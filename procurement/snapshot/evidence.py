@@ -16,8 +16,8 @@ from core.values import finite_or_none
 from engine.evidence import (
     EvidenceMatch,
     EvidenceTarget,
-    ResultWorkload,
     choose_evidence,
+    workload_of,
 )
 from engine.operating_points import (
     ServiceLevel,
@@ -70,36 +70,6 @@ def target_for(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpus: int) ->
         serving_engine=brief.get("serving_engine") or "",
         serving_engine_version=brief.get("serving_engine_version") or "",
         nodes=-(-gpus // max(1, int(quote.get("gpus_per_node") or 1))),
-    )
-
-
-def workload_of(result: FrozenResult) -> ResultWorkload:
-    points = result.get("operating_points") or []
-    concurrency = finite_or_none(result.get("concurrency"))
-    sweep = [c for p in points if (c := finite_or_none(p.get("concurrency"))) is not None]
-    if sweep:
-        concurrency = max(sweep)
-    return ResultWorkload(
-        result_id=result.get("result_id") or 0,
-        accelerator=result.get("accelerator") or "",
-        model_name=result.get("model_name") or "",
-        model_profile_id=result.get("model_profile_id"),
-        precision=result.get("precision") or "",
-        gpu_count=int(result.get("gpu_count") or 1),
-        tensor_parallel=result.get("tensor_parallel"),
-        pipeline_parallel=result.get("pipeline_parallel"),
-        input_tokens_mean=finite_or_none(result.get("input_tokens_mean")),
-        input_tokens_p95=finite_or_none(result.get("input_tokens_p95")),
-        output_tokens_mean=finite_or_none(result.get("output_tokens_mean")),
-        output_tokens_p95=finite_or_none(result.get("output_tokens_p95")),
-        concurrency=concurrency,
-        request_rate_per_s=finite_or_none(result.get("request_rate")),
-        serving_engine=result.get("serving_engine") or "",
-        engine_version=result.get("engine_version") or "",
-        quote_id=result.get("quote_id"),
-        brief_id=result.get("brief_id"),
-        kv_precision=result.get("kv_precision") or "",
-        measured_on_version=result.get("measured_on_version"),
     )
 
 

@@ -156,3 +156,21 @@ def test_u3_a_measurement_follows_the_offer_across_a_version_that_changes_no_har
     v3 = _revise(v2, gpus_per_node=4)
     reason = row(compare(lead, brief, [v3]), v3).performance["evidence"]["reason"]
     assert "on another offer of this accelerator, not on this one" in reason
+
+
+def test_u9_one_judge_one_word_for_a_file_of_a_sweep(api_client, lead, engineer):
+    """Files at c4/c8/c16/c32 of one sweep, the brief needing 16: the comparison costs the
+    sweep as measured (its highest concurrency, 32, reaches 16), and the compare page calls
+    every file of it measured too; c4 alone (max 4 < 16) was "proxy" on that page."""
+    from benchmarks.selectors import compare_rows
+
+    brief, quote = audit_brief(lead), h100_quote(lead)
+    api_client.force_authenticate(engineer)
+    for c, tps in ((4, 800), (8, 1500), (16, 2500), (32, 3500)):
+        upload(api_client, quote, brief, vllm_file(c, tps), sweep="s")
+    got = row(compare(lead, brief, [quote]), quote)
+    assert got.performance["evidence"]["kind"] == "measured"
+    rows = compare_rows(lead, brief)
+    assert len(rows) == 4
+    assert {r["evidence_kind"] for r in rows} == {"measured"}
+    assert {r["evidence_reason"] for r in rows} == {got.performance["evidence"]["reason"]}
