@@ -16,13 +16,14 @@ from dataclasses import dataclass, fields
 
 from .types import ParsedResult, Scalar
 
-# What each field is called in the files' own keys (kept verbatim in ``ParsedResult.extra``).
+# What each field is called in the files' own keys (kept verbatim in ``ParsedResult.extra``):
+# the lengths the run was *asked* for. A measured mean (GenAI-Perf's input_sequence_length)
+# varies between repetitions of one workload, so it is never part of the key.
 _DATASET = ("dataset_name", "dataset", "dataset_path", "scenario")
 _INPUT = (
     "random_input_len",
     "input_len",
     "sonnet_input_len",
-    "input_sequence_length_mean",
     "mean_input_tokens",
 )
 _OUTPUT = (
@@ -30,7 +31,6 @@ _OUTPUT = (
     "output_len",
     "sonnet_output_len",
     "sharegpt_output_len",
-    "output_sequence_length_mean",
     "mean_output_tokens",
 )
 _SPREAD = ("random_range_ratio", "stddev_input_tokens", "stddev_output_tokens", "units")
@@ -111,6 +111,15 @@ class RunKey:
         if self.model and not parts:
             parts.append(self.model)
         return " ".join(parts) or "one workload"
+
+
+def stated_workload(extra: Mapping[str, Scalar]) -> str:
+    """The workload part of the key a file states (dataset, lengths, spread) as one string,
+    "" when it states none: what `benchmarks/sweep_groups.py` compares so that uploads of
+    two workloads never join one sweep."""
+    fields_ = (_DATASET, _INPUT, _OUTPUT, _SPREAD)
+    values = [v for names in fields_ for v in _stated(extra, names)]
+    return "" if not any(values) else "|".join(v or "" for v in values)
 
 
 def run_key(run: ParsedResult) -> RunKey:

@@ -15,6 +15,7 @@ from django.db.models import Q
 from benchmarks import figures
 from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
+from benchmarks.parsers.identity import stated_workload
 from benchmarks.sweep_groups import merge_sweeps
 from benchmarks.workload import WORKLOAD_FIELDS
 from briefs.fit import fit_input_for_brief, model_spec_for
@@ -149,6 +150,9 @@ def evidence_item(result: BenchmarkResult) -> dict[str, Any]:
         "operating_points": list(metrics.get("operating_points") or []),
         "sweep": result.sweep,
         "kv_precision": kv_precision_of(metrics),
+        "workload": stated_workload(
+            metrics["extra"] if isinstance(metrics.get("extra"), dict) else {}
+        ),
     }
 
 

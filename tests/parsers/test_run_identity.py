@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.parsers import parse
-from benchmarks.parsers.identity import run_key
+from benchmarks.parsers.identity import run_key, stated_workload
 
 from .test_parser_synthetic import guidellm_bench, guidellm_dist, sglang_line
 
@@ -230,3 +230,32 @@ def test_f7_mlperf_weight_data_types_states_the_precision() -> None:
     model = ["llama2-70b-99.9", "llama2-70b-99.9", "Offline", "93000", ""]
     writer.writerow([*head, *model, "1", "AMD MI355X", "8", "Tokens/s", "mxfp4"])
     assert stated_precision(parse(out.getvalue().encode(), "summary.csv")) == "fp4"
+
+
+def test_f5_uploads_of_two_workloads_never_join_one_sweep() -> None:
+    """The same key across uploads: an SGLang random run and a sharegpt run, uploaded as two
+    files on one offer at rates 4 and 8, are two entries, not one sweep of two points."""
+    from benchmarks.sweep_groups import merge_sweeps
+
+    def item(rid: int, line: dict[str, Any]) -> dict[str, Any]:
+        parsed = parse(_jsonl([line]), f"{rid}.jsonl")
+        point = parsed.operating_points[0].to_dict()
+        return {
+            "result_id": rid,
+            "quote_id": 3,
+            "accelerator": "h200-sxm-141gb",
+            "gpu_count": 4,
+            "model_name": "Llama 3.3 70B",
+            "precision": "bf16",
+            "input_tokens_mean": 1024.0,
+            "output_tokens_mean": 128.0,
+            "operating_points": [point],
+            "workload": stated_workload(parsed.extra),
+        }
+
+    random4 = item(1, _line(4.0, "random", 2000.0))
+    random8 = item(2, _line(8.0, "random", 3500.0))
+    sharegpt8 = item(3, _line(8.0, "sharegpt", 1471.0))
+    merged = merge_sweeps([random4, random8, sharegpt8])
+    assert [m["result_id"] for m in merged] == [1, 3]
+    assert merged[0]["sweep_result_ids"] == [1, 2]
