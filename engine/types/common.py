@@ -30,7 +30,7 @@ CapacityModel = Literal[
     "api",
 ]
 CandidateKind = Literal["gpu", "api"]
-PerfSource = Literal["measured", "estimated", "proxy"]
+PerfSource = Literal["measured", "estimated", "proxy", "published"]
 ThroughputUnit = Literal["tokens_per_s", "outputs_per_s"]
 Severity = Literal["info", "warn", "block"]
 JSONValue: TypeAlias = Any

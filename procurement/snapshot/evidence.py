@@ -189,8 +189,13 @@ def apply(
         # replaced by an estimate that meets them (issue 37, F10): a proxy's figures are
         # kept as what they are, and a median over a percentile target is a miss (F11).
         if match.kind != "measured":
-            perf.update({k: v for k, v in figures.items() if v is not None})
-            perf["latency_source"] = match.kind
+            if (ttft := figures.get("ttft_p95_ms")) is not None:
+                perf["ttft_p95_ms"] = ttft
+            if (itl := figures.get("itl_p95_ms")) is not None:
+                perf["itl_p95_ms"] = itl
+            if (e2e := figures.get("e2e_p99_ms")) is not None:
+                perf["e2e_p99_ms"] = e2e
+            perf["latency_source"] = "published" if match.kind == "published" else "proxy"
         perf["latency_missed"] = f"measured over the targets: {choice.statement}"
     cap = slo.max_error_rate
     errors = choice.error_rate if choice is not None else None
