@@ -185,18 +185,7 @@ def apply(
         if unchecked := [NAMES[k] for k, v in figures.items() if v is None]:
             perf["latency_not_in_benchmark"] = unchecked
     if choice is not None and choice.meets is False:
-        # A latency measured over the targets, on this model and accelerator, is never
-        # replaced by an estimate that meets them (issue 37, F10): a proxy's figures are
-        # kept as what they are, and a median over a percentile target is a miss (F11).
-        if match.kind != "measured":
-            if (ttft := figures.get("ttft_p95_ms")) is not None:
-                perf["ttft_p95_ms"] = ttft
-            if (itl := figures.get("itl_p95_ms")) is not None:
-                perf["itl_p95_ms"] = itl
-            if (e2e := figures.get("e2e_p99_ms")) is not None:
-                perf["e2e_p99_ms"] = e2e
-            perf["latency_source"] = "published" if match.kind == "published" else "proxy"
-        perf["latency_missed"] = f"measured over the targets: {choice.statement}"
+        _keep_measured_miss(perf, match, figures, choice.statement)
     cap = slo.max_error_rate
     errors = choice.error_rate if choice is not None else None
     if errors is None:
@@ -240,6 +229,23 @@ def apply(
     perf.setdefault("acceptance_source", "the brief's assumption")
     state_brief_rates(ctx, perf)
     return extras
+
+
+def _keep_measured_miss(
+    perf: PerfFacts, match: EvidenceMatch, figures: PerfFacts, statement: str
+) -> None:
+    """A latency measured over the targets, on this model and accelerator, is never replaced
+    by an estimate that meets them (issue 37, F10): a proxy's figures are kept as what they
+    are, and a median over a percentile target is a miss (F11)."""
+    if match.kind != "measured":
+        if (ttft := figures.get("ttft_p95_ms")) is not None:
+            perf["ttft_p95_ms"] = ttft
+        if (itl := figures.get("itl_p95_ms")) is not None:
+            perf["itl_p95_ms"] = itl
+        if (e2e := figures.get("e2e_p99_ms")) is not None:
+            perf["e2e_p99_ms"] = e2e
+        perf["latency_source"] = "published" if match.kind == "published" else "proxy"
+    perf["latency_missed"] = f"measured over the targets: {statement}"
 
 
 def range_words(rate: Range) -> str:
