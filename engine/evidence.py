@@ -18,6 +18,9 @@ Pure: dataclasses in, a verdict out (docs/engine/evidence.md). A result is
   engine major version or KV-cache precision keeps its throughput (no public factor carries
   one to the other) and says so;
 - a mixture-of-experts result never stands for a dense brief, nor the reverse;
+- a measurement on one node never stands for a row whose GPUs span several (tensor parallel
+  across instances is not the measured setup); a file's nodes are read as full nodes of
+  ``NODE_GPUS_ASSUMED`` GPUs;
 - **ignored** otherwise, with the reason in words ("benchmark of Llama 3.1 8B ignored: the
   brief is Llama 3.1 70B").
 
@@ -55,6 +58,9 @@ LENGTH_TOLERANCE = 0.25  # ± share of the brief's token lengths
 SIZE_CLASS_RATIO = 1.3  # same size class: larger / smaller parameter count ≤ this
 PROXY_WIDENING = 0.15  # proxy: low spread factor × (1 − this), high × (1 + this / 3)
 SCALING_WIDENING = 0.10  # per doubling of the GPU count between measured and costed
+# A serving file does not say how many nodes its GPUs were on: up to a standard 8-GPU node
+# it is read as one node, beyond it as full nodes of 8 (a 16-GPU run is two nodes).
+NODE_GPUS_ASSUMED = 8
 
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z])")
 _SUFFIXES = re.compile(r"-(instruct|chat|it|hf|base)$")
@@ -165,13 +171,14 @@ def workload_of(item: Mapping[str, Any]) -> ResultWorkload:
     ]
     tp, pp = item.get("tensor_parallel"), item.get("pipeline_parallel")
     version = item.get("measured_on_version")
+    gpus = int(item.get("gpu_count") or 1)
     return ResultWorkload(
         result_id=item.get("result_id") or 0,
         accelerator=item.get("accelerator") or "",
         model_name=item.get("model_name") or "",
         model_profile_id=item.get("model_profile_id"),
         precision=item.get("precision") or "",
-        gpu_count=int(item.get("gpu_count") or 1),
+        gpu_count=gpus,
         tensor_parallel=int(tp) if isinstance(tp, int) else None,
         pipeline_parallel=int(pp) if isinstance(pp, int) else None,
         input_tokens_mean=_number(item.get("input_tokens_mean")),
@@ -186,6 +193,7 @@ def workload_of(item: Mapping[str, Any]) -> ResultWorkload:
         brief_id=item.get("brief_id"),
         kv_precision=item.get("kv_precision") or "",
         measured_on_version=int(version) if isinstance(version, int) else None,
+        nodes=max(1, -(-gpus // NODE_GPUS_ASSUMED)),
     )
 
 

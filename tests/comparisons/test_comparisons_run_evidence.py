@@ -98,7 +98,9 @@ def test_f12_a_single_node_measurement_is_not_applied_across_nodes(api_client, l
     """A 4-GPU run on one node does not measure four 1-GPU instances: on a quote of one GPU per
     node that must run the brief on 4 GPUs it is ignored, with the reason, not costed as
     measured."""
-    from engine.evidence import EvidenceTarget, ResultWorkload, match_result
+    from dataclasses import replace
+
+    from engine.evidence import EvidenceTarget, ResultWorkload, match_result, workload_of
 
     result = ResultWorkload(
         result_id=1,
@@ -123,6 +125,13 @@ def test_f12_a_single_node_measurement_is_not_applied_across_nodes(api_client, l
     verdict = match_result(result, four_vms)
     assert verdict.kind == "ignored"
     assert "span 4 nodes" in verdict.reason
+    # through the comparison's own reading of a frozen result: 4 GPUs are one node, 16 are
+    # two nodes of 8, which a 16-GPU row on two 8-GPU nodes was measured on
+    assert workload_of({"gpu_count": 4}).nodes == 1
+    sixteen = replace(result, gpu_count=16, nodes=workload_of({"gpu_count": 16}).nodes)
+    assert sixteen.nodes == 2
+    two_nodes = replace(one_node, gpus=16, nodes=2)
+    assert match_result(sixteen, two_nodes).kind == "measured"
 
 
 def _revise(quote, **data):
