@@ -45,7 +45,7 @@ _CONFIG_FIELDS = (
 )
 _LENGTHS = ("input_tokens_mean", "output_tokens_mean")
 _LATENCIES = ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")
-_SUMMED_FIGURES = ("output_tokens_per_s", "input_tokens_per_s", "requests_per_s", "error_rate")
+_AVERAGED_FIGURES = ("output_tokens_per_s", "input_tokens_per_s", "requests_per_s", "error_rate")
 
 
 def _number(value: Any) -> float | None:
@@ -104,7 +104,7 @@ def _mean(values: Sequence[float | None]) -> float | None:
 def _repeated(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Runs at one load → one point: the mean of each figure, the throughput's range."""
     merged = dict(runs[0])
-    for name in _SUMMED_FIGURES:
+    for name in _AVERAGED_FIGURES:
         merged[name] = _mean([_number(r.get(name)) for r in runs])
     for family in _LATENCIES:
         blocks: list[dict[str, Any]] = [b for r in runs if isinstance(b := r.get(family), dict)]

@@ -183,3 +183,24 @@ def test_u9_one_judge_one_word_for_a_file_of_a_sweep(api_client, lead, engineer)
     assert len(rows) == 4
     assert {r["evidence_kind"] for r in rows} == {"measured"}
     assert {r["evidence_reason"] for r in rows} == {got.performance["evidence"]["reason"]}
+
+
+def test_u3_the_evidence_line_names_the_costed_point_and_the_whole_sweep(
+    api_client, lead, engineer
+):
+    """c4/c8/c16/c32, c32 missing the 500 ms TTFT target: the row is costed at c16, and the
+    record's evidence line says so and names the sweep's four results, not one file."""
+    from procurement.selectors.reviews.record import evidence_of
+
+    brief, quote = audit_brief(lead), h100_quote(lead)
+    api_client.force_authenticate(engineer)
+    ids = [
+        upload(api_client, quote, brief, vllm_file(c, tps, ttft_s=t), sweep="s").pk
+        for c, tps, t in ((4, 800, 0.1), (8, 1500, 0.2), (16, 2500, 0.4), (32, 3500, 0.9))
+    ]
+    got = row(compare(lead, brief, [quote]), quote)
+    text = evidence_of(got)
+    assert "; costed at concurrency 16, TTFT p95 400 ms" in text
+    assert text.endswith(f" (a sweep of 4 benchmark results: {', '.join(f'#{i}' for i in ids)})"), (
+        text
+    )
