@@ -145,7 +145,7 @@ def _gated(point: MeasuredPoint) -> tuple[float | None, float | None, float | No
     return (*_figures(point), error_rate_of(point))
 
 
-def _floors(point: MeasuredPoint) -> tuple[float | None, float | None, float | None]:
+def lower_bounds(point: MeasuredPoint) -> tuple[float | None, float | None, float | None]:
     """A lower bound of each gated figure from the lower percentiles the file does have: a
     p95 is at least the median, a p99 at least the p95 and the median."""
 
@@ -169,9 +169,10 @@ def meets(point: MeasuredPoint, slo: ServiceLevel) -> bool | None:
     verdicts = [
         value <= target for target, value in pairs if target is not None and value is not None
     ]
+    floors = lower_bounds(point)
     verdicts += [
         False
-        for target, value, floor in zip(_targets(slo), _gated(point), _floors(point), strict=False)
+        for target, value, floor in zip(_targets(slo), _gated(point), floors, strict=False)
         if target is not None and value is None and floor is not None and floor > target
     ]
     missing = any(target is not None and value is None for target, value in pairs)
@@ -211,7 +212,7 @@ def describe(point: MeasuredPoint) -> str:
         else point.label
     )
     ttft, itl, e2e = _figures(point)
-    low_ttft, low_itl, low_e2e = _floors(point)
+    low_ttft, low_itl, low_e2e = lower_bounds(point)
     parts = [where]
     if ttft is not None:
         parts.append(f"TTFT p95 {ttft:,.0f} ms")
@@ -363,7 +364,8 @@ def choose_point(
 
     # none meets: the closest point (smallest worst overshoot), so the row can say how close
     def overshoot(p: MeasuredPoint) -> float:
-        figures = [v if v is not None else f for v, f in zip(_figures(p), _floors(p), strict=True)]
+        known = zip(_figures(p), lower_bounds(p), strict=True)
+        figures = [v if v is not None else f for v, f in known]
         targets = _targets(slo)[:3]
         ratios = [v / t for t, v in zip(targets, figures, strict=True) if t and v is not None]
         cap, errors = slo.max_error_rate, error_rate_of(p)

@@ -204,3 +204,21 @@ def test_u3_the_evidence_line_names_the_costed_point_and_the_whole_sweep(
     assert text.endswith(f" (a sweep of 4 benchmark results: {', '.join(f'#{i}' for i in ids)})"), (
         text
     )
+
+
+def test_f11_the_compare_page_calls_a_median_over_the_target_missed(api_client, lead, engineer):
+    """The same mid-2024 SGLang sweep on /benchmarks/compare/: at the point the comparison
+    costs (rate 8) ITL is open; alone, rate 16's ITL check is missed on its median of 179.1
+    ms, not "unmeasured"."""
+    from benchmarks.latency_verdict import judge
+    from benchmarks.parsers import parse
+    from benchmarks.selectors.evidence import targets_of
+    from benchmarks.services.results import metrics_json
+
+    brief = audit_brief(lead)
+    body = json.dumps(_sglang_2024(16.0, 4000.0, 179.1, 159_469.0)).encode()
+    verdict = judge(metrics_json(parse(body, "rate16.jsonl")), {}, targets_of(brief))
+    itl = next(c for c in verdict.checks if c["label"].startswith("p95 ITL"))
+    assert itl["ok"] is False
+    assert itl["observed"] == 179.1
+    assert verdict.meets is False
