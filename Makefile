@@ -5,7 +5,7 @@ PYTHON ?= python3
 HOST := 127.0.0.1
 PORT := 8000
 
-.PHONY: run test test-fast lint bench venv worker clean check-deploy
+.PHONY: run test test-fast lint bench venv worker clean check-deploy fit-data fit-estimate accuracy
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,20 @@ lint: venv
 ## make bench: benchmarks, printed as a table and written to .bench/latest.json.
 bench: venv
 	@bash scripts/bench.sh
+
+## make fit-data MLPERF=<results root>: rebuild the estimator's fit data (one row per VALID
+## MLPerf Inference LLM result, with catalog specs and its source path) from a results tree.
+MLPERF ?= ../shared/data/mlperf-inference-v4.1
+fit-data: venv
+	$(PY) -m benchmarks.mlperf_fit_data $(MLPERF) engine/fitted/data/mlperf-inference-v4.1.csv
+
+## make fit-estimate: refit the estimator's parameters from the shipped fit data (deterministic).
+fit-estimate: venv
+	$(PY) -m engine.fitted fit
+
+## make accuracy: the estimator's out-of-sample error and bands -> docs/engine/accuracy.md.
+accuracy: venv
+	$(PY) -m engine.fitted accuracy
 
 check-deploy: venv
 	DEBUG=false SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-string-for-the-check \

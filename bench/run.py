@@ -26,6 +26,7 @@ BENCHES = [
     "bench.bench_load",
     "bench.bench_audit",
     "bench.bench_plan",
+    "bench.bench_trace",
 ]
 
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
-from benchmarks.models import BenchmarkPlan, BenchmarkResult
+from benchmarks.models import BenchmarkPlan, BenchmarkResult, PublishedResult
 from core.roles import Role, get_or_404, is_staff
 
 if TYPE_CHECKING:
@@ -33,3 +33,9 @@ def plans_for(user: User) -> QuerySet[BenchmarkPlan]:
 
 def access_plan(user: User, plan_id: Any) -> BenchmarkPlan:
     return get_or_404(plans_for(user), pk=plan_id)
+
+
+def published_for(user: User) -> QuerySet[PublishedResult]:
+    """Published results are public facts, shown to staff like the team's own results."""
+    qs = PublishedResult.objects.select_related("accelerator", "model_profile")
+    return qs if is_staff(user) else qs.none()

@@ -258,3 +258,17 @@ class ResultModelForm(forms.Form):
 
         profiles = ModelProfile.objects.order_by("family", "name")
         field_of(self, "model_profile", forms.ModelChoiceField).queryset = profiles
+
+
+class PublishedUploadForm(forms.Form):
+    """A round of published MLPerf Inference results: the repository's archive."""
+
+    archive = forms.FileField(
+        label="Results archive",
+        help_text=(
+            "A .zip or .tar.gz of an MLPerf Inference results repository (or part of it), in "
+            "its own layout: closed/<submitter>/results/<system>/<benchmark>/<scenario>/"
+            "performance/run_1/mlperf_log_summary.txt and closed/<submitter>/systems/"
+            "<system>.json."
+        ),
+    )

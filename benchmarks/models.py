@@ -222,3 +222,58 @@ class BenchmarkPlanStep(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class PublishedResult(models.Model):
+    """One published, VALID benchmark result of a public round (MLPerf Inference): the
+    public record a comparison may use where the team has no measurement of its own
+    (docs/benchmarks.md, "Published results"). One per round, submitter, system, benchmark
+    and scenario; its figures are the submission's, never rescaled here."""
+
+    round = models.CharField(max_length=60, help_text="e.g. MLPerf Inference v4.1")
+    division = models.CharField(max_length=20, default="closed")
+    submitter = models.CharField(max_length=100)
+    system = models.CharField(max_length=200, help_text="The system folder's name.")
+    system_name = models.CharField(max_length=300, blank=True)
+    benchmark = models.CharField(max_length=60, help_text="e.g. llama2-70b-99")
+    scenario = models.CharField(max_length=30, help_text="Offline, Server or Interactive")
+    model_profile = models.ForeignKey(
+        "catalog.ModelProfile", on_delete=models.PROTECT, related_name="+"
+    )
+    # Identified through the catalog by its name in the systems JSON (refused, never guessed).
+    accelerator = models.ForeignKey(
+        "catalog.Accelerator", on_delete=models.PROTECT, related_name="published_results"
+    )
+    accelerator_name = models.CharField(max_length=200, help_text="As the systems JSON names it.")
+    accelerators_per_node = models.PositiveIntegerField()
+    nodes = models.PositiveIntegerField()
+    gpu_count = models.PositiveIntegerField(help_text="Accelerators per node × nodes.")
+    throughput = models.FloatField(help_text="The whole system's, in its unit per second.")
+    unit = models.CharField(max_length=20, help_text="tokens (output) or samples (images)")
+    throughput_per_gpu = models.FloatField()
+    samples_per_s = models.FloatField(null=True, blank=True)
+    # The scenario's latency limits (Server / Interactive), in milliseconds.
+    ttft_limit_ms = models.FloatField(null=True, blank=True)
+    tpot_limit_ms = models.FloatField(null=True, blank=True)
+    latency_limit_ms = models.FloatField(null=True, blank=True)
+    framework = models.CharField(max_length=200, blank=True)
+    precision = models.CharField(max_length=16, blank=True, help_text="Blank: not stated.")
+    source_path = models.CharField(max_length=500)
+    licence = models.CharField(max_length=200)
+    imported_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["benchmark", "scenario", "accelerator_id", "-throughput_per_gpu"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "submitter", "system", "benchmark", "scenario"],
+                name="one_published_result_per_submission",
+            ),
+            models.CheckConstraint(
+                name="published_result_gpus_positive",
+                condition=Q(gpu_count__gte=1, throughput__gt=0, throughput_per_gpu__gt=0),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.round} · {self.submitter} · {self.system} · {self.benchmark} {self.scenario}"

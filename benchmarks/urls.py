@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from benchmarks.views import plans, results, sweeps, uploads
+from benchmarks.views import plans, published, results, sweeps, uploads
 
 app_name = "benchmarks"
 urlpatterns = [
@@ -10,6 +10,7 @@ urlpatterns = [
     path("upload/", uploads.result_upload, name="result-upload"),
     path("upload/check/", uploads.result_upload_check, name="result-upload-check"),
     path("compare/", sweeps.result_compare, name="result-compare"),
+    path("published/", published.published_list, name="published-list"),
     path("sweeps/<int:result_id>/", sweeps.sweep_detail, name="sweep-detail"),
     path("results/<int:result_id>/", results.result_detail, name="result-detail"),
     path("results/<int:result_id>/model/", results.result_model_set, name="result-model-set"),

@@ -17,23 +17,35 @@ if TYPE_CHECKING:
     from accounts.models import User
 
 BRIEF_WRITERS = frozenset({Role.PROCUREMENT_LEAD, Role.ADMIN})
+# A traffic trace is the platform's own record of its requests: its engineers upload it too.
+TRACE_UPLOADERS = frozenset({Role.PROCUREMENT_LEAD, Role.PLATFORM_ENGINEER, Role.ADMIN})
 
 View = Callable[..., HttpResponse]
 read_required = role_required(*STAFF_ROLES)
 
 
-def write_required(view: View) -> View:
-    """Brief writers only: vendors (and anyone not staff) 404, other staff 403."""
+def _staff_with(roles: frozenset[Role], refusal: str) -> Callable[[View], View]:
+    """A view for staff of ``roles``: vendors (and anyone not staff) 404, other staff 403."""
 
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not is_staff(request.user):
-            raise Http404
-        if not has_role(request.user, *BRIEF_WRITERS):
-            raise PermissionDenied("Only a procurement lead or an admin can write briefs.")
-        return view(request, *args, **kwargs)
+    def decorate(view: View) -> View:
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not is_staff(request.user):
+                raise Http404
+            if not has_role(request.user, *roles):
+                raise PermissionDenied(refusal)
+            return view(request, *args, **kwargs)
 
-    return wrapper
+        return wrapper
+
+    return decorate
+
+
+write_required = _staff_with(BRIEF_WRITERS, "Only a procurement lead or an admin can write briefs.")
+trace_upload_required = _staff_with(
+    TRACE_UPLOADERS,
+    "Only a procurement lead, a platform engineer or an admin can upload traces.",
+)
 
 
 def briefs_for(user: User) -> QuerySet[WorkloadBrief]:

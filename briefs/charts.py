@@ -136,3 +136,27 @@ def concurrency_curve_figure(
         "yaxis": {"title": {"text": what}, "rangemode": "tozero"},
     }
     return {"data": data, "layout": layout}
+
+
+def arrivals_figure(requests_per_minute: Sequence[int], *, title: str) -> dict[str, Any]:
+    """Requests a minute over a trace: the arrival pattern that replaces peak-to-average."""
+    minutes = list(range(len(requests_per_minute)))
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "x": minutes,
+                "y": list(requests_per_minute),
+                "name": "Requests a minute",
+                "marker": {"color": "#2454c5"},
+                "hovertemplate": "minute %{x}: %{y} requests<extra></extra>",
+            }
+        ],
+        "layout": {
+            **LAYOUT_BASE,
+            "title": {"text": plotly_escape(title)},
+            "xaxis": {"title": {"text": "Minute of the trace"}},
+            "yaxis": {"title": {"text": "Requests"}, "rangemode": "tozero"},
+            "showlegend": False,
+        },
+    }

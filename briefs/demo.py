@@ -1,4 +1,5 @@
-"""Demo workload briefs by user `lead`: four complete briefs and one paused draft. Idempotent.
+"""Demo workload briefs by user `lead`: four complete briefs and one paused draft, and the
+support brief's traffic trace. Idempotent.
 
 Called first by `procurement.demo.load`. Goes through `services_briefs.brief_create`, so the
 demo obeys the same rules (and leaves the same audit trail) as real input. The numbers are
@@ -8,11 +9,15 @@ plausible for a mid-sized enterprise team; they are demo data, not advice.
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
+from django.core.files import File
+
 from accounts.models import User
-from briefs.models import WorkloadBrief
+from briefs.models import TrafficTrace, WorkloadBrief
 from briefs.services import brief_create
+from briefs.services.traces import traffic_trace_read, traffic_trace_upload
 from catalog.demo import RFQ_TITLE
 from catalog.models import ModelProfile, Rfq
 
@@ -179,5 +184,25 @@ def load(stdout: Any = None) -> None:
     support = WorkloadBrief.objects.filter(title=RFQ_BRIEF_TITLE, created_by=lead).first()
     if support is not None:
         Rfq.objects.filter(title=RFQ_TITLE, brief__isnull=True).update(brief=support)
+        _demo_trace(support, lead)
     if stdout is not None:
         stdout.write(f"briefs demo: {created} created, {len(BRIEFS) - created} already there")
+
+
+DEMO_TRACE = Path(__file__).resolve().parent / "data" / "azure-llm-conversation-2023.csv"
+
+
+def _demo_trace(brief: WorkloadBrief, lead: User) -> None:
+    """The support brief's traffic: the shipped Azure conversation trace (briefs/data/SOURCES.md)
+    as a representative hour, read at once (the worker would read it too: the claim makes the
+    second read a no-op)."""
+    if TrafficTrace.objects.filter(brief=brief).exists():
+        return
+    with DEMO_TRACE.open("rb") as handle:
+        trace = traffic_trace_upload(
+            brief=brief,
+            upload=File(handle, name=DEMO_TRACE.name),
+            window=TrafficTrace.Window.HOUR,
+            acting_user=lead,
+        )
+    traffic_trace_read(trace_id=trace.pk)

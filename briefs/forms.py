@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 
-from briefs.models import BilledTokenType, WorkloadBrief, WorkloadClass
+from briefs.models import BilledTokenType, TrafficTrace, WorkloadBrief, WorkloadClass
 from briefs.rules import (
     BRIEF_FIELDS,
     FIELD_LABELS,
@@ -229,3 +229,22 @@ class MemoryFitForm(forms.Form):
 
     def to_data(self) -> dict[str, Any]:
         return {k: v for k, v in self.cleaned_data.items() if v is not None and v != ""}
+
+
+class TrafficTraceForm(forms.Form):
+    """A request trace and the window of traffic it stands for."""
+
+    file = forms.FileField(
+        label="Trace file",
+        help_text=(
+            "The Azure LLM inference trace's CSV, BurstGPT's CSV, or a CSV / JSON Lines file "
+            "with arrival_s (or arrival_time), input_tokens, output_tokens and an optional "
+            "tenant or route."
+        ),
+    )
+    window = forms.ChoiceField(
+        label="It represents",
+        choices=TrafficTrace.Window.choices,
+        initial=TrafficTrace.Window.DAY,
+        help_text="The product scales the trace to the brief's monthly volume and says how.",
+    )

@@ -197,3 +197,58 @@ class WorkloadBrief(models.Model):
     @property
     def is_complete(self) -> bool:
         return not self.missing_fields()
+
+
+class TrafficTrace(models.Model):
+    """A request trace uploaded to a brief: the traffic it sizes from (docs/engine/trace-sizing.md).
+
+    The file is kept as uploaded (its sha256 freezes it into a comparison); the worker reads
+    it, and the row holds what the pages and the sizing need to know of it without reading
+    it again."""
+
+    class Window(models.TextChoices):
+        HOUR = "hour", "A representative hour"
+        DAY = "day", "A representative day"
+        WEEK = "week", "A representative week"
+        PEAK_HOUR = "peak_hour", "The busiest hour"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting to be read"
+        READING = "reading", "Reading"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    brief = models.ForeignKey(WorkloadBrief, on_delete=models.PROTECT, related_name="traces")
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    window = models.CharField(max_length=10, choices=Window.choices)
+    raw_file = models.FileField(upload_to="traces/%Y/%m/")
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    size_bytes = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    progress = models.FloatField(default=0.0)
+    error = models.TextField(blank=True)
+    layout = models.CharField(max_length=20, blank=True)
+    requests = models.PositiveIntegerField(null=True, blank=True)
+    span_s = models.FloatField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    # Percentiles of the request sizes, the arrivals per minute and their peak-to-average,
+    # tenants, the reader's notes: shown as they are, and what replaces the brief's guesses.
+    summary = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["brief", "sha256", "window"], name="trace_once_per_brief_and_window"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.get_window_display().lower()})"

@@ -14,7 +14,7 @@ from django.db.models.expressions import RawSQL
 
 from briefs import access
 from briefs.fit import AcceleratorFit, fit_accelerators
-from briefs.models import WorkloadBrief, WorkloadClass
+from briefs.models import TrafficTrace, WorkloadBrief, WorkloadClass
 from briefs.services import brief_volume
 from catalog import access as catalog_access
 from catalog.models import Accelerator
@@ -137,3 +137,16 @@ def calculator_choices(user: User) -> tuple[list[tuple[str, str]], list[tuple[st
         )
     ]
     return models, accelerators
+
+
+def ready_trace_for(brief: WorkloadBrief) -> TrafficTrace | None:
+    """The newest trace of this brief that was read (the one a comparison sizes from)."""
+    return (
+        TrafficTrace.objects.filter(brief=brief, status=TrafficTrace.Status.READY)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+
+
+def traces_of(brief: WorkloadBrief) -> list[TrafficTrace]:
+    return list(TrafficTrace.objects.filter(brief=brief).select_related("uploaded_by"))

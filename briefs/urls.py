@@ -11,4 +11,5 @@ urlpatterns = [
     path("memory-fit/", views.memory_fit, name="memory-fit"),
     path("<int:pk>/", views.brief_detail, name="brief-detail"),
     path("<int:pk>/revise/", views.brief_revise, name="brief-revise"),
+    path("<int:pk>/traces/", views.trace_upload, name="trace-upload"),
 ]

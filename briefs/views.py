@@ -20,9 +20,10 @@ from briefs import selectors as selectors_briefs
 from briefs import services as services_briefs
 from briefs.fit import context_source_for, context_tokens_for, mode_for
 from briefs.fit_words import assumption_rows
-from briefs.forms import BriefForm, MemoryFitForm, brief_initial
-from briefs.models import WorkloadBrief, WorkloadClass
+from briefs.forms import BriefForm, MemoryFitForm, TrafficTraceForm, brief_initial
+from briefs.models import TrafficTrace, WorkloadBrief, WorkloadClass
 from briefs.rules import GROUPS, field_label, groups_for, missing_labels
+from briefs.services import traces as services_traces
 from catalog import access as catalog_access
 from core.errors import DomainError
 from core.forms import apply_domain_error
@@ -72,6 +73,12 @@ def brief_create(request: AuthedRequest) -> HttpResponse:
 @read_required
 def brief_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     brief = selectors_briefs.brief_get(request.user, pk)
+    return render(request, "briefs/brief_detail.html", _detail_context(request, brief))
+
+
+def _detail_context(
+    request: AuthedRequest, brief: WorkloadBrief, trace_form: TrafficTraceForm | None = None
+) -> dict[str, Any]:
     rows = selectors_briefs.brief_fit_rows(brief)
     short = selectors_briefs.shortlist(rows)
     training = mode_for(brief) != "inference"
@@ -103,7 +110,52 @@ def brief_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "can_compare": has_role(request.user, Role.PROCUREMENT_LEAD, Role.ADMIN),
     }
     context["volume"], context["implied_fleet"] = services_briefs.brief_volume(brief)
-    return render(request, "briefs/brief_detail.html", context)
+    context.update(_trace_context(request, brief, trace_form))
+    return context
+
+
+def _trace_context(
+    request: AuthedRequest, brief: WorkloadBrief, form: TrafficTraceForm | None = None
+) -> dict[str, Any]:
+    traces = selectors_briefs.traces_of(brief)
+    ready = next((t for t in traces if t.status == TrafficTrace.Status.READY), None)
+    can_upload = has_role(request.user, *access.TRACE_UPLOADERS)
+    return {
+        "traces": traces,
+        "trace_ready": ready,
+        "trace_form": form or (TrafficTraceForm() if can_upload else None),
+        "fig_arrivals": charts_briefs.arrivals_figure(
+            ready.summary.get("requests_per_minute", []),
+            title=f"Requests a minute in {ready.original_name}",
+        )
+        if ready
+        else None,
+    }
+
+
+@access.trace_upload_required
+def trace_upload(request: AuthedRequest, pk: int) -> HttpResponse:
+    brief = selectors_briefs.brief_get(request.user, pk)
+    form = TrafficTraceForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            trace = services_traces.traffic_trace_upload(
+                brief=brief,
+                upload=form.cleaned_data["file"],
+                window=form.cleaned_data["window"],
+                acting_user=request.user,
+            )
+        except DomainError as exc:
+            apply_domain_error(form, exc)
+        else:
+            messages.success(
+                request, f"“{trace.original_name}” is uploaded; a worker reads it now."
+            )
+            return redirect(f"{brief.get_absolute_url()}#traffic")
+    if request.method != "POST":
+        return redirect(f"{brief.get_absolute_url()}#traffic")
+    context = _detail_context(request, brief, form)
+    return render(request, "briefs/brief_detail.html", context, status=400)
 
 
 @write_required

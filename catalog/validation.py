@@ -201,18 +201,21 @@ def _time_errors(values: Mapping[str, Any], errors: dict[str, list[str]], now: d
 
 
 def _topology_errors(
-    values: Mapping[str, Any], accelerator: Accelerator | None, errors: dict[str, list[str]]
+    values: Mapping[str, Any],
+    accelerator: Accelerator | None,
+    errors: dict[str, list[str]],
+    node_from_file: bool,
 ) -> None:
     gpus = values.get("gpus_per_node")
+    # A public file that states its node size (10× L40S) is the offer, beyond the catalog's
+    # usual node; only more GPUs than one machine or NVLink domain holds is refused.
     if accelerator is None:
         _add(errors, "accelerator", "Choose an accelerator from the catalog.")
-    elif gpus is None or not 1 <= int(gpus) <= max_gpus_per_node_for(accelerator):
-        _add(
-            errors,
-            "gpus_per_node",
-            f"{accelerator.name} nodes hold 1 to "
-            f"{max_gpus_per_node_for(accelerator)} GPUs; got {gpus}.",
-        )
+    else:
+        limit = RACK_SCALE_MAX_GPUS if node_from_file else max_gpus_per_node_for(accelerator)
+        if gpus is None or not 1 <= int(gpus) <= limit:
+            message = f"{accelerator.name} nodes hold 1 to {limit} GPUs; got {gpus}."
+            _add(errors, "gpus_per_node", message)
     commitment, available = values.get("min_commitment_gpus"), values.get("max_gpus_available")
     if commitment and available and int(commitment) > int(available):
         _add(errors, "min_commitment_gpus", "The minimum commitment exceeds the GPUs available.")
@@ -241,8 +244,11 @@ def quote_rule_errors(
     rfq: Rfq | None = None,
     require_source: bool = False,
     now: datetime | None = None,
+    node_from_file: bool = False,
 ) -> dict[str, list[str]]:
-    """Every rule a quote version must satisfy, as {field: [messages]} (empty when valid)."""
+    """Every rule a quote version must satisfy, as {field: [messages]} (empty when valid).
+
+    `node_from_file`: the GPUs per node come from an imported public file, which states them."""
     errors: dict[str, list[str]] = {}
     for message in currency_errors(values.get("currency")):
         _add(errors, "currency", message)
@@ -250,7 +256,7 @@ def quote_rule_errors(
     _bound_errors(values, errors)
     _capacity_errors(values, errors)
     _time_errors(values, errors, now or timezone.now())
-    _topology_errors(values, accelerator, errors)
+    _topology_errors(values, accelerator, errors, node_from_file)
     if rfq is not None:
         _rfq_errors(values, accelerator, rfq, errors)
     if require_source and not (values.get("source_url") or values.get("source_document")):

@@ -199,6 +199,7 @@ MEDIA_ROOT = STORAGES["default"]["OPTIONS"]["location"]
 BASE_CURRENCY = env_str("BASE_CURRENCY", "USD")
 STALE_QUOTE_DAYS = env_int("STALE_QUOTE_DAYS", 30)
 BENCHMARK_UPLOAD_MAX_BYTES = env_int("BENCHMARK_UPLOAD_MAX_BYTES", 200 * 1000 * 1000)
+TRACE_UPLOAD_MAX_BYTES = env_int("TRACE_UPLOAD_MAX_BYTES", 200 * 1000 * 1000)
 EVIDENCE_UPLOAD_MAX_BYTES = env_int("EVIDENCE_UPLOAD_MAX_BYTES", 20 * 1000 * 1000)
 DUAL_APPROVAL_THRESHOLD_USD = env_int("DUAL_APPROVAL_THRESHOLD_USD", 250_000)
 # A brief whose volume implies more GPUs at peak than this is saved only once confirmed.
@@ -270,6 +271,10 @@ CELERY_BEAT_SCHEDULE = {
     "redrive-stuck-benchmark-results": {
         "task": "benchmarks.tasks.benchmark_results_redrive_stuck_task",
         "schedule": timedelta(minutes=1),  # with a 30 s stale claim: re-driven within 2 min
+    },
+    "redrive-stuck-traffic-traces": {
+        "task": "briefs.tasks.traffic_traces_redrive_stuck_task",
+        "schedule": timedelta(minutes=1),
     },
     # a price change's impact and notices still pending a minute after the vendor's save
     "redrive-pending-price-changes": {

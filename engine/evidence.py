@@ -18,6 +18,9 @@ Pure: dataclasses in, a verdict out (docs/engine/evidence.md). A result is
   engine major version or KV-cache precision keeps its throughput (no public factor carries
   one to the other) and says so;
 - a mixture-of-experts result never stands for a dense brief, nor the reverse;
+- **published** when it is a public, VALID result of the same model (or the same family and size
+  class) on the same accelerator in the brief's regime (`match_published`): ranked below the
+  team's own measurement and above the estimate;
 - a measurement on one node never stands for a row whose GPUs span several (tensor parallel
   across instances is not the measured setup); a file's nodes are read as full nodes of
   ``NODE_GPUS_ASSUMED`` GPUs;
@@ -83,6 +86,25 @@ _MOE_WORDS = re.compile(r"(?:^|-)(moe|mixtral|deepseek-v[23]|\d+x\d+b)(?:-|$)")
 
 
 @dataclass(frozen=True, slots=True)
+class Published:
+    """Where a published result comes from and the regime it held (MLPerf Inference)."""
+
+    round: str  # "MLPerf Inference v4.1"
+    submitter: str
+    software: str
+    scenario: str  # Offline, Server or Interactive
+    ttft_limit_ms: float | None = None  # the scenario's limits (p99), None: no limit
+    tpot_limit_ms: float | None = None
+    # The spread of this accelerator's per-GPU figure across the round's submitters, as
+    # factors of this result's (low ≤ 1 ≤ high): the row's band.
+    spread_low: float = 1.0
+    spread_high: float = 1.0
+    off_median: float = 0.0  # |log(this result / the submitters' median)|
+    division: str = "closed"
+    precision: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ResultWorkload:
     """What a benchmark result says it measured (None / "" when the file does not say)."""
 
@@ -105,6 +127,7 @@ class ResultWorkload:
     quote_id: int | None = None
     brief_id: int | None = None
     kv_precision: str = ""  # the KV cache's dtype when the file states it ("auto": not stated)
+    published: Published | None = None  # a public result, not the team's measurement
     nodes: int = 1  # the nodes its GPUs were on (a serving file measures one server)
     measured_on_version: int | None = None  # an earlier version of the offer it ran on
 
@@ -131,6 +154,9 @@ class EvidenceTarget:
     kv_precision: str = ""
     serving_engine: str = ""  # the brief's ("" : not stated, any engine's result counts)
     serving_engine_version: str = ""
+    batch: bool = False  # a batch brief (no latency target binds): MLPerf's Offline regime
+    ttft_target_ms: float | None = None  # the brief's p95 targets
+    itl_target_ms: float | None = None
     nodes: int = 1  # the nodes (instances) the row's GPUs span: an offer's GPUs per node
 
 
@@ -157,6 +183,31 @@ def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if math.isfinite(value) else None
+
+
+def published_of(item: Mapping[str, Any]) -> Published | None:
+    """A frozen published result's source and regime (None: the team's own result)."""
+    source = item.get("published")
+    if not isinstance(source, Mapping) or not source:
+        return None
+
+    def factor(name: str, default: float) -> float:
+        value = _number(source.get(name))
+        return default if value is None or (value == 0 and default) else value
+
+    return Published(
+        round=source.get("round") or "",
+        submitter=source.get("submitter") or "",
+        software=source.get("software") or "",
+        scenario=source.get("scenario") or "",
+        ttft_limit_ms=_number(source.get("ttft_limit_ms")),
+        tpot_limit_ms=_number(source.get("tpot_limit_ms")),
+        spread_low=factor("spread_low", 1.0),
+        spread_high=factor("spread_high", 1.0),
+        off_median=factor("off_median", 0.0),
+        division=source.get("division") or "closed",
+        precision=item.get("precision") or "",
+    )
 
 
 def workload_of(item: Mapping[str, Any]) -> ResultWorkload:
@@ -194,6 +245,7 @@ def workload_of(item: Mapping[str, Any]) -> ResultWorkload:
         kv_precision=item.get("kv_precision") or "",
         measured_on_version=int(version) if isinstance(version, int) else None,
         nodes=max(1, -(-gpus // NODE_GPUS_ASSUMED)),
+        published=published_of(item),
     )
 
 
@@ -427,6 +479,8 @@ def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatc
             f"of the {ours} {_label(target.model_name)}",
             scope=scope,
         )
+    if result.published is not None:
+        return match_published(result, result.published, target)
     if target.nodes > max(1, result.nodes):
         # Tensor parallel over instances without the node's GPU interconnect is not the
         # measured setup, and no public factor carries one to the other (issue 37, F12).
@@ -500,17 +554,133 @@ def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatc
     )
 
 
+def round_order(name: str) -> tuple[int, ...]:
+    """'MLPerf Inference v4.1' → (4, 1): a newer round sorts after an older one."""
+    found = re.search(r"v?(\d+(?:\.\d+)*)\s*$", name or "")
+    return tuple(int(x) for x in found.group(1).split(".")) if found else ()
+
+
+def published_label(source: Published) -> str:
+    """'published · MLPerf Inference v4.1 · NVIDIA · TensorRT 10.2.0, CUDA 12.4 · Server'."""
+    parts = ("published", source.round, source.submitter, source.software, source.scenario)
+    return " · ".join(p for p in parts if p)
+
+
+def regime_gap(source: Published, target: EvidenceTarget) -> str | None:
+    """Why the result's scenario is not the brief's regime (None: it is). Offline holds every
+    query at once with no latency limit: a batch brief's regime. Server and Interactive hold
+    their limits at the 99th percentile, so one counts for a brief whose p95 targets are as
+    loose as or looser than those limits (p99 within the limit puts p95 within it too)."""
+    if source.scenario.lower() == "offline":
+        if target.batch:
+            return None
+        return (
+            "an Offline result (every query at once, no latency limit) says nothing of a "
+            "brief with latency targets"
+        )
+    if target.batch:
+        return f"the brief is a batch workload: Offline's regime, not {source.scenario}'s"
+    for name, limit, wanted in (
+        ("TTFT", source.ttft_limit_ms, target.ttft_target_ms),
+        ("time-per-output-token", source.tpot_limit_ms, target.itl_target_ms),
+    ):
+        if limit is not None and wanted is not None and limit > wanted:
+            return (
+                f"its {name} limit {limit:,.0f} ms (p99) is looser than the brief's "
+                f"{wanted:,.0f} ms target"
+            )
+    return None
+
+
+def _quality_note(source: Published, target: EvidenceTarget) -> str:
+    if source.division != "closed":
+        return f"{source.division} division: its accuracy is not held to the reference"
+    brief = f" to the brief's {target.precision}" if target.precision else ""
+    return (
+        "closed division: accuracy held to at least 99 % of the reference, so its "
+        f"{source.precision or 'precision'} counts as quality-equivalent{brief}"
+    )
+
+
+def match_published(
+    result: ResultWorkload, source: Published, target: EvidenceTarget
+) -> EvidenceMatch:
+    """Judge a published result (the accelerator and the model kind already agree): the same
+    model, or the same family and size class scaled by active parameters, in the brief's
+    regime. Its per-GPU figure is costed on the row's GPUs; its band is the spread of the
+    round's submitters on this accelerator. The request shape is the caller's to scale (the
+    estimator's ratio between the brief's shape and the benchmark's)."""
+    rid = result.result_id
+    label = published_label(source)
+    adjustments: list[str] = []
+    size = 1.0
+    if not same_model(result, target):
+        ratio = _size_class(result, target)
+        if ratio is None or not _same_family(result, target):
+            return EvidenceMatch(
+                rid,
+                "ignored",
+                f"{label} ignored: {_label(result.model_name)} is not the brief's "
+                f"{_label(target.model_name)}",
+                scope="accelerator",
+            )
+        size = 1 / ratio
+        adjustments.append(
+            f"scaled by {size:.3f} for the parameter count ({_label(target.model_name)} "
+            f"against {_label(result.model_name)})"
+        )
+    if gap := regime_gap(source, target):
+        return EvidenceMatch(rid, "ignored", f"{label} ignored: {gap}", scope="accelerator")
+    n, m = max(1, int(result.gpu_count or 1)), max(1, int(target.gpus))
+    if n != m:
+        adjustments.append(
+            f"the submission's per-GPU figure ({n} GPUs) costed on the row's {m} "
+            f"GPU{'s' if m != 1 else ''}"
+        )
+    adjustments.append(_quality_note(source, target))
+    if source.spread_low < 1 or source.spread_high > 1:
+        adjustments.append(
+            f"band ×{source.spread_low:.2f}–×{source.spread_high:.2f}: the spread of the "
+            "round's submitters on this accelerator"
+        )
+    return EvidenceMatch(
+        rid,
+        "published",
+        label,
+        adjustments=tuple(adjustments),
+        throughput_factor=size * m / n,
+        spread_low_factor=min(1.0, source.spread_low),
+        spread_high_factor=max(1.0, source.spread_high),
+        scope="accelerator",
+    )
+
+
+def _published_key(result: ResultWorkload) -> tuple[tuple[int, ...], float, float]:
+    """Among published results: the newest round; the loosest scenario the brief allows
+    (its throughput is what the brief's targets leave); the one nearest the submitters'
+    median (never the highest: an optimistic pick)."""
+    source = result.published
+    if source is None:
+        return (), 0.0, 0.0
+    loose = (source.ttft_limit_ms or 0.0) + (source.tpot_limit_ms or 0.0)
+    return round_order(source.round), loose, -source.off_median
+
+
 def choose_evidence(
     results: Sequence[ResultWorkload], target: EvidenceTarget
 ) -> tuple[EvidenceMatch | None, tuple[EvidenceMatch, ...]]:
     """(the result to use or None, every verdict in input order).
 
-    Preference, best first: measured over proxy; this quote's over the accelerator's; bound
-    to this brief over unbound; measured at the costed GPU count; fewer shape differences;
-    the newest (largest id). Never "the highest tokens/s" (an optimistic pick).
+    Preference, best first: measured over proxy over published; this quote's over the
+    accelerator's; bound to this brief over unbound; measured at the costed GPU count; fewer
+    shape differences; for published results `_published_key`; the newest (largest id).
+    Never "the highest tokens/s" (an optimistic pick).
     """
     verdicts = tuple(match_result(r, target) for r in results)
-    best: tuple[tuple[int, bool, bool, bool, int, str], EvidenceMatch] | None = None
+    best: (
+        tuple[tuple[int, bool, bool, bool, int, tuple[int, ...], float, float, str], EvidenceMatch]
+        | None
+    ) = None
     for result, verdict in zip(results, verdicts, strict=True):
         if not verdict.counts:
             continue
@@ -518,8 +688,10 @@ def choose_evidence(
             -evidence_strength(verdict.kind),
             verdict.scope == "quote",
             result.brief_id is not None,
-            int(result.gpu_count or 1) == int(target.gpus),
+            # a published per-GPU figure is costed on any GPU count alike
+            result.published is None and int(result.gpu_count or 1) == int(target.gpus),
             -len(verdict.differences),
+            *_published_key(result),
             str(result.result_id).zfill(12),
         )
         if best is None or key > best[0]:

@@ -50,7 +50,10 @@ def evidence_words(cand: CandidateInput) -> str:
     if cand.is_api:
         return "provider's model API"
     head = cand.perf_source if cand.perf_source in EVIDENCE_KINDS else "estimated"
-    return f"{head}: {cand.evidence_detail}" if cand.evidence_detail else head
+    detail = cand.evidence_detail
+    if detail.startswith(head):  # "published · MLPerf Inference v4.1 · …" names its kind
+        return detail
+    return f"{head}: {detail}" if detail else head
 
 
 def _overlap(a: CandidateStats, b: CandidateStats) -> bool:

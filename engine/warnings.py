@@ -24,6 +24,7 @@ candidate is ineligible (it stays in the output, with the detail as its reason, 
 | TERM_NOT_STATED | fixed capacity states no term: the horizon is counted (commitment.py) | warn |
 | STORAGE_NOT_PRICED | the brief needs storage but the row has no storage price | warn |
 | PERF_PROXY | throughput from a proxy benchmark (other shape, or same family/size) | warn |
+| PERF_PUBLISHED | throughput from a published result (MLPerf), not the team's measurement | info |
 | MODEL_SUBSTITUTION | the route or offer serves another model than the brief's | warn |
 | PRICE_FAR_FROM_MARKET | price far from the market, confirmed at entry | block if vendor-only |
 
@@ -74,6 +75,7 @@ class WarningCode(StrEnum):
     TERM_NOT_STATED = "TERM_NOT_STATED"
     STORAGE_NOT_PRICED = "STORAGE_NOT_PRICED"
     PERF_PROXY = "PERF_PROXY"
+    PERF_PUBLISHED = "PERF_PUBLISHED"
     MODEL_SUBSTITUTION = "MODEL_SUBSTITUTION"
     PRICE_FAR_FROM_MARKET = "PRICE_FAR_FROM_MARKET"
 
@@ -244,6 +246,13 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
         add(WarningCode.FX_MISSING, "no FX rate for the quote's currency; not converted", "block")
     if gpu and cand.perf_source == "estimated":
         add(WarningCode.PERF_ESTIMATED, "throughput is an estimate, not a measured benchmark")
+    if gpu and cand.perf_source == "published":
+        add(
+            WarningCode.PERF_PUBLISHED,
+            "throughput from a published result, not measured by the team: "
+            + (cand.evidence_detail or "a public benchmark submission"),
+            "info",
+        )
     if gpu and cand.perf_source == "proxy":
         add(
             WarningCode.PERF_PROXY,

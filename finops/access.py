@@ -33,8 +33,11 @@ def comparisons_for(user: User) -> QuerySet[Comparison]:
 
 
 def decisions_for(user: User) -> QuerySet[Comparison]:
-    """The approved comparisons (decisions) this user may see."""
-    return comparisons_for(user).filter(status=Comparison.Status.APPROVED)
+    """The approved comparisons (decisions) this user may see and FinOps tracks: a decision
+    another approval of the same brief superseded is history, no longer tracked (U2)."""
+    return comparisons_for(user).filter(
+        status=Comparison.Status.APPROVED, decision_superseded_by__isnull=True
+    )
 
 
 def access_comparison(user: User, comparison_id: Any) -> Comparison:

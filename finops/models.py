@@ -87,6 +87,7 @@ class ActualOutputs(models.Model):
         FORM = "form", "Entered"
         CSV = "csv", "CSV upload"
         VLLM = "vllm", "vLLM metrics scrape"
+        API = "api", "REST API"
 
     comparison = models.ForeignKey(
         "procurement.Comparison", on_delete=models.PROTECT, related_name="actual_outputs"

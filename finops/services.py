@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from functools import partial
@@ -29,9 +30,11 @@ from core.audit import audit_record
 from core.errors import Conflict, DomainError, NotAllowed
 from finops import access, selectors
 from finops.focus.actuals import MonthCount
+from finops.focus.export import DATASETS, to_csv, to_parquet
 from finops.focus.matching import BillingRowError, MatchRule, summarise
 from finops.focus.reader import NotFocus, check_header, read_batches
 from finops.focus.reconcile import Actual, ReconcileError, reconcile
+from finops.focus.spec import FOCUS_VERSION
 from finops.models import ActualOutputs, BillingImport, Reconciliation
 from procurement.models import CandidateResult, Comparison
 
@@ -63,6 +66,12 @@ def _approved(comparison: Comparison) -> None:
         raise Conflict(
             f"This comparison is {comparison.get_status_display().lower()}, not approved: "
             "only an approved decision has a commitment to export and a bill to reconcile."
+        )
+    if comparison.decision_superseded_by_id is not None:
+        raise Conflict(
+            f"This decision was superseded by comparison {comparison.decision_superseded_by_id} "
+            f"on {comparison.decision_superseded_at:%Y-%m-%d}: it is no longer tracked; import "
+            "bills and counts on the decision that superseded it."
         )
 
 
@@ -172,16 +181,45 @@ def billing_import_create(
     return job
 
 
-def focus_export_record(
-    *, acting_user: User, comparison: Comparison, dataset: str, file_format: str
-) -> None:
-    """Audit a FOCUS download (who took which decision's commitments out, and when)."""
+@dataclass(frozen=True, slots=True)
+class FocusFile:
+    body: bytes
+    content_type: str
+    filename: str
+
+
+FOCUS_FORMATS = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet"}
+
+
+def focus_export(
+    *, acting_user: User, comparison: Comparison, dataset: str, file_format: str = "csv"
+) -> FocusFile:
+    """A decision's FOCUS commitments or prices as a file, audited (who took which decision's
+    commitments out, and when); 409 before the decision is approved."""
+    if dataset not in DATASETS:
+        raise DomainError(f"Unknown FOCUS dataset {dataset!r}: commitments or prices.")
+    if file_format not in FOCUS_FORMATS:
+        raise DomainError(f"Unknown format {file_format!r}: csv or parquet.")
+    rows = (
+        selectors.commitment_rows(comparison)
+        if dataset == "commitments"
+        else selectors.price_rows(comparison)
+    )
+    if not rows:
+        raise Conflict(
+            "Only an approved comparison has a commitment to export: this one is "
+            f"{comparison.get_status_display().lower()}."
+        )
+    columns = DATASETS[dataset]
+    body = to_parquet(rows, columns) if file_format == "parquet" else to_csv(rows, columns)
     audit_record(
         actor=acting_user,
         action=f"comparison.exported_focus_{dataset}",
         obj=comparison,
         summary={"format": file_format},
     )
+    name = f"focus-{FOCUS_VERSION}-{dataset}-decision-{comparison.pk}.{file_format}"
+    return FocusFile(body, FOCUS_FORMATS[file_format], name)
 
 
 def _rule(job: BillingImport) -> MatchRule:
@@ -268,6 +306,17 @@ def billing_import_run(*, import_id: int) -> BillingImport | None:
     except Exception as exc:  # a reader bug must not leave the import RUNNING forever
         logger.exception("Reading billing import %s failed", import_id)
         _fail(import_id, f"The file could not be read ({type(exc).__name__}).")
+        return BillingImport.objects.get(pk=import_id)
+    if summary.rows and not summary.matched_rows:
+        # A bill that matches nothing says nothing of the month: reconciling it would flag a
+        # drift on a zero (U7). The reasons tell what to change in the rule.
+        reasons = ", ".join(f"{n:,} {why}" for why, n in summary.unmatched_by_reason.items())
+        _fail(
+            import_id,
+            f"None of the file's {summary.rows:,} rows matched this decision ({reasons}): "
+            "check the provider names, accounts, tags and SKU ids (a bill carries the "
+            "provider's own SKU ids), then import it again.",
+        )
         return BillingImport.objects.get(pk=import_id)
     values: dict[str, Any] = {
         "status": BillingImport.Status.DONE,

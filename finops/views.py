@@ -23,7 +23,6 @@ from finops.focus.actuals import (
     parse_vllm_metrics,
 )
 from finops.focus.charts import MonthPoint, unit_cost_by_month
-from finops.focus.export import DATASETS, to_csv, to_parquet
 from finops.focus.spec import FOCUS_VERSION
 from finops.forms import ActualOutputsForm, ActualsUploadForm, BillingImportForm, split_ids
 from finops.models import ActualOutputs
@@ -38,7 +37,7 @@ def decision_list(request: AuthedRequest) -> HttpResponse:
     only_drift = request.GET.get("drift") == "1"
     if only_drift:
         decisions = selectors.drifting_decisions(request.user).order_by("-decided_at", "-pk")
-    rows = list(decisions[:200])
+    rows = list(decisions.prefetch_related("superseded_decisions")[:200])
     drifting = set(selectors.drifting_decisions(request.user).values_list("pk", flat=True))
     return render(
         request,
@@ -53,8 +52,9 @@ def _forms_initial(comparison: Comparison) -> dict[str, Any]:
         return {}
     initial: dict[str, Any] = {"provider_names": row.provider_name}
     if row.quote is not None:
+        # A bill carries the provider's own SKU ids, never ours: the SKU box starts empty (a
+        # pre-filled product id matched nothing on a real bill, U7).
         initial["gpus_per_instance"] = row.quote.gpus_per_node
-        initial["sku_ids"] = selectors.sku_id(row.quote)
     return initial
 
 
@@ -102,30 +102,20 @@ def decision_detail(request: AuthedRequest, pk: int) -> HttpResponse:
 
 def _export(request: AuthedRequest, pk: int, dataset: str) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
-    rows = (
-        selectors.commitment_rows(comparison)
-        if dataset == "commitments"
-        else selectors.price_rows(comparison)
-    )
-    if not rows:
-        return HttpResponse(
-            "Only an approved comparison has a commitment to export: this one is "
-            f"{comparison.get_status_display().lower()}.",
-            status=409,
-            content_type="text/plain; charset=utf-8",
+    file_format = "parquet" if request.GET.get("format") == "parquet" else "csv"
+    try:
+        focus = services.focus_export(
+            acting_user=request.user,
+            comparison=comparison,
+            dataset=dataset,
+            file_format=file_format,
         )
-    columns = DATASETS[dataset]
-    parquet = request.GET.get("format") == "parquet"
-    body = to_parquet(rows, columns) if parquet else to_csv(rows, columns)
-    ext = "parquet" if parquet else "csv"
-    services.focus_export_record(
-        acting_user=request.user, comparison=comparison, dataset=dataset, file_format=ext
-    )
-    response = HttpResponse(
-        body, content_type="application/vnd.apache.parquet" if parquet else "text/csv"
-    )
-    name = f"focus-{FOCUS_VERSION}-{dataset}-decision-{comparison.pk}.{ext}"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    except DomainError as exc:
+        return HttpResponse(
+            exc.message, status=exc.status_code, content_type="text/plain; charset=utf-8"
+        )
+    response = HttpResponse(focus.body, content_type=focus.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{focus.filename}"'
     return response
 
 

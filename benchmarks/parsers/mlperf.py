@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -10,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._util import Builder, ProgressFn, combine_runs, scalars, to_number, to_str
+from .identity import run_key
 from .registry import CSV_HEADER, JSON_OBJECT, TEXT, Format
 from .types import Metrics, ParsedResult
 
@@ -65,10 +67,63 @@ def parse_inference(text: str, progress: ProgressFn | None = None) -> ParsedResu
         raise Builder(INFERENCE_ID, INFERENCE_NAME).error(f"{INFERENCE_NAME}: no data rows")
     if progress is not None:
         progress(1.0)
+    if len({run_key(run).workload for run in runs}) > 1:
+        return _several_results(runs)
     return combine_runs(
         runs,
         "result row",
         plural="result rows (system × model × scenario)",
+    )
+
+
+def _row(run: ParsedResult) -> dict[str, str | float | int | None]:
+    """One row as the result lists it, with its figure per GPU by its own GPU count."""
+    extra = run.extra or {}
+    result, gpus = extra.get("result"), run.metrics.gpus
+    per_gpu = result / gpus if isinstance(result, int | float) and gpus else None
+    return {
+        "system": to_str(extra.get("systemname")),
+        "model": run.model,
+        "scenario": to_str(extra.get("scenario")),
+        "result": result if isinstance(result, int | float) else None,
+        "units": to_str(extra.get("units")),
+        "gpus": gpus,
+        "result_per_gpu": per_gpu,
+    }
+
+
+def _row_words(row: Mapping[str, str | float | int | None]) -> str:
+    result, per_gpu = row["result"], row["result_per_gpu"]
+    amount = f"{result:,.1f}" if isinstance(result, int | float) else "?"
+    each = f" = {per_gpu:,.1f} per GPU" if isinstance(per_gpu, int | float) else ""
+    return (
+        f"{row['system'] or 'system ?'} · {row['model'] or 'model ?'} · "
+        f"{row['scenario'] or 'scenario ?'}: {amount} {row['units'] or ''} on "
+        f"{row['gpus'] or '?'} GPUs{each}"
+    )
+
+
+def _several_results(runs: list[ParsedResult]) -> ParsedResult:
+    """Rows of different systems, models or scenarios are separate results, never the load
+    levels of one sweep: the first row is the headline, on its own GPU count, and each row is
+    listed with its figure per GPU by its own GPU count (F8)."""
+    rows = [_row(run) for run in runs]
+    runs = [
+        dataclasses.replace(run, extra={**run.extra, "result_per_gpu": row["result_per_gpu"]})
+        for run, row in zip(runs, rows, strict=True)
+    ]
+    head = runs[0]
+    note = (
+        f"file holds {len(runs)} results of different systems, models or scenarios: not one "
+        f"sweep; headline: the first row ({_row_words(rows[0])}); upload one row per file to "
+        "use another. Each row, per GPU by its own GPU count: "
+        + "; ".join(_row_words(row) for row in rows)
+    )
+    return dataclasses.replace(
+        head,
+        notes=(note, *head.notes),
+        runs=tuple(runs),
+        extra=dict(head.extra),
     )
 
 
@@ -89,6 +144,9 @@ def _inference_row(rec: Mapping[str, str], line: int) -> ParsedResult:
             tok_s = result
     b.extra.update({k: v for k, v in rec.items() if k})
     b.extra["result"] = result
+    if weights := rec.get("weight_data_types", "").strip():
+        # F7: the precision the submission states (read as the upload's precision)
+        b.extra["weight_precision"] = weights
     b.note(
         "MLPerf Result is in the unit of the Units column (Queries/s for Server, Samples/s for "
         "Offline, latency for SingleStream/MultiStream); Accuracy is model-specific"

@@ -30,6 +30,7 @@ from benchmarks.selectors.evidence import (
     targets_of,
 )
 from benchmarks.selectors.hosted import hosted_latency_for
+from benchmarks.selectors.published import published_results_for
 from benchmarks.sweep_groups import merge_sweeps
 from benchmarks.sweep_report import compare_axis, flat_figures, load_tag, load_words
 from catalog.models import CalibrationEntry
@@ -48,6 +49,7 @@ __all__ = [
     "hosted_latency_for",
     "judged_gpus",
     "kv_precision_of",
+    "published_results_for",
     "request_sizes_for_brief",
     "result_workload",
     "targets_of",

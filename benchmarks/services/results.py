@@ -92,7 +92,6 @@ PRECISION_KEYS = (
     "dtype",
     "config_dtype",
     "server_dtype",
-    "weight_data_types",  # MLPerf Inference summary.csv (v5.0 on): the weights' data type
 )
 AUTO_NOTE = (
     "The file says dtype auto: the server ran the weights as published, so the precision is "
@@ -115,6 +114,15 @@ def stated_precision(parsed: ParsedResult) -> str:
         names += listed.split(",")
     stated = {precision_in_name(name.strip()) for name in names if name.strip()}
     return stated.pop() if len(stated) == 1 else ""
+
+
+def stated_gpus(parsed: ParsedResult) -> int | None:
+    """The GPUs the file states its throughput was measured on (an MLPerf row's accelerators
+    per node × nodes; None when it states no throughput or no GPU count)."""
+    metrics = parsed.metrics
+    serves = metrics.output_tokens_per_s is not None or metrics.request_throughput_rps is not None
+    gpus = metrics.gpus
+    return int(gpus) if serves and isinstance(gpus, int) and gpus > 0 else None
 
 
 def says_auto(parsed: ParsedResult) -> bool:
@@ -248,6 +256,13 @@ def apply_parsed(result: BenchmarkResult, parsed: ParsedResult) -> None:
             f"The file states precision {stated}; the precision given at upload "
             f"({given_precision}) was not used."
         )
+    if (gpus := stated_gpus(parsed)) and result.gpu_count and gpus != result.gpu_count:
+        # The file's throughput is its own system's: per-GPU figures divide by its GPUs.
+        result.parse_notes.append(
+            f"The file's result ran on {gpus} GPUs; the GPU count given at upload "
+            f"({result.gpu_count}) was not used."
+        )
+        result.gpu_count = gpus
     apply_given_load(result, parsed, given_load)
     _bind_model(result, scrub(parsed.model or "").strip()[:200])
     profile = result.model_profile

@@ -42,6 +42,8 @@ SOURCES: dict[str, str] = {
     "oci-gpu": "https://docs.oracle.com/iaas/Content/Compute/References/computeshapes.htm",
     "lambda": "https://docs.lambda.ai/public-cloud/on-demand/",
     "runpod": "https://docs.runpod.io/references/gpu-types",
+    "hyperstack": "https://www.hyperstack.cloud/gpu-pricing",
+    "datacrunch": "https://datacrunch.io/products",
 }
 
 INSTANCE_GPUS: dict[str, tuple[InstanceGpu, ...]] = {
@@ -108,6 +110,8 @@ INSTANCE_GPUS: dict[str, tuple[InstanceGpu, ...]] = {
         _rule(r"gpu_\d+x_h100_pcie", "h100-pcie-80gb", "H100 PCIe 80GB", "lambda"),
         _rule(r"gpu_\d+x_a100_sxm4", "a100-sxm-40gb", "A100 SXM4 40GB", "lambda"),
         _rule(r"gpu_\d+x_a100_80gb_sxm4", "a100-sxm-80gb", "A100 SXM4 80GB", "lambda"),
+        # Lambda's 8-GPU A100 40GB machine is the SXM4 one; the 1-4 GPU gpu_<n>x_a100 are PCIe.
+        _rule(r"gpu_8x_a100", "a100-sxm-40gb", "A100 SXM4 40GB", "lambda"),
         _rule(r"gpu_\d+x_a100", "a100-pcie-40gb", "A100 PCIe 40GB", "lambda"),
         _rule(r"gpu_\d+x_b200_sxm6", "b200-hgx-180gb", "B200 SXM6", "lambda"),
         _rule(r"gpu_\d+x_gh200", "gh200-96gb", "GH200 96GB", "lambda"),
@@ -116,6 +120,40 @@ INSTANCE_GPUS: dict[str, tuple[InstanceGpu, ...]] = {
         _rule(r"gpu_\d+x_v100", "v100-sxm2-16gb", "Tesla V100 SXM2 16GB", "lambda"),
         _rule(r"gpu_\d+x_rtx6000", None, "Quadro RTX 6000 24GB", "lambda"),
     ),
+    # Hyperstack's flavors: `-NVLink` is the NVLink bridge between 80 GB PCIe cards (not the
+    # H100 NVL 94GB); only `-SXM5` flavors carry SXM boards.
+    "hyperstack": (
+        _rule(r"n3-H100-SXM5x\d+", "h100-sxm-80gb", "H100 SXM5 80GB", "hyperstack"),
+        _rule(r"n3-H100x\d+(-NVLink)?", "h100-pcie-80gb", "H100 PCIe 80GB", "hyperstack"),
+        _rule(r"n3-A100x\d+(-NVLink)?", "a100-pcie-80gb", "A100 PCIe 80GB", "hyperstack"),
+        _rule(r"n3-L40x\d+", "l40-48gb", "L40 48GB", "hyperstack"),
+        _rule(r"n3-RTX-A6000x\d+", "rtx-a6000-48gb", "RTX A6000 48GB", "hyperstack"),
+        _rule(r"n3-RTX-A4000x\d+", None, "RTX A4000 16GB", "hyperstack"),
+    ),
+    # DataCrunch (now Verda) sells its A100, H100 and H200 as SXM boards only; its instance
+    # types are <count><GPU>[.<memory>S].<vCPUs>V, the `S` marking SXM.
+    "datacrunch": (
+        _rule(r"\d+H100\.80S\.\d+V", "h100-sxm-80gb", "H100 SXM5 80GB", "datacrunch"),
+        _rule(r"\d+H200\.141S\.\d+V", "h200-sxm-141gb", "H200 SXM5 141GB", "datacrunch"),
+        _rule(r"\d+A100\.40S\.\d+V", "a100-sxm-40gb", "A100 SXM4 40GB", "datacrunch"),
+        _rule(r"\d+A100\.\d+V", "a100-sxm-80gb", "A100 SXM4 80GB", "datacrunch"),
+    ),
+}
+# An aggregator's instance type names the cloud it resells (`hyperstack__1xH100_80GB__28__180`
+# on Prime Intellect) and its `UpstreamCloudId` that cloud's own instance type: the upstream's
+# table applies to it.
+AGGREGATOR_TYPE = re.compile(r"(?P<upstream>[a-z0-9]+)__\d+x.+")
+UPSTREAM_CLOUDS = {
+    "hyperstack": "hyperstack",
+    "datacrunch": "datacrunch",
+    "verda": "datacrunch",
+    "lambdalabs": "lambda",
+    "lambda": "lambda",
+    "runpod": "runpod",
+    "aws": "aws",
+    "azure": "azure",
+    "gcp": "gcp",
+    "oci": "oci",
 }
 
 # RunPod's instance types are "<count>x_<GPU>_<SECURE|COMMUNITY>"; the GPU part (normalised) is
@@ -171,6 +209,27 @@ def gpu_of_instance(cloud: str | None, instance_type: str) -> Identified | None:
         if rule.pattern.fullmatch(instance_type):
             return Identified(rule.slug, rule.card, SOURCES[rule.source])
     return None
+
+
+# Google Cloud's N1 VMs take a GPU of the buyer's choosing: the GPU row names the card, and
+# Google documents one board per name (its V100s are the 16 GB SXM2 boards linked by NVLink).
+GCP_N1_GPUS: dict[str, tuple[str | None, str]] = {
+    "v100": ("v100-sxm2-16gb", "V100 SXM2 16GB"),
+    "t4": ("t4-16gb", "T4 16GB"),
+}
+
+
+def gpu_of_gcp_n1(gpu_name: str) -> Identified | None:
+    entry = GCP_N1_GPUS.get(normalise_name(gpu_name))
+    return Identified(entry[0], entry[1], SOURCES["gcp-gpu"]) if entry else None
+
+
+def gpu_of_upstream(instance_type: str, upstream_id: str) -> Identified | None:
+    """The card an aggregator's row carries, from its upstream cloud's own instance type."""
+    match = AGGREGATOR_TYPE.fullmatch(instance_type)
+    if match is None or not upstream_id:
+        return None
+    return gpu_of_instance(UPSTREAM_CLOUDS.get(match.group("upstream")), upstream_id)
 
 
 def is_gpu_family(cloud: str | None, instance_type: str) -> bool:

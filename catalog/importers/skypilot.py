@@ -12,10 +12,9 @@ choosing (T4, V100, P100, P4, K80) are priced on SkyPilot's default host for the
 (8 vCPUs at 4 GB or more per vCPU), titled "n1-highmem-8 + N× GPU" and noted as such. A GPU row
 whose host row is missing, or whose host cannot be told from the file, is skipped and named in
 the outcome (GPU, count and the host looked for), never imported GPU-only. CPU-only rows and
-rows without a price are skipped and counted, never errors. The form factor (PCIe, NVL, SXM) is
-read from the instance type and GpuInfo so a PCIe card is not taken for the SXM one; before that,
-the instance-type table (`catalog.importers.instances`) names the exact card a cloud's instance
-family carries, which no GPU name can say.
+rows without a price are skipped and counted, never errors. Which card a row is, is decided by
+`catalog.importers.identity` from what the row states (instance type, an aggregator's
+`UpstreamCloudId`, the GPU name, `GpuInfo`); the parser only carries those texts.
 """
 
 from __future__ import annotations
@@ -26,7 +25,12 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 from catalog.importers.common import CellReader, ParseResult, RowError, decode_text, read_csv
-from catalog.importers.instances import gpu_of_instance, is_gpu_family
+from catalog.importers.instances import (
+    gpu_of_gcp_n1,
+    gpu_of_instance,
+    gpu_of_upstream,
+    is_gpu_family,
+)
 from catalog.importers.names import normalise_name
 
 REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region")
@@ -99,7 +103,13 @@ CLOUD_PATTERNS = {
     "runpod": re.compile(r"^\d+x_.+_(SECURE|COMMUNITY)$"),
     "nebius": re.compile(r"^(gpu|cpu)-[a-z0-9-]+_\d+(gpu|vcpu)"),
     "oci": re.compile(r"^(BM|VM)\.GPU"),
+    "hyperstack": re.compile(r"^n3-"),
+    "cudo": re.compile(r"^[a-z0-9-]+_\d+x\d+v\d+gb$"),
+    "primeintellect": re.compile(r"^[a-z0-9]+__"),
 }
+# Clouds whose every instance type, CPU or GPU, follows the pattern (Cudo's and Prime
+# Intellect's catalogs list GPU machines only): a file where most rows do not is not theirs.
+NAMES_EVERY_TYPE = frozenset({"aws", "azure", "cudo", "primeintellect"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,11 +124,14 @@ class SkyPilotRow:
     zone: str
     on_demand_per_gpu_hour: Decimal | None
     spot_per_gpu_hour: Decimal | None
-    form_factor: str = ""  # "pcie", "nvl", "sxm" or "" (not stated)
+    gpu_info: str = ""  # the GpuInfo cell, read by the identity rules
+    upstream_id: str = ""  # an aggregator's UpstreamCloudId
     title: str = ""
     host_included: bool = False
     host_note: str = ""  # how the host machine type was chosen, when the file does not say
-    table_card: str = ""  # the card the instance-type table names ("" when it has no entry)
+    # the card the instance-type table names for the instance type, or for an aggregator's
+    # upstream instance id ("" when it has no entry)
+    table_card: str = ""
     table_slug: str | None = None  # its catalog slug (None: not in the catalog)
 
 
@@ -134,20 +147,6 @@ def per_gpu(price: Decimal | None, count: int) -> Decimal | None:
     if price is None:
         return None
     return (price / count).quantize(PRICE_QUANTUM, rounding=ROUND_HALF_UP)
-
-
-def form_factor_of(*texts: str) -> str:
-    """PCIe / NVL / SXM as the instance type or GpuInfo states it ("" when neither does)."""
-    text = " ".join(texts).lower()
-    if "pcie" in text:
-        return "pcie"
-    if re.search(r"nvl(?!ink)", text):
-        return "nvl"
-    if "sxm" in text:
-        return "sxm"
-    if re.match(r"standard_nc\d+ads_a100", text):  # Azure NC A100 v4: PCIe cards
-        return "pcie"
-    return ""
 
 
 def detect_cloud(instance_types: list[str]) -> str | None:
@@ -263,7 +262,12 @@ def _gpu_row(
     if on_demand and spot_gpu and spot_gpu >= on_demand:
         result.skip(SKIP_SPOT_NOT_CHEAPER)
         spot_gpu = None
-    identified = gpu_of_instance(cloud, instance)
+    upstream = reader.text("UpstreamCloudId", max_len=120)
+    identified = (
+        gpu_of_gcp_n1(name)
+        if host_included and instance == GCP_N1_HOST
+        else gpu_of_instance(cloud, instance) or gpu_of_upstream(instance, upstream)
+    )
     return SkyPilotRow(
         row=number,
         instance_type=instance,
@@ -275,7 +279,8 @@ def _gpu_row(
         zone=zone,
         on_demand_per_gpu_hour=on_demand or None,
         spot_per_gpu_hour=spot_gpu or None,
-        form_factor=form_factor_of(instance, reader.text("GpuInfo", max_len=2000)),
+        gpu_info=reader.text("GpuInfo", max_len=2000),
+        upstream_id=upstream,
         title=title or f"{gpus}x {name}",
         host_included=host_included,
         host_note=host_note,

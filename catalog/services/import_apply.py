@@ -13,6 +13,7 @@ deactivated.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,7 @@ ROUTE_PRICE_FIELDS = (
     "publisher",
 )
 LEFT_THE_FILE = "no longer in the imported price list"
+NOT_IDENTIFIED = "the imported row no longer identifies a catalog GPU: {label}"
 BULK_FROM = 200  # more changes than this are written in bulk
 AUDIT_CHUNK = 500
 
@@ -75,9 +77,24 @@ def _differs(old: Any, new: Any, fields: tuple[str, ...]) -> bool:
     return any(getattr(old, f) != getattr(new, f) for f in fields)
 
 
+def _gone_reason(quote: Quote, unidentified: Mapping[str, str]) -> str:
+    """Why an offer the file still lists is withdrawn: its row no longer names this card."""
+    # A key is "<kind>:<provider>:<title>|<region>|<capacity>", plus "|<zones>" when the
+    # zones of one offer are priced differently.
+    label = unidentified.get("|".join(quote.list_key.split("|")[:3]))
+    return NOT_IDENTIFIED.format(label=label) if label else LEFT_THE_FILE
+
+
 def apply_quotes(
-    items: list[Planned], *, acting_user: Any, providers: set[int], prefix: str
+    items: list[Planned],
+    *,
+    acting_user: Any,
+    providers: set[int],
+    prefix: str,
+    unidentified: Mapping[str, str] | None = None,
 ) -> Applied:
+    """`unidentified`: offer keys of rows the file lists but whose GPU it no longer
+    identifies (→ their label), so their quotes are withdrawn saying so."""
     done = Applied()
     mine = Quote.objects.current().filter(
         provider_id__in=providers, is_public_list_price=True, rfq__isnull=True
@@ -115,8 +132,9 @@ def apply_quotes(
     Quote.objects.bulk_create(new, batch_size=500)
     done.created = len(new)
     gone = list(current.values())
+    reasons = {q.pk: _gone_reason(q, unidentified or {}) for q in gone}
     if len(changes) + len(gone) > BULK_FROM:
-        _bulk_versions(acting_user, changes, gone, done)
+        _bulk_versions(acting_user, changes, gone, done, reasons)
         return done
     for old, quote in changes:
         data = {f: getattr(quote, f) for f in QUOTE_INPUT_FIELDS}
@@ -129,19 +147,21 @@ def apply_quotes(
         done.revised += 1
         done.revised_ids.append(revised.pk)
     for old in gone:
-        quote_withdraw(acting_user=acting_user, quote=old, reason=LEFT_THE_FILE)
+        quote_withdraw(acting_user=acting_user, quote=old, reason=reasons[old.pk])
         done.withdrawn += 1
     return done
 
 
-def _version_of(acting_user: Any, old: Quote, source: Quote | None) -> Quote:
+def _version_of(
+    acting_user: Any, old: Quote, source: Quote | None, reason: str = LEFT_THE_FILE
+) -> Quote:
     """The next version of `old`: the import's values (a revision) or old's (a withdrawal)."""
     values = {f: getattr(source or old, f) for f in QUOTE_INPUT_FIELDS}
     lineage = {f: getattr(old, f) for f in (*LINEAGE_FIELDS, *IMPORT_FIELDS)}
     if source is not None:
         lineage.update({f: getattr(source, f) for f in IMPORT_FIELDS})
     else:
-        values["notes"] = f"Withdrawn: {LEFT_THE_FILE}"
+        values["notes"] = f"Withdrawn: {reason}"
     status = Quote.Status.SUBMITTED if source is not None else Quote.Status.WITHDRAWN
     return Quote(
         **values,
@@ -154,7 +174,11 @@ def _version_of(acting_user: Any, old: Quote, source: Quote | None) -> Quote:
 
 
 def _bulk_versions(
-    acting_user: Any, changes: list[tuple[Quote, Quote]], gone: list[Quote], done: Applied
+    acting_user: Any,
+    changes: list[tuple[Quote, Quote]],
+    gone: list[Quote],
+    done: Applied,
+    reasons: Mapping[int, str] | None = None,
 ) -> None:
     """Revise and withdraw many quotes at once: the rows being replaced are locked and must
     still be current, every revision passes the quote rules, and each new version is listed
@@ -171,11 +195,16 @@ def _bulk_versions(
     versions = []
     for old, quote in changes:
         values = {f: getattr(quote, f) for f in QUOTE_INPUT_FIELDS}
-        errors = quote_rule_errors(values, accelerator=quote.accelerator, require_source=True)
+        errors = quote_rule_errors(
+            values, accelerator=quote.accelerator, require_source=True, node_from_file=True
+        )
         if errors:
             raise CatalogInvalid(errors)
         versions.append(_version_of(acting_user, old, quote))
-    versions += [_version_of(acting_user, old, None) for old in gone]
+    reasons = reasons or {}
+    versions += [
+        _version_of(acting_user, old, None, reasons.get(old.pk, LEFT_THE_FILE)) for old in gone
+    ]
     Quote.objects.bulk_create(versions, batch_size=500)
     hooks.quote_replaced(list(zip(olds, versions, strict=True)), acting_user)
     done.revised, done.withdrawn = len(changes), len(gone)
@@ -186,6 +215,7 @@ def _bulk_versions(
             "supersedes": v.supersedes_id,
             "status": v.status,
             "price_per_gpu_hour": [str(old.price_per_gpu_hour), str(v.price_per_gpu_hour)],
+            **({"reason": reasons[old.pk]} if old.pk in reasons else {}),
         }
         for old, v in zip(olds, versions, strict=True)  # versions[i] supersedes olds[i]
     ]

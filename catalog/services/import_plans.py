@@ -7,7 +7,6 @@ key instead of adding a second one. Nothing here writes to the database.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,17 +15,14 @@ from typing import Any
 
 from accounts.models import Provider
 from catalog.importers.common import RowError
+from catalog.importers.identity import identify
+from catalog.importers.instances import Identified
 from catalog.importers.litellm import LITELLM_SOURCE, LiteLlmRow
-from catalog.importers.names import (
-    accelerator_slug_for,
-    model_profile_slug_for,
-    normalise_name,
-    provider_candidates,
-)
+from catalog.importers.names import model_profile_slug_for, normalise_name, provider_candidates
 from catalog.importers.price_list import PriceListRow
 from catalog.importers.skypilot import SkyPilotRow
 from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfile, Quote
-from catalog.validation import api_route_rule_errors, max_gpus_per_node_for, quote_rule_errors
+from catalog.validation import RACK_SCALE_MAX_GPUS, api_route_rule_errors, quote_rule_errors
 
 TOKEN_QUANTUM = Decimal("0.00000001")  # the route's 8 decimals: LiteLLM prices stay exact
 SKIP_SAME_MODEL = "model listed again for the same provider (the first entry is imported)"
@@ -47,6 +43,8 @@ class Plan:
     skipped: dict[str, int] = field(default_factory=dict)
     kept: dict[str, int] = field(default_factory=dict)  # details imported beyond the base
     providers: set[int] = field(default_factory=set)  # whose earlier imports this one replaces
+    # offer keys of rows the file lists but whose GPU it does not identify → their label
+    unidentified: dict[str, str] = field(default_factory=dict)
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + count
@@ -88,7 +86,8 @@ def price_list_plan(
     providers = {p.slug: p for p in Provider.objects.filter(slug__in={r.provider for r in rows})}
     for row in rows:
         provider = providers.get(row.provider)
-        slug = accelerator_slug_for(row.accelerator, set(accelerators))
+        found = identify(row.accelerator, set(accelerators))
+        slug = found.slug
         if provider is None:
             plan.errors.append(
                 RowError(
@@ -102,8 +101,9 @@ def price_list_plan(
                 RowError(
                     row.row,
                     "accelerator",
-                    f"{row.accelerator!r} is not in "
-                    "the catalog (use a catalog slug such as h100-sxm-80gb).",
+                    f"{row.accelerator!r} is not a catalog GPU "
+                    f"({found.reason}): use a catalog "
+                    "slug such as h100-sxm-80gb, or a name that states form factor and memory.",
                 )
             )
         values = {**row.values, "quoted_at": quoted_at}
@@ -132,41 +132,18 @@ def price_list_plan(
     return plan
 
 
-_FORM_TOKENS = re.compile(r"(sxm\d?|pcie|nvl(?!ink)|hbm\de?)")
-
-
-def _core_name(name: str) -> str:
-    return _FORM_TOKENS.sub("", normalise_name(name))
-
-
-def ambiguous_names(rows: list[SkyPilotRow]) -> set[str]:
-    """GPU names the file leaves without a form factor while it lists another form factor of
-    the same card separately ("A100-80GB" beside "A100-80GB-SXM4"): the plain one is not the
-    SXM card by default, so it is not guessed."""
-    unstated = {_core_name(r.accelerator_name) for r in rows if not r.form_factor}
-    stated = {_core_name(r.accelerator_name) for r in rows if r.form_factor}
-    return unstated & stated
-
-
-def _skypilot_accelerator(
-    row: SkyPilotRow, known: set[str], ambiguous: set[str]
-) -> tuple[str | None, str]:
+def _skypilot_accelerator(row: SkyPilotRow, known: set[str]) -> tuple[str | None, str]:
     """(catalog slug or None, the label an unknown row is counted under)."""
-    if row.table_card:  # the instance-type table knows this instance family
-        if row.table_slug in known:
-            return row.table_slug, ""
-        return None, f"{row.accelerator_name or row.table_card} ({row.table_card})"
-    if not row.form_factor and _core_name(row.accelerator_name) in ambiguous:
-        return None, (
-            f"{row.accelerator_name} (form factor not stated; the file lists another form "
-            "factor of this card separately)"
-        )
-    slug = accelerator_slug_for(row.accelerator_name, known, form_factor=row.form_factor)
-    if slug is None:
-        return None, row.accelerator_name + (
-            f" ({row.form_factor.upper()})" if row.form_factor else ""
-        )
-    return slug, ""
+    table = Identified(row.table_slug, row.table_card, "") if row.table_card else None
+    found = identify(
+        row.accelerator_name,
+        known,
+        table=table,
+        form_texts=(row.instance_type,),
+        tag_texts=(row.upstream_id,) if row.upstream_id else (),
+        gpu_info=row.gpu_info,
+    )
+    return found.slug, found.label
 
 
 def skypilot_plan(
@@ -183,19 +160,21 @@ def skypilot_plan(
     accelerators = _accelerators()
     groups: dict[tuple[str, str, str, Decimal], list[tuple[SkyPilotRow, Accelerator]]] = {}
     capacity: str
-    rows = list(rows)
-    ambiguous = ambiguous_names(rows)
     for row in rows:
-        slug, label = _skypilot_accelerator(row, set(accelerators), ambiguous)
+        slug, label = _skypilot_accelerator(row, set(accelerators))
         if slug is None:
             plan.not_in_catalog(label)
+            for capacity in (CapacityModel.ON_DEMAND, CapacityModel.SPOT):
+                key = skypilot_key(provider.slug, row.title, row.region, capacity)
+                plan.unidentified[key[:300]] = label
             continue
         accelerator = accelerators[slug]
-        if row.accelerator_count > (limit := max_gpus_per_node_for(accelerator)):
+        # The file states the node size: a size the catalog has not seen (Crusoe's 10× L40S)
+        # is the offer; only more GPUs than any one machine holds is not a node.
+        if row.accelerator_count > RACK_SCALE_MAX_GPUS:
             plan.skip(
-                f"{row.accelerator_count}× {accelerator.name} per instance: the catalog's "
-                f"GPUs-per-node limit for this accelerator is {limit} (a catalog rule; raise it "
-                "on the accelerator if the provider rents such nodes)"
+                f"{row.accelerator_count}× {accelerator.name} per instance: more GPUs than one "
+                f"machine or NVLink domain holds ({RACK_SCALE_MAX_GPUS})"
             )
             continue
         for capacity, price in (

@@ -9,7 +9,8 @@ second one, and withdrawing the offers that left the file.
 All or nothing: our price-list template is refused whole when any row is wrong (the default
 for it). Public files (SkyPilot, LiteLLM) import their good rows and report the bad ones,
 unless the caller asks for all-or-nothing. A rejected file is still audit-logged (after the
-rollback). Importing the same bytes again for the same date is a no-op that says so.
+rollback). Importing the same bytes again under the same provider for the same date is a no-op
+that says so; under another provider it is a new import (and a file of another cloud is refused).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from catalog.importers.common import ImportFileError, ParseResult, RowError
 from catalog.importers.litellm import parse_litellm_prices
 from catalog.importers.names import normalise_name
 from catalog.importers.price_list import parse_price_list
-from catalog.importers.skypilot import parse_skypilot_vms
+from catalog.importers.skypilot import NAMES_EVERY_TYPE, parse_skypilot_vms
 from catalog.services.import_apply import Applied, apply_quotes, apply_routes
 from catalog.services.import_plans import Plan, litellm_plan, price_list_plan, skypilot_plan
 from core.audit import audit_record
@@ -50,6 +51,10 @@ PROVIDER_CLOUDS = {
     "nebius": "nebius",
     "oci": "oci",
     "oraclecloud": "oci",
+    "hyperstack": "hyperstack",
+    "cudo": "cudo",
+    "cudocompute": "cudo",
+    "primeintellect": "primeintellect",
 }
 CLOUD_NAMES = {
     "aws": "AWS",
@@ -59,6 +64,9 @@ CLOUD_NAMES = {
     "runpod": "RunPod",
     "nebius": "Nebius",
     "oci": "Oracle Cloud",
+    "hyperstack": "Hyperstack",
+    "cudo": "Cudo Compute",
+    "primeintellect": "Prime Intellect",
 }
 
 
@@ -109,13 +117,25 @@ def _moment(captured_on: date) -> datetime:
     return datetime(captured_on.year, captured_on.month, captured_on.day, tzinfo=UTC)
 
 
-def _previous_import(sha256: str, kind: str, captured_on: date) -> AuditEvent | None:
+def _scope(provider: Provider | None, only_providers: list[Provider] | None) -> list[str] | None:
+    """The providers an import writes for (None: every provider the file names)."""
+    if provider is not None:
+        return [provider.slug]
+    return sorted(p.slug for p in only_providers) if only_providers else None
+
+
+def _previous_import(
+    sha256: str, kind: str, captured_on: date, scope: list[str] | None
+) -> AuditEvent | None:
+    """The earlier import of these bytes for this date for the same providers: the same bytes
+    under another provider were never imported there."""
     return (
         AuditEvent.objects.filter(
             action="catalog.imported",
             summary__sha256=sha256,
             summary__kind=kind,
             summary__captured_on=captured_on.isoformat(),
+            summary__scope=scope,
         )
         .order_by("-id")
         .first()
@@ -135,18 +155,27 @@ def _reject(acting_user: User, summary: dict[str, Any], errors: list[RowError]) 
 
 
 def cloud_mismatch(provider: Provider, file_cloud: object) -> RowError | None:
-    """A SkyPilot file of one cloud imported under another provider is refused."""
+    """A SkyPilot file is imported only under the provider it belongs to: a file whose
+    instance types are another cloud's is refused, and so is a file under AWS, Azure, Cudo or
+    Prime Intellect (whose every instance type we can tell) when most of its rows are not
+    theirs."""
     chosen = PROVIDER_CLOUDS.get(normalise_name(provider.slug)) or PROVIDER_CLOUDS.get(
         normalise_name(provider.name)
     )
-    if not chosen or not isinstance(file_cloud, str) or chosen == file_cloud:
+    file_cloud = file_cloud if isinstance(file_cloud, str) else None
+    if chosen == file_cloud or (file_cloud is None and chosen not in NAMES_EVERY_TYPE):
         return None
-    return RowError(
-        None,
-        "provider",
-        f"This file lists {CLOUD_NAMES[file_cloud]} instance types, but the provider chosen is "
-        f"{provider.name}: choose {CLOUD_NAMES[file_cloud]}'s provider or the right file.",
-    )
+    if file_cloud is not None:
+        message = (
+            f"This file lists {CLOUD_NAMES[file_cloud]} instance types, but the provider chosen "
+            f"is {provider.name}: choose {CLOUD_NAMES[file_cloud]}'s provider or the right file."
+        )
+    else:
+        message = (
+            f"The provider chosen is {provider.name}, but most of this file's instance types "
+            f"are not {CLOUD_NAMES[str(chosen)]} ones: choose the provider the file belongs to."
+        )
+    return RowError(None, "provider", message)
 
 
 def catalog_import(
@@ -169,12 +198,14 @@ def catalog_import(
     report = progress or (lambda fraction, stage: None)
     require_role(acting_user, *access.CATALOG_WRITERS)
     sha256 = hashlib.sha256(data).hexdigest()
+    scope = _scope(provider, only_providers)
     summary = {
         "kind": kind,
         "filename": filename[:200],
         "sha256": sha256,
         "captured_on": captured_on.isoformat(),
         "bytes": len(data),
+        "scope": scope,
     }
     if all_or_nothing is None:
         all_or_nothing = kind in ImportKind.ALL_OR_NOTHING_BY_DEFAULT
@@ -189,11 +220,7 @@ def catalog_import(
                 )
             ],
         )
-    if previous := _previous_import(sha256, kind, captured_on):
-        # Known bytes under the wrong cloud are still the wrong cloud: "already imported"
-        # would tell the user that their choice went in.
-        if kind == ImportKind.SKYPILOT and (mismatch := _known_bytes_mismatch(data, provider)):
-            raise _reject(acting_user, summary, [mismatch])
+    if previous := _previous_import(sha256, kind, captured_on, scope):
         outcome.duplicate_of = f"{previous.created_at:%Y-%m-%d %H:%M} UTC by {previous.actor_name}"
         return outcome
     report(0.1, "reading the file")
@@ -222,7 +249,11 @@ def catalog_import(
             applied = apply_routes(items, acting_user=acting_user, providers=plan.providers)
         else:
             applied = apply_quotes(
-                items, acting_user=acting_user, providers=plan.providers, prefix=f"{kind}:"
+                items,
+                acting_user=acting_user,
+                providers=plan.providers,
+                prefix=f"{kind}:",
+                unidentified=plan.unidentified,
             )
         outcome.created, outcome.revised = applied.created, applied.revised
         outcome.unchanged, outcome.withdrawn = applied.unchanged, applied.withdrawn
@@ -244,16 +275,6 @@ def catalog_import(
         )
     report(1.0, "done")
     return outcome
-
-
-def _known_bytes_mismatch(data: bytes, provider: Provider | None) -> RowError | None:
-    if provider is None:
-        return None
-    try:
-        cloud = parse_skypilot_vms(data).facts.get("cloud")
-    except ImportFileError:
-        return None
-    return cloud_mismatch(provider, cloud)
 
 
 def _row_order(error: RowError) -> tuple[int, int, str]:

@@ -147,13 +147,16 @@ def _clean(data: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-def _validate(values: Mapping[str, Any], *, rfq: Rfq | None, require_source: bool) -> None:
+def _validate(
+    values: Mapping[str, Any], *, rfq: Rfq | None, require_source: bool, imported: bool = False
+) -> None:
     accelerator = values.get("accelerator")
     errors = quote_rule_errors(
         values,
         accelerator=accelerator if isinstance(accelerator, Accelerator) else None,
         rfq=rfq,
         require_source=require_source,
+        node_from_file=imported,
     )
     if errors:
         raise CatalogInvalid(errors)
@@ -377,7 +380,12 @@ def quote_revise(
     values.update(_clean(data))
     _convert_price(values, data)
     by_staff = has_role(acting_user, *access.CATALOG_WRITERS)
-    _validate(values, rfq=old.rfq, require_source=by_staff and old.rfq is None)
+    _validate(
+        values,
+        rfq=old.rfq,
+        require_source=by_staff and old.rfq is None,
+        imported=imported is not None,
+    )
     flags = (
         None
         if imported is not None

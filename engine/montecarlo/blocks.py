@@ -23,6 +23,7 @@ from engine.montecarlo.sampling import (
     stream_states,
     triangular,
 )
+from engine.montecarlo.throughput_error import share_throughput_errors
 from engine.types import WorkloadInput
 
 # ceil() of a float that should be an exact integer (3.0000000000000004) must not add a replica.
@@ -108,6 +109,8 @@ def candidate_matrix(
         some = np.empty((len(drawn), samples))
         fill_uniforms(seed, keys, some, states)
         u[drawn] = some
+    if name == "throughput_per_replica":  # estimated rows share the estimator's errors
+        share_throughput_errors(u, block.consts, ranges, seed)
     scratch = (space.take("scratch_a", rows), space.take("scratch_b", rows))
     values = triangular(u, low, likely, high, out=u, scratch=scratch)
     if default is not None:  # rows without their own range take the shared draw

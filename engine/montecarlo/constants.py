@@ -37,6 +37,7 @@ class CandidateConstants:
     per_wall_hour: float  # training: money per wall-clock hour of the run
     api_failed_billed: float = 1.0  # Share of failed API attempts billed
     evidence_key: str = ""  # shared measurement: throughput/acceptance draws keyed by this
+    throughput_error_group: str = ""  # estimated rows: whose errors the throughput shares
     acceptance: Range | None = None  # measured acceptance of this row (else the workload's)
     failure: Range | None = None  # measured failure rate of this row (else the workload's)
 
@@ -161,6 +162,7 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
         per_wall_hour=float(per_wall_hour),
         api_failed_billed=cost.failed_attempts_billed(workload, cand) if cand.is_api else 1.0,
         evidence_key=cand.evidence_key,
+        throughput_error_group=cand.throughput_error_group,
         acceptance=cand.acceptance_rate if not workload.is_training else None,
         failure=cand.failure_rate if not workload.is_training else None,
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, get_args
 
 from engine.errors import EngineInputError
 from engine.limits import MAX_HORIZON_MONTHS, MAX_TERM_MONTHS
@@ -325,6 +325,9 @@ class CandidateInput(JsonMixin):
     failed_attempts_billed: float | None = None  # API routes: None → the workload's
     # evidence (engine/evidence.py): what the throughput rests on
     evidence_key: str = ""  # same key ⇒ same measurement ⇒ one shared throughput draw
+    # An estimated row: "estimator:regime|family", whose errors it shares with other rows
+    # (engine/montecarlo/throughput_error.py); "" for measured rows and old snapshots.
+    throughput_error_group: str = ""
     evidence_detail: str = ""  # the matching verdict and any adjustment, in words
     acceptance_rate: Range | None = None  # measured: overrides the workload's for this row
     failure_rate: Range | None = None  # measured: overrides the workload's for this row
@@ -400,8 +403,10 @@ class CandidateInput(JsonMixin):
                 _finite(self, name, lo=-100 if name == "headroom_pct" else 0)
         if self.throughput_unit not in ("tokens_per_s", "outputs_per_s"):
             raise EngineInputError("throughput_unit", f"unknown unit {self.throughput_unit!r}")
-        if self.perf_source not in ("measured", "estimated", "proxy"):
-            raise EngineInputError("perf_source", "must be 'measured', 'estimated' or 'proxy'")
+        if self.perf_source not in get_args(PerfSource):
+            raise EngineInputError(
+                "perf_source", "must be 'measured', 'proxy', 'published' or 'estimated'"
+            )
         _range(self, "acceptance_rate", lo=0, hi=1, lo_open=True, optional=True)
         _range(self, "failure_rate", lo=0, hi=1, optional=True)
         if self.failure_rate is not None and self.failure_rate.high >= 1:

@@ -106,6 +106,25 @@ def _gpu_model(forecast: Forecast, actual: Actual) -> bool:
     )
 
 
+def _more_than_busy(forecast: Forecast, actual: Actual) -> str:
+    """Why the bill's hours cannot be GPU-hours, or "": a utilisation above 1 means the month
+    served more outputs than its GPU-hours could at the forecast's own rate: the hours are
+    instance- or node-hours (P18), and a split by price and utilisation would blame the price."""
+    if not _gpu_model(forecast, actual):
+        return ""
+    assert forecast.gpu_hours is not None  # noqa: S101 - checked by _gpu_model
+    assert forecast.utilisation is not None  # noqa: S101
+    g = forecast.gpu_hours * forecast.utilisation * forecast.acceptance / forecast.accepted_outputs
+    utilisation = (actual.accepted_outputs / actual.acceptance) * g / actual.gpu_hours
+    if utilisation <= 1:
+        return ""
+    return (
+        f"The bill's {actual.gpu_hours:,.0f} hours would be {utilisation:.0%} busy: they look "
+        "like instance- or node-hours, not GPU-hours. Set the GPUs per billed instance and "
+        "import the bill again; until then only volume and the other charges are separated."
+    )
+
+
 def reconcile(forecast: Forecast, actual: Actual, *, tolerance: Decimal) -> Reconciliation:
     """The month's comparison of forecast and actual (see the module docstring)."""
     _check(forecast, actual)
@@ -116,7 +135,10 @@ def reconcile(forecast: Forecast, actual: Actual, *, tolerance: Decimal) -> Reco
         parts: dict[str, Decimal] = dict.fromkeys((name for name, _ in DRIVERS), Decimal(0))
         u_f = u_a = p_f = p_a = None
         note = ""
-        if _gpu_model(forecast, actual):
+        impossible = _more_than_busy(forecast, actual)
+        if impossible:
+            note = impossible
+        if _gpu_model(forecast, actual) and not impossible:
             assert forecast.gpu_spend is not None  # noqa: S101 - checked by _gpu_model
             assert forecast.gpu_hours is not None  # noqa: S101
             assert forecast.utilisation is not None  # noqa: S101
@@ -146,7 +168,7 @@ def reconcile(forecast: Forecast, actual: Actual, *, tolerance: Decimal) -> Reco
             spread = forecast.spend / actual.accepted_outputs
             parts["volume"] = spread - c_f
             parts["other"] = c_a - spread
-            note = (
+            note = note or (
                 "No GPU-hours to compare (a model API, or a bill without hour rows): only "
                 "volume and the other charges are separated."
             )

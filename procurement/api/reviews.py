@@ -38,6 +38,7 @@ from procurement.models import Comparison, Review
 from procurement.selectors import reviews as sel
 from procurement.selectors.reviews import policy
 from procurement.selectors.reviews.plan import PLAN_KEY, PLAN_PARTS, plain_parts
+from procurement.selectors.reviews.same_need import same_need_choices
 from procurement.services import reviews as services_reviews
 from procurement.services.reviews import COMMENT_MAX
 
@@ -95,6 +96,13 @@ class ReviewInputSerializer(serializers.Serializer[None]):
         help_text='Candidate key, or "plan" to approve the cheapest plan across offers.',
     )
     justification = serializers.CharField(max_length=COMMENT_MAX, required=False, allow_blank=True)
+    same_need = serializers.ChoiceField(
+        choices=same_need_choices(),
+        required=False,
+        allow_blank=True,
+        help_text="For an approval when the same brief has another approved or part-approved "
+        "comparison: whether this one supersedes it or adds to it (asked with a 409).",
+    )
 
 
 class ComparisonReviewsApi(generics.ListAPIView[Review]):
@@ -126,6 +134,7 @@ class ComparisonReviewsApi(generics.ListAPIView[Review]):
             comment=data.validated_data["comment"],
             candidate_key=data.validated_data.get("candidate") or None,
             justification=data.validated_data.get("justification", ""),
+            same_need=data.validated_data.get("same_need", ""),
         )
         given = policy.approvals_recorded(comparison)
         body = {

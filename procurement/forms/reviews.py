@@ -14,6 +14,7 @@ from core.forms import field_of
 from core.templatetags.numbers import human
 from procurement.models import CandidateResult, Review
 from procurement.selectors.reviews import SORTS, capacity_choices, provider_choices
+from procurement.selectors.reviews.same_need import same_need_choices
 from procurement.services.reviews import COMMENT_MAX
 
 
@@ -50,6 +51,12 @@ class ReviewForm(forms.Form):
         max_length=COMMENT_MAX,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Required when you approve a row other than the recommended one, or the plan.",
+    )
+    same_need = forms.ChoiceField(
+        required=False,
+        choices=same_need_choices(),
+        widget=forms.RadioSelect,
+        label="Approving this comparison",
     )
 
     def __init__(

@@ -40,6 +40,16 @@ class Comparison(models.Model):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
     )
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    # One decision per need (issue 40, U2): an approval of another comparison of the same
+    # brief that said it supersedes this one; a superseded decision is no longer tracked.
+    decision_superseded_by = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="superseded_decisions",
+    )
+    decision_superseded_at = models.DateTimeField(null=True, blank=True)
     progress = models.FloatField(default=0.0)
     seed = models.BigIntegerField()
     samples = models.PositiveIntegerField(default=10_000)

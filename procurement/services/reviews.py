@@ -52,6 +52,12 @@ from procurement.selectors.reviews.policy import (
     review_refusal,
     row_commitment_usd,
 )
+from procurement.selectors.reviews.same_need import (
+    ADD,
+    SUPERSEDE,
+    OtherDecision,
+    other_decisions,
+)
 from procurement.services.integrity import changes_since_compute
 from procurement.services.plan_approval import (
     plan_for_approval,
@@ -204,8 +210,12 @@ def review_submit(
     comment: str,
     candidate_key: str | None = None,
     justification: str = "",
+    same_need: str = "",
 ) -> Review:
-    """Record one reviewer's decision and move the comparison on. See the module docstring."""
+    """Record one reviewer's decision and move the comparison on. See the module docstring.
+
+    ``same_need`` ("supersede" or "add") answers, for an approval, what it does to the other
+    approved or part-approved comparisons of the same brief (asked with a 409 otherwise)."""
     _check_shape(decision, comment)
     _refuse(acting_user, comparison)  # early, clear answer before taking the lock
     locked = Comparison.objects.select_for_update().get(pk=comparison.pk)
@@ -218,7 +228,9 @@ def review_submit(
     before = {"status": locked.status}
     given = 0
     plan: PlanDecision | None = None
+    others: list[OtherDecision] = []
     if decision == Review.Decision.APPROVE:
+        others = _same_need(locked, same_need)
         if approving_plan:
             plan = plan_for_approval(locked, justification)
         else:
@@ -270,14 +282,49 @@ def review_submit(
             else None,
             "justification": bool(review.justification),
             **({"plan": plan_summary(plan)} if plan is not None else {}),
+            **({"same_need": same_need, "others": [o.pk for o in others]} if others else {}),
         },
     )
     if new_status is not None:
         _decide(locked, acting_user, review, before, new_status, given, plan)
+        if new_status == Comparison.Status.APPROVED and same_need == SUPERSEDE:
+            _supersede(locked, acting_user, others)
     elif decision == Review.Decision.APPROVE:
         transaction.on_commit(partial(notifications.notify_approval_needed, locked, review))
     comparison.refresh_from_db()
     return review
+
+
+def _same_need(comparison: Comparison, same_need: str) -> list[OtherDecision]:
+    """The brief's other decisions; an approval must say whether it supersedes or adds to them
+    before anything is recorded (U2: two contradictory decisions for one need)."""
+    others = other_decisions(comparison)
+    if others and same_need not in (SUPERSEDE, ADD):
+        listed = "; ".join(o.words for o in others)
+        raise Conflict(
+            f"The same brief already has {listed}. Say whether approving this comparison "
+            "supersedes it (it stops being tracked) or adds to it.",
+            fields={"same_need": ["Choose whether this approval supersedes or adds."]},
+        )
+    return others
+
+
+def _supersede(comparison: Comparison, user: User, others: list[OtherDecision]) -> None:
+    approved = [o.pk for o in others if o.status == "approved"]
+    if not approved:
+        return
+    now = timezone.now()
+    Comparison.objects.filter(pk__in=approved, decision_superseded_by__isnull=True).update(
+        decision_superseded_by=comparison, decision_superseded_at=now
+    )
+    for pk in approved:
+        audit_record(
+            actor=user,
+            action="comparison.decision_superseded",
+            object_type="procurement.comparison",
+            object_id=str(pk),
+            summary={"superseded_by": comparison.pk},
+        )
 
 
 def _refuse_changed(comparison: Comparison, candidate: CandidateResult) -> None:

@@ -51,10 +51,11 @@ class Context:
         self.allowed = [r.strip().lower() for r in self.brief.get("allowed_regions") or [] if r]
         self.checklist = snap.get("checklist")
         self.results = snap["measured"]["results"]
+        self.published = snap["measured"].get("published") or []
         self.calibration: dict[str, CalibrationRow] = snap.get("calibration") or {}
         self._memo: dict[tuple[Hashable, ...], object] = {}
 
-    def without_results(self, result_ids: Collection[int | None]) -> Context:
+    def without_results(self, result_ids: Collection[int | str | None]) -> Context:
         """The same context without some benchmark results (the memo is shared: fits and
         estimates do not depend on the results)."""
         other = copy.copy(self)
@@ -114,7 +115,7 @@ class Context:
 
     def spread(self, value: float, source: str, widen: tuple[float, float] = (1.0, 1.0)) -> Range:
         """Throughput range: the source's spread factors, widened for proxies and scaling."""
-        if source not in ("estimated", "measured", "proxy"):
+        if source not in ("estimated", "measured", "proxy", "published"):
             # A misspelt source once gave every estimated media row the measured spread.
             raise ValueError(f"unknown throughput source {source!r}")
         prefix = "estimate" if source == "estimated" else "measured"

@@ -67,18 +67,20 @@ def quote_configurations(
     node: int,
     cap: int | None,
     smallest: int,
-) -> tuple[list[Configuration], set[int | None]]:
+) -> tuple[list[Configuration], set[int | str | None]]:
     """(configurations in order: measured ones, then the estimates; ids of the results that
     are configurations of their own)."""
     precision = str(ctx.brief.get("weight_precision") or "")
     measured: dict[int, Configuration] = {}
-    used: set[int | None] = set()
+    used: set[int | str | None] = set()
     for result in _relevant(ctx, quote, acc):
         count = _int(result.get("gpu_count")) or 1
         if count in measured or (cap is not None and count > cap):
             continue
         chosen, match, _ = evidence.choose(ctx, quote, acc, count)
         if chosen is None or match is None or _int(chosen.get("gpu_count")) != count:
+            continue
+        if match.kind == "published":  # a public system's size is no configuration of ours
             continue
         if not inference_fit(ctx, gpu, node, cap, count)[1]:
             continue

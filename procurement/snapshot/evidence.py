@@ -69,18 +69,22 @@ def target_for(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpus: int) ->
         kv_precision=brief.get("kv_precision") or "",
         serving_engine=brief.get("serving_engine") or "",
         serving_engine_version=brief.get("serving_engine_version") or "",
+        batch=ctx.cls not in workloads.REALTIME,  # no latency target binds its throughput
+        ttft_target_ms=finite_or_none(brief.get("ttft_p95_ms")),
+        itl_target_ms=finite_or_none(brief.get("itl_p95_ms")),
         nodes=-(-gpus // max(1, int(quote.get("gpus_per_node") or 1))),
     )
 
 
 def _relevant(ctx: Context, quote: QuoteRow, acc: AcceleratorRow) -> list[FrozenResult]:
     """This quote's results and the accelerator's (results bound to another quote count at
-    accelerator level: the same hardware, another provider)."""
+    accelerator level: the same hardware, another provider), then the accelerator's published
+    results (below any of the team's: engine/evidence.py)."""
     return [
         r
         for r in ctx.results
         if r.get("accelerator") == acc["slug"] or r.get("quote_id") == quote["id"]
-    ]
+    ] + [r for r in ctx.published if r.get("accelerator") == acc["slug"]]
 
 
 def choose(

@@ -58,10 +58,10 @@ class EvidenceFacts(TypedDict):
     """Which benchmark result the row's performance rests on, and why (engine/evidence.py);
     an estimate carries `kind` and `reason` only."""
 
-    kind: str  # "measured" | "proxy" | "estimated"
+    kind: str  # "measured" | "proxy" | "published" | "estimated"
     reason: str  # one sentence a reviewer reads on the row
     adjustments: NotRequired[list[str]]  # each adjustment applied to the measured figures
-    result_id: NotRequired[int | None]
+    result_id: NotRequired[int | str | None]  # str: a published result's "published:<id>"
     sweep_result_ids: NotRequired[list[int] | None]  # every file of a sweep uploaded apart
     operating_point: NotRequired[str | None]  # the sweep's point the row is costed at
     goodput: NotRequired[float | None]  # share of that point's requests within every target

@@ -20,6 +20,7 @@ from django.db import models
 from benchmarks.selectors import (
     evidence_results_for,
     hosted_latency_for,
+    published_results_for,
     request_sizes_for_brief,
 )
 from briefs.fit import gpu_spec_for, model_spec_for
@@ -166,7 +167,8 @@ def checklist_summaries(quotes: Sequence[Quote]) -> dict[str, ChecklistSummary]:
 
 def measured_performance(quotes: Sequence[Quote], brief: WorkloadBrief) -> Measured:
     """Every parsed benchmark result on these quotes or their accelerators, with the workload
-    it measured. Which one counts for a row is decided at compute time by the matching rules
+    it measured, and the published results of the brief's model (or its family) on those
+    accelerators. Which one counts for a row is decided at compute time by the matching rules
     (engine/evidence.py), never here."""
     quote_ids, accelerator_ids = [q.pk for q in quotes], sorted({q.accelerator_id for q in quotes})
     found = evidence_results_for(quote_ids, accelerator_ids, brief.pk)
@@ -177,7 +179,14 @@ def measured_performance(quotes: Sequence[Quote], brief: WorkloadBrief) -> Measu
         if (moved := lineage.get(item.get("quote_id") or 0)) is not None:
             item["measured_quote_id"], item["quote_id"] = item["quote_id"], moved[0]
             item["measured_on_version"] = moved[1]
-    return {"results": [cast(FrozenResult, plain(r)) for r in found]}
+    model = brief.model
+    published = published_results_for(
+        accelerator_ids, model.pk if model else None, model.family if model else ""
+    )
+    return {
+        "results": [cast(FrozenResult, plain(r)) for r in found],
+        "published": [cast(FrozenResult, plain(r)) for r in published],
+    }
 
 
 def calibration(accelerators: Sequence[Accelerator]) -> dict[str, CalibrationRow]:

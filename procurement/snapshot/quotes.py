@@ -246,7 +246,7 @@ def _inference_sized(
     cap: int | None,
 ) -> list[_Sized]:
     gpus, fits, fit, fit_reasons = inference_fit(ctx, gpu, node, cap)
-    used: set[int | None] = set()
+    used: set[int | str | None] = set()
     if not fits:
         precision = str(ctx.brief.get("weight_precision") or "")
         configs = [estimated(gpus, node, precision, "memory_minimum")]

@@ -118,11 +118,30 @@ class ChecklistSummary(TypedDict, total=False):
     accepted: list[JSONValue]  # codes of the answers a reviewer accepted
 
 
+class PublishedSource(TypedDict, total=False):
+    """Where a published result comes from (`benchmarks.selectors.published_item`)."""
+
+    round: str
+    division: str
+    submitter: str
+    system: str
+    benchmark: str
+    software: str
+    scenario: str
+    ttft_limit_ms: float | None
+    tpot_limit_ms: float | None
+    spread_low: float
+    spread_high: float
+    off_median: float
+    source_path: str
+    licence: str
+
+
 class FrozenResult(TypedDict, total=False):
     """One parsed benchmark result (`benchmarks.selectors.evidence_results_for`): what it
     measured, its key figures and operating points. Judged per row at compute time."""
 
-    result_id: int
+    result_id: int | str  # str: a published result's "published:<id>"
     quote_id: int | None
     brief_id: int | None
     accelerator: str  # slug
@@ -160,10 +179,13 @@ class FrozenResult(TypedDict, total=False):
     sweep: str
     sweep_result_ids: list[int]  # every member of a sweep uploaded as several files
     scope: str  # media rows: "quote" or "accelerator", whose result it is
+    published: PublishedSource  # a published result (its result_id is "published:<id>")
+    outputs_per_s_per_gpu: float | None  # a published text-to-image result's images/s
 
 
 class Measured(TypedDict):
     results: list[FrozenResult]
+    published: NotRequired[list[FrozenResult]]  # absent from snapshots frozen before them
 
 
 class CalibrationRow(TypedDict):

@@ -9,6 +9,7 @@ import math
 from typing import Final, Literal
 
 from core import workloads
+from core.values import finite_or_none
 from engine.errors import EngineInputError
 from engine.memory.context import fit_contexts
 from engine.memory.fit import (
@@ -175,19 +176,31 @@ def training_fit(
     return gpus, fits, facts, reasons
 
 
-def _estimate(ctx: Context, gpu: GpuSpec, gpus: int, cached: float = 0.0) -> PerfFacts:
+def _estimate(
+    ctx: Context,
+    gpu: GpuSpec,
+    gpus: int,
+    cached: float = 0.0,
+    shape: tuple[int, int, str] | None = None,
+) -> PerfFacts:
     """The roofline estimate at the brief's p95 request and concurrency (or why not), with
-    ``cached`` of the input found in the prefix cache."""
+    ``cached`` of the input found in the prefix cache; ``shape`` (input and output tokens,
+    weight precision) replaces the brief's request."""
     brief = ctx.brief
+    tokens_in = int(brief.get("p95_input_tokens") or 1)
+    tokens_out = int(brief.get("p95_output_tokens") or 1)
+    precision = brief["weight_precision"]
+    if shape is not None:
+        tokens_in, tokens_out, precision = shape
     try:
         est = estimate_inference(
             InferencePerfInput(
                 model=model_of(ctx),
                 gpu=gpu,
-                weight_precision=brief["weight_precision"],
+                weight_precision=precision,
                 kv_precision=brief["kv_precision"],
-                input_tokens=int(brief.get("p95_input_tokens") or 1),
-                output_tokens=int(brief.get("p95_output_tokens") or 1),
+                input_tokens=tokens_in,
+                output_tokens=tokens_out,
                 concurrency=int(brief.get("concurrency") or brief.get("batch_size") or 1),
                 gpus=gpus,
                 memory_efficiency=float(ctx.a["memory_efficiency"]),
@@ -210,6 +223,53 @@ def estimate(ctx: Context, gpu: GpuSpec, gpus: int, cached: float = 0.0) -> Perf
     """`_estimate`, once per snapshot for each accelerator shape, GPU count and cached share
     (shared by the rows: read it, or copy it into a row's facts)."""
     return ctx.memo(("estimate", gpu, gpus, cached), lambda: _estimate(ctx, gpu, gpus, cached))
+
+
+def estimate_at(ctx: Context, gpu: GpuSpec, gpus: int, shape: tuple[int, int, str]) -> PerfFacts:
+    """`_estimate` at another request shape, once per snapshot."""
+    return ctx.memo(
+        ("estimate", gpu, gpus, 0.0, shape), lambda: _estimate(ctx, gpu, gpus, 0.0, shape)
+    )
+
+
+def published_shape(
+    ctx: Context, gpu: GpuSpec, gpus: int, result: FrozenResult
+) -> tuple[float, str]:
+    """(a published throughput × this, in words): the estimator's own ratio between the
+    brief's request (p95 input and output, as the estimate reads it) and the benchmark's
+    (its mean output per sample, its stated input), both at the result's precision and the
+    brief's concurrency, so only the request shape moves the published figure."""
+    tokens_in = finite_or_none(result.get("input_tokens_mean"))
+    tokens_out = finite_or_none(result.get("output_tokens_mean"))
+    if not tokens_in or not tokens_out:
+        return 1.0, "its request shape is not recorded: the published throughput is kept"
+    precision = result.get("precision") or ctx.brief["weight_precision"]
+    brief_shape = (
+        int(ctx.brief.get("p95_input_tokens") or 1),
+        int(ctx.brief.get("p95_output_tokens") or 1),
+        precision,
+    )
+    bench_shape = (round(tokens_in), round(tokens_out), precision)
+    if brief_shape == bench_shape:
+        return (
+            1.0,
+            f"at the benchmark's own request shape ({bench_shape[0]:,} in, {bench_shape[1]:,} out)",
+        )
+    mine, bench = (
+        estimate_at(ctx, gpu, gpus, shape).get("tokens_per_s")
+        for shape in (brief_shape, bench_shape)
+    )
+    if not (mine and bench):
+        return (
+            1.0,
+            "the roofline cannot scale it to the brief's request: the published throughput is kept",
+        )
+    factor = float(mine) / float(bench)
+    return factor, (
+        f"scaled ×{factor:.3f} from the benchmark's request ({bench_shape[0]:,} in, "
+        f"{bench_shape[1]:,} out) to the brief's ({brief_shape[0]:,} in, {brief_shape[1]:,} "
+        "out): the roofline's ratio between the two"
+    )
 
 
 def _pct(share: float) -> str:
@@ -275,7 +335,12 @@ def inference_perf(
         if share > 0:
             factor, why = _cache_factor(ctx, gpu, gpus, share)
             caching += why
-        extras = evidence.apply(ctx, perf, result, match, gpus, cache_factor=factor)
+        shape = (1.0, "")
+        if match.kind == "published":
+            shape = published_shape(ctx, gpu, gpus, result)
+        extras = evidence.apply(ctx, perf, result, match, gpus, cache_factor=factor * shape[0])
+        if shape[1]:
+            perf["evidence"]["adjustments"].append(shape[1])
         if match.kind == "measured" and (pairs := ledger_pairs(ctx, result, gpu, gpus)):
             # calibration ledger (engine/calibration.py): one pair per operating point
             perf["calibration"] = {

@@ -33,6 +33,7 @@ from procurement.selectors.reviews.rows import (
     reviews_of,
     safe_reverse,
 )
+from procurement.selectors.reviews.same_need import other_decisions
 from procurement.services.integrity import changes_since_compute
 from procurement.services.plan_approval import plan_changes
 from procurement.views.price_notices import notices_of
@@ -166,6 +167,10 @@ def review_context(
         form=form,
         price_changes=notices_of(user, comparison),
         can_review=standing.may_decide,
+        # U2: the brief's other decisions, told before anyone approves this one
+        same_need=other_decisions(comparison)
+        if comparison.status == Comparison.Status.READY
+        else [],
         standing=standing,
         refusal=standing.reason or None,
         can_recompute=_can_recompute(user, comparison, context),

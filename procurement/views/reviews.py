@@ -69,6 +69,7 @@ def _submit(request: AuthedRequest, comparison: Comparison, form: ReviewForm) ->
             comment=form.cleaned_data["comment"],
             candidate_key=form.cleaned_data["candidate"] or None,
             justification=form.cleaned_data["justification"],
+            same_need=form.cleaned_data.get("same_need") or "",
         )
     except DomainError as exc:
         apply_domain_error(form, exc)

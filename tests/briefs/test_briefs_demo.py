@@ -45,3 +45,21 @@ def test_demo_without_lead_does_nothing(db):
     demo_briefs.load(stdout=out)
     assert not WorkloadBrief.objects.exists()
     assert "skipped" in out.getvalue()
+
+
+def test_the_support_brief_carries_the_shipped_trace_read(lead, catalog, settings, tmp_path):
+    """The demo's support brief sizes from the shipped Azure conversation trace: 19,366
+    requests over 58 minutes, as a representative hour; loading twice keeps one."""
+    from briefs.models import TrafficTrace
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {**settings.STORAGES["default"], "OPTIONS": {"location": str(tmp_path)}},
+    }
+    demo_briefs.load()
+    demo_briefs.load()
+    trace = TrafficTrace.objects.get()
+    assert trace.brief.title == demo_briefs.RFQ_BRIEF_TITLE
+    assert trace.status == TrafficTrace.Status.READY, trace.error
+    assert (trace.requests, trace.window, trace.layout) == (19_366, "hour", "azure")
+    assert len(trace.summary["requests_per_minute"]) == 59

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from catalog.importers.common import ImportFileError
+from catalog.importers.identity import identify
 from catalog.importers.litellm import parse_litellm_prices
-from catalog.importers.names import accelerator_slug_for, model_profile_slug_for
+from catalog.importers.names import model_profile_slug_for
 from catalog.importers.price_list import parse_price_list, template_csv
 from catalog.importers.skypilot import parse_skypilot_vms
 
@@ -238,9 +239,14 @@ def test_litellm_entry_errors_name_the_entry():
 @pytest.mark.parametrize(
     ("name", "slug"),
     [
-        ("H100", "h100-sxm-80gb"),
-        ("A100-80GB", "a100-sxm-80gb"),
-        ("A100", "a100-sxm-40gb"),
+        # A name that leaves the variant open is no default look-alike (issue 37 F3).
+        ("H100", None),
+        ("A100-80GB", None),
+        ("A100", None),
+        ("H100 SXM", "h100-sxm-80gb"),
+        ("NVIDIA-H100-80GB-HBM3", "h100-sxm-80gb"),
+        ("A100-SXM4-80GB", "a100-sxm-80gb"),
+        ("A100 SXM 40GB", "a100-sxm-40gb"),
         ("L4", "l4-24gb"),
         ("l40s", "l40s-48gb"),
         ("h100-sxm-80gb", "h100-sxm-80gb"),
@@ -249,8 +255,8 @@ def test_litellm_entry_errors_name_the_entry():
         ("H200", None),
     ],
 )
-def test_accelerator_names_map_only_through_the_table(name, slug):
-    assert accelerator_slug_for(name, KNOWN) == slug
+def test_accelerator_names_map_only_to_the_variant_they_state(name, slug):
+    assert identify(name, KNOWN).slug == slug
 
 
 def test_model_profile_match_prefers_the_longest_name():

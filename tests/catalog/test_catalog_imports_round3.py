@@ -169,8 +169,12 @@ def test_x4_oci_rtx_pro_server_edition_and_eight_gpu_workstation_nodes(lead, cat
     assert runpod["8x_RTX6000-Ada_SECURE", "on_demand"] == "rtx-6000-ada-48gb"
 
 
-def test_x4_a_node_over_the_catalog_limit_names_the_catalog_rule(lead, catalog, clouds):
-    """X4: a refused row says it is the catalog's GPUs-per-node limit, not the file."""
+def test_x4_f13_a_node_the_catalog_has_not_seen_is_imported_as_the_file_states(
+    lead, catalog, clouds
+):
+    """X4, F13 (issue 37): the file states the node size, so a node larger than the catalog's
+    usual one is the offer (it was skipped naming the catalog rule); only more GPUs than one
+    machine holds is skipped."""
     l4 = catalog["l4-24gb"]
     l4.max_gpus_per_node = 4  # a catalog entry that describes smaller nodes than the file's
     l4.save()
@@ -178,12 +182,14 @@ def test_x4_a_node_over_the_catalog_limit_names_the_catalog_rule(lead, catalog, 
         "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Region,"
         "SpotPrice,Price\n"
         "8x_L4_SECURE,L4,8.0,96.0,384.0,L4,US,,3.60\n"
+        "80x_L4_SECURE,L4,80.0,960.0,3840.0,L4,US,,36.00\n"
     )
     outcome = _import(lead, text, ImportKind.SKYPILOT, provider=clouds["runpod"])
+    quote = Quote.objects.get(title="8x_L4_SECURE")
+    assert quote.gpus_per_node == 8
+    assert quote.price_per_gpu_hour == Decimal("0.4500")  # 3.60 / 8
     [reason] = [r for r in outcome.skipped if "per instance" in r]
-    assert reason.startswith(f"8× {l4.name} per instance: the catalog's GPUs-per-node limit")
-    assert "is 4 (a catalog rule" in reason
-    assert "file" not in reason
+    assert reason.startswith(f"80× {l4.name} per instance: more GPUs than one machine")
 
 
 def test_x1_x4_instance_table_cites_a_source_for_every_entry():

@@ -185,7 +185,7 @@ def test_a_format_1_comparison_recomputes_into_format_2(world, lead, monkeypatch
     revision = comparison_recompute(acting_user=lead, comparison=comparison).comparison
     assert revision.supersedes_id == comparison.pk
     assert revision.snapshot["format"] == 2
-    assert set(revision.snapshot["measured"]) == {"results"}
+    assert set(revision.snapshot["measured"]) == {"results", "published"}
     assert revision.snapshot["selection"]["default"] is True
     comparison_run(comparison_id=revision.pk)
     revision.refresh_from_db()

@@ -116,6 +116,7 @@ def test_codes_are_stable_strings() -> None:
         "TERM_NOT_STATED",
         "STORAGE_NOT_PRICED",
         "PERF_PROXY",
+        "PERF_PUBLISHED",
         "MODEL_SUBSTITUTION",
         "PRICE_FAR_FROM_MARKET",
     }

@@ -62,6 +62,11 @@ def blank_title_body(world: Any) -> dict[str, Any]:
     return {"title": ""}
 
 
+def trace_without_file_body(world: Any) -> dict[str, Any]:
+    """Binds the trace form without a file: refused with a 400 past the role gate."""
+    return {"window": "day"}
+
+
 def accept_answer_body(world: Any) -> dict[str, Any]:
     """The checklist review form is prefixed by the item's code."""
     return {f"{world.objects['answer'].item.code}-decision": "accepted"}
@@ -125,6 +130,10 @@ MATRIX: dict[str, Route] = {
     "briefs:brief-revise": html((L, 404, 404, 200, 403, 403, 403, 200),
                                      post=(L, 404, 404, 400, 403, 403, 403, 400), kwargs=PK_BRIEF,
                                      body=blank_title_body),
+    # A GET goes back to the brief's trace section; a POST with no file is refused (400).
+    "briefs:trace-upload": html((L, 404, 404, 302, 302, 403, 403, 302),
+                                post=(L, 404, 404, 400, 400, 403, 403, 400), kwargs=PK_BRIEF,
+                                body=trace_without_file_body),
     # --- comparisons -------------------------------------------------------------------------
     "procurement:comparison-list":   html((L, 404, 404, 200, 200, 200, 200, 200)),
     "procurement:comparison-new":    html((L, 404, 404, 200, 404, 404, 404, 200),
@@ -311,6 +320,9 @@ MATRIX: dict[str, Route] = {
     "api-brief-detail": api((403, 404, 404, 200, 200, 200, 200, 200), kwargs=PK_BRIEF),
     "api-brief-revise": api((405, 404, 404, 405, 405, 405, 405, 405),
                             post=(403, 404, 404, 201, 403, 403, 403, 201), kwargs=PK_BRIEF),
+    "api-brief-traces": api((403, 404, 404, 200, 200, 200, 200, 200),
+                            post=(403, 404, 404, 400, 400, 403, 403, 400), kwargs=PK_BRIEF,
+                            multipart=True),
     "api-memory-fit":   api((403, 405, 405, 405, 405, 405, 405, 405),
                             post=(403, 400, 400, 400, 400, 400, 400, 400)),
     # --- API: comparisons, reviews, exports, audit -------------------------------------------
@@ -341,6 +353,14 @@ MATRIX: dict[str, Route] = {
     "finops:actuals-upload":  html((L, 405, 405, 405, 405, 405, 405, 405),
                                    post=(L, 404, 404, 409, 409, 409, 403, 409), kwargs=PK_CMP),
     "api-finops-reconciliation": api((403, 404, 404, 200, 200, 200, 200, 200), kwargs=PK_CMP),
+    # The world's comparison is not approved: every allowed role is answered 409.
+    "api-finops-focus-commitments": api((403, 404, 404, 409, 409, 409, 409, 409), kwargs=PK_CMP),
+    "api-finops-focus-prices":      api((403, 404, 404, 409, 409, 409, 409, 409), kwargs=PK_CMP),
+    "api-finops-bills":   api((403, 404, 404, 200, 200, 200, 200, 200),
+                              post=(403, 404, 404, 409, 403, 409, 403, 409), kwargs=PK_CMP,
+                              multipart=True),
+    "api-finops-outputs": api((403, 405, 405, 405, 405, 405, 405, 405),
+                              post=(403, 404, 404, 409, 409, 409, 403, 409), kwargs=PK_CMP),
     # --- API docs (the schema itself: see ALLOWLIST) -----------------------------------------
     "api-docs":   html((L, 200, 200, 200, 200, 200, 200, 200)),
 }
