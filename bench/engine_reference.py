@@ -75,7 +75,7 @@ def _volume_unit_cost(
                 gpus = _ceil(gpus / c.node_gpus) * c.node_gpus
             billed = gpus * 730.0
         billed = max(billed, c.min_commitment_h)
-        gpu = billed * c.price
+        gpu = billed * c.price + (billed - c.min_commitment_h) * c.overage_premium
     total = gpu + c.fixed_monthly + c.per_accepted * accepted + c.per_completed * completed
     return total * (scale / accepted)
 

@@ -139,7 +139,6 @@ def build(candidates: int) -> dict[str, Any]:
         "assumptions_applied": [],
         "tornado": None,
         "breakeven": None,
-        "hybrid": None,
     }
     comparison = Comparison.objects.create(
         title=f"Every current offer ({candidates})",

@@ -22,6 +22,13 @@ class PriceUnit(models.TextChoices):
     INSTANCE_HOUR = "instance_hour", "per instance-hour"
 
 
+class UnitOfSale(models.TextChoices):
+    """What fixed capacity is sold in: single GPUs, or whole nodes (the smallest block)."""
+
+    GPU = "gpu", "by the GPU"
+    NODE = "node", "by the whole node"
+
+
 class PrivateEndpoint(models.TextChoices):
     """Whether an offer can be reached without crossing the public internet (private link,
     VPC peering or an equivalent); a brief that requires one is checked against it."""

@@ -45,6 +45,7 @@ QUOTE_LABELS = {
     "price_unit": "Price unit",
     "price_as_quoted": "Price as quoted",
     "gpus_per_priced_unit": "GPUs per instance",
+    "unit_of_sale": "Unit of sale",
     "capacity_available_from": "Capacity available from",
     "capacity_lead_time_days": "Lead time (days)",
     "price_per_node": "Price per node",

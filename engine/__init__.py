@@ -11,6 +11,6 @@ database. Sub-packages by concept:
 - ``operating_points``: the sweep point that meets the brief, and its cost;
 - ``cost``: every cost line, the commitment and the assumptions applied;
 - ``montecarlo``: the vectorised uncertainty draws, quantiles and the tornado;
-- ``plan``: break-even and the hybrid plan; ``calibration``: the estimate-vs-measured ledger;
+- ``plan``: break-even and the plan across offers; ``calibration``: the estimate-vs-measured ledger;
 - ``comparison``: one comparison end to end; ``recommendation`` and ``warnings`` on top.
 """

@@ -10,7 +10,8 @@ outputs``, never by the hourly rate. For each candidate, in input order:
 3. ranks among eligible candidates: by unit cost and by hourly price (ties: input order)
    (GPU offers only); the recommendation is rank 1 by unit cost;
 4. Monte Carlo over eligible candidates (montecarlo.py): p10/p50/p90, P(cheapest);
-5. the tornado of the recommended candidate, break-even and the hybrid plan (breakeven.py);
+5. the tornado of the recommended candidate and break-even (breakeven.py); the plan across
+   offers (a fixed base with elastic or API overflow among its choices) is mixed_comparison.py;
 6. CHEAPEST_HOURLY_NOT_CHEAPEST_OUTPUT on the cheapest-hourly row when it is not rank 1.
 
 Same inputs + seed + ENGINE_VERSION ⇒ bit-identical output.
@@ -27,7 +28,7 @@ from engine.cost.assumptions import assumptions_applied
 from engine.cost.commitment import CommitmentDetail, commitment, commitment_warnings
 from engine.deployments import Fleet, assess
 from engine.errors import EngineInputError
-from engine.plan.breakeven import breakeven, hybrid_plan
+from engine.plan.breakeven import breakeven
 from engine.types import (
     HOURS_PER_MONTH,
     CandidateInput,
@@ -42,7 +43,7 @@ from engine.warnings import cheapest_hourly_warning, interconnect_bars
 
 # Moves whenever the same snapshot + seed would give other rows (ADR 0003; the history is in
 # docs/engine/cost-model.md, "Engine versions").
-ENGINE_VERSION = "1.6.0"
+ENGINE_VERSION = "1.7.0"
 
 __all__ = ["ENGINE_VERSION", "run_comparison"]
 
@@ -104,7 +105,7 @@ def run_comparison(
             hourly[c.id] = price
     by_hour = sorted(hourly, key=lambda cid: (hourly[cid], position[cid]))
     hour_rank = {cid: i + 1 for i, cid in enumerate(by_hour)}
-    recommended = recommendation.pick(by_unit)  # substitutions only when the brief allows
+    recommended = recommendation.pick(workload, by_unit)  # recommendation.why_not_recommended
     if by_hour and recommended is not None and by_hour[0] != recommended:
         cheap = next(c for c in eligible if c.id == by_hour[0])
         found[cheap.id].append(
@@ -147,9 +148,6 @@ def run_comparison(
         breakeven(workload, eligible, estimates, accelerator=accelerator)
         if accelerator is not None
         else None
-    )
-    hybrid = (
-        hybrid_plan(workload, eligible, estimates, recommended_id=recommended) if eligible else None
     )
 
     outcomes = []
@@ -212,7 +210,6 @@ def run_comparison(
         recommended_candidate_id=recommended,
         tornado=tornado,
         breakeven=curves,
-        hybrid=hybrid,
         assumptions=_assumptions(inp),
         notes=tuple(notes),
         assumptions_applied=assumptions_applied(inp),

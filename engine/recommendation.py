@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from engine.cost import contracts
 from engine.evidence import EVIDENCE_KINDS
 from engine.types import CandidateInput, CandidateStats, WorkloadInput
 from engine.warnings import has_latency_targets, latency_status
@@ -22,13 +23,21 @@ from engine.warnings import has_latency_targets, latency_status
 TIE_PROBABILITY = 0.8
 
 
-def recommendable(cand: CandidateInput) -> bool:
-    return not cand.model_substitution or cand.substitution_allowed
+def why_not_recommended(workload: WorkloadInput, cand: CandidateInput) -> str:
+    """Why an eligible row may not be the recommendation ("": it may): a model the brief
+    does not allow, or spot alone under a real-time service's latency targets (P4)."""
+    if cand.model_substitution and not cand.substitution_allowed:
+        return f"{cand.model_substitution}; the brief does not allow model substitution"
+    return contracts.spot_alone_reason(workload, cand) or ""
 
 
-def pick(by_unit: Sequence[CandidateInput]) -> str | None:
-    """The cheapest eligible row that may be recommended (substitutions only when allowed)."""
-    return next((c.id for c in by_unit if recommendable(c)), None)
+def recommendable(workload: WorkloadInput, cand: CandidateInput) -> bool:
+    return not why_not_recommended(workload, cand)
+
+
+def pick(workload: WorkloadInput, by_unit: Sequence[CandidateInput]) -> str | None:
+    """The cheapest eligible row that may be recommended (see ``why_not_recommended``)."""
+    return next((c.id for c in by_unit if recommendable(workload, c)), None)
 
 
 def latency_verdict(workload: WorkloadInput, cand: CandidateInput) -> str:
@@ -92,23 +101,23 @@ def notes(
 ) -> tuple[str, ...]:
     """What the recommendation must say in words (see the module docstring)."""
     out: list[str] = []
-    skipped = [c for c in by_unit if not recommendable(c)]
+    skipped = [c for c in by_unit if not recommendable(workload, c)]
     if recommended is None:
         if skipped:
             out.append(
-                f"the cheapest eligible row {skipped[0].label} {skipped[0].model_substitution}; "
-                "it is not recommended unless the brief allows model substitution"
+                f"the cheapest eligible row {skipped[0].label} is not recommended: "
+                f"{why_not_recommended(workload, skipped[0])}"
             )
         return tuple(out + _closest(workload, candidates))
     rec = next(c for c in by_unit if c.id == recommended)
     if skipped and by_unit.index(skipped[0]) < by_unit.index(rec):
         out.append(
-            f"{skipped[0].label} is cheaper but {skipped[0].model_substitution}; "
-            "not recommended: the brief does not allow model substitution"
+            f"{skipped[0].label} is cheaper but not recommended: "
+            f"{why_not_recommended(workload, skipped[0])}"
         )
     if rec.model_substitution:
         out.append(f"recommended row is a different model: {rec.model_substitution}")
-    runner = next((c for c in by_unit if c.id != rec.id and recommendable(c)), None)
+    runner = next((c for c in by_unit if c.id != rec.id and recommendable(workload, c)), None)
     a, b = stats.get(rec.id), stats.get(runner.id) if runner else None
     if (
         runner is not None

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db.models import F, QuerySet
 
 from catalog.models import FxRate, ModelApiRoute, Quote
+from core.cost_lines import IDLE_LINES, NOT_BILLED_LINES
 from engine.types import WorkloadInput
 from finops import access
 from finops.focus.export import CommitmentRow, PriceRow
@@ -22,9 +23,6 @@ from procurement.models import CandidateResult, Comparison, Review
 from procurement.selectors.reviews.commitment import row_commitment
 
 COMMITTED = {"reserved", "dedicated_cluster", "private_cloud", "purchase"}
-# Lines of the forecast a provider's bill never carries: the team's own labour and tools.
-NOT_BILLED_LINES = ("platform_labor", "serving_stack", "observability")
-IDLE_LINES = ("idle_capacity", "queue_overhead")
 
 
 def add_months(day: date, months: int) -> date:

@@ -13,15 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.chart_text import plotly_escaped
+from core.cost_lines import LINE_LABELS, ordered_names
 from core.values import float_or_none
 
 TOP_N = 15
-LINE_ORDER = (
-    "gpu_compute", "gpu_cost", "api_compute", "retry_waste", "failed_renders", "idle_capacity",
-    "queue_overhead", "checkpointing", "failed_run_waste", "storage", "network",
-    "serving_stack", "moderation_or_quality_filtering", "operator_review", "observability",
-    "platform_labor",
-)  # fmt: skip
 OPTION_LABELS = {
     "on_demand": "On-demand / elastic",
     "reserved": "Reserved",
@@ -129,7 +124,8 @@ def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | 
     top = list(reversed(top))  # best at the top of a horizontal chart
     names = series_names(top)
     labels = [names[r.key] for r in top]
-    lines = [n for n in LINE_ORDER if any(n in (r.cost_lines or {}) for r in top)]
+    # Every line a row carries, so the bars add up to its unit cost (older engines' lines too)
+    lines = ordered_names({n for r in top for n in (r.cost_lines or {})})
     data = []
     for name in lines:
         values = []
@@ -142,7 +138,7 @@ def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | 
             {
                 "type": "bar",
                 "orientation": "h",
-                "name": name.replace("_", " "),
+                "name": LINE_LABELS.get(name, name.replace("_", " ")),
                 "y": labels,
                 "x": values,
             }

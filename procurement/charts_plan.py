@@ -19,13 +19,42 @@ from typing import Any
 from core.chart_text import plotly_escaped
 from core.values import float_or_none
 
-PLAN = "Cheapest plan"
-TITLE = "Cheapest plan across offers vs the best single"
-ROLE_WORDS = {"base": "committed base", "overflow": "overflow"}
+CHEAPEST = "Cheapest plan across offers"
 
 
 def _money(value: Any) -> Decimal:
     return Decimal(str(value)) if value not in (None, "") else Decimal(0)
+
+
+def plan_title(plan: Mapping[str, Any]) -> str:
+    """The plan's name on every page, chart and export: "cheapest" only when it costs no more
+    than the recommended row in the rows' terms; else what it is and what it costs more."""
+    gap = plan.get("vs_recommended_usd")
+    if gap in (None, "") or _money(gap) >= 0:
+        return CHEAPEST
+    return f"Plan across offers, USD {-_money(gap):,.2f} a month more than the recommended row"
+
+
+def role_words(line: Mapping[str, Any], has_base: bool) -> str:
+    """A part's role in words: "committed base", "overflow", "per request" (API); in a plan
+    with no committed base an elastic part is "pay as used" (not an overflow of nothing, and
+    not "on demand": it may be spot)."""
+    if line.get("role") == "base":
+        return "committed base"
+    if line.get("capacity") == "api":
+        return "per request"
+    return "overflow" if has_base else "pay as used"
+
+
+def plan_noun(plan: Mapping[str, Any]) -> str:
+    """The plan in a sentence ("approved: …"), by the same rule as its title."""
+    cheapest = plan_title(plan) == CHEAPEST
+    return "the cheapest plan across offers" if cheapest else "the plan across offers"
+
+
+def plan_name(plan: Mapping[str, Any]) -> str:
+    """The plan's bar in the chart: short, and never "cheapest" when it is not."""
+    return "Cheapest plan" if plan_title(plan) == CHEAPEST else "Plan across offers"
 
 
 def plan_segments(plan: Mapping[str, Any]) -> list[tuple[str, Decimal]]:
@@ -36,9 +65,7 @@ def plan_segments(plan: Mapping[str, Any]) -> list[tuple[str, Decimal]]:
     for line in plan.get("lines") or []:
         cost = _money(line.get("monthly_cost"))
         lines_total += cost
-        role = ROLE_WORDS.get(line.get("role", ""), line.get("role", ""))
-        if not has_base and line.get("role") != "base":
-            role = "per request" if line.get("capacity") == "api" else "on demand"
+        role = role_words(line, has_base)
         out.append((f"{line.get('label', line.get('offer_id', ''))} · {role}", cost))
     parts = sum((_money(v.get("monthly_cost")) for v in plan.get("vendors") or []), Decimal(0))
     if parts - lines_total > 0:
@@ -53,7 +80,8 @@ def plan_figure(result: Mapping[str, Any]) -> dict[str, Any] | None:
     if plan.get("status") not in {"optimal", "time_limit", "single"}:
         return None
     single = f"Best single: {plan.get('best_single_label') or plan.get('best_single_id')}"
-    categories = [single, PLAN] if plan.get("best_single_cost") is not None else [PLAN]
+    bar = plan_name(plan)
+    categories = [single, bar] if plan.get("best_single_cost") is not None else [bar]
     recommended = None
     other_row = plan.get("recommended_id") and not str(plan.get("best_single_id") or "").startswith(
         f"{plan.get('recommended_id')}/"
@@ -67,7 +95,7 @@ def plan_figure(result: Mapping[str, Any]) -> dict[str, Any] | None:
             "type": "bar",
             "orientation": "h",
             "name": name,
-            "y": [PLAN],
+            "y": [bar],
             "x": [float(cost)],
         }
         for name, cost in plan_segments(plan)
@@ -100,7 +128,7 @@ def plan_figure(result: Mapping[str, Any]) -> dict[str, Any] | None:
             "legend": {"orientation": "h", "y": -0.3, "font": {"size": 11}},
             "paper_bgcolor": "#ffffff",
             "plot_bgcolor": "#ffffff",
-            "title": {"text": TITLE, "font": {"size": 14}},
+            "title": {"text": f"{bar} vs the best single", "font": {"size": 14}},
             "barmode": "stack",
             "xaxis": {"title": {"text": "USD / month"}},
             "yaxis": {"automargin": True, "categoryarray": categories},

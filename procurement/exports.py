@@ -31,7 +31,9 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
+from core.cost_lines import LINE_LABELS
 from core.values import money_decimal
+from procurement.charts_plan import plan_title
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 MONEY_FORMAT = "#,##0.00"
@@ -183,7 +185,7 @@ def plan_rows(plan: Any, approved: Sequence[dict[str, Any]] = ()) -> list[dict[s
     by_key = {str(part.get("key")): part for part in approved}
     total = {
         "key": "plan",
-        "label": "Cheapest plan across offers" + (" (approved)" if approved else ""),
+        "label": plan_title(plan) + (" (approved)" if approved else ""),
         "role": plan.get("status"),
         "replicas": sum(int(ln.get("replicas") or 0) for ln in lines) if lines else None,
         "gpus": sum(int(ln.get("gpus") or 0) for ln in lines) if lines else None,
@@ -254,13 +256,9 @@ def neutralise(value: Any) -> Any:
     return text
 
 
-ACRONYMS = {"gpu": "GPU", "api": "API", "fte": "FTE"}
-
-
 def line_header(name: str) -> str:
-    """ "gpu_compute" → "GPU compute (USD)"."""
-    words = name.replace("_", " ").capitalize().split(" ")
-    return " ".join(ACRONYMS.get(w.lower(), w) for w in words) + " (USD)"
+    """A cost line's column, in the pages' words: "gpu_compute" → "GPU compute (USD)"."""
+    return f"{LINE_LABELS.get(name) or name.replace('_', ' ').capitalize()} (USD)"
 
 
 # What each kind of cell holds (V21): the file says what the page says.

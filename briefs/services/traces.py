@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 
 READ_TASK = "briefs.tasks.traffic_trace_read_task"
 MINUTE_S = 60.0
+SIZE_SAMPLES = 2000  # as benchmarks.distributions keeps of an upload's requests
 PENDING_GRACE = timedelta(minutes=5)
 GIVE_UP_AFTER = timedelta(hours=2)
 
@@ -101,8 +102,18 @@ def trace_summary(parsed: TraceFile) -> dict[str, Any]:
         for side, values in (("input", trace.input_tokens), ("output", trace.output_tokens))
         for q in (50, 95, 99)
     }
+    # An evenly spaced sample of the requests (the same ones every time): the sizes the
+    # comparison's plan splits its request-size buckets with.
+    picked = np.unique(
+        np.linspace(0, trace.requests - 1, min(trace.requests, SIZE_SAMPLES)).astype(int)
+    )
     return {
         **sizes,
+        "request_sizes": {
+            "input_tokens": trace.input_tokens[picked].tolist(),
+            "output_tokens": trace.output_tokens[picked].tolist(),
+            "requests": trace.requests,
+        },
         "input_mean": round(float(trace.input_tokens.mean()), 1),
         "output_mean": round(float(trace.output_tokens.mean()), 1),
         "requests_per_minute": per_minute.tolist(),

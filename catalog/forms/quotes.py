@@ -45,6 +45,8 @@ HELP_TEXTS = {
     "fleet a buyer may need at peak must fit in it).",
     "capacity_available_from": "From when those GPUs can be delivered (UTC). Empty: now.",
     "capacity_lead_time_days": "Days from the order until the capacity is usable.",
+    "unit_of_sale": "Reserved or dedicated capacity: sold by the GPU, or only in whole nodes "
+    "(the comparison then bills whole nodes). Empty: not stated.",
     "vcpu_per_node": "Virtual CPUs per node.",
     "ram_gb_per_node": "System memory per node, in GB.",
     "local_nvme_tb_per_node": "Local NVMe scratch storage per node, in TB.",
@@ -103,6 +105,7 @@ FIELD_GROUPS = [
         [
             "gpus_per_node",
             "max_gpus_available",
+            "unit_of_sale",
             "capacity_available_from",
             "capacity_lead_time_days",
             "vcpu_per_node",

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Provider
-from catalog.choices import CapacityModel, PriceUnit, PrivateEndpoint
+from catalog.choices import CapacityModel, PriceUnit, PrivateEndpoint, UnitOfSale
 from catalog.models.common import MONEY, POSITIVE
 from catalog.models.hardware import Accelerator
 
@@ -72,6 +72,14 @@ class Quote(models.Model):
 
     gpus_per_node = models.PositiveSmallIntegerField(default=8)
     max_gpus_available = models.PositiveIntegerField(null=True, blank=True)
+    # Fixed capacity is billed in what the vendor sells (P3): by the GPU, or in whole nodes of
+    # ``gpus_per_node``. Blank: not stated (costed by the GPU, with a warning on the row).
+    unit_of_sale = models.CharField(
+        max_length=10,
+        choices=UnitOfSale.choices,
+        blank=True,
+        help_text="Reserved or dedicated capacity sold by the GPU or only in whole nodes.",
+    )
     # When the capacity can be delivered: a fleet is only there from this date, after this
     # lead time from the order (both optional: not stated).
     capacity_available_from = models.DateTimeField(null=True, blank=True)

@@ -42,6 +42,7 @@ QUOTE_INPUT_FIELDS = (
     "amortisation_months",
     "gpus_per_node",
     "max_gpus_available",
+    "unit_of_sale",
     "capacity_available_from",
     "capacity_lead_time_days",
     "vcpu_per_node",

@@ -140,6 +140,7 @@ def rfq_initial(brief: Any) -> dict[str, Any]:
     facts.append(
         "state how many GPUs you can provide in total, from when, and with which lead time"
     )
+    facts.append("say whether reserved capacity is sold by the GPU or only in whole nodes")
     initial: dict[str, Any] = {
         "brief": brief.pk,
         "title": f"RFQ: {brief.title}"[:200],

@@ -18,26 +18,13 @@ from typing import Any
 
 from django import template
 
+from core.cost_lines import LINE_LABELS
+
 register = template.Library()
 
 DASH = "—"
 LABELS = {
-    # cost lines
-    "api_compute": "API usage",
-    "gpu_compute": "GPU compute",
-    "retry_waste": "Retry waste",
-    "idle_capacity": "Idle capacity",
-    "platform_labor": "Platform labour",
-    "serving_stack": "Serving stack",
-    "storage": "Storage",
-    "network": "Network",
-    "observability": "Observability",
-    "checkpointing": "Checkpointing",
-    "failed_run_waste": "Failed-run waste",
-    "interruption_rework": "Interruption rework",
-    "term_beyond_horizon": "Term beyond the horizon",
-    "moderation_or_quality_filtering": "Moderation / quality filtering",
-    "operator_review": "Operator review",
+    **LINE_LABELS,
     # capacity models
     "on_demand": "On-demand",
     "spot": "Spot / preemptible",

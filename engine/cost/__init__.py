@@ -19,6 +19,8 @@ Inference, retrieval, evaluation and media (per month)::
                                                                private_cloud, purchase)
     billed_h    = max(billed_h, min_commitment_gpu_hours_per_month)
     gpu_spend   = q(billed_h × price)      = gpu_compute + retry_waste + idle_capacity
+    overage     = q((billed_h − commitment) × (overage rate − price))   when the offer has
+                  a commitment and states an overage rate (hours past it cost that rate)
     retry_waste = q((attempts − accepted) × gpu_s / 3600 × price)
     rework      = q(rework_h × price)                          line interruption_rework
     idle        = q((billed_h − work_h − rework_h) × price)
@@ -81,6 +83,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import localcontext
 
+from core.cost_lines import LINE_ORDER
 from engine.cost.api import (
     api_cost_per_attempt,
     billed_attempts,
@@ -90,7 +93,6 @@ from engine.cost.common import (
     DECIMAL_CONTEXT,
     FINE_TUNING_CLASSES,
     HOURS_QUANTUM,
-    LINE_ORDER,
     MILLION,
     PER_OUTPUT_QUANTUM,
     THOUSAND,
@@ -106,17 +108,25 @@ from engine.cost.common import (
     candidate_ranges,
     common_lines,
     dec,
+    egress_monthly,
     fixed_gpus_allocated,
+    fixed_network_monthly,
     gpu_seconds_numerator,
+    labor_monthly,
     likely_values,
     line_names,
+    managed_fte,
     money,
+    overage_amount,
+    overage_premium,
     peak_capacity_share,
     price_per_gpu_hour,
     purchase_monthly_per_node,
+    serving_monthly,
     shared_ranges,
     split_exactly,
     spot_rework_share,
+    storage_monthly,
     term_beyond_horizon_share,
     training_spec,
     unit_basis,
@@ -157,21 +167,29 @@ __all__ = [
     "checkpoint_write_s",
     "common_lines",
     "dec",
+    "egress_monthly",
     "failed_attempts_billed",
     "failure_multiplier",
     "fixed_gpus_allocated",
+    "fixed_network_monthly",
     "gpu_seconds_numerator",
+    "labor_monthly",
     "likely_values",
     "line_names",
+    "managed_fte",
     "money",
+    "overage_amount",
+    "overage_premium",
     "peak_capacity_share",
     "peak_replicas",
     "point_estimate",
     "price_per_gpu_hour",
     "purchase_monthly_per_node",
+    "serving_monthly",
     "shared_ranges",
     "split_exactly",
     "spot_rework_share",
+    "storage_monthly",
     "term_beyond_horizon_share",
     "training_nodes",
     "training_spec",

@@ -186,8 +186,13 @@ def commitment_warnings(
         text = (
             f"the {detail.months_counted}-month contract (USD {detail.contract_usd:,.2f}) "
             f"outlasts the run, which uses USD {share:,.2f} of it; the rest of the term has "
-            "no stated use, and the commitment counts the whole contract"
+            "no stated use, and the commitment counts the whole contract; so does the row's "
+            "cost, through its 'term not used' line"
         )
+        if workload.term_residual_use_share > 0:
+            text += (
+                f", less the stated residual use of {workload.term_residual_use_share * 100:g} %"
+            )
     elif detail.term_months > workload.horizon_months:
         text = (
             f"the {detail.term_months}-month term outlasts the brief's "

@@ -11,6 +11,8 @@ from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 from functools import lru_cache
 
 from core import workloads
+from core.cost_lines import LINE_ORDER
+from engine.cost.contracts import in_sale_blocks
 from engine.errors import EngineInputError
 from engine.types import (
     CENT,
@@ -31,26 +33,6 @@ HOURS_QUANTUM = Decimal("0.0001")
 MILLION = Decimal(1_000_000)
 THOUSAND = Decimal(1000)
 
-LINE_ORDER: tuple[str, ...] = (
-    "gpu_compute",
-    "gpu_cost",
-    "api_compute",
-    "retry_waste",
-    "failed_renders",
-    "interruption_rework",
-    "idle_capacity",
-    "term_beyond_horizon",
-    "queue_overhead",
-    "checkpointing",
-    "failed_run_waste",
-    "storage",
-    "network",
-    "serving_stack",
-    "moderation_or_quality_filtering",
-    "operator_review",
-    "observability",
-    "platform_labor",
-)
 
 UNIT_PER_1M_TOKENS = "per 1M accepted output tokens"
 UNIT_PER_1M_INPUT_TOKENS = "per 1M accepted input tokens"
@@ -283,11 +265,8 @@ def peak_capacity_share(workload: WorkloadInput) -> Decimal:
 
 
 def fixed_gpus_allocated(cand: CandidateInput, replicas: int) -> int:
-    """GPUs held by fixed capacity: owned hardware comes in whole nodes."""
-    gpus = replicas * cand.gpus_per_replica
-    if cand.capacity_model == "purchase":
-        return -(-gpus // cand.gpus_per_node) * cand.gpus_per_node
-    return gpus
+    """GPUs held by fixed capacity, in the offer's unit of sale (engine/cost/contracts.py)."""
+    return in_sale_blocks(cand, replicas * cand.gpus_per_replica)
 
 
 def term_beyond_horizon_share(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
@@ -310,6 +289,64 @@ def line_names(workload: WorkloadInput) -> tuple[str, str, str]:
     return "gpu_compute", "retry_waste", "idle_capacity"
 
 
+def managed_fte(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
+    """The team's time the row takes: running it (self-managed) or managing the vendor."""
+    return dec(workload.platform_labor_fte if cand.self_managed else workload.vendor_management_fte)
+
+
+# The monthly amounts every path costs the same way: the point estimate (common_lines), the
+# Monte Carlo (montecarlo/constants.py) and the plan (plan/mixed_adapter.py) call these and
+# never re-sum the fields (docs/engine/cost-model.md, "Adding a cost line").
+
+
+def fixed_network_monthly(cand: CandidateInput) -> Decimal:
+    """The network line's fixed part: public IP, load balancer, private networking."""
+    return (
+        cand.public_ip_per_month + cand.load_balancer_per_month + cand.private_networking_per_month
+    )
+
+
+def serving_monthly(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
+    """The serving_stack line: the offer's stack, plus the team's own when self-managed."""
+    own = workload.serving_stack_per_month if cand.self_managed else Decimal(0)
+    return cand.serving_stack_per_month + own
+
+
+def labor_monthly(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
+    """The platform_labor line: the team's FTE times the loaded monthly cost."""
+    return managed_fte(workload, cand) * workload.loaded_monthly_cost_per_fte
+
+
+def storage_monthly(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
+    """The storage line's monthly part: the brief's storage at the offer's price."""
+    return dec(workload.storage_gb) * cand.storage_price_per_gb_month
+
+
+def egress_monthly(workload: WorkloadInput, cand: CandidateInput) -> Decimal:
+    """The network line's egress at the brief's monthly egress (the likely volume)."""
+    return dec(workload.egress_gb_per_month) * cand.egress_price_per_gb
+
+
+def overage_premium(cand: CandidateInput) -> Decimal:
+    """What a GPU-hour past the monthly commitment costs beyond the committed price: the
+    vendor's overage rate less its hourly price; 0 for offers without a commitment (every
+    hour is at the price) or without a stated rate."""
+    rate, price = cand.overage_rate_per_gpu_hour, cand.price_per_gpu_hour
+    if rate is None or price is None or cand.min_commitment_gpu_hours_per_month <= 0:
+        return Decimal(0)
+    return rate - price
+
+
+def overage_amount(cand: CandidateInput, billed_h: Decimal, committed_h: Decimal) -> Decimal:
+    """The overage line: the GPU lines price every billed hour at the committed price; the
+    hours past the commitment cost the overage rate, so this line adds their difference,
+    (billed − committed) × (overage rate − price) (negative if the vendor's overage is below
+    its price)."""
+    if billed_h <= committed_h:
+        return Decimal(0)
+    return money((billed_h - committed_h) * overage_premium(cand))
+
+
 def common_lines(
     workload: WorkloadInput,
     cand: CandidateInput,
@@ -319,20 +356,17 @@ def common_lines(
     extra_storage_gb: Decimal,
 ) -> dict[str, Decimal]:
     """storage, network, serving_stack, observability, platform_labor over ``months``."""
-    fte = workload.platform_labor_fte if cand.self_managed else workload.vendor_management_fte
-    serving = cand.serving_stack_per_month
-    if cand.self_managed:
-        serving += workload.serving_stack_per_month
-    storage_gb = dec(workload.storage_gb) * months + extra_storage_gb
-    fixed_network = (
-        cand.public_ip_per_month + cand.load_balancer_per_month + cand.private_networking_per_month
-    ) * months
     lines = {
-        "storage": money(storage_gb * cand.storage_price_per_gb_month),
-        "network": money(egress_gb * cand.egress_price_per_gb + fixed_network),
-        "serving_stack": money(serving * months),
+        "storage": money(
+            storage_monthly(workload, cand) * months
+            + extra_storage_gb * cand.storage_price_per_gb_month
+        ),
+        "network": money(
+            egress_gb * cand.egress_price_per_gb + fixed_network_monthly(cand) * months
+        ),
+        "serving_stack": money(serving_monthly(workload, cand) * months),
         "observability": money(workload.observability_per_month * months),
-        "platform_labor": money(dec(fte) * workload.loaded_monthly_cost_per_fte * months),
+        "platform_labor": money(labor_monthly(workload, cand) * months),
     }
     if workload.is_training:
         del lines["serving_stack"]

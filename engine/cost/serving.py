@@ -16,6 +16,7 @@ from engine.cost.common import (
     gpu_seconds_numerator,
     line_names,
     money,
+    overage_amount,
     peak_capacity_share,
     price_per_gpu_hour,
     purchase_breakdown,
@@ -23,6 +24,7 @@ from engine.cost.common import (
     spot_rework_share,
     term_beyond_horizon_share,
 )
+from engine.cost.contracts import vendor_management_labour
 from engine.errors import EngineInputError
 from engine.types import (
     HOURS_PER_MONTH,
@@ -105,6 +107,8 @@ def volume_estimate(
             lines["interruption_rework"] = amounts[1]
         if (beyond := term_beyond_horizon_share(workload, cand)) > 0:
             lines["term_beyond_horizon"] = money(gpu_spend * beyond)
+        if over := overage_amount(cand, billed, cand.min_commitment_gpu_hours_per_month):
+            lines["overage"] = over
     egress_gb = (
         dec(workload.egress_gb_per_month) * accepted / dec(workload.monthly_accepted_outputs.likely)
     )
@@ -122,6 +126,11 @@ def volume_estimate(
             workload, cand, months=Decimal(1), egress_gb=egress_gb, extra_storage_gb=asset_gb
         )
     )
+    if not cand.self_managed:  # P11: a default FTE never dominates a small vendor bill
+        bill = sum((v for k, v in lines.items() if k != "platform_labor"), Decimal(0))
+        lines["platform_labor"] = money(
+            vendor_management_labour(workload, lines["platform_labor"], bill)
+        )
     return finish(
         workload,
         lines,

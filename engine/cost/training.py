@@ -21,11 +21,13 @@ from engine.cost.common import (
     dec,
     finish,
     money,
+    overage_amount,
     price_per_gpu_hour,
     purchase_breakdown,
     split_exactly,
     training_spec,
 )
+from engine.cost.contracts import training_contract_unused
 from engine.errors import EngineInputError
 from engine.types import (
     HOURS_PER_MONTH,
@@ -106,6 +108,11 @@ def _training_lines(
         [stall_h * gpus * price, lost_h * gpus * price, (billed - used) * price],
     )
     ckpt_gpu, lines["failed_run_waste"], lines["idle_capacity"] = parts
+    committed = cand.min_commitment_gpu_hours_per_month * months
+    if over := overage_amount(cand, billed, committed):
+        lines["overage"] = over
+    if (unused := training_contract_unused(workload, cand, gpu_spend, price)) > 0:
+        lines["term_beyond_horizon"] = money(unused)  # the contract the run leaves unused
     ckpt_gb_months = dec(spec.checkpoint_size_gb) * spec.checkpoints_retained * months
     lines["checkpointing"] = ckpt_gpu + money(ckpt_gb_months * cand.storage_price_per_gb_month)
     lines.update(

@@ -11,12 +11,20 @@ reclaim it under load.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from core import workloads
 from engine import cost
+from engine.cost import contracts
 from engine.deployments.fleet import Fleet, fleet_of
 from engine.errors import EngineInputError
-from engine.types import CandidateInput, EngineWarning, PointEstimate, WorkloadInput
+from engine.types import (
+    HOURS_PER_MONTH,
+    CandidateInput,
+    EngineWarning,
+    PointEstimate,
+    WorkloadInput,
+)
 from engine.warnings import candidate_warnings
 
 FLEET_EXCEEDS_CAPACITY = "FLEET_EXCEEDS_CAPACITY"
@@ -72,6 +80,16 @@ def _fleet_warnings(
                 ),
             )
         )
+    price = cand.price_per_gpu_hour or 0
+    billed = max(fleet.gpus_peak, -int(-cand.min_commitment_gpu_hours_per_month // HOURS_PER_MONTH))
+    if (unit := contracts.unit_of_sale_warning(cand, billed, Decimal(price))) is not None:
+        out.append(
+            EngineWarning(code=contracts.UNIT_OF_SALE_NOT_STATED, candidate_id=cand.id, detail=unit)
+        )
+    if (late := contracts.capacity_start_warning(workload, cand)) is not None:
+        out.append(
+            EngineWarning(code=contracts.CAPACITY_STARTS_LATE, candidate_id=cand.id, detail=late)
+        )
     if cand.capacity_model == "spot" and workload.workload_class in REALTIME:
         out.append(
             EngineWarning(
@@ -86,11 +104,31 @@ def _fleet_warnings(
     return out
 
 
+def contract_reasons(workload: WorkloadInput, cand: CandidateInput) -> list[str]:
+    """What the offer cannot deliver as bought: an expired price (P19), capacity that starts
+    after the horizon (P5), a peak above an API route's rate limits (P10)."""
+    found = [contracts.expired_reason(cand), contracts.capacity_start_reason(workload, cand)]
+    return [r for r in found if r] + contracts.rate_limit_reasons(workload, cand)
+
+
+def _route_warnings(workload: WorkloadInput, cand: CandidateInput) -> list[EngineWarning]:
+    found = (
+        (contracts.RATE_LIMIT_NOT_STATED, contracts.rate_limit_warning(workload, cand)),
+        (contracts.ROUTE_PRECISION_DIFFERS, contracts.route_precision_warning(cand)),
+    )
+    return [
+        EngineWarning(code=code, candidate_id=cand.id, detail=detail)
+        for code, detail in found
+        if detail
+    ]
+
+
 def assess(workload: WorkloadInput, cand: CandidateInput) -> Assessment:
     """Reasons that block the row, its warnings, its point estimate and its fleet."""
     found = list(candidate_warnings(workload, cand))
     reasons = [w.detail for w in found if w.severity == "block"]
     reasons += [r for r in cand.ineligible_reasons if r]
+    reasons += contract_reasons(workload, cand)
     estimate: PointEstimate | None = None
     fleet: Fleet | None = None
     if workload.is_training and cand.is_api:
@@ -105,4 +143,5 @@ def assess(workload: WorkloadInput, cand: CandidateInput) -> Assessment:
         if (why := capacity_reason(cand, fleet)) is not None:
             reasons.append(why)
         found += _fleet_warnings(workload, cand, fleet)
+    found += _route_warnings(workload, cand)
     return Assessment(tuple(reasons), tuple(found), estimate, fleet)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from decimal import localcontext
 
 from engine.cost.common import DECIMAL_CONTEXT, dec, gpu_seconds_numerator, likely_values
+from engine.cost.contracts import in_sale_blocks, sale_block_gpus
 from engine.cost.serving import peak_replicas
 from engine.types import (
     HOURS_PER_MONTH,
@@ -74,9 +75,25 @@ def bought_words(
     if cand.is_fixed:
         term = cand.term_months or horizon
         months = _plural(term, "month")
-        if cand.term_months <= 0:
+        if cand.purchase is not None and cand.term_months <= 0:
+            # P15: owned hardware has no term; it is paid off over its life
+            months = f"amortised over {_plural(cand.purchase.life_months, 'month')}"
+        elif cand.term_months <= 0:
             months += " (no term stated: the horizon)"
-        return f"{nodes:,} × {cand.gpus_per_node}-GPU {name} nodes, {months}, {capacity}"
+        # P3: the words name what the money bills, in the offer's unit of sale
+        held = max(
+            in_sale_blocks(cand, gpus),
+            math.ceil(cand.min_commitment_gpu_hours_per_month / HOURS_PER_MONTH),
+        )
+        if sale_block_gpus(cand) > 1 or held % cand.gpus_per_node == 0:
+            nodes = -(-held // cand.gpus_per_node)
+            return f"{nodes:,} × {cand.gpus_per_node}-GPU {name} nodes, {months}, {capacity}"
+        sold = "by the GPU" if cand.unit_of_sale == "gpu" else "unit of sale not stated"
+        share = f"{held / cand.gpus_per_node:g}"
+        return (
+            f"{_plural(held, f'{name} GPU'.strip())} ({share} × {cand.gpus_per_node}-GPU nodes), "
+            f"{months}, {capacity}, {sold}"
+        )
     return (
         f"up to {_plural(gpus, name + ' GPU')} at peak, {capacity}, paid as used "
         f"over {_plural(horizon, 'month')}: an expected spend, not a commitment"

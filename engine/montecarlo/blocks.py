@@ -204,9 +204,16 @@ def block_unit_costs(
             billed = replicas
             billed *= 730.0
         commitment = block.col("min_commitment_h")
+        premium = block.col("overage_premium")
+        overage = (premium != 0).any()
         if (commitment > 0).any():
             np.maximum(billed, commitment, out=billed)
+        if overage:  # the hours past the commitment at the overage rate (cost.overage_amount)
+            np.subtract(billed, commitment, out=scratch)
+            scratch *= premium
         billed *= block.col("price")
+        if overage:
+            billed += scratch
     gpu += block.col("fixed_monthly")
     gpu += np.multiply(block.col("per_accepted"), accepted[None, :], out=scratch)
     per_completed = block.col("per_completed")
@@ -227,8 +234,11 @@ def training_unit_costs(
     wall = (shared["tokens"] / 3600.0)[None, :] / tps
     wall *= block.col("checkpoint_factor")
     wall *= 1.0 + block.col("failure_factor") / shared["node_mtbf_h"][None, :]
-    wall *= block.col("per_wall_hour")
     wall /= shared["utilisation"][None, :]  # GPUs held for wall-clock / utilisation
+    gpu = wall * block.col("gpu_per_wall_hour")
+    wall *= block.col("per_wall_hour")
+    # A term contract is paid in full: the part the run leaves unused (contracts.py)
+    wall += np.maximum(block.col("contract_usd") - gpu, 0.0) * block.col("contract_kept")
     accepted = shared["success_probability"]
     if "acceptance_rate" in shared:
         accepted = accepted * shared["acceptance_rate"]

@@ -7,6 +7,7 @@ from decimal import Decimal, localcontext
 from typing import Literal
 
 from engine import cost
+from engine.cost import contracts
 from engine.errors import EngineInputError
 from engine.types import HOURS_PER_MONTH, CandidateInput, Range, WorkloadInput
 
@@ -35,7 +36,11 @@ class CandidateConstants:
     checkpoint_factor: float  # 1 + write_s / (3600 × interval)
     failure_factor: float  # nodes (or 1 per cluster) × (interval / 2 + restart_h)
     per_wall_hour: float  # training: money per wall-clock hour of the run
+    gpu_per_wall_hour: float = 0.0  # training: the GPU part of it
+    contract_usd: float = 0.0  # training on a term contract: the whole contract
+    contract_kept: float = 0.0  # its unused part counted: 1 − residual use
     api_failed_billed: float = 1.0  # Share of failed API attempts billed
+    overage_premium: float = 0.0  # per GPU-hour billed past the commitment (cost.overage_premium)
     evidence_key: str = ""  # shared measurement: throughput/acceptance draws keyed by this
     throughput_error_group: str = ""  # estimated rows: whose errors the throughput shares
     acceptance: Range | None = None  # measured acceptance of this row (else the workload's)
@@ -57,23 +62,20 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
     """Everything about ``cand`` that does not change between samples."""
     with localcontext(cost.DECIMAL_CONTEXT):
         price = cost.price_per_gpu_hour(cand) or Decimal(0)
-        fte = workload.platform_labor_fte if cand.self_managed else workload.vendor_management_fte
-        serving = cand.serving_stack_per_month + (
-            workload.serving_stack_per_month if cand.self_managed else Decimal(0)
-        )
-        network_fixed = (
-            cand.public_ip_per_month
-            + cand.load_balancer_per_month
-            + cand.private_networking_per_month
-        )
         monthly = (
-            cost.dec(workload.storage_gb) * cand.storage_price_per_gb_month
-            + network_fixed
+            cost.storage_monthly(workload, cand)
+            + cost.fixed_network_monthly(cand)
             + workload.observability_per_month
-            + cost.dec(fte) * workload.loaded_monthly_cost_per_fte
+            + cost.labor_monthly(workload, cand)
         )
+        capped = workload.vendor_management_cap_share is not None
+        if capped and not cand.self_managed and not workload.is_training:
+            # P11: the default labour is sized on the row's bill at the likely values
+            labour = cost.point_estimate(workload, cand).lines["platform_labor"]
+            monthly += labour - cost.labor_monthly(workload, cand)
         path: Path
         tps_per_mfu = checkpoint_factor = failure_factor = per_wall_hour = Decimal(0)
+        gpu_per_wall_hour = contract = contract_kept = Decimal(0)
         per_accepted = per_completed = api_per_attempt = gpu_s_num = Decimal(0)
         if workload.is_training:
             spec = workload.training
@@ -96,20 +98,24 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
                 Decimal(cand.gpus_per_replica),
                 cand.min_commitment_gpu_hours_per_month / HOURS_PER_MONTH,
             )
-            monthly += cost.dec(workload.egress_gb_per_month) * cand.egress_price_per_gb
+            monthly += cost.egress_monthly(workload, cand)
             monthly += (
                 cost.dec(spec.checkpoint_size_gb)
                 * spec.checkpoints_retained
                 * cand.storage_price_per_gb_month
             )
+            # the GPUs held past the commitment at the overage rate (cost.overage_amount)
+            past = cand.gpus_per_replica - cand.min_commitment_gpu_hours_per_month / HOURS_PER_MONTH
             per_wall_hour = billed_gpus * price + monthly / HOURS_PER_MONTH
+            per_wall_hour += max(Decimal(0), past) * cost.overage_premium(cand)
+            gpu_per_wall_hour = billed_gpus * price
+            contract = contracts.training_contract_usd(cand, price) or Decimal(0)
+            contract_kept = 1 - cost.dec(workload.term_residual_use_share)
         else:
             assert workload.monthly_accepted_outputs is not None  # noqa: S101
-            monthly += serving
-            per_accepted = (
-                cost.dec(workload.egress_gb_per_month)
-                * cand.egress_price_per_gb
-                / cost.dec(workload.monthly_accepted_outputs.likely)
+            monthly += cost.serving_monthly(workload, cand)
+            per_accepted = cost.egress_monthly(workload, cand) / cost.dec(
+                workload.monthly_accepted_outputs.likely
             )
             if workload.is_media and workload.media is not None:
                 media = workload.media
@@ -147,8 +153,9 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
         else float(price),
         gpus=float(cand.gpus_per_replica),
         gpu_s_numerator=float(gpu_s_num),
-        node_gpus=float(cand.gpus_per_node if cand.capacity_model == "purchase" else 1),
+        node_gpus=float(contracts.sale_block_gpus(cand)),
         min_commitment_h=float(cand.min_commitment_gpu_hours_per_month),
+        overage_premium=float(cost.overage_premium(cand)),
         idle_billed=cand.idle_billed,
         fixed_monthly=float(monthly),
         per_accepted=float(per_accepted),
@@ -160,6 +167,9 @@ def candidate_constants(workload: WorkloadInput, cand: CandidateInput) -> Candid
         checkpoint_factor=float(checkpoint_factor),
         failure_factor=float(failure_factor),
         per_wall_hour=float(per_wall_hour),
+        gpu_per_wall_hour=float(gpu_per_wall_hour),
+        contract_usd=float(contract),
+        contract_kept=float(contract_kept),
         api_failed_billed=cost.failed_attempts_billed(workload, cand) if cand.is_api else 1.0,
         evidence_key=cand.evidence_key,
         throughput_error_group=cand.throughput_error_group,

@@ -1,4 +1,5 @@
-"""Capacity models: break-even across volume (the hybrid plan is in hybrid.py).
+"""Capacity models: break-even across volume (the plan across offers, a fixed base with
+elastic or API overflow included, is mixed.py).
 
 docs/domain.md, "Rent, reserve, buy, or use a model API?": reserve or buy once traffic is
 proven; for many teams the answer is hybrid — fixed capacity for the base load and
@@ -26,7 +27,6 @@ from decimal import Decimal
 import numpy as np
 
 from engine import cost
-from engine.plan.hybrid import SPLIT_STEPS, hybrid_cost, hybrid_plan, overflow_share
 from engine.types import (
     ELASTIC_CAPACITY,
     BreakevenCurve,
@@ -37,14 +37,7 @@ from engine.types import (
     WorkloadInput,
 )
 
-__all__ = [
-    "SPLIT_STEPS",
-    "breakeven",
-    "hybrid_cost",
-    "hybrid_plan",
-    "overflow_share",
-    "step_volumes",
-]
+__all__ = ["breakeven", "step_volumes"]
 
 RESERVED_LIKE = frozenset({"reserved", "dedicated_cluster", "private_cloud"})
 GRID_POINTS = 25

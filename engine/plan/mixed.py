@@ -2,8 +2,8 @@
 (``scipy.optimize.milp``); docs/engine/mixed-fleet.md has the formulation.
 
 Load: V accepted outputs a month, A = V / 730 an hour on average, peak p × A. The
-load-duration curve of hybrid.py, sliced into K equal layers of height p × A / K, gives
-layer k the share ``E_k = overflow(k−1/K) − overflow(k/K)`` of the month's outputs
+load-duration curve (``mixed_recost.overflow_share``), sliced into K equal layers of height
+p × A / K, gives layer k the share ``E_k = overflow(k−1/K) − overflow(k/K)`` of the month's outputs
 (Σ E_k = 1). Bucket b carries the share s_b of every layer.
 
 Variables: whole replicas n_j of every fixed configuration (whole nodes for owned
@@ -235,7 +235,7 @@ def _build(
         m=_Model(),
         v=_Vars(),
         demand=demand,
-        energies=list(layer_energies(demand.peak_to_average, demand.layers)),
+        energies=list(layer_energies(demand.peak_to_average, demand.layers, demand.load_shape)),
         peak=demand.peak_to_average * demand.monthly_outputs / HOURS,
         weight=0.0 if shortfall else 1.0,
         shortfall=shortfall,

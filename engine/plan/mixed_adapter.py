@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine import cost, montecarlo
+from engine.cost import contracts
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S, optimise
 from engine.plan.mixed_buckets import LONG, BucketSize, brief_sizes, mean_tokens
@@ -170,27 +171,30 @@ def plan_offer(
         price_per_gpu_hour=price,
         max_gpus=None if max_gpus is None else int(max_gpus),
         gpus_per_node=cand.gpus_per_node,
-        whole_nodes=cand.capacity_model == "purchase",
+        whole_nodes=contracts.sale_block_gpus(cand) > 1,
         min_commitment_gpu_hours=cand.min_commitment_gpu_hours_per_month,
         term_months=cand.term_months,
-        fixed_monthly=(
-            cand.public_ip_per_month
-            + cand.load_balancer_per_month
-            + cand.private_networking_per_month
-            + cand.serving_stack_per_month
-        ),
+        fixed_monthly=cost.fixed_network_monthly(cand) + cand.serving_stack_per_month,
         utilisation=util,
         eligible=eligible,
         stranded_share=stranded,
+        overage_premium=cost.overage_premium(cand),
     )
 
 
-def plan_demand(workload: WorkloadInput, buckets: Sequence[PlanBucket] | None = None) -> PlanDemand:
+def plan_demand(
+    workload: WorkloadInput,
+    buckets: Sequence[PlanBucket] | None = None,
+    load_shape: Sequence[float] = (),
+) -> PlanDemand:
+    """The plan's demand; ``load_shape``: a traffic trace's load per interval, whose
+    load-duration curve replaces the brief's peak-to-average one."""
     assert workload.monthly_accepted_outputs is not None  # noqa: S101 - volume classes
     return PlanDemand(
         monthly_outputs=workload.monthly_accepted_outputs.likely,
         peak_to_average=workload.peak_to_average.likely,
         buckets=tuple(buckets) if buckets else (PlanBucket(ALL, 1.0),),
+        load_shape=tuple(load_shape),
     )
 
 
@@ -207,6 +211,7 @@ def plan_inputs(
     capacity_limited: Collection[str] = (),
     sizes: Sequence[BucketSize] | None = None,
     mean_request_tokens: float | None = None,
+    load_shape: Sequence[float] = (),
 ) -> tuple[PlanDemand, list[PlanOffer]] | None:
     """The demand and offers ``plan_for_comparison`` solves (None: nothing to plan).
     ``sizes``: request-size buckets already made (``mixed_buckets``), rated here
@@ -228,7 +233,9 @@ def plan_inputs(
     }
     offers = []
     for cand in candidate_inputs:
-        if cand.id not in eligible:
+        # P4: the plan has no base-plus-overflow rule for spot yet, so a real-time service
+        # with latency targets leaves spot out rather than risk a spot-only plan.
+        if cand.id not in eligible or contracts.spot_alone_reason(workload, cand):
             continue
         rates = None if bucket_rates is None else bucket_rates.get(cand.id, {})
         if rates is not None and not rates:
@@ -240,7 +247,7 @@ def plan_inputs(
             continue  # not costed per replica (e.g. no throughput): not in the plan
     if not offers:
         return None
-    return plan_demand(workload, buckets), offers
+    return plan_demand(workload, buckets, load_shape), offers
 
 
 def plan_for_comparison(

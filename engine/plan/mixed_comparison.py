@@ -94,6 +94,7 @@ def request_sizes(
     samples: Sequence[tuple[object, object]] = (),
     uploads: Sequence[int] = (),
     measured_total: int | None = None,
+    trace: str = "",
 ) -> tuple[tuple[BucketSize, ...] | None, dict[str, Any]]:
     """The request-size buckets and where they came from (module docstring); None: one
     bucket. ``samples``: the measured (prompt, output) token pairs (a sample of each upload),
@@ -129,18 +130,22 @@ def request_sizes(
         if sizes:
             count = sum(1 for prompt, _ in samples if isinstance(prompt, int | float))
             total = max(count, measured_total or 0)
-            where = f"{len(uploads)} upload{'s' * (len(uploads) != 1)}"
+            where = (
+                f"the traffic trace {trace}"
+                if trace
+                else f"{len(uploads)} upload{'s' * (len(uploads) != 1)} made for this brief"
+            )
             sampled = f" (an evenly spaced sample of {total:,})" if total > count else ""
             return sizes, {
-                "source": "samples",
+                "source": "trace" if trace else "samples",
                 "requests": count,
                 "measured_requests": total,
                 "uploads": list(uploads),
                 "threshold_input_tokens": threshold,
                 "words": (
-                    f"from {count:,} measured requests{sampled} in {where} made for this "
-                    f"brief: prompts of {threshold:,.0f} tokens or more (the brief's p95) "
-                    "are long"
+                    f"from {count:,} {'traced' if trace else 'measured'} requests{sampled} "
+                    f"in {where}: prompts of {threshold:,.0f} tokens or more "
+                    f"({'the trace' if trace else 'the brief'}'s p95) are long"
                 ),
             }
     sizes = brief_sizes(workload, long_share=LONG_SHARE, p95_input_tokens=threshold)
@@ -165,10 +170,14 @@ def comparison_plan(
     measured_requests: Sequence[tuple[object, object]] = (),
     measured_uploads: Sequence[int] = (),
     measured_total: int | None = None,
+    trace: str = "",
+    load_shape: Sequence[float] = (),
 ) -> dict[str, Any]:
     """The cheapest plan across the comparison's offers (module docstring).
     ``measured_requests``: (prompt, output) tokens of the requests measured by the uploads
-    made for the brief (``measured_uploads``), when there are any."""
+    made for the brief (``measured_uploads``), when there are any; with a traffic trace
+    (``trace``, its name) they are a sample of its requests, and ``load_shape`` its load per
+    interval: the plan's load-duration curve."""
     workload = inp.workload
     if workload.is_training or workload.monthly_accepted_outputs is None:
         return _none("a training run holds one fleet for the run: there is no serving plan")
@@ -190,6 +199,7 @@ def comparison_plan(
             samples=measured_requests,
             uploads=measured_uploads,
             measured_total=measured_total,
+            trace=trace,
         )
         brief_mean = None  # the brief's buckets average to its mean exactly: say it so
         if source.get("source") == "brief":
@@ -201,10 +211,13 @@ def comparison_plan(
             sizes=sizes,
             mean_request_tokens=brief_mean,
             capacity_limited=limited,
+            load_shape=load_shape,
         )
     except EngineInputError:  # the request sizes do not split: one bucket
         sizes, source = None, {"source": "brief", "words": "one request size"}
-        built = plan_inputs(inp.candidates, outcomes, workload, capacity_limited=limited)
+        built = plan_inputs(
+            inp.candidates, outcomes, workload, capacity_limited=limited, load_shape=load_shape
+        )
     if built is None:
         return _none("no eligible row can be costed per replica or per output")
     demand, offers = built

@@ -10,14 +10,13 @@ what it leaves in each layer goes to the overflow lines in the solver's proporti
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 from engine.cost.common import dec
-from engine.plan.hybrid import overflow_share
-from engine.plan.mixed_single import HOURS_DEC, money, vendor_part
+from engine.plan.mixed_single import HOURS_DEC, money, vendor_part, whole_replicas_gpus
 from engine.plan.mixed_types import PlanConfig, PlanDemand, PlanLine, PlanOffer, PlanVendorPart
+from engine.trace.loadcurve import LoadCurve
 
 # Solver values below this are noise
 EPS = 1e-9
@@ -26,18 +25,51 @@ FRACTION_PLACES = 12
 Key = tuple[int, int]  # (offer, configuration)
 
 
-def layer_energies(peak_to_average: float, layers: int) -> list[float]:
+def overflow_share(fraction_of_peak: float, peak_to_average: float) -> float:
+    """Share of the month's load above fixed capacity able to carry ``fraction_of_peak``.
+
+    The load-duration curve over a month is ``L(x) = p × (1 − x)^(p − 1)`` for the share of
+    time x ∈ [0, 1], with mean 1 and peak p = peak-to-average (flat at p = 1, linear at
+    p = 2). Fixed capacity able to carry a fraction c of the peak serves ``∫ min(L, c × p)``;
+    the overflow share is::
+
+        overflow(c) = 1 − c^(p/(p−1)) − c × p × (1 − c^(1/(p−1)))     (p > 1);  1 − c  (p = 1)
+    """
+    f, p = fraction_of_peak, peak_to_average
+    if f >= 1:
+        return 0.0
+    if f <= 0:
+        return 1.0
+    if p <= 1:
+        return 1.0 - f
+    k = p - 1.0
+    share = 1.0 - float(f ** (p / k)) - f * p * (1.0 - float(f ** (1.0 / k)))
+    return min(1.0, max(0.0, share))
+
+
+def _overflow_shares(peak_to_average: float, layers: int, shape: Sequence[float]) -> list[float]:
+    """The overflow share above each of K + 1 equal slices of the peak: the analytic curve of
+    the peak-to-average ratio, or a traffic trace's own load per interval (``shape``,
+    engine/trace/loadcurve.py) when the brief has one."""
+    k = 1 if peak_to_average <= 1 else layers
+    if shape:
+        curve = LoadCurve.of(shape)
+        return [curve.overflow_share(i / k) for i in range(k + 1)]
+    return [overflow_share(i / k, peak_to_average) for i in range(k + 1)]
+
+
+def layer_energies(peak_to_average: float, layers: int, shape: Sequence[float] = ()) -> list[float]:
     """E_k: the share of the month's outputs in each of K equal slices of the peak."""
-    k = 1 if peak_to_average <= 1 else layers
-    shares = [overflow_share(i / k, peak_to_average) for i in range(k + 1)]
-    return [shares[i] - shares[i + 1] for i in range(k)]
+    shares = _overflow_shares(peak_to_average, layers, shape)
+    return [shares[i] - shares[i + 1] for i in range(len(shares) - 1)]
 
 
-def layer_energies_exact(peak_to_average: float, layers: int) -> list[Decimal]:
+def layer_energies_exact(
+    peak_to_average: float, layers: int, shape: Sequence[float] = ()
+) -> list[Decimal]:
     """E_k in Decimal, as differences of the overflow shares: they add up to exactly 1."""
-    k = 1 if peak_to_average <= 1 else layers
-    shares = [dec(overflow_share(i / k, peak_to_average)) for i in range(k + 1)]
-    return [shares[i] - shares[i + 1] for i in range(k)]
+    shares = [dec(x) for x in _overflow_shares(peak_to_average, layers, shape)]
+    return [shares[i] - shares[i + 1] for i in range(len(shares) - 1)]
 
 
 def served_exact(covered: Decimal, energies: Sequence[Decimal]) -> Decimal:
@@ -47,10 +79,12 @@ def served_exact(covered: Decimal, energies: Sequence[Decimal]) -> Decimal:
     return sum((c * e for c, e in zip(cover, energies, strict=True)), Decimal(0))
 
 
-def fixed_energy(covered: float, peak_to_average: float, layers: int) -> float:
+def fixed_energy(
+    covered: float, peak_to_average: float, layers: int, shape: Sequence[float] = ()
+) -> float:
     """Share of the month's outputs fixed capacity able to carry ``covered`` of the peak
     serves, in the layer model (the bottom layers first, linear within a layer)."""
-    energies = layer_energies(peak_to_average, layers)
+    energies = layer_energies(peak_to_average, layers, shape)
     k = len(energies)
     served, left = 0.0, max(0.0, min(1.0, covered)) * k
     for energy in energies:
@@ -112,7 +146,7 @@ def recost(
     y: Mapping[tuple[int, int, str, int], float],
 ) -> tuple[list[PlanLine], list[PlanVendorPart]]:
     """The plan behind a solution, costed in Decimal from the inputs (module docstring)."""
-    energies = layer_energies_exact(demand.peak_to_average, demand.layers)
+    energies = layer_energies_exact(demand.peak_to_average, demand.layers, demand.load_shape)
     k_count = len(energies)
     volume = dec(demand.monthly_outputs)
     peak = dec(demand.peak_to_average) * volume / HOURS_DEC
@@ -232,8 +266,7 @@ def _lines(
             else:
                 if key not in shares:
                     continue
-                at_peak = peak_gpus.get(key, Decimal(0))
-                gpus = math.ceil(float(at_peak) - 1e-9) if at_peak > 0 else 0
+                gpus = whole_replicas_gpus(peak_gpus.get(key, Decimal(0)), cfg.gpus_per_replica)
                 used = hours.get(key, Decimal(0))
                 cost = costs.get(key, Decimal(0))
             billed += used

@@ -38,6 +38,8 @@ def vendor_part(
         billed = held
     shortfall = max(Decimal(0), offer.min_commitment_gpu_hours - billed)
     total = compute + money(shortfall * price) + offer.fixed_monthly
+    if offer.overage_premium and billed > offer.min_commitment_gpu_hours:
+        total += money((billed - offer.min_commitment_gpu_hours) * offer.overage_premium)
     committed_h = offer.min_commitment_gpu_hours
     if offer.capacity == "fixed":
         committed_h = billed + shortfall
@@ -52,6 +54,14 @@ def vendor_part(
             committed_h * price / (1 + offer.stranded_share) * offer.term_months
         ),
     )
+
+
+def whole_replicas_gpus(at_peak: Decimal, gpus_per_replica: int) -> int:
+    """Elastic GPUs at the peak as whole replicas of the configuration (an 8-GPU shape at a
+    fraction of a replica is 8 GPUs, not 1)."""
+    if at_peak <= 0:
+        return 0
+    return math.ceil(at_peak / gpus_per_replica * (1 - CEIL_TOLERANCE)) * gpus_per_replica
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +112,7 @@ def single_plan(demand: PlanDemand, offer: PlanOffer, cfg: PlanConfig) -> Single
             rate = dec(cfg.outputs_per_hour[b.name])
             hours += dec(b.share) * volume * g / (rate * util)
             at_peak += peak * dec(b.share) * g / rate
-        gpus = math.ceil(at_peak * (1 - CEIL_TOLERANCE))
+        gpus = whole_replicas_gpus(at_peak, g)
         if offer.max_gpus is not None and at_peak > offer.max_gpus:
             return None
         cost = hours * offer.price_per_gpu_hour

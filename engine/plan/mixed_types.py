@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Literal
 
 from engine.errors import EngineInputError
+from engine.trace.loadcurve import LoadCurve
 from engine.types.common import JsonMixin
 
 PlanCapacity = Literal["fixed", "elastic", "api"]
@@ -86,6 +87,9 @@ class PlanOffer(JsonMixin):
     # already carries them, × (1 + share), as the rows' term_beyond_horizon line; the
     # contract a vendor's part commits is at the quoted price.
     stranded_share: Decimal = Decimal(0)
+    # Per GPU-hour billed past the commitment (cost.overage_premium), added when the plan is
+    # costed in Decimal as on the row's overage line; the solver prices hours at the price.
+    overage_premium: Decimal = Decimal(0)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "configs", tuple(self.configs))
@@ -118,9 +122,19 @@ class PlanDemand(JsonMixin):
     peak_to_average: float = 1.0
     buckets: tuple[PlanBucket, ...] = (PlanBucket("all", 1.0),)
     layers: int = 10  # slices of the load-duration curve (1 when flat)
+    # A traffic trace's load per interval (its shape only): the load-duration curve in place
+    # of the analytic one, whose peak-to-average it then sets (engine/trace/loadcurve.py).
+    load_shape: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "buckets", tuple(self.buckets))
+        if self.load_shape:
+            try:
+                curve = LoadCurve.of(self.load_shape)
+            except ValueError as exc:
+                raise EngineInputError("load_shape", str(exc)) from exc
+            object.__setattr__(self, "load_shape", curve.loads)
+            object.__setattr__(self, "peak_to_average", max(1.0, curve.peak_to_average))
         if not self.monthly_outputs > 0:
             raise EngineInputError("monthly_outputs", "must be > 0")
         if not self.peak_to_average >= 1:

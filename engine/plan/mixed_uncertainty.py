@@ -69,7 +69,7 @@ def plan_cost_samples(
     ones = np.ones(n)
     by_id = {o.id: o for o in offers}
     configs = {(o.id, c.id): c for o in offers for c in o.configs}
-    energies = np.array(layer_energies(demand.peak_to_average, demand.layers))
+    energies = np.array(layer_energies(demand.peak_to_average, demand.layers, demand.load_shape))
     peak = demand.peak_to_average * volume / HOURS
     total = np.full(n, float(fixed_monthly))
     for part in plan.vendors:  # commitment shortfall, whole-node spares, fixed charges

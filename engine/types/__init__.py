@@ -12,7 +12,7 @@ non-finite floats as ``None``.
 
 The definitions live by concept: ``types_common`` (literals, sets, units, ``Range``, JSON),
 ``types_input`` (workload, candidates, comparison input) and ``types_output`` (outcomes,
-statistics, tornado, break-even, hybrid plan, comparison output); import them from here.
+statistics, tornado, break-even, comparison output); import them from here.
 """
 
 from __future__ import annotations
@@ -56,7 +56,6 @@ from engine.types.output import (
     ComparisonOutput,
     Crossing,
     EngineWarning,
-    HybridPlan,
     MonteCarloResult,
     PointEstimate,
     Tornado,
@@ -87,7 +86,6 @@ __all__ = [
     "ComparisonOutput",
     "Crossing",
     "EngineWarning",
-    "HybridPlan",
     "JSONValue",
     "JsonMixin",
     "MediaSpec",

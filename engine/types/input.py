@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal, get_args
 
+from core.workloads import REALTIME as REALTIME_CLASSES
 from engine.errors import EngineInputError
 from engine.limits import MAX_HORIZON_MONTHS, MAX_TERM_MONTHS
 from engine.types.common import (
@@ -130,6 +131,12 @@ class WorkloadInput(JsonMixin):
     # Share of a term contract beyond the horizon the organisation will still use (resale,
     # other teams): 0 counts the stranded months in full in the unit cost.
     term_residual_use_share: float = 0.0
+    # P10: above this peak request rate a model API route that states no rate limit is warned
+    # about, as an offer that states no GPU capacity is.
+    rate_limit_unstated_warn_rps: float = 1.0
+    # P11: the default vendor-management labour is at most this share of a row's vendor bill
+    # (None: the FTE was stated, and is counted in full).
+    vendor_management_cap_share: float | None = None
     # Where each stated value came from ("brief", "override", "product default")
     assumption_sources: Mapping[str, str] = field(default_factory=dict)
     # Issue 17: the tokens a unit cost counts (token classes); the team's bill decides
@@ -191,6 +198,9 @@ class WorkloadInput(JsonMixin):
         _finite(self, "api_failed_attempts_billed", lo=0, hi=1)
         _finite(self, "capacity_unstated_warn_gpus", lo=1)
         _finite(self, "term_residual_use_share", lo=0, hi=1)
+        _finite(self, "rate_limit_unstated_warn_rps", lo=0)
+        if self.vendor_management_cap_share is not None:
+            _finite(self, "vendor_management_cap_share", lo=0, hi=1)
         _finite(self, "expected_model_churn_months", lo=0, lo_open=True)
         _finite(self, "stale_quote_days", lo=0)
         if self.tokens_billed not in BILLED_TOKEN_TYPES:
@@ -212,6 +222,12 @@ class WorkloadInput(JsonMixin):
     @property
     def is_media(self) -> bool:
         return self.workload_class == "media"
+
+    @property
+    def is_realtime_with_targets(self) -> bool:
+        """A user waits on every answer, and the brief says how long (P4)."""
+        targets = (self.ttft_p95_target_ms, self.itl_p95_target_ms, self.e2e_p99_target_ms)
+        return self.workload_class in REALTIME_CLASSES and any(t is not None for t in targets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +312,8 @@ class CandidateInput(JsonMixin):
     latency_source: PerfSource | None = None
     min_commitment_gpu_hours_per_month: Decimal = Decimal(0)
     term_months: int = 0
+    # The vendor's price per GPU-hour past the monthly commitment (None: the hourly price)
+    overage_rate_per_gpu_hour: Decimal | None = None
     storage_price_per_gb_month: Decimal = Decimal(0)
     storage_price_is_default: bool = False  # the offer states none: the product default
     egress_price_per_gb: Decimal = Decimal(0)
@@ -342,6 +360,20 @@ class CandidateInput(JsonMixin):
     price_far_unverified: bool = False
     # The GPUs the offer has for this buyer (None: not stated): the whole peak fleet must fit.
     max_gpus_available: int | None = None
+    # P3: what the vendor sells fixed capacity in: "gpu", "node" (whole nodes), or "" (not
+    # stated: billed by the GPU, and warned about). Owned hardware always comes in nodes.
+    unit_of_sale: str = ""
+    # P10: a model API route's stated rate limits (None: not stated)
+    rate_limit_rpm: int | None = None
+    rate_limit_tpm: int | None = None
+    # P12: "serves it at FP8, the brief is BF16" when a route's deployment states a lower
+    # precision than the brief's ("": the same, or not known)
+    precision_note: str = ""
+    # P5: days from the comparison until the capacity can be used (the later of its stated
+    # date and its lead time); 0: now or not stated.
+    capacity_starts_in_days: float = 0.0
+    # P19: the date the price stopped being valid ("": still valid, or no date stated).
+    quote_expired_on: str = ""
     accelerator_name: str = ""  # as the page says it ("H200 SXM 141GB"); "" : the slug
 
     def __post_init__(self) -> None:
@@ -370,6 +402,7 @@ class CandidateInput(JsonMixin):
         ):
             _money(self, name)
         _money(self, "price_per_gpu_hour", optional=True)
+        _money(self, "overage_rate_per_gpu_hour", optional=True)
         if self.kind == "api":
             if not isinstance(self.api_pricing, ApiPricing):
                 raise EngineInputError("api_pricing", "an API route needs its token prices")
@@ -383,6 +416,9 @@ class CandidateInput(JsonMixin):
         if self.max_gpus_available is not None:
             _finite(self, "max_gpus_available", lo=1)
         _finite(self, "term_months", lo=0, hi=MAX_TERM_MONTHS)
+        _finite(self, "capacity_starts_in_days", lo=0)
+        if self.unit_of_sale not in ("", "gpu", "node"):
+            raise EngineInputError("unit_of_sale", "must be 'gpu', 'node' or '' (not stated)")
         if self.spot_rework_share is not None:
             _finite(self, "spot_rework_share", lo=0, hi=5)
         if self.failed_attempts_billed is not None:

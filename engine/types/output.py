@@ -1,5 +1,5 @@
 """The engine's outputs: per-candidate outcomes and estimates, Monte Carlo statistics,
-the tornado, break-even, the hybrid plan and the comparison output (re-exported by types.py).
+the tornado, break-even and the comparison output (re-exported by types.py).
 """
 
 from __future__ import annotations
@@ -178,30 +178,6 @@ class BreakevenResult(JsonMixin):
 
 
 @dataclass(frozen=True, slots=True)
-class HybridPlan(JsonMixin):
-    """Fixed capacity for the base load plus elastic GPUs or an API for the peak above it."""
-
-    candidate_id: str  # "hybrid:<base>+<overflow>"
-    label: str
-    base_candidate_id: str
-    overflow_candidate_id: str
-    fixed_fraction_of_peak: float
-    fixed_share_of_volume: float
-    fixed_replicas: int
-    cost_lines: dict[str, Decimal]
-    total: Decimal
-    accepted_outputs: Decimal
-    unit_cost: Decimal
-    unit_label: str
-    unit_cost_per_accepted_output: Decimal
-    split_curve: tuple[tuple[float, Decimal], ...]  # (fixed fraction of peak, unit cost)
-    # The recommended single row's unit cost, whether the plan beats it, and why not
-    recommended_unit_cost: Decimal | None = None
-    beats_recommendation: bool | None = None
-    note: str = ""
-
-
-@dataclass(frozen=True, slots=True)
 class ComparisonOutput(JsonMixin):
     engine_version: str
     seed: int
@@ -213,7 +189,6 @@ class ComparisonOutput(JsonMixin):
     recommended_candidate_id: str | None
     tornado: Tornado | None
     breakeven: BreakevenResult | None
-    hybrid: HybridPlan | None
     assumptions: dict[str, JSONValue]
     notes: tuple[str, ...] = ()
     # Every default the engine used, with its value and source (assumptions.py)

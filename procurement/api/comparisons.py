@@ -165,7 +165,10 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     recommendation = serializers.SerializerMethodField()
     tornado = serializers.SerializerMethodField()
     breakeven = serializers.SerializerMethodField()
-    hybrid = serializers.SerializerMethodField()
+    hybrid = serializers.SerializerMethodField(
+        help_text="Older results only: their hybrid split. The plan across offers now answers "
+        "that question (`plan`); null for newer comparisons."
+    )
     plan = serializers.SerializerMethodField()
     approved_plan = serializers.SerializerMethodField(help_text=APPROVED_PLAN_HELP)
     unit_label = serializers.SerializerMethodField()

@@ -276,7 +276,6 @@ def results_context(
         "candidate_count": total,
         "unit_label": result.get("unit_label", ""),
         "unit_basis": result.get("unit_basis", ""),
-        "hybrid": result.get("hybrid"),
         "mixed_plan": result.get("plan"),
         "notes": result.get("notes", []),
         "recommendation_notes": recommendation_notes_of(comparison),

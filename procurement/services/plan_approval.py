@@ -3,7 +3,7 @@ under the comparison's row lock; the rules are read from `selectors/reviews/plan
 
 - an infeasible or absent plan is refused with its reason;
 - approving the plan rather than the recommended row needs a written justification, as any
-  other row does;
+  other row does, unless the plan costs less a month than that row (P14);
 - every vendor's part must still stand as computed (`integrity.changes_since_compute` on each
   part's row: no revised or withdrawn quote, no changed checklist answer, no reopened RFQ);
 - each part's quote must be complete at the plan's checklist level (that of its largest
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from core.audit import audit_record
 from core.errors import Conflict, DomainError
+from procurement.charts_plan import plan_noun
 from procurement.models import Comparison, PlanPart, Review
 from procurement.selectors.reviews.plan import (
-    PLAN_LABEL,
     PlanDecision,
     plan_decision,
     plan_refusal,
@@ -45,6 +45,15 @@ def plan_changes(comparison: Comparison, decision: PlanDecision) -> list[str]:
     return changes
 
 
+def _cheaper_than_the_row(comparison: Comparison, decision: PlanDecision) -> bool:
+    """P14: a plan that costs less a month than the recommended row is the computed better
+    choice, so approving it asks no more than approving the row does."""
+    row = comparison.candidates.filter(key=comparison.recommended_key).first()
+    if row is None or row.total_usd is None:
+        return False
+    return decision.monthly_cost_usd < row.total_usd
+
+
 def plan_for_approval(comparison: Comparison, justification: str) -> PlanDecision:
     """The plan a reviewer may approve now, or the error that says why not."""
     refusal = plan_refusal(stored_plan(comparison))
@@ -52,7 +61,7 @@ def plan_for_approval(comparison: Comparison, justification: str) -> PlanDecisio
     if decision is None:
         message = refusal or "There is no plan across offers to approve."
         raise DomainError(message, fields={"candidate": [message]})
-    if not justification.strip():
+    if not justification.strip() and not _cheaper_than_the_row(comparison, decision):
         raise DomainError(
             "Approving the cheapest plan across offers instead of the recommended row needs a "
             "written justification.",
@@ -128,7 +137,9 @@ def same_subject_as(earlier: Review, *, approves_plan: bool, candidate_id: int |
         return ""
     if not earlier.approves_plan and not approves_plan and earlier.candidate_id == candidate_id:
         return ""
-    return PLAN_LABEL if earlier.approves_plan else str(earlier.candidate)
+    if earlier.approves_plan:
+        return plan_noun((earlier.comparison.result or {}).get("plan") or {})
+    return str(earlier.candidate)
 
 
 def record_plan_parts(review: Review, decision: PlanDecision) -> list[PlanPart]:

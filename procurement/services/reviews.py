@@ -27,6 +27,7 @@ review now, approval slots and labels) live in `selectors/reviews/policy.py`.
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 from functools import partial
 from typing import TYPE_CHECKING
@@ -236,6 +237,7 @@ def review_submit(
         else:
             assert candidate is not None  # noqa: S101 - a row approval always names a row
             _refuse_changed(locked, candidate)
+            _refuse_expired(candidate)
         if entered := fx_rates_entered_by(locked, acting_user):
             raise NotAllowed(
                 f"You entered the FX rate{'s' if len(entered) > 1 else ''} this comparison "
@@ -334,6 +336,19 @@ def _refuse_changed(comparison: Comparison, candidate: CandidateResult) -> None:
             + " ".join(changed)
             + " Recompute the comparison to review the current offers."
         )
+
+
+def _refuse_expired(candidate: CandidateResult) -> None:
+    """P19: a price past its ``valid_until`` can no longer be bought, whatever it was when
+    the comparison was computed."""
+    valid_until = (candidate.detail or {}).get("valid_until")
+    if not valid_until or datetime.fromisoformat(valid_until) >= timezone.now():
+        return
+    raise Conflict(
+        f"The price of {candidate.label} expired on {datetime.fromisoformat(valid_until):%Y-%m-%d}"
+        " (valid until), so it can no longer be bought. Ask the vendor to re-confirm it by a new "
+        "revision of the quote, then recompute the comparison."
+    )
 
 
 def _decide(

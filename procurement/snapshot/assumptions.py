@@ -131,6 +131,24 @@ SCALARS: dict[str, Scalar] = {
         "Warn when capacity is not stated above (GPUs at peak)",
         "An offer that does not say how many GPUs it has is flagged when the fleet needs more.",
     ),
+    # P10: a model API route that states no rate limit is flagged above this peak.
+    "rate_limit_unstated_warn_rps": Scalar(
+        1.0,
+        0.0,
+        1_000_000.0,
+        "Warn when an API route states no rate limit above (requests/s at peak)",
+        "A route that does not state its account's rate limits is flagged when the peak needs "
+        "more, as an offer that does not state its GPUs is.",
+    ),
+    # P11: the default vendor-management labour scales with the bill it manages.
+    "vendor_management_cap_share": Scalar(
+        0.25,
+        0.0,
+        1.0,
+        "Default vendor-management labour, at most this share of the row's vendor bill",
+        "Applies while the vendor-management FTE is the product default; a stated FTE counts "
+        "in full.",
+    ),
     # A reserved term longer than the horizon is paid in full; only a stated use of the rest
     # (resale, other teams) lowers what the horizon's outputs carry.
     "term_residual_use_share": Scalar(

@@ -113,6 +113,21 @@ class Context:
         late = valid_until is not None and datetime.fromisoformat(valid_until) < self.as_of
         return late or self.age_days(quoted_at) > int(self.snap.get("stale_quote_days") or 30)
 
+    def expired_on(self, valid_until: str | None) -> str:
+        """The date a price stopped being valid, when it did before the comparison (P19)."""
+        if valid_until is None or datetime.fromisoformat(valid_until) >= self.as_of:
+            return ""
+        return f"{datetime.fromisoformat(valid_until):%Y-%m-%d}"
+
+    def days_until_capacity(self, available_from: str | None, lead_days: int | None) -> float:
+        """Days from the comparison until the capacity can be used (P5): the later of its
+        stated date and its lead time from an order placed now."""
+        days = float(lead_days or 0)
+        if available_from:
+            wait = (datetime.fromisoformat(available_from) - self.as_of).total_seconds() / 86400
+            days = max(days, wait)
+        return round(max(0.0, days), 3)
+
     def spread(self, value: float, source: str, widen: tuple[float, float] = (1.0, 1.0)) -> Range:
         """Throughput range: the source's spread factors, widened for proxies and scaling."""
         if source not in ("estimated", "measured", "proxy", "published"):

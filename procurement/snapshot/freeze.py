@@ -24,6 +24,7 @@ from benchmarks.selectors import (
     request_sizes_for_brief,
 )
 from briefs.fit import gpu_spec_for, model_spec_for
+from briefs.selectors import ready_trace_for
 from catalog.ledger import calibration_summaries_by_model, cost_calibration_for
 from catalog.models import FxRate as FxRateRow
 from catalog.selectors import same_setup_versions
@@ -49,9 +50,11 @@ from procurement.snapshot.schema import (
     ModelSpecRow,
     Overrides,
     QuoteRow,
+    RequestSizes,
     RouteRow,
     Selection,
     Snapshot,
+    TrafficTraceRow,
 )
 
 if TYPE_CHECKING:
@@ -241,4 +244,22 @@ def freeze(
         "calibration": calibration([q.accelerator for q in quotes]),
         "cost_calibration": cast(dict[str, CostCalibrationRow], cost_calibration_for(quotes)),
         "request_sizes": cast(list[MeasuredRequests], request_sizes_for_brief(brief.pk)),
+        "traffic_trace": traffic_trace_row(brief),
+    }
+
+
+def traffic_trace_row(brief: WorkloadBrief) -> TrafficTraceRow | None:
+    """The brief's newest read trace, as the comparison freezes it (issue 42)."""
+    trace = ready_trace_for(brief)
+    if trace is None:
+        return None
+    sizes = trace.summary.get("request_sizes") or {}
+    return {
+        "id": trace.pk,
+        "file": str(trace.raw_file.name),
+        "sha256": trace.sha256,
+        "original_name": trace.original_name,
+        "window": trace.window,
+        "requests": int(trace.requests or 0),
+        "request_sizes": cast(RequestSizes, sizes),
     }

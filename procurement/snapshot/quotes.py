@@ -92,6 +92,14 @@ def _purchase(
     )
 
 
+# The quote's figures the cost model does not read, and why (every other price on a quote is
+# costed: docs/engine/cost-model.md, "What a quote's prices cost").
+SHOWN_NOT_COSTED = {
+    "price_as_quoted": "the price per node- or instance-hour as quoted; costed as its "
+    "price per GPU-hour",
+    "local_nvme_tb_per_node": "a capacity, not a price",
+    "snapshot_per_gb_month": "the brief states no snapshot volume to price",
+}
 NETWORK_BOUNDARY = "network-boundary"  # the checklist item that evidences a private endpoint
 
 
@@ -372,6 +380,9 @@ def _finish(
             min_commitment_gpu_hours_per_month=Decimal(int(quote.get("min_commitment_gpus") or 0))
             * HOURS_PER_MONTH,
             term_months=int(quote.get("term_months") or 0),
+            overage_rate_per_gpu_hour=None
+            if quote.get("overage_rate_per_gpu_hour") in (None, "")
+            else money(quote.get("overage_rate_per_gpu_hour"), conv),
             # the same stated default as beside an API when the offer prices no storage
             storage_price_per_gb_month=money(quote.get("storage_per_gb_month"), conv)
             if quote.get("storage_per_gb_month") not in (None, "")
@@ -396,6 +407,11 @@ def _finish(
             has_acceptance_data=bool(perf.get("has_acceptance_data")),
             quote_age_days=rounded(ctx.age_days(quote["quoted_at"]), 1),
             quote_stale=facts["detail"]["stale"],
+            quote_expired_on=ctx.expired_on(quote.get("valid_until")),
+            capacity_starts_in_days=ctx.days_until_capacity(
+                quote.get("capacity_available_from"), quote.get("capacity_lead_time_days")
+            ),
+            unit_of_sale=quote.get("unit_of_sale") or "",
             spot_rework_share=None
             if (share := quote.get("spot_rework_share")) in (None, "") or share is None
             else float(share),

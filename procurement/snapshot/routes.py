@@ -2,36 +2,41 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
+from catalog.model_names import precision_in_name
 from catalog.tiers import input_limit_reason, prices_for
 from core import workloads
 from engine.errors import EngineInputError
 from engine.evidence import normalise_model
-from engine.types import HOURS_PER_MONTH, ApiPricing, CandidateInput
+from engine.types import ApiPricing, CandidateInput
 from procurement.snapshot.assumptions import scalar
 from procurement.snapshot.context import Context, money, rounded, route_key
 from procurement.snapshot.facts import RowFacts
 from procurement.snapshot.schema import ModelRow, RouteRow
 from procurement.snapshot.workload import dec
 
+# Providers' names for an FP8 deployment of a model, beside the quantisation suffixes.
+FP8_DEPLOYMENT_WORDS = frozenset({"turbo"})
+FULL_PRECISIONS = frozenset({"bf16", "fp16", "fp32"})
 
-def _rate_limit_reasons(ctx: Context, route: RouteRow) -> list[str]:
-    """A route whose rate limits cannot carry the peak load is ineligible."""
-    w = ctx.workload
-    if w.monthly_accepted_outputs is None:
-        return []
-    attempts = w.monthly_accepted_outputs.likely / (
-        w.acceptance_rate.likely * (1 - w.failure_rate.likely)
+
+def precision_note(ctx: Context, route: RouteRow) -> str:
+    """P12: "serves … at FP8, the brief is BF16" when the route's name states a lower
+    precision than the brief's weights ("" when the same, or not stated)."""
+    name = route.get("model_name") or ""
+    served = precision_in_name(name)
+    if not served and FP8_DEPLOYMENT_WORDS & set(re.split(r"[^a-z0-9]+", name.lower())):
+        served = "fp8"
+    brief = str(ctx.brief.get("weight_precision") or "").lower()
+    if not served or served == brief or brief not in FULL_PRECISIONS:
+        return ""
+    return (
+        f"serves {name} at {served.upper()}, the brief is {brief.upper()}: a quantised "
+        "deployment of the model, whose answers may differ from the brief's (an evaluation "
+        "of the route shows whether they pass)"
     )
-    per_minute = attempts * w.peak_to_average.likely / (float(HOURS_PER_MONTH) * 60)
-    reasons = []
-    tokens = per_minute * (w.input_tokens_per_request + w.output_tokens_per_request)
-    if (tpm := route.get("rate_limit_tpm")) and tokens > tpm:
-        reasons.append(f"peak load needs ~{tokens:,.0f} tokens/min; the route allows {tpm:,}")
-    if (rpm := route.get("rate_limit_rpm")) and per_minute > rpm:
-        reasons.append(f"peak load needs ~{per_minute:,.0f} requests/min; the route allows {rpm:,}")
-    return reasons
 
 
 def model_substitution(ctx: Context, route: RouteRow) -> str:
@@ -97,7 +102,7 @@ def route_candidate(
             "result_id": measured["result_id"],
             "concurrency": measured["concurrency"],
         }
-    reasons = _rate_limit_reasons(ctx, route)
+    reasons: list[str] = []  # its rate limits are judged by the engine (contracts.py)
     # Batch and long-context briefs pay the route's batch / long-context tier, when it has one.
     tier = prices_for(
         route,
@@ -150,6 +155,9 @@ def route_candidate(
             ineligible_reasons=tuple(reasons),
             quote_age_days=rounded(ctx.age_days(route["quoted_at"]), 1),
             quote_stale=facts["detail"]["stale"],
+            quote_expired_on=ctx.expired_on(route.get("valid_until")),
+            rate_limit_rpm=route.get("rate_limit_rpm") or None,
+            rate_limit_tpm=route.get("rate_limit_tpm") or None,
             # The workload's storage and egress are paid beside an API too (stated
             # product defaults, in the base currency); a route may state its billing
             storage_price_per_gb_month=dec(scalar(ctx.a, "api_storage_per_gb_month")),
@@ -158,6 +166,7 @@ def route_candidate(
             if not (billed := route.get("failed_attempts_billed"))
             else float(billed),
             model_substitution=substitution,
+            precision_note="" if substitution else precision_note(ctx, route),
             substitution_allowed=bool(ctx.brief.get("allow_model_substitution"))
             or bool(route.get("evaluation_result_id")),
         )

@@ -316,6 +316,7 @@ class QuoteRow(TypedDict, total=False):
     amortisation_months: int | None
     gpus_per_node: int
     max_gpus_available: int | None
+    unit_of_sale: str  # "gpu" | "node" | "" (not stated; older snapshots lack it)
     capacity_available_from: str | None  # ISO 8601; None: now
     capacity_lead_time_days: int | None
     vcpu_per_node: int | None
@@ -420,6 +421,20 @@ class MeasuredRequests(TypedDict):
     request_sizes: RequestSizes
 
 
+class TrafficTraceRow(TypedDict):
+    """The brief's request trace a comparison sizes from (briefs.TrafficTrace): the stored
+    file and its sha256 (the worker reads it again and checks the bytes), the window it stands
+    for, and a sample of its request sizes for the plan's buckets."""
+
+    id: int
+    file: str  # the storage name
+    sha256: str
+    original_name: str
+    window: str  # "hour" | "day" | "week" | "peak_hour"
+    requests: int
+    request_sizes: RequestSizes
+
+
 class Snapshot(TypedDict):
     """The whole input of one comparison (format 2)."""
 
@@ -444,6 +459,8 @@ class Snapshot(TypedDict):
     # The requests measured by the uploads made for the brief (the cheapest plan's
     # request-size buckets); absent before the plan read them.
     request_sizes: NotRequired[list[MeasuredRequests]]
+    # The brief's traffic trace (issue 42); absent before traces, None when it has none.
+    traffic_trace: NotRequired[TrafficTraceRow | None]
 
 
 # The assumption overrides a comparison was created with, and every scalar in effect.

@@ -91,7 +91,27 @@ def _training_spec(snap: Snapshot, a: Effective) -> TrainingSpec:
         checkpoint_size_gb=float(brief.get("checkpoint_size_gb") or 0),
         restart_h=float(brief.get("restart_time_min") or 30) / 60,
         failure_rate_scope="node",
+        flops_per_param_token=_flops_per_param_token(brief, model, float(active)),
     )
+
+
+# LoRA adapts the 7 linear maps of a transformer layer (q, k, v, o, gate, up, down); each
+# adds rank × (inputs + outputs) weights, about rank × 2 × hidden.
+LORA_ADAPTED_MATRICES = 7
+
+
+def _flops_per_param_token(brief: BriefRow, model: ModelRow, active_b: float) -> float:
+    """P13: full training costs 6 FLOPs per parameter and token (forward 2, backward 4). An
+    adapter's frozen base needs no weight gradients: 4 per base parameter, and 6 per adapter
+    weight, which the LoRA rank sizes (left out when the profile gives no layers or width)."""
+    if brief.get("workload_class") not in workloads.ADAPTER:
+        return 6.0
+    spec = model.get("spec") or {}
+    rank, hidden, layers = brief.get("lora_rank"), spec.get("hidden_size"), spec.get("layers")
+    if not (rank and hidden and layers and active_b > 0):
+        return 4.0
+    adapter = float(rank) * 2 * float(hidden) * LORA_ADAPTED_MATRICES * float(layers)
+    return 4.0 + 6.0 * adapter / (active_b * 1e9)
 
 
 def _media_spec(brief: BriefRow, a: Effective) -> MediaSpec:
@@ -186,6 +206,10 @@ def workload_input(snap: Snapshot) -> WorkloadInput:
         api_failed_attempts_billed=float(scalar(a, "api_failed_attempts_billed")),
         term_residual_use_share=float(scalar(a, "term_residual_use_share")),
         capacity_unstated_warn_gpus=int(scalar(a, "capacity_unstated_warn_gpus")),
+        rate_limit_unstated_warn_rps=float(scalar(a, "rate_limit_unstated_warn_rps")),
+        vendor_management_cap_share=None
+        if "vendor_management_fte" in overrides
+        else float(scalar(a, "vendor_management_cap_share")),
         assumption_sources=_sources(brief, overrides),
         # the stored spelling, checked by WorkloadInput (an unknown one is refused there)
         tokens_billed=cast(BilledTokenType, brief.get("billed_token_type") or "output"),

@@ -19,7 +19,7 @@ from core.forms import apply_domain_error
 from core.listing import Column, headers_for_query, list_page, paginate
 from core.roles import STAFF_ROLES, has_role, role_required
 from procurement import access, charts, point_charts
-from procurement.charts_plan import plan_figure
+from procurement.charts_plan import plan_figure, plan_noun, plan_title
 from procurement.forms.comparisons import (
     CandidateFilterForm,
     ComparisonCreateForm,
@@ -251,6 +251,9 @@ def _results_html(
             context["row_offset"] = offset
             context["figures"] = charts.comparison_figures(comparison, top)
             context["plan_chart"] = plan_figure(comparison.result or {})
+            stored_plan = (comparison.result or {}).get("plan") or {}
+            context["mixed_plan_title"] = plan_title(stored_plan)
+            context["plan_noun"] = plan_noun(stored_plan)
             unit = (comparison.result or {}).get("unit_label", "")
             across = point_charts.across_figure(top, unit, recommended)
             if across is not None:

@@ -11,7 +11,7 @@ from django.utils.timezone import now
 
 from core.roles import has_role
 from procurement import access, charts
-from procurement.charts_plan import plan_figure
+from procurement.charts_plan import plan_figure, plan_noun, plan_title
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews import policy
@@ -79,7 +79,7 @@ def dual_row(comparison: Comparison, reviews: list[Any]) -> dict[str, Any] | Non
             total = sum((p.commitment_usd for p in parts), Decimal(0))
             if total > threshold and (comparison.commitment_usd or 0) <= threshold:
                 return {
-                    "label": "The cheapest plan across offers",
+                    "label": plan_noun((comparison.result or {}).get("plan") or {}).capitalize(),
                     "commitment_usd": total,
                     "plan": True,
                     "largest_usd": max(p.commitment_usd for p in parts),
@@ -112,6 +112,7 @@ def plan_context(
         "approved_plan_monthly": sum((p.monthly_cost_usd for p in approved), Decimal(0)),
         # the plan in the rows' unit, with the workload's own costs (mixed_recommended)
         "plan_in_rows": (comparison.result or {}).get("plan") if approved else None,
+        "plan_noun": plan_noun((comparison.result or {}).get("plan") or {}),
     }
 
 
@@ -177,6 +178,7 @@ def review_context(
         new_since=new_since(user, comparison, rows, changes=_approval_drift(comparison, rows)),
         mixed_plan=(comparison.result or {}).get("plan"),
         plan_chart=plan_figure(comparison.result or {}),
+        mixed_plan_title=plan_title((comparison.result or {}).get("plan") or {}),
         **plan_context(comparison, plan, context["reviews"]),
     )
     return context

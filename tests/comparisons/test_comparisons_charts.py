@@ -32,7 +32,7 @@ def test_cost_stack_bars_add_up_to_the_unit_cost():
         _row("quote:2", None, None, (None, None, None), {}, eligible=False),
     ]
     fig = charts.cost_stack_figure(rows, "per 1M accepted output tokens")
-    assert [t["name"] for t in fig["data"]] == ["gpu compute", "platform labor"]
+    assert [t["name"] for t in fig["data"]] == ["GPU compute", "Platform labour"]  # the labels
     assert sum(t["x"][0] for t in fig["data"]) == 10.0  # horizontal bars
     assert len(fig["data"][0]["y"]) == 1  # the ineligible row is not drawn
     json.dumps(fig)

@@ -15,7 +15,7 @@ import openpyxl
 import pytest
 
 from engine.plan.mixed_recommended import PLAN_MODELLED_LINES
-from procurement.charts_plan import TITLE
+from procurement.charts_plan import plan_name
 from procurement.models import Comparison
 from tests.comparisons.plan_world import l40s_beside_h200
 from tests.deployments.conftest import h200_quote, run_rows, sweep_on
@@ -213,7 +213,7 @@ def test_the_results_and_review_pages_show_the_plan_card_and_its_chart(
         assert single["x"] == [float(plan["best_single_cost"])]
         assert "<script>" not in html  # strict CSP: data only, plotted by the served JS
         table = html.split('data-plotly="fig-mixed-plan"')[1].split("</details>")[0]
-        assert TITLE in table  # the chart's data table follows it
+        assert f"{plan_name(plan)} vs the best single" in table  # its data table follows it
         assert f"{int(Decimal(plan['best_single_cost'])):,}" in table
 
 

@@ -8,11 +8,14 @@ USD per 1M accepted output tokens, so a monthly total T is T ÷ 300 M × 10⁶ �
 
 from __future__ import annotations
 
+import csv
+import io
 from decimal import Decimal
 
 import pytest
 
 from engine.plan.mixed_recommended import PLAN_MODELLED_LINES
+from procurement.charts_plan import plan_figure, plan_title
 from procurement.models import Comparison
 from tests.comparisons.plan_world import (
     computed,
@@ -131,7 +134,7 @@ def test_a_term_past_the_horizon_is_paid_in_the_plan_as_on_its_row(
 
 def test_engine_1_6_0_an_old_1_5_0_comparison_keeps_its_plan(lead, checklist_items):
     """A comparison the 1.5.0 engine computed keeps its version and the plan it stored (the
-    split that ignored Fabrikam's stranded months); its recompute is a 1.6.0 revision whose
+    split that ignored Fabrikam's stranded months); its recompute (1.6.0 on) is a revision whose
     plan is Contoso alone."""
     from engine.comparison import ENGINE_VERSION
     from procurement.services.comparisons import comparison_recompute, comparison_run
@@ -148,8 +151,59 @@ def test_engine_1_6_0_an_old_1_5_0_comparison_keeps_its_plan(lead, checklist_ite
     revision = comparison_run(
         comparison_id=comparison_recompute(acting_user=lead, comparison=old).comparison.pk
     )
-    assert revision.engine_version == ENGINE_VERSION == "1.6.0"
+    assert revision.engine_version == ENGINE_VERSION == "1.7.0"
     assert revision.result["plan"]["split"] is False
     old.refresh_from_db()
     assert old.engine_version == "1.5.0"
     assert old.result["plan"]["monthly_cost"] == "251120.00"
+
+
+def test_u6_a_plan_dearer_than_the_recommended_row_is_never_called_the_cheapest(
+    lead, finance, checklist_items, api_client, login
+):
+    """U6: the card, its chart and the export called such a plan "Cheapest plan across
+    offers". The same world: the plan's GPUs cost 122,640.00 against the row's 15 × 8 × 730 ×
+    1.00 = 87,600.00, 35,040.00 more, plus the second vendor's storage (each vendor holds the
+    model): that is what the plan's name now says it costs more."""
+    comparison, _small, large = _l40s_world(lead, window=32768)
+    plan = _served(api_client, finance, comparison)
+    more = Decimal("35040.00") + Decimal(large.cost_lines["storage"])
+    assert -Decimal(plan["vs_recommended_usd"]) == more
+    title = f"Plan across offers, USD {more:,.2f} a month more than the recommended row"
+    html = login(finance).get(f"/comparisons/{comparison.pk}/").content.decode()
+    heading = html.split('id="mixed-plan-h">')[1].split("</h2>")[0]
+    assert heading == title
+    assert "Cheapest plan" not in html.split('id="mixed-plan-h"')[1].split("</section>")[0]
+    review = login(finance).get(f"/comparisons/{comparison.pk}/review/").content.decode()
+    assert f'id="mixed-plan-h">{title}</h2>' in review
+    for page in (html, review):  # nor in the decision bar, the approve choice or a sentence
+        assert "cheapest plan across offers" not in page.lower()
+    response = login(finance).get(f"/api/v1/comparisons/{comparison.pk}/export.csv")
+    rows = csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig")))
+    assert {r["Key"]: r for r in rows}["plan"]["Candidate"] == title
+    chart = plan_figure(comparison.result)
+    assert chart is not None
+    assert chart["layout"]["title"]["text"] == "Plan across offers vs the best single"
+    assert all("Cheapest" not in y for trace in chart["data"] for y in trace["y"])
+
+
+def test_u6_a_plan_that_saves_or_ties_is_the_cheapest() -> None:
+    assert plan_title({"vs_recommended_usd": "0.00"}) == "Cheapest plan across offers"
+    assert plan_title({"vs_recommended_usd": "12.50"}) == "Cheapest plan across offers"
+    assert plan_title({}) == "Cheapest plan across offers"  # stored before the comparison
+    assert plan_title({"vs_recommended_usd": "-1234.5"}) == (
+        "Plan across offers, USD 1,234.50 a month more than the recommended row"
+    )
+
+
+def test_u6_an_elastic_part_of_a_plan_without_a_base_is_not_called_on_demand() -> None:
+    """U6: a spot part read "on demand (elastic)". Its role says how it is billed."""
+    from procurement.charts_plan import plan_segments, role_words
+
+    spot = {"role": "overflow", "capacity": "elastic", "label": "Spot H100", "monthly_cost": "7"}
+    assert role_words(spot, has_base=False) == "pay as used"
+    assert role_words(spot, has_base=True) == "overflow"
+    assert role_words({"role": "overflow", "capacity": "api"}, has_base=False) == "per request"
+    assert plan_segments({"lines": [spot], "vendors": []}) == [
+        ("Spot H100 · pay as used", Decimal("7"))
+    ]

@@ -219,18 +219,38 @@ def test_an_infeasible_or_absent_plan_cannot_be_approved(
     assert not Review.objects.exists()
 
 
-def test_four_eyes_holds_for_the_plan_and_a_justification_is_asked(
+def test_four_eyes_holds_for_the_plan_and_a_justification_is_asked_when_it_costs_no_less(
     split, lead, finance, api_client
 ):
     comparison, *_ = split
     own = _post(api_client, lead, comparison, **_plan())
     assert own.status_code == 403
+    # The plan costs 23,360.00 + 227,760.00 = 251,120.00 a month: made as dear as the
+    # recommended row, approving it instead of the row needs a reason (P14)
+    row = comparison.candidates.get(key=comparison.recommended_key)
+    assert Decimal(comparison.result["plan"]["monthly_cost"]) == Decimal("251120.00")
+    row.total_usd = Decimal("251120.00")
+    row.save(update_fields=["total_usd"])
     bare = _post(api_client, finance, comparison, candidate="plan")
     assert bare.status_code == 400
     assert bare.json()["fields"] == {
         "justification": ["Explain why this plan rather than the recommended row."]
     }
     assert not Review.objects.exists()
+
+
+def test_p14_a_plan_cheaper_than_the_recommended_row_is_approved_without_a_justification(
+    split, finance, api_client
+):
+    """The computed, cheaper choice carries no more friction than the dearer row."""
+    comparison, *_ = split
+    row = comparison.candidates.get(key=comparison.recommended_key)
+    assert Decimal(comparison.result["plan"]["monthly_cost"]) < row.total_usd
+    bare = _post(api_client, finance, comparison, candidate="plan")
+    assert bare.status_code == 201, bare.json()
+    review = Review.objects.get()
+    assert review.approves_plan
+    assert review.justification == ""
 
 
 def test_the_review_page_shows_what_approving_the_plan_commits_before_approving(

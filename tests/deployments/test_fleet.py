@@ -65,10 +65,13 @@ def test_v3_spot_shows_an_expected_spend_and_warns_for_a_real_time_class(
     assert "not a commitment" in fleet["bought"]
     codes = [w["code"] for w in row["warnings"]]
     assert "SPOT_FOR_REALTIME" in codes
+    # P4: a real-time brief with latency targets is never recommended spot alone (this
+    # test once read the spot row's words on the recommendation's review page)
+    comparison.refresh_from_db()
+    assert not comparison.recommended_key
     html = login(finance).get(f"/comparisons/{comparison.pk}/review/").content.decode()
-    assert "expected spend over 12 months, no contract" in html
+    assert "not recommended on spot alone" in html
     assert "12-month commitment" not in html
-    assert "spot capacity can be reclaimed" in html.lower()
 
 
 def test_v3_capacity_a_peak_fleet_beyond_the_offer_is_ineligible_with_the_reason(
@@ -159,6 +162,7 @@ def test_v3_capacity_states_from_when_and_the_lead_time_on_the_row(
     # and the RFQ asks every vendor for them
     html = login(lead).get(f"/catalog/rfqs/new/?brief={big_brief.pk}").content.decode()
     assert "how many GPUs you can provide in total, from when, and with which lead time" in html
+    assert "sold by the GPU or only in whole nodes" in html  # P3: the unit of sale
 
 
 def test_v3_capacity_not_stated_threshold_is_an_assumption_of_the_comparison(

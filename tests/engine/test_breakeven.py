@@ -1,4 +1,4 @@
-"""Break-even across volume and the hybrid base + peak plan."""
+"""Break-even across volume and the load-duration curve the plan across offers uses."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import cost
-from engine.plan.breakeven import breakeven, hybrid_plan, overflow_share
+from engine.plan.breakeven import breakeven
+from engine.plan.mixed_recost import overflow_share
 from engine.types import (
     ApiPricing,
     CandidateInput,
@@ -119,10 +120,9 @@ def test_breakeven_needs_two_options_and_skips_training() -> None:
         ),
     )
     assert breakeven(t, only, {}, accelerator="h100") is None
-    assert hybrid_plan(t, only, {}) is None
 
 
-# ------------------------------------------------------------------ hybrid
+# ------------------------------------------------------------------ load-duration curve
 
 
 def test_overflow_share_closed_forms() -> None:
@@ -149,44 +149,3 @@ def test_overflow_share_matches_numeric_integration(peak: float) -> None:
 def test_overflow_share_decreases_with_fixed_capacity(peak: float, f1: float, f2: float) -> None:
     lo, hi = sorted((f1, f2))
     assert 0.0 <= overflow_share(hi, peak) <= overflow_share(lo, peak) + 1e-12 <= 1.0 + 1e-12
-
-
-def test_hybrid_beats_both_pure_plans_on_a_peaky_load() -> None:
-    # 730,000 outputs × 36 s = 10 replicas on average, 40 at the peak (peak-to-average 4).
-    # Pure reserved: 40 × 730 × 1.50 = 43,800; pure on-demand: 7,300 h × 4.00 = 29,200.
-    w = workload(volume=730_000, peak=4.0)
-    cands = [gpu("od", "on_demand", "4.00"), gpu("rs", "reserved", "1.50")]
-    est = estimates(w, cands)
-    assert est["rs"].total == D("43800.00")
-    assert est["od"].total == D("29200.00")
-    plan = hybrid_plan(w, cands, est)
-    assert plan is not None
-    assert plan.base_candidate_id == "rs"
-    assert plan.overflow_candidate_id == "od"
-    assert 0 < plan.fixed_fraction_of_peak < 1
-    assert plan.unit_cost < min(est["rs"].unit_cost, est["od"].unit_cost)
-    assert plan.total == sum(plan.cost_lines.values())
-    assert plan.fixed_replicas == round(40 * plan.fixed_fraction_of_peak)
-    assert len(plan.split_curve) == 21  # D6: f = 0 (all elastic) … 1 (all fixed), 21 points
-    f_last, unit_last = plan.split_curve[-1]
-    assert f_last == 1.0
-    assert unit_last == est["rs"].unit_cost  # all fixed = the base offer alone
-    assert plan.unit_label == "per 1M accepted output tokens"
-    assert plan.candidate_id == "hybrid:rs+od"
-
-
-def test_hybrid_with_api_overflow_has_api_line() -> None:
-    w = workload(volume=730_000, peak=4.0)
-    cands = [gpu("rs", "reserved", "1.50"), api_route("0.03")]
-    plan = hybrid_plan(w, cands, estimates(w, cands))
-    assert plan is not None
-    assert plan.overflow_candidate_id == "api"
-    if plan.fixed_fraction_of_peak < 1:
-        assert plan.cost_lines["api_compute"] > 0
-    assert "idle_capacity" in plan.cost_lines
-
-
-def test_no_hybrid_without_fixed_capacity() -> None:
-    w = workload()
-    cands = [gpu("od", "on_demand", "4.00"), api_route("0.05")]
-    assert hybrid_plan(w, cands, estimates(w, cands)) is None

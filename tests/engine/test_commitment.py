@@ -84,7 +84,8 @@ def test_d2_training_on_a_reserved_contract_commits_the_whole_contract() -> None
     )
     row = _row(ComparisonInput(training_run(), (cand,)), "rs")
     assert row.total is not None
-    assert row.total < D(200)
+    # P1: the row pays the whole contract, not the run's ~111 USD share of it
+    assert row.total == D("140160.00")
     assert row.commitment_usd == D("140160.00")  # 8 × 730 × 12 × 2.00
     assert row.commitment is not None
     assert row.commitment.contract_usd == D("140160.00")

@@ -183,7 +183,7 @@ def test_same_seed_same_output_any_chunk_size() -> None:
     assert [r.p50 for r in a.candidates] != [r.p50 for r in c.candidates]
     assert a.seed == 7
     assert a.samples == 3000
-    assert a.engine_version == ENGINE_VERSION == "1.6.0"
+    assert a.engine_version == ENGINE_VERSION == "1.7.0"
 
 
 def test_to_dict_is_json_ready(result: ComparisonOutput) -> None:
@@ -207,14 +207,16 @@ def test_progress_reports_from_zero_to_one() -> None:
     assert seen == sorted(seen)
 
 
-def test_breakeven_and_hybrid_are_reported(result: ComparisonOutput) -> None:
+def test_breakeven_is_reported_and_the_split_is_left_to_the_plan(
+    result: ComparisonOutput,
+) -> None:
+    """A fixed base with overflow is the plan across offers' to cost (mixed_comparison), not
+    a second plan in the engine's output (A16)."""
     assert result.breakeven is not None
     assert result.breakeven.accelerator == "h100"
     options = {c.option for c in result.breakeven.curves}
     assert {"on_demand", "reserved", "api"} <= options
-    assert result.hybrid is not None
-    assert result.hybrid.base_candidate_id == "h100-reserved"
-    assert result.hybrid.total == sum(result.hybrid.cost_lines.values())
+    assert "hybrid" not in result.to_dict()
 
 
 def test_no_eligible_candidate() -> None:
@@ -285,7 +287,6 @@ def test_training_comparison() -> None:
         assert {"checkpointing", "failed_run_waste"} <= set(row.cost_lines)
     assert any(w.code == "PERF_ESTIMATED" for w in out.outcome("b200-z").warnings)
     assert out.breakeven is None
-    assert out.hybrid is None
     assert out.tornado is not None
     assert "node_mtbf_h" in {e.assumption for e in out.tornado.entries}
     json.dumps(out.to_dict(), allow_nan=False)
@@ -353,6 +354,6 @@ def test_engine_modules_import_nothing_outside_the_engine() -> None:
             else:
                 continue
             for mod in mods:
-                # ...and the one workload taxonomy, itself pure (its own test keeps it so).
-                ours = mod.startswith("engine") or mod == "core.workloads"
+                # ...and the workload and cost-line taxonomies, themselves pure.
+                ours = mod.startswith("engine") or mod in ("core.workloads", "core.cost_lines")
                 assert ours or mod.split(".")[0] in allowed, f"{name}.py imports {mod}"

@@ -166,10 +166,10 @@ def test_csv_export_has_every_cost_line(api_client, finance, lead):
     )
     rows = list(csv.DictReader(io.StringIO(body(response).decode("utf-8-sig"))))
     assert [r["Key"] for r in rows] == ["q-h100", "q-h200", "api-route", "q-l40s"]  # by rank
-    for header in ("GPU compute (USD)", "API compute (USD)", "Storage (USD)"):
+    for header in ("GPU compute (USD)", "API usage (USD)", "Storage (USD)"):  # the pages' labels
         assert header in rows[0]
     assert rows[0]["GPU compute (USD)"] == "10000.00"
-    assert rows[2]["API compute (USD)"] == "21000.00"
+    assert rows[2]["API usage (USD)"] == "21000.00"
     assert rows[3]["Eligible"] == "no"
     assert rows[3]["Ineligible because"] == "weights do not fit in 48 GB"
 

@@ -31,13 +31,12 @@ from django.db.models import Prefetch
 
 from checklist import levels
 from checklist.selectors import quote_checklist_summaries
+from procurement.charts_plan import plan_noun, role_words
 from procurement.exports import fleet_columns
 from procurement.models import CandidateResult, Comparison, PlanPart, Review
 
 PLAN_KEY = "plan"  # what the decision form and the API send to approve the plan
-PLAN_LABEL = "the cheapest plan across offers"
 CENT = Decimal("0.01")
-ROLE_WORDS = {"base": "committed base", "overflow": "overflow"}
 # The approved parts as pages and exports read them: with the row each one names.
 PLAN_PARTS = PlanPart.objects.select_related("candidate").order_by("position")
 
@@ -164,7 +163,7 @@ class PlanDecision:
     def label(self) -> str:
         vendors = len(self.parts)
         return (
-            f"The cheapest plan across offers ({vendors} vendor offer{'s' * (vendors != 1)}, "
+            f"{plan_noun(self.plan).capitalize()} ({vendors} vendor offer{'s' * (vendors != 1)}, "
             f"commitment {self.commitment_usd:,.2f} USD)"
         )
 
@@ -189,18 +188,8 @@ def _own_level(row: CandidateResult | None) -> str:
 
 
 def _role_words(lines: list[dict[str, Any]], has_base: bool) -> str:
-    """ "committed base", "overflow", or — in a plan with no committed base — "on demand" or
-    "per request": an elastic part is not an overflow of nothing."""
-    words = set()
-    for line in lines:
-        role = str(line.get("role"))
-        if role == "base":
-            words.add(ROLE_WORDS["base"])
-        elif line.get("capacity") == "api":
-            words.add("per request")
-        else:
-            words.add(ROLE_WORDS.get(role, role) if has_base else "on demand")
-    return ", ".join(sorted(words))
+    """Each line's role in words (charts_plan.role_words), once each."""
+    return ", ".join(sorted({role_words(line, has_base) for line in lines}))
 
 
 def _parts(

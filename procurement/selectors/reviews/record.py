@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Case, Count, Min, Q, Subquery, When
 
+from core.cost_lines import ordered_names
 from core.templatetags.numbers import human, money
-from engine.cost import LINE_ORDER
 from engine.cost.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
 from procurement import exports
 from procurement.models import CandidateResult, Comparison, PriceChange
@@ -169,7 +169,7 @@ def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]
         return section(name, ((k, fa.get(k), fb.get(k), "") for k in sorted(set(fa) | set(fb))))
 
     la, lb = dict(ordered_lines(a.cost_lines or {})), dict(ordered_lines(b.cost_lines or {}))
-    line_names = [n for n in [*LINE_ORDER, *sorted(set(la) | set(lb))] if n in la or n in lb]
+    line_names = ordered_names(set(la) | set(lb))
     basics = [
         (label, getattr(a, attr), getattr(b, attr), fmt)
         for label, attr, fmt in (

@@ -19,8 +19,8 @@ from django.urls import NoReverseMatch, reverse
 from benchmarks import access as benchmarks_access
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep
 from catalog.selectors import price_author_label
+from core.cost_lines import ordered_names
 from core.models import AuditEvent
-from engine.cost import LINE_ORDER
 from procurement.models import CandidateResult, Comparison, PlanPart, Review
 from procurement.selectors.reviews.commitment import RowCommitment, row_commitment
 from procurement.selectors.reviews.frozen import frozen_result_ids
@@ -60,9 +60,7 @@ def to_decimal(value: Any) -> Decimal | None:
 
 def ordered_lines(cost_lines: dict[str, Any]) -> list[tuple[str, Decimal | None]]:
     """Cost lines in the engine's order (docs/domain.md's formulas), unknown names last."""
-    names = [n for n in LINE_ORDER if n in cost_lines]
-    names += sorted(n for n in cost_lines if n not in LINE_ORDER)
-    return [(name, to_decimal(cost_lines[name])) for name in names]
+    return [(name, to_decimal(cost_lines[name])) for name in ordered_names(cost_lines)]
 
 
 @dataclass

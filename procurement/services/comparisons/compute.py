@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
+import numpy as np
+
 from engine import cost
 from engine.calibration import widened_cost_band
 from engine.comparison import ENGINE_VERSION, run_comparison
@@ -21,6 +23,7 @@ from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S
 from engine.plan.mixed_comparison import comparison_plan
 from engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
+from procurement.services.comparisons.trace import size_rows
 from procurement.snapshot import Thawed, thaw
 from procurement.snapshot.facts import RowFacts
 from procurement.snapshot.sweeps import charted_point_costs, uncosted_sweep
@@ -173,12 +176,26 @@ def _plan(
     seed: int,
     samples: int,
     time_limit: float,
+    output_trace: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     if thawed.input is None:
         return None
     brief = snapshot.get("brief") or {}
     p95 = brief.get("p95_input_tokens") if isinstance(brief, dict) else None
     requests, uploads, measured = measured_requests(snapshot)
+    trace_name, load_shape = "", []
+    traced = snapshot.get("traffic_trace") or {}
+    sizes = traced.get("request_sizes") or {}
+    if sizes.get("input_tokens"):
+        # The trace's own sizes and arrivals replace the brief's p95 guess and peak-to-average.
+        prompts, outputs = sizes["input_tokens"], sizes.get("output_tokens") or []
+        requests = list(zip(prompts, outputs or [None] * len(prompts), strict=True))
+        uploads, measured = [], int(sizes.get("requests") or len(prompts))
+        p95 = float(np.percentile(prompts, 95))
+        trace_name = str(traced.get("original_name") or "")
+        replayed = output_trace or {}
+        if replayed.get("status") == "replayed":
+            load_shape = list(replayed.get("load_shape") or [])
     try:
         return comparison_plan(
             thawed.input,
@@ -190,11 +207,22 @@ def _plan(
             measured_requests=requests,
             measured_uploads=uploads,
             measured_total=measured,
+            trace=trace_name,
+            load_shape=load_shape,
         )
     except EngineInputError as exc:  # the comparison stays ready without a plan
         return {"status": "none", "outcome": "not solved", "reason": exc.message}
     except (ValueError, ArithmeticError) as exc:  # a solver or numeric failure: the same
         return {"status": "none", "outcome": "not solved", "reason": f"no plan: {exc}"[:300]}
+
+
+def _p95_shape(snapshot: dict[str, Any]) -> tuple[float, float] | None:
+    """The request the rows' figures are estimated at: the brief's p95 prompt and output."""
+    brief = snapshot.get("brief") or {}
+    prompt, generated = brief.get("p95_input_tokens"), brief.get("p95_output_tokens")
+    if isinstance(prompt, int | float) and isinstance(generated, int | float):
+        return float(prompt), float(generated)
+    return None
 
 
 def widen_cost_band(row: dict[str, Any], billed: dict[str, Any] | None) -> None:
@@ -279,7 +307,13 @@ def compute(
         recommended = ""
     else:
         result = result_json(output, thawed)
-        result["plan"] = _plan(snapshot, thawed, output, seed, samples, plan_time_limit)
+        if thawed.input is not None and (trace := snapshot.get("traffic_trace")):
+            result["trace"] = size_rows(
+                trace, thawed.input, output, rows, shape=_p95_shape(snapshot)
+            )
+        result["plan"] = _plan(
+            snapshot, thawed, output, seed, samples, plan_time_limit, result.get("trace")
+        )
         recommended = output.recommended_candidate_id or ""
     return Computed(
         rows=rows,
