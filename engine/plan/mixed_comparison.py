@@ -122,9 +122,14 @@ def request_sizes(
             # drops a bucket the brief states (issue 37, P8).
             count = sum(1 for prompt, _ in samples if isinstance(prompt, int | float))
             which = "under" if sizes[0].name == SHORT else "at or over"
+            source = (
+                f"requests of the traffic trace {trace}"
+                if trace
+                else "measured requests of the uploads made for this brief"
+            )
             disagree = (
-                f"; the {count:,} measured requests of the uploads made for this brief are all "
-                f"{which} it, so they are not the brief's traffic and are not used"
+                f"; the {count:,} {source} are all {which} it, so they are not the brief's "
+                "traffic and are not used"
             )
             sizes = ()
         if sizes:
