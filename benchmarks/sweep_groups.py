@@ -7,7 +7,9 @@ sweep name. Results are read as **one sweep** when they measured the same config
   brief, tensor/pipeline layout, KV-cache precision, serving engine and its major version
   (SemVer: 0.y is its own major; engine/serving_engines.py);
 - input and output lengths within 10 % of the group's first result (another shape is
-  another workload, not another point);
+  another workload, not another point), and the same workload as the files state it
+  (dataset, lengths asked for, spread: `parsers/identity.stated_workload`, the one key of
+  docs/benchmarks.md, "Which runs are one");
 - the same sweep name: results without one join each other, results with one join only
   results with that name. So giving results different sweep names splits a group.
 
@@ -39,10 +41,11 @@ _CONFIG_FIELDS = (
     "tensor_parallel",
     "pipeline_parallel",
     "kv_precision",
+    "workload",
 )
 _LENGTHS = ("input_tokens_mean", "output_tokens_mean")
 _LATENCIES = ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")
-_SUMMED_FIGURES = ("output_tokens_per_s", "input_tokens_per_s", "requests_per_s", "error_rate")
+_AVERAGED_FIGURES = ("output_tokens_per_s", "input_tokens_per_s", "requests_per_s", "error_rate")
 
 
 def _number(value: Any) -> float | None:
@@ -101,7 +104,7 @@ def _mean(values: Sequence[float | None]) -> float | None:
 def _repeated(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Runs at one load → one point: the mean of each figure, the throughput's range."""
     merged = dict(runs[0])
-    for name in _SUMMED_FIGURES:
+    for name in _AVERAGED_FIGURES:
         merged[name] = _mean([_number(r.get(name)) for r in runs])
     for family in _LATENCIES:
         blocks: list[dict[str, Any]] = [b for r in runs if isinstance(b := r.get(family), dict)]

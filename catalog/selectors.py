@@ -332,6 +332,48 @@ def fx_latest_rates() -> dict[str, FxRate]:
     return latest
 
 
+# --- Offer lineage: which earlier versions measure the same hardware -----------------------
+
+#: What a measurement depends on: a version that changes none of these (a new price, region,
+#: term or validity) is the same hardware in the same configuration.
+MEASURED_SETUP_FIELDS = (
+    "provider_id",
+    "accelerator_id",
+    "gpus_per_node",
+    "intra_node_interconnect",
+    "inter_node_fabric",
+    "inter_node_bandwidth_gbps",
+    "vcpu_per_node",
+    "ram_gb_per_node",
+    "local_nvme_tb_per_node",
+)
+
+
+def same_setup_versions(quotes: Iterable[Quote]) -> dict[int, tuple[int, int]]:
+    """For each quote, its earlier versions back to the first that changed the measured setup:
+    {earlier version id: (this quote's id, that version's number)}. A benchmark run on v1 of
+    an offer is still "measured on this offer" on a v2 that changed only its region or price
+    (issue 37, U3). One query per lineage step over all the quotes together."""
+    out: dict[int, tuple[int, int]] = {}
+    frontier = {q.pk: (q.pk, q) for q in quotes if q.supersedes_id}
+    while frontier:
+        later = {pk: q for pk, (_, q) in frontier.items()}
+        earlier = Quote.objects.in_bulk([q.supersedes_id for q in later.values()])
+        step: dict[int, tuple[int, Quote]] = {}
+        for pk, newer in later.items():
+            head = frontier[pk][0]
+            old = earlier.get(newer.supersedes_id)
+            if old is None or any(
+                getattr(old, f) != getattr(newer, f) for f in MEASURED_SETUP_FIELDS
+            ):
+                continue
+            out[old.pk] = (head, old.version)
+            if old.supersedes_id:
+                step[old.pk] = (head, old)
+        frontier = step
+    return out
+
+
 # --- Market position: catalog.market (re-exported for the pages and the API) ---------------
 
 market_position = market.market_position

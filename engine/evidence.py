@@ -21,6 +21,9 @@ Pure: dataclasses in, a verdict out (docs/engine/evidence.md). A result is
 - **published** when it is a public, VALID result of the same model (or the same family and size
   class) on the same accelerator in the brief's regime (`match_published`): ranked below the
   team's own measurement and above the estimate;
+- a measurement on one node never stands for a row whose GPUs span several (tensor parallel
+  across instances is not the measured setup); a file's nodes are read as full nodes of
+  ``NODE_GPUS_ASSUMED`` GPUs;
 - **ignored** otherwise, with the reason in words ("benchmark of Llama 3.1 8B ignored: the
   brief is Llama 3.1 70B").
 
@@ -35,18 +38,32 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from engine.evidence_setup import Setup, setup_adjustments, setup_differences
 
 EvidenceKind = Literal["measured", "proxy", "published", "ignored"]
 
+#: The one judge's words for what a row's figures rest on, strongest first; every page and
+#: every ordering reads them from here (issue 37, U9): measured on the hardware, a proxy of
+#: it, a published result (MLPerf), or the roofline's estimate.
+EVIDENCE_KINDS = ("measured", "proxy", "published", "estimated")
+
+
+def evidence_strength(kind: str) -> int:
+    """0 for the strongest kind (measured); anything not evidence ("ignored") sorts last."""
+    return EVIDENCE_KINDS.index(kind) if kind in EVIDENCE_KINDS else len(EVIDENCE_KINDS)
+
+
 LENGTH_TOLERANCE = 0.25  # ± share of the brief's token lengths
 SIZE_CLASS_RATIO = 1.3  # same size class: larger / smaller parameter count ≤ this
 PROXY_WIDENING = 0.15  # proxy: low spread factor × (1 − this), high × (1 + this / 3)
 SCALING_WIDENING = 0.10  # per doubling of the GPU count between measured and costed
+# A serving file does not say how many nodes its GPUs were on: up to a standard 8-GPU node
+# it is read as one node, beyond it as full nodes of 8 (a 16-GPU run is two nodes).
+NODE_GPUS_ASSUMED = 8
 
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z])")
 _SUFFIXES = re.compile(r"-(instruct|chat|it|hf|base)$")
@@ -111,6 +128,8 @@ class ResultWorkload:
     brief_id: int | None = None
     kv_precision: str = ""  # the KV cache's dtype when the file states it ("auto": not stated)
     published: Published | None = None  # a public result, not the team's measurement
+    nodes: int = 1  # the nodes its GPUs were on (a serving file measures one server)
+    measured_on_version: int | None = None  # an earlier version of the offer it ran on
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +157,7 @@ class EvidenceTarget:
     batch: bool = False  # a batch brief (no latency target binds): MLPerf's Offline regime
     ttft_target_ms: float | None = None  # the brief's p95 targets
     itl_target_ms: float | None = None
+    nodes: int = 1  # the nodes (instances) the row's GPUs span: an offer's GPUs per node
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +177,76 @@ class EvidenceMatch:
     @property
     def counts(self) -> bool:
         return self.kind != "ignored"
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def published_of(item: Mapping[str, Any]) -> Published | None:
+    """A frozen published result's source and regime (None: the team's own result)."""
+    source = item.get("published")
+    if not isinstance(source, Mapping) or not source:
+        return None
+
+    def factor(name: str, default: float) -> float:
+        value = _number(source.get(name))
+        return default if value is None or (value == 0 and default) else value
+
+    return Published(
+        round=source.get("round") or "",
+        submitter=source.get("submitter") or "",
+        software=source.get("software") or "",
+        scenario=source.get("scenario") or "",
+        ttft_limit_ms=_number(source.get("ttft_limit_ms")),
+        tpot_limit_ms=_number(source.get("tpot_limit_ms")),
+        spread_low=factor("spread_low", 1.0),
+        spread_high=factor("spread_high", 1.0),
+        off_median=factor("off_median", 0.0),
+        division=source.get("division") or "closed",
+        precision=item.get("precision") or "",
+    )
+
+
+def workload_of(item: Mapping[str, Any]) -> ResultWorkload:
+    """What a result (or a sweep of results joined into one, `benchmarks/sweep_groups.py`)
+    measured, from its evidence item: the comparison's frozen result and every page read it
+    through this one function, so a file is judged as the sweep it belongs to everywhere
+    (issue 37, U9). A sweep's concurrency is its highest point's."""
+    swept = [
+        c
+        for p in item.get("operating_points") or []
+        if isinstance(p, Mapping) and (c := _number(p.get("concurrency"))) is not None
+    ]
+    tp, pp = item.get("tensor_parallel"), item.get("pipeline_parallel")
+    version = item.get("measured_on_version")
+    gpus = int(item.get("gpu_count") or 1)
+    return ResultWorkload(
+        result_id=item.get("result_id") or 0,
+        accelerator=item.get("accelerator") or "",
+        model_name=item.get("model_name") or "",
+        model_profile_id=item.get("model_profile_id"),
+        precision=item.get("precision") or "",
+        gpu_count=gpus,
+        tensor_parallel=int(tp) if isinstance(tp, int) else None,
+        pipeline_parallel=int(pp) if isinstance(pp, int) else None,
+        input_tokens_mean=_number(item.get("input_tokens_mean")),
+        input_tokens_p95=_number(item.get("input_tokens_p95")),
+        output_tokens_mean=_number(item.get("output_tokens_mean")),
+        output_tokens_p95=_number(item.get("output_tokens_p95")),
+        concurrency=max(swept) if swept else _number(item.get("concurrency")),
+        request_rate_per_s=_number(item.get("request_rate")),
+        serving_engine=item.get("serving_engine") or "",
+        engine_version=item.get("engine_version") or "",
+        quote_id=item.get("quote_id"),
+        brief_id=item.get("brief_id"),
+        kv_precision=item.get("kv_precision") or "",
+        measured_on_version=int(version) if isinstance(version, int) else None,
+        nodes=max(1, -(-gpus // NODE_GPUS_ASSUMED)),
+        published=published_of(item),
+    )
 
 
 def normalise_model(name: str) -> str:
@@ -343,6 +433,11 @@ def _label(name: str) -> str:
 def _elsewhere(result: ResultWorkload, target: EvidenceTarget, scope: str) -> str:
     """A measurement taken on the accelerator, not on this offer, says so on the row (it
     still counts as measured: docs/engine/evidence.md, "Whose measurement")."""
+    if scope == "quote" and result.measured_on_version is not None:
+        return (
+            f", on v{result.measured_on_version} of this offer (later versions changed no "
+            "hardware or configuration)"
+        )
     if scope == "quote" or target.quote_id is None:
         return ""
     if result.quote_id is not None:
@@ -386,6 +481,17 @@ def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatc
         )
     if result.published is not None:
         return match_published(result, result.published, target)
+    if target.nodes > max(1, result.nodes):
+        # Tensor parallel over instances without the node's GPU interconnect is not the
+        # measured setup, and no public factor carries one to the other (issue 37, F12).
+        measured = "one node" if result.nodes <= 1 else f"{result.nodes} nodes"
+        return EvidenceMatch(
+            rid,
+            "ignored",
+            f"benchmark measured on {measured} ignored: the row's {target.gpus} GPUs span "
+            f"{target.nodes} nodes, a setup it did not measure",
+            scope=scope,
+        )
     factor, low, scaling = _scaling(result, target)
     adjustments = [scaling] if scaling else []
     bytes_factor = _precision_factor(result, target)
@@ -549,9 +655,6 @@ def match_published(
     )
 
 
-_KIND_RANK = {"measured": 3, "proxy": 2, "published": 1, "ignored": 0}
-
-
 def _published_key(result: ResultWorkload) -> tuple[tuple[int, ...], float, float]:
     """Among published results: the newest round; the loosest scenario the brief allows
     (its throughput is what the brief's targets leave); the one nearest the submitters'
@@ -582,7 +685,7 @@ def choose_evidence(
         if not verdict.counts:
             continue
         key = (
-            _KIND_RANK[verdict.kind],
+            -evidence_strength(verdict.kind),
             verdict.scope == "quote",
             result.brief_id is not None,
             # a published per-GPU figure is costed on any GPU count alike

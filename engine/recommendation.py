@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from engine.cost import contracts
+from engine.evidence import EVIDENCE_KINDS
 from engine.types import CandidateInput, CandidateStats, WorkloadInput
 from engine.warnings import has_latency_targets, latency_status
 
@@ -57,7 +58,8 @@ def latency_verdict(workload: WorkloadInput, cand: CandidateInput) -> str:
 def evidence_words(cand: CandidateInput) -> str:
     if cand.is_api:
         return "provider's model API"
-    head, detail = cand.perf_source, cand.evidence_detail
+    head = cand.perf_source if cand.perf_source in EVIDENCE_KINDS else "estimated"
+    detail = cand.evidence_detail
     if detail.startswith(head):  # "published · MLPerf Inference v4.1 · …" names its kind
         return detail
     return f"{head}: {detail}" if detail else head

@@ -1,22 +1,27 @@
 """A file with several runs → one headline, its operating points, and every run kept.
 
-Runs at different load levels are a sweep: each is an operating point and the headline is the
-saturation run (the highest throughput). Runs at the *same* load level (``vllm bench sweep``
+Runs are grouped by their whole identity (``identity.run_key``). Runs of one workload at
+different load levels are a sweep: each is an operating point and the headline is the
+saturation run (the highest throughput). Runs whose *whole* key is equal (``vllm bench sweep``
 with ``--num-runs``, an appended JSON Lines file run twice) are repetitions of one measurement:
-they are one operating point whose figures are the repetitions' mean, with the spread kept, so
-that chance never picks the luckier repetition as the evidence.
+they are one operating point whose every figure is the repetitions' mean, with the spread kept,
+so that chance never picks the luckier repetition as the evidence. Runs of another workload
+(another dataset, other lengths, model, precision, GPUs or MLPerf scenario) in the same file
+are kept in ``runs`` and named in a note; they are never averaged with, nor become operating
+points of, the headline's workload.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ._points import is_serving, operating_point, run_label
+from ._points import input_tokens_per_s, is_serving, operating_point, run_label
+from .identity import RunKey, run_key
 from .types import (
     MAX_REQUEST_SAMPLES,
     Metrics,
@@ -53,24 +58,6 @@ def _throughput(metrics: Metrics) -> float:
     return -1.0
 
 
-def saturation_index(
-    runs: Sequence[ParsedResult], comparable: Callable[[ParsedResult], object] | None = None
-) -> int:
-    """The run with the highest throughput (output tokens/s, else total tokens/s, req/s).
-
-    ``comparable`` restricts the choice to the runs like the first one (same model and unit
-    in an MLPerf summary, whose rows are not one sweep).
-    """
-    group = None if comparable is None else comparable(runs[0])
-    best = 0
-    for i, run in enumerate(runs):
-        if comparable is not None and comparable(run) != group:
-            continue
-        if _throughput(run.metrics) > _throughput(runs[best].metrics):
-            best = i
-    return best
-
-
 def _mean(values: list[Any]) -> Any:
     present = [v for v in values if v is not None]
     if not present:
@@ -89,7 +76,11 @@ def _mean_percentiles(values: list[Percentiles | None]) -> Percentiles | None:
 
 
 def mean_metrics(metrics: Sequence[Metrics]) -> Metrics:
-    """The repetitions' mean: counts added up, figures averaged (each percentile on its own)."""
+    """The repetitions' mean: counts added up, figures averaged (each percentile on its own).
+
+    A rate is each run's own before it is averaged: one derived from the summed counts over
+    the mean duration would be N times too high."""
+    metrics = [dataclasses.replace(m, input_tokens_per_s=input_tokens_per_s(m)) for m in metrics]
     values: dict[str, Any] = {}
     for f in dataclasses.fields(Metrics):
         column = [getattr(m, f.name) for m in metrics]
@@ -153,44 +144,60 @@ def _load_level(run: ParsedResult, index: int) -> str:
     return ", ".join(parts)
 
 
+def _other_workloads_note(
+    total: int, kind: str, workload: RunKey, others: dict[RunKey, list[int]]
+) -> str:
+    named = "; ".join(
+        f"{key.words()} (run{'s' if len(m) > 1 else ''} {', '.join(str(i + 1) for i in m)})"
+        for key, m in others.items()
+    )
+    return (
+        f"file holds {total} {kind} of {len(others) + 1} workloads; this result is the first "
+        f"run's workload ({workload.words()}); the others are kept in 'runs', never averaged "
+        f"with it nor made its operating points (upload each workload as its own file to use "
+        f"it as evidence): {named}"
+    )
+
+
 def _headline(
-    runs: Sequence[ParsedResult], groups: dict[tuple[object, str], list[int]], kind: str
+    runs: Sequence[ParsedResult], groups: dict[RunKey, list[int]], kind: str
 ) -> tuple[ParsedResult, list[str], dict[str, Any]]:
-    """The headline result: the saturation load level, averaged over its repetitions."""
+    """The headline result: the saturation load level of the first run's workload, averaged
+    over its repetitions."""
+    total = len(runs)
+    mine = sum(len(m) for m in groups.values())
     means = {
         key: mean_metrics([runs[i].metrics for i in members]) for key, members in groups.items()
     }
-    first_group = next(iter(groups))[0]
-    best = max(
-        (key for key in groups if key[0] == first_group),
-        key=lambda key: _throughput(means[key]),
-    )
+    best = max(groups, key=lambda key: _throughput(means[key]))
     members = groups[best]
+    level = _load_level(runs[members[0]], members[0])
     head = runs[members[0]]
     extra = dict(head.extra)
     notes = list(head.notes)
     if len(members) > 1:
         head = dataclasses.replace(head, metrics=means[best], per_request=None)
         extra["repetitions"] = len(members)
-        extra["headline_run"] = f"mean of {len(members)} repetitions at {best[1]}"
-        notes.insert(0, _spread_note(best[1], [runs[i] for i in members]))
+        extra["headline_run"] = f"mean of {len(members)} repetitions at {level}"
+        notes.insert(0, _spread_note(level, [runs[i] for i in members]))
     else:
-        extra["headline_run"] = f"saturation run, {best[1]} of {len(runs)} runs"
+        extra["headline_run"] = f"saturation run, {level} of {total} runs"
     extra["headline_run_index"] = members[0]
-    if len(groups) == len(runs) > 1:  # a sweep without repetitions
+    if len(groups) == mine > 1:  # a sweep without repetitions
         notes.insert(
             0,
-            f"file holds {len(runs)} {kind}; headline: saturation run (highest throughput), "
-            f"{best[1]} of {len(runs)} runs; see 'runs' for all of them",
+            f"file holds {total} {kind}; headline: saturation run (highest throughput), "
+            f"{level} of {total} runs; see 'runs' for all of them",
         )
     elif len(groups) > 1:
         notes.insert(
             0,
-            f"file holds {len(runs)} {kind} at {len(groups)} load levels; headline: the "
-            f"saturation load level (highest mean throughput), {best[1]}; see 'runs' for all",
+            f"file holds {total} {kind}, {mine} of this workload at {len(groups)} load "
+            f"levels; headline: the saturation load level (highest mean throughput), {level}; "
+            "see 'runs' for all",
         )
     elif len(members) > 1:
-        notes.insert(0, f"file holds {len(runs)} {kind}, all at one load level ({best[1]})")
+        notes.insert(0, f"file holds {total} {kind}, {mine} at one load level ({level})")
     return head, notes, extra
 
 
@@ -199,33 +206,41 @@ def combine_runs(
     kind: str,
     file_notes: Sequence[str] = (),
     plural: str | None = None,
-    comparable: Callable[[ParsedResult], object] | None = None,
 ) -> ParsedResult:
-    """Top-level result for a multi-run file: the saturation load level, stated, with all runs
-    attached; repetitions at one load level are averaged, never picked from.
+    """Top-level result for a multi-run file: the first run's workload at its saturation load
+    level, stated, with all runs attached; runs with one whole key are averaged, never picked
+    from; runs of other workloads are kept and named, never mixed in.
 
     The headline is the load level with the highest throughput, not the first (lowest-load)
     one; a brief's own targets choose among the operating points later.
     """
     if len(runs) == 1 and not file_notes:
         return runs[0]
-    groups: dict[tuple[object, str], list[int]] = {}
+    by_key: dict[RunKey, list[int]] = {}
     for i, run in enumerate(runs):
-        key = (
-            None if comparable is None else comparable(run),
-            _load_level(run, i),
-        )
-        groups.setdefault(key, []).append(i)
+        by_key.setdefault(run_key(run), []).append(i)
+    workload = run_key(runs[0]).workload
+    groups = {key: m for key, m in by_key.items() if key.workload == workload}
+    others: dict[RunKey, list[int]] = {}
+    for key, members in by_key.items():
+        if key.workload != workload:
+            others.setdefault(key.workload, []).extend(members)
+    mine = sum(len(m) for m in groups.values())
     head, notes, extra = _headline(runs, groups, plural or kind + "s")
     if len(runs) == 1:
         extra.pop("headline_run", None)
         extra.pop("headline_run_index", None)
         notes = list(runs[0].notes)
+    if others:
+        notes.insert(
+            1 if mine > 1 else 0,
+            _other_workloads_note(len(runs), plural or kind + "s", workload, others),
+        )
     for n in file_notes:
         if n not in notes:
             notes.append(n)
     points: list[OperatingPoint] = []
-    for (_, label), members in groups.items():
+    for members in groups.values():
         members_runs = [runs[i] for i in members]
         if not any(is_serving(r.metrics) for r in members_runs):
             continue
@@ -233,6 +248,7 @@ def combine_runs(
             run = members_runs[0]
             points.append(operating_point(run.metrics, run.per_request, members[0], run.extra))
         else:
+            label = _load_level(members_runs[0], members[0])
             points.append(_repeated_point(members_runs, members[0], label))
     return ParsedResult(
         format_id=head.format_id,

@@ -43,21 +43,24 @@ def is_serving(metrics: Metrics) -> bool:
     )
 
 
+def input_tokens_per_s(metrics: Metrics) -> float | None:
+    """Input tokens/s of one run: stated by the file, else derived from its own figures."""
+    if metrics.input_tokens_per_s is not None:
+        return metrics.input_tokens_per_s
+    if metrics.total_tokens_per_s is not None and metrics.output_tokens_per_s is not None:
+        return max(0.0, metrics.total_tokens_per_s - metrics.output_tokens_per_s)
+    if metrics.input_tokens_total is not None and metrics.duration_s:
+        return metrics.input_tokens_total / metrics.duration_s
+    return None
+
+
 def operating_point(
     metrics: Metrics,
     samples: RequestSamples | None,
     index: int = 0,
     extra: Mapping[str, Scalar] | None = None,
 ) -> OperatingPoint:
-    input_per_s = metrics.input_tokens_per_s  # stated by the file, else derived
-    if (
-        input_per_s is None
-        and metrics.total_tokens_per_s is not None
-        and metrics.output_tokens_per_s is not None
-    ):
-        input_per_s = max(0.0, metrics.total_tokens_per_s - metrics.output_tokens_per_s)
-    elif input_per_s is None and metrics.input_tokens_total is not None and metrics.duration_s:
-        input_per_s = metrics.input_tokens_total / metrics.duration_s
+    input_per_s = input_tokens_per_s(metrics)
     error_rate = None
     done, failed = metrics.requests_completed, metrics.requests_failed
     if done is not None and failed is not None and done + failed > 0:

@@ -10,7 +10,6 @@ from typing import Any, Final, TypeVar
 import numpy as np
 
 from ._combine import combine_runs as combine_runs
-from ._combine import saturation_index as saturation_index
 from ._percentiles import percentiles_in_place
 from ._points import is_serving, operating_point
 from .errors import ParseError

@@ -174,6 +174,14 @@ def _benchmark(
     measured = _mean(b, metrics, "request_concurrency", "count")
     if measured is not None:
         b.extra["mean_in_flight_requests"] = measured
+        if kind == "throughput" and concurrency is None:
+            # A throughput run sends as many requests as the server takes: the load it was
+            # driven at is the concurrency it measured, which the file records.
+            concurrency = measured
+            b.note(
+                f"throughput profile: concurrency is the measured mean in-flight requests "
+                f"({measured:g}, GuideLLM request_concurrency)"
+            )
     result_metrics = Metrics(
         requests_completed=completed,
         requests_failed=errored,
@@ -181,6 +189,7 @@ def _benchmark(
         request_throughput_rps=_mean(b, metrics, "requests_per_second", "rate"),
         output_tokens_per_s=_mean(b, metrics, "output_tokens_per_second", "rate"),
         total_tokens_per_s=_mean(b, metrics, "tokens_per_second", "rate"),
+        input_tokens_per_s=_mean(b, metrics, "prompt_tokens_per_second", "rate"),
         input_tokens_total=_total(b, metrics, "prompt_token_count"),
         output_tokens_total=_total(b, metrics, "output_token_count"),
         concurrency=concurrency,

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._util import Builder, ProgressFn, combine_runs, scalars, to_number, to_str
+from .identity import run_key
 from .registry import CSV_HEADER, JSON_OBJECT, TEXT, Format
 from .types import Metrics, ParsedResult
 
@@ -66,20 +67,13 @@ def parse_inference(text: str, progress: ProgressFn | None = None) -> ParsedResu
         raise Builder(INFERENCE_ID, INFERENCE_NAME).error(f"{INFERENCE_NAME}: no data rows")
     if progress is not None:
         progress(1.0)
-    if len({_identity(run) for run in runs}) > 1:
+    if len({run_key(run).workload for run in runs}) > 1:
         return _several_results(runs)
     return combine_runs(
         runs,
         "result row",
         plural="result rows (system × model × scenario)",
-        comparable=lambda run: (run.model, run.extra.get("scenario"), run.extra.get("units")),
     )
-
-
-def _identity(run: ParsedResult) -> tuple[object, ...]:
-    """Which result a row is: its system, model and scenario (a sweep's points share them)."""
-    extra = run.extra or {}
-    return (extra.get("systemname"), run.model, extra.get("scenario"))
 
 
 def _row(run: ParsedResult) -> dict[str, str | float | int | None]:

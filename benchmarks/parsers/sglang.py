@@ -41,6 +41,13 @@ PER_REQUEST_KEYS: Final = frozenset(
 )
 #: server arguments that state what the model ran at (weights, quantisation, KV cache)
 SERVER_PRECISION_KEYS: Final = ("dtype", "quantization", "kv_cache_dtype")
+#: server arguments that state the GPUs' topology, under the names every parser's runs use
+SERVER_TOPOLOGY_KEYS: Final = {
+    "tp_size": "tensor_parallel_size",
+    "pp_size": "pipeline_parallel_size",
+    "dp_size": "data_parallel_size",
+    "nnodes": "number_of_nodes",
+}
 FAMILIES: Final = {"ttft": "ttft_ms", "tpot": "tpot_ms", "itl": "itl_ms", "e2e_latency": "e2e_ms"}
 
 
@@ -143,6 +150,9 @@ def parse_one(obj: Mapping[str, Any]) -> ParsedResult:
     for key in SERVER_PRECISION_KEYS:  # what the server ran at, as its arguments say
         if isinstance(value := server.get(key), str) and value.strip():
             b.extra[f"server_{key}"] = value.strip()[:60]
+    for key, name in SERVER_TOPOLOGY_KEYS.items():
+        if isinstance(value := server.get(key), int) and not isinstance(value, bool):
+            b.extra[name] = value
     if "request_rate" in b.extra and request_rate is None:
         b.extra["request_rate"] = "inf"
     metrics = Metrics(

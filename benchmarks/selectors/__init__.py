@@ -109,7 +109,9 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
         .order_by("accelerator__name", "-created_at")
     )
     targets = targets_of(brief)
-    sweep_of = sweep_heads(list(results))
+    entries = _sweep_entries(list(results))
+    sweep_of = {m: e["result_id"] for e in entries if e["is_sweep"] for m in e["members"]}
+    entry_of = {m: e for e in entries if e["is_sweep"] for m in e["members"]}
     rows = []
     for result in results.select_related("quote__provider", "accelerator", "api_route__provider"):
         item = figures.key_figures(result.metrics or {}, result.gpu_count)
@@ -117,7 +119,7 @@ def compare_rows(user: User, brief: Any) -> list[dict[str, Any]]:
         verdict = latency_verdict.judge(result.metrics or {}, item, targets)
         if verdict.at_point:  # a sweep: the figures its verdict rests on, not the headline's
             item = {**item, **_figures_at(verdict.at_point, result.gpu_count)}
-        evidence = evidence_verdict(result, brief)
+        evidence = evidence_verdict(result, brief, entry_of.get(result.pk))
         rows.append(
             {
                 **item,
@@ -177,16 +179,6 @@ def _sweep_entries(results: Sequence[BenchmarkResult]) -> list[dict[str, Any]]:
         entry["members"] = list(entry.get("sweep_result_ids") or [entry["result_id"]])
         entry["is_sweep"] = len(entry["members"]) > 1 or len(entry["operating_points"]) > 1
     return merged
-
-
-def sweep_heads(results: Sequence[BenchmarkResult]) -> dict[int, int]:
-    """result id → the id of the sweep it belongs to (its first file), for sweeps only."""
-    return {
-        member: entry["result_id"]
-        for entry in _sweep_entries(results)
-        if entry["is_sweep"]
-        for member in entry["members"]
-    }
 
 
 def sweep_of(user: User, result: BenchmarkResult) -> tuple[dict[str, Any], list[Any]] | None:

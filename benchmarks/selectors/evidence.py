@@ -15,6 +15,7 @@ from django.db.models import Q
 from benchmarks import figures
 from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
+from benchmarks.parsers.identity import stated_workload
 from benchmarks.sweep_groups import merge_sweeps
 from benchmarks.workload import WORKLOAD_FIELDS
 from briefs.fit import fit_input_for_brief, model_spec_for
@@ -25,8 +26,10 @@ from engine.evidence import (
     EvidenceMatch,
     EvidenceTarget,
     ResultWorkload,
+    evidence_strength,
     match_result,
     rank_evidence,
+    workload_of,
 )
 from engine.memory.fit import memory_fit
 
@@ -147,6 +150,9 @@ def evidence_item(result: BenchmarkResult) -> dict[str, Any]:
         "operating_points": list(metrics.get("operating_points") or []),
         "sweep": result.sweep,
         "kv_precision": kv_precision_of(metrics),
+        "workload": stated_workload(
+            metrics["extra"] if isinstance(metrics.get("extra"), dict) else {}
+        ),
     }
 
 
@@ -210,31 +216,9 @@ def evidence_target(
 
 
 def result_workload(result: BenchmarkResult) -> ResultWorkload:
-    """What a stored result measured, as the matching rules read it (a sweep's concurrency is
-    its highest point's, as in the comparison's snapshot)."""
-    points = (result.metrics or {}).get("operating_points") or []
-    swept = [c for p in points if isinstance(p, dict) and (c := _float(p.get("concurrency")))]
-    return ResultWorkload(
-        result_id=result.pk,
-        accelerator=result.accelerator.slug if result.accelerator else "",
-        model_name=result.model_name or "",
-        model_profile_id=result.model_profile_id,
-        precision=result.precision or "",
-        gpu_count=int(result.gpu_count or 1),
-        tensor_parallel=result.tensor_parallel,
-        pipeline_parallel=result.pipeline_parallel,
-        input_tokens_mean=_float(result.input_tokens_mean),
-        input_tokens_p95=_float(result.input_tokens_p95),
-        output_tokens_mean=_float(result.output_tokens_mean),
-        output_tokens_p95=_float(result.output_tokens_p95),
-        concurrency=max(swept) if swept else _float(result.concurrency),
-        request_rate_per_s=_float(result.request_rate),
-        serving_engine=result.serving_engine or "",
-        engine_version=result.engine_version or "",
-        quote_id=result.quote_id,
-        brief_id=result.brief_id,
-        kv_precision=kv_precision_of(result.metrics or {}),
-    )
+    """What a stored result measured, as the matching rules read it: the comparison's own
+    reading of its evidence item (`engine.evidence.workload_of`)."""
+    return workload_of(evidence_item(result))
 
 
 def judged_gpus(
@@ -252,9 +236,14 @@ def judged_gpus(
     return smallest
 
 
-def evidence_verdict(result: BenchmarkResult, brief: WorkloadBrief) -> EvidenceMatch:
+def evidence_verdict(
+    result: BenchmarkResult, brief: WorkloadBrief, sweep: dict[str, Any] | None = None
+) -> EvidenceMatch:
     """How the comparison would read this result for a row on its own hardware and offer:
-    measured, proxy (with the adjustment) or ignored, with the reason in words."""
+    measured, proxy (with the adjustment) or ignored, with the reason in words. ``sweep``:
+    the joined entry of the sweep it belongs to (`sweep_groups.merge_sweeps`), judged as the
+    comparison judges it, so one file of a sweep that reaches the brief's concurrency is not
+    "proxy" on one page and "measured" on the next (issue 37, U9)."""
     if result.accelerator is None:  # a hosted API's run: no hardware to match against
         return EvidenceMatch(result.pk, "ignored", HOSTED_API_REASON)
     cap = result.quote.max_gpus_available if result.quote_id and result.quote else None
@@ -262,10 +251,8 @@ def evidence_verdict(result: BenchmarkResult, brief: WorkloadBrief) -> EvidenceM
         evidence_target(brief, result.accelerator, quote_id=result.quote_id),
         gpus=judged_gpus(brief, result.accelerator, result, cap),
     )
-    return match_result(result_workload(result), target)
-
-
-_KIND_ORDER = {"measured": 0, "proxy": 1, "published": 2, "ignored": 3}
+    workload = workload_of(sweep) if sweep is not None else result_workload(result)
+    return match_result(workload, target)
 
 
 def counted_results(
@@ -291,4 +278,4 @@ def counted_results(
         judged = rank_evidence([result_workload(r) for r in group], target)
         ranked.extend((by_id[int(w.result_id)], match) for w, match in judged)
     # stable: within one kind, each configuration keeps the comparison's own order
-    return sorted(ranked, key=lambda pair: _KIND_ORDER[pair[1].kind])
+    return sorted(ranked, key=lambda pair: evidence_strength(pair[1].kind))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from engine.deployments.assess import Assessment, assess
+from engine.evidence import evidence_strength
 from engine.recommendation import latency_verdict
 from engine.types import CandidateInput, JsonMixin, WorkloadInput
 
@@ -35,7 +36,6 @@ ORIGIN_WORDS = {
     "memory_minimum": "smallest memory fit (estimated)",
     "power_of_two": "next power of two (estimated)",
 }
-_SOURCE_ORDER = {"measured": 0, "proxy": 1, "published": 2, "estimated": 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +94,7 @@ def _pick(
         def key(i: int) -> tuple[int, Decimal, int]:
             estimate = found[i].estimate
             assert estimate is not None  # noqa: S101 - eligible rows are costed
-            source = _SOURCE_ORDER.get(options[i][1].perf_source, 4)
+            source = evidence_strength(options[i][1].perf_source)
             return (source, estimate.unit_cost_exact, i)
 
         return min(eligible, key=key)

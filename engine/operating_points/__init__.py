@@ -145,11 +145,35 @@ def _gated(point: MeasuredPoint) -> tuple[float | None, float | None, float | No
     return (*_figures(point), error_rate_of(point))
 
 
+def lower_bounds(point: MeasuredPoint) -> tuple[float | None, float | None, float | None]:
+    """A lower bound of each gated figure from the lower percentiles the file does have: a
+    p95 is at least the median, a p99 at least the p95 and the median."""
+
+    def floor(lat: Latency | None, *names: str) -> float | None:
+        values = [v for name in names if lat is not None and (v := getattr(lat, name)) is not None]
+        return max(values) if values else None
+
+    return (
+        floor(point.ttft_ms, "p50"),
+        floor(point.itl_ms or point.tpot_ms, "p50"),
+        floor(point.e2e_ms, "p50", "p95"),
+    )
+
+
 def meets(point: MeasuredPoint, slo: ServiceLevel) -> bool | None:
-    """True/False against every target the file can be checked on; None if none can."""
+    """True/False against every target the file can be checked on; None if none can.
+
+    A target whose percentile the file lacks is still missed when a lower percentile it has
+    is already over the target (a median ITL of 179 ms misses an ITL p95 target of 100)."""
     pairs = list(zip(_targets(slo), _gated(point), strict=True))
     verdicts = [
         value <= target for target, value in pairs if target is not None and value is not None
+    ]
+    floors = lower_bounds(point)
+    verdicts += [
+        False
+        for target, value, floor in zip(_targets(slo), _gated(point), floors, strict=False)
+        if target is not None and value is None and floor is not None and floor > target
     ]
     missing = any(target is not None and value is None for target, value in pairs)
     if verdicts and not all(verdicts):
@@ -188,13 +212,21 @@ def describe(point: MeasuredPoint) -> str:
         else point.label
     )
     ttft, itl, e2e = _figures(point)
+    low_ttft, low_itl, low_e2e = lower_bounds(point)
     parts = [where]
     if ttft is not None:
         parts.append(f"TTFT p95 {ttft:,.0f} ms")
+    elif low_ttft is not None:
+        parts.append(f"TTFT p50 {low_ttft:,.0f} ms")
     if itl is not None:
         parts.append(f"ITL p95 {itl:,.1f} ms")
+    elif low_itl is not None:
+        parts.append(f"ITL p50 {low_itl:,.1f} ms")
     if e2e is not None:
         parts.append(f"E2E p99 {e2e:,.0f} ms")
+    elif low_e2e is not None and point.e2e_ms is not None:
+        which = "p95" if point.e2e_ms.p95 is not None else "p50"
+        parts.append(f"E2E {which} {low_e2e:,.0f} ms")
     errors = error_rate_of(point)
     if errors:
         parts.append(f"errors {errors * 100:.1f} %")
@@ -332,11 +364,10 @@ def choose_point(
 
     # none meets: the closest point (smallest worst overshoot), so the row can say how close
     def overshoot(p: MeasuredPoint) -> float:
-        ratios = [
-            v / t
-            for t, v in zip(_targets(slo)[:3], _figures(p), strict=True)
-            if t and v is not None
-        ]
+        known = zip(_figures(p), lower_bounds(p), strict=True)
+        figures = [v if v is not None else f for v, f in known]
+        targets = _targets(slo)[:3]
+        ratios = [v / t for t, v in zip(targets, figures, strict=True) if t and v is not None]
         cap, errors = slo.max_error_rate, error_rate_of(p)
         if cap is not None and errors is not None:
             ratios.append(errors / cap if cap > 0 else (1.0 if errors == 0 else float("inf")))

@@ -30,7 +30,7 @@ from engine.deployments.assess import capacity_reason
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S, optimise
 from engine.plan.mixed_adapter import plan_inputs, row_draws
-from engine.plan.mixed_buckets import BucketSize, brief_sizes, sample_sizes
+from engine.plan.mixed_buckets import SHORT, BucketSize, brief_sizes, sample_sizes
 from engine.plan.mixed_recommended import beside_recommended
 from engine.plan.mixed_types import MixedPlan, PlanDemand
 from engine.plan.mixed_uncertainty import plan_spread
@@ -106,6 +106,7 @@ def request_sizes(
             "words": "one request size: the brief states no p95 prompt above its mean",
         }
     threshold = float(p95_input_tokens)
+    disagree = ""
     if samples:
         try:
             sizes = sample_sizes(
@@ -114,6 +115,22 @@ def request_sizes(
                 default_output_tokens=workload.output_tokens_per_request,
             )
         except EngineInputError:
+            sizes = ()
+        if sizes and len(sizes) < 2:
+            # The brief states long requests (p95 above the mean): a benchmark whose prompts
+            # fall in one bucket (a fixed-length run) measured another traffic, and never
+            # drops a bucket the brief states (issue 37, P8).
+            count = sum(1 for prompt, _ in samples if isinstance(prompt, int | float))
+            which = "under" if sizes[0].name == SHORT else "at or over"
+            source = (
+                f"requests of the traffic trace {trace}"
+                if trace
+                else "measured requests of the uploads made for this brief"
+            )
+            disagree = (
+                f"; the {count:,} {source} are all {which} it, so they are not the brief's "
+                "traffic and are not used"
+            )
             sizes = ()
         if sizes:
             count = sum(1 for prompt, _ in samples if isinstance(prompt, int | float))
@@ -142,7 +159,7 @@ def request_sizes(
         "threshold_input_tokens": threshold,
         "words": (
             f"from the brief: the top {LONG_SHARE * 100:g} % of requests are long, at its "
-            f"p95 prompt of {threshold:,.0f} tokens"
+            f"p95 prompt of {threshold:,.0f} tokens{disagree}"
         ),
     }
 

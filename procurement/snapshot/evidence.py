@@ -16,9 +16,8 @@ from core.values import finite_or_none
 from engine.evidence import (
     EvidenceMatch,
     EvidenceTarget,
-    Published,
-    ResultWorkload,
     choose_evidence,
+    workload_of,
 )
 from engine.operating_points import (
     ServiceLevel,
@@ -73,56 +72,7 @@ def target_for(ctx: Context, quote: QuoteRow, acc: AcceleratorRow, gpus: int) ->
         batch=ctx.cls not in workloads.REALTIME,  # no latency target binds its throughput
         ttft_target_ms=finite_or_none(brief.get("ttft_p95_ms")),
         itl_target_ms=finite_or_none(brief.get("itl_p95_ms")),
-    )
-
-
-def published_of(result: FrozenResult) -> Published | None:
-    """A frozen published result's source and regime (None: the team's own result)."""
-    source = result.get("published")
-    if not source:
-        return None
-    return Published(
-        round=source.get("round") or "",
-        submitter=source.get("submitter") or "",
-        software=source.get("software") or "",
-        scenario=source.get("scenario") or "",
-        ttft_limit_ms=finite_or_none(source.get("ttft_limit_ms")),
-        tpot_limit_ms=finite_or_none(source.get("tpot_limit_ms")),
-        spread_low=float(source.get("spread_low") or 1.0),
-        spread_high=float(source.get("spread_high") or 1.0),
-        off_median=float(source.get("off_median") or 0.0),
-        division=source.get("division") or "closed",
-        precision=result.get("precision") or "",
-    )
-
-
-def workload_of(result: FrozenResult) -> ResultWorkload:
-    points = result.get("operating_points") or []
-    concurrency = finite_or_none(result.get("concurrency"))
-    sweep = [c for p in points if (c := finite_or_none(p.get("concurrency"))) is not None]
-    if sweep:
-        concurrency = max(sweep)
-    return ResultWorkload(
-        result_id=result.get("result_id") or 0,
-        accelerator=result.get("accelerator") or "",
-        model_name=result.get("model_name") or "",
-        model_profile_id=result.get("model_profile_id"),
-        precision=result.get("precision") or "",
-        gpu_count=int(result.get("gpu_count") or 1),
-        tensor_parallel=result.get("tensor_parallel"),
-        pipeline_parallel=result.get("pipeline_parallel"),
-        input_tokens_mean=finite_or_none(result.get("input_tokens_mean")),
-        input_tokens_p95=finite_or_none(result.get("input_tokens_p95")),
-        output_tokens_mean=finite_or_none(result.get("output_tokens_mean")),
-        output_tokens_p95=finite_or_none(result.get("output_tokens_p95")),
-        concurrency=concurrency,
-        request_rate_per_s=finite_or_none(result.get("request_rate")),
-        serving_engine=result.get("serving_engine") or "",
-        engine_version=result.get("engine_version") or "",
-        quote_id=result.get("quote_id"),
-        brief_id=result.get("brief_id"),
-        kv_precision=result.get("kv_precision") or "",
-        published=published_of(result),
+        nodes=-(-gpus // max(1, int(quote.get("gpus_per_node") or 1))),
     )
 
 
@@ -238,6 +188,8 @@ def apply(
         perf["latency_source"] = "measured"
         if unchecked := [NAMES[k] for k, v in figures.items() if v is None]:
             perf["latency_not_in_benchmark"] = unchecked
+    if choice is not None and choice.meets is False:
+        _keep_measured_miss(perf, match, figures, choice.statement)
     cap = slo.max_error_rate
     errors = choice.error_rate if choice is not None else None
     if errors is None:
@@ -281,6 +233,23 @@ def apply(
     perf.setdefault("acceptance_source", "the brief's assumption")
     state_brief_rates(ctx, perf)
     return extras
+
+
+def _keep_measured_miss(
+    perf: PerfFacts, match: EvidenceMatch, figures: PerfFacts, statement: str
+) -> None:
+    """A latency measured over the targets, on this model and accelerator, is never replaced
+    by an estimate that meets them (issue 37, F10): a proxy's figures are kept as what they
+    are, and a median over a percentile target is a miss (F11)."""
+    if match.kind != "measured":
+        if (ttft := figures.get("ttft_p95_ms")) is not None:
+            perf["ttft_p95_ms"] = ttft
+        if (itl := figures.get("itl_p95_ms")) is not None:
+            perf["itl_p95_ms"] = itl
+        if (e2e := figures.get("e2e_p99_ms")) is not None:
+            perf["e2e_p99_ms"] = e2e
+        perf["latency_source"] = "published" if match.kind == "published" else "proxy"
+    perf["latency_missed"] = f"measured over the targets: {statement}"
 
 
 def range_words(rate: Range) -> str:

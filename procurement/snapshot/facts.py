@@ -143,6 +143,7 @@ class PerfFacts(TypedDict, total=False):
     measured: FrozenResult  # the benchmark result used, with its `scope`
     evidence: EvidenceFacts
     latency_not_in_benchmark: list[str]  # targets the measured file cannot check ("ITL p95")
+    latency_missed: str  # the counting result's own chosen point misses a target, in words
     error_rate_over: str  # a measured error rate over the brief's maximum: a gate, in words
     acceptance_source: str  # "measured (0.920, result 5)" | "the brief's assumption"
     acceptance_used: str  # the acceptance rate the cost used, in words

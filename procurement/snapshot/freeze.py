@@ -27,6 +27,7 @@ from briefs.fit import gpu_spec_for, model_spec_for
 from briefs.selectors import ready_trace_for
 from catalog.ledger import calibration_summaries_by_model, cost_calibration_for
 from catalog.models import FxRate as FxRateRow
+from catalog.selectors import same_setup_versions
 from checklist.selectors import quote_checklist_summaries
 from core.roles import Role
 from engine.comparison import ENGINE_VERSION
@@ -174,6 +175,13 @@ def measured_performance(quotes: Sequence[Quote], brief: WorkloadBrief) -> Measu
     (engine/evidence.py), never here."""
     quote_ids, accelerator_ids = [q.pk for q in quotes], sorted({q.accelerator_id for q in quotes})
     found = evidence_results_for(quote_ids, accelerator_ids, brief.pk)
+    # Evidence follows the offer: a run on an earlier version that changed no hardware or
+    # configuration is on this offer, and says which version it ran on (issue 37, U3).
+    lineage = same_setup_versions(quotes)
+    for item in found:
+        if (moved := lineage.get(item.get("quote_id") or 0)) is not None:
+            item["measured_quote_id"], item["quote_id"] = item["quote_id"], moved[0]
+            item["measured_on_version"] = moved[1]
     model = brief.model
     published = published_results_for(
         accelerator_ids, model.pk if model else None, model.family if model else ""

@@ -3,9 +3,12 @@
 Pure: no Django. A media row is measured from a benchmark result of this quote, else of its
 accelerator, with three rules the LLM rows also follow (snapshot/evidence.py):
 
+- only a render benchmark counts: a result that measured tokens (an LLM serving file: output
+  tokens/s, a TTFT) is ignored with its reason, whatever model the brief names (issue 37,
+  P2: an LLM run's requests/s read as images/s recommended the wrong GPU);
 - a result of another model than the brief's counts for nothing, and the row says why (a
   render of one diffusion model says little about another); a brief naming no model takes
-  any result on the hardware, as media briefs often name only a model class;
+  any render on the hardware, as media briefs often name only a model class;
 - the measured acceptance and failure rates replace the brief's in the cost, and the row
   says which was used; `NO_ACCEPTANCE_DATA` goes only when a measured rate is used;
 - among the results that count: the brief's own first, then the newest.
@@ -39,6 +42,20 @@ def _other_model(ctx: Context, result: FrozenResult) -> str | None:
     return f"benchmark of {theirs or 'an unnamed model'} ignored: the brief is {wanted}"
 
 
+def _not_a_render(result: FrozenResult) -> str | None:
+    """Why ``result`` is an LLM serving run, not a render benchmark (None: it may count)."""
+    tokens = any(
+        (float_or_none(result.get(key)) or 0) > 0
+        for key in ("output_tokens_per_s", "tokens_per_s_per_gpu", "ttft_p95_ms", "itl_p95_ms")
+    )
+    if not tokens:
+        return None
+    name = result.get("model_name") or "an unnamed model"
+    return (
+        f"benchmark of {name} ignored: it measured tokens (an LLM serving run), not rendered assets"
+    )
+
+
 def _usable(result: FrozenResult) -> bool:
     return bool(result.get("request_throughput_rps")) and bool(result.get("gpu_count"))
 
@@ -56,7 +73,7 @@ def choose_media_result(
     ):
         counting = []
         for result in filter(_usable, found):
-            reason = _other_model(ctx, result)
+            reason = _not_a_render(result) or _other_model(ctx, result)
             if reason is None:
                 counting.append(result)
             else:

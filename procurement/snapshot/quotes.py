@@ -274,6 +274,8 @@ def _inference_sized(
         one.latency_ok = latency_met(
             ctx.brief, perf.get("ttft_p95_ms"), perf.get("itl_p95_ms"), perf.get("e2e_p99_ms")
         )
+        if perf.get("latency_missed"):  # measured over a target (snapshot/evidence.py)
+            one.latency_ok = False
         out.append(one)
     return out
 

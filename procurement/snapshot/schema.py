@@ -160,6 +160,8 @@ class FrozenResult(TypedDict, total=False):
     serving_engine: str
     engine_version: str
     kv_precision: str  # the KV cache's dtype as the file states it ("" : not stated)
+    measured_quote_id: int  # the earlier offer version it ran on, when quote_id is its successor
+    measured_on_version: int  # that version's number (catalog.selectors.same_setup_versions)
     format_id: str
     parsed_at: str | None
     output_tokens_per_s: float | None

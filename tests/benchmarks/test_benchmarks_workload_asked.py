@@ -16,8 +16,7 @@ from benchmarks.models import BenchmarkResult
 from benchmarks.selectors import evidence_results_for
 from benchmarks.workload import workload_summary
 from core.models import AuditEvent
-from engine.evidence import EvidenceTarget, match_result
-from procurement.snapshot.evidence import workload_of
+from engine.evidence import EvidenceTarget, match_result, workload_of
 from tests.benchmarks.factories_benchmarks import vllm_serve_bytes
 from tests.factories import ModelProfileFactory
 

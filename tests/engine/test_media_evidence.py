@@ -125,3 +125,29 @@ def test_measured_media_row_gets_the_measured_spread_not_the_estimate():
     assert measured_range.low / measured_range.likely == pytest.approx(0.90)
     assert estimated_range.low / estimated_range.likely == pytest.approx(0.75)
     assert _relative_spread(measured) < _relative_spread(estimated)
+
+
+def test_p2_a_media_brief_naming_no_model_takes_no_llm_benchmark():
+    """Issue 37, P2: the demo's gpt-oss-20b AIPerf run (9.55 requests/s, output tokens/s and
+    a TTFT) is not 9.55 images/s per GPU. The row is estimated from the brief's 3.5 GPU-s per
+    image on the reference GPU (989.5 BF16 dense TFLOPS) scaled to this H100's 989:
+    989 / (3.5 × 989.5) = 0.285570 assets/s."""
+    llm = _render(
+        5,
+        model="openai/gpt-oss-20b",
+        request_throughput_rps=9.55,
+        output_tokens_per_s=2200.0,
+        tokens_per_s_per_gpu=2200.0,
+        ttft_p95_ms=180.0,
+    )
+    thawed, _ = _run(_media_snapshot([llm]))
+    perf = thawed.facts["quote:1"]["performance"]
+    assert thawed.facts["quote:1"]["perf_source"] == "estimated"
+    assert perf["outputs_per_s"] == 0.28557
+    assert perf["ignored_evidence"] == [
+        "benchmark of openai/gpt-oss-20b ignored: it measured tokens (an LLM serving run), not "
+        "rendered assets"
+    ]
+    thawed, _ = _run(_media_snapshot([llm, _render(6)]))
+    assert thawed.facts["quote:1"]["perf_source"] == "measured"
+    assert thawed.facts["quote:1"]["performance"]["outputs_per_s"] == 0.5

@@ -113,3 +113,24 @@ def test_an_upload_keeps_its_successful_requests_sizes_evenly_spaced() -> None:
     assert sampled["input_tokens"] == [100.0, 400.0]  # the first and the last
     assert sampled["requests"] == 3
     assert request_sizes(None) is None
+
+
+def test_p8_a_fixed_length_benchmark_never_drops_a_bucket_the_brief_states() -> None:
+    """Issue 37, P8: 200 requests of exactly 1,400 tokens (`--dataset-name random
+    --random-input-len 1400`) against a brief whose p95 prompt is 3,500 over a mean of 1,000:
+    the plan keeps the brief's buckets (95 % short at (1,000 − 0.05 × 3,500) / 0.95 = 868.4,
+    5 % long at 3,500) and says why the uploads were not used."""
+    wl = workload(input_tokens_per_request=1000.0)
+    sizes, said = plan_request_sizes(
+        wl, p95_input_tokens=3500.0, samples=[(1400, 128)] * 200, uploads=[12]
+    )
+    assert sizes is not None
+    assert [(s.name, s.share) for s in sizes] == [("short", 0.95), ("long", 0.05)]
+    assert sizes[0].input_tokens == pytest.approx(868.421, abs=1e-3)
+    assert sizes[1].input_tokens == 3500.0
+    assert said["source"] == "brief"
+    assert said["words"] == (
+        "from the brief: the top 5 % of requests are long, at its p95 prompt of 3,500 tokens; "
+        "the 200 measured requests of the uploads made for this brief are all under it, so "
+        "they are not the brief's traffic and are not used"
+    )

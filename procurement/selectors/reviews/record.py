@@ -268,8 +268,15 @@ def evidence_of(row: CandidateResult) -> str:
     adjustments = [str(a) for a in evidence.get("adjustments") or []]
     if adjustments:
         text += "; " + "; ".join(adjustments)
+    if point := str(evidence.get("operating_point") or "").strip():
+        # The point the row was costed at, not the sweep's last file (issue 37, U3).
+        text += f"; costed at {point}"
     result_id = evidence.get("result_id")
-    if result_id not in (None, ""):
+    members = [str(m) for m in evidence.get("sweep_result_ids") or []]
+    if len(members) > 1:
+        listed = ", ".join(f"#{m}" for m in members)
+        text += f" (a sweep of {len(members)} benchmark results: {listed})"
+    elif result_id not in (None, ""):
         text += f" (benchmark result #{result_id})"
     return text
 
