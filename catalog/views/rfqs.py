@@ -47,6 +47,7 @@ def rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "capacity_labels": rfq.capacity_model_labels(),
         "quotes": quotes,
         "checklists": panels.checklist_summaries(quotes),
+        "excluded": selectors.rfq_answers_excluded(rfq, quotes),
         "can_write": can_write,
         "can_reopen": can_write and not rfq.is_open_for_answers(),
         "reopen_form": RfqReopenForm(),
