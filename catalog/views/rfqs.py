@@ -48,11 +48,20 @@ def rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "quotes": quotes,
         "checklists": panels.checklist_summaries(quotes),
         "excluded": selectors.rfq_answers_excluded(rfq, quotes),
+        "decisions": decisions_on(rfq),
         "can_write": can_write,
         "can_reopen": can_write and not rfq.is_open_for_answers(),
         "reopen_form": RfqReopenForm(),
     }
     return render(request, "catalog/rfq_detail.html", context)
+
+
+def decisions_on(rfq: Any) -> list[dict[str, Any]]:
+    """The approved decisions that drew on this RFQ's answers (the first closed it)."""
+    events = AuditEvent.objects.filter(
+        action=services.RFQ_AWARDED, object_type="catalog.rfq", object_id=str(rfq.pk)
+    ).order_by("created_at")
+    return [{**event.summary, "at": event.created_at} for event in events]
 
 
 def time_left(rfq: Any) -> str:
