@@ -158,8 +158,9 @@ def rfq_initial(brief: Any) -> dict[str, Any]:
     }
     if brief.horizon_months:
         initial["term_months"] = brief.horizon_months
-    if sizing is not None:  # V8: GPUs and accelerators from the brief's memory fit
-        initial["gpus_needed"] = sizing.gpus_needed
+    if sizing is not None:  # V8, U10: GPUs and accelerators from the brief's memory fit
+        if sizing.gpus_needed is not None:  # else the text gives each accelerator's count
+            initial["gpus_needed"] = sizing.gpus_needed
         initial["accelerators"] = sizing.accelerator_ids
     return initial
 
