@@ -265,7 +265,7 @@ def rfq_answers_excluded(rfq: Rfq, quotes: Iterable[Quote]) -> list[dict[str, An
             stated = quote.get_private_endpoint_display().lower()
             reasons.append(f"the brief requires a private endpoint; this answer says {stated}")
         if reasons:
-            rows.append({"quote": quote, "reasons": reasons})
+            rows.append({"quote": quote, "reasons": "; ".join(reasons)})
     return rows
 
 
