@@ -173,6 +173,13 @@ def notify_rfq_outcome(comparison: Comparison, review: Review) -> int:
     )
     if not rfq_ids:
         return 0
+    winners = sorted(
+        set(
+            Quote.objects.filter(pk__in=_winning_quote_ids(comparison)).values_list(
+                "provider_id", flat=True
+            )
+        )
+    )
     rfqs = catalog_services.rfqs_close_on_decision(
         acting_user=review.reviewer,
         rfq_ids=rfq_ids,
@@ -180,12 +187,8 @@ def notify_rfq_outcome(comparison: Comparison, review: Review) -> int:
             "comparison": comparison.pk,
             "title": comparison.title,
             "url": comparison.get_absolute_url(),
+            "selected_providers": winners,  # the vendor's RFQ page says selected or not
         },
-    )
-    winners = set(
-        Quote.objects.filter(pk__in=_winning_quote_ids(comparison)).values_list(
-            "provider_id", flat=True
-        )
     )
     sent = 0
     for rfq in rfqs:
@@ -196,8 +199,8 @@ def notify_rfq_outcome(comparison: Comparison, review: Review) -> int:
         )
         context = {"rfq": rfq, "rfq_url": _absolute(reverse("vendor:rfq-detail", args=[rfq.pk]))}
         for template, providers in (
-            ("rfq_selected", answered & winners),
-            ("rfq_not_selected", answered - winners),
+            ("rfq_selected", answered & set(winners)),
+            ("rfq_not_selected", answered - set(winners)),
         ):
             vendors = reachable_users(roles={Role.VENDOR}).filter(provider_id__in=providers)
             sent += _send(template, context, vendors)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.core import mail
 
+from accounts.models import User
 from catalog.models import Quote, Rfq
 from core.roles import Role
 from procurement.services.reviews import review_submit
@@ -59,6 +60,12 @@ def test_u19_approval_closes_the_rfq_and_tells_each_vendor(
     assert 'id="rfq-decisions"' in html
     assert f'href="/comparisons/{comparison.pk}/"' in html
     assert f'Closed by <a href="/comparisons/{comparison.pk}/">{comparison.title}</a>' in html
+    # Each vendor's RFQ page says its outcome, not the buyer's decision record.
+    for username, outcome in (("vendor-nw", "selected your offer"), ("vendor-ct", "did not")):
+        vendor = User.objects.get(username=username)
+        page = login(vendor).get(f"/vendor/rfqs/{rfq.pk}/").content.decode()
+        assert outcome in page
+        assert f"/comparisons/{comparison.pk}/" not in page
 
 
 def test_u19_a_rejection_leaves_the_rfq_open_and_vendors_unmailed(
