@@ -94,11 +94,15 @@ def volume_of(values: Mapping[str, Any]) -> tuple[VolumeEcho | None, list[Implie
     return echo, fleets_by_accelerator(values, echo, model_spec_for(model), gpus)
 
 
-def brief_volume(brief: WorkloadBrief) -> tuple[VolumeEcho | None, list[ImpliedFleet]]:
-    """`volume_of` a saved brief."""
+def _volume_values(brief: WorkloadBrief) -> dict[str, Any]:
     values = {name: getattr(brief, name, None) for name in EDITABLE_FIELDS if name != "model"}
     values["model"] = brief.model if brief.model_id else None
-    return volume_of(values)
+    return values
+
+
+def brief_volume(brief: WorkloadBrief) -> tuple[VolumeEcho | None, list[ImpliedFleet]]:
+    """`volume_of` a saved brief."""
+    return volume_of(_volume_values(brief))
 
 
 def volume_check(
@@ -111,14 +115,12 @@ def volume_check(
 
 
 def _check_volume(brief: WorkloadBrief, confirmed: bool) -> None:
-    """A volume implying a very large fleet, or far more concurrency than the brief states,
-    is saved only once its author confirms it: the unit is easy to misread (tokens typed where
-    answers are asked). Judged on the brief's likely fleet, not its most favourable one."""
+    """A volume implying a very large fleet, or very many replicas of its model, is saved only
+    once its author confirms it: the unit is easy to misread (tokens typed where answers are
+    asked). Judged on the brief's likely fleet, not its most favourable one (P17)."""
     if confirmed:
         return
-    values = {name: getattr(brief, name, None) for name in EDITABLE_FIELDS if name != "model"}
-    values["model"] = brief.model if brief.model_id else None
-    echo, _, verdict = volume_check(values)
+    echo, _, verdict = volume_check(_volume_values(brief))
     if echo is None or not verdict.ask:
         return
     message = (
