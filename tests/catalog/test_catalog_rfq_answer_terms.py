@@ -145,3 +145,22 @@ def test_u1_the_rfq_page_lists_the_answers_a_comparison_would_exclude(
     assert f'data-quote="{good.pk}"' not in section
     assert "region eu-west, eu-central is not in the region vocabulary" in section
     assert "mailto:sales@provider-a.example" in section
+
+
+def test_u1_the_comparison_wizard_names_the_excluded_answer_too(
+    login, lead, rfq_two_regions, provider_a, vendor_a, h100
+):
+    bad = QuoteFactory(
+        provider=provider_a,
+        accelerator=h100,
+        rfq=rfq_two_regions,
+        entered_by=vendor_a,
+        region="eu-west, eu-central",
+    )
+    brief = rfq_two_regions.brief
+    html = login(lead).get(f"/comparisons/new/?brief={brief.pk}").content.decode()
+    notice = re.search(r'<div class="notice warn" id="excluded-answers">.*?</div>', html, re.S)
+    assert notice, "the wizard warns about the RFQ answer it would exclude"
+    assert "1 answer to this brief's RFQs would be excluded" in notice.group(0)
+    assert f'data-quote="{bad.pk}"' in notice.group(0)
+    assert f'answer to <a href="/catalog/rfqs/{rfq_two_regions.pk}/">' in notice.group(0)
