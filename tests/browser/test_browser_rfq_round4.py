@@ -68,6 +68,11 @@ def test_u1_u19_vendor_picks_a_region_and_the_lead_sees_exclusions_and_the_decis
     assert ask.startswith("mailto:sales@provider-a.example?subject=Support%20chat%20capacity")
     assert "body=outside%20the%20brief%27s%20regions" in ask  # quoted once, not HTML-escaped
     browser_page.shot("2-rfq-excluded", full_page=False)
+    browser_page.goto(f"/comparisons/new/?brief={brief.pk}")
+    wizard = page.locator("#excluded-answers")
+    expect(wizard).to_contain_text("1 answer to this brief's RFQs would be excluded")
+    expect(wizard).to_contain_text("answer to Support chat capacity")
+    browser_page.shot("2b-wizard-excluded", element=wizard)
 
     review_submit(acting_user=finance, comparison=comparison, decision="approve", comment="Go.")
     browser_page.goto(f"/catalog/rfqs/{rfq.pk}/")
