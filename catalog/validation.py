@@ -423,6 +423,15 @@ def rfq_rule_errors(
     gpus = values.get("gpus_needed")
     if gpus is not None and gpus <= 0:
         _add(errors, "gpus_needed", "Must be at least 1 GPU.")
+    regions = [r.strip() for r in str(values.get("region") or "").split(",") if r.strip()]
+    if unknown := [r for r in regions if place_of(r) is None and not is_geography(r)]:
+        # a vendor answers with one of these; one no comparison can place has no answer
+        _add(
+            errors,
+            "region",
+            f"Not in the region vocabulary: {', '.join(unknown)} (use e.g. eu-west, us-east, "
+            "eu-west-1, a country code or EU).",
+        )
     if not str(values.get("title") or "").strip():
         _add(errors, "title", "Give the RFQ a title.")
     return errors

@@ -164,3 +164,17 @@ def test_u1_the_comparison_wizard_names_the_excluded_answer_too(
     assert "1 answer to this brief's RFQs would be excluded" in notice.group(0)
     assert f'data-quote="{bad.pk}"' in notice.group(0)
     assert f'answer to <a href="/catalog/rfqs/{rfq_two_regions.pk}/">' in notice.group(0)
+
+
+def test_u1_an_rfq_cannot_ask_for_a_region_no_answer_could_name(login, lead, provider_a):
+    from catalog.models import Rfq
+
+    deadline = (timezone.now() + timedelta(days=7)).strftime(NOW_FMT)
+    body = {"title": "EU capacity", "deadline": deadline, "providers": [provider_a.pk]}
+    response = login(lead).post("/catalog/rfqs/new/", {**body, "region": "eu-west, narnia"})
+    assert response.status_code == 400
+    assert "Not in the region vocabulary: narnia" in response.content.decode()
+    assert not Rfq.objects.exists()
+    ok = login(lead).post("/catalog/rfqs/new/", {**body, "region": "eu-west, eu-central"})
+    assert ok.status_code == 302
+    assert Rfq.objects.get().region_list() == ["eu-west", "eu-central"]
