@@ -50,3 +50,13 @@ def test_u10_every_fitting_accelerator_is_asked_for_with_its_own_count(catalog, 
     assert len(set(counts.values())) > 1  # the accelerators need different fleets
     assert "also fits with a fleet over 4× larger:" in text
     assert "T4 16GB" in text.split("also fits with a fleet over 4× larger:")[1]
+
+
+def test_u10_an_rfq_without_one_count_says_where_the_counts_are(login, lead, vendor_a, provider_a):
+    from tests.factories import RfqFactory
+
+    brief = WorkloadBriefFactory(created_by=lead)
+    rfq = RfqFactory(brief=brief, created_by=lead, providers=[provider_a], gpus_needed=None)
+    for user, path in ((vendor_a, f"/vendor/rfqs/{rfq.pk}/"), (lead, f"/catalog/rfqs/{rfq.pk}/")):
+        html = login(user).get(path).content.decode()
+        assert "<dt>GPUs needed</dt><dd>per accelerator, in the requirements</dd>" in html
