@@ -7,8 +7,9 @@
 - `notify_comparison_decided(comparison, review)`: approved, rejected or changes requested →
   the creator;
 - `notify_rfq_outcome(comparison, review)` (from `notify_comparison_decided`, once approved):
-  the RFQs whose answers the comparison weighed close, naming the decision, and each vendor
-  that answered is told whether it was selected;
+  the RFQs whose answers the comparison weighed close, naming the decision, each vendor
+  that answered is told whether it was selected, and each invited one that did not answer
+  that the RFQ closed;
 - `notify_price_changed(flag, recipients)`: a quote a ready or approved comparison rests on
   was revised or withdrawn → its owner, its approvers and every reviewer who can act
   (`price_change_recipients`), with the impact recomputed on a copy of the frozen snapshot.
@@ -165,9 +166,10 @@ def _winning_quote_ids(comparison: Comparison) -> set[int]:
 
 
 def notify_rfq_outcome(comparison: Comparison, review: Review) -> int:
-    """Close the RFQs whose answers the approved comparison weighed, naming it on each, and
-    tell every vendor that answered one whether its offer was selected (one message per
-    vendor user). Returns the number of messages sent."""
+    """Close the RFQs whose answers the approved comparison weighed, naming it on each, tell
+    every vendor that answered one whether its offer was selected, and every invited vendor
+    that did not answer that the RFQ closed (one message per vendor user). Returns the number
+    of messages sent."""
     rfq_ids = sorted(
         set(comparison.quotes.filter(rfq__isnull=False).order_by().values_list("rfq_id", flat=True))
     )
@@ -197,10 +199,12 @@ def notify_rfq_outcome(comparison: Comparison, review: Review) -> int:
             .exclude(status=Quote.Status.WITHDRAWN)
             .values_list("provider_id", flat=True)
         )
+        invited = set(rfq.providers.values_list("pk", flat=True))
         context = {"rfq": rfq, "rfq_url": _absolute(reverse("vendor:rfq-detail", args=[rfq.pk]))}
         for template, providers in (
             ("rfq_selected", answered & set(winners)),
             ("rfq_not_selected", answered - set(winners)),
+            ("rfq_closed", invited - answered),  # invited, never answered: it is over
         ):
             vendors = reachable_users(roles={Role.VENDOR}).filter(provider_id__in=providers)
             sent += _send(template, context, vendors)

@@ -44,23 +44,26 @@ def vendor_home(request: AuthedRequest) -> HttpResponse:
 def vendor_rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, pk)
     rfq_viewed_record(acting_user=request.user, rfq=rfq)  # the lead sees who has seen it
+    quotes = selectors.quotes_for_rfq(request.user, rfq)
     context = {
         "rfq": rfq,
         "accelerators": rfq.accelerators.all(),
         "capacity_labels": rfq.capacity_model_labels(),
-        "quotes": selectors.quotes_for_rfq(request.user, rfq),
+        "quotes": quotes,
         "is_open": rfq.is_open_for_answers(),
-        "outcome": vendor_outcome(rfq, request.user.provider_id),
+        "outcome": vendor_outcome(rfq, request.user.provider_id, answered=quotes.exists()),
     }
     return render(request, "catalog/vendor/rfq_detail.html", context)
 
 
-def vendor_outcome(rfq: Any, provider_id: int | None) -> str:
-    """ "selected" / "not_selected" once an approved decision drew on the RFQ's answers, else
-    "". Only the outcome: the decision itself is the buyer's."""
+def vendor_outcome(rfq: Any, provider_id: int | None, *, answered: bool) -> str:
+    """ "selected" / "not_selected" (or "decided" without an answer) once an approved decision
+    drew on the RFQ's answers, else "". Only the outcome: the decision itself is the buyer's."""
     decisions = decisions_on(rfq)
     if not decisions:
         return ""
+    if not answered:
+        return "decided"
     chosen = any(provider_id in d.get("selected_providers", []) for d in decisions)
     return "selected" if chosen else "not_selected"
 

@@ -10,7 +10,7 @@ from accounts.models import User
 from catalog.models import Quote, Rfq
 from core.roles import Role
 from procurement.services.reviews import review_submit
-from tests.factories import RfqFactory, UserFactory
+from tests.factories import ProviderFactory, RfqFactory, UserFactory
 from tests.reviews.factories_reviews import ready_comparison
 
 pytestmark = pytest.mark.django_db
@@ -24,11 +24,13 @@ def answered(lead):
     q_h100 = Quote.objects.get(comparisons=comparison, title="H100 on-demand")
     q_h200 = Quote.objects.get(comparisons=comparison, title="H200 reserved")
     q_l40s = Quote.objects.get(comparisons=comparison, title="L40S spot")
+    quiet = ProviderFactory(name="Quiet Cloud", slug="quiet-cloud")  # invited, never answers
     rfq = RfqFactory(
         title="Support chat capacity",
         created_by=lead,
-        providers=[q_h100.provider, q_h200.provider],
+        providers=[q_h100.provider, q_h200.provider, quiet],
     )
+    UserFactory(username="vendor-qc", role=Role.VENDOR, provider=quiet)
     Quote.objects.filter(pk__in=[q_h100.pk, q_h200.pk]).update(rfq=rfq)
     for quote, name in ((q_h100, "nw"), (q_h200, "ct"), (q_l40s, "fb")):
         UserFactory(username=f"vendor-{name}", role=Role.VENDOR, provider=quote.provider)
@@ -54,6 +56,7 @@ def test_u19_approval_closes_the_rfq_and_tells_each_vendor(
     mails = _mails()
     assert mails["vendor-nw@example.com"] == "Selected: your answer to Support chat capacity"
     assert mails["vendor-ct@example.com"] == "Not selected: your answer to Support chat capacity"
+    assert mails["vendor-qc@example.com"] == "Closed: Support chat capacity"
     assert "vendor-fb@example.com" not in mails  # its quote answered no RFQ
     assert mails["lead@example.com"].startswith("Approved:")
     html = login(lead).get(f"/catalog/rfqs/{rfq.pk}/").content.decode()
@@ -61,7 +64,11 @@ def test_u19_approval_closes_the_rfq_and_tells_each_vendor(
     assert f'href="/comparisons/{comparison.pk}/"' in html
     assert f'Closed by <a href="/comparisons/{comparison.pk}/">{comparison.title}</a>' in html
     # Each vendor's RFQ page says its outcome, not the buyer's decision record.
-    for username, outcome in (("vendor-nw", "selected your offer"), ("vendor-ct", "did not")):
+    for username, outcome in (
+        ("vendor-nw", "selected your offer"),
+        ("vendor-ct", "did not select your offer"),
+        ("vendor-qc", "The buyer has made its decision; the RFQ is closed."),
+    ):
         vendor = User.objects.get(username=username)
         page = login(vendor).get(f"/vendor/rfqs/{rfq.pk}/").content.decode()
         assert outcome in page
