@@ -16,6 +16,7 @@ from briefs import access
 from briefs.fit import AcceleratorFit, fit_accelerators
 from briefs.models import TrafficTrace, WorkloadBrief, WorkloadClass
 from briefs.services import brief_volume
+from briefs.volume import CONSIDERED_WITHIN, considered_fleets
 from catalog import access as catalog_access
 from catalog.models import Accelerator
 from core.roles import get_or_404
@@ -86,20 +87,28 @@ def shortlist(rows: list[AcceleratorFit], size: int = SHORTLIST_SIZE) -> list[Ac
 
 @dataclass(frozen=True, slots=True)
 class RfqSizing:
-    """What an RFQ for a brief asks for, from the brief's memory fit (V8)."""
+    """What an RFQ for a brief asks for, from the brief's memory fit (V8, U10)."""
 
-    accelerator_ids: list[int]  # the shortlist: fitting, fewest GPUs per replica first
-    gpus_needed: int  # GPUs at peak by the roofline, else one replica on the first fit
+    accelerator_ids: list[int]  # every accelerator the brief fits, fewest GPUs per replica first
+    gpus_by_accelerator: list[tuple[str, int]]  # (name, GPUs at peak, else one replica's)
+    gpus_needed: int | None  # one figure only when every accelerator needs the same
     words: str  # the sizing as the RFQ text says it
 
 
+def _replica_gpus(row: AcceleratorFit) -> int:
+    return row.result.gpus_required if row.result else 1
+
+
 def brief_rfq_sizing(brief: WorkloadBrief) -> RfqSizing | None:
-    """The shortlisted accelerators and the GPUs the brief needs, for pre-filling an RFQ;
+    """The accelerators the brief fits and the GPUs it needs on each, for pre-filling an RFQ;
     None when the brief names no model or fits nowhere. A fit with headroom under the margin
-    (amber) is asked for only when nothing fits with room to spare."""
+    (amber) is asked for only when nothing fits with room to spare. Every fitting
+    accelerator whose peak fleet is within `CONSIDERED_WITHIN` × the smallest is asked for,
+    each with its own count (one count from the most favourable part had a vendor of another
+    under-quote it 8×, U10); the text names the others that fit."""
     every = brief_fit_rows(brief)
     rows = shortlist(every, size=len(every))  # every fitting row, best first
-    fits = ([r for r in rows if r.status == "fits"] or rows)[:SHORTLIST_SIZE]
+    fits = [r for r in rows if r.status == "fits"] or rows
     if not fits:
         return None
     ids = dict(
@@ -112,17 +121,25 @@ def brief_rfq_sizing(brief: WorkloadBrief) -> RfqSizing | None:
         else per_replica[0]
     )
     words = f"memory fit at the brief's context: a replica needs {listed}"
-    _, fleet = brief_volume(brief)
-    if fleet is not None:
-        gpus = fleet.gpus_peak
+    echo, fleets = brief_volume(brief)
+    considered = {f.accelerator_name: f.gpus_peak for f in considered_fleets(fleets)}
+    larger = [f.name for f in fits if considered and f.name not in considered]
+    if considered:  # by fleet at the brief's volume, fewest GPUs at peak first
+        fits = sorted((f for f in fits if f.name in considered), key=lambda f: considered[f.name])
+    needs = [(f.name, considered.get(f.name) or _replica_gpus(f)) for f in fits]
+    if considered and echo is not None and echo.peak_output_tokens_per_s:
         words += (
-            f"; about {gpus:,} GPU{'s' if gpus != 1 else ''} at peak on {fleet.accelerator_name} "
-            "(a roofline estimate)"
+            f"; GPUs needed at peak on each accelerator (a roofline estimate for "
+            f"≈ {echo.peak_output_tokens_per_s:,.0f} output tokens/s at peak): "
+            + ", ".join(f"{gpus:,} × {name}" for name, gpus in needs)
         )
-    else:
-        first = fits[0].result
-        gpus = first.gpus_required if first is not None else 1
-    return RfqSizing([ids[f.slug] for f in fits if f.slug in ids], gpus, words)
+        if larger:  # said, not silently dropped: the lead may tick them
+            words += f"; also fits with a fleet over {CONSIDERED_WITHIN}× larger: " + ", ".join(
+                larger
+            )
+    counts = {gpus for _, gpus in needs}
+    gpus_needed = counts.pop() if len(counts) == 1 else None
+    return RfqSizing([ids[f.slug] for f in fits if f.slug in ids], needs, gpus_needed, words)
 
 
 def calculator_choices(user: User) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

@@ -12,6 +12,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from accounts.http import AuthedRequest
 from briefs import access
@@ -24,6 +25,7 @@ from briefs.forms import BriefForm, MemoryFitForm, TrafficTraceForm, brief_initi
 from briefs.models import TrafficTrace, WorkloadBrief, WorkloadClass
 from briefs.rules import GROUPS, field_label, groups_for, missing_labels
 from briefs.services import traces as services_traces
+from briefs.volume import fleets_words
 from catalog import access as catalog_access
 from core.errors import DomainError
 from core.forms import apply_domain_error
@@ -109,7 +111,8 @@ def _detail_context(
         "can_send_rfq": has_role(request.user, *catalog_access.CATALOG_WRITERS),
         "can_compare": has_role(request.user, Role.PROCUREMENT_LEAD, Role.ADMIN),
     }
-    context["volume"], context["implied_fleet"] = services_briefs.brief_volume(brief)
+    context["volume"], fleets = services_briefs.brief_volume(brief)
+    context["fleet_words"] = fleets_words(fleets)
     context.update(_trace_context(request, brief, trace_form))
     return context
 
@@ -183,6 +186,25 @@ def brief_revise(request: AuthedRequest, pk: int) -> HttpResponse:
             return redirect(new)
     context = {"form": form, "fieldsets": form.fieldsets(), "mode": "revise", "brief": brief}
     return render(request, "briefs/brief_form.html", context, status=_status(form))
+
+
+@require_POST
+@write_required
+def volume_check(request: AuthedRequest) -> HttpResponse:
+    """The volume echo and the volume guard's verdict for the brief form as typed (htmx,
+    U11): the same judgement saving makes, before saving. Fields not valid yet are left out."""
+    form = BriefForm(request.POST)
+    form.is_valid()  # only to read the fields that are already valid
+    values = dict(form.cleaned_data)
+    echo, fleets, verdict = services_briefs.volume_check(values)
+    context = {
+        "echo": echo,
+        "fleet_words": fleets_words(fleets),
+        "verdict": verdict,
+        "confirm_shown": bool(request.POST.get("volume_confirm_shown")),
+        "confirmed": bool(request.POST.get("confirm_volume")),
+    }
+    return render(request, "briefs/_volume_check.html", context)
 
 
 def memory_fit(request: AuthedRequest) -> HttpResponse:

@@ -9,10 +9,13 @@ the output tokens per request. From those::
     requests / s (peak)    = average × peak-to-average
     output tokens / s peak = peak requests / s × output tokens per request
 
-The implied fleet (``implied_fleet``) is a roofline estimate on the catalog accelerator that
-needs the fewest GPUs: enough to tell 12 GPUs from 920 before anything is saved. Pure: no
-Django; a brief implying more than ``settings.BRIEF_CONFIRM_ABOVE_GPUS`` GPUs at peak is saved
-only once its author confirms the volume (briefs/services.py).
+The implied fleets (``fleets_by_accelerator``) are roofline estimates on each catalog
+accelerator the brief fits: enough to tell 12 GPUs from 920 before anything is saved. The
+brief's likely fleet is the median of those within ``CONSIDERED_WITHIN`` × the smallest
+(``likely_fleet``), never the most favourable part. Pure: no Django. A brief whose likely
+fleet passes ``settings.BRIEF_CONFIRM_ABOVE_GPUS`` GPUs at peak, or more than
+``CONFIRM_ABOVE_REPLICAS`` replicas of its model (``volume_verdict``), is saved only once its
+author confirms the volume (briefs/services.py); the brief form says so while typing.
 """
 
 from __future__ import annotations
@@ -28,6 +31,12 @@ from engine.memory.fit import FitInput, GpuSpec, ModelSpec, memory_fit
 from engine.performance import InferencePerfInput, estimate_inference
 
 SECONDS_PER_MONTH = 730 * 3600
+# A volume needing more replicas of the model than this at peak asks for a confirmation
+# whatever the fleet's size: a small model's unit slip stays under any GPU count (P17).
+CONFIRM_ABOVE_REPLICAS = 32
+# The accelerators a brief's buyer would consider: those whose peak fleet is within this
+# factor of the smallest (an H100 at 2.4× a B200 is; a T4 at 29× is not).
+CONSIDERED_WITHIN = 4
 
 UNIT_WORDS: dict[str, tuple[str, str]] = {
     **dict.fromkeys(workloads.SERVING, ("answer", "answers (accepted requests), not tokens")),
@@ -111,6 +120,7 @@ class ImpliedFleet:
     gpus_peak: int
     accelerator_name: str
     gpus_per_replica: int
+    replicas: int = 1
 
     def words(self) -> str:
         return (
@@ -119,21 +129,22 @@ class ImpliedFleet:
         )
 
 
-def implied_fleet(
+def fleets_by_accelerator(
     values: Mapping[str, Any],
     echo: VolumeEcho | None,
     model: ModelSpec | None,
     gpus: Iterable[tuple[str, GpuSpec]],
-) -> ImpliedFleet | None:
-    """The smallest peak fleet over ``gpus`` (name, spec) by the roofline, or None."""
+) -> list[ImpliedFleet]:
+    """The peak fleet by the roofline on each of ``gpus`` (name, spec) the brief fits, fewest
+    GPUs first; empty when the brief cannot say."""
     if echo is None or model is None or echo.peak_output_tokens_per_s is None:
-        return None
+        return []
     p95_in = int(_number(values.get("p95_input_tokens")) or 1)
     p95_out = int(_number(values.get("p95_output_tokens")) or 1)
     concurrency = int(_number(values.get("concurrency")) or 1)
     weights = str(values.get("weight_precision") or "bf16")
     kv = str(values.get("kv_precision") or weights)
-    best: ImpliedFleet | None = None
+    fleets = []
     for name, gpu in gpus:
         try:
             fit = memory_fit(
@@ -166,8 +177,69 @@ def implied_fleet(
             continue
         if not est.output_tokens_per_s:
             continue
-        replicas = math.ceil(echo.peak_output_tokens_per_s / est.output_tokens_per_s)
-        found = ImpliedFleet(max(1, replicas) * per, name, per)
-        if best is None or found.gpus_peak < best.gpus_peak:
-            best = found
-    return best
+        replicas = max(1, math.ceil(echo.peak_output_tokens_per_s / est.output_tokens_per_s))
+        fleets.append(ImpliedFleet(replicas * per, name, per, replicas))
+    return sorted(fleets, key=lambda f: (f.gpus_peak, f.accelerator_name))
+
+
+def considered_fleets(fleets: list[ImpliedFleet]) -> list[ImpliedFleet]:
+    """The fleets (fewest GPUs first) within ``CONSIDERED_WITHIN`` times the smallest: the
+    accelerators an RFQ for the brief asks for."""
+    if not fleets:
+        return []
+    return [f for f in fleets if f.gpus_peak <= CONSIDERED_WITHIN * fleets[0].gpus_peak]
+
+
+def likely_fleet(fleets: list[ImpliedFleet]) -> ImpliedFleet | None:
+    """The brief's likely fleet: the median of the considered accelerators (the upper one of
+    an even count), not the most favourable, which a fast new part makes look small (P17)."""
+    considered = considered_fleets(fleets)
+    return considered[len(considered) // 2] if considered else None
+
+
+def fleets_words(fleets: list[ImpliedFleet]) -> str:
+    """'likely about 32 H100 SXM 80GB GPUs at peak (…); from 4 on B200 to 64 on L40S across
+    the 9 accelerators it fits'."""
+    likely = likely_fleet(fleets)
+    if likely is None:
+        return ""
+    text = f"likely {likely.words()}"
+    if len(fleets) > 1:
+        low, high = fleets[0], fleets[-1]
+        text += (
+            f"; from {low.gpus_peak:,} on {low.accelerator_name} to {high.gpus_peak:,} on "
+            f"{high.accelerator_name} across the {len(fleets)} accelerators it fits"
+        )
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class VolumeVerdict:
+    """Whether a volume needs its author's confirmation, and why, in words."""
+
+    ask: bool
+    reasons: list[str]
+
+
+def volume_verdict(
+    echo: VolumeEcho | None,
+    fleets: list[ImpliedFleet],
+    *,
+    above_gpus: int,
+    above_replicas: int = CONFIRM_ABOVE_REPLICAS,
+) -> VolumeVerdict:
+    """Ask when the likely fleet is large in absolute terms (above ``above_gpus`` at peak), or
+    relative to the model: more than ``above_replicas`` replicas of it at peak, which a small
+    model reaches by a unit slip (tokens typed as answers) while its GPU count stays low."""
+    likely = likely_fleet(fleets)
+    if echo is None or likely is None:
+        return VolumeVerdict(False, [])
+    reasons = []
+    if likely.gpus_peak > above_gpus:
+        reasons.append(f"{likely.words()}, above {above_gpus:,} GPUs")
+    if likely.replicas > above_replicas:
+        reasons.append(
+            f"{likely.replicas:,} replicas of the model at peak ({likely.gpus_per_replica} "
+            f"{likely.accelerator_name} each), above {above_replicas:,}"
+        )
+    return VolumeVerdict(bool(reasons), reasons)

@@ -39,9 +39,11 @@ from catalog.models import (
     FxRate,
     ModelApiRoute,
     ModelProfile,
+    PrivateEndpoint,
     Quote,
     Rfq,
 )
+from catalog.regions import boundary_reason
 from core.roles import is_staff
 
 if TYPE_CHECKING:
@@ -241,6 +243,30 @@ def quotes_for_rfq(user: User, rfq: Rfq) -> QuerySet[Quote]:
         .filter(rfq=rfq, superseded_by__isnull=True)
         .order_by("provider__name", "accelerator__name", "-created_at")
     )
+
+
+def rfq_answers_excluded(rfq: Rfq, quotes: Iterable[Quote]) -> list[dict[str, Any]]:
+    """The answers a comparison of the RFQ's brief would leave out or rule ineligible, each
+    with its reasons in words: outside the brief's regions (the wizard's first filter and the
+    data-boundary rule) or without the private endpoint the brief requires. The lead asks the
+    vendor before comparing instead of discovering an ineligible row."""
+    brief = rfq.brief
+    if brief is None:
+        return []
+    allowed = [str(r) for r in brief.allowed_regions or []]
+    rows = []
+    for quote in quotes:
+        if quote.status == Quote.Status.WITHDRAWN:
+            continue
+        reasons = []
+        if reason := boundary_reason([quote.region], allowed):
+            reasons.append(f"outside the brief's regions: {reason}")
+        if brief.private_endpoint_required and quote.private_endpoint != PrivateEndpoint.YES:
+            stated = quote.get_private_endpoint_display().lower()
+            reasons.append(f"the brief requires a private endpoint; this answer says {stated}")
+        if reasons:
+            rows.append({"quote": quote, "reasons": "; ".join(reasons)})
+    return rows
 
 
 def current_quotes_for_accelerator(user: User, accelerator: Accelerator) -> QuerySet[Quote]:

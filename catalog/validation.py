@@ -15,7 +15,7 @@ from typing import Any
 from django.utils import timezone
 
 from catalog.models import Accelerator, CapacityModel, PrivateEndpoint, Quote, Rfq
-from catalog.regions import is_geography, place_of
+from catalog.regions import boundary_reason, is_geography, place_of
 from core.values import decimal_or_none
 from engine.limits import (
     FX_RATE_MAX,
@@ -236,6 +236,27 @@ def _rfq_errors(
     if capacity_models and values.get("capacity_model") not in capacity_models:
         labels = ", ".join(CapacityModel(c).label for c in capacity_models)
         _add(errors, "capacity_model", f"This RFQ asks for: {labels}.")
+    _rfq_region_errors(str(values.get("region") or "").strip(), rfq.region_list(), errors)
+
+
+def _rfq_region_errors(region: str, asked: list[str], errors: dict[str, list[str]]) -> None:
+    """An answer names one region the comparison can place: a list ("eu-west, eu-central") or
+    a code outside the vocabulary would be excluded from every comparison of the brief."""
+    if not region:
+        if asked:
+            _add(errors, "region", f"Give the region of the capacity: one of {', '.join(asked)}.")
+        return
+    if "," in region:
+        _add(errors, "region", "Give one region per answer; quote each region separately.")
+    elif place_of(region) is None and not is_geography(region):
+        _add(
+            errors,
+            "region",
+            f"Region {region} is not in the region vocabulary (use e.g. eu-west, us-east, "
+            "eu-west-1 or a country code), so no comparison could place it.",
+        )
+    elif asked and (reason := boundary_reason([region], asked)):
+        _add(errors, "region", f"This RFQ asks for {', '.join(asked)}: the {reason}.")
 
 
 def quote_rule_errors(
@@ -409,6 +430,15 @@ def rfq_rule_errors(
     gpus = values.get("gpus_needed")
     if gpus is not None and gpus <= 0:
         _add(errors, "gpus_needed", "Must be at least 1 GPU.")
+    regions = [r.strip() for r in str(values.get("region") or "").split(",") if r.strip()]
+    if unknown := [r for r in regions if place_of(r) is None and not is_geography(r)]:
+        # a vendor answers with one of these; one no comparison can place has no answer
+        _add(
+            errors,
+            "region",
+            f"Not in the region vocabulary: {', '.join(unknown)} (use e.g. eu-west, us-east, "
+            "eu-west-1, a country code or EU).",
+        )
     if not str(values.get("title") or "").strip():
         _add(errors, "title", "Give the RFQ a title.")
     return errors

@@ -6,6 +6,10 @@
   reviewers who can give the second one;
 - `notify_comparison_decided(comparison, review)`: approved, rejected or changes requested →
   the creator;
+- `notify_rfq_outcome(comparison, review)` (from `notify_comparison_decided`, once approved):
+  the RFQs whose answers the comparison weighed close, naming the decision, each vendor
+  that answered is told whether it was selected, and each invited one that did not answer
+  that the RFQ closed;
 - `notify_price_changed(flag, recipients)`: a quote a ready or approved comparison rests on
   was revised or withdrawn → its owner, its approvers and every reviewer who can act
   (`price_change_recipients`), with the impact recomputed on a copy of the frozen snapshot.
@@ -30,9 +34,11 @@ from django.urls import reverse
 
 from accounts.models import User
 from accounts.selectors import reachable_users
+from catalog import services as catalog_services
+from catalog.models import Quote
 from core.roles import Role
 from procurement import access
-from procurement.models import Comparison, PriceChange, Review
+from procurement.models import Comparison, PlanPart, PriceChange, Review
 
 logger = logging.getLogger(__name__)
 
@@ -135,6 +141,71 @@ def notify_price_changed(flag: PriceChange, recipients: Iterable[User]) -> int:
 
 
 def notify_comparison_decided(comparison: Comparison, review: Review) -> int:
-    """Tell the creator what was decided, by whom and why."""
+    """Tell the creator what was decided, by whom and why; an approval also closes the RFQs
+    it drew on and tells their vendors (`notify_rfq_outcome`)."""
     creator = reachable_users(ids=[comparison.created_by_id])
-    return _send("comparison_decided", {**_context(comparison), "review": review}, creator)
+    sent = _send("comparison_decided", {**_context(comparison), "review": review}, creator)
+    if comparison.status == Comparison.Status.APPROVED:
+        try:
+            sent += notify_rfq_outcome(comparison, review)
+        except Exception:  # the decision stands; the RFQ can still be closed by hand
+            logger.exception("could not close the RFQs of comparison %s", comparison.pk)
+    return sent
+
+
+def _winning_quote_ids(comparison: Comparison) -> set[int]:
+    """The quote versions the approvals chose: the approved row, or every part of an approved
+    plan across offers."""
+    rows = Review.objects.filter(
+        comparison=comparison, decision=Review.Decision.APPROVE, candidate__quote__isnull=False
+    ).values_list("candidate__quote_id", flat=True)
+    parts = PlanPart.objects.filter(
+        comparison=comparison, candidate__quote__isnull=False
+    ).values_list("candidate__quote_id", flat=True)
+    return {*rows, *parts}
+
+
+def notify_rfq_outcome(comparison: Comparison, review: Review) -> int:
+    """Close the RFQs whose answers the approved comparison weighed, naming it on each, tell
+    every vendor that answered one whether its offer was selected, and every invited vendor
+    that did not answer that the RFQ closed (one message per vendor user). Returns the number
+    of messages sent."""
+    rfq_ids = sorted(
+        set(comparison.quotes.filter(rfq__isnull=False).order_by().values_list("rfq_id", flat=True))
+    )
+    if not rfq_ids:
+        return 0
+    winners = sorted(
+        set(
+            Quote.objects.filter(pk__in=_winning_quote_ids(comparison)).values_list(
+                "provider_id", flat=True
+            )
+        )
+    )
+    rfqs = catalog_services.rfqs_close_on_decision(
+        acting_user=review.reviewer,
+        rfq_ids=rfq_ids,
+        decision={
+            "comparison": comparison.pk,
+            "title": comparison.title,
+            "url": comparison.get_absolute_url(),
+            "selected_providers": winners,  # the vendor's RFQ page says selected or not
+        },
+    )
+    sent = 0
+    for rfq in rfqs:
+        answered = set(
+            Quote.objects.filter(rfq=rfq, superseded_by__isnull=True)
+            .exclude(status=Quote.Status.WITHDRAWN)
+            .values_list("provider_id", flat=True)
+        )
+        invited = set(rfq.providers.values_list("pk", flat=True))
+        context = {"rfq": rfq, "rfq_url": _absolute(reverse("vendor:rfq-detail", args=[rfq.pk]))}
+        for template, providers in (
+            ("rfq_selected", answered & set(winners)),
+            ("rfq_not_selected", answered - set(winners)),
+            ("rfq_closed", invited - answered),  # invited, never answered: it is over
+        ):
+            vendors = reachable_users(roles={Role.VENDOR}).filter(provider_id__in=providers)
+            sent += _send(template, context, vendors)
+    return sent

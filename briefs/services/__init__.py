@@ -21,7 +21,14 @@ from briefs.errors import BriefIncomplete
 from briefs.fit import gpu_spec_for, model_spec_for
 from briefs.models import WorkloadBrief
 from briefs.rules import BRIEF_FIELDS, brief_errors, field_label
-from briefs.volume import ImpliedFleet, VolumeEcho, implied_fleet, volume_echo
+from briefs.volume import (
+    ImpliedFleet,
+    VolumeEcho,
+    VolumeVerdict,
+    fleets_by_accelerator,
+    volume_echo,
+    volume_verdict,
+)
 from catalog import access as catalog_access
 from catalog.models import Accelerator, ModelProfile
 from core.audit import audit_record
@@ -75,30 +82,50 @@ class VolumeUnconfirmed(DomainError):
     code = "volume_unconfirmed"
 
 
-def brief_volume(brief: WorkloadBrief) -> tuple[VolumeEcho | None, ImpliedFleet | None]:
-    """What the brief's volume derives to, and the smallest fleet it implies by the roofline
-    over the catalog's accelerators (None when the brief cannot say)."""
-    values = {name: getattr(brief, name, None) for name in EDITABLE_FIELDS if name != "model"}
+def volume_of(values: Mapping[str, Any]) -> tuple[VolumeEcho | None, list[ImpliedFleet]]:
+    """What a brief's values (its fields, or a form's data while typing) derive to, and the
+    peak fleet they imply by the roofline on each catalog accelerator they fit, fewest GPUs
+    first (empty when the values cannot say). `values["model"]` is a ModelProfile or None."""
     echo = volume_echo(values)
-    if echo is None or brief.model is None:
-        return echo, None
-    model = model_spec_for(brief.model)
+    model = values.get("model")
+    if echo is None or model is None:
+        return echo, []
     gpus = [(a.name, gpu_spec_for(a)) for a in Accelerator.objects.order_by("slug")]
-    return echo, implied_fleet(values, echo, model, gpus)
+    return echo, fleets_by_accelerator(values, echo, model_spec_for(model), gpus)
+
+
+def _volume_values(brief: WorkloadBrief) -> dict[str, Any]:
+    values = {name: getattr(brief, name, None) for name in EDITABLE_FIELDS if name != "model"}
+    values["model"] = brief.model if brief.model_id else None
+    return values
+
+
+def brief_volume(brief: WorkloadBrief) -> tuple[VolumeEcho | None, list[ImpliedFleet]]:
+    """`volume_of` a saved brief."""
+    return volume_of(_volume_values(brief))
+
+
+def volume_check(
+    values: Mapping[str, Any],
+) -> tuple[VolumeEcho | None, list[ImpliedFleet], VolumeVerdict]:
+    """The volume, its fleets and whether saving it needs a confirmation (the guard)."""
+    echo, fleets = volume_of(values)
+    verdict = volume_verdict(echo, fleets, above_gpus=int(settings.BRIEF_CONFIRM_ABOVE_GPUS))
+    return echo, fleets, verdict
 
 
 def _check_volume(brief: WorkloadBrief, confirmed: bool) -> None:
-    """A volume implying a very large fleet is saved only once its author confirms it: the
-    unit is easy to misread (tokens typed where answers are asked)."""
+    """A volume implying a very large fleet, or very many replicas of its model, is saved only
+    once its author confirms it: the unit is easy to misread (tokens typed where answers are
+    asked). Judged on the brief's likely fleet, not its most favourable one (P17)."""
     if confirmed:
         return
-    echo, fleet = brief_volume(brief)
-    threshold = int(settings.BRIEF_CONFIRM_ABOVE_GPUS)
-    if echo is None or fleet is None or fleet.gpus_peak <= threshold:
+    echo, _, verdict = volume_check(_volume_values(brief))
+    if echo is None or not verdict.ask:
         return
     message = (
-        f"{echo.words()}: {fleet.words()}, above {threshold:,} GPUs. Check the unit (the volume "
-        "counts answers, not tokens), then confirm the volume to save."
+        f"{echo.words()}: {'; '.join(verdict.reasons)}. Check the unit (the volume counts "
+        "answers, not tokens), then confirm the volume to save."
     )
     raise VolumeUnconfirmed(
         message, fields={"monthly_accepted_outputs_likely": [message], "confirm_volume": [message]}

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.models import Provider
 from catalog.choices import PrivateEndpoint
-from catalog.models import Accelerator, CapacityModel, Quote, Rfq
+from catalog.models import ELASTIC_CAPACITY, Accelerator, CapacityModel, Quote, Rfq
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from catalog.validation import QUOTE_LABELS
 from core.forms import field_of, use_decimal_text
@@ -192,6 +192,15 @@ class QuoteForm(forms.Form):
                 for value, label in CapacityModel.choices
                 if value in rfq.capacity_models
             ]
+        if rfq is not None and (regions := rfq.region_list()):
+            # One region from the RFQ's list: typed free text once saved the whole list as
+            # one "region" that no comparison could place (the service refuses it too).
+            self.fields["region"] = forms.ChoiceField(
+                choices=[("", "choose one of the RFQ's regions")] + [(r, r) for r in regions],
+                label=self.fields["region"].label,
+                help_text="The region of the capacity, one of those the RFQ asks for; quote "
+                "each region separately.",
+            )
         for name in (
             "min_commitment_gpus",
             "term_months",
@@ -250,22 +259,23 @@ def quote_initial(quote: Quote) -> dict[str, Any]:
 def quote_initial_from_rfq(rfq: Rfq) -> dict[str, Any]:
     """What the RFQ already says: the vendor answers it instead of typing it again.
 
-    Only unambiguous values: the accelerator and capacity model when the RFQ names exactly
-    one; the GPU count becomes the minimum commitment only for a term (an elastic offer has
-    none)."""
+    Only unambiguous values: the accelerator, capacity model and region when the RFQ names
+    exactly one; the RFQ's term and GPU count become the quote's term and minimum commitment
+    only when that one capacity model is a commitment (an on-demand answer has neither)."""
     initial: dict[str, Any] = {}
     accelerator_ids = list(rfq.accelerators.values_list("pk", flat=True)[:2])
     if len(accelerator_ids) == 1:
         initial["accelerator"] = accelerator_ids[0]
     if len(rfq.capacity_models) == 1:
         initial["capacity_model"] = rfq.capacity_models[0]
-    if rfq.region:
-        initial["region"] = rfq.region
+    if len(regions := rfq.region_list()) == 1:
+        initial["region"] = regions[0]
     brief = rfq.brief
     if brief is not None and brief.private_endpoint_required:
         # the brief decides it: "not stated" would make the offer ineligible
         initial["private_endpoint"] = PrivateEndpoint.YES
-    if rfq.term_months:
+    committed = len(rfq.capacity_models) == 1 and rfq.capacity_models[0] not in ELASTIC_CAPACITY
+    if rfq.term_months and committed:
         initial["term_months"] = rfq.term_months
         if rfq.gpus_needed:
             initial["min_commitment_gpus"] = rfq.gpus_needed

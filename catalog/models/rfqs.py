@@ -58,6 +58,10 @@ class Rfq(models.Model):
         now = now or timezone.now()
         return self.status == self.Status.OPEN and self.deadline >= now
 
+    def region_list(self) -> list[str]:
+        """The RFQ's regions, one per item: a vendor answers with one of them, never the list."""
+        return [r.strip() for r in (self.region or "").split(",") if r.strip()]
+
     def capacity_model_labels(self) -> list[str]:
         """ "On-demand", not "on_demand": staff and vendor pages say it the same way."""
         known = dict(CapacityModel.choices)

@@ -9,11 +9,18 @@ from catalog.services.reference import (
     model_profile_create,
     provider_create,
 )
-from catalog.services.rfqs import rfq_close, rfq_create, rfq_reopen
+from catalog.services.rfqs import (
+    RFQ_AWARDED,
+    rfq_close,
+    rfq_create,
+    rfq_reopen,
+    rfqs_close_on_decision,
+)
 
 __all__ = [
     "MODEL_WRITERS",
     "QUOTE_INPUT_FIELDS",
+    "RFQ_AWARDED",
     "ImportKind",
     "ImportOutcome",
     "api_route_create",
@@ -27,4 +34,5 @@ __all__ = [
     "rfq_close",
     "rfq_create",
     "rfq_reopen",
+    "rfqs_close_on_decision",
 ]

@@ -95,3 +95,25 @@ def rfq_close(*, acting_user: User, rfq: Rfq) -> Rfq:
     rfq.refresh_from_db()
     audit_record(actor=acting_user, action="rfq.closed", obj=rfq)
     return rfq
+
+
+RFQ_AWARDED = "rfq.awarded"
+
+
+@transaction.atomic
+def rfqs_close_on_decision(
+    *, acting_user: User, rfq_ids: list[int], decision: Mapping[str, Any]
+) -> list[Rfq]:
+    """Close the RFQs whose answers an approved decision weighed, naming the decision.
+
+    Not a writer's action but the decision's consequence (the approver may be finance), so no
+    role check: the caller is the approval path. An RFQ already closed still records which
+    decision drew on its answers; the deadline only ever moves earlier, as `rfq_close`."""
+    rfqs = list(Rfq.objects.select_for_update().filter(pk__in=rfq_ids).order_by("pk"))
+    Rfq.objects.filter(pk__in=[r.pk for r in rfqs], status=Rfq.Status.OPEN).update(
+        status=Rfq.Status.CLOSED, deadline=Least("deadline", models.Value(timezone.now()))
+    )
+    for rfq in rfqs:
+        rfq.refresh_from_db()
+        audit_record(actor=acting_user, action=RFQ_AWARDED, obj=rfq, summary=dict(decision))
+    return rfqs

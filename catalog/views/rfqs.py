@@ -47,11 +47,21 @@ def rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "capacity_labels": rfq.capacity_model_labels(),
         "quotes": quotes,
         "checklists": panels.checklist_summaries(quotes),
+        "excluded": selectors.rfq_answers_excluded(rfq, quotes),
+        "decisions": decisions_on(rfq),
         "can_write": can_write,
         "can_reopen": can_write and not rfq.is_open_for_answers(),
         "reopen_form": RfqReopenForm(),
     }
     return render(request, "catalog/rfq_detail.html", context)
+
+
+def decisions_on(rfq: Any) -> list[dict[str, Any]]:
+    """The approved decisions that drew on this RFQ's answers (the first closed it)."""
+    events = AuditEvent.objects.filter(
+        action=services.RFQ_AWARDED, object_type="catalog.rfq", object_id=str(rfq.pk)
+    ).order_by("created_at")
+    return [{**event.summary, "at": event.created_at} for event in events]
 
 
 def time_left(rfq: Any) -> str:
@@ -149,8 +159,9 @@ def rfq_initial(brief: Any) -> dict[str, Any]:
     }
     if brief.horizon_months:
         initial["term_months"] = brief.horizon_months
-    if sizing is not None:  # V8: GPUs and accelerators from the brief's memory fit
-        initial["gpus_needed"] = sizing.gpus_needed
+    if sizing is not None:  # V8, U10: GPUs and accelerators from the brief's memory fit
+        if sizing.gpus_needed is not None:  # else the text gives each accelerator's count
+            initial["gpus_needed"] = sizing.gpus_needed
         initial["accelerators"] = sizing.accelerator_ids
     return initial
 

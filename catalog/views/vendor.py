@@ -6,6 +6,8 @@ provider's RFQ or quote is a 404, exactly like one that does not exist.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.db.models import Count, Q
 from django.http import HttpResponse
@@ -19,6 +21,7 @@ from catalog.errors import RfqClosed
 from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial, quote_initial_from_rfq
 from catalog.tracking import rfq_viewed_record
 from catalog.views.quotes import quote_page_context
+from catalog.views.rfqs import decisions_on
 from core import submissions
 from core.errors import DomainError
 from core.forms import apply_domain_error
@@ -41,14 +44,28 @@ def vendor_home(request: AuthedRequest) -> HttpResponse:
 def vendor_rfq_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, pk)
     rfq_viewed_record(acting_user=request.user, rfq=rfq)  # the lead sees who has seen it
+    quotes = selectors.quotes_for_rfq(request.user, rfq)
     context = {
         "rfq": rfq,
         "accelerators": rfq.accelerators.all(),
         "capacity_labels": rfq.capacity_model_labels(),
-        "quotes": selectors.quotes_for_rfq(request.user, rfq),
+        "quotes": quotes,
         "is_open": rfq.is_open_for_answers(),
+        "outcome": vendor_outcome(rfq, request.user.provider_id, answered=quotes.exists()),
     }
     return render(request, "catalog/vendor/rfq_detail.html", context)
+
+
+def vendor_outcome(rfq: Any, provider_id: int | None, *, answered: bool) -> str:
+    """ "selected" / "not_selected" (or "decided" without an answer) once an approved decision
+    drew on the RFQ's answers, else "". Only the outcome: the decision itself is the buyer's."""
+    decisions = decisions_on(rfq)
+    if not decisions:
+        return ""
+    if not answered:
+        return "decided"
+    chosen = any(provider_id in d.get("selected_providers", []) for d in decisions)
+    return "selected" if chosen else "not_selected"
 
 
 @vendor_required

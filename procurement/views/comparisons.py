@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.http import AuthedRequest
 from briefs import access as briefs_access
+from catalog import selectors as catalog_selectors
 from core import submissions
 from core.errors import DomainError
 from core.forms import apply_domain_error
@@ -109,6 +110,13 @@ def _new_context(
         "outside_regions": rows.outside_regions,
         "too_many": rows.too_many,
         "max_ids": rows.limit,
+        "excluded_answers": [
+            row
+            for rfq in brief.rfqs.all()
+            for row in catalog_selectors.rfq_answers_excluded(
+                rfq, catalog_selectors.quotes_for_rfq(request.user, rfq)
+            )
+        ],
         "selected_quotes": _ints(form["quotes"].value()) if bound else rows.preselected_quotes,
         "selected_routes": (
             _ints(form["api_routes"].value()) if bound else rows.preselected_routes

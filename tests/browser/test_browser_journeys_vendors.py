@@ -63,7 +63,7 @@ def test_v8_v9_v10_v14_vendors_answer_and_reviewers_accept_by_section(
     browser_page.login("vendor_a")
     browser_page.goto(f"/vendor/rfqs/{rfq.pk}/quote/")
     expect(page.locator("select[name=private_endpoint]")).to_have_value("yes")
-    expect(page.locator("input[name=region]")).to_have_value("eu-west")
+    expect(page.locator("select[name=region]")).to_have_value("eu-west")  # U1: a pick
     check(browser_page, "2-vendor-quote-form", report)
     quote = QuoteFactory(
         provider=provider_a,

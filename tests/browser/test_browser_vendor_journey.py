@@ -72,7 +72,7 @@ def test_vendor_quotes_answers_checklist_revises_and_review_loop(
     page.fill("#id_currency", "USD")
     page.fill("#id_price_per_gpu_hour", "2.49")
     page.fill("#id_gpus_per_node", "8")
-    page.fill("#id_region", "eu-west")
+    page.select_option("#id_region", "eu-west")  # U1: one of the RFQ's regions
     page.fill("#id_source_url", "https://provider-a.example/offer-2025-q3")
     browser_page.shot("2-quote-form")
     with page.expect_navigation():
