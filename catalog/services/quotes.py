@@ -168,10 +168,29 @@ def _plausibility(
     by_staff: bool,
 ) -> dict[str, Any]:
     """The quote's flag fields: a price far from the market is refused unless its author
-    confirmed it, and then kept with the check's figures (see catalog.plausibility)."""
+    confirmed it, and then kept with the check's figures (see catalog.plausibility). A price
+    that cannot be judged yet (no FX rate) is held: kept, flagged, judged when a rate comes."""
     accelerator = values.get("accelerator")
     if not isinstance(accelerator, Accelerator):
         return {"price_far_from_market": False, "price_check": {}}
+    check = _check(values, accelerator, provider, replacing, by_staff)
+    if check is None:
+        return {"price_far_from_market": False, "price_check": {}}
+    if check.get("held"):
+        return {"price_far_from_market": True, "price_check": check}
+    if not confirmed:
+        raise UnusualPrice(check, staff=by_staff)
+    check["confirmed_by"] = "staff" if by_staff else "vendor"
+    return {"price_far_from_market": True, "price_check": check}
+
+
+def _check(
+    values: Mapping[str, Any],
+    accelerator: Accelerator,
+    provider: Provider,
+    replacing: Quote | None,
+    by_staff: bool,
+) -> dict[str, Any] | None:
     lineage = [replacing.pk] if replacing is not None else []
     if values.get("capacity_model") == CapacityModel.PURCHASE:
         check = purchase_price_check(
@@ -193,12 +212,48 @@ def _plausibility(
             provider_id=provider.pk,
             by_staff=by_staff,
         )
-    if check is None:
-        return {"price_far_from_market": False, "price_check": {}}
-    if not confirmed:
-        raise UnusualPrice(check, staff=by_staff)
-    check["confirmed_by"] = "staff" if by_staff else "vendor"
-    return {"price_far_from_market": True, "price_check": check}
+    return check
+
+
+def quotes_rejudge(*, acting_user: User, currency: str) -> int:
+    """Judge every current priced quote in `currency` again (a rate for it was entered or
+    changed): a held price becomes plausible or far, a plausible one may become far. A far
+    price keeps the confirmation it had, if any; one nobody confirmed blocks its rows until
+    procurement enters the price itself. Public list prices are the market: not judged.
+    Returns how many quotes changed; each change is audited."""
+    changed = 0
+    quotes = (
+        Quote.objects.current()
+        .filter(currency=currency, is_public_list_price=False)
+        .exclude(status=Quote.Status.WITHDRAWN)
+        .select_related("accelerator", "provider", "entered_by")
+        .select_for_update(of=("self",))
+    )
+    for quote in quotes:
+        values = {field: getattr(quote, field) for field in QUOTE_INPUT_FIELDS}
+        by_staff = not access.entered_by_vendor(quote)
+        check = _check(values, quote.accelerator, quote.provider, quote, by_staff)
+        before = quote.price_check or {}
+        if check is not None and before.get("confirmed_by") and not before.get("held"):
+            check["confirmed_by"] = before["confirmed_by"]
+        flags = {"price_far_from_market": check is not None, "price_check": check or {}}
+        if flags == {"price_far_from_market": quote.price_far_from_market, "price_check": before}:
+            continue
+        # The judgement is not the vendor's figure: updating it in place keeps the version.
+        Quote.objects.filter(pk=quote.pk).update(**flags)
+        changed += 1
+        audit_record(
+            actor=acting_user,
+            action="quote.price_rejudged",
+            obj=quote,
+            summary={
+                "currency": currency,
+                "was_held": bool(before.get("held")),
+                "price_far_from_market": flags["price_far_from_market"],
+                "message": str((check or {}).get("message") or ""),
+            },
+        )
+    return changed
 
 
 def _audit_summary(quote: Quote) -> dict[str, Any]:
