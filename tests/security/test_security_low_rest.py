@@ -95,7 +95,8 @@ def test_l6_a_price_far_from_the_market_of_its_own_currency_needs_confirmation(v
     (a 400 naming the field), and the market check (catalog.plausibility) is the price band per
     currency: it compares with current offers in the quote's own currency, so 400 JPY is
     plausible beside JPY offers while a USD figure typed as JPY (2.50 JPY) is far below them
-    (round 4: once a JPY rate exists; without one the price is held), and 0.0001 USD is refused unless its author confirms it; nothing is saved when refused."""
+    (round 4: once a JPY rate exists; without one the price is held), and 0.0001 USD is
+    refused unless its author confirms it; nothing is saved when refused."""
     from datetime import timedelta
     from decimal import Decimal
 
