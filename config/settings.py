@@ -103,6 +103,7 @@ MIDDLEWARE = [
     "accounts.middleware.NoStoreMiddleware",  # authenticated responses: no-store
     "accounts.middleware.KnownDeviceMiddleware",  # remembers browsers that logged in
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "core.control_chars.ControlCharacterMiddleware",  # no control character in a form field
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
