@@ -22,7 +22,6 @@ MESSAGE = (
     "(tab and line breaks are fine)."
 )
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH"})
-FORM_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
 
 
 def control_character_error(text: str) -> str | None:
@@ -62,9 +61,32 @@ def refusal(fields: dict[str, list[str]]) -> JsonResponse:
     )
 
 
+class ControlCharacterRefused(Exception):
+    def __init__(self, fields: dict[str, list[str]]) -> None:
+        super().__init__(fields)
+        self.fields = fields
+
+
+def _form_refusal(fields: dict[str, list[str]]) -> HttpResponse:
+    path = next(iter(fields))
+    return HttpResponseBadRequest(
+        f"The field “{path.split('[')[0]}”: {fields[path][0]} Nothing was saved; go back, "
+        "correct it and send the form again.",
+        content_type="text/plain; charset=utf-8",
+    )
+
+
+def _check_form(request: HttpRequest) -> None:
+    fields = control_character_fields({k: request.POST.getlist(k) for k in request.POST})
+    if fields:
+        raise ControlCharacterRefused(fields)
+
+
 class ControlCharacterMiddleware:
     """Refuses a form POST whose fields hold a control character, after the CSRF and login
-    checks (JSON bodies: core.api.middleware, which reads them once for the API's parser)."""
+    checks (JSON bodies: core.api.middleware, which reads them once for the API's parser).
+    A multipart form is checked when the view first reads it: upload views install their size
+    limits before that, and reading the body here would come too early for them."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -75,14 +97,27 @@ class ControlCharacterMiddleware:
     def process_view(
         self, request: HttpRequest, view_func: Any, view_args: Any, view_kwargs: Any
     ) -> HttpResponse | None:
-        if request.method not in WRITE_METHODS or request.content_type not in FORM_TYPES:
+        if request.method not in WRITE_METHODS:
             return None
-        fields = control_character_fields({k: request.POST.getlist(k) for k in request.POST})
-        if not fields:
-            return None
-        name = next(iter(fields)).split("[")[0]
-        return HttpResponseBadRequest(
-            f"The field “{name}”: {fields[next(iter(fields))][0]} Nothing was saved; go back, "
-            "correct it and send the form again.",
-            content_type="text/plain; charset=utf-8",
-        )
+        already_read = hasattr(request, "_post")  # the CSRF check reads most forms first
+        if request.content_type == "application/x-www-form-urlencoded" or (
+            request.content_type == "multipart/form-data" and already_read
+        ):
+            try:
+                _check_form(request)
+            except ControlCharacterRefused as refused:
+                return _form_refusal(refused.fields)
+        elif request.content_type == "multipart/form-data":
+            load = request._load_post_and_files  # type: ignore[attr-defined]
+
+            def load_then_check() -> None:
+                load()
+                _check_form(request)
+
+            request._load_post_and_files = load_then_check  # type: ignore[attr-defined]
+        return None
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if isinstance(exc, ControlCharacterRefused):
+            return _form_refusal(exc.fields)
+        return None

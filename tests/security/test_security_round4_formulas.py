@@ -105,3 +105,17 @@ def test_a_form_post_is_refused_too(login, lead):
     assert response.status_code == 400
     assert "title" in response.content.decode()
     assert "control character" in response.content.decode()
+
+
+def test_a_multipart_form_is_refused_too(login, lead):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = login(lead).post(
+        "/catalog/quotes/new/",
+        {
+            "title": "\x0b=1+1",
+            "file": SimpleUploadedFile("x.csv", b"a,b\n1,2\n", content_type="text/csv"),
+        },
+    )
+    assert response.status_code == 400
+    assert "control character" in response.content.decode()
