@@ -108,13 +108,13 @@ class ControlCharacterMiddleware:
             except ControlCharacterRefused as refused:
                 return _form_refusal(refused.fields)
         elif request.content_type == "multipart/form-data":
-            load = request._load_post_and_files  # type: ignore[attr-defined]
+            load = request._load_post_and_files
 
             def load_then_check() -> None:
                 load()
                 _check_form(request)
 
-            request._load_post_and_files = load_then_check  # type: ignore[attr-defined]
+            request._load_post_and_files = load_then_check  # type: ignore[method-assign]
         return None
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
