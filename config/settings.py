@@ -320,8 +320,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
         "core.api.parsers.SafeJSONParser",  # absurd nesting is a clear 400, not a 500
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "core.api.parsers.SafeFormParser",  # no control character in a text field (R1)
+        "core.api.parsers.SafeMultiPartParser",
     ],
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",

@@ -119,3 +119,23 @@ def test_a_multipart_form_is_refused_too(login, lead):
     )
     assert response.status_code == 400
     assert "control character" in response.content.decode()
+
+
+@pytest.mark.parametrize("format_", ["multipart", None])
+def test_a_form_encoded_api_body_is_refused_too(vendor_a, format_):
+    """The next move: the same title sent to the API as a form instead of JSON."""
+    h100 = AcceleratorFactory(slug="h100-sxm-80gb", name="H100 SXM 80GB", max_gpus_per_node=8)
+    client = APIClient()
+    client.force_authenticate(user=vendor_a)
+    body = _quote_body(h100, '\x01=HYPERLINK("https://evil.example")')
+    if format_ is None:
+        from urllib.parse import urlencode
+
+        response = client.post(
+            "/api/v1/quotes/", urlencode(body), content_type="application/x-www-form-urlencoded"
+        )
+    else:
+        response = client.post("/api/v1/quotes/", body, format=format_)
+    assert response.status_code == 400
+    assert "control character" in response.content.decode()
+    assert not Quote.objects.exists()
