@@ -189,7 +189,11 @@ def check_header(handle: IO[bytes], name: str) -> None:
         else:
             names = _csv_header(handle)
     except (pa.ArrowInvalid, OSError) as exc:
-        raise NotFocus(f"The file could not be read as FOCUS data: {exc}") from exc
+        # The reader's own words (thrift, magic bytes) help nobody and describe our internals.
+        raise NotFocus(
+            "The file could not be read as FOCUS data: it is neither a readable Parquet file "
+            "nor CSV text."
+        ) from exc
     finally:
         handle.seek(0)
     _check(names)
@@ -206,4 +210,6 @@ def read_batches(handle: IO[bytes], name: str, size: int) -> Iterator[Batch]:
             yield from _csv_batches(handle, size)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as exc:
         kind = "Parquet" if is_parquet(head, name) else "CSV"
-        raise NotFocus(f"The file could not be read as a FOCUS {kind} file: {exc}") from exc
+        raise NotFocus(
+            f"The file could not be read as a FOCUS {kind} file ({type(exc).__name__})."
+        ) from exc

@@ -147,3 +147,17 @@ def test_r3_accepted_output_files_with_absurd_numbers_are_a_400(decision, engine
         assert response.status_code == 400, sample
         assert "vllm:request_success_total" in response.content.decode()
     assert not ActualOutputs.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [("x.parquet", b"PAR1" + b"\0" * 64), ("y.parquet", bytes(range(256)) * 100)],
+)
+def test_an_unreadable_bill_is_refused_without_the_readers_internals(decision, finance, name, data):
+    """Informational note 1: the refusal echoed pyarrow's words (thrift, magic bytes)."""
+    with pytest.raises(DomainError) as refused:
+        create(decision, data, finance, name=name)
+    message = str(refused.value)
+    assert "could not be read as FOCUS data" in message
+    assert "thrift" not in message.lower()
+    assert "magic" not in message.lower()
