@@ -189,3 +189,15 @@ def test_u16_the_meant_price_passes(vendor_b, h200_list):
     quote = _submit(vendor_b, h200_list, "2.95", "EUR")  # 3.186 USD
     assert quote.price_far_from_market is False
     assert Quote.objects.filter(pk=quote.pk, price_check={}).exists()
+
+
+def test_r9_the_demo_holds_no_price():
+    """The demo's GBP and EUR offers are judged, not held: its rates come first."""
+    from accounts import demo as accounts_demo
+    from catalog import demo
+
+    accounts_demo.load()
+    demo.load()
+    held = Quote.objects.current().filter(price_check__has_key="held")
+    assert list(held.values_list("currency", flat=True)) == []
+    assert Quote.objects.current().filter(currency__in=["GBP", "EUR"]).exists()
