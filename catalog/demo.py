@@ -196,13 +196,13 @@ def load(stdout: Any = None) -> None:
     gpus = {a.slug: a for a in Accelerator.objects.all()}
     invited = [providers[s] for s in ("northwind", "contoso") if s in providers]
     rfq = _rfq(lead, invited, gpus) if invited else None
+    # The admin keeps the FX rates: whoever enters a rate may not approve money converted with
+    # it, so rates entered by a finance reviewer would leave that reviewer unable to approve
+    # the demo comparison. First: a price in a currency without a rate is held (R9).
+    _fx(User.objects.filter(role=Role.ADMIN).order_by("pk").first())
     created = _public_quotes(lead, providers, gpus)
     if rfq is not None:
         _vendor_quotes(users, rfq, gpus)
-    # The admin keeps the FX rates: whoever enters a rate may not approve money converted with
-    # it, so rates entered by a finance reviewer would leave that reviewer unable to approve
-    # the demo comparison.
-    _fx(User.objects.filter(role=Role.ADMIN).order_by("pk").first())
     _api_routes(lead, providers)
     if stdout:
         current = Quote.objects.current().count()

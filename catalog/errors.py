@@ -88,3 +88,10 @@ class UnusualPrice(DomainError):
             },
         )
         self.check = check
+
+
+class TooManyRevisions(DomainError):
+    """A provider's people saved more quote versions in the last hour than the limit (R5)."""
+
+    status_code = 429
+    code = "too_many_revisions"

@@ -8,47 +8,64 @@ from a competitor's confidential offer reaches a vendor:
   model make *one* voice together: the median of its per-region-group medians. A vendor that
   posts seven quotes still has one voice, and its own quotes are never its own market.
 - **One currency.** Every price is converted to the base currency at its currency's newest FX
-  rate, so a 10× slip in EUR is compared with the USD market too. Prices in a currency with no
-  FX rate are compared only with offers in that same currency.
+  rate, so a 10× slip in EUR is compared with the USD market too. A price in a currency with no
+  FX rate cannot be judged at all: it is *held* (flagged, never recommended) until a rate for
+  its currency is entered, and `quotes_rejudge` (catalog.services) judges every current quote
+  in that currency again then, and on every later rate.
 - **Who is judged against what.** A vendor's price is judged against the public list prices
   when there are any for the accelerator (the capacity model's, else the accelerator's other
   hourly list prices, so a first offer in an empty market is still checked), and against the
   voices' median only when no public price exists at all. Procurement's own entries are judged
   against both. Far means above 5× or below 0.2× the reference (the median of at least 3
-  voices; the highest / lowest list price).
+  voices; the highest / lowest list price). One or two voices are a market too, for an
+  order-of-magnitude check (above 10× or below 0.1× their median): a lone rival is enough to
+  catch a 60× price.
+- **No market at all.** Every accelerator carries a price band per GPU-hour beside its specs
+  (`price_band` in catalog/data/accelerators.json, with its source: the public rents of its
+  class), so a first offer for new hardware is judged against its datasheet class.
 - **What is said to whom.** The stored message and a vendor's refusal name public data only
   ("far from the public list prices for this accelerator (n sources)"); the figures (median of
   the voices, their count, the ratio) are kept under ``reference`` for staff.
 
-Whatever the market, a price outside `BAND_BASE` (0.01–500 units of the base currency per
+Whatever the market, a price outside `BAND_BASE` (0.05–100 units of the base currency per
 GPU-hour) is far from any market. A purchase is judged the same way per GPU bought (price per
 node ÷ GPUs per node) against `PURCHASE_BAND_BASE` (100–1,000,000 base units per GPU).
 
-A confirmed far price keeps the check's figures, and every comparison row built on it carries
-PRICE_FAR_FROM_MARKET: a warning for procurement to clear when only the vendor confirmed it.
+A confirmed or held far price keeps the check's figures, and every comparison row built on it
+carries PRICE_FAR_FROM_MARKET: a block until procurement enters the price itself, unless
+procurement confirmed it.
 Imports are not checked: public list prices are the market this check reads.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from functools import cache
+from pathlib import Path
 from statistics import median
 from typing import Any
 
 from django.conf import settings
 
-from catalog.models import CapacityModel, FxRate, Quote
+from catalog.models import Accelerator, CapacityModel, FxRate, Quote
 from catalog.regions import place_of
 
 FAR_ABOVE = Decimal(5)
 FAR_BELOW = Decimal("0.2")
 MIN_MARKET_OFFERS = 3  # voices: fewer than three vendors or list prices make no median
-# Per GPU-hour in the base currency: no GPU rents for under a cent, and the dearest rent for
-# well under 100, so outside this band a decimal point or the currency slipped.
-BAND_BASE = (Decimal("0.01"), Decimal(500))
+# One or two voices still tell an order of magnitude: a lone rival is a market for a 10× slip.
+FEW_ABOVE = Decimal(10)
+FEW_BELOW = Decimal("0.1")
+# Per GPU-hour in the base currency: no data-centre GPU rents for under 5 cents (a T4 spot is
+# about 0.10), and a rack-scale GPU for well under 100, so outside this band a decimal point or
+# the currency slipped. Each accelerator's own band (`accelerator_band`) is narrower.
+BAND_BASE = (Decimal("0.05"), Decimal(100))
+ACCELERATORS_JSON = Path(__file__).resolve().parent / "data" / "accelerators.json"
+HELD_NO_FX_RATE = "no_fx_rate"
 # Per GPU bought, in the base currency: the smallest data-centre cards sell for hundreds,
 # rack-scale systems for well under a million per GPU.
 PURCHASE_BAND_BASE = (Decimal(100), Decimal(1_000_000))
@@ -124,6 +141,44 @@ def reference_from(
     return ref
 
 
+@cache
+def _bands() -> dict[str, dict[str, Any]]:
+    rows = json.loads(ACCELERATORS_JSON.read_text(encoding="utf-8"))
+    return {row["slug"]: row["price_band"] for row in rows if row.get("price_band")}
+
+
+def accelerator_band(
+    slug: str, rates: dict[str, Decimal]
+) -> tuple[tuple[Decimal, Decimal], str] | None:
+    """(low, high) per GPU-hour in the base currency and its source, from the accelerator's
+    datasheet class (catalog/data/accelerators.json); None for an accelerator without one
+    or a band in a currency with no rate."""
+    band = _bands().get(slug)
+    if band is None:
+        return None
+    rate = rates.get(str(band.get("currency") or settings.BASE_CURRENCY))
+    if rate is None:
+        return None
+    low, high = (Decimal(str(v)) * rate for v in band["per_gpu_hour"])
+    return (low.quantize(FOUR), high.quantize(FOUR)), str(band.get("source") or "")
+
+
+def held_for_fx(price: Decimal, currency: str, unit: str) -> dict[str, Any]:
+    """A price in a currency without an FX rate cannot be judged: it is held, not plausible."""
+    message = (
+        f"{_plain(price)} {currency} {unit} is held: there is no {currency} FX rate to judge it "
+        f"against the market, so no comparison may recommend it until finance enters a "
+        f"{currency} rate; the price is judged again then."
+    )
+    return {
+        "price": format(price, "f"),
+        "currency": currency,
+        "held": HELD_NO_FX_RATE,
+        "message": message,
+        "reference": {"currency": currency, "message": message},
+    }
+
+
 def _plain(value: Decimal) -> str:
     """2.5000 → "2.5" (prices are stored with four places; messages read better without)."""
     return format(value.normalize(), "f")
@@ -154,19 +209,20 @@ def _sources(n: int) -> str:
 def judge(
     price: Decimal,
     currency: str,
-    rate: Decimal | None,
+    rate: Decimal,
     ref: Reference,
     *,
     by_staff: bool,
     unit: str,
     band: tuple[Decimal, Decimal],
     band_what: str,
+    class_band: tuple[tuple[Decimal, Decimal], str] | None = None,
 ) -> dict[str, Any] | None:
     """The check's figures and messages when `price` (in `currency`, `rate` base units per
-    unit, None when unknown and then `ref` is in `currency` itself) is far from `ref` or
-    outside `band`; None when it is plausible."""
-    base = settings.BASE_CURRENCY if rate is not None else currency
-    price_base = (price * rate).quantize(FOUR) if rate is not None else price
+    unit) is far from `ref`, outside `band` or outside the accelerator's `class_band`; None
+    when it is plausible."""
+    base = settings.BASE_CURRENCY
+    price_base = (price * rate).quantize(FOUR)
     public: list[str] = []  # reasons a vendor may read (public data only)
     staff: list[str] = []  # the full picture, for procurement
     reference: dict[str, Any] = {"currency": base, "price": format(price_base, "f")}
@@ -188,6 +244,17 @@ def judge(
             )
             staff.append(f"outside the public list prices ({_plain(low)}–{_plain(high)} {base})")
     voices = ref.voices
+    if 0 < len(voices) < MIN_MARKET_OFFERS:
+        middle = Decimal(median(voices)).quantize(FOUR)
+        ratio = (price_base / middle).quantize(Decimal("0.001"))
+        reference.update(median=format(middle, "f"), ratio=format(ratio, "f"), voices=len(voices))
+        if (ratio > FEW_ABOVE or ratio < FEW_BELOW) and (by_staff or not listed):
+            far = True
+            staff.append(
+                f"{_plain(ratio)}× the median of {len(voices)} voices ({_plain(middle)} {base} "
+                f"{unit}): more than ten times off"
+            )
+            public.append("an order of magnitude away from the other offers for this accelerator")
     if len(voices) >= MIN_MARKET_OFFERS:
         middle = Decimal(median(voices)).quantize(FOUR)
         ratio = (price_base / middle).quantize(Decimal("0.001"))
@@ -205,11 +272,22 @@ def judge(
                 if not listed
                 else "far from the market reference for this accelerator"
             )
-    band_reason = _band_reason(price_base, currency if rate is not None else None, band, band_what)
+    band_reason = _band_reason(price_base, currency, band, band_what)
     if band_reason:
         far = True
         public.append(band_reason)
         staff.append(band_reason)
+    elif class_band is not None:
+        (low, high), source = class_band
+        if not low <= price_base <= high:
+            far = True
+            reason = (
+                f"outside this accelerator's datasheet class: {_plain(price_base)} {base} "
+                f"{unit}, where its class rents for {_plain(low)}–{_plain(high)} {base}"
+            )
+            public.append(reason)
+            staff.append(f"{reason} ({source})" if source else reason)
+            reference["class_band"] = [format(low, "f"), format(high, "f")]
     if not far:
         return None
     if "median" in reference and not any("voices" in reason for reason in staff):
@@ -231,11 +309,9 @@ def judge(
 
 
 def _band_reason(
-    price_base: Decimal, currency: str | None, band: tuple[Decimal, Decimal], what: str
+    price_base: Decimal, currency: str, band: tuple[Decimal, Decimal], what: str
 ) -> str | None:
-    """Outside the absolute band once converted (`currency` None: no FX rate, no band)."""
-    if currency is None:
-        return None  # a currency without an FX rate: its own market only
+    """Outside the absolute band once converted."""
     low, high = band
     if low <= price_base <= high:
         return None
@@ -249,24 +325,15 @@ def _band_reason(
 def _offers(
     rows: Iterable[tuple[Decimal | None, int, str, str, bool, str]],
     rates: dict[str, Decimal],
-    currency: str,
 ) -> list[Offer]:
     """Rows (price, provider, currency, region, public, capacity model) → offers in the
-    base currency; with no rate for the quote's own currency, only that currency's rows."""
-    own_rate_known = currency in rates
+    base currency; rows in a currency without a rate are held themselves, so no voice."""
     offers = []
     for price, provider_id, row_currency, region, public, model in rows:
-        if price is None:
+        rate = rates.get(row_currency)
+        if price is None or rate is None:
             continue
-        if own_rate_known:
-            rate = rates.get(row_currency)
-            if rate is None:
-                continue
-            price_base = (price * rate).quantize(FOUR)
-        elif row_currency == currency:
-            price_base = price
-        else:
-            continue
+        price_base = (price * rate).quantize(FOUR)
         offers.append(Offer(price_base, provider_id, region or "", public, model))
     return offers
 
@@ -289,6 +356,8 @@ def price_check(
     if hourly is None:
         return None
     rates = newest_rates()
+    if currency not in rates:
+        return held_for_fx(hourly, currency, HOURLY)
     rows = (
         Quote.objects.current()
         .filter(
@@ -307,19 +376,24 @@ def price_check(
         )
     )
     ref = reference_from(
-        _offers(rows, rates, currency),
+        _offers(rows, rates),
         capacity_model=capacity_model,
         exclude_provider_id=provider_id,
     )
     return judge(
         hourly,
         currency,
-        rates.get(currency),
+        rates[currency],
         ref,
         by_staff=by_staff,
         unit=HOURLY,
         band=BAND_BASE,
         band_what="GPU-hours cost",
+        class_band=accelerator_band(
+            Accelerator.objects.filter(pk=accelerator_id).values_list("slug", flat=True).first()
+            or "",
+            rates,
+        ),
     )
 
 
@@ -343,6 +417,8 @@ def purchase_price_check(
     if node_price is None or gpus <= 0:
         return None
     rates = newest_rates()
+    if currency not in rates:
+        return held_for_fx((node_price / gpus).quantize(Decimal("0.01")), currency, PER_GPU_BOUGHT)
     cent = Decimal("0.01")
     rows = (
         Quote.objects.current()
@@ -368,14 +444,14 @@ def purchase_price_check(
         if node and n
     ]
     ref = reference_from(
-        _offers(per_gpu, rates, currency),
+        _offers(per_gpu, rates),
         capacity_model=CapacityModel.PURCHASE,
         exclude_provider_id=provider_id,
     )
     return judge(
         (node_price / gpus).quantize(cent),
         currency,
-        rates.get(currency),
+        rates[currency],
         ref,
         by_staff=by_staff,
         unit=PER_GPU_BOUGHT,

@@ -20,6 +20,7 @@ from core.values import decimal_or_none
 from engine.limits import (
     FX_RATE_MAX,
     FX_RATE_MIN,
+    MAX_NODES,
     QUOTE_BOUNDS,
     fx_bound_message,
     quote_bound_message,
@@ -220,6 +221,13 @@ def _topology_errors(
     commitment, available = values.get("min_commitment_gpus"), values.get("max_gpus_available")
     if commitment and available and int(commitment) > int(available):
         _add(errors, "min_commitment_gpus", "The minimum commitment exceeds the GPUs available.")
+    if available and gpus and int(gpus) > 0 and int(available) > MAX_NODES * int(gpus):
+        _add(
+            errors,
+            "max_gpus_available",
+            f"At most {MAX_NODES:,} nodes of {int(gpus)} GPUs ({MAX_NODES * int(gpus):,} GPUs) "
+            f"can be sized; got {int(available):,}.",
+        )
 
 
 def _rfq_errors(

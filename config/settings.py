@@ -60,8 +60,12 @@ if not AUDIT_HMAC_KEY:
     AUDIT_HMAC_KEY = _hashlib.sha256(f"audit-chain:{SECRET_KEY}".encode()).hexdigest()
 # A file outside the database where each audit checkpoint is appended as a signed line (ship it
 # to a log store or WORM storage): verification then notices a trail shortened or emptied by
-# whoever owns the tables. Empty: no external anchor (development).
+# whoever owns the tables. Empty: no external anchor, allowed with DEBUG only: `check --deploy`
+# and `audit_verify` fail without one in production (R7). `make run` and the compose file set it.
 AUDIT_ANCHOR_FILE = env_str("AUDIT_ANCHOR_FILE", "")
+# The worker anchors (and re-signs the head) this often; a newest line older than twice this
+# (and five minutes' grace) fails verification: anchoring stopped or the file lost lines.
+AUDIT_ANCHOR_EVERY_MINUTES = env_int("AUDIT_ANCHOR_EVERY_MINUTES", 10)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
@@ -103,6 +107,7 @@ MIDDLEWARE = [
     "accounts.middleware.NoStoreMiddleware",  # authenticated responses: no-store
     "accounts.middleware.KnownDeviceMiddleware",  # remembers browsers that logged in
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "core.control_chars.ControlCharacterMiddleware",  # no control character in a form field
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -257,6 +262,9 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 1800)
+# A bill is read on its own queue by its own worker (scripts/run.sh, docker-compose.yml), so a
+# large file never holds the slots comparisons, notices and the audit anchor run in (R4).
+CELERY_TASK_ROUTES = {"finops.tasks.billing_import_run_task": {"queue": "imports"}}
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = "UTC"
@@ -295,7 +303,7 @@ CELERY_BEAT_SCHEDULE = {
     # verify the audit trail's new events and anchor its head outside the database
     "audit-anchor": {
         "task": "core.tasks.audit_anchor_task",
-        "schedule": timedelta(minutes=env_int("AUDIT_ANCHOR_EVERY_MINUTES", 10)),
+        "schedule": timedelta(minutes=AUDIT_ANCHOR_EVERY_MINUTES),
     },
     # expired API tokens are refused when presented; this removes the rest (accounts.auth)
     "purge-expired-api-tokens": {
@@ -328,8 +336,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
         "core.api.parsers.SafeJSONParser",  # absurd nesting is a clear 400, not a 500
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "core.api.parsers.SafeFormParser",  # no control character in a text field (R1)
+        "core.api.parsers.SafeMultiPartParser",
     ],
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",

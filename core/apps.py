@@ -6,3 +6,6 @@ class CoreConfig(AppConfig):
 
     name = "core"
     verbose_name = "Kernel (audit trail)"
+
+    def ready(self) -> None:
+        from core import checks  # noqa: F401  (registers the deployment checks)

@@ -23,6 +23,7 @@ Verification is incremental: a keyed checkpoint records the last event verified,
 from __future__ import annotations
 
 import hmac
+from datetime import datetime
 from typing import Any, cast
 
 from django.core.paginator import Paginator
@@ -31,7 +32,15 @@ from django.db.models import Model, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.functional import cached_property
 
-from core.audit_anchor import Anchor, anchor_append, anchor_latest, anchor_problem
+from core.audit_anchor import (
+    Anchor,
+    anchor_append,
+    anchor_latest,
+    anchor_path,
+    anchor_period,
+    anchor_problem,
+    unanchored_problem,
+)
 from core.models import HASH_VERSION, AuditCheckpoint, AuditEvent, AuditKeyedChainStart
 
 _AUDIT_LOCK_KEY = 727_001  # advisory lock serialising the hash chain on PostgreSQL
@@ -75,11 +84,13 @@ def audit_record(
     return event
 
 
-def audit_chain_verify(*, full: bool = False) -> list[int]:
+def audit_chain_verify(*, full: bool = False, starting: bool = False) -> list[int]:
     """Ids of events whose hash no longer matches their content or predecessor, and of
     checkpointed events that are gone or changed.
 
-    From the last valid checkpoint unless `full`; a clean run stores a new checkpoint."""
+    From the last valid checkpoint unless `full`; a clean run stores a new checkpoint.
+    `starting`: an empty anchor file is being started on purpose (audit_verify --start-anchor).
+    An event id 0 among them: the anchor file was emptied (core.audit_anchor)."""
     broken: list[int] = []
     checkpoint = None if full else _last_checkpoint()
     if checkpoint is not None and checkpoint.current_hash != checkpoint.row_hash:
@@ -105,14 +116,24 @@ def audit_chain_verify(*, full: bool = False) -> list[int]:
     anchor = anchor_latest()
     if anchor is not None and (anchor_problem() if full else _anchor_gone(anchor)):
         broken.append(anchor.event_id)
+    if anchor is None and not starting and anchor_path() and unanchored_problem(None):
+        broken.append(0)  # an emptied anchor file: never anchor the shortened trail anew
     if not broken and last_good and last_good[0] - (checkpoint.event_id if checkpoint else 0) > 0:
         stored = AuditCheckpoint(event_id=last_good[0], row_hash=last_good[1])
         stored.mac = stored.compute_mac()
         stored.save()
     head = last_good or ((checkpoint.event_id, checkpoint.row_hash) if checkpoint else None)
-    if not broken and head and (anchor is None or anchor.event_id < head[0]):
-        anchor_append(event_id=head[0], row_hash=head[1])
+    if not broken and head and (anchor is None or anchor.event_id < head[0] or _due(anchor)):
+        anchor_append(event_id=head[0], row_hash=head[1])  # a new head, or the heartbeat
     return sorted(set(broken))
+
+
+def _due(anchor: Anchor) -> bool:
+    """The newest line is a period old: write the head again, so silence means trouble."""
+    try:
+        return datetime.fromisoformat(anchor.at) <= timezone.now() - anchor_period()
+    except ValueError:
+        return True
 
 
 def _anchor_gone(anchor: Anchor) -> bool:

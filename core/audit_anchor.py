@@ -12,6 +12,14 @@ worker's periodic verification and by `audit_verify`; ship it to a log store or 
 whose MAC is right: when that event is gone, its hash changed, or fewer events lead up to it,
 the trail was shortened (an emptied trail included) and verification fails. A line without
 the right MAC is ignored (it needs the key that the database does not hold).
+
+Round 4 (R7): the anchor is on by default and its own loss is noticed. With DEBUG off and no
+file, verification fails (and `check --deploy`). The worker writes a line every
+AUDIT_ANCHOR_EVERY_MINUTES even when no event came (a heartbeat), so a full verification
+fails when the newest genuine line is older than twice that (plus grace: anchoring stopped,
+or the newest lines were cut), and when the file holds no genuine line although the trail has
+events older than that (the file was emptied or replaced). The periodic check then refuses
+to anchor the trail anew; `audit_verify --start-anchor` starts a new file deliberately.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import hmac
 import json
 import os
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -29,6 +38,7 @@ from django.utils import timezone
 from core.models import AuditEvent
 
 TAIL_BYTES = 64 * 1024  # the newest lines are at the end; a line is about 200 bytes
+GRACE = timedelta(minutes=5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,11 +109,60 @@ def anchor_latest() -> Anchor | None:
     return None
 
 
-def anchor_problem() -> str | None:
-    """Why the trail is shorter than its external anchor, or None when it holds."""
+def anchor_period() -> timedelta:
+    return timedelta(minutes=int(getattr(settings, "AUDIT_ANCHOR_EVERY_MINUTES", 10)))
+
+
+def allowed_lag() -> timedelta:
+    return 2 * anchor_period() + GRACE
+
+
+def unanchored_problem(anchor: Anchor | None) -> str | None:
+    """Why the anchor itself cannot be trusted: none configured in production, or a file with
+    no genuine line under a trail older than the schedule allows; None otherwise."""
+    if anchor_path() is None:
+        if settings.DEBUG:
+            return None
+        return (
+            "No external audit anchor is configured (AUDIT_ANCHOR_FILE): whoever owns the "
+            "tables could shorten the trail unnoticed. Set it (docs/deployment.md)."
+        )
+    if anchor is not None:
+        return None
+    oldest = AuditEvent.objects.order_by("id").values_list("created_at", flat=True).first()
+    if oldest is None or oldest > timezone.now() - allowed_lag():
+        return None  # a new trail: its first line is not due yet
+    return (
+        f"The audit anchor file {anchor_path()} holds no signed line, but the trail has events "
+        f"since {oldest:%Y-%m-%d %H:%M} UTC that should have been anchored: the file was "
+        "emptied or replaced. Restore it from its shipped copy (or start a new one on purpose "
+        "with audit_verify --start-anchor)."
+    )
+
+
+def stale_problem(anchor: Anchor) -> str | None:
+    """The newest genuine line is older than the heartbeat allows."""
+    try:
+        at = datetime.fromisoformat(anchor.at)
+    except ValueError:
+        return f"The newest anchor line has an unreadable time ({anchor.at!r})."
+    if at >= timezone.now() - allowed_lag():
+        return None
+    return (
+        f"The newest audit anchor line is from {at:%Y-%m-%d %H:%M} UTC, but one is written "
+        f"every {anchor_period().total_seconds() / 60:g} minutes: anchoring stopped, or the "
+        "file lost its newest lines."
+    )
+
+
+def anchor_problem(*, starting: bool = False) -> str | None:
+    """Why the trail is shorter than its external anchor, or the anchor cannot be trusted;
+    None when it holds. `starting`: a new anchor file is being started on purpose."""
     anchor = anchor_latest()
     if anchor is None:
-        return None
+        return None if starting else unanchored_problem(None)
+    if problem := stale_problem(anchor):
+        return problem
     current = AuditEvent.objects.filter(pk=anchor.event_id).values_list("row_hash", flat=True)
     found = current.first()
     if found is None:

@@ -13,6 +13,10 @@ MAX_TERM_MONTHS = 120  # a reservation or contract term (0 = none)
 FX_RATE_MIN = 1e-6  # units of the base currency per unit of the quote currency
 FX_RATE_MAX = 1e6
 
+# The most nodes the engine sizes one offer to (engine.memory.spec): a quote may not state more
+# capacity than that, or its row "cannot be sized" (R6).
+MAX_NODES = 10_000
+
 # Quote figures, in the quote's own units and currency: (low, high) inclusive. Generous on
 # purpose (a KRW or JPY hourly price is in the thousands); a price far from the market is the
 # plausibility check's business, these only keep out what the engine cannot cost.

@@ -17,6 +17,7 @@ from decimal import Decimal, InvalidOperation
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.files import File
@@ -31,7 +32,7 @@ from core.errors import Conflict, DomainError, NotAllowed
 from finops import access, selectors
 from finops.focus.actuals import MonthCount
 from finops.focus.export import DATASETS, to_csv, to_parquet
-from finops.focus.matching import BillingRowError, MatchRule, summarise
+from finops.focus.matching import BillingRowError, BillingSummary, MatchRule, summarise
 from finops.focus.reader import NotFocus, check_header, read_batches
 from finops.focus.reconcile import Actual, ReconcileError, reconcile
 from finops.focus.spec import FOCUS_VERSION
@@ -44,6 +45,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 IMPORT_TASK = "finops.tasks.billing_import_run_task"
+# A bill gets this many tries; one that never finishes is failed, not re-driven for ever (R3).
+MAX_ATTEMPTS = 3
+IMPORT_TIME_LIMIT_S = 300  # the task's soft time limit (finops.tasks)
+TOTAL_MAX = Decimal(10) ** 14  # the totals' fields hold 14 digits before the point
 PROGRESS_EVERY = 0.02  # write progress when it moved by this much (each write is a heartbeat)
 
 
@@ -282,6 +287,15 @@ def billing_import_run(*, import_id: int) -> BillingImport | None:
     )
     if attempt is None:
         return None
+    if attempt > MAX_ATTEMPTS:
+        # Each earlier attempt died without a verdict (killed, out of memory, out of time):
+        # reading it again would only do the same, every minute, for ever (R3).
+        _fail(
+            import_id,
+            f"Stopped after {MAX_ATTEMPTS} attempts: the worker never finished reading this "
+            "file. Check its size and contents, then upload it again.",
+        )
+        return BillingImport.objects.get(pk=import_id)
     job = BillingImport.objects.select_related("comparison").get(pk=import_id)
     start, end = selectors.month_bounds(job.month)
     try:
@@ -303,6 +317,9 @@ def billing_import_run(*, import_id: int) -> BillingImport | None:
     except (NotFocus, BillingRowError) as exc:
         _fail(import_id, str(exc))
         return BillingImport.objects.get(pk=import_id)
+    except SoftTimeLimitExceeded:
+        _fail(import_id, f"Reading the file took over {IMPORT_TIME_LIMIT_S} s: split it up.")
+        return BillingImport.objects.get(pk=import_id)
     except Exception as exc:  # a reader bug must not leave the import RUNNING forever
         logger.exception("Reading billing import %s failed", import_id)
         _fail(import_id, f"The file could not be read ({type(exc).__name__}).")
@@ -318,6 +335,30 @@ def billing_import_run(*, import_id: int) -> BillingImport | None:
             "provider's own SKU ids), then import it again.",
         )
         return BillingImport.objects.get(pk=import_id)
+    too_big = [
+        name
+        for name, total in (
+            ("GPU cost", summary.gpu_cost),
+            ("other cost", summary.other_cost),
+            ("unmatched cost", summary.unmatched_cost),
+            ("GPU-hours", summary.gpu_hours),
+        )
+        if abs(total) >= TOTAL_MAX
+    ]
+    if too_big:
+        _fail(import_id, f"The month's {', '.join(too_big)} exceed {TOTAL_MAX:,}: not a real bill.")
+        return BillingImport.objects.get(pk=import_id)
+    try:
+        _write_import(import_id, attempt, job, summary)
+    except Exception as exc:  # the totals must never leave the import RUNNING either (R3)
+        logger.exception("Saving billing import %s failed", import_id)
+        _fail(import_id, f"The file's totals could not be saved ({type(exc).__name__}).")
+    return BillingImport.objects.get(pk=import_id)
+
+
+def _write_import(
+    import_id: int, attempt: int, job: BillingImport, summary: BillingSummary
+) -> None:
     values: dict[str, Any] = {
         "status": BillingImport.Status.DONE,
         "progress": 1.0,
@@ -354,7 +395,6 @@ def billing_import_run(*, import_id: int) -> BillingImport | None:
                 },
             )
             reconciliation_refresh(comparison=job.comparison, month=job.month)
-    return BillingImport.objects.get(pk=import_id)
 
 
 def vars_of(row: Any) -> dict[str, Any]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,10 +31,10 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from core.cost_lines import LINE_LABELS
+from core.spreadsheet import spreadsheet_text
 from core.values import money_decimal
 from procurement.charts_plan import plan_title
 
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 MONEY_FORMAT = "#,##0.00"
 # Quote prices may be per token (an API route's price per 1M tokens is often below a cent).
 PRICE_FORMAT = "#,##0.00##"
@@ -64,8 +63,6 @@ CANDIDATE_FORMATS = {
     "checklist_pct": '0"%"',  # already 0-100
 }
 QUOTE_FORMATS = {"price": PRICE_FORMAT, "quoted_at": TIME_FORMAT, "valid_until": TIME_FORMAT}
-# Characters an XLSX file cannot hold (openpyxl refuses them): dropped, never written.
-_ILLEGAL_XLSX = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 BASE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("label", "Candidate"),
@@ -250,10 +247,7 @@ def neutralise(value: Any) -> Any:
         return "yes" if value else "no"
     if isinstance(value, int | float | Decimal):
         return value
-    text = str(value)
-    if text.startswith(FORMULA_PREFIXES):
-        return "'" + text
-    return text
+    return spreadsheet_text(str(value))
 
 
 def line_header(name: str) -> str:
@@ -413,8 +407,7 @@ def _xlsx_value(value: Any, number_format: str | None = None) -> Any:
             if moment.tzinfo:
                 moment = moment.astimezone(UTC).replace(tzinfo=None)
             return moment.replace(microsecond=0)
-    value = neutralise(value)
-    return _ILLEGAL_XLSX.sub("", value) if isinstance(value, str) else value
+    return neutralise(value)
 
 
 def _sheet(
@@ -431,9 +424,12 @@ def _sheet(
     formats = list(formats) + [None] * (len(header) - len(formats))
     for row in rows:
         sheet.append([_xlsx_value(v, f) for v, f in zip(row, formats, strict=False)])
-    for column, number_format in zip(sheet.iter_cols(min_row=2), formats, strict=False):
+    for column, number_format in zip(sheet.iter_cols(min_row=1), formats, strict=False):
         for cell in column:
-            if number_format and not isinstance(cell.value, str):
+            if isinstance(cell.value, str):
+                # Text is text: openpyxl would store any string starting with "=" as a formula.
+                cell.data_type = "s"
+            elif number_format and cell.row > 1:
                 cell.number_format = number_format
     sheet.freeze_panes = "A2"
     sheet.auto_filter.ref = sheet.dimensions

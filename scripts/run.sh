@@ -21,6 +21,9 @@ export ALLOWED_HOSTS="${ALLOWED_HOSTS:-127.0.0.1,localhost,$HOST}"
 PY=.venv/bin/python
 VAR="${VAR_DIR:-var}"  # queue folders, uploads and the beat schedule (settings.VAR_DIR)
 mkdir -p "$VAR/celery/queue" "$VAR/celery/processed" "$VAR/celery/control" "$VAR/private"
+# R7: the audit trail's head is anchored outside the database, on by default (ship this file
+# off the host in production: docs/deployment.md).
+export AUDIT_ANCHOR_FILE="${AUDIT_ANCHOR_FILE:-$PWD/$VAR/audit-anchor.jsonl}"
 
 $PY manage.py migrate --noinput -v0
 if $PY manage.py help load_catalog >/dev/null 2>&1; then $PY manage.py load_catalog; fi
@@ -28,9 +31,10 @@ if $PY manage.py help load_catalog >/dev/null 2>&1; then $PY manage.py load_cata
 $PY manage.py import_mlperf --seed -v0
 $PY manage.py seed_demo
 
-# S8: the worker and the beat are each restarted when they exit, after 1, 2, 4 … 30 s.
-# One beat of its own, never embedded in the worker (`worker -B`): the shape of every
-# deployment (docs/deployment.md), where a second beat would send every periodic task twice.
+# S8: each Celery process is restarted when it exits, after 1, 2, 4 … 30 s. Beat runs as its own
+# supervised process, never embedded in a worker (`-B`): a killed worker left its embedded beat
+# running, and two beats sent every periodic task (R8). Bills are read by their own worker on
+# the `imports` queue, so a large bill never holds the slots comparisons run in (R4).
 supervise() {
   local name="$1" delay=1 child="" started
   shift
@@ -47,15 +51,18 @@ supervise() {
     delay=$(( delay < 16 ? delay * 2 : 30 ))
   done
 }
-echo "Starting Celery worker and beat (broker: ${CELERY_BROKER_URL:-filesystem://})"
-supervise worker .venv/bin/celery -A config worker -l info --concurrency 2 \
-  --without-gossip --without-mingle &
+echo "Starting Celery worker, imports worker and beat (broker: ${CELERY_BROKER_URL:-filesystem://})"
+supervise worker .venv/bin/celery -A config worker -l info --concurrency 2 -Q celery \
+  -n "worker@%h" --without-gossip --without-mingle &
 WORKER=$!
+supervise "imports worker" .venv/bin/celery -A config worker -l info --concurrency 1 \
+  -Q imports -n "imports@%h" --without-gossip --without-mingle &
+IMPORTS=$!
 supervise beat .venv/bin/celery -A config beat -l info --schedule "$VAR/celery/beat-schedule" &
 BEAT=$!
 cleanup() {
-  kill "$WORKER" "$BEAT" 2>/dev/null || true
-  wait "$WORKER" "$BEAT" 2>/dev/null || true
+  kill "$WORKER" "$IMPORTS" "$BEAT" 2>/dev/null || true
+  wait "$WORKER" "$IMPORTS" "$BEAT" 2>/dev/null || true
 }
 trap cleanup EXIT INT TERM
 

@@ -14,7 +14,6 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
 from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -32,6 +31,7 @@ from benchmarks.upload_handlers import (
     declared_length_too_large,
     install_capped_handler,
 )
+from core.api.parsers import SafeFormParser, SafeMultiPartParser
 from core.api.permissions import HasRole
 from core.db_limits import IdFilter
 from core.roles import STAFF_ROLES, is_staff
@@ -114,7 +114,7 @@ class BenchmarkResultListCreateApi(CappedUploadView, ListAPIView[BenchmarkResult
     filterset_class = ResultFilter
     content_negotiation_class = FormatFilterNegotiation
     ordering_fields = ["created_at", "id"]
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [SafeMultiPartParser, SafeFormParser]
     http_method_names = ["get", "post", "head", "options"]
 
     def get_queryset(self) -> QuerySet[BenchmarkResult]:
@@ -157,7 +157,7 @@ class BenchmarkResultBatchApi(CappedUploadView):
     permission_classes = [BenchmarkPermission]
     read_roles = STAFF_ROLES
     write_roles = access.BENCHMARK_UPLOADERS
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [SafeMultiPartParser, SafeFormParser]
     http_method_names = ["post", "options"]
 
     @extend_schema(

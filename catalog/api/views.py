@@ -11,7 +11,6 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -32,7 +31,7 @@ from catalog.models import (
 )
 from catalog.services.import_jobs import import_job_create
 from core.api.pagination import KeysFirstPagination
-from core.api.parsers import SafeJSONParser
+from core.api.parsers import SafeFormParser, SafeJSONParser, SafeMultiPartParser
 from core.api.permissions import HasRole
 from core.roles import STAFF_ROLES, Role, is_vendor
 
@@ -57,7 +56,7 @@ SLUG_REGEX = "[-a-zA-Z0-9_]+"  # anything else (a NUL byte, say) is a plain 404
 
 class _Base(viewsets.GenericViewSet[_M]):
     permission_classes = [CatalogRole]
-    parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
+    parser_classes = [SafeJSONParser, SafeFormParser, SafeMultiPartParser]
     http_method_names = ["get", "post", "head", "options"]
 
 
@@ -287,7 +286,7 @@ class CatalogImportViewSet(_Base[CatalogImportJob]):
 
     read_roles = access.CATALOG_WRITERS
     write_roles = access.CATALOG_WRITERS
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [SafeMultiPartParser, SafeFormParser]
     serializer_class = s.CatalogImportSerializer
 
     def get_queryset(self) -> QuerySet[CatalogImportJob]:

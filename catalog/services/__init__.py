@@ -1,7 +1,13 @@
 """Catalog writes (services), re-exported so callers import from `catalog.services`."""
 
 from catalog.services.imports import ImportKind, ImportOutcome, catalog_import
-from catalog.services.quotes import QUOTE_INPUT_FIELDS, quote_revise, quote_submit, quote_withdraw
+from catalog.services.quotes import (
+    QUOTE_INPUT_FIELDS,
+    quote_revise,
+    quote_submit,
+    quote_withdraw,
+    quotes_rejudge,
+)
 from catalog.services.reference import (
     MODEL_WRITERS,
     api_route_create,
@@ -31,6 +37,7 @@ __all__ = [
     "quote_revise",
     "quote_submit",
     "quote_withdraw",
+    "quotes_rejudge",
     "rfq_close",
     "rfq_create",
     "rfq_reopen",

@@ -62,9 +62,26 @@ def _refused_address(host: str, port: int) -> str | None:
         return f"the host {host[:80]!r} does not resolve"
     for info in infos:
         address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        if not address.is_global or address.is_multicast:
+        if any(not a.is_global or a.is_multicast for a in (address, *_embedded_ipv4(address))):
             return f"the host {host[:80]!r} is a private, loopback or link-local address"
     return None
+
+
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _embedded_ipv4(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> list[Any]:
+    """The IPv4 address an IPv6 one carries (NAT64, 6to4, mapped, Teredo): Python calls
+    `64:ff9b::7f00:1` and `2002:7f00:1::` global though they reach 127.0.0.1 (round 4,
+    informational note 2)."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return []
+    found: list[Any] = [a for a in (address.ipv4_mapped, address.sixtofour) if a is not None]
+    if address.teredo is not None:
+        found.extend(address.teredo)
+    if address in NAT64:
+        found.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return found
 
 
 def _open_checked(url: str) -> tuple[bytes, str]:

@@ -9,6 +9,7 @@ same version impossible: the second one gets a clear 409.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -17,13 +18,20 @@ from django.utils import timezone
 
 from accounts.models import Provider, User
 from catalog import access, hooks, selectors
-from catalog.errors import CatalogInvalid, QuoteNotCurrent, QuoteWithdrawn, RfqClosed, UnusualPrice
+from catalog.errors import (
+    CatalogInvalid,
+    QuoteNotCurrent,
+    QuoteWithdrawn,
+    RfqClosed,
+    TooManyRevisions,
+    UnusualPrice,
+)
 from catalog.models import Accelerator, CapacityModel, PriceUnit, Quote, Rfq
 from catalog.plausibility import price_check, purchase_price_check
 from catalog.validation import quote_rule_errors
 from core.audit import audit_record
 from core.errors import Conflict, NotAllowed, NotFound
-from core.roles import has_role, is_vendor
+from core.roles import Role, has_role, is_vendor
 
 # What a person enters for a quote; provider, rfq, version, status, supersedes and
 # entered_by are set by the service, never taken from input.
@@ -78,6 +86,8 @@ QUOTE_INPUT_FIELDS = (
 )
 # Carried unchanged from one version to the next.
 LINEAGE_FIELDS = ("provider", "rfq", "is_public_list_price")
+# Quote versions a provider's people may save in an hour (R5): far above a real negotiation.
+REVISIONS_PER_HOUR = 30
 # Set by the catalog import (never by a person); carried to the next version unless the
 # import that revises the quote gives new values.
 IMPORT_FIELDS = ("zones", "list_key")
@@ -172,10 +182,29 @@ def _plausibility(
     by_staff: bool,
 ) -> dict[str, Any]:
     """The quote's flag fields: a price far from the market is refused unless its author
-    confirmed it, and then kept with the check's figures (see catalog.plausibility)."""
+    confirmed it, and then kept with the check's figures (see catalog.plausibility). A price
+    that cannot be judged yet (no FX rate) is held: kept, flagged, judged when a rate comes."""
     accelerator = values.get("accelerator")
     if not isinstance(accelerator, Accelerator):
         return {"price_far_from_market": False, "price_check": {}}
+    check = _check(values, accelerator, provider, replacing, by_staff)
+    if check is None:
+        return {"price_far_from_market": False, "price_check": {}}
+    if check.get("held"):
+        return {"price_far_from_market": True, "price_check": check}
+    if not confirmed:
+        raise UnusualPrice(check, staff=by_staff)
+    check["confirmed_by"] = "staff" if by_staff else "vendor"
+    return {"price_far_from_market": True, "price_check": check}
+
+
+def _check(
+    values: Mapping[str, Any],
+    accelerator: Accelerator,
+    provider: Provider,
+    replacing: Quote | None,
+    by_staff: bool,
+) -> dict[str, Any] | None:
     lineage = [replacing.pk] if replacing is not None else []
     if values.get("capacity_model") == CapacityModel.PURCHASE:
         check = purchase_price_check(
@@ -197,12 +226,48 @@ def _plausibility(
             provider_id=provider.pk,
             by_staff=by_staff,
         )
-    if check is None:
-        return {"price_far_from_market": False, "price_check": {}}
-    if not confirmed:
-        raise UnusualPrice(check, staff=by_staff)
-    check["confirmed_by"] = "staff" if by_staff else "vendor"
-    return {"price_far_from_market": True, "price_check": check}
+    return check
+
+
+def quotes_rejudge(*, acting_user: User, currency: str) -> int:
+    """Judge every current priced quote in `currency` again (a rate for it was entered or
+    changed): a held price becomes plausible or far, a plausible one may become far. A far
+    price keeps the confirmation it had, if any; one nobody confirmed blocks its rows until
+    procurement enters the price itself. Public list prices are the market: not judged.
+    Returns how many quotes changed; each change is audited."""
+    changed = 0
+    quotes = (
+        Quote.objects.current()
+        .filter(currency=currency, is_public_list_price=False)
+        .exclude(status=Quote.Status.WITHDRAWN)
+        .select_related("accelerator", "provider", "entered_by")
+        .select_for_update(of=("self",))
+    )
+    for quote in quotes:
+        values = {field: getattr(quote, field) for field in QUOTE_INPUT_FIELDS}
+        by_staff = not access.entered_by_vendor(quote)
+        check = _check(values, quote.accelerator, quote.provider, quote, by_staff)
+        before = quote.price_check or {}
+        if check is not None and before.get("confirmed_by") and not before.get("held"):
+            check["confirmed_by"] = before["confirmed_by"]
+        flags = {"price_far_from_market": check is not None, "price_check": check or {}}
+        if flags == {"price_far_from_market": quote.price_far_from_market, "price_check": before}:
+            continue
+        # The judgement is not the vendor's figure: updating it in place keeps the version.
+        Quote.objects.filter(pk=quote.pk).update(**flags)
+        changed += 1
+        audit_record(
+            actor=acting_user,
+            action="quote.price_rejudged",
+            obj=quote,
+            summary={
+                "currency": currency,
+                "was_held": bool(before.get("held")),
+                "price_far_from_market": flags["price_far_from_market"],
+                "message": str((check or {}).get("message") or ""),
+            },
+        )
+    return changed
 
 
 def _audit_summary(quote: Quote) -> dict[str, Any]:
@@ -237,6 +302,20 @@ def _resolve_submitter(
     if rfq is not None and not rfq.providers.filter(pk=provider.pk).exists():
         raise CatalogInvalid({"rfq": [f"{provider} is not invited to this RFQ."]})
     return provider, True
+
+
+def _refuse_revision_flood(provider: Provider) -> None:
+    """At most REVISIONS_PER_HOUR versions a provider's people save in an hour (R5): each
+    revision of an offer a decision rests on recomputes and notifies."""
+    since = timezone.now() - timedelta(hours=1)
+    saved = Quote.objects.filter(
+        provider=provider, created_at__gte=since, entered_by__role=Role.VENDOR
+    ).count()
+    if saved >= REVISIONS_PER_HOUR:
+        raise TooManyRevisions(
+            f"{provider} saved {saved} quote versions in the last hour, the most allowed: wait "
+            "a while, or change several figures in one revision."
+        )
 
 
 def _refuse_late_unsolicited(provider: Provider, values: Mapping[str, Any]) -> None:
@@ -375,11 +454,14 @@ def quote_revise(
     are the market, so they are not checked for plausibility). A price far from the market
     needs `confirm_unusual_price`."""
     old = _lock_current(acting_user, quote)
+    if is_vendor(acting_user):
+        _refuse_revision_flood(old.provider)
     values = {field: getattr(old, field) for field in QUOTE_INPUT_FIELDS}
     # A revision is a new capture of the price unless the caller says when it was captured.
     values["quoted_at"] = timezone.now()
     values.update(_clean(data))
     _convert_price(values, data)
+
     by_staff = has_role(acting_user, *access.CATALOG_WRITERS)
     _validate(
         values,

@@ -14,6 +14,7 @@ from catalog import access
 from catalog.errors import CatalogInvalid
 from catalog.model_names import ProfileNames, clean_aliases, resolve_model
 from catalog.models import FxRate, ModelApiRoute, ModelProfile, PrivateEndpoint
+from catalog.services.quotes import quotes_rejudge
 from catalog.validation import api_route_rule_errors, fx_rule_errors, model_profile_rule_errors
 from core.audit import audit_record
 from core.roles import Role, require_role
@@ -193,4 +194,6 @@ def fx_rate_create(*, acting_user: User, data: Mapping[str, Any]) -> FxRate:
         obj=rate,
         summary={"currency": rate.currency, "rate_to_base": str(rate.rate_to_base)},
     )
+    # Prices held for want of this rate, and those it moves, are judged again now (R9).
+    quotes_rejudge(acting_user=acting_user, currency=rate.currency)
     return rate

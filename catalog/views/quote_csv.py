@@ -16,10 +16,10 @@ from django.http import HttpResponse
 
 from catalog import panels, selectors
 from catalog.models import Quote
+from core.spreadsheet import spreadsheet_text
 from core.templatetags.numbers import ordinal
 from core.values import money_decimal
 
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 HEADER = (
     "Provider",
     "Offer",
@@ -55,9 +55,7 @@ def csv_cell(value: object) -> object:
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return f"'{value}"
-    return value
+    return spreadsheet_text(value) if isinstance(value, str) else value
 
 
 def market_words(percentile: float) -> str:

@@ -11,7 +11,6 @@ from typing import Any
 from django.http import HttpRequest
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -27,7 +26,7 @@ from checklist.api.serializers import (
     ChecklistReviewOutputSerializer,
 )
 from checklist.models import ChecklistItem
-from core.api.parsers import SafeJSONParser
+from core.api.parsers import SafeFormParser, SafeJSONParser, SafeMultiPartParser
 from core.api.permissions import HasRole
 from core.roles import STAFF_ROLES, Role
 
@@ -102,7 +101,7 @@ class QuoteChecklistAnswerCreateApi(APIView):
     permission_classes = [HasRole]
     read_roles = READERS  # GET answers 405 for everyone: a vendor never sees a 403 here
     write_roles = frozenset({Role.VENDOR})
-    parser_classes = [MultiPartParser, FormParser, SafeJSONParser]  # Deep JSON is a 400
+    parser_classes = [SafeMultiPartParser, SafeFormParser, SafeJSONParser]  # Deep JSON is a 400
 
     def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
         evidence.install_size_limit(request)

@@ -17,6 +17,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.views import APIView
 
 from core.api.parsers import PARSED_BODY, load_json
+from core.control_chars import control_character_fields, refusal
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
@@ -57,6 +58,8 @@ class JsonBodyMiddleware:
             return JsonResponse(
                 {"detail": str(exc.detail), "code": "parse_error", "fields": {}}, status=400
             )
+        if fields := control_character_fields(value):
+            return refusal(fields)
         if json.detect_encoding(body) == "utf-8":
             # Kept for the view's parser, which would read the same UTF-8 text the same way.
             setattr(request, PARSED_BODY, value)

@@ -20,7 +20,9 @@ from typing import Any, Final
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+
+from core.control_chars import control_character_fields
 
 MAX_DEPTH: Final = 64
 MAX_INT_DIGITS: Final = 1000
@@ -97,3 +99,28 @@ class SafeJSONParser(JSONParser):
         except (UnicodeDecodeError, LookupError) as exc:
             raise ParseError(f"{PREFIX}the body is not {encoding} text.") from exc
         return load_json(text)
+
+
+def _refuse_control_characters(data: Any) -> None:
+    fields = control_character_fields({k: data.getlist(k) for k in data})
+    if fields:
+        first = next(iter(fields))
+        raise ParseError(f"{first.split('[')[0]}: {fields[first][0]}", code="control_character")
+
+
+class SafeFormParser(FormParser):
+    """A form body whose text fields hold no control character (R1, core.control_chars)."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        data = super().parse(stream, media_type, parser_context)
+        _refuse_control_characters(data)
+        return data
+
+
+class SafeMultiPartParser(MultiPartParser):
+    """A multipart body whose text fields hold no control character (files are not read)."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        parsed = super().parse(stream, media_type, parser_context)
+        _refuse_control_characters(parsed.data)
+        return parsed

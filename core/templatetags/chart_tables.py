@@ -14,8 +14,10 @@ from decimal import Decimal
 from typing import Any
 
 from django import template
+from django.utils.html import json_script
+from django.utils.safestring import SafeString
 
-from core.chart_text import plotly_unescape
+from core.chart_text import figure_for_page, plotly_unescape
 from core.templatetags.numbers import DASH, LABELS, thousands
 
 register = template.Library()
@@ -131,6 +133,13 @@ def figure_table(fig: dict[str, Any] | None) -> ChartTable | None:
         cells = [cell_text(row.get(c), places) for c in columns]
         table.rows.append([cell_text(label, label_places), *cells])
     return table
+
+
+@register.filter
+def plotly_json(fig: Any, element_id: str) -> SafeString:
+    """The only way a page embeds a figure (R2): no markup but the code's own, then
+    `json_script` (core.chart_text.figure_for_page)."""
+    return json_script(figure_for_page(fig), element_id)
 
 
 @register.inclusion_tag("components/_chart_table.html")

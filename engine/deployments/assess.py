@@ -29,6 +29,9 @@ from engine.warnings import candidate_warnings
 
 FLEET_EXCEEDS_CAPACITY = "FLEET_EXCEEDS_CAPACITY"
 CAPACITY_NOT_STATED = "CAPACITY_NOT_STATED"
+# R6: the capacity a fleet relies on is whatever the offer states; until evidence backs it the
+# row says so, so an inflated claim is not read as a fact.
+CAPACITY_VENDOR_STATED = "CAPACITY_VENDOR_STATED"
 SPOT_FOR_REALTIME = "SPOT_FOR_REALTIME"
 REALTIME = frozenset(workloads.REALTIME)
 
@@ -69,6 +72,18 @@ def _fleet_warnings(
 ) -> list[EngineWarning]:
     out: list[EngineWarning] = []
     threshold = workload.capacity_unstated_warn_gpus
+    if cand.max_gpus_available is not None and fleet.gpus_peak > threshold:
+        out.append(
+            EngineWarning(
+                code=CAPACITY_VENDOR_STATED,
+                candidate_id=cand.id,
+                detail=(
+                    f"the fleet needs {_plural(fleet.gpus_peak, 'GPU')} at peak and relies on "
+                    f"the offer's stated {cand.max_gpus_available:,} GPUs available: "
+                    "vendor-stated, not verified; confirm the capacity before approving"
+                ),
+            )
+        )
     if cand.max_gpus_available is None and fleet.gpus_peak > threshold:
         out.append(
             EngineWarning(

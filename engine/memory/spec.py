@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from numbers import Integral, Real
 
 from engine.errors import EngineInputError
+from engine.limits import MAX_NODES
 from engine.precision import bytes_per_value, normalize_precision
 
 GB = 1e9
@@ -272,7 +273,7 @@ def _check(inp: FitInput) -> _Checked:
     if not isinstance(inp.activation_checkpointing, bool):
         raise EngineInputError("activation_checkpointing", "must be true or false")
     _int("lora_rank", inp.lora_rank, 1, 65_536)
-    _int("max_nodes", inp.max_nodes, 1, 10_000)
+    _int("max_nodes", inp.max_nodes, 1, MAX_NODES)
     if inp.gpu.memory_unit not in MEMORY_UNITS:
         raise EngineInputError("memory_unit", f"must be one of {', '.join(MEMORY_UNITS)}")
     usable = inp.gpu.capacity_gb * (1 - margin) - overhead

@@ -62,14 +62,26 @@ def check_share(value: Decimal) -> Decimal:
     return value
 
 
+# Outputs and tokens are kept with 20 digits before the point; a month of any real service is
+# far below this, and 1E+30, +Inf or NaN used to reach the database and fail there (R3).
+COUNT_MAX = Decimal(10) ** 18
+
+
+def bounded_count(value: Decimal, raw: object) -> Decimal:
+    """`value` when it is a finite count below COUNT_MAX; a ValueError in words otherwise."""
+    if not value.is_finite():
+        raise ValueError(f"{raw!r} is not a number")
+    if abs(value) >= COUNT_MAX:
+        raise ValueError(f"{raw!r} is more than any month counts (under {COUNT_MAX:.0E})")
+    return value
+
+
 def _number(raw: str) -> Decimal:
     try:
         value = Decimal(raw.strip())
     except InvalidOperation:
         raise ValueError(f"{raw!r} is not a number") from None
-    if not value.is_finite():
-        raise ValueError(f"{raw!r} is not a number")
-    return value
+    return bounded_count(value, raw)
 
 
 def parse_actuals_csv(data: bytes) -> list[MonthCount]:
@@ -116,7 +128,13 @@ def parse_vllm_metrics(data: bytes) -> VllmCounters:
     for family in families:  # with or without its `# TYPE` line (untyped keeps `_total`)
         for sample in family.samples:
             if sample.name in (SUCCESS, TOKENS):
-                sums[sample.name] = sums.get(sample.name, Decimal(0)) + Decimal(str(sample.value))
+                try:
+                    value = bounded_count(Decimal(str(sample.value)), sample.value)
+                    sums[sample.name] = bounded_count(
+                        sums.get(sample.name, Decimal(0)) + value, "their sum"
+                    )
+                except ValueError as exc:
+                    raise ActualsError(f"The counter {sample.name}: {exc}.") from None
     if SUCCESS not in sums:
         raise ActualsError(
             "The scrape has no vllm:request_success_total counter: save the vLLM server's "

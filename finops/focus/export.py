@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from core.spreadsheet import spreadsheet_text
 from finops.focus.spec import (
     COMMITMENT_COLUMNS,
     COMMITMENT_EXTRA_COLUMNS,
@@ -31,7 +32,6 @@ from finops.focus.spec import (
     focus_number,
 )
 
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 DECIMAL_TYPE = pa.decimal128(38, 10)
 TIME_TYPE = pa.timestamp("s", tz="UTC")
 DECIMAL_QUANTUM = Decimal("1e-10")
@@ -91,8 +91,7 @@ def _text(value: Any) -> str:
         return focus_datetime(value)
     if isinstance(value, Decimal):
         return focus_number(value)
-    text = str(value)
-    return "'" + text if text.startswith(FORMULA_PREFIXES) else text
+    return spreadsheet_text(str(value))
 
 
 def to_csv(rows: Sequence[CommitmentRow | PriceRow], columns: Sequence[str]) -> bytes:

@@ -40,6 +40,9 @@ OTHER_ACCOUNT = "other account or tag"
 OTHER_SKU = "other SKU or resource"
 
 
+ROW_NUMBER_MAX = Decimal(10) ** 12  # the month's totals are kept with 14 digits before the point
+
+
 class BillingRowError(ValueError):
     """A row that stops the import: its number, the column and what is wrong, in words."""
 
@@ -142,6 +145,11 @@ def _decimal(row: Row, number: int, column: str, *, required: bool) -> Decimal |
         value = Decimal("NaN")
     if not value.is_finite():
         raise BillingRowError(number, column, f"{raw!r} is not a number.")
+    if abs(value) > ROW_NUMBER_MAX:
+        # No bill line comes near: 1E+30 is a slip or an attack, and would not fit the totals.
+        raise BillingRowError(
+            number, column, f"{raw!r} is larger than any bill line ({ROW_NUMBER_MAX:,} at most)."
+        )
     return value
 
 

@@ -13,6 +13,11 @@ The flag shows on the comparison, review and record pages and on their dashboard
 once the impact is known) or the comparison is recomputed (changes above the tolerance need
 a re-approval).
 
+Notices that mean something (security round 4, R5): a revision that changes no priced figure
+(price, unit, currency) raises no flag, and while a row's flag is unacknowledged a further
+revision updates that flag to the newest version (its impact assessed again) instead of adding
+one; its notice is mailed again at most once per `NOTICE_EVERY`.
+
 The catalog's quote services call this through `catalog.hooks` inside their own transaction,
 so the flag and the revision are saved together or not at all; a second call for the same
 version adds nothing (idempotent), and each new flag is audited.
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +46,9 @@ from procurement.services.price_change_delivery import send_assessment
 if TYPE_CHECKING:
     from catalog.models import Quote
 
+
+# An unacknowledged flag updated by a later revision is mailed again at most this often.
+NOTICE_EVERY = timedelta(hours=1)
 
 # A row resting on a quote version, and whether it is a vendor part of an approved plan.
 Resting = tuple[CandidateResult, bool]
@@ -92,6 +101,8 @@ def flag_approved_decisions(pairs: Sequence[tuple[Quote, Quote]], acting_user: A
         return 0  # the common case: nothing approved rests on these quotes
     created: list[int] = []
     for old, new in pairs:
+        if new.status != new.Status.WITHDRAWN and _priced(old) == _priced(new):
+            continue  # a new title or note: nothing a decision rests on moved
         seen: set[int] = set()
         for version_id in lineages.get(old.pk, [old.pk]):
             for row, on_plan in approved.get(version_id, []):
@@ -108,12 +119,60 @@ def flag_approved_decisions(pairs: Sequence[tuple[Quote, Quote]], acting_user: A
     return len(created)
 
 
+def _priced(quote: Quote) -> tuple[Any, str, str]:
+    return (*_price(quote), quote.currency)
+
+
+def _coalesce(open_flag: PriceChange, new: Quote, acting_user: Any) -> PriceChange | None:
+    """The unacknowledged flag now names `new`: assessed again, mailed again only when its
+    last notice is older than NOTICE_EVERY."""
+    if open_flag.new_quote_id == new.pk:
+        return None
+    withdrawn = new.status == new.Status.WITHDRAWN
+    recently = open_flag.notified_at is not None and (
+        open_flag.notified_at > timezone.now() - NOTICE_EVERY
+    )
+    open_flag.new_quote = new
+    open_flag.kind = PriceChange.Kind.WITHDRAWN if withdrawn else PriceChange.Kind.REVISED
+    open_flag.currency = new.currency
+    open_flag.new_price = None if withdrawn else _price(new)[0]
+    open_flag.impact = {}
+    open_flag.impact_assessed_at = None
+    open_flag.claimed_at = None
+    open_flag.attempts = 0
+    open_flag.notified_at = open_flag.notified_at if recently else None
+    open_flag.save()
+    audit_record(
+        actor=acting_user,
+        action="comparison.price_changed",
+        obj=open_flag.comparison,
+        summary={
+            "quote": open_flag.approved_quote_id,
+            "new_version": new.pk,
+            "kind": open_flag.kind,
+            "new_price": None if open_flag.new_price is None else str(open_flag.new_price),
+            "currency": open_flag.currency,
+            "coalesced_into": open_flag.pk,
+        },
+    )
+    return open_flag
+
+
 def _flag(
     candidate: CandidateResult, new: Quote, acting_user: Any, *, on_plan: bool = False
 ) -> PriceChange | None:
     approved = candidate.quote
     if approved is None:
         return None  # the caller passes quote rows only
+    open_flag = (
+        PriceChange.objects.select_for_update()
+        .filter(comparison_id=candidate.comparison_id, candidate=candidate)
+        .filter(acknowledged_at__isnull=True)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if open_flag is not None:
+        return _coalesce(open_flag, new, acting_user)
     old_price, unit = _price(approved)
     new_price, _ = _price(new)
     withdrawn = new.status == new.Status.WITHDRAWN

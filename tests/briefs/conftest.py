@@ -15,7 +15,13 @@ DATA = Path(__file__).resolve().parents[2] / "catalog" / "data"
 
 
 def load_catalog_rows(model: type, filename: str) -> None:
-    rows = [model(**row) for row in json.loads((DATA / filename).read_text())]
+    # The model's fields only: a row also carries data kept beside them (an accelerator's
+    # price band, read by catalog.plausibility), as the seed loader skips it.
+    fields = {f.name for f in model._meta.concrete_fields}
+    rows = [
+        model(**{k: v for k, v in row.items() if k in fields})
+        for row in json.loads((DATA / filename).read_text())
+    ]
     model.objects.bulk_create(rows, ignore_conflicts=True)
 
 

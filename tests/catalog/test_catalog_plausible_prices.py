@@ -57,17 +57,18 @@ def test_far_means_beyond_5x_or_0_2x_the_median(market, h100, price, far):
         assert check["reference"]["voices"] == 3
 
 
-def test_without_a_market_nothing_is_flagged(h100):
-    QuoteFactory(accelerator=h100, price_per_gpu_hour=Decimal("2.50"))  # one offer is no market
-    assert (
-        price_check(
-            accelerator_id=h100.pk,
-            capacity_model="on_demand",
-            currency="USD",
-            price=Decimal("0.01"),
+def test_one_offer_is_a_market_for_an_order_of_magnitude_only(h100):
+    # Round 4 (R10, the lone rival): one offer used to be no market at all, so 0.01 passed.
+    QuoteFactory(accelerator=h100, price_per_gpu_hour=Decimal("2.50"))
+
+    def check(price: str):
+        return price_check(
+            accelerator_id=h100.pk, capacity_model="on_demand", currency="USD", price=Decimal(price)
         )
-        is None
-    )
+
+    assert check("0.01") is not None  # 0.004× the lone offer
+    assert check("0.60") is None  # 0.24×: within ten times, and inside the H100 class
+    assert check("20") is None  # 8×
 
 
 def test_outside_the_public_list_prices_is_flagged(h100):

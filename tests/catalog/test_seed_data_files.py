@@ -13,6 +13,7 @@ DATA_DIR = Path(__file__).resolve().parents[2] / "catalog" / "data"
 
 ACCELERATOR_KEYS = {
     "slug",
+    "price_band",
     "vendor",
     "name",
     "architecture",

@@ -10,6 +10,7 @@ import openpyxl
 import pytest
 
 from core.models import AuditEvent
+from core.spreadsheet import FORMULA_PREFIXES
 from core.values import money_decimal
 from procurement import exports
 from tests.reviews.factories_reviews import add_api_candidate, ready_comparison
@@ -197,7 +198,7 @@ def test_provider_name_starting_with_equals_is_exported_inert(api_client, financ
             for cell in cells:
                 assert cell.data_type != "f", (sheet.title, cell.coordinate, cell.value)
                 if isinstance(cell.value, str):
-                    assert not cell.value.startswith(exports.FORMULA_PREFIXES), cell.value
+                    assert not cell.value.startswith(FORMULA_PREFIXES), cell.value
     quotes = sheet_rows(book["Quote versions"])
     assert quotes[0]["Provider"].startswith("'=HYPERLINK")
 

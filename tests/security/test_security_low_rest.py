@@ -94,8 +94,9 @@ def test_l6_a_price_far_from_the_market_of_its_own_currency_needs_confirmation(v
     """L6: 0.0001 and 99,999,999.9999 per GPU-hour passed. The top is now the engine's bound
     (a 400 naming the field), and the market check (catalog.plausibility) is the price band per
     currency: it compares with current offers in the quote's own currency, so 400 JPY is
-    plausible beside JPY offers while a USD figure typed as JPY (2.50 JPY) is far below them,
-    and 0.0001 USD is refused unless its author confirms it; nothing is saved when refused."""
+    plausible beside JPY offers while a USD figure typed as JPY (2.50 JPY) is far below them
+    (round 4: once a JPY rate exists; without one the price is held), and 0.0001 USD is
+    refused unless its author confirms it; nothing is saved when refused."""
     from datetime import timedelta
     from decimal import Decimal
 
@@ -123,7 +124,12 @@ def test_l6_a_price_far_from_the_market_of_its_own_currency_needs_confirmation(v
             accelerator_id=h100.pk, capacity_model="on_demand", currency=currency, price=price
         )
 
-    assert check("JPY", "400") is None
+    # Round 4 (R9): a currency without an FX rate is no longer its own market: it is held.
+    assert check("JPY", "400")["held"] == "no_fx_rate"
+    from catalog.models import FxRate as Rate
+
+    Rate.objects.create(currency="JPY", rate_to_base=Decimal("0.0067"), as_of=timezone.now().date())
+    assert check("JPY", "400") is None  # 2.68 USD
     assert check("USD", "2.50") is None
     typed_as_yen = check("JPY", "2.50")
     assert typed_as_yen is not None
@@ -168,7 +174,8 @@ def test_l6_a_price_far_from_the_market_of_its_own_currency_needs_confirmation(v
     assert lone("EUR", "6.00") is None
     assert "outside every market" in lone("USD", "0.0001")["message"]
     assert "at the newest EUR rate" in lone("EUR", "600")["message"]
-    assert lone("CHF", "0.0001") is None  # no rate: compared with its own market only
+    # Round 4 (R9): a currency with no rate used to be "its own market only" and passed.
+    assert lone("CHF", "0.0001")["held"] == "no_fx_rate"
 
 
 def test_l8_a_reviewer_who_entered_an_fx_rate_the_comparison_uses_cannot_approve_it(

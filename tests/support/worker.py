@@ -71,6 +71,7 @@ def start_worker(
     log = log_path.open("w") if log_path is not None else subprocess.DEVNULL
     command = [sys.executable, "-m", "celery", "-A", app, "worker", "-P", "prefork", "-c", "1"]
     command += ["--without-gossip", "--without-mingle", "--without-heartbeat", "-l", loglevel]
+    command += ["-Q", "celery,imports"]  # bills have their own queue (settings.CELERY_TASK_ROUTES)
     try:
         return subprocess.Popen(
             command,
