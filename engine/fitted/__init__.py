@@ -11,7 +11,7 @@ well it does.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from engine.fitted.cases import REFERENCE_GROUP, Case, case_for, group_of
@@ -28,6 +28,7 @@ __all__ = [
     "estimate",
     "group_of",
     "regime_band",
+    "shape_ratio",
 ]
 
 BANDS = PARAMETERS.parent / "bands.json"
@@ -75,3 +76,22 @@ def estimate(case: Case, params: Parameters | None = None) -> FittedEstimate:
     regime = LATENCY_BOUND if bool(predicted.latency_bound[0]) else THROUGHPUT_BOUND
     low, high = regime_band(regime)
     return FittedEstimate(tokens, float(predicted.batch[0]), regime, tokens * low, tokens * high)
+
+
+def shape_ratio(
+    case: Case,
+    input_tokens: float,
+    output_tokens: float,
+    tpot_limit_ms: float | None = None,
+    params: Parameters | None = None,
+) -> float:
+    """Per-GPU throughput at another request shape ÷ at the case's own: how a published
+    result measured at a benchmark's shape scales to a brief's (the estimator's own ratio)."""
+    other = replace(
+        case,
+        input_tokens=max(1.0, float(input_tokens)),
+        output_tokens=max(1.0, float(output_tokens)),
+        tpot_limit_ms=tpot_limit_ms,
+    )
+    here = estimate(case, params).tokens_per_gpu_s
+    return estimate(other, params).tokens_per_gpu_s / here if here > 0 else 1.0

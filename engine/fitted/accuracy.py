@@ -96,9 +96,10 @@ def _row(label: str, items: Sequence[OutOfSample], band: dict[str, dict[str, flo
     )
 
 
-def pairs_ordered(items: Sequence[OutOfSample]) -> tuple[int, int]:
+def pairs_ordered(items: Sequence[OutOfSample], margin: float = 0.0) -> tuple[int, int]:
     """(pairs ordered as measured, pairs) of accelerators on each model and scenario, by the
-    median per-GPU figure of each."""
+    median per-GPU figure of each; with ``margin``, only pairs whose measured figures differ by
+    more than that share (closer ones are ties no estimate can be asked to order)."""
     by_key: dict[tuple[str, str], dict[str, tuple[list[float], list[float]]]] = defaultdict(dict)
     for i in items:
         slot = by_key[(i.measured.model, i.measured.scenario)].setdefault(
@@ -113,7 +114,7 @@ def pairs_ordered(items: Sequence[OutOfSample]) -> tuple[int, int]:
             for acc, (m, p) in accelerators.items()
         }
         for (_, (m1, p1)), (_, (m2, p2)) in itertools.combinations(sorted(medians.items()), 2):
-            if m1 == m2:
+            if m1 == m2 or abs(m1 / m2 - 1) <= margin:
                 continue
             total += 1
             right += (m1 > m2) == (p1 > p2)
@@ -152,12 +153,16 @@ def report(items: Sequence[OutOfSample], band: dict[str, dict[str, float]], toda
                 f"| {held} | {name} | {r.n} | {r.median_error:.1%} | {r.p90_error:.1%} | "
                 f"{r.coverage:.0%} |"
             )
-    right, total = pairs_ordered([i for i in items if i.held_out == "accelerator"])
+    held_acc = [i for i in items if i.held_out == "accelerator"]
+    right, total = pairs_ordered(held_acc)
     share = right / total if total else 0.0
+    right10, total10 = pairs_ordered(held_acc, margin=0.10)
+    share10 = right10 / total10 if total10 else 0.0
     lines += [
         "",
         f"Pairs of accelerators ordered as measured (same model and scenario, each accelerator "
-        f"held out): {right} of {total} ({share:.0%}).",
+        f"held out): {right} of {total} ({share:.0%}); of the pairs whose measured per-GPU "
+        f"figures differ by more than 10 %: {right10} of {total10} ({share10:.0%}).",
         "",
         "Bands (measured ÷ estimate): "
         + "; ".join(

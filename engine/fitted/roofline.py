@@ -7,7 +7,8 @@ Per replica of ``tp`` GPUs (per-GPU quantities; docs/engine/accuracy.md has the 
                                                   (accelerator family / serving software)
     power = min(1, TDP / 700 W)^γ            a card held below 700 W clocks lower
     B_mem  = KV memory left after weights / KV bytes of one sequence (input + output)
-    m(B)   = (weights × touched(B) / tp + B × KV(in + out/2) / tp) / BW
+    m(B)   = (weights × touched(B) / tp + B × beams × KV(in + out/2) / tp) / BW
+             (every beam of a beam search attends the whole prompt)
              touched(B) = 1 − (1 − active/total)^B: an MoE step reads the experts its B
              tokens route to (all of a dense model)
     c(B)   = 2 × active × B / tp / F
@@ -143,7 +144,7 @@ def predict(cases: Sequence[Case], params: Parameters) -> Predicted:
     def step(requests: np.ndarray) -> np.ndarray:
         batch = requests * beams  # every beam is a sequence the decode step advances
         touched = np.where(routed >= 1, 1.0, 1 - (1 - routed) ** batch)
-        kv_read = requests * kv_token * (inp + beams * out / 2) / kv_shards
+        kv_read = requests * beams * kv_token * (inp + out / 2) / kv_shards  # each beam attends
         memory = (weights * touched / tp + kv_read) / bw
         compute = 2 * active * batch / tp / flops
         comm = np.where(

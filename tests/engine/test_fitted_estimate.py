@@ -11,8 +11,15 @@ import pytest
 
 from benchmarks.mlperf_fit_data import rows_for, write_csv
 from benchmarks.parsers.mlperf_results import read_results_tree
-from engine.fitted import LATENCY_BOUND, THROUGHPUT_BOUND, case_for, estimate, regime_band
-from engine.fitted.accuracy import bands
+from engine.fitted import (
+    LATENCY_BOUND,
+    THROUGHPUT_BOUND,
+    case_for,
+    estimate,
+    regime_band,
+    shape_ratio,
+)
+from engine.fitted.accuracy import bands, pairs_ordered
 from engine.fitted.cases import FIT_DATA, load_fit_data
 from engine.fitted.fit import OutOfSample, fit
 from engine.fitted.roofline import PARAMETERS
@@ -148,3 +155,37 @@ def test_the_fit_data_leaves_out_what_the_catalog_cannot_name_with_its_reason(tm
         "not a decoder LLM"
         in reasons[_summary_path("Acme", "H200x1", "stable-diffusion-xl", "Offline")]
     )
+
+
+def test_a_published_result_scales_to_a_briefs_shape_by_the_estimators_own_ratio():
+    mlperf = _llama(H200, 1)  # Offline: 300-token prompts, 294-token answers
+    assert shape_ratio(mlperf, 300, 294) == pytest.approx(1.0)
+    longer_prompts = shape_ratio(mlperf, 3000, 294)
+    tighter = shape_ratio(mlperf, 300, 294, tpot_limit_ms=30)
+    assert longer_prompts < 1
+    assert tighter < 1
+    assert shape_ratio(mlperf, 3000, 294) == pytest.approx(
+        estimate(_llama(H200, 1, input_tokens=3000)).tokens_per_gpu_s
+        / estimate(mlperf).tokens_per_gpu_s
+    )
+
+
+def test_pairs_are_judged_by_each_accelerators_median_and_near_ties_can_be_set_aside():
+    """Three accelerators measured 100, 105 and 200 tokens/s per GPU, estimated 110, 100 and
+    250: the 100/105 pair is reversed (5 % apart: a tie at a 10 % margin), the other two right."""
+    base = load_fit_data()[0]
+    items = [
+        OutOfSample(
+            replace(base, tokens_per_gpu_s=measured, accelerator=name),
+            predicted,
+            False,
+            "accelerator",
+        )
+        for name, measured, predicted in (
+            ("a", 100.0, 110.0),
+            ("b", 105.0, 100.0),
+            ("c", 200.0, 250.0),
+        )
+    ]
+    assert pairs_ordered(items) == (2, 3)
+    assert pairs_ordered(items, margin=0.10) == (2, 2)

@@ -56,8 +56,8 @@ def test_shared_errors_keep_each_rows_band_and_move_rows_together():
     # each row is still uniform: its deciles sit at 0.1, ..., 0.9
     for row in u:
         assert np.percentile(row, [10, 50, 90]) == pytest.approx([0.1, 0.5, 0.9], abs=0.02)
-    # two rows of one family correlate by shared + family (0.3776 + 0.1848 = 0.56 here);
-    # independent draws would not correlate at all
+    # two rows of one family correlate by their shared + family shares (their normals add
+    # √shared² + √family² of unit variance); independent draws would not correlate at all
     correlation = np.corrcoef(u)[0, 1]
     assert correlation == pytest.approx(shares["shared"] + shares["family"], abs=0.05)
     assert abs(np.corrcoef(own)[0, 1]) < 0.03
