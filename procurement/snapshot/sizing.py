@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Final, Literal, cast
+from typing import Final, Literal
 
 from core import workloads
 from core.values import finite_or_none
@@ -303,6 +303,8 @@ def fitted_estimate(
     accelerator lacks a figure the fit reads."""
 
     def build() -> PerfFacts:
+        if not gpu.memory_bandwidth_tbps:
+            return {}  # the fit reads the bandwidth: the roofline's own error says what is missing
         try:
             found = fitted.estimate(fitted_case(ctx, acc, gpu, gpus))
         except EngineInputError:
@@ -322,12 +324,12 @@ def fitted_estimate(
         }
 
     facts = ctx.memo(("fitted", acc["slug"], gpu, gpus), build)
-    out = dict(facts)
+    out = facts.copy()
     if out and cached > 0:
         # the fit has no prefix cache: the roofline's share of GPU time the cache saves
         factor, _ = _cache_factor(ctx, gpu, gpus, cached)
-        out["tokens_per_s"] = float(out["tokens_per_s"]) * factor
-    return cast(PerfFacts, out)
+        out["tokens_per_s"] = float(out.get("tokens_per_s") or 0.0) * factor
+    return out
 
 
 def _fitted_shape(
