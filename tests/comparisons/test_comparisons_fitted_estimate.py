@@ -112,11 +112,28 @@ def test_a_snapshot_frozen_before_engine_1_7_0_recomputes_on_the_unfitted_roofli
     old_snapshot = {**comparison.snapshot, "engine_version": "1.6.0"}
     old = {r["key"]: r for r in compute(old_snapshot, seed=7, samples=200).rows}[key]
     assert new["performance"]["tokens_per_s"] == pytest.approx(1703.843, abs=1e-3)
-    assert old["performance"]["tokens_per_s"] == pytest.approx(
-        roofline_tokens_per_s(16), abs=1e-3
-    )
+    assert old["performance"]["tokens_per_s"] == pytest.approx(roofline_tokens_per_s(16), abs=1e-3)
     assert "estimate" not in old["performance"]
     assert "roofline_tokens_per_s" not in old["performance"]
     # a frozen snapshot of any version computes the same twice (ADR 0003)
     again = {r["key"]: r for r in compute(old_snapshot, seed=7, samples=200).rows}[key]
     assert again["unit_cost_usd"] == old["unit_cost_usd"]
+
+
+def test_p6_a_cheaper_estimate_is_not_certain_while_the_bands_overlap(lead):
+    """As above with H200 at 2.80 USD per GPU-hour: its likely unit cost is 2.80 / 2,099.7 ÷
+    (2.50 / 1,703.8) = 0.909 of H100's, 9 % cheaper, well inside either row's ×0.898–×1.607
+    band; it is the likelier cheapest, but not certainly (finding P6)."""
+    h100 = h100_quote(lead, price="2.50")
+    h200_gpu = AcceleratorFactory(
+        slug="h200-sxm-141gb", name="H200 SXM 141GB", memory_gb=141.0, memory_bandwidth_tbps=4.8
+    )
+    h200 = QuoteFactory(accelerator=h200_gpu, price_per_gpu_hour=Decimal("2.80"))
+    answer_checklist(h200.provider, lead)
+    comparison = compare(lead, audit_brief(lead), [h100, h200])
+    a, b = row(comparison, h100), row(comparison, h200)
+    assert b.unit_cost_usd / a.unit_cost_usd == pytest.approx(
+        Decimal("0.909"), abs=Decimal("0.002")
+    )
+    assert 0.5 < b.prob_cheapest < 0.95
+    assert a.prob_cheapest > 0.05
