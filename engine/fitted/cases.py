@@ -94,6 +94,9 @@ class Case:
     output_tokens: float
     tpot_limit_ms: float | None = None  # the per-token latency limit (None: throughput only)
     beams: int = 1  # sequences decoded per request (MLPerf's GPT-J: beam search, 4 beams)
+    # the most requests there are to batch (a brief's concurrency); None: as many as memory
+    # holds, as in MLPerf's Offline and Server runs
+    max_requests: float | None = None
 
     @property
     def moe(self) -> bool:
@@ -213,6 +216,7 @@ def case_for(
     tpot_limit_ms: float | None = None,
     group: str = REFERENCE_GROUP,
     tdp_w: float = 700.0,
+    max_requests: float | None = None,
 ) -> Case:
     """A comparison row's case from the engine's own specs."""
     link = float(gpu.interconnect_gbps or 64.0)
@@ -236,4 +240,5 @@ def case_for(
         input_tokens=max(1.0, float(input_tokens)),
         output_tokens=max(1.0, float(output_tokens)),
         tpot_limit_ms=tpot_limit_ms if tpot_limit_ms and math.isfinite(tpot_limit_ms) else None,
+        max_requests=max(1.0, float(max_requests)) if max_requests else None,
     )

@@ -110,6 +110,9 @@ def _arrays(cases: Sequence[Case]) -> dict[str, np.ndarray]:
     out["tpot_s"] = np.array(
         [c.tpot_limit_ms / 1e3 if c.tpot_limit_ms else np.inf for c in cases], dtype=float
     )
+    out["max_requests"] = np.array(
+        [c.max_requests if c.max_requests else np.inf for c in cases], dtype=float
+    )
     out["pcie"] = np.array([c.link_kind == "pcie" for c in cases])
     out["moe"] = np.array([c.moe for c in cases])
     return out
@@ -135,6 +138,7 @@ def predict(cases: Sequence[Case], params: Parameters) -> Predicted:
     free = a["memory_bytes"] * USABLE_MEMORY_SHARE - OVERHEAD_BYTES - weights / tp
     seq_tokens = inp + beams * out  # the beams share the prompt's KV
     b_mem = np.clip(free * kv_shards / (kv_token * seq_tokens), 1.0, MAX_BATCH_PER_GPU * tp)
+    b_mem = np.maximum(1.0, np.minimum(b_mem, a["max_requests"]))  # no more than there are
     routed = a["active_params_b"] / a["params_b"]
     link = a["link_gbps"] * 1e9 * np.where(a["pcie"], p["eta_link_pcie"], p["eta_link_nvlink"])
     # causal attention over the prompt: QKᵀ and AV, each in²/2 × hidden multiply-adds per layer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Collection, Hashable
+from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
@@ -35,6 +35,19 @@ def route_key(route_id: int) -> str:
     return f"api:{route_id}"
 
 
+# The first engine whose estimated rows use the fitted roofline (engine/fitted).
+FITTED_SINCE = (1, 8, 0)
+
+
+def engine_version_of(snap: Mapping[str, object]) -> tuple[int, ...]:
+    """The engine version a snapshot was frozen under; (0,) when it records none."""
+    raw = str(snap.get("engine_version") or "")
+    try:
+        return tuple(int(part) for part in raw.split("."))
+    except ValueError:
+        return (0,)
+
+
 class Context:
     """What every candidate of one snapshot shares (brief, model, rates, assumptions)."""
 
@@ -53,6 +66,9 @@ class Context:
         self.results = snap["measured"]["results"]
         self.published = snap["measured"].get("published") or []
         self.calibration: dict[str, CalibrationRow] = snap.get("calibration") or {}
+        # A snapshot keeps the estimator it was frozen under: one frozen before the fitted
+        # estimate thaws and recomputes on the unfitted roofline (ADR 0003).
+        self.fitted = engine_version_of(snap) >= FITTED_SINCE
         self._memo: dict[tuple[Hashable, ...], object] = {}
 
     def without_results(self, result_ids: Collection[int | str | None]) -> Context:

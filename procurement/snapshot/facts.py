@@ -127,6 +127,18 @@ class ConfigurationVerdictFacts(TypedDict):
     nodes_peak: int | None
 
 
+class FittedFacts(TypedDict):
+    """An estimated row's fitted estimate (engine 1.8.0, engine/fitted): its regime, its
+    p10–p90 as factors of the figure, the error group it shares draws with, and the mean
+    request (input, output tokens) it was read at."""
+
+    estimator: str
+    regime: str  # "throughput-bound" | "latency-bound"
+    band: list[float]  # [p10, p90] × the estimate
+    error_group: str  # "fitted:<regime>|<family>"
+    request: list[float]
+
+
 class PerfFacts(TypedDict, total=False):
     """A GPU row's performance and where each figure came from (snapshot/sizing.py,
     evidence.py, media.py; training rows carry the peak TFLOPS only). Latencies are ms."""
@@ -156,6 +168,8 @@ class PerfFacts(TypedDict, total=False):
     configuration: ConfigurationFacts  # inference: the configuration the row is costed in
     calibration_applied: str  # an estimate moved by the ledger, in words
     estimated_tokens_per_s: float | None  # the roofline figure before the ledger moved it
+    estimate: FittedFacts  # estimated rows of engine 1.8.0 on: the fitted estimate
+    roofline_tokens_per_s: float | None  # the unfitted roofline's figure, shown beside it
     peak_dense_tflops_per_gpu: float  # training
     peak_source: str  # training: which datasheet figure gave the peak
     outputs_per_s: float | None  # media: assets per second per GPU

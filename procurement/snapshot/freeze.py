@@ -98,6 +98,7 @@ def _accelerator(acc: Accelerator) -> AcceleratorRow:
         "vendor": acc.vendor,
         "tdp_w": acc.tdp_w,
         "interconnect": acc.interconnect,
+        "architecture": acc.architecture,
         "spec": cast(GpuSpecRow, plain(dataclasses.asdict(gpu_spec_for(acc)))),
     }
 

@@ -318,18 +318,27 @@ def _finish(
     facts["checklist"] = checklist
     facts["perf_source"] = perf.get("throughput_source", "estimated")
     throughput: Range | None = None
+    error_group = ""
     unit: ThroughputUnit = "tokens_per_s"
     if ctx.cls == "media" and (outputs := perf.get("outputs_per_s")):
         throughput = ctx.spread(outputs, perf["throughput_source"])
         unit = "outputs_per_s"
     elif not training and (tokens := perf.get("tokens_per_s")):
         throughput = ctx.spread(tokens, perf["throughput_source"], extras.widen)
+        fitted = perf.get("estimate") if perf["throughput_source"] == "estimated" else None
+        if fitted is not None:
+            low, high = fitted["band"]
+            throughput = Range(tokens * low, tokens, tokens * high)
+            error_group = fitted["error_group"]
+        # the ledger's ratios are measured ÷ the unfitted roofline: they move that figure
+        roofline = perf.get("roofline_tokens_per_s") or tokens
         if perf["throughput_source"] == "estimated" and (
-            calibrated := calibrated_spread(ctx, float(tokens), acc["slug"])
+            calibrated := calibrated_spread(ctx, float(roofline), acc["slug"])
         ):
             throughput, perf["calibration_applied"] = calibrated
+            error_group = ""  # the ledger's own spread, measured on this accelerator
             # the row shows the throughput it is costed at; the roofline figure stays beside it
-            perf["estimated_tokens_per_s"] = tokens
+            perf["estimated_tokens_per_s"] = roofline
             perf["tokens_per_s"] = round(throughput.likely, 3)
     fabric = quote.get("inter_node_bandwidth_gbps")
     purchase = None
@@ -426,6 +435,7 @@ def _finish(
             price_far_unverified=(quote.get("price_check") or {}).get("confirmed_by") != "staff",
             max_gpus_available=int(cap) if cap else None,
             accelerator_name=acc["name"],
+            throughput_error_group=error_group,
         )
     except EngineInputError as exc:
         return None, facts, [f"cannot be costed: {exc.message}"]

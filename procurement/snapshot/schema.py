@@ -90,6 +90,7 @@ class AcceleratorRow(TypedDict):
     tdp_w: int | None
     interconnect: str
     spec: GpuSpecRow
+    architecture: NotRequired[str]  # "Hopper": the fitted estimate's family (engine 1.8.0)
 
 
 class ModelRow(TypedDict, total=False):

@@ -6,10 +6,12 @@ Pure: no Django.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Final, Literal
 
 from core import workloads
 from core.values import finite_or_none
+from engine import fitted
 from engine.errors import EngineInputError
 from engine.memory.context import fit_contexts
 from engine.memory.fit import (
@@ -20,20 +22,27 @@ from engine.memory.fit import (
     ModelSpec,
     memory_fit,
 )
-from engine.performance import InferencePerfInput, estimate_inference
+from engine.performance import InferencePerfInput, estimate_inference, peak_dense_tflops
 from engine.serving_engines import prefix_caching
 from procurement.snapshot import evidence
 from procurement.snapshot.context import Context, rounded
 from procurement.snapshot.facts import EngineExtras, FitFacts, PerfFacts
 from procurement.snapshot.ledger import ledger_pairs
 from procurement.snapshot.schema import AcceleratorRow, FrozenResult, QuoteRow
+from procurement.snapshot.workload import tokens_per_request
 
 # Memory-fit mode per class: a whole-model training run sizes as "training".
 TRAINING_MODES = dict.fromkeys(workloads.TRAINING_RUN, "training")
 FOUR_BIT = {"int4", "fp4"}
 # The figures a row shows rounded to 0.001 (the throughput and the latencies).
-ROUNDED: Final[tuple[Literal["tokens_per_s", "ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"], ...]] = (
+ROUNDED: Final[
+    tuple[
+        Literal["tokens_per_s", "roofline_tokens_per_s", "ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms"],
+        ...,
+    ]
+] = (
     "tokens_per_s",
+    "roofline_tokens_per_s",
     "ttft_p95_ms",
     "itl_p95_ms",
     "e2e_p99_ms",
@@ -232,8 +241,133 @@ def estimate_at(ctx: Context, gpu: GpuSpec, gpus: int, shape: tuple[int, int, st
     )
 
 
+# The serving software a fitted row is read with when the brief names none: what MLPerf
+# Inference v4.1 submitters ran on each vendor's cards (TensorRT-LLM on NVIDIA, vLLM on AMD).
+DEFAULT_SOFTWARE = {"amd": "vllm"}
+SOFTWARE_NAMES = dict.fromkeys(("trt-llm", "tensorrtllm", "tensorrt"), "tensorrt-llm")
+
+
+def _software(ctx: Context, acc: AcceleratorRow) -> str:
+    named = str(ctx.brief.get("serving_engine") or "").strip().lower().replace("_", "-")
+    if named:
+        return SOFTWARE_NAMES.get(named, named)
+    return DEFAULT_SOFTWARE.get(str(acc.get("vendor") or "").lower(), "tensorrt-llm")
+
+
+def _tpot_limit(ctx: Context) -> float | None:
+    """The brief's per-token latency target, the limit a latency-bound batch must keep."""
+    itl = finite_or_none(ctx.brief.get("itl_p95_ms"))
+    return float(itl) if itl else None
+
+
+def fitted_case(
+    ctx: Context,
+    acc: AcceleratorRow,
+    gpu: GpuSpec,
+    gpus: int,
+    shape: tuple[float, float, str] | None = None,
+) -> fitted.Case:
+    """The fitted estimator's case for a row: at the brief's mean request (the one the cost
+    uses, E13) unless ``shape`` (input, output tokens, weight precision) says otherwise."""
+    tokens_in, tokens_out = tokens_per_request(ctx.brief)
+    precision = ctx.brief["weight_precision"]
+    if shape is not None:
+        tokens_in, tokens_out, precision = shape
+    peak, _ = peak_dense_tflops(gpu, precision)
+    return fitted.case_for(
+        model_of(ctx),
+        gpu,
+        weight_precision=precision,
+        kv_precision=ctx.brief["kv_precision"],
+        peak_tflops=peak,
+        gpus=gpus,
+        input_tokens=tokens_in or 1.0,
+        output_tokens=tokens_out or 1.0,
+        tpot_limit_ms=_tpot_limit(ctx),
+        group=fitted.group_of(str(acc.get("architecture") or ""), _software(ctx, acc)),
+        tdp_w=float(acc.get("tdp_w") or 700.0),
+        max_requests=float(ctx.brief.get("concurrency") or ctx.brief.get("batch_size") or 0),
+    )
+
+
+def _family(acc: AcceleratorRow) -> str:
+    return fitted.group_of(str(acc.get("architecture") or ""), "").rstrip("/") or acc["slug"]
+
+
+def fitted_estimate(
+    ctx: Context, acc: AcceleratorRow, gpu: GpuSpec, gpus: int, cached: float = 0.0
+) -> PerfFacts:
+    """The fitted throughput per replica at the brief's mean request, its regime, its
+    p10–p90 factors (the fit's out-of-sample error in that regime, P7) and the error group
+    rows of one model of error share (engine/montecarlo/throughput_error.py); {} when the
+    accelerator lacks a figure the fit reads."""
+
+    def build() -> PerfFacts:
+        if not gpu.memory_bandwidth_tbps:
+            return {}  # the fit reads the bandwidth: the roofline's own error says what is missing
+        try:
+            found = fitted.estimate(fitted_case(ctx, acc, gpu, gpus))
+        except EngineInputError:
+            return {}
+        if not (found.tokens_per_gpu_s > 0 and math.isfinite(found.tokens_per_gpu_s)):
+            return {}
+        low, high = fitted.regime_band(found.regime)
+        return {
+            "tokens_per_s": found.tokens_per_gpu_s * gpus,
+            "estimate": {
+                "estimator": "fitted",
+                "regime": found.regime,
+                "band": [min(1.0, low), max(1.0, high)],
+                "error_group": f"fitted:{found.regime}|{_family(acc)}",
+                "request": list(tokens_per_request(ctx.brief)),
+            },
+        }
+
+    facts = ctx.memo(("fitted", acc["slug"], gpu, gpus), build)
+    out = facts.copy()
+    if out and cached > 0:
+        # the fit has no prefix cache: the roofline's share of GPU time the cache saves
+        factor, _ = _cache_factor(ctx, gpu, gpus, cached)
+        out["tokens_per_s"] = float(out.get("tokens_per_s") or 0.0) * factor
+    return out
+
+
+def _fitted_shape(
+    ctx: Context,
+    acc: AcceleratorRow,
+    gpu: GpuSpec,
+    gpus: int,
+    result: FrozenResult,
+    bench: tuple[float, float, str],
+) -> tuple[float, str]:
+    """`published_shape` on the fitted estimator (engine 1.8.0): its own ratio between the
+    brief's mean request under the brief's TPOT target and the benchmark's request under the
+    scenario's TPOT limit, at the result's precision."""
+    tokens_in, tokens_out = tokens_per_request(ctx.brief)
+    limit = finite_or_none(result.get("tpot_limit_ms"))
+    mine = (round(tokens_in), round(tokens_out))
+    theirs = (round(bench[0]), round(bench[1]))
+    if mine == theirs and _tpot_limit(ctx) == limit:
+        return 1.0, f"at the benchmark's own request shape ({theirs[0]:,} in, {theirs[1]:,} out)"
+    try:
+        case = replace(fitted_case(ctx, acc, gpu, gpus, bench), tpot_limit_ms=limit)
+        factor = fitted.shape_ratio(case, tokens_in or 1.0, tokens_out or 1.0, _tpot_limit(ctx))
+    except EngineInputError:
+        factor = 0.0
+    if not (factor > 0 and math.isfinite(factor)):
+        return 1.0, (
+            "the fitted estimate cannot scale it to the brief's request: the published "
+            "throughput is kept"
+        )
+    return factor, (
+        f"scaled ×{factor:.3f} from the benchmark's request ({theirs[0]:,} in, {theirs[1]:,} "
+        f"out) to the brief's mean request ({mine[0]:,} in, {mine[1]:,} out): the fitted "
+        "estimate's ratio between the two"
+    )
+
+
 def published_shape(
-    ctx: Context, gpu: GpuSpec, gpus: int, result: FrozenResult
+    ctx: Context, gpu: GpuSpec, gpus: int, result: FrozenResult, acc: AcceleratorRow | None = None
 ) -> tuple[float, str]:
     """(a published throughput × this, in words): the estimator's own ratio between the
     brief's request (p95 input and output, as the estimate reads it) and the benchmark's
@@ -244,6 +378,8 @@ def published_shape(
     if not tokens_in or not tokens_out:
         return 1.0, "its request shape is not recorded: the published throughput is kept"
     precision = result.get("precision") or ctx.brief["weight_precision"]
+    if ctx.fitted and acc is not None:
+        return _fitted_shape(ctx, acc, gpu, gpus, result, (tokens_in, tokens_out, precision))
     brief_shape = (
         int(ctx.brief.get("p95_input_tokens") or 1),
         int(ctx.brief.get("p95_output_tokens") or 1),
@@ -337,7 +473,7 @@ def inference_perf(
             caching += why
         shape = (1.0, "")
         if match.kind == "published":
-            shape = published_shape(ctx, gpu, gpus, result)
+            shape = published_shape(ctx, gpu, gpus, result, acc)
         extras = evidence.apply(ctx, perf, result, match, gpus, cache_factor=factor * shape[0])
         if shape[1]:
             perf["evidence"]["adjustments"].append(shape[1])
@@ -353,6 +489,12 @@ def inference_perf(
     else:
         model = ctx.model_row.get("slug", "")
         extras.evidence_key = f"estimate:{acc['slug']}:{model}"
+        if ctx.fitted and (found := fitted_estimate(ctx, acc, gpu, gpus, share)):
+            # the throughput is the fitted estimate at the mean request; the latencies stay
+            # the roofline's at the p95 request (they meet p95 targets)
+            perf["roofline_tokens_per_s"] = perf.get("tokens_per_s")
+            perf["tokens_per_s"] = found["tokens_per_s"]
+            perf["estimate"] = found["estimate"]
         perf["evidence"] = {"kind": "estimated", "reason": "no benchmark matches the brief"}
         perf["acceptance_source"] = "the brief's assumption"
         evidence.state_brief_rates(ctx, perf)

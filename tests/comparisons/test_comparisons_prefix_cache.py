@@ -15,6 +15,7 @@ import pytest
 from tests.comparisons.sweep_world import (
     audit_brief,
     compare,
+    fitted_tokens_per_s,
     h100_quote,
     roofline_tokens_per_s,
     row,
@@ -75,13 +76,21 @@ def test_n10_prefix_caching_lowers_prefill_on_a_measured_gpu_row(api_client, lea
 
 def test_n10_an_estimated_gpu_row_prefills_only_the_uncached_input(lead):
     """No benchmark: the roofline itself prefills 500 of the 1,000 input tokens,
-    16 × 200 / (16 × 0.020222 + 200 × 0.009108) = 1,491.7 tok/s instead of 1,296.2."""
+    16 × 200 / (16 × 0.020222 + 200 × 0.009108) = 1,491.7 tok/s instead of 1,296.2. The row
+    is costed on the fitted estimate (1,703.8 tok/s, `fitted_tokens_per_s`) with that same
+    saving, × 1,491.7455 / 1,296.2297 = × 1.1508: 1,960.8 tok/s."""
     brief = audit_brief(lead, serving_engine="SGLang")
     quote = h100_quote(lead)
     got = row(compare(lead, brief, [quote], cached_input_fraction=0.5), quote)
     perf = got.performance
     assert perf["evidence"]["kind"] == "estimated"
-    assert perf["tokens_per_s"] == pytest.approx(roofline_tokens_per_s(16, cached=0.5), abs=1e-3)
+    assert perf["roofline_tokens_per_s"] == pytest.approx(
+        roofline_tokens_per_s(16, cached=0.5), abs=1e-3
+    )
+    factor = roofline_tokens_per_s(16, cached=0.5) / roofline_tokens_per_s(16)
+    assert fitted_tokens_per_s() == pytest.approx(1703.8, abs=0.1)
+    assert perf["tokens_per_s"] == pytest.approx(fitted_tokens_per_s() * factor, abs=1e-2)
+    assert perf["tokens_per_s"] == pytest.approx(1960.8, abs=0.1)
     assert roofline_tokens_per_s(16, cached=0.5) == pytest.approx(1491.7, abs=0.1)
     assert roofline_tokens_per_s(16) == pytest.approx(1296.2, abs=0.1)
     assert perf["prefix_caching"].startswith("SGLang caches prefixes (RadixAttention)")
@@ -105,6 +114,12 @@ def test_n10_no_prefix_caching_where_no_engine_that_caches_is_stated(api_client,
     assert estimated.performance["prefix_caching"].startswith(
         "not applied: llama.cpp is not known to cache prefixes"
     )
+    assert estimated.performance["roofline_tokens_per_s"] == pytest.approx(
+        roofline_tokens_per_s(16), abs=1e-3
+    )
+    # the upload above put a measured ÷ roofline pair in the calibration ledger: the ledger
+    # moves the figure its ratios were taken against, the unfitted roofline's
+    assert estimated.performance["calibration_applied"]
     assert estimated.performance["tokens_per_s"] == pytest.approx(
         roofline_tokens_per_s(16), abs=1e-3
     )

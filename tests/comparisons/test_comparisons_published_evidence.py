@@ -198,3 +198,47 @@ def test_a_newer_round_beats_an_older_one(world, lead):
     # 40,000 / 8 = 5,000 per GPU, on the row's GPUs
     assert row.performance["tokens_per_s"] / row.gpus == pytest.approx(5000.0, rel=0.05)
     assert row.performance["evidence"]["reason"].startswith("published · MLPerf Inference v9.9")
+
+
+def test_a_published_result_scales_to_the_brief_by_the_fitted_estimate_s_own_ratio(world, lead):
+    """E13 and the fitted estimator (engine 1.7.0): a brief asking 1,000 tokens in and 200 out
+    on average (p95 2,000 and 400) moves Lenovo's H200 figure (3,989.625 per GPU at 300 in,
+    294 out) by the fitted estimate's ratio between the two requests at the result's FP8 on
+    one GPU, the one `engine.fitted.shape_ratio` gives, and the row says so."""
+    from briefs.fit import gpu_spec_for, model_spec_for
+    from engine import fitted
+
+    brief, quotes = world
+    brief.mean_input_tokens, brief.p95_input_tokens = 1000, 2000
+    brief.mean_output_tokens, brief.p95_output_tokens = 200, 400
+    brief.save()
+    row = _rows(lead, brief, {"h200": quotes["h200-sxm-141gb"]})["h200-sxm-141gb"]
+    assert _chosen(row).submitter == "Lenovo"
+    rid = row.performance["evidence"]["result_id"]
+    (frozen,) = [
+        r for r in row.comparison.snapshot["measured"]["published"] if r["result_id"] == rid
+    ]
+    acc = Accelerator.objects.get(slug="h200-sxm-141gb")
+    gpu = gpu_spec_for(acc)
+    case = fitted.case_for(
+        model_spec_for(brief.model),
+        gpu,
+        weight_precision="fp8",
+        kv_precision="fp8",
+        peak_tflops=float(gpu.fp8_dense_tflops or 0),
+        gpus=row.gpus,
+        input_tokens=300,
+        output_tokens=frozen["output_tokens_mean"],
+        group="hopper/tensorrt-llm",
+        tdp_w=float(acc.tdp_w or 700),
+        max_requests=256,
+    )
+    ratio = fitted.shape_ratio(case, 1000, 200)
+    assert ratio != pytest.approx(1.0, abs=0.01)  # the request shape matters here
+    per_gpu = row.performance["tokens_per_s"] / row.gpus
+    assert per_gpu == pytest.approx(3989.625 * ratio, rel=1e-6)
+    assert any(
+        a.startswith(f"scaled ×{ratio:.3f} from the benchmark's request (300 in, ")
+        and a.endswith("the fitted estimate's ratio between the two")
+        for a in row.performance["evidence"]["adjustments"]
+    ), row.performance["evidence"]["adjustments"]
