@@ -1,73 +1,31 @@
-"""Matching rules: does a benchmark result count as evidence for one candidate of one brief?
-
-Pure: dataclasses in, a verdict out (docs/engine/evidence.md). A result is
-
-- **measured** for a candidate only when it was measured on the candidate's accelerator, on
-  the brief's model (same model profile, or the same name once the organisation prefix and
-  the "-Instruct"/"-chat" suffixes are dropped) at the brief's precision, at the candidate's
-  GPU count, with input and output lengths within ``LENGTH_TOLERANCE`` (±25 %) of the
-  brief's and a concurrency (or the highest measured concurrency of its sweep) at least the
-  brief's;
-- **proxy** when it is the same model on another shape or setup (lengths, concurrency,
-  precision, KV-cache precision, GPU count, tensor/pipeline layout, serving engine or its
-  major version), or a model of the same family **and version** and size class (active
-  parameter counts within ``SIZE_CLASS_RATIO``, from the model profile when the brief has
-  one); the adjustment applied is stated and the spread widens. A result at another weight
-  precision is scaled by the ratio of weight bytes (memory-bound decode reads every weight
-  once per token: an FP8 result for a BF16 brief × 0.5); one of another serving engine,
-  engine major version or KV-cache precision keeps its throughput (no public factor carries
-  one to the other) and says so;
-- a mixture-of-experts result never stands for a dense brief, nor the reverse;
-- **published** when it is a public, VALID result of the same model (or the same family and size
-  class) on the same accelerator in the brief's regime (`match_published`): ranked below the
-  team's own measurement and above the estimate;
-- a measurement on one node never stands for a row whose GPUs span several (tensor parallel
-  across instances is not the measured setup); a file's nodes are read as full nodes of
-  ``NODE_GPUS_ASSUMED`` GPUs;
-- **ignored** otherwise, with the reason in words ("benchmark of Llama 3.1 8B ignored: the
-  brief is Llama 3.1 70B").
-
-Scaling is never silent: a result measured on N GPUs costed on M ≠ N GPUs is scaled linearly
-per GPU (M / N) and says so, and its low spread factor drops by ``SCALING_WIDENING`` per
-doubling (tensor-parallel efficiency was not measured). A proxy of another size scales
-throughput by the ratio of active parameters (decode reads every active weight once per
-token) and says so.
-"""
+"""The evidence rules (the package docstring): match a result to a row, choose and rank."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Sequence
 
+from engine.evidence.kinds import (
+    LENGTH_TOLERANCE,
+    PROXY_WIDENING,
+    SCALING_WIDENING,
+    SIZE_CLASS_RATIO,
+    EvidenceMatch,
+    EvidenceTarget,
+    Published,
+    ResultWorkload,
+    evidence_strength,
+)
+from engine.evidence.names import (
+    family_of,
+    is_moe_name,
+    moe_active_from_name,
+    normalise_model,
+    params_from_name,
+)
 from engine.evidence_setup import Setup, setup_adjustments, setup_differences
 
-EvidenceKind = Literal["measured", "proxy", "published", "ignored"]
-
-#: The one judge's words for what a row's figures rest on, strongest first; every page and
-#: every ordering reads them from here (issue 37, U9): measured on the hardware, a proxy of
-#: it, a published result (MLPerf), or the roofline's estimate.
-EVIDENCE_KINDS = ("measured", "proxy", "published", "estimated")
-
-
-def evidence_strength(kind: str) -> int:
-    """0 for the strongest kind (measured); anything not evidence ("ignored") sorts last."""
-    return EVIDENCE_KINDS.index(kind) if kind in EVIDENCE_KINDS else len(EVIDENCE_KINDS)
-
-
-LENGTH_TOLERANCE = 0.25  # ± share of the brief's token lengths
-SIZE_CLASS_RATIO = 1.3  # same size class: larger / smaller parameter count ≤ this
-PROXY_WIDENING = 0.15  # proxy: low spread factor × (1 − this), high × (1 + this / 3)
-SCALING_WIDENING = 0.10  # per doubling of the GPU count between measured and costed
-# A serving file does not say how many nodes its GPUs were on: up to a standard 8-GPU node
-# it is read as one node, beyond it as full nodes of 8 (a 16-GPU run is two nodes).
-NODE_GPUS_ASSUMED = 8
-
-_SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z])")
-_SUFFIXES = re.compile(r"-(instruct|chat|it|hf|base)$")
-# Bytes per weight (engine/precision.py's table, repeated for the names results use).
 _WEIGHT_BYTES = {
     "fp32": 4.0,
     "bf16": 2.0,
@@ -81,216 +39,6 @@ _WEIGHT_BYTES = {
     "nvfp4": 0.5,
     "mxfp4": 0.5,
 }
-_MOE_ACTIVE = re.compile(r"(?:^|-)a(\d+(?:-\d+)?)b(?:-|$)")  # Qwen3-30B-A3B, …-A2.7B
-_MOE_WORDS = re.compile(r"(?:^|-)(moe|mixtral|deepseek-v[23]|\d+x\d+b)(?:-|$)")
-
-
-@dataclass(frozen=True, slots=True)
-class Published:
-    """Where a published result comes from and the regime it held (MLPerf Inference)."""
-
-    round: str  # "MLPerf Inference v4.1"
-    submitter: str
-    software: str
-    scenario: str  # Offline, Server or Interactive
-    ttft_limit_ms: float | None = None  # the scenario's limits (p99), None: no limit
-    tpot_limit_ms: float | None = None
-    # The spread of this accelerator's per-GPU figure across the round's submitters, as
-    # factors of this result's (low ≤ 1 ≤ high): the row's band.
-    spread_low: float = 1.0
-    spread_high: float = 1.0
-    off_median: float = 0.0  # |log(this result / the submitters' median)|
-    division: str = "closed"
-    precision: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class ResultWorkload:
-    """What a benchmark result says it measured (None / "" when the file does not say)."""
-
-    result_id: int | str
-    accelerator: str
-    model_name: str = ""
-    model_profile_id: int | None = None
-    precision: str = ""
-    gpu_count: int = 1
-    tensor_parallel: int | None = None
-    pipeline_parallel: int | None = None
-    input_tokens_mean: float | None = None
-    input_tokens_p95: float | None = None
-    output_tokens_mean: float | None = None
-    output_tokens_p95: float | None = None
-    concurrency: float | None = None  # the highest concurrency of its sweep
-    request_rate_per_s: float | None = None
-    serving_engine: str = ""
-    engine_version: str = ""
-    quote_id: int | None = None
-    brief_id: int | None = None
-    kv_precision: str = ""  # the KV cache's dtype when the file states it ("auto": not stated)
-    published: Published | None = None  # a public result, not the team's measurement
-    nodes: int = 1  # the nodes its GPUs were on (a serving file measures one server)
-    measured_on_version: int | None = None  # an earlier version of the offer it ran on
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceTarget:
-    """The candidate's side: the brief's model, precision and shape, and the row's hardware."""
-
-    accelerator: str
-    gpus: int
-    model_name: str
-    model_profile_id: int | None = None
-    model_params_b: float | None = None
-    model_family: str = ""
-    precision: str = ""
-    input_tokens_mean: float | None = None
-    input_tokens_p95: float | None = None
-    output_tokens_mean: float | None = None
-    output_tokens_p95: float | None = None
-    concurrency: float | None = None
-    quote_id: int | None = None
-    brief_id: int | None = None
-    model_active_params_b: float | None = None  # MoE: the active parameters per token
-    kv_precision: str = ""
-    serving_engine: str = ""  # the brief's ("" : not stated, any engine's result counts)
-    serving_engine_version: str = ""
-    batch: bool = False  # a batch brief (no latency target binds): MLPerf's Offline regime
-    ttft_target_ms: float | None = None  # the brief's p95 targets
-    itl_target_ms: float | None = None
-    nodes: int = 1  # the nodes (instances) the row's GPUs span: an offer's GPUs per node
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceMatch:
-    """One result judged against one candidate."""
-
-    result_id: int | str
-    kind: EvidenceKind
-    reason: str  # one sentence a reviewer reads on the row
-    adjustments: tuple[str, ...] = ()  # each adjustment applied to the measured figures
-    throughput_factor: float = 1.0  # multiply the measured tokens/s per replica by this
-    spread_low_factor: float = 1.0  # multiply the low spread factor by this (≤ 1)
-    spread_high_factor: float = 1.0  # multiply the high spread factor by this (≥ 1)
-    scope: str = ""  # "quote" or "accelerator"
-    differences: tuple[str, ...] = field(default=())
-
-    @property
-    def counts(self) -> bool:
-        return self.kind != "ignored"
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def published_of(item: Mapping[str, Any]) -> Published | None:
-    """A frozen published result's source and regime (None: the team's own result)."""
-    source = item.get("published")
-    if not isinstance(source, Mapping) or not source:
-        return None
-
-    def factor(name: str, default: float) -> float:
-        value = _number(source.get(name))
-        return default if value is None or (value == 0 and default) else value
-
-    return Published(
-        round=source.get("round") or "",
-        submitter=source.get("submitter") or "",
-        software=source.get("software") or "",
-        scenario=source.get("scenario") or "",
-        ttft_limit_ms=_number(source.get("ttft_limit_ms")),
-        tpot_limit_ms=_number(source.get("tpot_limit_ms")),
-        spread_low=factor("spread_low", 1.0),
-        spread_high=factor("spread_high", 1.0),
-        off_median=factor("off_median", 0.0),
-        division=source.get("division") or "closed",
-        precision=item.get("precision") or "",
-    )
-
-
-def workload_of(item: Mapping[str, Any]) -> ResultWorkload:
-    """What a result (or a sweep of results joined into one, `benchmarks/sweep_groups.py`)
-    measured, from its evidence item: the comparison's frozen result and every page read it
-    through this one function, so a file is judged as the sweep it belongs to everywhere
-    (issue 37, U9). A sweep's concurrency is its highest point's."""
-    swept = [
-        c
-        for p in item.get("operating_points") or []
-        if isinstance(p, Mapping) and (c := _number(p.get("concurrency"))) is not None
-    ]
-    tp, pp = item.get("tensor_parallel"), item.get("pipeline_parallel")
-    version = item.get("measured_on_version")
-    gpus = int(item.get("gpu_count") or 1)
-    return ResultWorkload(
-        result_id=item.get("result_id") or 0,
-        accelerator=item.get("accelerator") or "",
-        model_name=item.get("model_name") or "",
-        model_profile_id=item.get("model_profile_id"),
-        precision=item.get("precision") or "",
-        gpu_count=gpus,
-        tensor_parallel=int(tp) if isinstance(tp, int) else None,
-        pipeline_parallel=int(pp) if isinstance(pp, int) else None,
-        input_tokens_mean=_number(item.get("input_tokens_mean")),
-        input_tokens_p95=_number(item.get("input_tokens_p95")),
-        output_tokens_mean=_number(item.get("output_tokens_mean")),
-        output_tokens_p95=_number(item.get("output_tokens_p95")),
-        concurrency=max(swept) if swept else _number(item.get("concurrency")),
-        request_rate_per_s=_number(item.get("request_rate")),
-        serving_engine=item.get("serving_engine") or "",
-        engine_version=item.get("engine_version") or "",
-        quote_id=item.get("quote_id"),
-        brief_id=item.get("brief_id"),
-        kv_precision=item.get("kv_precision") or "",
-        measured_on_version=int(version) if isinstance(version, int) else None,
-        nodes=max(1, -(-gpus // NODE_GPUS_ASSUMED)),
-        published=published_of(item),
-    )
-
-
-def normalise_model(name: str) -> str:
-    """'meta-llama/Llama-3.1-70B-Instruct', 'Llama 3.1 70B', 'llama-3-1-70b' → 'llama-3-1-70b'."""
-    text = (name or "").strip().lower().split("/")[-1]
-    text = re.sub(r"[\s._]+", "-", text)
-    text = text.replace("meta-llama-", "llama-").removeprefix("meta-")
-    while True:
-        stripped = _SUFFIXES.sub("", text)
-        if stripped == text:
-            return text
-        text = stripped
-
-
-def same_model_name(one: str, other: str) -> bool:
-    """Both names given and equal once normalised."""
-    return bool(one and other) and normalise_model(one) == normalise_model(other)
-
-
-def params_from_name(name: str) -> float | None:
-    """The parameter count (billions) written in a model name ('…-70B-…' → 70.0)."""
-    text = (name or "").strip().lower().split("/")[-1]
-    found = _SIZE.findall(re.sub(r"[-_]", " ", text))
-    return float(found[-1]) if found else None
-
-
-def family_of(name: str) -> str:
-    """The family with its major version: the normalised name's leading letters and first
-    number ('Llama-3.1-70B' → 'llama-3', 'Llama-2-70b' → 'llama-2', 'Qwen3-32B' → 'qwen3',
-    'Qwen2.5-7B' → 'qwen2'): Llama 2 is not Llama 3.1, Qwen2.5 is not Qwen3, while Llama
-    3.3 70B keeps Llama 3.1 70B's architecture."""
-    match = re.match(r"[a-z]+(?:-?\d+(?![\db]))?", normalise_model(name))
-    return match.group(0) if match else ""
-
-
-def moe_active_from_name(name: str) -> float | None:
-    """Active parameters written in a mixture-of-experts name ('Qwen3-30B-A3B' → 3.0)."""
-    found = _MOE_ACTIVE.search(normalise_model(name))
-    return float(found.group(1).replace("-", ".")) if found else None
-
-
-def is_moe_name(name: str) -> bool:
-    text = normalise_model(name)
-    return bool(_MOE_ACTIVE.search(text) or _MOE_WORDS.search(text))
 
 
 def _target_is_moe(target: EvidenceTarget) -> bool:
