@@ -40,7 +40,11 @@ def test_a_row_of_ten_draws_bars_that_sum_to_ten() -> None:
     """The finding's row: 600 + 300 (term past the horizon) + 100 = 1,000 a month at 10.00
     per 1M tokens → bars 6.00 + 3.00 + 1.00 = 10.00 (the chart used to drop the 3.00)."""
     row = _row({"gpu_compute": "600.00", "term_beyond_horizon": "300.00", "storage": "100.00"})
-    assert _bars(row) == {"GPU compute": 6.0, "Term beyond the horizon": 3.0, "Storage": 1.0}
+    assert _bars(row) == {
+        "GPU compute": 6.0,
+        "Term not used (beyond the horizon, or the run)": 3.0,
+        "Storage": 1.0,
+    }
 
 
 @pytest.mark.parametrize("name", LINE_ORDER)

@@ -121,6 +121,9 @@ MATRIX: dict[str, Route] = {
                                  kwargs={"pk": "member"}, body=unknown_role_body),
     # --- briefs ------------------------------------------------------------------------------
     "briefs:brief-list":   html((L, 404, 404, 200, 200, 200, 200, 200)),
+    # The brief form's live volume check (htmx POST of the form as typed): brief writers only.
+    "briefs:volume-check": html((L, 405, 405, 405, 405, 405, 405, 405),
+                                post=(L, 404, 404, 200, 403, 403, 403, 200)),
     "briefs:brief-create": html((L, 404, 404, 200, 403, 403, 403, 200),
                                      post=(L, 404, 404, 400, 403, 403, 403, 400),
                                      body=blank_title_body),
@@ -228,6 +231,9 @@ MATRIX: dict[str, Route] = {
                                    kwargs={"answer_id": "answer"}),
     # --- benchmarks --------------------------------------------------------------------------
     "benchmarks:result-list":     html((L, 404, 404, 200, 200, 200, 200, 200)),
+    # Published results: staff read; platform engineers (and the lead, admins) import a round.
+    "benchmarks:published-list":  html((L, 404, 404, 200, 200, 200, 200, 200),
+                                       post=(L, 404, 404, 400, 400, 403, 403, 400)),
     "benchmarks:result-upload":   html((L, 404, 404, 200, 200, 404, 404, 200),
                                        post=(L, 404, 404, 400, 400, 404, 404, 400)),
     # What a chosen file states, before its upload (V11): uploaders only; POST only.
