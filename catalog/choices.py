@@ -25,6 +25,7 @@ class PriceUnit(models.TextChoices):
 class UnitOfSale(models.TextChoices):
     """What fixed capacity is sold in: single GPUs, or whole nodes (the smallest block)."""
 
+    NOT_STATED = "", "not stated (costed by the GPU, with a warning)"
     GPU = "gpu", "by the GPU"
     NODE = "node", "by the whole node"
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -98,7 +98,11 @@ class FocusExportApi(APIView):
     dataset = "commitments"  # set per route
 
     @extend_schema(
-        responses={(200, "text/csv"): OpenApiTypes.BINARY},
+        responses={
+            (200, "text/csv"): OpenApiTypes.BINARY,
+            (200, "application/vnd.apache.parquet"): OpenApiTypes.BINARY,
+            409: OpenApiResponse(description="The comparison is not an approved decision."),
+        },
         parameters=[
             OpenApiParameter("format", str, enum=sorted(services.FOCUS_FORMATS), required=False)
         ],
@@ -183,7 +187,10 @@ class BillingImportsApi(APIView):
 
     @extend_schema(
         request=BillingImportInputSerializer,
-        responses={202: BillingImportSerializer},
+        responses={
+            202: BillingImportSerializer,
+            409: OpenApiResponse(description="The comparison is not an approved decision."),
+        },
         operation_id="v1_finops_bills_create",
     )
     def post(self, request: Request, pk: int) -> Response:
@@ -234,7 +241,10 @@ class AcceptedOutputsApi(APIView):
 
     @extend_schema(
         request=AcceptedOutputsInputSerializer,
-        responses={201: ReconciliationEnvelopeSerializer},
+        responses={
+            201: ReconciliationEnvelopeSerializer,
+            409: OpenApiResponse(description="The comparison is not an approved decision."),
+        },
         operation_id="v1_finops_outputs_create",
     )
     def post(self, request: Request, pk: int) -> Response:
