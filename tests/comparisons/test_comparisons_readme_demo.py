@@ -65,7 +65,16 @@ def test_the_readmes_red_flag_and_plan_sentences_are_the_demos(demo_comparison):
     plan = demo_comparison.result["plan"]
     assert plan["split"] is True
     assert "A100" in plan["best_single_label"]
-    assert [b["share"] for b in plan["buckets"]][-1] == pytest.approx(0.05)
+    # the long bucket is the traffic trace's own: prompts of at least its p95 (README: "5.1 %")
+    assert plan["buckets_source"]["source"] == "trace"
+    long_share = [b["share"] for b in plan["buckets"]][-1]
+    threshold = plan["buckets_source"]["threshold_input_tokens"]
+    assert f"({long_share * 100:.1f} %, prompts of {threshold:,.0f} tokens" in README
+    # the recommended row sized from the brief's traffic trace, as the README quotes it
+    centre = first.detail["trace_sizing"]["profiles"]["centre"]
+    gpus, monthly = centre["fixed_gpus"], float(centre["monthly_cost"])
+    sized = f"holds the targets on {gpus} GPUs, {monthly:,.2f} USD"
+    assert sized in README
     more = -float(plan["vs_recommended_usd"])
     assert f"says it costs {more:,.2f} USD a month more than the recommended row" in README
     assert "does not fit the brief's whole context window" in plan["recommended_note"]
