@@ -53,7 +53,7 @@ accuracy: venv
 
 check-deploy: venv
 	DEBUG=false SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-string-for-the-check \
-	AUDIT_HMAC_KEY=check-deploy-audit-key \
+	AUDIT_HMAC_KEY=check-deploy-audit-key AUDIT_ANCHOR_FILE=var/audit-anchor.jsonl \
 	ALLOWED_HOSTS=workbench.example.com $(PY) manage.py check --deploy --fail-level WARNING
 
 clean:

@@ -112,7 +112,7 @@ def test_plotly_and_htmx_are_served_locally(client, lead):
     assert finders.find("vendor/htmx.min.js")
 
 
-def test_check_deploy_passes_with_production_settings():
+def test_check_deploy_passes_with_production_settings(tmp_path):
     # The browser tests need DJANGO_ALLOW_ASYNC_UNSAFE in the test process; a deployment
     # never sets it (and check --deploy rightly reports async.E001 when it is set).
     env = {
@@ -121,6 +121,9 @@ def test_check_deploy_passes_with_production_settings():
         "SECRET_KEY": "a-long-production-like-secret-key-for-the-deploy-check-0123456789",
         "ALLOWED_HOSTS": "workbench.example.com",
         "DJANGO_SETTINGS_MODULE": "config.settings",
+        # R7: a deployment anchors its audit trail outside the database (check --deploy
+        # refuses one that does not: core.E001, tested in tests/security).
+        "AUDIT_ANCHOR_FILE": str(tmp_path / "audit-anchor.jsonl"),
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

@@ -9,7 +9,6 @@ same version impossible: the second one gets a clear 409.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -23,15 +22,15 @@ from catalog.errors import (
     QuoteNotCurrent,
     QuoteWithdrawn,
     RfqClosed,
-    TooManyRevisions,
     UnusualPrice,
 )
 from catalog.models import Accelerator, CapacityModel, PriceUnit, Quote, Rfq
 from catalog.plausibility import price_check, purchase_price_check
+from catalog.services.quote_guards import refuse_late_unsolicited, refuse_revision_flood
 from catalog.validation import quote_rule_errors
 from core.audit import audit_record
 from core.errors import Conflict, NotAllowed, NotFound
-from core.roles import Role, has_role, is_vendor
+from core.roles import has_role, is_vendor
 
 # What a person enters for a quote; provider, rfq, version, status, supersedes and
 # entered_by are set by the service, never taken from input.
@@ -87,7 +86,6 @@ QUOTE_INPUT_FIELDS = (
 # Carried unchanged from one version to the next.
 LINEAGE_FIELDS = ("provider", "rfq", "is_public_list_price")
 # Quote versions a provider's people may save in an hour (R5): far above a real negotiation.
-REVISIONS_PER_HOUR = 30
 # Set by the catalog import (never by a person); carried to the next version unless the
 # import that revises the quote gives new values.
 IMPORT_FIELDS = ("zones", "list_key")
@@ -304,37 +302,6 @@ def _resolve_submitter(
     return provider, True
 
 
-def _refuse_revision_flood(provider: Provider) -> None:
-    """At most REVISIONS_PER_HOUR versions a provider's people save in an hour (R5): each
-    revision of an offer a decision rests on recomputes and notifies."""
-    since = timezone.now() - timedelta(hours=1)
-    saved = Quote.objects.filter(
-        provider=provider, created_at__gte=since, entered_by__role=Role.VENDOR
-    ).count()
-    if saved >= REVISIONS_PER_HOUR:
-        raise TooManyRevisions(
-            f"{provider} saved {saved} quote versions in the last hour, the most allowed: wait "
-            "a while, or change several figures in one revision."
-        )
-
-
-def _refuse_late_unsolicited(provider: Provider, values: Mapping[str, Any]) -> None:
-    accelerator = values.get("accelerator")
-    if not isinstance(accelerator, Accelerator):
-        return  # the rules name the missing accelerator
-    closed = selectors.closed_rfq_answered_by(
-        provider_id=provider.pk,
-        accelerator_id=accelerator.pk,
-        capacity_model=str(values.get("capacity_model") or ""),
-    )
-    if closed is not None:
-        raise RfqClosed(
-            f"The RFQ “{closed}” asked for this offer and closed on "
-            f"{closed.deadline:%Y-%m-%d %H:%M} UTC: a late offer, with or without the RFQ, is "
-            "refused. Ask the procurement lead to reopen the RFQ."
-        )
-
-
 @transaction.atomic
 def quote_submit(
     *,
@@ -353,7 +320,7 @@ def quote_submit(
         raise RfqClosed()
     values = {**INPUT_DEFAULTS, **_clean(data)}
     if rfq is None and not by_staff:
-        _refuse_late_unsolicited(provider, values)
+        refuse_late_unsolicited(provider, values)
     _convert_price(values, data)
     _validate(values, rfq=rfq, require_source=by_staff and rfq is None)
     flags = _plausibility(
@@ -455,7 +422,7 @@ def quote_revise(
     needs `confirm_unusual_price`."""
     old = _lock_current(acting_user, quote)
     if is_vendor(acting_user):
-        _refuse_revision_flood(old.provider)
+        refuse_revision_flood(old.provider)
     values = {field: getattr(old, field) for field in QUOTE_INPUT_FIELDS}
     # A revision is a new capture of the price unless the caller says when it was captured.
     values["quoted_at"] = timezone.now()

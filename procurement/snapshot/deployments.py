@@ -22,8 +22,8 @@ from procurement.snapshot.facts import (
     ConfigurationRow,
     ConfigurationVerdictFacts,
 )
+from procurement.snapshot.memory import inference_fit
 from procurement.snapshot.schema import AcceleratorRow, FrozenResult, QuoteRow
-from procurement.snapshot.sizing import inference_fit
 
 
 def _int(value: object) -> int | None:

@@ -29,7 +29,7 @@ from procurement.snapshot.schema import ChecklistSummary, FrozenResult
 
 class FitFacts(TypedDict, total=False):
     """The memory fit at the brief's p95 context and concurrency (inference) or at the
-    brief's target GPUs (training), `sizing._fit_facts`; media and API rows carry `note`."""
+    brief's target GPUs (training), `memory._fit_facts`; media and API rows carry `note`."""
 
     note: str  # why no fit is modelled (media, a model API)
     gpus_required: int  # the smallest replica that holds the model

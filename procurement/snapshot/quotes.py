@@ -65,8 +65,9 @@ from procurement.snapshot.facts import (
     Sweep,
 )
 from procurement.snapshot.media import media_perf
+from procurement.snapshot.memory import inference_fit, training_fit
 from procurement.snapshot.schema import AcceleratorRow, Effective, QuoteRow
-from procurement.snapshot.sizing import inference_fit, inference_perf, training_fit
+from procurement.snapshot.sizing import inference_perf
 from procurement.snapshot.workload import dec
 
 

@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from catalog.errors import TooManyRevisions
 from catalog.models import Quote
-from catalog.services.quotes import REVISIONS_PER_HOUR, quote_revise
+from catalog.services.quote_guards import REVISIONS_PER_HOUR
+from catalog.services.quotes import quote_revise
 from procurement.models import PriceChange
 from tests.factories import UserFactory
 from tests.reviews.factories_reviews import deliver_price_changes
