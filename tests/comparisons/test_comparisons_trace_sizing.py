@@ -96,8 +96,9 @@ def test_each_eligible_row_is_sized_from_the_trace(lead, world) -> None:
     facts = comparison.result["trace"]
     assert facts["status"] == "replayed", facts
     assert "a representative hour" in facts["scaling"]
-    # 3,000,000 accepted a month ÷ 0.92 = 3,260,870 requests, 4,467 in an hour (730 a month).
-    assert facts["factor"] == pytest.approx(3_000_000 / 0.92 / 730 / trace.requests)
+    # 3,000,000 accepted a month ÷ 0.92 = 3,260,870 requests, 4,467 in an hour (730 a month),
+    # 372 in the five minutes the trace covers: each traced request counts 372 ÷ its count.
+    assert facts["factor"] == pytest.approx(3_000_000 / 0.92 / 730 / 12 / trace.requests)
     rows = [r for r in CandidateResult.objects.filter(comparison=comparison) if r.eligible]
     assert rows, [r.reasons for r in CandidateResult.objects.filter(comparison=comparison)]
     for row in rows:

@@ -224,20 +224,34 @@ def test_a_slower_profile_needs_at_least_the_centre_fleet() -> None:
     assert sizes["p10"].replica_hours >= sizes["centre"].replica_hours
 
 
-def test_a_window_is_scaled_to_the_briefs_volume_and_says_how() -> None:
-    """A representative day of 20,000 requests for a brief of 30 M a month: 30 M ÷ (730 / 24)
-    = 986,301 a day, each request counting 49.3 times; the busiest hour at 2× the average:
-    30 M / 730 × 2 = 82,192 in the hour, 4.11 per request."""
+def test_a_window_is_scaled_to_the_briefs_volume_by_rate_and_says_how() -> None:
+    """A representative day of 20,000 requests for a brief of 30 M a month: 30 M ÷ 730 h =
+    41,096 an hour, 986,301 a day, each request counting 49.3 times. The same 20,000 requests
+    over 6 hours of that day stand for a quarter of it: 246,575, 12.3 times each. The busiest
+    hour at 2× the average: 30 M / 730 × 2 = 82,192 in the hour, 4.11 per request; over 30
+    minutes of it, 41,096, 2.05."""
     day = scale_to_volume(requests=20_000, window="day", monthly_requests=30e6)
     assert day.factor == pytest.approx(30e6 / (730 / 24) / 20_000)
     assert day.repeats_per_month == pytest.approx(730 / 24)
     assert "986,301" in day.words
+    quarter = scale_to_volume(requests=20_000, window="day", monthly_requests=30e6, span_s=6 * 3600)
+    assert quarter.factor == pytest.approx(day.factor / 4)
+    assert "246,575 in that time" in quarter.words
+    assert "over 6.0 hours" in quarter.words
     peak = scale_to_volume(
         requests=20_000, window="peak_hour", monthly_requests=30e6, peak_to_average=2
     )
     assert peak.factor == pytest.approx(30e6 / 730 * 2 / 20_000)
     assert peak.repeats_per_month is None
     assert "82,192" in peak.words
+    half = scale_to_volume(
+        requests=20_000,
+        window="peak_hour",
+        monthly_requests=30e6,
+        peak_to_average=2,
+        span_s=1800,
+    )
+    assert half.factor == pytest.approx(peak.factor / 2)
     with pytest.raises(TraceError, match="Unknown window"):
         scale_to_volume(requests=10, window="fortnight", monthly_requests=1e6)
 

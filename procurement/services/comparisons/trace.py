@@ -36,6 +36,7 @@ from engine.types import CandidateInput, ComparisonInput, ComparisonOutput
 logger = logging.getLogger(__name__)
 
 PROFILES = (("p10", "low"), ("centre", "likely"), ("p90", "high"))
+INTERVAL_S = 60.0
 CURVE_ROWS = 8  # the replica curves charted: the cheapest rows by the trace's centre cost
 
 
@@ -122,6 +123,8 @@ def size_rows(
             window=str(frozen.get("window")),
             monthly_requests=monthly_requests,
             peak_to_average=workload.peak_to_average.likely,
+            # the minutes the replay covers: the trace's own span, by whole intervals
+            span_s=(trace.span_s // INTERVAL_S + 1) * INTERVAL_S,
         )
     except TraceError as exc:
         return {**facts, "status": "not replayed", "reason": str(exc)}
@@ -167,7 +170,9 @@ def size_rows(
             if held is None:
                 profiles[name] = {"holds": False}
                 continue
-            sizing = size_trace(trace, profile, held, volume_scale=scaling.factor)
+            sizing = size_trace(
+                trace, profile, held, interval_s=INTERVAL_S, volume_scale=scaling.factor
+            )
             if name == "centre":
                 loads[cand.id] = [round(float(x), 4) for x in sizing.load]
             fleet = trace_fleet(
@@ -205,7 +210,7 @@ def size_rows(
         "status": "replayed",
         "scaling": scaling.words,
         "factor": scaling.factor,
-        "interval_s": 60,
+        "interval_s": INTERVAL_S,
         "rows_sized": len(sized),
         "curves": [{"key": key, "replicas": replicas} for _, key, replicas in sized[:CURVE_ROWS]],
         # The cheapest row's load a minute before rounding up: the plan's load-duration curve
