@@ -131,6 +131,14 @@ def test_each_eligible_row_is_sized_from_the_trace(lead, world) -> None:
     assert source["source"] == "trace", source
     assert "the traffic trace bursty.csv" in source["words"]
     assert source["measured_requests"] == trace.requests
+    # Robust to the profile: the plan solved again at every offer's p10 throughput, and what
+    # holding the service level there costs over the centre's plan.
+    pessimistic = plan["pessimistic"]
+    assert pessimistic["status"] == "solved", pessimistic
+    extra = Decimal(pessimistic["monthly_cost"]) - Decimal(plan["monthly_cost"])
+    assert Decimal(pessimistic["extra_monthly"]) == extra
+    assert extra >= 0
+    assert f"USD {extra:,.2f} more than at the centre" in pessimistic["words"]
     cheapest = facts["curves"][0]["key"]
     shape = next(r for r in rows if r.key == cheapest).detail["trace_sizing"]["profiles"]
     assert [round(x + 0.49999) for x in facts["load_shape"]] == shape["centre"]["replicas"]
@@ -195,6 +203,7 @@ def test_the_results_review_pages_and_api_show_the_trace_sizing(
     page = client.get(f"/comparisons/{comparison.pk}/").content.decode()
     assert "Sized from the traffic trace" in page
     assert 'id="trace-sizing-table"' in page
+    assert 'id="plan-pessimistic"' in page
     assert "fig-trace" in page
     assert f"{trace.requests:,} requests" in page
     client.force_login(finance)

@@ -10,7 +10,7 @@ reasons and warnings but no money at all (never a silently unconverted figure).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
@@ -22,7 +22,14 @@ from engine.comparison import ENGINE_VERSION, run_comparison
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S
 from engine.plan.mixed_comparison import comparison_plan
-from engine.types import CandidateOutcome, ComparisonOutput, to_jsonable
+from engine.types import (
+    CandidateInput,
+    CandidateOutcome,
+    ComparisonInput,
+    ComparisonOutput,
+    Range,
+    to_jsonable,
+)
 from procurement.services.comparisons.trace import size_rows
 from procurement.snapshot import Thawed, thaw
 from procurement.snapshot.facts import RowFacts
@@ -196,9 +203,10 @@ def _plan(
         replayed = output_trace or {}
         if replayed.get("status") == "replayed":
             load_shape = list(replayed.get("load_shape") or [])
-    try:
+
+    def solve(inp: ComparisonInput) -> dict[str, Any]:
         return comparison_plan(
-            thawed.input,
+            inp,
             output,
             seed=seed,
             samples=samples,
@@ -210,6 +218,14 @@ def _plan(
             trace=trace_name,
             load_shape=load_shape,
         )
+
+    try:
+        plan = solve(thawed.input)
+        if trace_name and plan.get("monthly_cost"):
+            # Robust to the profile (issue 42): the plan that holds the service level when every
+            # offer does only its p10 throughput, and what it costs over the centre's plan.
+            plan["pessimistic"] = pessimistic_plan(plan, solve(at_p10(thawed.input)))
+        return plan
     except EngineInputError as exc:  # the comparison stays ready without a plan
         return {"status": "none", "outcome": "not solved", "reason": exc.message}
     except (ValueError, ArithmeticError) as exc:  # a solver or numeric failure: the same
@@ -223,6 +239,36 @@ def _p95_shape(snapshot: dict[str, Any]) -> tuple[float, float] | None:
     if isinstance(prompt, int | float) and isinstance(generated, int | float):
         return float(prompt), float(generated)
     return None
+
+
+def at_p10(inp: ComparisonInput) -> ComparisonInput:
+    """The comparison's input with every offer at its p10 throughput (the pessimistic profile)."""
+
+    def slower(cand: CandidateInput) -> CandidateInput:
+        band = cand.throughput_per_replica
+        if band is None:
+            return cand
+        return replace(cand, throughput_per_replica=Range(band.low, band.low, band.low))
+
+    return replace(inp, candidates=tuple(slower(c) for c in inp.candidates))
+
+
+def pessimistic_plan(centre: dict[str, Any], pessimistic: dict[str, Any]) -> dict[str, Any]:
+    """The pessimistic profile's plan beside the centre's: its monthly cost and the extra."""
+    if not pessimistic.get("monthly_cost"):
+        return {"status": "none", "reason": pessimistic.get("reason", "no plan at p10")}
+    cost, base = Decimal(pessimistic["monthly_cost"]), Decimal(centre["monthly_cost"])
+    return {
+        "status": "solved",
+        "monthly_cost": format(cost, "f"),
+        "extra_monthly": format(cost - base, "f"),
+        "vendors": [part.get("label") for part in pessimistic.get("vendors") or []],
+        "words": (
+            f"Holding the service level when every offer does only its p10 throughput (the "
+            f"pessimistic profile), the plan costs USD {cost:,.2f} a month, USD "
+            f"{cost - base:,.2f} more than at the centre."
+        ),
+    }
 
 
 def widen_cost_band(row: dict[str, Any], billed: dict[str, Any] | None) -> None:
