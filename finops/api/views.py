@@ -22,6 +22,7 @@ from finops import access, selectors, services
 from finops.focus.actuals import MonthCount
 from finops.forms import split_ids
 from finops.models import ActualOutputs, BillingImport, Reconciliation
+from procurement.models import Comparison
 
 
 class ReconciliationMonthSerializer(serializers.ModelSerializer[Reconciliation]):
@@ -59,6 +60,20 @@ class ReconciliationEnvelopeSerializer(serializers.Serializer[None]):
     months = ReconciliationMonthSerializer(many=True)
 
 
+# Every write of a decision's FinOps data waits for the decision (services._approved).
+NOT_A_DECISION = OpenApiResponse(description="The comparison is not an approved decision.")
+
+
+def reconciliation_body(comparison: Comparison) -> dict[str, Any]:
+    """Every reconciled month of a comparison, as the reconciliation API answers it."""
+    rows = selectors.reconciliations_of(comparison)
+    return {
+        "comparison": comparison.pk,
+        "status": comparison.status,
+        "months": ReconciliationMonthSerializer(rows, many=True).data,
+    }
+
+
 class ReconciliationApi(APIView):
     """GET: every reconciled month of a comparison (none until it is approved and billed)."""
 
@@ -67,14 +82,7 @@ class ReconciliationApi(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         comparison = access.access_comparison(api_user(request), pk)
-        rows = selectors.reconciliations_of(comparison)
-        return Response(
-            {
-                "comparison": comparison.pk,
-                "status": comparison.status,
-                "months": ReconciliationMonthSerializer(rows, many=True).data,
-            }
-        )
+        return Response(reconciliation_body(comparison))
 
 
 class FileNegotiation(BaseContentNegotiation):
@@ -101,7 +109,7 @@ class FocusExportApi(APIView):
         responses={
             (200, "text/csv"): OpenApiTypes.BINARY,
             (200, "application/vnd.apache.parquet"): OpenApiTypes.BINARY,
-            409: OpenApiResponse(description="The comparison is not an approved decision."),
+            409: NOT_A_DECISION,
         },
         parameters=[
             OpenApiParameter("format", str, enum=sorted(services.FOCUS_FORMATS), required=False)
@@ -189,7 +197,7 @@ class BillingImportsApi(APIView):
         request=BillingImportInputSerializer,
         responses={
             202: BillingImportSerializer,
-            409: OpenApiResponse(description="The comparison is not an approved decision."),
+            409: NOT_A_DECISION,
         },
         operation_id="v1_finops_bills_create",
     )
@@ -243,7 +251,7 @@ class AcceptedOutputsApi(APIView):
         request=AcceptedOutputsInputSerializer,
         responses={
             201: ReconciliationEnvelopeSerializer,
-            409: OpenApiResponse(description="The comparison is not an approved decision."),
+            409: NOT_A_DECISION,
         },
         operation_id="v1_finops_outputs_create",
     )
@@ -262,10 +270,4 @@ class AcceptedOutputsApi(APIView):
             counts=counts,
             source=ActualOutputs.Source.API,
         )
-        rows = selectors.reconciliations_of(comparison)
-        body = {
-            "comparison": comparison.pk,
-            "status": comparison.status,
-            "months": ReconciliationMonthSerializer(rows, many=True).data,
-        }
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(reconciliation_body(comparison), status=status.HTTP_201_CREATED)
