@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 from decimal import Decimal
 
@@ -32,16 +31,23 @@ def test_p19_a_quote_past_its_valid_until_is_not_eligible(lead, deploy_brief, ch
 
 
 def test_p19_a_price_that_expires_before_the_approval_cannot_be_approved(
-    lead, finance, deploy_brief, checklist_items
+    lead, finance, deploy_brief, checklist_items, monkeypatch
 ):
-    quote = h200_quote(lead, valid_until=timezone.now() + timedelta(seconds=3))
+    valid_until = timezone.now() + timedelta(days=1)
+    quote = h200_quote(lead, valid_until=valid_until)
     sweep_on(lead, quote)
     comparison, rows = run_rows(lead, deploy_brief, [quote])
     assert rows[quote.pk].eligible
     assert comparison.recommended_key == f"quote:{quote.pk}"
-    time.sleep(3.5)  # the price's last valid moment passes while the decision waits
-    with pytest.raises(Conflict, match=r"expired on .* can no longer be bought"):
-        review_submit(acting_user=finance, comparison=comparison, decision="approve", comment="OK.")
+    # The decision waits past the price's last valid moment: the clock is moved, not waited on
+    # (a test never depends on how fast the machine computes).
+    later = valid_until + timedelta(seconds=1)
+    with monkeypatch.context() as clock:
+        clock.setattr(timezone, "now", lambda: later)
+        with pytest.raises(Conflict, match=r"expired on .* can no longer be bought"):
+            review_submit(
+                acting_user=finance, comparison=comparison, decision="approve", comment="OK."
+            )
     comparison.refresh_from_db()
     assert comparison.status != comparison.Status.APPROVED
     assert not comparison.reviews.exists()  # nothing half-written
