@@ -6,16 +6,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from playwright.sync_api import expect
 
-from briefs.services.traces import traffic_trace_read, traffic_trace_upload
-from catalog.models import Accelerator, ModelProfile
-from catalog.services.seed_data import catalog_load
 from procurement.services.comparisons import comparison_create, comparison_run
-from tests.comparisons.factories_comparisons import answer_checklist
-from tests.comparisons.test_comparisons_trace_sizing import _azure_trace
-from tests.factories import ProviderFactory, QuoteFactory, WorkloadBriefFactory
+from tests.comparisons.test_comparisons_trace_sizing import traced_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,29 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_the_trace_and_the_rows_sized_from_it_are_drawn(
     browser_page, checklist_items, lead, private_storage
 ):
-    catalog_load()
-    brief = WorkloadBriefFactory(
-        created_by=lead, model=ModelProfile.objects.get(slug="llama-3-1-70b")
-    )
-    body, _ = _azure_trace()
-    trace = traffic_trace_upload(
-        brief=brief,
-        upload=SimpleUploadedFile("bursty.csv", body.encode()),
-        window="hour",
-        acting_user=lead,
-    )
-    traffic_trace_read(trace_id=trace.pk)
-    provider = ProviderFactory(name="Traced GPUs", slug="traced-gpus")
-    answer_checklist(provider, lead)
-    quotes = [
-        QuoteFactory(
-            provider=provider,
-            entered_by=lead,
-            accelerator=Accelerator.objects.get(slug=slug),
-            price_per_gpu_hour=Decimal(price),
-        )
-        for slug, price in (("h100-sxm-80gb", "2.49"), ("h200-sxm-141gb", "3.20"))
-    ]
+    brief, quotes, _ = traced_world(lead, price_per_gpu_hour=Decimal("3.20"))
     comparison = comparison_create(
         acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=3
     ).comparison

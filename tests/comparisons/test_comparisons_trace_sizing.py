@@ -46,12 +46,9 @@ def _azure_trace(minutes: int = 5, seed: int = 11) -> tuple[str, RequestTrace]:
     return body, RequestTrace.of(a - a[0], prompts, outputs)
 
 
-@pytest.fixture
-def world(lead, settings, tmp_path, checklist_items):
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "default": {**settings.STORAGES["default"], "OPTIONS": {"location": str(tmp_path)}},
-    }
+def traced_world(lead, **h200: object) -> tuple[object, list[object], RequestTrace]:
+    """A Llama 3.1 70B brief with the bursty trace read, and an H100 and an H200 quote of one
+    provider whose checklist is answered (``h200``: the H200 quote's own fields)."""
     catalog_load()
     brief = WorkloadBriefFactory(
         created_by=lead, model=ModelProfile.objects.get(slug="llama-3-1-70b")
@@ -70,18 +67,23 @@ def world(lead, settings, tmp_path, checklist_items):
         QuoteFactory(
             provider=provider,
             entered_by=lead,
-            accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"),
-        ),
-        QuoteFactory(
-            provider=provider,
-            entered_by=lead,
-            accelerator=Accelerator.objects.get(slug="h200-sxm-141gb"),
-            capacity_model="reserved",
-            term_months=12,
-            price_per_gpu_hour=Decimal("3.20"),
-        ),
+            accelerator=Accelerator.objects.get(slug=slug),
+            **fields,
+        )
+        for slug, fields in (("h100-sxm-80gb", {}), ("h200-sxm-141gb", h200))
     ]
     return brief, quotes, trace
+
+
+@pytest.fixture
+def world(lead, settings, tmp_path, checklist_items):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {**settings.STORAGES["default"], "OPTIONS": {"location": str(tmp_path)}},
+    }
+    return traced_world(
+        lead, capacity_model="reserved", term_months=12, price_per_gpu_hour=Decimal("3.20")
+    )
 
 
 def test_each_eligible_row_is_sized_from_the_trace(lead, world) -> None:
