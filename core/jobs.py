@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
@@ -94,6 +94,22 @@ def heartbeat(
     if attempt is not None:
         rows = rows.filter(attempts=attempt)
     return bool(rows.update(claimed_at=timezone.now(), **fields))
+
+
+def progress_writer(
+    model: type[models.Model], pk: int, *, running: str, attempt: int, step: float = 0.02
+) -> Callable[[float], None]:
+    """A callback writing the share of a run done to its row when it moved by ``step`` (never
+    1.0: the run's final write says it is done); each write refreshes the claim."""
+    last = [0.0]
+
+    def write(share: float) -> None:
+        value = round(min(max(share, 0.0), 0.99), 4)
+        if value - last[0] >= step:
+            heartbeat(model, pk, running=running, attempt=attempt, progress=value)
+            last[0] = value
+
+    return write
 
 
 def stale_claims(running: str, *, now: Any = None, stale_after: timedelta = STALE_AFTER) -> Q:

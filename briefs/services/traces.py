@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import time
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -36,7 +34,6 @@ logger = logging.getLogger(__name__)
 
 READ_TASK = "briefs.tasks.traffic_trace_read_task"
 MINUTE_S = 60.0
-PROGRESS_EVERY_S = 0.5
 SIZE_SAMPLES = 2000  # as benchmarks.distributions keeps of an upload's requests
 PENDING_GRACE = timedelta(minutes=5)
 GIVE_UP_AFTER = timedelta(hours=2)
@@ -144,27 +141,6 @@ def _fail(trace_id: int, reason: str) -> None:
             )
 
 
-def _progress_writer(trace_id: int, attempt: int) -> Callable[[float], None]:
-    """Writes the share read to the row at most twice a second (each write refreshes the
-    claim); never 1.0 before the summary is saved."""
-    last = [0.0]
-
-    def write(fraction: float) -> None:
-        now = time.monotonic()
-        if now - last[0] < PROGRESS_EVERY_S:
-            return
-        last[0] = now
-        jobs.heartbeat(
-            TrafficTrace,
-            trace_id,
-            running=TrafficTrace.Status.READING,
-            attempt=attempt,
-            progress=round(min(0.99, fraction), 3),
-        )
-
-    return write
-
-
 def traffic_trace_read(*, trace_id: int) -> TrafficTrace | None:
     """Read a stored trace (Celery). Safe to run twice; a failure ends FAILED with its reason."""
     statuses = TrafficTrace.Status
@@ -180,7 +156,11 @@ def traffic_trace_read(*, trace_id: int) -> TrafficTrace | None:
             trace.raw_file.open("rb") as handle,
         ):
             parsed = read_trace(
-                handle, size=trace.size_bytes, progress=_progress_writer(trace_id, attempt)
+                handle,
+                size=trace.size_bytes,
+                progress=jobs.progress_writer(
+                    TrafficTrace, trace_id, running=statuses.READING, attempt=attempt
+                ),
             )
             summary = trace_summary(parsed)
     except TraceFileError as exc:

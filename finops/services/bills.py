@@ -140,23 +140,6 @@ def _fail(job_id: int, reason: str) -> None:
             )
 
 
-class _Progress:
-    def __init__(self, job_id: int, attempt: int) -> None:
-        self.job_id, self.attempt, self.last = job_id, attempt, 0.0
-
-    def __call__(self, share: float) -> None:
-        value = round(min(max(share, 0.0), 0.99), 4)
-        if value - self.last >= PROGRESS_EVERY:
-            jobs.heartbeat(
-                BillingImport,
-                self.job_id,
-                running=BillingImport.Status.RUNNING,
-                attempt=self.attempt,
-                progress=value,
-            )
-            self.last = value
-
-
 def billing_import_run(*, import_id: int) -> BillingImport | None:
     """Read a stored bill (Celery). Safe to run twice: the claim admits one run at a time,
     and only the run holding it writes."""
@@ -194,7 +177,13 @@ def billing_import_run(*, import_id: int) -> BillingImport | None:
                 month_end=end,
                 base_currency=settings.BASE_CURRENCY,
                 fx=selectors.fx_rates_for(job.month),
-                progress=_Progress(import_id, attempt),
+                progress=jobs.progress_writer(
+                    BillingImport,
+                    import_id,
+                    running=BillingImport.Status.RUNNING,
+                    attempt=attempt,
+                    step=PROGRESS_EVERY,
+                ),
             )
     except (NotFocus, BillingRowError) as exc:
         _fail(import_id, str(exc))
