@@ -129,7 +129,9 @@ def test_s4_a_refusal_tells_a_vendor_public_figures_only(h100, h100_market, vend
             )
             assert made.status_code == 201, made.content
             assert "reference" not in made.json()["price_check"]
-            assert "2.59" not in str(made.json())
+            # the quote's own figures, not its timestamps ("…:32.5912" holds "2.59" by chance)
+            figures = {k: v for k, v in made.json().items() if not k.endswith("_at")}
+            assert "2.59" not in str(figures)
         probe = _api(vendor_b).post("/api/v1/quotes/", _flood_quote(h100, "p", "0.0200"))
         assert probe.status_code == 400
         body = probe.json()
