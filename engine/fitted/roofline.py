@@ -65,7 +65,6 @@ SHARED: dict[str, tuple[float, float, float]] = {  # name: (start, low, high)
     "full_clock_w_per_tflops": (0.45, 0.3, 0.8),
 }
 REFERENCE_POWER_W = 700.0  # H100 / H200 SXM: the power the efficiencies are stated at
-REFERENCE_PEAK_TFLOPS = 1979.0  # H100 / H200 SXM, dense FP8: 0.354 W per TFLOPS
 MAX_BATCH_PER_GPU = 4096  # MLPerf v4.1 configurations run up to 3,072 per GPU (SOURCES.md)
 _BISECTION_STEPS = 40
 
@@ -163,20 +162,27 @@ def _arrays(cases: Sequence[Case]) -> dict[str, np.ndarray]:
     return out
 
 
+def power_share(
+    tdp_w: np.ndarray, peak_tflops: np.ndarray, weight_bytes: np.ndarray, params: Parameters
+) -> np.ndarray:
+    """The share of its datasheet peak a board's power lets it sustain."""
+    p = params.shared
+    if params.power == "tdp-per-flop":
+        # per 8-bit-equivalent TFLOPS: FP4 at twice FP8's rate draws FP8's watts
+        watts_per_tflops = tdp_w / (peak_tflops * weight_bytes)
+        share = watts_per_tflops / p["full_clock_w_per_tflops"]
+    else:
+        share = tdp_w / REFERENCE_POWER_W
+    return np.asarray(np.minimum(1.0, share) ** p["power_exponent"], dtype=float)
+
+
 def predict(cases: Sequence[Case], params: Parameters) -> Predicted:
     """Per-GPU output tokens/s of each case under ``params``."""
     a = _arrays(cases)
     p = params.shared
     g = np.array([params.factor(c.group) for c in cases], dtype=float)
     tp = a["tp"]
-    # a board held below the reference power sustains lower clocks than its datasheet peak
-    if params.power == "tdp-per-flop":
-        # per 8-bit-equivalent FLOP: FP4 at twice FP8's rate draws the same watts as FP8
-        watts_per_flop = a["tdp_w"] / (a["peak_tflops"] * a["weight_bytes_per_param"])
-        full_clock = p["full_clock_w_per_tflops"]
-        power = np.minimum(1.0, watts_per_flop / full_clock) ** p["power_exponent"]
-    else:
-        power = np.minimum(1.0, a["tdp_w"] / REFERENCE_POWER_W) ** p["power_exponent"]
+    power = power_share(a["tdp_w"], a["peak_tflops"], a["weight_bytes_per_param"], params)
     bw = a["bandwidth_tbps"] * 1e12 * p["eta_memory"] * g
     flops = a["peak_tflops"] * 1e12 * power * p["eta_compute"] * g
     prefill_flops = a["peak_tflops"] * 1e12 * power * p["eta_prefill"] * g
