@@ -7,7 +7,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
-from django.db import models
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
@@ -22,9 +21,9 @@ from catalog.forms import (
     quote_initial,
     quote_initial_from_rfq,
 )
-from catalog.forms.quotes import LABELS
 from catalog.models import Quote
 from catalog.templatetags.catalog_tags import price
+from catalog.validation import field_label
 from catalog.views.quote_csv import quotes_csv
 from core.errors import DomainError
 from core.forms import apply_domain_error
@@ -74,22 +73,11 @@ def _display(quote: Quote, name: str) -> str:
     return str(value)
 
 
-def _verbose_name(name: str) -> str:
-    field = Quote._meta.get_field(name)
-    return str(field.verbose_name) if isinstance(field, models.Field) else name
-
-
 def quote_facts(quote: Quote) -> list[tuple[str, list[tuple[str, str]]]]:
     """Every entered field of a version, grouped as on the form; empty groups left out."""
     groups = []
     for title, names in FIELD_GROUPS:
-        rows = [
-            (
-                LABELS.get(n) or _verbose_name(n).capitalize(),
-                _display(quote, n),
-            )
-            for n in names
-        ]
+        rows = [(field_label(n), _display(quote, n)) for n in names]
         if any(value not in ("—", "no") for _, value in rows):
             groups.append((title, rows))
     return groups
