@@ -21,71 +21,28 @@ from core.forms import field_of, use_decimal_text
 
 DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
 
-FIELD_GROUPS = [
-    (
-        "Offer",
-        [
-            "accelerator",
-            "title",
-            "capacity_model",
-            "currency",
-            "price_unit",
-            "price_as_quoted",
-            "gpus_per_priced_unit",
-            "price_per_gpu_hour",
-        ],
-    ),
-    (
-        "Purchase",
-        ["price_per_node", "support_per_year", "power_kw_per_node", "amortisation_months"],
-    ),
-    (
-        "Node shape and topology",
-        [
-            "gpus_per_node",
-            "max_gpus_available",
-            "unit_of_sale",
-            "capacity_available_from",
-            "capacity_lead_time_days",
-            "vcpu_per_node",
-            "ram_gb_per_node",
-            "local_nvme_tb_per_node",
-            "intra_node_interconnect",
-            "inter_node_fabric",
-            "inter_node_bandwidth_gbps",
-            "region",
-            "zone",
-            "placement",
-            "private_endpoint",
-        ],
-    ),
-    (
-        "Commitment and terms",
-        ["min_commitment_gpus", "term_months", "cancellation_terms", "overage_rate_per_gpu_hour"],
-    ),
-    (
-        "Other costs",
-        [
-            "storage_per_gb_month",
-            "egress_per_gb",
-            "snapshot_per_gb_month",
-            "public_ip_per_month",
-            "load_balancer_per_month",
-            "private_networking_per_month",
-        ],
-    ),
-    (
-        "Operations",
-        [
-            "idle_billed",
-            "shutdown_automation",
-            "usage_export_format",
-            "invoice_granularity",
-            "support_tier",
-        ],
-    ),
-    ("Validity and source", ["quoted_at", "valid_until", "source_url", "source_document", "notes"]),
-]
+# Each group of the form starts at its first field; the others follow in the model's order.
+GROUP_STARTS = {
+    "accelerator": "Offer",
+    "price_per_node": "Purchase",
+    "gpus_per_node": "Node shape and topology",
+    "min_commitment_gpus": "Commitment and terms",
+    "storage_per_gb_month": "Other costs",
+    "idle_billed": "Operations",
+    "quoted_at": "Validity and source",
+}
+
+
+def _field_groups() -> list[tuple[str, list[str]]]:
+    groups: list[tuple[str, list[str]]] = []
+    for name in QUOTE_INPUT_FIELDS:
+        if name in GROUP_STARTS:
+            groups.append((GROUP_STARTS[name], []))
+        groups[-1][1].append(name)
+    return groups
+
+
+FIELD_GROUPS = _field_groups()
 
 _WIDGETS: dict[str, type[forms.Widget] | forms.Widget] = {
     "quoted_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),

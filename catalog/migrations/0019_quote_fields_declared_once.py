@@ -137,7 +137,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='quote',
             name='price_per_gpu_hour',
-            field=models.DecimalField(blank=True, decimal_places=4, help_text='Price of one GPU for one hour, all node resources included. Required unless the capacity model is purchase, or the price is given per node-hour or per instance-hour below (then it is computed).', max_digits=14, null=True, validators=[django.core.validators.MinValueValidator(0), catalog.models.common.CostableMax(100000)], verbose_name='Price per GPU-hour'),
+            field=models.DecimalField(blank=True, decimal_places=4, help_text='Price of one GPU for one hour, all node resources included. Required unless the capacity model is purchase, or the price is given per node-hour or per instance-hour above (then it is computed).', max_digits=14, null=True, validators=[django.core.validators.MinValueValidator(0), catalog.models.common.CostableMax(100000)], verbose_name='Price per GPU-hour'),
         ),
         migrations.AlterField(
             model_name='quote',

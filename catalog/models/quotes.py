@@ -78,18 +78,6 @@ class Quote(models.Model):
         default="USD",
         help_text="Three-letter ISO 4217 code of every price on this quote (USD, EUR, GBP...).",
     )
-    # Always per GPU-hour (what the comparison and the plausibility check read); a price
-    # per node- or instance-hour is kept as quoted beside it and converted on save.
-    price_per_gpu_hour = models.DecimalField(
-        "Price per GPU-hour",
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 100_000),
-        help_text="Price of one GPU for one hour, all node resources included. Required unless "
-        "the capacity model is purchase, or the price is given per node-hour or per "
-        "instance-hour below (then it is computed).",
-    )
     price_unit = models.CharField(
         max_length=20,
         choices=PriceUnit.choices,
@@ -110,6 +98,18 @@ class Quote(models.Model):
         null=True,
         blank=True,
         help_text="Instance-hour prices only: the GPUs one instance has.",
+    )
+    # Always per GPU-hour (what the comparison and the plausibility check read); a price
+    # per node- or instance-hour is kept as quoted beside it and converted on save.
+    price_per_gpu_hour = models.DecimalField(
+        "Price per GPU-hour",
+        **MONEY,
+        null=True,
+        blank=True,
+        validators=within(0, 100_000),
+        help_text="Price of one GPU for one hour, all node resources included. Required unless "
+        "the capacity model is purchase, or the price is given per node-hour or per "
+        "instance-hour above (then it is computed).",
     )
     # Purchase quotes: capex per node, support per year, power, amortisation.
     price_per_node = models.DecimalField(
