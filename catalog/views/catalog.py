@@ -14,8 +14,7 @@ from catalog.access import staff_required
 from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
 from catalog.models import Accelerator
 from catalog.views.quote_csv import csv_cell
-from core.errors import DomainError
-from core.forms import apply_domain_error
+from core.forms import form_status, saved
 from core.listing import paginate, query_without
 from core.roles import get_or_404, has_role, role_required
 from core.values import money_decimal, plain_number
@@ -253,15 +252,8 @@ def model_list(request: AuthedRequest) -> HttpResponse:
 @role_required(*services.MODEL_WRITERS)
 def model_create(request: AuthedRequest) -> HttpResponse:
     form = ModelProfileForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            profile = services.model_profile_create(
-                acting_user=request.user, data=form.cleaned_data
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"Model {profile.name} added.")
-            return redirect("catalog:model-list")
-    status = 400 if request.method == "POST" else 200
-    return render(request, "catalog/model_form.html", {"form": form}, status=status)
+    create = services.model_profile_create
+    if profile := saved(request, form, lambda data: create(acting_user=request.user, data=data)):
+        messages.success(request, f"Model {profile.name} added.")
+        return redirect("catalog:model-list")
+    return render(request, "catalog/model_form.html", {"form": form}, status=form_status(request))

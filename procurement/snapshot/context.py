@@ -89,9 +89,6 @@ class Context:
         found = self.snap["fx_rates"].get(currency)
         return None if found is None else Decimal(found["rate_to_base"])
 
-    def region_ok(self, region: str) -> bool:
-        return self.boundary_reason([region]) is None
-
     def boundary_reason(self, regions: list[str]) -> str | None:
         """Why the regions fall outside the brief's data boundary (None: inside, or no
         boundary). Regions are geography (`catalog.regions`): `eu-west-2` is in Europe."""

@@ -11,8 +11,8 @@ from django.utils import timezone
 from catalog.errors import ImportRejected
 from catalog.models import FxRate, Quote
 from catalog.services import ImportKind, catalog_import
-from catalog.validation import fx_rule_errors, quote_rule_errors
-from engine.limits import MAX_TERM_MONTHS, QUOTE_BOUNDS
+from catalog.validation import BOUNDED, fx_rule_errors, quote_rule_errors
+from engine.limits import MAX_TERM_MONTHS
 from tests.factories import ProviderFactory
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +42,7 @@ def test_quote_figures_at_the_limits_are_accepted(quote_data):
         **quote_data,
         "capacity_model": "reserved",
         "term_months": MAX_TERM_MONTHS,
-        "price_per_gpu_hour": str(QUOTE_BOUNDS["price_per_gpu_hour"][1]),
+        "price_per_gpu_hour": str(BOUNDED["price_per_gpu_hour"][1]),
     }
     assert quote_rule_errors(edge, accelerator=quote_data["accelerator"]) == {}
 

@@ -96,10 +96,6 @@ class ReviewRow:
         return self.candidate.capacity_model.replace("_", " ")
 
     @property
-    def is_measured(self) -> bool:
-        return self.candidate.perf_source == "measured"
-
-    @property
     def sources(self) -> list[tuple[str, str]]:
         """Which figures are measured and which estimated: (figure, source) pairs."""
         perf = self.candidate.performance or {}
