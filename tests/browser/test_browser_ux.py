@@ -77,6 +77,8 @@ def test_finance_approves_from_the_top_bar_without_scrolling(
         assert control_box["y"] + control_box["height"] <= 900, "in the first screen"
     page.check("input[name=decision][value=approve]")
     page.fill("textarea[name=comment]", COMMENT)
+    for box in page.locator("input[name=acknowledge]").all():  # U8: one tick per warning
+        box.check()
     assert page.evaluate("window.scrollY") == 0
     browser_page.shot("1-decision-bar", full_page=False)
     with page.expect_navigation():

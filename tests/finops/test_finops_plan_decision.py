@@ -300,7 +300,7 @@ def test_a_computed_plan_approved_reads_its_fleet_and_reaches_finops(
             "comment": "Both parts checked.",
             "candidate": "plan",
             "justification": "Two vendors cost less a month.",
-            "acknowledge": ["*"],
+            "acknowledge": ["PERF_ESTIMATED", "SPOT_FOR_REALTIME", "PERF_PROXY"],
         },
         format="json",
     )
