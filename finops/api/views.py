@@ -46,9 +46,19 @@ class ReconciliationMonthSerializer(serializers.ModelSerializer[Reconciliation])
             "actual_acceptance",
             "drivers",
             "note",
+            "vendors",
             "tolerance",
             "drift",
         ]
+        extra_kwargs = {
+            "vendors": {
+                "help_text": (
+                    "A plan across offers: each vendor's month (provider, parts, "
+                    "forecast_spend_usd, actual_spend_usd, spend_ratio, forecast_gpu_hours, "
+                    "gpu_hours, billing_import, drift); [] for a decision on one row."
+                )
+            }
+        }
 
     def get_month(self, row: Reconciliation) -> str:
         return row.month.strftime("%Y-%m")
@@ -171,6 +181,7 @@ class BillingImportSerializer(serializers.ModelSerializer[BillingImport]):
             "other_cost_usd",
             "unmatched_cost_usd",
             "unmatched_by_reason",
+            "by_provider",
             "created_at",
         ]
         read_only_fields = fields

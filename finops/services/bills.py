@@ -247,6 +247,15 @@ def _write_import(
             {**vars_of(u), "cost": format(u.cost, "f")} for u in summary.unmatched_sample
         ],
         "currencies": list(summary.currencies),
+        "by_provider": {
+            name: {
+                "rows": t.rows,
+                "gpu_hours": format(t.gpu_hours, "f"),
+                "gpu_cost_usd": format(t.gpu_cost, "f"),
+                "other_cost_usd": format(t.other_cost, "f"),
+            }
+            for name, t in summary.by_provider.items()
+        },
     }
     with transaction.atomic():
         updated = BillingImport.objects.filter(
