@@ -267,8 +267,8 @@ class PublishedUploadForm(forms.Form):
         label="Results archive",
         help_text=(
             "A .zip or .tar.gz of an MLPerf Inference results repository (or part of it), in "
-            "its own layout: closed/<submitter>/results/<system>/<benchmark>/<scenario>/"
-            "performance/run_1/mlperf_log_summary.txt and closed/<submitter>/systems/"
-            "<system>.json."
+            "its own layout: closed/SUBMITTER/results/SYSTEM/BENCHMARK/SCENARIO/"
+            "performance/run_1/mlperf_log_summary.txt and closed/SUBMITTER/systems/"
+            "SYSTEM.json."
         ),
     )

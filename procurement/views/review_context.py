@@ -236,6 +236,9 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
         assumptions=assumptions_of(comparison),
         charts=charts.comparison_figures(comparison, rows),
         warnings=[(r.label, w) for r in rows for w in (r.warnings or [])],
+        warned_rows=sum(1 for r in rows if r.warnings),
+        # the ineligible rows start folded, as on the review page (printed open)
+        ineligible_shown=sum(1 for r in rows if not r.eligible),
         price_changes=notices_of(user, comparison),
         new_since=new_since(user, comparison, rows),
         can_recompute=_can_recompute(user, comparison, context),

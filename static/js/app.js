@@ -52,7 +52,51 @@
   }
   document.addEventListener("click", function (ev) {
     var btn = ev.target.closest("button[data-toggle-rows]");
-    if (btn) setRows(btn, btn.getAttribute("aria-expanded") !== "true");
+    if (btn) { setRows(btn, btn.getAttribute("aria-expanded") !== "true"); fitTables(document); }
+  });
+
+  // U15: a table wider than its place scrolls inside its own box, never the page. Each table
+  // gets a .table-scroll box; a box that does scroll becomes a named, focusable region (the
+  // arrow keys scroll it) under a line that says so.
+  function fitTables(root) {
+    root.querySelectorAll("main table").forEach(function (table) {
+      if (table.closest(".table-scroll") || table.parentElement.closest("table")) return;
+      var box = document.createElement("div");
+      box.className = "table-scroll";
+      table.parentNode.insertBefore(box, table);
+      box.appendChild(table);
+    });
+    root.querySelectorAll(".table-scroll").forEach(function (box) {
+      var wide = box.scrollWidth > box.clientWidth + 1;
+      var scrolls = wide || box.scrollHeight > box.clientHeight + 1;
+      var hint = box.previousElementSibling;
+      if (!hint || !hint.classList.contains("scroll-hint")) {
+        if (!wide) hint = null;
+        else {
+          hint = document.createElement("p");
+          hint.className = "scroll-hint";
+          hint.textContent = "The table is wider than the screen: scroll it sideways for more columns →";
+          box.parentNode.insertBefore(hint, box);
+        }
+      }
+      if (hint) hint.hidden = !wide;
+      if (scrolls) {
+        var caption = box.querySelector("caption");
+        box.tabIndex = 0;
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", (caption ? caption.textContent.trim() + ": " : "") + "table, scrolls inside its box");
+      } else if (box.hasAttribute("role")) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+    });
+  }
+  var fitPending = false;
+  window.addEventListener("resize", function () {
+    if (fitPending) return;
+    fitPending = true;
+    window.requestAnimationFrame(function () { fitPending = false; fitTables(document); });
   });
 
   // U38: after a refused save, focus the error summary (or the first invalid field), so the
@@ -77,10 +121,14 @@
 
   // "toggle" does not bubble: listen in the capture phase for every <details> on the page.
   document.addEventListener("toggle", function (ev) {
-    if (ev.target.open) renderCharts(ev.target);
+    if (ev.target.open) { renderCharts(ev.target); fitTables(ev.target); }
   }, true);
 
-  function init(root) { renderCharts(root || document); initToggles(root || document); }
+  function init(root) {
+    renderCharts(root || document);
+    initToggles(root || document);
+    fitTables(root || document);
+  }
   document.addEventListener("DOMContentLoaded", function () { init(document); });
   window.addEventListener("load", function () { init(document); });
   document.addEventListener("htmx:afterSettle", function (ev) { init(ev.target); });
