@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from catalog.models import Quote
 from procurement.models import Comparison
+from tests.comparisons.factories_comparisons import frozen
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +64,7 @@ def _post(login, lead, brief, quotes):
 def test_l8_a_form_with_1200_ticked_quotes_is_queued(login, lead, scenario, many, sent):
     response = _post(login, lead, scenario["brief"], many)
     assert response.status_code == 302, response.content.decode()[:300]
-    comparison = Comparison.objects.get(title="Many")
+    comparison = frozen(Comparison.objects.get(title="Many"))
     assert sorted(comparison.snapshot["selection"]["quote_ids"]) == sorted(many)
 
 
