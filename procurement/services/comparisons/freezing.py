@@ -18,17 +18,12 @@ from django.utils import timezone
 from accounts.models import User
 from briefs.models import WorkloadBrief
 from catalog import access as catalog_access
-from catalog.models import ModelApiRoute, Quote
 from core import jobs
 from core.errors import DomainError
 from engine.errors import EngineInputError
 from procurement.models import Comparison
-from procurement.selectors.comparisons import (
-    default_api_routes,
-    default_quotes,
-    quotes_in_brief_regions,
-)
-from procurement.services.comparisons.selection import filter_quotes, filter_routes
+from procurement.selectors.comparisons import default_quotes
+from procurement.services.comparisons.selection import chosen_querysets
 from procurement.snapshot import freeze
 from procurement.snapshot.freeze import workload_part
 from procurement.snapshot.schema import Overrides, Selection, Snapshot
@@ -66,29 +61,6 @@ def _check_route_ids(user: User, ids: list[int]) -> None:
         raise DomainError(msg, fields={"api_routes": [msg]})
 
 
-def _querysets(
-    brief: WorkloadBrief,
-    quote_ids: list[int] | None,
-    route_ids: list[int] | None,
-    filters: dict[str, list[str]],
-) -> tuple[Any, Any, bool]:
-    """(quotes, routes, default?) as querysets: both id lists None means every candidate
-    that could serve the brief, narrowed by `filters` when given."""
-    if quote_ids is None and route_ids is None:
-        if not filters:  # the default selection (selection.py)
-            return quotes_in_brief_regions(brief, default_quotes()), default_api_routes(brief), True
-        return (
-            filter_quotes(default_quotes(), filters),
-            filter_routes(default_api_routes(brief), filters),
-            False,
-        )
-    quotes: Any = Quote.objects.filter(pk__in=quote_ids or [])
-    routes: Any = ModelApiRoute.objects.filter(pk__in=route_ids or [])
-    if filters:
-        quotes, routes = filter_quotes(quotes, filters), filter_routes(routes, filters)
-    return quotes, routes, False
-
-
 def check_chosen(
     user: User,
     brief: WorkloadBrief,
@@ -101,7 +73,7 @@ def check_chosen(
     if quote_ids is not None or route_ids is not None:
         _check_quote_ids(user, quote_ids or [])
         _check_route_ids(user, route_ids or [])
-    quotes, routes, _ = _querysets(brief, quote_ids, route_ids, filters)
+    quotes, routes, _ = chosen_querysets(brief, quote_ids, route_ids, filters)
     counts = (quotes.order_by().count(), routes.order_by().count())
     if counts == (0, 0):
         chose_some = bool(quote_ids or route_ids)
@@ -146,7 +118,7 @@ def freeze_chosen(comparison: Comparison) -> tuple[Snapshot, list[Any], list[Any
     quote_ids, route_ids = chosen.get("quote_ids"), chosen.get("api_route_ids")
     filters = chosen.get("filters") or {}
     check_chosen(user, brief, quote_ids, route_ids, filters)
-    quote_qs, route_qs, default = _querysets(brief, quote_ids, route_ids, filters)
+    quote_qs, route_qs, default = chosen_querysets(brief, quote_ids, route_ids, filters)
     quotes = list(quote_qs.select_related("provider", "accelerator", "rfq").order_by("pk"))
     routes = list(route_qs.select_related("provider", "model_profile").order_by("pk"))
     selection = Selection(
