@@ -314,7 +314,7 @@ def test_recompute_of_an_old_comparison_records_the_current_engine_version(compu
     revision = comparison_run(comparison_id=revision.pk)
     # Then the new revision says the engine that computed it; the old one keeps its own
     assert revision.status == Comparison.Status.READY
-    assert revision.engine_version == ENGINE_VERSION == "1.8.0"
+    assert revision.engine_version == ENGINE_VERSION == "1.9.0"
     assert revision.snapshot["engine_version"] == ENGINE_VERSION
     assert revision.result["engine_version"] == ENGINE_VERSION
     computed.refresh_from_db()
