@@ -24,7 +24,7 @@ from finops.focus.actuals import (
 )
 from finops.focus.charts import MonthPoint, unit_cost_by_month
 from finops.focus.spec import FOCUS_VERSION
-from finops.forms import ActualOutputsForm, ActualsUploadForm, BillingImportForm, split_ids
+from finops.forms import ActualOutputsForm, ActualsUploadForm, BillingImportForm
 from finops.models import ActualOutputs
 from procurement.models import Comparison
 
@@ -153,21 +153,8 @@ def billing_import_new(request: AuthedRequest, pk: int) -> HttpResponse:
         services.billing_import_check(acting_user=request.user, comparison=comparison)
         if not form.is_valid():
             return _refused(request, comparison, DomainError(INVALID), import_form=form)
-        data = form.cleaned_data
-        upload = data["file"]
-        services.billing_import_create(
-            acting_user=request.user,
-            comparison=comparison,
-            month=data["month"],
-            upload=upload,
-            name=upload.name or "bill.csv",
-            size=upload.size or 0,
-            provider_names=data["provider_names"],
-            account_ids=split_ids(data["account_ids"]),
-            tags=split_ids(data["tags"]),
-            sku_ids=split_ids(data["sku_ids"]),
-            resource_ids=split_ids(data["resource_ids"]),
-            gpus_per_instance=data["gpus_per_instance"],
+        services.billing_import_submit(
+            acting_user=request.user, comparison=comparison, data=form.cleaned_data
         )
     except DomainError as exc:
         apply_domain_error(form, exc)

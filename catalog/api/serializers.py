@@ -324,23 +324,14 @@ class RfqSerializer(serializers.ModelSerializer[Rfq]):
         return rfq.is_open_for_answers()
 
 
+RFQ_STAFF_ONLY = frozenset({"brief", "providers", "created_by", "created_at", "reopened_at"})
+
+
 class VendorRfqSerializer(RfqSerializer):
     """A vendor sees the requirements, never the brief nor who else is invited."""
 
     class Meta(RfqSerializer.Meta):
-        fields = (
-            "id",
-            "title",
-            "requirements",
-            "accelerators",
-            "gpus_needed",
-            "region",
-            "capacity_models",
-            "term_months",
-            "deadline",
-            "status",
-            "is_open",
-        )
+        fields = tuple(f for f in RfqSerializer.Meta.fields if f not in RFQ_STAFF_ONLY)
         read_only_fields = fields
 
 

@@ -96,7 +96,6 @@ def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
                 request, "Quote submitted. Next: answer the procurement checklist for it."
             )
             return redirect("vendor:quote-detail", pk=quote.pk)
-    status = 400 if request.method == "POST" else 200
     context = {
         "form": form,
         "rfq": rfq,
@@ -104,7 +103,7 @@ def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
         "from_rfq": True,
         "submission": submissions.token_for(request),
     }
-    return render(request, "catalog/vendor/quote_form.html", context, status=status)
+    return render(request, "catalog/vendor/quote_form.html", context, status=form_status(request))
 
 
 @vendor_required
