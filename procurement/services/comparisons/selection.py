@@ -234,9 +234,7 @@ def candidate_rows(brief: WorkloadBrief, filters: Mapping[str, list[str]]) -> Ca
             quotes, routes, _ = chosen_querysets(brief, None, None, filters)
             taken = quotes.count() + routes.count()
         sample = list(quote_qs.order_by(*quote_order)[:SAMPLE])
-        return CandidateRows(
-            groups=_grouped(sample, []), by_filter=taken, by_default=not filters
-        )
+        return CandidateRows(groups=_grouped(sample, []), by_filter=taken, by_default=not filters)
     quotes = list(quote_qs.order_by(*quote_order))
     routes = list(route_qs.order_by("provider__name", "model_name"))
     default_quote_ids, default_route_ids = default_candidate_ids(brief)
