@@ -205,9 +205,7 @@ def test_leaving_each_accelerator_out_meets_issue_36s_targets():
     throughput_bound = [i for i in items if not i.latency_bound]
     assert median_error(items) <= 0.15
     assert median_error(throughput_bound) <= 0.12
-    inside = [
-        shipped[regime(i)]["p10"] <= 1 / i.ratio <= shipped[regime(i)]["p90"] for i in items
-    ]
+    inside = [shipped[regime(i)]["p10"] <= 1 / i.ratio <= shipped[regime(i)]["p90"] for i in items]
     assert 0.75 <= sum(inside) / len(inside) <= 0.90
     right, total = pairs_ordered(items)
     assert right / total >= 0.90
