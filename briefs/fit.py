@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, SupportsFloat
 from core import workloads
 from engine.errors import EngineInputError
 from engine.memory.context import fit_contexts
-from engine.memory.fit import FitInput, FitResult, GpuSpec, ModelSpec, memory_fit
+from engine.memory.fit import memory_fit
+from engine.memory.spec import FitInput, FitResult, GpuSpec, ModelSpec
 
 if TYPE_CHECKING:
     from briefs.models import WorkloadBrief

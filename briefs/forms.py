@@ -24,11 +24,7 @@ from briefs.rules import (
 from catalog.models import ModelProfile
 from core import workloads
 from core.forms import field_of
-from engine.memory.fit import (
-    DEFAULT_OVERHEAD_GB,
-    DEFAULT_SAFETY_MARGIN,
-    MODES,
-)
+from engine.memory.spec import DEFAULT_OVERHEAD_GB, DEFAULT_SAFETY_MARGIN, MODES
 from engine.precision import PRECISION_NAMES
 
 HELP = {

@@ -27,7 +27,8 @@ from typing import Any
 
 from core import workloads
 from engine.errors import EngineInputError
-from engine.memory.fit import FitInput, GpuSpec, ModelSpec, memory_fit
+from engine.memory.fit import memory_fit
+from engine.memory.spec import FitInput, GpuSpec, ModelSpec
 from engine.performance import InferencePerfInput, estimate_inference
 
 SECONDS_PER_MONTH = 730 * 3600

@@ -42,7 +42,8 @@ import math
 from dataclasses import dataclass, fields
 
 from engine.errors import EngineInputError
-from engine.memory.fit import (
+from engine.memory.fit import memory_fit
+from engine.memory.spec import (
     GB,
     FitInput,
     FitResult,
@@ -51,7 +52,6 @@ from engine.memory.fit import (
     jsonable,
     kv_bytes_per_sequence,
     kv_shards,
-    memory_fit,
     validate_gpu,
     validate_model,
 )

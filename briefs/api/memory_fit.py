@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from accounts.http import api_user
 from briefs import services as services_briefs
-from engine.memory.fit import MODES
+from engine.memory.spec import MODES
 from engine.precision import PRECISION_NAMES
 
 _MAX_INT = 2**31 - 1

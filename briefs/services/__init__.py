@@ -34,7 +34,8 @@ from core.audit import audit_record
 from core.errors import Conflict, DomainError, NotAllowed
 from core.roles import has_role
 from engine.errors import EngineInputError
-from engine.memory.fit import FitInput, FitResult, ModelSpec, memory_fit
+from engine.memory.fit import memory_fit
+from engine.memory.spec import FitInput, FitResult, ModelSpec
 
 # Fields a caller may set (version, lineage and authorship belong to the service).
 EDITABLE_FIELDS = BRIEF_FIELDS

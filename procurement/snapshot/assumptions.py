@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.values import finite_or_none
-from engine.memory.fit import DEFAULT_OVERHEAD_GB, DEFAULT_SAFETY_MARGIN
+from engine.memory.spec import DEFAULT_OVERHEAD_GB, DEFAULT_SAFETY_MARGIN
 from engine.performance import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
 from procurement.snapshot.schema import Effective, Overrides
 

@@ -13,7 +13,7 @@ from typing import TypeVar, cast
 from catalog.regions import boundary_reason
 from engine import fitted
 from engine.calibration import CalibrationSummary, calibrated_range, ledger_key, model_key
-from engine.memory.fit import GpuSpec, ModelSpec
+from engine.memory.spec import GpuSpec, ModelSpec
 from engine.types import Range, WorkloadInput
 from procurement.snapshot.schema import (
     AcceleratorRow,

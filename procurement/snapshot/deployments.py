@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from engine.deployments import Configuration, ConfigurationVerdict
-from engine.memory.fit import GpuSpec
+from engine.memory.spec import GpuSpec
 from procurement.snapshot import evidence
 from procurement.snapshot.context import Context
 from procurement.snapshot.facts import (

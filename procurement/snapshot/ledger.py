@@ -17,7 +17,7 @@ from functools import partial
 
 from core.values import finite_or_none
 from engine.errors import EngineInputError
-from engine.memory.fit import GpuSpec
+from engine.memory.spec import GpuSpec
 from engine.performance import InferencePerfInput, estimate_inference
 from procurement.snapshot.context import Context, rounded
 from procurement.snapshot.facts import LedgerPair

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from core.values import float_or_none
 from engine.evidence import same_model_name
-from engine.memory.fit import GpuSpec
+from engine.memory.spec import GpuSpec
 from engine.types import Range
 from procurement.snapshot.context import Context, rounded
 from procurement.snapshot.evidence import rate_range

@@ -11,14 +11,8 @@ import math
 from core import workloads
 from engine.errors import EngineInputError
 from engine.memory.context import fit_contexts
-from engine.memory.fit import (
-    DEFAULT_MAX_NODES,
-    FitInput,
-    FitResult,
-    GpuSpec,
-    ModelSpec,
-    memory_fit,
-)
+from engine.memory.fit import memory_fit
+from engine.memory.spec import DEFAULT_MAX_NODES, FitInput, FitResult, GpuSpec, ModelSpec
 from procurement.snapshot.context import Context, rounded
 from procurement.snapshot.facts import FitFacts
 

@@ -27,7 +27,7 @@ from decimal import Decimal
 
 from engine.deployments import Configuration, choose_configuration
 from engine.errors import EngineInputError
-from engine.memory.fit import GpuSpec
+from engine.memory.spec import GpuSpec
 from engine.operating_points.costs import point_costs
 from engine.performance import peak_dense_tflops
 from engine.types import (

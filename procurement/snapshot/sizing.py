@@ -12,9 +12,7 @@ from typing import Final, Literal
 from core.values import finite_or_none
 from engine import fitted
 from engine.errors import EngineInputError
-from engine.memory.fit import (
-    GpuSpec,
-)
+from engine.memory.spec import GpuSpec
 from engine.performance import InferencePerfInput, estimate_inference, peak_dense_tflops
 from engine.serving_engines import canonical, prefix_caching
 from procurement.snapshot import evidence

@@ -8,7 +8,8 @@ import pytest
 
 from briefs.charts import concurrency_curve_figure, memory_breakdown_figure, per_gpu_parts
 from briefs.fit import AcceleratorFit
-from engine.memory.fit import FitInput, GpuSpec, ModelSpec, memory_fit
+from engine.memory.fit import memory_fit
+from engine.memory.spec import FitInput, GpuSpec, ModelSpec
 
 LLAMA_70B = ModelSpec(params_b=70.6, layers=80, kv_heads=8, head_dim=128, max_context=131072)
 

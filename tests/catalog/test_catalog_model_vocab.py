@@ -7,7 +7,8 @@ import pytest
 
 from briefs.fit import model_spec_for
 from catalog.models import ModelProfile
-from engine.memory.fit import FitInput, GpuSpec, memory_fit
+from engine.memory.fit import memory_fit
+from engine.memory.spec import FitInput, GpuSpec
 
 pytestmark = pytest.mark.django_db
 

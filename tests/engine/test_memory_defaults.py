@@ -6,7 +6,8 @@ import pytest
 
 from engine.comparison import run_comparison
 from engine.memory.context import fit_contexts
-from engine.memory.fit import FitInput, GpuSpec, ModelSpec, memory_fit
+from engine.memory.fit import memory_fit
+from engine.memory.spec import FitInput, GpuSpec, ModelSpec
 from procurement.snapshot import thaw
 from tests.engine.snapshot_world import quote, snapshot
 

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EngineInputError
-from engine.memory.fit import (
+from engine.memory.fit import memory_fit
+from engine.memory.spec import (
     QLORA_CONSTANT_BYTES,
     FitInput,
     GpuSpec,
@@ -25,7 +26,6 @@ from engine.memory.fit import (
     kv_bytes_per_sequence,
     kv_bytes_per_token,
     lora_adapter_params,
-    memory_fit,
 )
 
 LLAMA_31_8B = ModelSpec(

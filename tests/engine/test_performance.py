@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EngineInputError
-from engine.memory.fit import GpuSpec, ModelSpec
+from engine.memory.spec import GpuSpec, ModelSpec
 from engine.performance import (
     InferencePerfInput,
     estimate_inference,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import EngineInputError
-from engine.memory.fit import GpuSpec, ModelSpec
+from engine.memory.spec import GpuSpec, ModelSpec
 from engine.performance import InferencePerfInput, estimate_inference
 from engine.serving_engines import canonical, prefix_caching
 
