@@ -25,16 +25,6 @@ from ._util import (
 )
 from .registry import JSON_LIST, JSON_OBJECT, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
-from .vllm_offline import (  # noqa: F401  (re-exported: one module per tool for callers)
-    LATENCY_ID,
-    LATENCY_NAME,
-    THROUGHPUT_ID,
-    THROUGHPUT_NAME,
-    is_latency,
-    is_throughput,
-    parse_latency,
-    parse_throughput,
-)
 
 SERVE_ID: Final = "vllm-serve"
 SERVE_NAME: Final = "vLLM serving benchmark (JSON)"
