@@ -33,19 +33,16 @@ from . import (
 )
 from .errors import ParseError
 from .registry import CSV_HEADER, JSON_LIST, JSON_OBJECT, TEXT, Format
-from .types import Discrepancy, Metrics, ParsedResult, Percentiles, RequestSamples
+from .types import ParsedResult, Percentiles
 
 HEAD_BYTES: Final = _head.HEAD_BYTES
 
 __all__ = [
     "FORMATS",
     "HEAD_BYTES",
-    "Discrepancy",
-    "Metrics",
     "ParseError",
     "ParsedResult",
     "Percentiles",
-    "RequestSamples",
     "detect",
     "parse",
 ]

@@ -16,33 +16,17 @@ judged from uploaded results (`evaluate`); manual ones are checked off by an eng
 from benchmarks.plan_rules.steps import plan_steps_for
 from benchmarks.plan_rules.types import (
     AUTO,
-    FAILED,
     MANUAL,
-    PASSED,
-    PENDING,
-    SAFE_MEMORY_MARGIN,
-    SERVING_CLASSES,
     BriefFacts,
     ResultFacts,
-    ServiceTargets,
-    StepSpec,
-    Verdict,
 )
 from benchmarks.plan_rules.verdicts import evaluate
 
 __all__ = [
     "AUTO",
-    "FAILED",
     "MANUAL",
-    "PASSED",
-    "PENDING",
-    "SAFE_MEMORY_MARGIN",
-    "SERVING_CLASSES",
     "BriefFacts",
     "ResultFacts",
-    "ServiceTargets",
-    "StepSpec",
-    "Verdict",
     "evaluate",
     "plan_steps_for",
 ]

@@ -16,16 +16,12 @@ from benchmarks import access, figures, latency_verdict
 from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
 from benchmarks.selectors.evidence import (
-    HOSTED_API_REASON,
     counted_results,
     evidence_item,
     evidence_results_for,
     evidence_target,
     evidence_verdict,
-    judged_gpus,
-    kv_precision_of,
     request_sizes_for_brief,
-    result_workload,
     targets_of,
 )
 from benchmarks.selectors.hosted import hosted_latency_for
@@ -40,18 +36,13 @@ if TYPE_CHECKING:
 
 # The evidence reads live in selectors/evidence.py; callers keep importing them from here.
 __all__ = [
-    "HOSTED_API_REASON",
     "counted_results",
-    "evidence_item",
     "evidence_results_for",
     "evidence_target",
     "evidence_verdict",
     "hosted_latency_for",
-    "judged_gpus",
-    "kv_precision_of",
     "published_results_for",
     "request_sizes_for_brief",
-    "result_workload",
     "targets_of",
 ]
 

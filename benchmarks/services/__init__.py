@@ -4,7 +4,6 @@ from benchmarks.services.asked import benchmark_result_model_set
 from benchmarks.services.batches import (
     MAX_FILES_PER_UPLOAD,
     FileOutcome,
-    UploadCheck,
     benchmark_results_ingest_many,
     benchmark_upload_check,
 )
@@ -14,38 +13,31 @@ from benchmarks.services.plans import (
     benchmark_plan_refresh,
     benchmark_plan_step_check,
     benchmark_plans_refresh_for_brief,
-    benchmark_plans_refresh_for_result,
 )
 from benchmarks.services.results import (
     benchmark_result_parse,
     benchmark_results_redrive_stuck,
 )
 from benchmarks.services.uploads import (
-    IngestOutcome,
     UploadMeta,
     benchmark_result_ingest,
-    benchmark_upload_rejected,
     benchmark_upload_too_large,
 )
 
 __all__ = [
     "MAX_FILES_PER_UPLOAD",
     "FileOutcome",
-    "IngestOutcome",
-    "UploadCheck",
     "UploadMeta",
     "benchmark_candidates_compared",
     "benchmark_plan_create",
     "benchmark_plan_refresh",
     "benchmark_plan_step_check",
     "benchmark_plans_refresh_for_brief",
-    "benchmark_plans_refresh_for_result",
     "benchmark_result_ingest",
     "benchmark_result_model_set",
     "benchmark_result_parse",
     "benchmark_results_ingest_many",
     "benchmark_results_redrive_stuck",
     "benchmark_upload_check",
-    "benchmark_upload_rejected",
     "benchmark_upload_too_large",
 ]

@@ -1,12 +1,10 @@
 """Catalog writes (services), re-exported so callers import from `catalog.services`."""
 
-from catalog.services.imports import ImportKind, ImportOutcome, catalog_import
+from catalog.services.imports import ImportKind, catalog_import
 from catalog.services.quotes import (
-    QUOTE_INPUT_FIELDS,
     quote_revise,
     quote_submit,
     quote_withdraw,
-    quotes_rejudge,
 )
 from catalog.services.reference import (
     MODEL_WRITERS,
@@ -25,10 +23,8 @@ from catalog.services.rfqs import (
 
 __all__ = [
     "MODEL_WRITERS",
-    "QUOTE_INPUT_FIELDS",
     "RFQ_AWARDED",
     "ImportKind",
-    "ImportOutcome",
     "api_route_create",
     "catalog_import",
     "fx_rate_create",
@@ -37,7 +33,6 @@ __all__ = [
     "quote_revise",
     "quote_submit",
     "quote_withdraw",
-    "quotes_rejudge",
     "rfq_close",
     "rfq_create",
     "rfq_reopen",

@@ -7,20 +7,18 @@
   configuration choice and the ranking so both judge a row the same way.
 """
 
-from engine.deployments.assess import Assessment, assess
+from engine.deployments.assess import assess
 from engine.deployments.configurations import (
     Configuration,
     ConfigurationVerdict,
     choose_configuration,
 )
-from engine.deployments.fleet import Fleet, fleet_of
+from engine.deployments.fleet import Fleet
 
 __all__ = [
-    "Assessment",
     "Configuration",
     "ConfigurationVerdict",
     "Fleet",
     "assess",
     "choose_configuration",
-    "fleet_of",
 ]

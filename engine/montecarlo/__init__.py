@@ -68,13 +68,10 @@ from engine.montecarlo.blocks import (
     unit_scale,
 )
 from engine.montecarlo.constants import (
-    EVIDENCE_DRAWS,
     CandidateConstants,
     candidate_constants,
 )
 from engine.montecarlo.sampling import (
-    CANDIDATE_STREAM,
-    SHARED_STREAM,
     FloatArray,
     candidate_stream_key,
     check_seed,
@@ -93,11 +90,8 @@ from engine.types import (
 )
 
 __all__ = [
-    "CANDIDATE_STREAM",
     "CEIL_RELATIVE_TOLERANCE",
-    "EVIDENCE_DRAWS",
     "SECONDS_PER_MONTH",
-    "SHARED_STREAM",
     "CandidateConstants",
     "candidate_constants",
     "candidate_stream_key",

@@ -18,25 +18,18 @@ statistics, tornado, break-even, comparison output); import them from here.
 from __future__ import annotations
 
 from engine.types.common import (
-    CAPACITY_MODELS,
     CENT,
     ELASTIC_CAPACITY,
     FIXED_CAPACITY,
     HOURS_PER_MONTH,
     INFERENCE_CLASSES,
-    MANAGED_CAPACITY,
     SECONDS_PER_HOUR,
     TRAINING_CLASSES,
     WORKLOAD_CLASSES,
-    CandidateKind,
-    CapacityModel,
     JsonMixin,
     JSONValue,
-    PerfSource,
     Range,
     Severity,
-    ThroughputUnit,
-    WorkloadClass,
     to_jsonable,
 )
 from engine.types.input import (
@@ -64,13 +57,11 @@ from engine.types.output import (
 )
 
 __all__ = [
-    "CAPACITY_MODELS",
     "CENT",
     "ELASTIC_CAPACITY",
     "FIXED_CAPACITY",
     "HOURS_PER_MONTH",
     "INFERENCE_CLASSES",
-    "MANAGED_CAPACITY",
     "SECONDS_PER_HOUR",
     "TRAINING_CLASSES",
     "WORKLOAD_CLASSES",
@@ -78,10 +69,8 @@ __all__ = [
     "BreakevenCurve",
     "BreakevenResult",
     "CandidateInput",
-    "CandidateKind",
     "CandidateOutcome",
     "CandidateStats",
-    "CapacityModel",
     "ComparisonInput",
     "ComparisonOutput",
     "Crossing",
@@ -90,17 +79,14 @@ __all__ = [
     "JsonMixin",
     "MediaSpec",
     "MonteCarloResult",
-    "PerfSource",
     "PointEstimate",
     "PurchaseSpec",
     "Range",
     "Severity",
-    "ThroughputUnit",
     "Tornado",
     "TornadoEntry",
     "TrainingDetail",
     "TrainingSpec",
-    "WorkloadClass",
     "WorkloadInput",
     "to_jsonable",
 ]

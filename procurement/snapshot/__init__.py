@@ -6,19 +6,15 @@ candidate row shows. Results are reproducible from snapshot + seed + ENGINE_VERS
 (docs/adr/0003-reproducible-comparisons.md).
 """
 
-from procurement.snapshot.context import quote_key, route_key
 from procurement.snapshot.freeze import freeze
-from procurement.snapshot.schema import SNAPSHOT_FORMAT, Snapshot
+from procurement.snapshot.schema import SNAPSHOT_FORMAT
 from procurement.snapshot.thaw import Thawed, thaw
 from procurement.snapshot.upgrade import upgrade
 
 __all__ = [
     "SNAPSHOT_FORMAT",
-    "Snapshot",
     "Thawed",
     "freeze",
-    "quote_key",
-    "route_key",
     "thaw",
     "upgrade",
 ]

@@ -8,7 +8,6 @@ from core.jobs import STALE_AFTER
 from procurement.services.comparisons.create import comparison_create, comparison_recompute
 from procurement.services.comparisons.queue import (
     QUEUE_UNAVAILABLE_MESSAGE,
-    EnqueueOutcome,
     Queued,
     comparison_retry,
     comparisons_redrive_stuck,
@@ -38,7 +37,6 @@ __all__ = [
     "QUEUE_UNAVAILABLE_MESSAGE",
     "STALE_AFTER",
     "CandidateRows",
-    "EnqueueOutcome",
     "FilterChoices",
     "Queued",
     "candidate_rows",
