@@ -426,13 +426,14 @@ class ComparisonRetryApi(GenericAPIView[Comparison]):
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     write_roles = access.COMPARISON_CREATORS
     serializer_class = ComparisonQueuedSerializer
-    queue = staticmethod(services_comparisons.comparison_retry)
+    service = "comparison_retry"
 
     @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
     def post(self, request: Request, pk: int) -> Response:
         comparison = access.access_comparison(api_user(request), pk)
-        return _queued(request, self.queue(acting_user=api_user(request), comparison=comparison))
+        queue = getattr(services_comparisons, self.service)  # read per call: patchable
+        return _queued(request, queue(acting_user=api_user(request), comparison=comparison))
 
 
 class ComparisonRecomputeApi(ComparisonRetryApi):
-    queue = staticmethod(services_comparisons.comparison_recompute)
+    service = "comparison_recompute"

@@ -287,7 +287,7 @@ def _results_html(
     return html
 
 
-def _requeue(queue: Callable[..., services_comparisons.Queued]) -> Callable[..., HttpResponseBase]:
+def _requeue(service: str) -> Callable[..., HttpResponseBase]:
     """Retry (the same comparison) or recompute (a new revision): queued, then its page."""
 
     @require_POST
@@ -295,6 +295,7 @@ def _requeue(queue: Callable[..., services_comparisons.Queued]) -> Callable[...,
     def view(request: AuthedRequest, pk: int) -> HttpResponse:
         comparison = access.access_comparison(request.user, pk)
         try:
+            queue = getattr(services_comparisons, service)  # read per call: patchable
             queued = queue(acting_user=request.user, comparison=comparison)
         except DomainError as exc:
             messages.error(request, exc.message)
@@ -305,5 +306,5 @@ def _requeue(queue: Callable[..., services_comparisons.Queued]) -> Callable[...,
     return view
 
 
-comparison_retry = _requeue(services_comparisons.comparison_retry)
-comparison_recompute = _requeue(services_comparisons.comparison_recompute)
+comparison_retry = _requeue("comparison_retry")
+comparison_recompute = _requeue("comparison_recompute")
