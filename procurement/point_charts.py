@@ -33,6 +33,15 @@ ACROSS_TOP = 8  # candidates in the across-candidates figure (the cheapest eligi
 MISS_COLOUR = "#9ca3af"
 MEET_COLOUR = "#1d4ed8"
 CHOSEN_COLOUR = "#b45309"
+# Horizontal, in the figure's bottom margin, clear of the box's bottom border.
+LEGEND_BELOW = {
+    "orientation": "h",
+    "x": 0,
+    "xanchor": "left",
+    "y": 0.02,
+    "yanchor": "bottom",
+    "yref": "container",
+}
 
 
 def points_of(row: Any) -> list[dict[str, Any]]:
@@ -244,14 +253,7 @@ def candidate_figure(
             # units (y < 0) overflowed the chart's border once the long "costed at" entry
             # wrapped at 1,024 px. The margin holds the axis title and four legend rows; no
             # fixed height, so the figure fills its box (comparisons.css) and never spills.
-            "legend": {
-                "orientation": "h",
-                "x": 0,
-                "xanchor": "left",
-                "y": 0.02,  # clear of the box's bottom border
-                "yanchor": "bottom",
-                "yref": "container",
-            },
+            "legend": {**LEGEND_BELOW},
             "margin": {**BASE_LAYOUT["margin"], "b": LEGEND_MARGIN_PX},
         },
     }
@@ -368,15 +370,7 @@ def across_figure(
             "shapes": shapes,
             "annotations": notes,
             # Below the plot, full width: on the right it took half the card (V17).
-            "legend": {
-                "orientation": "h",
-                "x": 0,
-                "xanchor": "left",
-                "y": 0.02,
-                "yanchor": "bottom",
-                "yref": "container",
-                "font": {"size": 11},
-            },
+            "legend": {**LEGEND_BELOW, "font": {"size": 11}},
             "margin": {**BASE_LAYOUT["margin"], "b": (bottom := _legend_margin(data))},
             "height": PLOT_HEIGHT_PX + bottom,
         },
