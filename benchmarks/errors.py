@@ -25,6 +25,4 @@ class UploadTooLarge(UploadRejected):
 class StepNotManual(DomainError):
     code = "step_not_manual"
     status_code = 409
-
-    def default_message(self) -> str:
-        return "This step is judged from uploaded results; it cannot be checked by hand."
+    default_message = "This step is judged from uploaded results; it cannot be checked by hand."

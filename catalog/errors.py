@@ -29,19 +29,15 @@ class QuoteNotCurrent(Conflict):
 
 class QuoteWithdrawn(Conflict):
     code = "quote_withdrawn"
-
-    def default_message(self) -> str:
-        return "This quote was withdrawn; submit a new quote instead."
+    default_message = "This quote was withdrawn; submit a new quote instead."
 
 
 class RfqClosed(Conflict):
     code = "rfq_closed"
-
-    def default_message(self) -> str:
-        return (
-            "The RFQ deadline has passed, so answers can no longer be submitted or revised. "
-            "Ask the procurement lead to reopen it."
-        )
+    default_message = (
+        "The RFQ deadline has passed, so answers can no longer be submitted or revised. "
+        "Ask the procurement lead to reopen it."
+    )
 
 
 class ImportRejected(DomainError):

@@ -10,43 +10,27 @@ from __future__ import annotations
 class DomainError(Exception):
     code = "invalid"
     status_code = 400
+    default_message = "The request is not valid."
 
     def __init__(self, message: str = "", *, fields: dict[str, list[str]] | None = None) -> None:
-        self.message = message or self.default_message()
+        self.message = message or self.default_message
         self.fields = fields or {}
         super().__init__(self.message)
-
-    def default_message(self) -> str:
-        return "The request is not valid."
 
 
 class NotAllowed(DomainError):
     code = "not_allowed"
     status_code = 403
-
-    def default_message(self) -> str:
-        return "You are not allowed to do this."
+    default_message = "You are not allowed to do this."
 
 
 class NotFound(DomainError):
     code = "not_found"
     status_code = 404
-
-    def default_message(self) -> str:
-        return "Not found."
+    default_message = "Not found."
 
 
 class Conflict(DomainError):
     code = "conflict"
     status_code = 409
-
-    def default_message(self) -> str:
-        return "Someone else changed this first; reload and try again."
-
-
-class ServiceUnavailable(DomainError):
-    code = "service_unavailable"
-    status_code = 503
-
-    def default_message(self) -> str:
-        return "A background service is unavailable; the request was saved and will be retried."
+    default_message = "Someone else changed this first; reload and try again."

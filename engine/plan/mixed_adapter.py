@@ -1,5 +1,4 @@
-"""From the comparison's candidates to the mixed-fleet optimiser's inputs, and the hook the
-comparison run can call (``plan_for_comparison``).
+"""From the comparison's candidates to the mixed-fleet optimiser's inputs (``plan_inputs``).
 
 Each costed, eligible candidate is one offer with one configuration (a candidate is an offer
 at one configuration today): its price per GPU-hour (the effective one for owned hardware;
@@ -25,10 +24,8 @@ from numpy.typing import NDArray
 from engine import cost, montecarlo
 from engine.cost import contracts
 from engine.errors import EngineInputError
-from engine.plan.mixed import TIME_LIMIT_S, optimise
 from engine.plan.mixed_buckets import LONG, BucketSize, brief_sizes, mean_tokens
 from engine.plan.mixed_types import (
-    MixedPlan,
     PlanBucket,
     PlanCapacity,
     PlanConfig,
@@ -213,8 +210,14 @@ def plan_inputs(
     mean_request_tokens: float | None = None,
     load_shape: Sequence[float] = (),
 ) -> tuple[PlanDemand, list[PlanOffer]] | None:
-    """The demand and offers ``plan_for_comparison`` solves (None: nothing to plan).
-    ``sizes``: request-size buckets already made (``mixed_buckets``), rated here
+    """The demand and offers the mixed plan solves over the comparison's eligible rows (None
+    for training runs or when no row is eligible). ``bucket_rates``: candidate id → bucket →
+    accepted outputs per replica-hour (API routes: any value) for the buckets whose service
+    level it meets; or ``long_share`` and ``p95_input_tokens`` for short and long buckets
+    from the brief (``length_buckets``). ``capacities``: candidate id → GPUs its vendor has
+    (the quote's ``max_gpus_available``); ``capacity_limited``: rows ineligible only because
+    their offer lacks the GPUs for the whole fleet — in the plan they serve up to their
+    capacity. ``sizes``: request-size buckets already made (``mixed_buckets``), rated here
     (``sized_rates``, with ``mean_request_tokens``)."""
     if workload.is_training or workload.monthly_accepted_outputs is None:
         return None
@@ -248,43 +251,6 @@ def plan_inputs(
     if not offers:
         return None
     return plan_demand(workload, buckets, load_shape), offers
-
-
-def plan_for_comparison(
-    candidate_inputs: Sequence[CandidateInput],
-    candidate_outputs: Sequence[CandidateOutcome],
-    workload: WorkloadInput,
-    *,
-    buckets: Sequence[PlanBucket] | None = None,
-    bucket_rates: Mapping[str, Mapping[str, float]] | None = None,
-    long_share: float | None = None,
-    p95_input_tokens: float | None = None,
-    capacities: Mapping[str, int] | None = None,
-    capacity_limited: Collection[str] = (),
-    time_limit: float = TIME_LIMIT_S,
-) -> MixedPlan | None:
-    """The mixed plan over the comparison's eligible rows (None for training runs or when no
-    row is eligible). ``bucket_rates``: candidate id → bucket → accepted outputs per
-    replica-hour (API routes: any value) for the buckets whose service level it meets;
-    or ``long_share`` and ``p95_input_tokens`` for short and long buckets from the brief
-    (``length_buckets``). ``capacities``: candidate id → GPUs its vendor has (the quote's
-    ``max_gpus_available``); ``capacity_limited``: rows ineligible only because their offer
-    lacks the GPUs for the whole fleet — in the plan they serve up to their capacity."""
-    built = plan_inputs(
-        candidate_inputs,
-        candidate_outputs,
-        workload,
-        buckets=buckets,
-        bucket_rates=bucket_rates,
-        long_share=long_share,
-        p95_input_tokens=p95_input_tokens,
-        capacities=capacities,
-        capacity_limited=capacity_limited,
-    )
-    if built is None:
-        return None
-    demand, offers = built
-    return optimise(demand, offers, time_limit=time_limit)
 
 
 def row_draws(

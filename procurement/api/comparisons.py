@@ -426,27 +426,13 @@ class ComparisonRetryApi(GenericAPIView[Comparison]):
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     write_roles = access.COMPARISON_CREATORS
     serializer_class = ComparisonQueuedSerializer
+    queue = staticmethod(services_comparisons.comparison_retry)
 
     @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
     def post(self, request: Request, pk: int) -> Response:
         comparison = access.access_comparison(api_user(request), pk)
-        queued = services_comparisons.comparison_retry(
-            acting_user=api_user(request), comparison=comparison
-        )
-        return _queued(request, queued)
+        return _queued(request, self.queue(acting_user=api_user(request), comparison=comparison))
 
 
-class ComparisonRecomputeApi(GenericAPIView[Comparison]):
-    permission_classes = [StaffOnly]
-    parser_classes = [SafeJSONParser]
-    queryset = Comparison.objects.none()  # schema only; reads go through the selectors
-    write_roles = access.COMPARISON_CREATORS
-    serializer_class = ComparisonQueuedSerializer
-
-    @extend_schema(request=None, responses={202: ComparisonQueuedSerializer})
-    def post(self, request: Request, pk: int) -> Response:
-        comparison = access.access_comparison(api_user(request), pk)
-        queued = services_comparisons.comparison_recompute(
-            acting_user=api_user(request), comparison=comparison
-        )
-        return _queued(request, queued)
+class ComparisonRecomputeApi(ComparisonRetryApi):
+    queue = staticmethod(services_comparisons.comparison_recompute)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,11 +18,11 @@ from engine.plan.mixed_adapter import (
     api_price_per_accepted,
     length_buckets,
     plan_demand,
-    plan_for_comparison,
+    plan_inputs,
     plan_offer,
     row_draws,
 )
-from engine.plan.mixed_types import PlanConfig, PlanDemand, PlanOffer
+from engine.plan.mixed_types import MixedPlan, PlanConfig, PlanDemand, PlanOffer
 from engine.plan.mixed_uncertainty import plan_cost_samples, plan_spread
 from engine.types import (
     ApiPricing,
@@ -250,3 +252,14 @@ def test_an_infeasible_plan_has_no_spread() -> None:
     assert not plan.feasible
     with pytest.raises(EngineInputError):
         plan_spread(plan, demand, offers, np.full(3, 73_000.0), {})
+
+
+def plan_for_comparison(
+    cands: Sequence[CandidateInput],
+    outcomes: Sequence[CandidateOutcome],
+    wl: WorkloadInput,
+    **kwargs: Any,
+) -> MixedPlan | None:
+    """The comparison run's two steps: the plan's inputs from the rows, then the optimiser."""
+    built = plan_inputs(cands, outcomes, wl, **kwargs)
+    return None if built is None else optimise(*built)
