@@ -15,6 +15,18 @@
     if (justification && select.value !== (select.dataset.recommended || "")) {
       justification.open = true;
     }
+    // U18: the decision line says what is chosen: the plan's parts, or which other row.
+    var lines = document.querySelectorAll("#decision-line [data-summary-for]");
+    var shown = null;
+    lines.forEach(function (line) {
+      if (line.dataset.summaryFor === select.value) shown = line;
+    });
+    if (!shown) {
+      shown = document.querySelector('#decision-line [data-summary-for=""]');
+      var label = shown && shown.querySelector("[data-chosen-label]");
+      if (label) label.textContent = select.options[select.selectedIndex].text;
+    }
+    lines.forEach(function (line) { line.hidden = line !== shown; });
     var ticks = form.querySelector("[data-acknowledge-for]");
     if (!ticks) return;
     var elsewhere = ticks.dataset.acknowledgeFor !== select.value;

@@ -75,6 +75,12 @@ def _approve(browser_page: Any, comparison: Comparison, user: str, *, plan: bool
     page.check("input[name=decision][value=approve]")
     if plan:
         bar.locator("select[name=candidate]").select_option("plan")
+        if user == "finance":  # the first approver: the line said the recommended row
+            # the line says the plan's vendors and parts as soon as it is chosen (U18)
+            chosen = page.locator('#decision-line [data-summary-for="plan"]')
+            expect(chosen).to_be_visible()
+            expect(chosen).to_contain_text(" + ")
+            expect(page.locator("#decision-summary")).to_be_hidden()
         # asked up front, not after a refusal (U18)
         expect(bar.locator("details.decision-justification")).to_have_attribute("open", "")
         page.fill("textarea[name=justification]", "Two vendors serve the long prompts.")

@@ -295,6 +295,11 @@ def test_a_computed_plan_approved_reads_its_fleet_and_reaches_finops(
     settings.DUAL_APPROVAL_THRESHOLD_USD = 10**9  # one approval decides here
     cheap, dear = fabrikam(lead), contoso_on_demand(lead, evidenced=True)
     comparison, _rows = computed(lead, plan_brief(lead, horizon_months=1), [cheap, dear])
+    client.force_login(finance)
+    ready = client.get(f"/comparisons/{comparison.pk}/review/").content.decode()
+    offered = ready.split('data-summary-for="plan" hidden>')[1].split("</p>")[0]
+    assert "Fabrikam + Contoso" in offered  # the line the page shows once the plan is chosen
+    assert "2 replicas, 16 GPUs held" in offered
     api_client.force_authenticate(finance)
     approved = api_client.post(
         f"/api/v1/comparisons/{comparison.pk}/reviews/",
