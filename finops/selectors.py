@@ -173,12 +173,27 @@ def decision_lines(comparison: Comparison) -> list[DecisionLine]:
     return [DecisionLine(row, row.label, contract_of(comparison, row), forecast.spend, None)]
 
 
-def decision_commitment(comparison: Comparison) -> Decimal | None:
-    """The decision's commitment: its plan's total when a plan was approved."""
-    parts = approved_plan_parts_of(comparison) if comparison.status == "approved" else []
-    if parts:
-        return sum((p.commitment_usd for p in parts), Decimal(0))
-    return comparison.commitment_usd
+def decision_commitments(comparisons: list[Comparison]) -> dict[int, Decimal | None]:
+    """Each decision's commitment, its plan's total where a plan was approved (the first plan
+    approval's parts, as `approved_plan_parts`), in one query for a whole list (U18)."""
+    out: dict[int, Decimal | None] = {c.pk: c.commitment_usd for c in comparisons}
+    approved = [c.pk for c in comparisons if c.status == Comparison.Status.APPROVED]
+    first: dict[int, int] = {}
+    totals: dict[int, Decimal] = {}
+    parts = (
+        PlanPart.objects.filter(
+            comparison_id__in=approved,
+            review__decision=Review.Decision.APPROVE,
+            review__approves_plan=True,
+        )
+        .order_by("review__created_at", "review_id")
+        .values_list("comparison_id", "review_id", "commitment_usd")
+    )
+    for comparison_id, review_id, commitment in parts:
+        if first.setdefault(comparison_id, review_id) == review_id:
+            totals[comparison_id] = totals.get(comparison_id, Decimal(0)) + commitment
+    out.update(totals)
+    return out
 
 
 def _capacity_words(capacity_model: str) -> str:
