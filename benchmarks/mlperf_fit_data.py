@@ -37,8 +37,10 @@ ASSUMED_INPUT_TOKENS = {"llama-2-70b": 300, "mixtral-8x7b": 500, "gpt-j-6b": 800
 BEAMS = {"gpt-j-6b": 4}
 
 
-def _software(framework: str) -> str:
-    text = framework.lower()
+def _software(framework: str, stack: object = "") -> str:
+    """The serving software from the systems JSON's `framework` and `other_software_stack`
+    (RedHat's L40S names "CUDA 12.2" as its framework and vLLM 0.5.1 in its stack)."""
+    text = f"{framework} {json.dumps(stack) if isinstance(stack, dict) else stack}".lower()
     if "vllm" in text:
         return "vllm"
     if "tensorrt" in text:
@@ -97,7 +99,7 @@ def rows_for(
                 "accelerator": match.slug,
                 "accelerator_name": r.accelerator_name,
                 "architecture": acc["architecture"],
-                "software": _software(r.framework),
+                "software": _software(r.framework, r.software),
                 "framework": r.framework,
                 "gpus": r.gpus,
                 "link_kind": kind,

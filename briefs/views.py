@@ -28,7 +28,7 @@ from briefs.services import traces as services_traces
 from briefs.volume import fleets_words
 from catalog import access as catalog_access
 from core.errors import DomainError
-from core.forms import apply_domain_error
+from core.forms import apply_domain_error, saved
 from core.roles import Role, has_role
 from engine.memory.spec import DEFAULT_HEADROOM_MARGIN_PCT
 
@@ -56,18 +56,10 @@ def brief_list(request: AuthedRequest) -> HttpResponse:
 @write_required
 def brief_create(request: AuthedRequest) -> HttpResponse:
     form = BriefForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            brief = services_briefs.brief_create(
-                acting_user=request.user,
-                data=form.to_data(),
-                volume_confirmed=bool(form.cleaned_data.get("confirm_volume")),
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"Brief “{brief.title}” saved as version 1.")
-            return redirect(brief)
+    create = services_briefs.brief_create
+    if brief := saved(request, form, lambda data: create(**_brief_input(request, form))):
+        messages.success(request, f"Brief “{brief.title}” saved as version 1.")
+        return redirect(brief)
     context = {"form": form, "fieldsets": form.fieldsets(), "mode": "create"}
     return render(request, "briefs/brief_form.html", context, status=_status(form))
 
@@ -169,21 +161,10 @@ def brief_revise(request: AuthedRequest, pk: int) -> HttpResponse:
         messages.info(request, f"Version {brief.version} has been revised; showing the latest.")
         return redirect("briefs:brief-revise", pk=selectors_briefs.brief_versions(brief)[-1].pk)
     form = BriefForm(request.POST or None, initial=brief_initial(brief))
-    if request.method == "POST" and form.is_valid():
-        try:
-            new = services_briefs.brief_revise(
-                acting_user=request.user,
-                brief=brief,
-                data=form.to_data(),
-                volume_confirmed=bool(form.cleaned_data.get("confirm_volume")),
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(
-                request, f"Saved version {new.version}; version {brief.version} is kept."
-            )
-            return redirect(new)
+    revise = services_briefs.brief_revise
+    if new := saved(request, form, lambda _: revise(brief=brief, **_brief_input(request, form))):
+        messages.success(request, f"Saved version {new.version}; version {brief.version} is kept.")
+        return redirect(new)
     context = {"form": form, "fieldsets": form.fieldsets(), "mode": "revise", "brief": brief}
     return render(request, "briefs/brief_form.html", context, status=_status(form))
 
@@ -230,6 +211,12 @@ def memory_fit(request: AuthedRequest) -> HttpResponse:
 
 
 # --- small helpers for the templates ------------------------------------------------------
+
+
+def _brief_input(request: AuthedRequest, form: BriefForm) -> dict[str, Any]:
+    """What the brief form gives the create and revise services."""
+    confirmed = bool(form.cleaned_data.get("confirm_volume"))
+    return {"acting_user": request.user, "data": form.to_data(), "volume_confirmed": confirmed}
 
 
 def _status(form: Any) -> int:

@@ -19,7 +19,8 @@ from a competitor's confidential offer reaches a vendor:
   against both. Far means above 5× or below 0.2× the reference (the median of at least 3
   voices; the highest / lowest list price). One or two voices are a market too, for an
   order-of-magnitude check (above 10× or below 0.1× their median): a lone rival is enough to
-  catch a 60× price.
+  catch a 60× price. A price over twice the median list price of its capacity model and
+  above every other ask is far as well: the 2–4× of an instance price typed per GPU.
 - **No market at all.** Every accelerator carries a price band per GPU-hour beside its specs
   (`price_band` in catalog/data/accelerators.json, with its source: the public rents of its
   class), so a first offer for new hardware is judged against its datasheet class.
@@ -56,6 +57,10 @@ from catalog.regions import place_of
 
 FAR_ABOVE = Decimal(5)
 FAR_BELOW = Decimal("0.2")
+# A 4-GPU instance price typed per GPU is 2–4× the market, inside the 5× band (P16): a price
+# over twice the median list price of its capacity model and dearer than every other ask is
+# far too. A dear real offer is confirmed once; the slip is caught.
+DEAR_ABOVE = Decimal(2)
 MIN_MARKET_OFFERS = 3  # voices: fewer than three vendors or list prices make no median
 # One or two voices still tell an order of magnitude: a lone rival is a market for a 10× slip.
 FEW_ABOVE = Decimal(10)
@@ -202,6 +207,13 @@ def _outside_list(price: Decimal, listed: list[Decimal]) -> bool:
     return price < min(listed) * FAR_BELOW or price > max(listed) * FAR_ABOVE
 
 
+def _dearest(price_base: Decimal, ref: Reference, *, by_staff: bool) -> bool:
+    """Over twice the median list price and above every other ask: the list prices, and for
+    procurement the vendors' voices too (a vendor is never judged by its rivals' offers)."""
+    asks = [*ref.listed, *(ref.vendor_voices if by_staff else ())]
+    return price_base > DEAR_ABOVE * Decimal(median(ref.listed)) and price_base > max(asks)
+
+
 def _sources(n: int) -> str:
     return f"{n} source" if n == 1 else f"{n} sources"
 
@@ -243,6 +255,16 @@ def judge(
                 f"({_sources(len(listed))})"
             )
             staff.append(f"outside the public list prices ({_plain(low)}–{_plain(high)} {base})")
+        elif ref.listed and _dearest(price_base, ref, by_staff=by_staff):
+            far = True
+            public.append(
+                "more than twice the median public list price for this accelerator and above "
+                f"every one of them ({_sources(len(ref.listed))})"
+            )
+            staff.append(
+                f"more than twice the median list price ({_plain(Decimal(median(ref.listed)))} "
+                f"{base}) and dearer than every other ask"
+            )
     voices = ref.voices
     if 0 < len(voices) < MIN_MARKET_OFFERS:
         middle = Decimal(median(voices)).quantize(FOUR)

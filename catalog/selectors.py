@@ -7,7 +7,6 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import connection
 from django.db.models import (
     Case,
     Count,
@@ -194,33 +193,6 @@ def quote_lineage(quote: Quote) -> QuerySet[Quote]:
     )
 
 
-def quote_ancestor_ids(quote_ids: Iterable[int]) -> dict[int, list[int]]:
-    """{quote id: [its id, its predecessor's, ... back to version 1]} in one query.
-
-    For callers that need every earlier version of many quotes at once (e.g. answers given
-    to an earlier version still count for the current one).
-    """
-    ids = sorted({int(i) for i in quote_ids})
-    if not ids:
-        return {}
-    placeholders = ", ".join(["%s"] * len(ids))
-    sql = f"""
-        WITH RECURSIVE chain(start_id, id, supersedes_id, depth) AS (
-            SELECT id, id, supersedes_id, 0 FROM catalog_quote WHERE id IN ({placeholders})
-            UNION ALL
-            SELECT chain.start_id, q.id, q.supersedes_id, chain.depth + 1
-            FROM catalog_quote q JOIN chain ON q.id = chain.supersedes_id
-        )
-        SELECT start_id, id FROM chain ORDER BY start_id, depth
-    """  # noqa: S608 - only placeholders are interpolated  # nosec B608
-    out: dict[int, list[int]] = {i: [] for i in ids}
-    with connection.cursor() as cursor:
-        cursor.execute(sql, ids)
-        for start_id, quote_id in cursor.fetchall():
-            out[start_id].append(quote_id)
-    return out
-
-
 def quote_versions_for(user: User, quote: Quote) -> list[Quote]:
     """The versions the user may see (all of them, since access is per provider)."""
     allowed = access.quotes_for(user).filter(provider_id=quote.provider_id)
@@ -229,10 +201,6 @@ def quote_versions_for(user: User, quote: Quote) -> list[Quote]:
 
 def quote_latest_version(quote: Quote) -> Quote:
     return quote_lineage(quote).order_by("-version").first() or quote
-
-
-def quote_successor_id(quote: Quote) -> int | None:
-    return Quote.objects.filter(supersedes_id=quote.pk).values_list("pk", flat=True).first()
 
 
 def quotes_for_rfq(user: User, rfq: Rfq) -> QuerySet[Quote]:
@@ -348,14 +316,6 @@ def in_base_currency(field: str) -> Expression:
         output_field=DecimalField(max_digits=18, decimal_places=8),
     )
     return F(field) * rate
-
-
-def fx_latest_rates() -> dict[str, FxRate]:
-    """The newest rate per currency."""
-    latest: dict[str, FxRate] = {}
-    for rate in FxRate.objects.order_by("currency", "-as_of"):
-        latest.setdefault(rate.currency, rate)
-    return latest
 
 
 # --- Offer lineage: which earlier versions measure the same hardware -----------------------

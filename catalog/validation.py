@@ -13,21 +13,13 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.utils import timezone
+from django.utils.text import capfirst
 
 from catalog.models import Accelerator, CapacityModel, PrivateEndpoint, Quote, Rfq
+from catalog.models.common import limits_of
 from catalog.regions import boundary_reason, is_geography, place_of
 from core.values import decimal_or_none
-from engine.limits import (
-    FX_RATE_MAX,
-    FX_RATE_MIN,
-    MAX_NODES,
-    QUOTE_BOUNDS,
-    fx_bound_message,
-    quote_bound_message,
-)
-from engine.limits import (
-    MAX_TERM_MONTHS as ENGINE_MAX_TERM_MONTHS,
-)
+from engine.limits import FX_RATE_MAX, FX_RATE_MIN, MAX_NODES, fx_bound_message
 
 # ISO 4217 codes of the currencies GPU providers price in; others are refused, not guessed.
 CURRENCIES = frozenset(
@@ -41,40 +33,6 @@ RACK_SCALE_MAX_GPUS = 72
 # A quote captured "in the future" is a typo; allow a little clock skew between machines.
 CLOCK_SKEW = timedelta(minutes=5)
 
-QUOTE_LABELS = {
-    "price_per_gpu_hour": "Price per GPU-hour",
-    "price_unit": "Price unit",
-    "price_as_quoted": "Price as quoted",
-    "gpus_per_priced_unit": "GPUs per instance",
-    "unit_of_sale": "Unit of sale",
-    "capacity_available_from": "Capacity available from",
-    "capacity_lead_time_days": "Lead time (days)",
-    "price_per_node": "Price per node",
-    "power_kw_per_node": "Power per node (kW)",
-    "amortisation_months": "Amortisation (months)",
-    "gpus_per_node": "GPUs per node",
-    "max_gpus_available": "GPUs available",
-    "vcpu_per_node": "vCPUs per node",
-    "ram_gb_per_node": "RAM per node (GB)",
-    "local_nvme_tb_per_node": "Local NVMe per node (TB)",
-    "intra_node_interconnect": "Intra-node interconnect",
-    "inter_node_fabric": "Inter-node fabric",
-    "inter_node_bandwidth_gbps": "Inter-node bandwidth (Gbit/s)",
-    "min_commitment_gpus": "Minimum commitment (GPUs)",
-    "term_months": "Term (months)",
-    "overage_rate_per_gpu_hour": "Overage per GPU-hour",
-    "storage_per_gb_month": "Storage per GB-month",
-    "egress_per_gb": "Egress per GB",
-    "snapshot_per_gb_month": "Snapshots per GB-month",
-    "public_ip_per_month": "Public IP per month",
-    "load_balancer_per_month": "Load balancer per month",
-    "private_networking_per_month": "Private networking per month",
-    "idle_billed": "Idle capacity is billed",
-    "quoted_at": "Captured at (UTC)",
-    "valid_until": "Valid until (UTC)",
-    "source_url": "Source URL",
-}
-
 PRICES_ABOVE_ZERO = ("price_per_gpu_hour", "price_per_node", "overage_rate_per_gpu_hour")
 FEES_NOT_NEGATIVE = (
     "support_per_year",
@@ -86,9 +44,6 @@ FEES_NOT_NEGATIVE = (
     "private_networking_per_month",
 )
 PURCHASE_REQUIRED = ("price_per_node", "amortisation_months")
-# The longest horizon a comparison covers (ten years, the engine's limit): a longer term or
-# amortisation is a typo, and 10^9 months made a $1 node free. QUOTE_BOUNDS checks it.
-MAX_TERM_MONTHS = ENGINE_MAX_TERM_MONTHS
 # One unit of any listed currency buys between 0.00001 (VND, IDR) and 10,000 units of the
 # base; outside that a rate is a typo (GBP→USD 0.000001 was accepted). A new rate more
 # than twice or under half the newest one for its currency is refused as well.
@@ -136,31 +91,32 @@ def _money_errors(values: Mapping[str, Any], errors: dict[str, list[str]]) -> No
         _add(errors, "power_kw_per_node", "Power draw must be greater than zero kW.")
 
 
-def _as_decimal(value: Any) -> Decimal | None:
-    try:
-        return Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return None
-
-
 def field_label(name: str) -> str:
     """A quote field as the form labels it (messages name the field the user sees)."""
-    if name in QUOTE_LABELS:
-        return QUOTE_LABELS[name]
-    label = str(getattr(Quote._meta.get_field(name), "verbose_name", name))
-    return label[:1].upper() + label[1:]
+    field = Quote._meta.get_field(name)
+    return capfirst(str(getattr(field, "verbose_name", name)))
+
+
+# The quote figures with limits (the model declares them): a 10^9-month term made a $1 node
+# free, a 10^8 price overflowed the sums.
+BOUNDED = {f.name: limits for f in Quote._meta.concrete_fields if (limits := limits_of(f))}
+
+
+def bound_message(name: str) -> str:
+    low, high = BOUNDED[name]
+    return f"{field_label(name)} must be between {low:,g} and {high:,g} (the engine's limits)."
 
 
 def _bound_errors(values: Mapping[str, Any], errors: dict[str, list[str]]) -> None:
-    """Figures the engine could not cost (a 10^9-month term, a 10^8 price) are refused where
-    they are typed, with the field named; the engine checks the same limits on its inputs."""
-    for name, (lo, hi) in QUOTE_BOUNDS.items():
+    """Figures the engine could not cost are refused where they are typed, with the field
+    named, in the same words from every entry (form, API, import)."""
+    for name, (low, high) in BOUNDED.items():
         value = values.get(name)
         if value is None or value == "" or isinstance(value, bool) or name in errors:
             continue  # a sharper message (e.g. "greater than zero") wins
         number = decimal_or_none(value)
-        if number is None or not lo <= number <= hi:
-            _add(errors, name, quote_bound_message(name, field_label(name)))
+        if number is None or not low <= number <= high:
+            _add(errors, name, bound_message(name))
 
 
 def _capacity_errors(values: Mapping[str, Any], errors: dict[str, list[str]]) -> None:

@@ -34,7 +34,7 @@ from checklist.forms import (
 )
 from checklist.models import Section
 from core.errors import DomainError
-from core.forms import apply_domain_error
+from core.forms import apply_domain_error, form_status
 from core.listing import paginate
 from core.roles import Role, get_or_404, is_staff, is_vendor, role_required
 
@@ -157,8 +157,7 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
         "drafted": [row.item.code for row in rows if row.form and row.form.draft],
     }
     context.update(error_context(rows, bound))
-    status = 400 if request.method == "POST" else 200
-    return render(request, "checklist/answer.html", context, status=status)
+    return render(request, "checklist/answer.html", context, status=form_status(request))
 
 
 @evidence_upload_view

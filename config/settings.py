@@ -214,6 +214,9 @@ BRIEF_CONFIRM_ABOVE_GPUS = env_int("BRIEF_CONFIRM_ABOVE_GPUS", 128)
 # Business days finance has to decide a ready comparison before it shows as overdue.
 REVIEW_WINDOW_BUSINESS_DAYS = env_int("REVIEW_WINDOW_BUSINESS_DAYS", 5)
 MONTE_CARLO_SAMPLES = env_int("MONTE_CARLO_SAMPLES", 10_000)
+# Seconds a user's dashboard lists are kept while the tables they show are unchanged
+# (procurement/selectors/dashboard.py: any write changes their stamp first); 0: never kept.
+DASHBOARD_LISTS_CACHE_SECONDS = 60
 # Wall-clock seconds the worker's mixed-fleet solver may take before it keeps its best plan.
 MIXED_PLAN_TIME_LIMIT_S = float(env_str("MIXED_PLAN_TIME_LIMIT_S", "10"))
 # A month whose actual cost per accepted output is off its forecast by more than this share

@@ -3,15 +3,41 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django import forms
+from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from core.errors import DomainError
 
 F = TypeVar("F", bound=forms.Field)
+T = TypeVar("T")
+
+
+def saved(
+    request: HttpRequest,
+    form: forms.BaseForm,
+    save: Callable[[dict[str, Any]], T],
+    *,
+    summary: bool = False,
+) -> T | None:
+    """What `save` makes of a posted, valid form's data; None when nothing was posted, the form
+    is invalid, or the service refused (its messages then sit on the form, `apply_domain_error`)."""
+    if request.method != "POST" or not form.is_valid():
+        return None
+    try:
+        return save(form.cleaned_data)
+    except DomainError as exc:
+        apply_domain_error(form, exc, summary=summary)
+        return None
+
+
+def form_status(request: HttpRequest) -> int:
+    """A form page's status: 400 when a posted form is shown again (it was refused)."""
+    return 400 if request.method == "POST" else 200
 
 
 def apply_domain_error(form: forms.BaseForm, exc: DomainError, *, summary: bool = False) -> None:

@@ -43,7 +43,7 @@ from engine.warnings import cheapest_hourly_warning, interconnect_bars
 
 # Moves whenever the same snapshot + seed would give other rows (ADR 0003; the history is in
 # docs/engine/cost-model.md, "Engine versions").
-ENGINE_VERSION = "1.8.0"
+ENGINE_VERSION = "1.9.0"
 
 __all__ = ["ENGINE_VERSION", "run_comparison"]
 

@@ -1,7 +1,7 @@
 """The engine's own limits on terms, horizons, FX rates and brief figures.
 
-Entry points (brief form and rules, catalog quotes, FX rates) validate against these, so
-a value the engine would refuse, or could not cost sensibly, is refused where it is typed,
+Entry points (brief form and rules, the quote model's fields, FX rates) validate against these,
+so a value the engine would refuse, or could not cost sensibly, is refused where it is typed,
 with the field named. The engine validates the same bounds on its inputs.
 """
 
@@ -16,27 +16,6 @@ FX_RATE_MAX = 1e6
 # The most nodes the engine sizes one offer to (engine.memory.spec): a quote may not state more
 # capacity than that, or its row "cannot be sized" (R6).
 MAX_NODES = 10_000
-
-# Quote figures, in the quote's own units and currency: (low, high) inclusive. Generous on
-# purpose (a KRW or JPY hourly price is in the thousands); a price far from the market is the
-# plausibility check's business, these only keep out what the engine cannot cost.
-QUOTE_BOUNDS: dict[str, tuple[float, float]] = {
-    "term_months": (0, MAX_TERM_MONTHS),
-    "amortisation_months": (1, MAX_TERM_MONTHS),
-    "price_per_gpu_hour": (0.0, 100_000.0),
-    "overage_rate_per_gpu_hour": (0.0, 100_000.0),
-    "price_per_node": (0.0, 1e9),
-    "support_per_year": (0.0, 1e9),
-    "power_kw_per_node": (0.0, 1_000.0),
-    "min_commitment_gpus": (0, 1_000_000),
-    "max_gpus_available": (1, 1_000_000),
-    "storage_per_gb_month": (0.0, 10_000.0),
-    "egress_per_gb": (0.0, 10_000.0),
-    "snapshot_per_gb_month": (0.0, 10_000.0),
-    "public_ip_per_month": (0.0, 1_000_000.0),
-    "load_balancer_per_month": (0.0, 1_000_000.0),
-    "private_networking_per_month": (0.0, 1_000_000.0),
-}
 
 # Brief figures: (low, high) inclusive; None = unbounded on that side.
 BRIEF_BOUNDS: dict[str, tuple[float, float]] = {
@@ -74,11 +53,6 @@ def bound_message(name: str, label: str) -> str:
     lo, hi = BRIEF_BOUNDS[name]
     above = "above" if name in BRIEF_LOW_OPEN else "at least"
     return f"{label} must be {above} {lo:g} and at most {hi:g} (the engine's limits)."
-
-
-def quote_bound_message(name: str, label: str) -> str:
-    lo, hi = QUOTE_BOUNDS[name]
-    return f"{label} must be between {lo:,g} and {hi:,g} (the engine's limits)."
 
 
 def fx_bound_message(label: str) -> str:

@@ -1,4 +1,4 @@
-"""Roofline performance estimates for inference and training, always flagged "estimated".
+"""Roofline performance estimates for inference, always flagged "estimated".
 
 A measured benchmark result supersedes every figure here (PRODUCT.md "Performance":
 "measured from benchmark results when present, otherwise a stated roofline estimate").
@@ -34,18 +34,12 @@ Peak TFLOPS at a precision: fp4 → ``fp4_dense_tflops``; fp8 and int8 → ``fp8
 (int8 tensor throughput equals fp8 on Hopper/Ada/Blackwell); both only when the accelerator
 supports them, else bf16; bf16, fp16, int4 (weight-only, 16-bit activations) →
 ``bf16_dense_tflops``; fp32 → bf16 / 2 (TF32 dense is half of BF16 dense on A100/H100).
-
-Training::
-
-    step_time_s   = k × active_params × tokens_per_step / (gpus × peak × mfu)    (default 0.4)
-    k             = 6 full training (2 forward + 4 backward, Kaplan et al. 2020)
-                  = 4 LoRA / QLoRA (no weight gradients for the frozen base)
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 
 from engine.errors import EngineInputError
 from engine.memory.fit import (
@@ -71,8 +65,6 @@ from engine.precision import (
 SOURCE_ESTIMATED = "estimated"
 DEFAULT_MEMORY_EFFICIENCY = 0.6  # share of datasheet HBM bandwidth decode kernels achieve
 DEFAULT_COMPUTE_EFFICIENCY = 0.4  # share of dense peak prefill / large-batch GEMMs achieve
-DEFAULT_MFU = 0.4  # model FLOPs utilisation of a tuned bf16 training run
-TRAINING_FLOPS_PER_PARAM_TOKEN = {"training": 6, "lora": 4, "qlora": 4}
 _MAX_TOKENS = 100_000_000
 
 
@@ -92,20 +84,6 @@ class InferencePerfInput:
     compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY
     compute_precision: str | None = None  # None: follows weight_precision
     cached_input_share: float = 0.0  # share of input tokens found in the prefix cache
-
-
-@dataclass(frozen=True, slots=True)
-class TrainingPerfInput:
-    """A training or fine-tuning run on ``gpus`` GPUs."""
-
-    model: ModelSpec
-    gpu: GpuSpec
-    gpus: int
-    tokens_per_step: int  # global batch in tokens (sequence length × global batch)
-    precision: str = "bf16"  # compute precision of the matmuls
-    mode: str = "training"  # "training" | "lora" | "qlora"
-    mfu: float = DEFAULT_MFU
-    total_tokens: int | None = None  # tokens of the whole run, for time and GPU-hours
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,22 +107,6 @@ class PerfEstimate:
     train_time_h: float | None = None
     gpu_hours: float | None = None
     assumptions: dict[str, object] | None = None
-    notes: tuple[str, ...] = ()
-    source: str = SOURCE_ESTIMATED
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready dict."""
-        return {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
-
-
-@dataclass(frozen=True, slots=True)
-class ConcurrencyFit:
-    """The largest concurrency one replica serves within the latency targets."""
-
-    max_concurrency: int  # 0: not even one sequence meets the targets
-    limited_by: str  # a target name, "memory" or "max_concurrency"
-    targets: dict[str, float | None]
-    estimate: PerfEstimate | None  # at max_concurrency
     notes: tuple[str, ...] = ()
     source: str = SOURCE_ESTIMATED
 
@@ -333,141 +295,6 @@ def _estimate(inp: InferencePerfInput, checked: _Checked, concurrency: int) -> P
             "e2e": "TTFT + output_tokens × ITL; steady state compared with p95/p99 targets",
             "output_tokens_per_s": "B × out / (B × TTFT + out × ITL)",
             "memory_fit": "default overhead 2.0 GB/GPU and 10% safety margin",
-        },
-        notes=tuple(notes),
-    )
-
-
-_TARGET_NAMES = ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms")
-
-
-def _failed_target(estimate: PerfEstimate, targets: dict[str, float | None]) -> str | None:
-    values = {
-        "ttft_p95_ms": estimate.ttft_ms,
-        "itl_p95_ms": estimate.itl_ms,
-        "e2e_p99_ms": estimate.e2e_ms,
-    }
-    for name in _TARGET_NAMES:
-        target, value = targets[name], values[name]
-        if target is not None and value is not None and value > target:
-            return name
-    return None
-
-
-def max_concurrency_meeting_targets(
-    inp: InferencePerfInput,
-    *,
-    ttft_p95_ms: float | None = None,
-    itl_p95_ms: float | None = None,
-    e2e_p99_ms: float | None = None,
-    max_concurrency: int | None = None,
-) -> ConcurrencyFit:
-    """Largest concurrency on one replica whose estimate meets every given target.
-
-    The search is capped by memory (``memory_fit``'s max concurrent sequences at
-    input + output tokens on ``inp.gpus``) unless ``max_concurrency`` is given.
-    ``inp.concurrency`` is ignored. ITL and end-to-end latency never fall as concurrency
-    rises and TTFT does not depend on it, so a binary search is exact.
-    """
-    checked = _check_inference(inp)
-    targets: dict[str, float | None] = {
-        "ttft_p95_ms": ttft_p95_ms,
-        "itl_p95_ms": itl_p95_ms,
-        "e2e_p99_ms": e2e_p99_ms,
-    }
-    for name, target in targets.items():
-        if target is not None and (
-            isinstance(target, bool)
-            or not isinstance(target, int | float)
-            or not math.isfinite(target)
-            or target <= 0
-        ):
-            raise EngineInputError(name, "must be a positive number of milliseconds")
-    if max_concurrency is not None:
-        cap = _int("max_concurrency", max_concurrency, 0, 10_000_000)
-        cap_name = "max_concurrency"
-    else:
-        cap = _memory_fit(inp, checked, 1).max_concurrent_sequences
-        cap_name = "memory"
-
-    def at(concurrency: int) -> PerfEstimate:
-        return _estimate(replace(inp, concurrency=concurrency), checked, concurrency)
-
-    if cap == 0:
-        return ConcurrencyFit(0, cap_name, targets, None, ("no sequence fits in memory",))
-    first = at(1)
-    failed = _failed_target(first, targets)
-    if failed is not None:
-        return ConcurrencyFit(0, failed, targets, None, first.notes)
-    low, high = 1, cap  # meets(low) is true; find the largest such value
-    while low < high:
-        middle = (low + high + 1) // 2
-        if _failed_target(at(middle), targets) is None:
-            low = middle
-        else:
-            high = middle - 1
-    best = at(low)
-    limited_by = cap_name
-    if low < cap:
-        limited_by = _failed_target(at(low + 1), targets) or cap_name
-    return ConcurrencyFit(low, limited_by, targets, best, best.notes)
-
-
-# --- training -----------------------------------------------------------------------------
-
-
-def estimate_training(inp: TrainingPerfInput) -> PerfEstimate:
-    """Step time and tokens/s of a training run from model FLOPs, peak and MFU."""
-    validate_model(inp.model)
-    validate_gpu(inp.gpu)
-    mode = inp.mode.strip().lower() if isinstance(inp.mode, str) else ""
-    if mode not in TRAINING_FLOPS_PER_PARAM_TOKEN:
-        raise EngineInputError("mode", "must be one of training, lora, qlora")
-    precision = normalize_precision(inp.precision, field="precision")
-    gpus = _int("gpus", inp.gpus, 1, 100_000)
-    tokens = _int("tokens_per_step", inp.tokens_per_step, 1, 1_000_000_000_000)
-    mfu = _share("mfu", inp.mfu)
-    if inp.total_tokens is not None:
-        _int("total_tokens", inp.total_tokens, 1, 10**16)
-    peak_tflops, peak_source = peak_dense_tflops(inp.gpu, precision)
-    factor = TRAINING_FLOPS_PER_PARAM_TOKEN[mode]
-    active = _active_params_b(inp.model) * GB
-    step_s = factor * active * tokens / (gpus * peak_tflops * 1e12 * mfu)
-    tokens_per_s = tokens / step_s
-    train_time_h = gpu_hours = None
-    if inp.total_tokens is not None:
-        train_time_h = inp.total_tokens / tokens_per_s / 3600
-        gpu_hours = train_time_h * gpus
-
-    notes: list[str] = []
-    note = hardware_support_note(precision, inp.gpu.supported_precisions, field="precision")
-    if note:
-        notes.append(note)
-    if gpus > inp.gpu.max_gpus_per_node:
-        notes.append(
-            "spans nodes: the MFU must already include inter-node communication; a weak "
-            "fabric lowers it"
-        )
-    if mode == "qlora":
-        notes.append("QLoRA dequantises the 4-bit base every step; expect a lower MFU than LoRA")
-    return PerfEstimate(
-        mode=mode,
-        gpus=gpus,
-        tokens_per_s_per_gpu=tokens_per_s / gpus,
-        step_time_s=step_s,
-        training_tokens_per_s=tokens_per_s,
-        train_time_h=train_time_h,
-        gpu_hours=gpu_hours,
-        assumptions={
-            "method": "model FLOPs / (peak × MFU)",
-            "flops_per_param_token": factor,
-            "flops_formula": f"{factor} × active_params × tokens",
-            "active_params_b": _active_params_b(inp.model),
-            "mfu": mfu,
-            "peak_tflops": peak_tflops,
-            "peak_tflops_source": peak_source,
-            "compute_precision": precision,
-            "tokens_per_step": tokens,
         },
         notes=tuple(notes),
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -11,16 +10,10 @@ from django import forms
 
 from finops.focus.actuals import parse_month
 
-SPLIT = re.compile(r"[\s,;]+")
 KINDS = (
     ("csv", "CSV of months (month, accepted_outputs, acceptance_share)"),
     ("vllm", "vLLM /metrics scrape (Prometheus text)"),
 )
-
-
-def split_ids(text: str) -> list[str]:
-    """Ids typed one per line or separated by commas."""
-    return [part for part in SPLIT.split(text or "") if part]
 
 
 class MonthField(forms.CharField):

@@ -56,6 +56,9 @@ class BillingImport(models.Model):
     unmatched_by_reason = models.JSONField(default=dict, blank=True)
     unmatched_sample = models.JSONField(default=list, blank=True)
     currencies = models.JSONField(default=list, blank=True)
+    # {provider lower-case: {rows, gpu_hours, gpu_cost_usd, other_cost_usd}} (Decimal text):
+    # the matched totals per vendor, which a plan across offers is reconciled on.
+    by_provider = models.JSONField(default=dict, blank=True)
 
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
@@ -143,6 +146,10 @@ class Reconciliation(models.Model):
     actual_acceptance = models.DecimalField(max_digits=7, decimal_places=6)
     drivers = models.JSONField(default=list, help_text="[{name, label, per_output}] (Decimal text)")
     note = models.TextField(blank=True)
+    # A plan across offers: each vendor's month, [{provider, parts, forecast_spend_usd,
+    # actual_spend_usd, spend_ratio, gpu_hours, billing_import, drift}] (Decimal text);
+    # [] for a decision on one row.
+    vendors = models.JSONField(default=list, blank=True)
     tolerance = models.DecimalField(max_digits=7, decimal_places=4)
     drift = models.BooleanField(default=False)
     computed_at = models.DateTimeField(auto_now=True)

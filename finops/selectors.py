@@ -4,7 +4,7 @@ imports, counts and reconciliations, and the drift cards of the dashboards."""
 from __future__ import annotations
 
 import calendar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any
@@ -19,8 +19,9 @@ from finops import access
 from finops.focus.export import CommitmentRow, PriceRow
 from finops.focus.reconcile import Forecast
 from finops.models import ActualOutputs, BillingImport, Reconciliation
-from procurement.models import CandidateResult, Comparison, Review
+from procurement.models import CandidateResult, Comparison, PlanPart, Review
 from procurement.selectors.reviews.commitment import row_commitment
+from procurement.selectors.reviews.plan import approved_plan_parts_of, stored_plan
 
 COMMITTED = {"reserved", "dedicated_cluster", "private_cloud", "purchase"}
 
@@ -64,25 +65,120 @@ class Contract:
     provider_name: str
 
 
-def contract_of(comparison: Comparison, row: CandidateResult) -> Contract:
-    """The contract a decision makes: from the day of approval (00:00 UTC) for the months
-    the engine counted (the term, or the horizon where the offer states none)."""
-    found = row_commitment(row.detail)
-    detail = (row.detail or {}).get("commitment") or {}
-    months = int(detail.get("months_counted") or 0) or int(detail.get("horizon_months") or 0) or 1
+def _contract(
+    comparison: Comparison,
+    row: CandidateResult,
+    *,
+    months: int,
+    commitment_usd: Decimal,
+    per_month: Any,
+) -> Contract:
+    """From the day of approval (00:00 UTC) for `months`."""
     decided = comparison.decided_at or comparison.finished_at or comparison.created_at
     start_day = decided.astimezone(UTC).date()
-    per_month = detail.get("committed_gpu_hours_per_month")
     return Contract(
         commitment_id=f"decision-{comparison.pk}-{row.key}",
         contract_id=f"decision-{comparison.pk}-rev{comparison.revision}",
         start=datetime.combine(start_day, time(), tzinfo=UTC),
         end=datetime.combine(add_months(start_day, months), time(), tzinfo=UTC),
         months=months,
-        commitment_usd=found.commitment_usd if found else Decimal(0),
+        commitment_usd=commitment_usd,
         committed_gpu_hours=None if per_month is None else Decimal(str(per_month)) * months,
         provider_name=row.provider_name,
     )
+
+
+def contract_of(comparison: Comparison, row: CandidateResult) -> Contract:
+    """The contract a decision on one row makes: for the months the engine counted (the
+    term, or the horizon where the offer states none)."""
+    found = row_commitment(row.detail)
+    detail = (row.detail or {}).get("commitment") or {}
+    months = int(detail.get("months_counted") or 0) or int(detail.get("horizon_months") or 0) or 1
+    return _contract(
+        comparison,
+        row,
+        months=months,
+        commitment_usd=found.commitment_usd if found else Decimal(0),
+        per_month=detail.get("committed_gpu_hours_per_month"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionLine:
+    """One line of an approved decision as FinOps carries it: the approved row, or one
+    vendor's part of an approved plan across offers, with its own contract and the spend
+    its provider bills a month."""
+
+    row: CandidateResult
+    label: str
+    contract: Contract
+    monthly_billed_usd: Decimal
+    forecast_gpu_hours: Decimal | None  # billed GPU-hours a month, where known
+    in_plan: bool = False
+
+    @property
+    def provider_key(self) -> str:
+        return self.row.provider_name.strip().lower()
+
+
+def _part_line(comparison: Comparison, part: PlanPart, plan: dict[str, Any]) -> DecisionLine:
+    """A plan part's contract: its term, or the plan's horizon where its commitment is the
+    spend over the horizon (ADR 0006: the larger of contract and expected spend)."""
+    row = part.candidate
+    horizon = int(plan.get("horizon_months") or comparison.brief.horizon_months or 1)
+    stored = next(
+        (
+            v
+            for v in plan.get("vendors") or []
+            if isinstance(v, dict) and v.get("offer_id") == row.key
+        ),
+        {},
+    )
+    by_contract = part.term_months > 0 and part.contract_usd >= part.commitment_usd
+    per_month = stored.get("committed_gpu_hours_per_month") if by_contract else None
+    hours = [
+        Decimal(str(line.get("billed_gpu_hours") or 0))
+        for line in plan.get("lines") or []
+        if isinstance(line, dict) and line.get("offer_id") == row.key
+    ]
+    return DecisionLine(
+        row=row,
+        label=part.label,
+        contract=_contract(
+            comparison,
+            row,
+            months=part.term_months if by_contract else horizon,
+            commitment_usd=part.commitment_usd,
+            per_month=per_month if per_month and Decimal(str(per_month)) > 0 else None,
+        ),
+        monthly_billed_usd=part.monthly_cost_usd,
+        forecast_gpu_hours=sum(hours, Decimal(0)) if part.capacity != "api" and hours else None,
+        in_plan=True,
+    )
+
+
+def decision_lines(comparison: Comparison) -> list[DecisionLine]:
+    """What an approved decision commits, line by line: each vendor's part of an approved
+    plan across offers, or the one approved row; [] before approval (U18, P9)."""
+    if comparison.status != Comparison.Status.APPROVED:
+        return []
+    parts = approved_plan_parts_of(comparison)
+    if parts:
+        plan = stored_plan(comparison) or {}
+        return [_part_line(comparison, part, plan) for part in parts]
+    row = approved_candidate(comparison)
+    if row is None:
+        return []
+    forecast = forecast_of(comparison, row)
+    return [DecisionLine(row, row.label, contract_of(comparison, row), forecast.spend, None)]
+
+
+def decision_commitment(comparison: Comparison) -> Decimal | None:
+    """The decision's commitment: its plan's total when a plan was approved."""
+    parts = approved_plan_parts_of(comparison) if comparison.status == "approved" else []
+    if parts:
+        return sum((p.commitment_usd for p in parts), Decimal(0))
+    return comparison.commitment_usd
 
 
 def _capacity_words(capacity_model: str) -> str:
@@ -90,38 +186,38 @@ def _capacity_words(capacity_model: str) -> str:
 
 
 def commitment_rows(comparison: Comparison) -> list[CommitmentRow]:
-    """The decision's FOCUS Contract Commitment rows (one: the approved row's commitment)."""
-    row = approved_candidate(comparison)
-    if row is None:
-        return []
-    contract = contract_of(comparison, row)
+    """The decision's FOCUS Contract Commitment rows: one per line (each vendor's part of
+    an approved plan, or the approved row)."""
+    return [_commitment_row(line) for line in decision_lines(comparison)]
+
+
+def _commitment_row(line: DecisionLine) -> CommitmentRow:
+    row, contract = line.row, line.contract
     usage = contract.committed_gpu_hours is not None
     kind = (
         "Model API spend"
         if row.kind == CandidateResult.Kind.API
         else f"{_capacity_words(row.capacity_model)} GPU capacity"
     )
-    return [
-        CommitmentRow(
-            BillingCurrency=settings.BASE_CURRENCY,
-            ContractCommitmentCategory="Usage" if usage else "Spend",
-            ContractCommitmentCost=contract.commitment_usd,
-            ContractCommitmentDescription=f"{row.label}: {contract.months} months",
-            ContractCommitmentId=contract.commitment_id,
-            ContractCommitmentPeriodEnd=contract.end,
-            ContractCommitmentPeriodStart=contract.start,
-            ContractCommitmentQuantity=contract.committed_gpu_hours,
-            ContractCommitmentType=kind,
-            ContractCommitmentUnit="GPU-Hours" if usage else None,
-            ContractId=contract.contract_id,
-            ContractPeriodEnd=contract.end,
-            ContractPeriodStart=contract.start,
-            ContractCommitmentPaymentModel=(
-                "All Upfront" if row.capacity_model == "purchase" else "No Upfront"
-            ),
-            ServiceProviderName=contract.provider_name,
-        )
-    ]
+    return CommitmentRow(
+        BillingCurrency=settings.BASE_CURRENCY,
+        ContractCommitmentCategory="Usage" if usage else "Spend",
+        ContractCommitmentCost=contract.commitment_usd,
+        ContractCommitmentDescription=f"{line.label}: {contract.months} months",
+        ContractCommitmentId=contract.commitment_id,
+        ContractCommitmentPeriodEnd=contract.end,
+        ContractCommitmentPeriodStart=contract.start,
+        ContractCommitmentQuantity=contract.committed_gpu_hours,
+        ContractCommitmentType=kind,
+        ContractCommitmentUnit="GPU-Hours" if usage else None,
+        ContractId=contract.contract_id,
+        ContractPeriodEnd=contract.end,
+        ContractPeriodStart=contract.start,
+        ContractCommitmentPaymentModel=(
+            "All Upfront" if row.capacity_model == "purchase" else "No Upfront"
+        ),
+        ServiceProviderName=contract.provider_name,
+    )
 
 
 def sku_id(quote: Quote) -> str:
@@ -196,17 +292,17 @@ def _route_rows(
 
 def price_rows(comparison: Comparison) -> list[PriceRow]:
     """One price row per quoted SKU the decision compared (two per model API route: input
-    and output tokens), the approved one tied to its commitment."""
-    approved = approved_candidate(comparison)
-    if approved is None:
+    and output tokens), each approved one (every vendor's part of a plan) tied to its
+    commitment."""
+    tied_to = {line.row.pk: line.contract.commitment_id for line in decision_lines(comparison)}
+    if not tied_to:
         return []
-    commitment_id = contract_of(comparison, approved).commitment_id
     rows = comparison.candidates.select_related(
         "quote__provider", "quote__accelerator", "api_route__provider"
     ).order_by(F("rank").asc(nulls_last=True), "key")  # ranked rows first on SQLite too
     out: list[PriceRow] = []
     for row in rows:
-        tied = commitment_id if row.pk == approved.pk else None
+        tied = tied_to.get(row.pk)
         if row.quote is not None:
             out.append(_quote_row(row, row.quote, tied))
         elif row.api_route is not None:
@@ -229,17 +325,89 @@ def forecast_of(comparison: Comparison, row: CandidateResult) -> Forecast:
     if gpu_spend and gpu_hours:
         idle = sum((lines.get(name, Decimal(0)) for name in IDLE_LINES), Decimal(0))
         utilisation = (gpu_spend - idle) / gpu_spend
-    share = comparison.brief.acceptance_rate_likely
-    if share is None:
-        share = WorkloadInput.__dataclass_fields__["acceptance_rate"].default.likely  # type: ignore[union-attr]
     return Forecast(
         spend=billed,
         accepted_outputs=row.accepted_outputs or Decimal(0),
-        acceptance=Decimal(str(share)),
+        acceptance=_acceptance(comparison),
         gpu_spend=gpu_spend,
         gpu_hours=gpu_hours,
         utilisation=utilisation,
     )
+
+
+def _acceptance(comparison: Comparison) -> Decimal:
+    share = comparison.brief.acceptance_rate_likely
+    if share is None:
+        share = WorkloadInput.__dataclass_fields__["acceptance_rate"].default.likely  # type: ignore[union-attr]
+    return Decimal(str(share))
+
+
+def plan_forecast(comparison: Comparison, lines: list[DecisionLine]) -> Forecast:
+    """An approved plan's month: every vendor's billed spend, for the plan's accepted
+    outputs (each part serves a share of them, so the cost per output is the plan's)."""
+    plan = stored_plan(comparison) or {}
+    accepted = _dec(plan.get("accepted_outputs")) or lines[0].row.accepted_outputs
+    return Forecast(
+        spend=sum((line.monthly_billed_usd for line in lines), Decimal(0)),
+        accepted_outputs=accepted or Decimal(0),
+        acceptance=_acceptance(comparison),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class VendorMonth:
+    """One vendor's month of an approved plan: its parts' forecast against its bill."""
+
+    provider: str
+    parts: list[str]
+    forecast_spend_usd: Decimal
+    forecast_gpu_hours: Decimal | None
+    bill: BillingImport | None
+    actual_spend_usd: Decimal = Decimal(0)
+    gpu_hours: Decimal = Decimal(0)
+
+
+def _vendor_totals(bill: BillingImport, key: str) -> tuple[Decimal, Decimal] | None:
+    """(spend, GPU-hours) of one provider in an import; None when it has none of its rows."""
+    found = (bill.by_provider or {}).get(key)
+    if found is None:
+        if bill.by_provider or list(bill.provider_names) != [key]:
+            return None
+        return bill.matched_cost_usd, Decimal(bill.gpu_hours)  # read before per-vendor totals
+    spend = Decimal(found["gpu_cost_usd"]) + Decimal(found["other_cost_usd"])
+    return spend, Decimal(found["gpu_hours"])
+
+
+def vendor_months(
+    comparison: Comparison, month: date, lines: list[DecisionLine]
+) -> list[VendorMonth]:
+    """Each vendor of a plan (its parts grouped by provider) with the newest imported bill of
+    the month that holds its rows: one consolidated file or one file per vendor."""
+    bills = list(
+        imports_of(comparison)
+        .filter(month=month.replace(day=1), status=BillingImport.Status.DONE)
+        .order_by("-finished_at", "-pk")
+    )
+    grouped: dict[str, list[DecisionLine]] = {}
+    for line in lines:
+        grouped.setdefault(line.provider_key, []).append(line)
+    out = []
+    for key, mine in grouped.items():
+        hours = [line.forecast_gpu_hours for line in mine if line.forecast_gpu_hours is not None]
+        vendor = VendorMonth(
+            provider=mine[0].row.provider_name,
+            parts=[line.label for line in mine],
+            forecast_spend_usd=sum((line.monthly_billed_usd for line in mine), Decimal(0)),
+            forecast_gpu_hours=sum(hours, Decimal(0)) if hours else None,
+            bill=None,
+        )
+        for bill in bills:
+            if (totals := _vendor_totals(bill, key)) is not None:
+                spend, gpu_hours = totals
+                vendor = replace(vendor, bill=bill, actual_spend_usd=spend, gpu_hours=gpu_hours)
+                break
+        out.append(vendor)
+    return out
 
 
 def fx_rates_for(month: date) -> dict[str, Decimal]:

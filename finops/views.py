@@ -24,7 +24,7 @@ from finops.focus.actuals import (
 )
 from finops.focus.charts import MonthPoint, unit_cost_by_month
 from finops.focus.spec import FOCUS_VERSION
-from finops.forms import ActualOutputsForm, ActualsUploadForm, BillingImportForm, split_ids
+from finops.forms import ActualOutputsForm, ActualsUploadForm, BillingImportForm
 from finops.models import ActualOutputs
 from procurement.models import Comparison
 
@@ -38,20 +38,23 @@ def decision_list(request: AuthedRequest) -> HttpResponse:
     if only_drift:
         decisions = selectors.drifting_decisions(request.user).order_by("-decided_at", "-pk")
     rows = list(decisions.prefetch_related("superseded_decisions")[:200])
+    # a plan's total, not its recommended row's (U18)
+    listed = [(row, selectors.decision_commitment(row)) for row in rows]
     drifting = set(selectors.drifting_decisions(request.user).values_list("pk", flat=True))
     return render(
         request,
         "finops/decision_list.html",
-        {"decisions": rows, "drifting": drifting, "only_drift": only_drift},
+        {"decisions": listed, "drifting": drifting, "only_drift": only_drift},
     )
 
 
-def _forms_initial(comparison: Comparison) -> dict[str, Any]:
-    row = selectors.approved_candidate(comparison)
-    if row is None:
+def _forms_initial(lines: list[selectors.DecisionLine]) -> dict[str, Any]:
+    if not lines:
         return {}
-    initial: dict[str, Any] = {"provider_names": row.provider_name}
-    if row.quote is not None:
+    providers = list(dict.fromkeys(line.row.provider_name for line in lines))
+    initial: dict[str, Any] = {"provider_names": ", ".join(providers)}
+    row = lines[0].row
+    if len(lines) == 1 and row.quote is not None:
         # A bill carries the provider's own SKU ids, never ours: the SKU box starts empty (a
         # pre-filled product id matched nothing on a real bill, U7).
         initial["gpus_per_instance"] = row.quote.gpus_per_node
@@ -59,20 +62,21 @@ def _forms_initial(comparison: Comparison) -> dict[str, Any]:
 
 
 def _context(request: AuthedRequest, comparison: Comparison, **forms: Any) -> dict[str, Any]:
-    row = selectors.approved_candidate(comparison)
+    lines = selectors.decision_lines(comparison)
+    row = lines[0].row if lines and not lines[0].in_plan else None
     reconciliations = list(selectors.reconciliations_of(comparison))
     points = [
         MonthPoint(f"{r.month:%Y-%m}", r.forecast_unit_cost_usd, r.actual_unit_cost_usd, r.drift)
         for r in reconciliations
     ]
     imports = list(selectors.imports_of(comparison)[:20])
-    initial = _forms_initial(comparison)
+    initial = _forms_initial(lines)
     return {
         "comparison": comparison,
         "approved_row": row,
-        "contract": selectors.contract_of(comparison, row) if row else None,
-        "forecast": selectors.forecast_of(comparison, row) if row else None,
-        "commitments": selectors.commitment_rows(comparison) if row else [],
+        "lines": lines,
+        "in_plan": bool(lines) and lines[0].in_plan,
+        "commitments": selectors.commitment_rows(comparison),
         "imports": imports,
         "importing": any(not i.is_finished for i in imports),
         "outputs": list(
@@ -82,8 +86,8 @@ def _context(request: AuthedRequest, comparison: Comparison, **forms: Any) -> di
         "fig": unit_cost_by_month(points, "USD") if points else None,
         "tolerance": services.drift_tolerance(),
         "focus_version": FOCUS_VERSION,
-        "can_import": access.can_import_bill(request.user) and row is not None,
-        "can_count": access.can_count_outputs(request.user) and row is not None,
+        "can_import": access.can_import_bill(request.user) and bool(lines),
+        "can_count": access.can_count_outputs(request.user) and bool(lines),
         "import_form": forms.get("import_form") or BillingImportForm(initial=initial),
         "outputs_form": forms.get("outputs_form") or ActualOutputsForm(),
         "upload_form": forms.get("upload_form") or ActualsUploadForm(),
@@ -149,21 +153,8 @@ def billing_import_new(request: AuthedRequest, pk: int) -> HttpResponse:
         services.billing_import_check(acting_user=request.user, comparison=comparison)
         if not form.is_valid():
             return _refused(request, comparison, DomainError(INVALID), import_form=form)
-        data = form.cleaned_data
-        upload = data["file"]
-        services.billing_import_create(
-            acting_user=request.user,
-            comparison=comparison,
-            month=data["month"],
-            upload=upload,
-            name=upload.name or "bill.csv",
-            size=upload.size or 0,
-            provider_names=data["provider_names"],
-            account_ids=split_ids(data["account_ids"]),
-            tags=split_ids(data["tags"]),
-            sku_ids=split_ids(data["sku_ids"]),
-            resource_ids=split_ids(data["resource_ids"]),
-            gpus_per_instance=data["gpus_per_instance"],
+        services.billing_import_submit(
+            acting_user=request.user, comparison=comparison, data=form.cleaned_data
         )
     except DomainError as exc:
         apply_domain_error(form, exc)

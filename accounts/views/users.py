@@ -12,8 +12,7 @@ from accounts import access
 from accounts.forms import UserManageForm
 from accounts.http import AuthedRequest
 from accounts.services.users import user_update
-from core.errors import DomainError
-from core.forms import apply_domain_error
+from core.forms import saved
 from core.roles import role_required
 
 
@@ -30,14 +29,11 @@ def user_manage(request: AuthedRequest, pk: int) -> HttpResponse:
     member = access.access_managed_user(request.user, pk)
     initial = {"role": member.role, "provider": member.provider, "is_active": member.is_active}
     form = UserManageForm(request.POST or None, initial=initial)
-    if request.method == "POST" and form.is_valid():
-        try:
-            user_update(acting_user=request.user, user=member, **form.cleaned_data)
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"Saved the changes to {member.username}.")
-            return redirect("accounts:user-list")
+    if saved(
+        request, form, lambda data: user_update(acting_user=request.user, user=member, **data)
+    ):
+        messages.success(request, f"Saved the changes to {member.username}.")
+        return redirect("accounts:user-list")
     status = 400 if form.is_bound and form.errors else 200
     context = {"member": member, "form": form}
     return render(request, "accounts/user_manage.html", context, status=status)

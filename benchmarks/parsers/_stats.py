@@ -12,19 +12,6 @@ from ._util import Builder, maybe_percentiles, to_number, unit_to_ms
 from .errors import ParseError
 from .types import Percentiles
 
-#: canonical name of a time-distribution metric for each tool tag / display name
-LATENCY_TAGS: Final[dict[str, str]] = {
-    "ttft": "ttft_ms",
-    "time_to_first_token": "ttft_ms",
-    "time to first token": "ttft_ms",
-    "request_latency": "e2e_ms",
-    "request latency": "e2e_ms",
-    "inter_token_latency": "tpot_ms",
-    "inter token latency": "tpot_ms",
-    "inter_chunk_latency": "itl_ms",
-    "inter chunk latency": "itl_ms",
-}
-
 TPOT_NOTE: Final = (
     "inter_token_latency of GenAI-Perf/AIPerf is (latency - ttft) / (output_tokens - 1) per "
     "request, i.e. vLLM TPOT; it is reported as tpot_ms"

@@ -17,7 +17,6 @@ from benchmarks.latency_verdict import Targets
 from benchmarks.models import BenchmarkResult
 from benchmarks.selectors.evidence import (
     HOSTED_API_REASON,
-    _float,
     counted_results,
     evidence_item,
     evidence_results_for,
@@ -34,6 +33,7 @@ from benchmarks.selectors.published import published_results_for
 from benchmarks.sweep_groups import merge_sweeps
 from benchmarks.sweep_report import compare_axis, flat_figures, load_tag, load_words
 from catalog.models import CalibrationEntry
+from core.values import float_or_none
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -163,8 +163,8 @@ def load_summary(metrics: dict[str, Any]) -> str:
         return f"{len(points)} levels"
     if points:
         return load_words(points[0])
-    concurrency = _float(metrics.get("concurrency"))
-    rate = _float(metrics.get("request_rate"))
+    concurrency = float_or_none(metrics.get("concurrency"), strings=False)
+    rate = float_or_none(metrics.get("request_rate"), strings=False)
     if concurrency is not None:
         return f"concurrency {concurrency:g}"
     return f"rate {rate:g}/s" if rate is not None else ""
@@ -204,7 +204,10 @@ def sweep_of(user: User, result: BenchmarkResult) -> tuple[dict[str, Any], list[
         if result.pk in entry["members"] and entry["is_sweep"]:
             files = sorted(
                 (members[i] for i in entry["members"]),
-                key=lambda r: (_float((r.metrics or {}).get("concurrency")) or 0.0, r.pk),
+                key=lambda r: (
+                    float_or_none((r.metrics or {}).get("concurrency"), strings=False) or 0.0,
+                    r.pk,
+                ),
             )
             return entry, files
     return None
@@ -236,7 +239,7 @@ def compare_lines(user: User, brief: Any, targets: Targets) -> tuple[list[dict[s
         gpus = int(head.gpu_count or 0) or None
         levels = entry["operating_points"] or [_headline_point(head.metrics or {})]
         for level in levels:
-            output = _float(level.get("output_tokens_per_s"))
+            output = float_or_none(level.get("output_tokens_per_s"), strings=False)
             points.append(
                 {
                     **flat_figures(level),

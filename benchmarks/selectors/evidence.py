@@ -21,6 +21,7 @@ from benchmarks.workload import WORKLOAD_FIELDS
 from briefs.fit import fit_input_for_brief, model_spec_for
 from briefs.models import WorkloadBrief
 from core import workloads
+from core.values import float_or_none
 from engine.errors import EngineInputError
 from engine.evidence import (
     EvidenceMatch,
@@ -172,10 +173,6 @@ def request_sizes_for_brief(brief_id: int) -> list[dict[str, Any]]:
     return [{"result_id": pk, "request_sizes": sizes} for pk, sizes in rows if sizes]
 
 
-def _float(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def _gpus_for(brief: WorkloadBrief, accelerator: Accelerator) -> int:
     """GPUs per replica the brief needs on the accelerator, as the comparison sizes a row:
     the training brief's target, else the memory fit (one when it cannot be fitted)."""
@@ -202,11 +199,11 @@ def evidence_target(
         model_active_params_b=model_spec_for(model).active_params_b if model is not None else None,
         model_family=model.family if model is not None else "",
         precision=brief.weight_precision or "",
-        input_tokens_mean=_float(brief.mean_input_tokens),
-        input_tokens_p95=_float(brief.p95_input_tokens),
-        output_tokens_mean=_float(brief.mean_output_tokens),
-        output_tokens_p95=_float(brief.p95_output_tokens),
-        concurrency=_float(brief.concurrency),
+        input_tokens_mean=float_or_none(brief.mean_input_tokens),
+        input_tokens_p95=float_or_none(brief.p95_input_tokens),
+        output_tokens_mean=float_or_none(brief.mean_output_tokens),
+        output_tokens_p95=float_or_none(brief.p95_output_tokens),
+        concurrency=float_or_none(brief.concurrency),
         quote_id=quote_id,
         brief_id=brief.pk,
         kv_precision=brief.kv_precision or "",

@@ -17,9 +17,9 @@ from rest_framework.response import Response
 from accounts.http import api_user
 from briefs import access
 from briefs import selectors as selectors_briefs
-from briefs.api.views import BriefPermission
 from briefs.models import TrafficTrace
 from briefs.services import traces as services_traces
+from core.api.permissions import StaffOnly
 from core.roles import STAFF_ROLES
 
 
@@ -59,7 +59,7 @@ class BriefTracesApi(GenericAPIView[TrafficTrace]):
     """GET: the brief's traces, newest first. POST (multipart): upload one (202: read on a
     worker)."""
 
-    permission_classes = [BriefPermission]
+    permission_classes = [StaffOnly]
     read_roles = STAFF_ROLES
     write_roles = access.TRACE_UPLOADERS
     serializer_class = TraceOutputSerializer

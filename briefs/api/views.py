@@ -10,7 +10,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, serializers, status
+from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -25,19 +25,8 @@ from briefs.rules import BRIEF_FIELDS, brief_errors, field_label
 from briefs.volume import volume_echo
 from catalog.models import ModelProfile
 from core.api.fields import SlugLookupField
-from core.api.permissions import HasRole
-from core.roles import STAFF_ROLES, is_staff
-
-
-class BriefPermission(HasRole):
-    """HasRole, but anyone who is not staff gets 404: brief routes do not exist for them."""
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        if request.user and request.user.is_authenticated and not is_staff(request.user):
-            raise exceptions.NotFound()
-        if not hasattr(view, (request.method or "").lower()):
-            return True  # let the view answer 405 Method Not Allowed
-        return super().has_permission(request, view)
+from core.api.permissions import StaffOnly
+from core.roles import STAFF_ROLES
 
 
 class BriefInputSerializer(serializers.ModelSerializer[WorkloadBrief]):
@@ -169,7 +158,7 @@ class BriefListApi(GenericAPIView[WorkloadBrief]):
     """GET: briefs (latest versions; `?all_versions=1` for every version,
     `?workload_class=`). POST: create version 1."""
 
-    permission_classes = [BriefPermission]
+    permission_classes = [StaffOnly]
     read_roles = STAFF_ROLES
     write_roles = access.BRIEF_WRITERS
     serializer_class = BriefOutputSerializer
@@ -206,7 +195,7 @@ class BriefListApi(GenericAPIView[WorkloadBrief]):
 class BriefDetailApi(GenericAPIView[WorkloadBrief]):
     """GET one brief version with `missing_fields`, `is_complete` and its version chain."""
 
-    permission_classes = [BriefPermission]
+    permission_classes = [StaffOnly]
     read_roles = STAFF_ROLES
     serializer_class = BriefDetailOutputSerializer
 
@@ -218,7 +207,7 @@ class BriefDetailApi(GenericAPIView[WorkloadBrief]):
 class BriefReviseApi(GenericAPIView[WorkloadBrief]):
     """POST changed fields: a new version that supersedes this one (which stays unchanged)."""
 
-    permission_classes = [BriefPermission]
+    permission_classes = [StaffOnly]
     write_roles = access.BRIEF_WRITERS
     serializer_class = BriefInputSerializer
 

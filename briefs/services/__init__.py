@@ -17,7 +17,6 @@ from django.db import IntegrityError, transaction
 
 from accounts.models import User
 from briefs import access
-from briefs.errors import BriefIncomplete
 from briefs.fit import gpu_spec_for, model_spec_for
 from briefs.models import WorkloadBrief
 from briefs.rules import BRIEF_FIELDS, brief_errors, field_label
@@ -206,15 +205,6 @@ def brief_revise(
         },
     )
     return new
-
-
-def brief_require_complete(brief: WorkloadBrief) -> None:
-    """Raise BriefIncomplete ("selection paused") unless the brief has every field it needs.
-
-    Comparisons call this before using a brief.
-    """
-    if missing := brief.missing_fields():
-        raise BriefIncomplete(missing)
 
 
 # --- memory fit ---------------------------------------------------------------------------

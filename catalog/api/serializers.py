@@ -157,7 +157,20 @@ class QuoteSerializer(_MoneyModelSerializer[Quote]):
         return panels.checklist_summary(quote)
 
 
-class QuoteInputSerializer(_MoneyModelSerializer[Quote]):
+class _QuoteInput(_MoneyModelSerializer[Quote]):
+    """Shape only: the model's limits and rules are checked by the service, so the API refuses
+    a figure in the same words as the form and the import."""
+
+    def build_standard_field(
+        self, field_name: str, model_field: models.Field[Any, Any]
+    ) -> tuple[type[serializers.Field[Any, Any, Any, Any]], dict[str, Any]]:
+        field_class, kwargs = super().build_standard_field(field_name, model_field)
+        for rule in ("min_value", "max_value", "validators"):
+            kwargs.pop(rule, None)
+        return field_class, kwargs
+
+
+class QuoteInputSerializer(_QuoteInput):
     """What may be written. provider, version, status, supersedes and entered_by are not."""
 
     accelerator = SlugLookupField(slug_field="slug", queryset=Accelerator.objects.all())
@@ -186,12 +199,9 @@ class QuoteInputSerializer(_MoneyModelSerializer[Quote]):
             "is_public_list_price",
             "confirm_unusual_price",
         )
-        extra_kwargs: dict[str, dict[str, Any]] = {
-            name: {"validators": []} for name in QUOTE_INPUT_FIELDS
-        }
 
 
-class QuoteReviseInputSerializer(_MoneyModelSerializer[Quote]):
+class QuoteReviseInputSerializer(_QuoteInput):
     """Only the fields that change; the rest is copied from the version being revised."""
 
     accelerator = SlugLookupField(
@@ -205,7 +215,7 @@ class QuoteReviseInputSerializer(_MoneyModelSerializer[Quote]):
         model = Quote
         fields = (*QUOTE_INPUT_FIELDS, "confirm_unusual_price")
         extra_kwargs: dict[str, dict[str, Any]] = {
-            name: {"required": False, "validators": []} for name in QUOTE_INPUT_FIELDS
+            name: {"required": False} for name in QUOTE_INPUT_FIELDS
         }
 
 
@@ -314,23 +324,14 @@ class RfqSerializer(serializers.ModelSerializer[Rfq]):
         return rfq.is_open_for_answers()
 
 
+RFQ_STAFF_ONLY = frozenset({"brief", "providers", "created_by", "created_at", "reopened_at"})
+
+
 class VendorRfqSerializer(RfqSerializer):
     """A vendor sees the requirements, never the brief nor who else is invited."""
 
     class Meta(RfqSerializer.Meta):
-        fields = (
-            "id",
-            "title",
-            "requirements",
-            "accelerators",
-            "gpus_needed",
-            "region",
-            "capacity_models",
-            "term_months",
-            "deadline",
-            "status",
-            "is_open",
-        )
+        fields = tuple(f for f in RfqSerializer.Meta.fields if f not in RFQ_STAFF_ONLY)
         read_only_fields = fields
 
 

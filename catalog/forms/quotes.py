@@ -1,4 +1,4 @@
-"""The quote form (staff and vendors), with a help text for every field.
+"""The quote form (staff and vendors): every field's label and help text are the model's.
 
 A plain Form built from the model's fields, not a ModelForm: the rules (positive prices, a
 plausible node shape, purchase needs a node price...) live in the service, which reports them
@@ -17,136 +17,32 @@ from accounts.models import Provider
 from catalog.choices import PrivateEndpoint
 from catalog.models import ELASTIC_CAPACITY, Accelerator, CapacityModel, Quote, Rfq
 from catalog.services.quotes import QUOTE_INPUT_FIELDS
-from catalog.validation import QUOTE_LABELS
 from core.forms import field_of, use_decimal_text
 
 DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
 
-HELP_TEXTS = {
-    "accelerator": "The exact GPU model in the node (memory size matters: A100 40 GB ≠ 80 GB).",
-    "title": "Optional short name, e.g. the instance type or offer name.",
-    "capacity_model": "How the capacity is sold: on-demand and spot are elastic; reserved, "
-    "dedicated cluster and private cloud are commitments; purchase means you buy the nodes.",
-    "currency": "Three-letter ISO 4217 code of every price on this quote (USD, EUR, GBP...).",
-    "price_per_gpu_hour": "Price of one GPU for one hour, all node resources included. "
-    "Required unless the capacity model is purchase, or the price is given per node-hour or "
-    "per instance-hour below (then it is computed).",
-    "price_unit": "The unit the vendor quotes in. A node-hour covers the node's GPUs; an "
-    "instance-hour the instance's GPUs (state them). The page shows both prices.",
-    "price_as_quoted": "The price in the unit above, as quoted (e.g. USD 98.32 per 8-GPU "
-    "instance-hour). Optional for a price per GPU-hour.",
-    "gpus_per_priced_unit": "Instance-hour prices only: the GPUs one instance has.",
-    "price_per_node": "Purchase only: price of one complete node (all GPUs, CPUs, RAM, NICs).",
-    "support_per_year": "Purchase only: yearly support and warranty per node.",
-    "power_kw_per_node": "Purchase only: typical power draw of one node under load, in kW.",
-    "amortisation_months": "Purchase only: months over which the node is written off.",
-    "gpus_per_node": "GPUs in one node (or NVLink domain for rack-scale systems).",
-    "max_gpus_available": "The most GPUs you can provide for this offer, in total (the whole "
-    "fleet a buyer may need at peak must fit in it).",
-    "capacity_available_from": "From when those GPUs can be delivered (UTC). Empty: now.",
-    "capacity_lead_time_days": "Days from the order until the capacity is usable.",
-    "unit_of_sale": "Reserved or dedicated capacity: sold by the GPU, or only in whole nodes "
-    "(the comparison then bills whole nodes). Empty: not stated.",
-    "vcpu_per_node": "Virtual CPUs per node.",
-    "ram_gb_per_node": "System memory per node, in GB.",
-    "local_nvme_tb_per_node": "Local NVMe scratch storage per node, in TB.",
-    "intra_node_interconnect": "How GPUs inside a node talk: e.g. NVLink 4 / NVSwitch, PCIe 5.",
-    "inter_node_fabric": "Network between nodes: e.g. InfiniBand NDR, RoCE, EFA, Ethernet.",
-    "inter_node_bandwidth_gbps": "Fabric bandwidth per node, in Gbit/s.",
-    "region": "Region of the capacity, e.g. eu-west or us-east.",
-    "zone": "Availability zone or data centre, if fixed.",
-    "placement": "Placement guarantees: same rack, placement group, dedicated cluster...",
-    "private_endpoint": "Private link or VPC peering to the GPUs, without the public internet. "
-    "Not stated: a brief that requires a private endpoint cannot choose this offer.",
-    "min_commitment_gpus": "Minimum number of GPUs that must be committed (0 = none).",
-    "term_months": "Commitment term in months (0 = no term). Required for reserved capacity.",
-    "cancellation_terms": "What cancelling early costs and how much notice is needed.",
-    "overage_rate_per_gpu_hour": "Price per GPU-hour beyond the committed capacity.",
-    "storage_per_gb_month": "Block or file storage, per GB-month.",
-    "egress_per_gb": "Data transfer out, per GB.",
-    "snapshot_per_gb_month": "Snapshots and backups, per GB-month.",
-    "public_ip_per_month": "Each public IP address, per month.",
-    "load_balancer_per_month": "Each load balancer, per month.",
-    "private_networking_per_month": "Private networking / VPC peering, per month.",
-    "idle_billed": "Tick if reserved but idle GPUs are still billed.",
-    "shutdown_automation": "How idle capacity is stopped: API, schedules, automatic shutdown...",
-    "usage_export_format": "How usage can be exported: CSV, FOCUS, API...",
-    "invoice_granularity": "Billing granularity: per second, per minute, per hour, monthly...",
-    "support_tier": "Support level included and its response times.",
-    "quoted_at": "When this price was captured (UTC). Cannot be in the future.",
-    "valid_until": "Until when the price is guaranteed (UTC). Leave empty if open-ended.",
-    "source_url": "Where the price comes from: a public price page or the offer document URL.",
-    "source_document": "Or the name of the offer document (e.g. 'Offer 2025-114.pdf').",
-    "notes": "Anything else a reviewer should know.",
+# Each group of the form starts at its first field; the others follow in the model's order.
+GROUP_STARTS = {
+    "accelerator": "Offer",
+    "price_per_node": "Purchase",
+    "gpus_per_node": "Node shape and topology",
+    "min_commitment_gpus": "Commitment and terms",
+    "storage_per_gb_month": "Other costs",
+    "idle_billed": "Operations",
+    "quoted_at": "Validity and source",
 }
 
-LABELS = QUOTE_LABELS  # one wording for form labels and rule messages
 
-FIELD_GROUPS = [
-    (
-        "Offer",
-        [
-            "accelerator",
-            "title",
-            "capacity_model",
-            "currency",
-            "price_unit",
-            "price_as_quoted",
-            "gpus_per_priced_unit",
-            "price_per_gpu_hour",
-        ],
-    ),
-    (
-        "Purchase",
-        ["price_per_node", "support_per_year", "power_kw_per_node", "amortisation_months"],
-    ),
-    (
-        "Node shape and topology",
-        [
-            "gpus_per_node",
-            "max_gpus_available",
-            "unit_of_sale",
-            "capacity_available_from",
-            "capacity_lead_time_days",
-            "vcpu_per_node",
-            "ram_gb_per_node",
-            "local_nvme_tb_per_node",
-            "intra_node_interconnect",
-            "inter_node_fabric",
-            "inter_node_bandwidth_gbps",
-            "region",
-            "zone",
-            "placement",
-            "private_endpoint",
-        ],
-    ),
-    (
-        "Commitment and terms",
-        ["min_commitment_gpus", "term_months", "cancellation_terms", "overage_rate_per_gpu_hour"],
-    ),
-    (
-        "Other costs",
-        [
-            "storage_per_gb_month",
-            "egress_per_gb",
-            "snapshot_per_gb_month",
-            "public_ip_per_month",
-            "load_balancer_per_month",
-            "private_networking_per_month",
-        ],
-    ),
-    (
-        "Operations",
-        [
-            "idle_billed",
-            "shutdown_automation",
-            "usage_export_format",
-            "invoice_granularity",
-            "support_tier",
-        ],
-    ),
-    ("Validity and source", ["quoted_at", "valid_until", "source_url", "source_document", "notes"]),
-]
+def _field_groups() -> list[tuple[str, list[str]]]:
+    groups: list[tuple[str, list[str]]] = []
+    for name in QUOTE_INPUT_FIELDS:
+        if name in GROUP_STARTS:
+            groups.append((GROUP_STARTS[name], []))
+        groups[-1][1].append(name)
+    return groups
+
+
+FIELD_GROUPS = _field_groups()
 
 _WIDGETS: dict[str, type[forms.Widget] | forms.Widget] = {
     "quoted_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
@@ -157,9 +53,7 @@ _WIDGETS: dict[str, type[forms.Widget] | forms.Widget] = {
     "cancellation_terms": forms.Textarea(attrs={"rows": 2}),
     "notes": forms.Textarea(attrs={"rows": 2}),
 }
-_MODEL_FIELDS = forms.fields_for_model(
-    Quote, fields=QUOTE_INPUT_FIELDS, widgets=_WIDGETS, help_texts=HELP_TEXTS, labels=LABELS
-)
+_MODEL_FIELDS = forms.fields_for_model(Quote, fields=QUOTE_INPUT_FIELDS, widgets=_WIDGETS)
 
 
 class QuoteForm(forms.Form):

@@ -32,73 +32,24 @@ from core.audit import audit_record
 from core.errors import Conflict, NotAllowed, NotFound
 from core.roles import has_role, is_vendor
 
-# What a person enters for a quote; provider, rfq, version, status, supersedes and
-# entered_by are set by the service, never taken from input.
-QUOTE_INPUT_FIELDS = (
-    "accelerator",
-    "title",
-    "capacity_model",
-    "currency",
-    "price_per_gpu_hour",
-    "price_unit",
-    "price_as_quoted",
-    "gpus_per_priced_unit",
-    "price_per_node",
-    "support_per_year",
-    "power_kw_per_node",
-    "amortisation_months",
-    "gpus_per_node",
-    "max_gpus_available",
-    "unit_of_sale",
-    "capacity_available_from",
-    "capacity_lead_time_days",
-    "vcpu_per_node",
-    "ram_gb_per_node",
-    "local_nvme_tb_per_node",
-    "intra_node_interconnect",
-    "inter_node_fabric",
-    "inter_node_bandwidth_gbps",
-    "region",
-    "zone",
-    "placement",
-    "private_endpoint",
-    "min_commitment_gpus",
-    "term_months",
-    "cancellation_terms",
-    "overage_rate_per_gpu_hour",
-    "storage_per_gb_month",
-    "egress_per_gb",
-    "snapshot_per_gb_month",
-    "public_ip_per_month",
-    "load_balancer_per_month",
-    "private_networking_per_month",
-    "idle_billed",
-    "shutdown_automation",
-    "usage_export_format",
-    "invoice_granularity",
-    "support_tier",
-    "quoted_at",
-    "valid_until",
-    "source_url",
-    "source_document",
-    "notes",
-)
 # Carried unchanged from one version to the next.
 LINEAGE_FIELDS = ("provider", "rfq", "is_public_list_price")
-# Quote versions a provider's people may save in an hour (R5): far above a real negotiation.
 # Set by the catalog import (never by a person); carried to the next version unless the
 # import that revises the quote gives new values.
 IMPORT_FIELDS = ("zones", "list_key")
-# Model defaults for fields a partial input leaves out.
-INPUT_DEFAULTS: dict[str, Any] = {
-    "currency": "USD",
-    "gpus_per_node": 8,
-    "min_commitment_gpus": 0,
-    "term_months": 0,
-    "idle_billed": True,
-    "private_endpoint": "unknown",  # not stated: a brief requiring one finds it ineligible
-    "price_unit": PriceUnit.GPU_HOUR,
-}
+# Set by the service: who acts, the version, the plausibility check.
+SERVICE_FIELDS = {"id", "version", "supersedes", "status", "entered_by", "created_at"}
+SERVICE_FIELDS |= {"price_far_from_market", "price_check"}
+_INPUT = [
+    field
+    for field in Quote._meta.concrete_fields
+    if field.name not in {*LINEAGE_FIELDS, *IMPORT_FIELDS, *SERVICE_FIELDS}
+]
+# What a person enters for a quote: every other field of the model, in its order.
+QUOTE_INPUT_FIELDS = tuple(field.name for field in _INPUT)
+# The model's defaults, for fields a partial input leaves out or empty (a private endpoint
+# "not stated": a brief requiring one finds the offer ineligible).
+INPUT_DEFAULTS: dict[str, Any] = {f.name: f.default for f in _INPUT if f.has_default()}
 PER_GPU_QUANTUM = Decimal("0.0001")
 
 

@@ -14,9 +14,8 @@ from catalog.access import staff_required
 from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
 from catalog.models import Accelerator
 from catalog.views.quote_csv import csv_cell
-from core.errors import DomainError
-from core.forms import apply_domain_error
-from core.listing import paginate, query_without
+from core.forms import form_status, saved
+from core.listing import Column, paginate, query_without, sort_headers
 from core.roles import get_or_404, has_role, role_required
 from core.values import money_decimal, plain_number
 
@@ -106,26 +105,6 @@ def _point(a: Accelerator) -> charts.AcceleratorPoint:
     )
 
 
-def _sort_headers(request: AuthedRequest, current: str) -> list[dict[str, str]]:
-    base = query_without(request, "sort", "page")  # a new order starts on its first page
-    headers = []
-    for key, label in SORTABLE:
-        descending = current == f"-{key}"
-        target = f"-{key}" if current == key else key  # ascending first, then descending
-        arrow = " ▼" if descending else (" ▲" if current == key else "")
-        headers.append(
-            {
-                "key": key,
-                "label": label + arrow,
-                "query": f"{base}&sort={target}".lstrip("&"),
-                "aria_sort": "descending"
-                if descending
-                else ("ascending" if current == key else ""),
-            }
-        )
-    return headers
-
-
 @staff_required
 def accelerator_list(request: AuthedRequest) -> HttpResponse:
     form = AcceleratorListForm(request.GET or None, vendors=selectors.accelerator_vendors())
@@ -136,7 +115,8 @@ def accelerator_list(request: AuthedRequest) -> HttpResponse:
     query = query_without(request, "format", "page")  # the export is every page
     visible, chosen_now = _visible_columns(request)
     # With no sort chosen the rows are in the model's order (vendor, then name): say so.
-    headers = _sort_headers(request, filters.get("sort") or DEFAULT_SORT)
+    columns = [Column(key, label, key, key not in ("vendor", "name")) for key, label in SORTABLE]
+    headers = sort_headers(request, columns, filters.get("sort") or DEFAULT_SORT)
     page = paginate(accelerators, request.GET.get("page"))
     context = {
         "csv_query": f"{query}&format=csv".lstrip("&"),
@@ -145,7 +125,7 @@ def accelerator_list(request: AuthedRequest) -> HttpResponse:
         "accelerators": page.object_list,
         "page": page,
         "page_query": query_without(request, "page", "format"),
-        "headers": [h for h in headers if h["key"] in ("vendor", "name") or h["key"] in visible],
+        "headers": [h for h in headers if h.key in ("vendor", "name") or h.key in visible],
         "visible": visible,
         "optional_columns": OPTIONAL_COLUMNS,
         "compare_form": CompareForm(),
@@ -253,15 +233,8 @@ def model_list(request: AuthedRequest) -> HttpResponse:
 @role_required(*services.MODEL_WRITERS)
 def model_create(request: AuthedRequest) -> HttpResponse:
     form = ModelProfileForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            profile = services.model_profile_create(
-                acting_user=request.user, data=form.cleaned_data
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"Model {profile.name} added.")
-            return redirect("catalog:model-list")
-    status = 400 if request.method == "POST" else 200
-    return render(request, "catalog/model_form.html", {"form": form}, status=status)
+    create = services.model_profile_create
+    if profile := saved(request, form, lambda data: create(acting_user=request.user, data=data)):
+        messages.success(request, f"Model {profile.name} added.")
+        return redirect("catalog:model-list")
+    return render(request, "catalog/model_form.html", {"form": form}, status=form_status(request))

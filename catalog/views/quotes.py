@@ -7,7 +7,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
-from django.db import models
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
@@ -22,12 +21,11 @@ from catalog.forms import (
     quote_initial,
     quote_initial_from_rfq,
 )
-from catalog.forms.quotes import LABELS
 from catalog.models import Quote
 from catalog.templatetags.catalog_tags import price
+from catalog.validation import field_label
 from catalog.views.quote_csv import quotes_csv
-from core.errors import DomainError
-from core.forms import apply_domain_error
+from core.forms import form_status, saved
 from core.listing import Column, apply_sort, list_page, query_without
 from core.roles import has_role
 
@@ -74,22 +72,11 @@ def _display(quote: Quote, name: str) -> str:
     return str(value)
 
 
-def _verbose_name(name: str) -> str:
-    field = Quote._meta.get_field(name)
-    return str(field.verbose_name) if isinstance(field, models.Field) else name
-
-
 def quote_facts(quote: Quote) -> list[tuple[str, list[tuple[str, str]]]]:
     """Every entered field of a version, grouped as on the form; empty groups left out."""
     groups = []
     for title, names in FIELD_GROUPS:
-        rows = [
-            (
-                LABELS.get(n) or _verbose_name(n).capitalize(),
-                _display(quote, n),
-            )
-            for n in names
-        ]
+        rows = [(field_label(n), _display(quote, n)) for n in names]
         if any(value not in ("—", "no") for _, value in rows):
             groups.append((title, rows))
     return groups
@@ -169,69 +156,60 @@ def _quote_data(form: QuoteForm) -> dict[str, Any]:
     return {k: v for k, v in form.cleaned_data.items() if k not in STAFF_ONLY_FIELDS}
 
 
+def revise_quote(user: User, quote: Quote, data: dict[str, Any]) -> Quote:
+    """A revision from the quote form (staff's and the vendor's)."""
+    confirm = data["confirm_unusual_price"]
+    return services.quote_revise(
+        acting_user=user, quote=quote, data=data, confirm_unusual_price=confirm
+    )
+
+
+def withdraw_quote(user: User, quote: Quote, data: dict[str, Any]) -> Quote:
+    return services.quote_withdraw(acting_user=user, quote=quote, reason=data["reason"])
+
+
 @writer_required
 def quote_create(request: AuthedRequest) -> HttpResponse:
     rfq = access.access_rfq(request.user, request.GET["rfq"]) if request.GET.get("rfq") else None
     initial = quote_initial_from_rfq(rfq) if rfq is not None else None
     form = QuoteForm(request.POST or None, staff=True, rfq=rfq, initial=initial)
-    if request.method == "POST" and form.is_valid():
-        try:
-            quote = services.quote_submit(
-                acting_user=request.user,
-                data=_quote_data(form),
-                rfq=rfq,
-                provider=form.cleaned_data["provider"],
-                is_public_list_price=form.cleaned_data["is_public_list_price"],
-                confirm_unusual_price=form.cleaned_data["confirm_unusual_price"],
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"Quote saved as version {quote.version}.")
-            return redirect(quote)
-    status = 400 if request.method == "POST" else 200
+
+    def submit(data: dict[str, Any]) -> Quote:
+        return services.quote_submit(
+            acting_user=request.user,
+            data=_quote_data(form),
+            rfq=rfq,
+            provider=data["provider"],
+            is_public_list_price=data["is_public_list_price"],
+            confirm_unusual_price=data["confirm_unusual_price"],
+        )
+
+    if quote := saved(request, form, submit):
+        messages.success(request, f"Quote saved as version {quote.version}.")
+        return redirect(quote)
     context = {"form": form, "rfq": rfq, "title": "Enter a quote"}
-    return render(request, "catalog/quote_form.html", context, status=status)
+    return render(request, "catalog/quote_form.html", context, status=form_status(request))
 
 
 @writer_required
 def quote_revise(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     form = QuoteForm(request.POST or None, initial=quote_initial(quote), rfq=quote.rfq)
-    if request.method == "POST" and form.is_valid():
-        try:
-            new = services.quote_revise(
-                acting_user=request.user,
-                quote=quote,
-                data=form.cleaned_data,
-                confirm_unusual_price=form.cleaned_data["confirm_unusual_price"],
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(
-                request, f"Saved version {new.version}; version {quote.version} is kept unchanged."
-            )
-            return redirect(new)
-    status = 400 if request.method == "POST" else 200
+    if new := saved(request, form, lambda data: revise_quote(request.user, quote, data)):
+        messages.success(
+            request, f"Saved version {new.version}; version {quote.version} is kept unchanged."
+        )
+        return redirect(new)
     context = {"form": form, "quote": quote, "title": f"Revise {quote}"}
-    return render(request, "catalog/quote_form.html", context, status=status)
+    return render(request, "catalog/quote_form.html", context, status=form_status(request))
 
 
 @writer_required
 def quote_withdraw(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     form = QuoteWithdrawForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            new = services.quote_withdraw(
-                acting_user=request.user, quote=quote, reason=form.cleaned_data["reason"]
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"Quote withdrawn (version {new.version}).")
-            return redirect(new)
-    status = 400 if request.method == "POST" else 200
+    if new := saved(request, form, lambda data: withdraw_quote(request.user, quote, data)):
+        messages.success(request, f"Quote withdrawn (version {new.version}).")
+        return redirect(new)
     context = {"form": form, "quote": quote, "cancel_url": quote.get_absolute_url()}
-    return render(request, "catalog/quote_withdraw.html", context, status=status)
+    return render(request, "catalog/quote_withdraw.html", context, status=form_status(request))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpResponse
@@ -11,8 +13,8 @@ from accounts.http import AuthedRequest
 from catalog import access, selectors, services
 from catalog.access import fx_writer_required, staff_required, writer_required
 from catalog.forms import ApiRouteForm, FxRateForm, ProviderForm
-from core.errors import DomainError
-from core.forms import apply_domain_error
+from catalog.models import ModelApiRoute
+from core.forms import form_status, saved
 from core.roles import has_role
 
 
@@ -28,17 +30,12 @@ def provider_list(request: AuthedRequest) -> HttpResponse:
 @writer_required
 def provider_create(request: AuthedRequest) -> HttpResponse:
     form = ProviderForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            provider = services.provider_create(acting_user=request.user, data=form.cleaned_data)
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"Provider {provider} added.")
-            return redirect("catalog:provider-list")
-    status = 400 if request.method == "POST" else 200
+    create = services.provider_create
+    if provider := saved(request, form, lambda data: create(acting_user=request.user, data=data)):
+        messages.success(request, f"Provider {provider} added.")
+        return redirect("catalog:provider-list")
     context = {"form": form, "title": "Add a provider", "cancel": "catalog:provider-list"}
-    return render(request, "catalog/simple_form.html", context, status=status)
+    return render(request, "catalog/simple_form.html", context, status=form_status(request))
 
 
 @staff_required
@@ -53,20 +50,17 @@ def api_route_list(request: AuthedRequest) -> HttpResponse:
 @writer_required
 def api_route_create(request: AuthedRequest) -> HttpResponse:
     form = ApiRouteForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        data = dict(form.cleaned_data)
-        try:
-            route = services.api_route_create(
-                acting_user=request.user, data=data, provider=data.pop("provider")
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"Model API route {route.model_name} added.")
-            return redirect("catalog:api-route-list")
-    status = 400 if request.method == "POST" else 200
+
+    def create(data: dict[str, Any]) -> ModelApiRoute:
+        data = dict(data)
+        provider = data.pop("provider")
+        return services.api_route_create(acting_user=request.user, data=data, provider=provider)
+
+    if route := saved(request, form, create):
+        messages.success(request, f"Model API route {route.model_name} added.")
+        return redirect("catalog:api-route-list")
     context = {"form": form, "title": "Add a model API route", "cancel": "catalog:api-route-list"}
-    return render(request, "catalog/simple_form.html", context, status=status)
+    return render(request, "catalog/simple_form.html", context, status=form_status(request))
 
 
 @staff_required
@@ -82,14 +76,9 @@ def fx_list(request: AuthedRequest) -> HttpResponse:
 @fx_writer_required
 def fx_create(request: AuthedRequest) -> HttpResponse:
     form = FxRateForm(request.POST or None, base_currency=settings.BASE_CURRENCY)
-    if request.method == "POST" and form.is_valid():
-        try:
-            rate = services.fx_rate_create(acting_user=request.user, data=form.cleaned_data)
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"Rate saved: {rate}.")
-            return redirect("catalog:fx-list")
-    status = 400 if request.method == "POST" else 200
+    create = services.fx_rate_create
+    if rate := saved(request, form, lambda data: create(acting_user=request.user, data=data)):
+        messages.success(request, f"Rate saved: {rate}.")
+        return redirect("catalog:fx-list")
     context = {"form": form, "title": "Add an FX rate", "cancel": "catalog:fx-list"}
-    return render(request, "catalog/simple_form.html", context, status=status)
+    return render(request, "catalog/simple_form.html", context, status=form_status(request))

@@ -18,7 +18,7 @@ from catalog.access import staff_required, writer_required
 from catalog.forms import RfqForm, RfqReopenForm
 from catalog.tracking import RFQ_VIEWED
 from core.errors import DomainError
-from core.forms import apply_domain_error
+from core.forms import form_status, saved
 from core.models import AuditEvent
 from core.roles import has_role
 
@@ -176,34 +176,23 @@ def rfq_create(request: AuthedRequest) -> HttpResponse:
         if brief is not None:
             initial = rfq_initial(brief)
     form = RfqForm(request.POST or None, briefs=briefs, initial=initial)
-    if request.method == "POST" and form.is_valid():
-        try:
-            rfq = services.rfq_create(acting_user=request.user, data=form.cleaned_data)
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"RFQ sent to {rfq.providers.count()} provider(s).")
-            return redirect(rfq)
-    status = 400 if request.method == "POST" else 200
-    return render(request, "catalog/rfq_form.html", {"form": form}, status=status)
+    create = services.rfq_create
+    if rfq := saved(request, form, lambda data: create(acting_user=request.user, data=data)):
+        messages.success(request, f"RFQ sent to {rfq.providers.count()} provider(s).")
+        return redirect(rfq)
+    return render(request, "catalog/rfq_form.html", {"form": form}, status=form_status(request))
 
 
 @writer_required
 def rfq_reopen(request: AuthedRequest, pk: int) -> HttpResponse:
     rfq = access.access_rfq(request.user, pk)
     form = RfqReopenForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.rfq_reopen(
-                acting_user=request.user, rfq=rfq, deadline=form.cleaned_data["deadline"]
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, "RFQ reopened; invited providers can answer again.")
-            return redirect(rfq)
-    status = 400 if request.method == "POST" else 200
-    return render(request, "catalog/rfq_reopen.html", {"form": form, "rfq": rfq}, status=status)
+    reopen = services.rfq_reopen
+    if saved(request, form, lambda d: reopen(acting_user=request.user, rfq=rfq, **d)):
+        messages.success(request, "RFQ reopened; invited providers can answer again.")
+        return redirect(rfq)
+    context = {"form": form, "rfq": rfq}
+    return render(request, "catalog/rfq_reopen.html", context, status=form_status(request))
 
 
 @require_POST

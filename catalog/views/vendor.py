@@ -20,11 +20,11 @@ from catalog.access import vendor_required
 from catalog.errors import RfqClosed
 from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial, quote_initial_from_rfq
 from catalog.tracking import rfq_viewed_record
-from catalog.views.quotes import quote_page_context
+from catalog.views.quotes import quote_page_context, revise_quote, withdraw_quote
 from catalog.views.rfqs import decisions_on
 from core import submissions
 from core.errors import DomainError
-from core.forms import apply_domain_error
+from core.forms import apply_domain_error, form_status, saved
 
 
 def checklist_url(quote_id: int) -> str:
@@ -96,7 +96,6 @@ def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
                 request, "Quote submitted. Next: answer the procurement checklist for it."
             )
             return redirect("vendor:quote-detail", pk=quote.pk)
-    status = 400 if request.method == "POST" else 200
     context = {
         "form": form,
         "rfq": rfq,
@@ -104,7 +103,7 @@ def vendor_quote_create(request: AuthedRequest, rfq_pk: int) -> HttpResponse:
         "from_rfq": True,
         "submission": submissions.token_for(request),
     }
-    return render(request, "catalog/vendor/quote_form.html", context, status=status)
+    return render(request, "catalog/vendor/quote_form.html", context, status=form_status(request))
 
 
 @vendor_required
@@ -122,22 +121,11 @@ def vendor_quote_revise(request: AuthedRequest, pk: int) -> HttpResponse:
         messages.error(request, RfqClosed().message)
         return redirect("vendor:quote-detail", pk=quote.pk)
     form = QuoteForm(request.POST or None, initial=quote_initial(quote), rfq=quote.rfq)
-    if request.method == "POST" and form.is_valid():
-        try:
-            new = services.quote_revise(
-                acting_user=request.user,
-                quote=quote,
-                data=form.cleaned_data,
-                confirm_unusual_price=form.cleaned_data["confirm_unusual_price"],
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, f"Saved version {new.version}.")
-            return redirect("vendor:quote-detail", pk=new.pk)
-    status = 400 if request.method == "POST" else 200
+    if new := saved(request, form, lambda data: revise_quote(request.user, quote, data)):
+        messages.success(request, f"Saved version {new.version}.")
+        return redirect("vendor:quote-detail", pk=new.pk)
     context = {"form": form, "quote": quote, "rfq": quote.rfq, "title": f"Revise {quote}"}
-    return render(request, "catalog/vendor/quote_form.html", context, status=status)
+    return render(request, "catalog/vendor/quote_form.html", context, status=form_status(request))
 
 
 @vendor_required
@@ -147,16 +135,10 @@ def vendor_quote_withdraw(request: AuthedRequest, pk: int) -> HttpResponse:
         messages.error(request, RfqClosed().message)
         return redirect("vendor:quote-detail", pk=quote.pk)
     form = QuoteWithdrawForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            new = services.quote_withdraw(
-                acting_user=request.user, quote=quote, reason=form.cleaned_data["reason"]
-            )
-        except DomainError as exc:
-            apply_domain_error(form, exc)
-        else:
-            messages.success(request, "Quote withdrawn.")
-            return redirect("vendor:quote-detail", pk=new.pk)
-    status = 400 if request.method == "POST" else 200
+    if new := saved(request, form, lambda data: withdraw_quote(request.user, quote, data)):
+        messages.success(request, "Quote withdrawn.")
+        return redirect("vendor:quote-detail", pk=new.pk)
     context = {"form": form, "quote": quote, "cancel_url": f"/vendor/quotes/{quote.pk}/"}
-    return render(request, "catalog/vendor/quote_withdraw.html", context, status=status)
+    return render(
+        request, "catalog/vendor/quote_withdraw.html", context, status=form_status(request)
+    )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rest_framework import exceptions
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
-from core.roles import STAFF_ROLES, has_role
+from core.roles import STAFF_ROLES, has_role, is_staff
 
 
 class HasRole(BasePermission):
@@ -24,3 +25,14 @@ class HasRole(BasePermission):
         else:
             roles = getattr(view, "write_roles", frozenset())
         return has_role(request.user, *roles)
+
+
+class StaffOnly(HasRole):
+    """HasRole, but anyone who is not staff gets 404: these routes do not exist for them."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.user and request.user.is_authenticated and not is_staff(request.user):
+            raise exceptions.NotFound()
+        if not hasattr(view, (request.method or "").lower()):
+            return True  # let the view answer 405 Method Not Allowed
+        return super().has_permission(request, view)

@@ -1,9 +1,11 @@
 """`python -m engine.fitted fit` / `python -m engine.fitted accuracy [docs path]`.
 
-fit:      refit the parameters from the shipped fit data into data/parameters.json
-          (deterministic: the same file each time; `make fit-estimate`).
-accuracy: judge the shipped parameters' structure out of sample, write the bands by regime
-          into data/bands.json and the report to docs/engine/accuracy.md (`make accuracy`).
+fit:      refit the current engine version's parameters from the shipped fit data into
+          data/<version>/parameters.json (deterministic: the same file each time;
+          `make fit-estimate`).
+accuracy: judge the current parameters' structure out of sample, write the bands by regime
+          into data/<version>/bands.json and the report to docs/engine/accuracy.md
+          (`make accuracy`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from engine.fitted.accuracy import bands, report, today
 from engine.fitted.cases import FIT_DATA, load_fit_data
 from engine.fitted.fit import fit, out_of_sample
-from engine.fitted.roofline import PARAMETERS
+from engine.fitted.roofline import CURRENT, PARAMETERS
 
 BANDS = PARAMETERS.parent / "bands.json"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "engine" / "accuracy.md"
@@ -25,6 +27,7 @@ def parameters_document() -> dict[str, object]:
     """What `fit` writes: the parameters and where they came from."""
     data = load_fit_data()
     return {
+        "engine_version": CURRENT,
         "fitted_on": FIT_DATA.name,
         "runs": len(data),
         "command": "make fit-estimate (python -m engine.fitted fit)",

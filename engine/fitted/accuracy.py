@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.fitted.fit import OutOfSample
+from engine.fitted.roofline import CURRENT
 
 THROUGHPUT_BOUND = "throughput-bound"
 LATENCY_BOUND = "latency-bound"
@@ -126,7 +127,8 @@ def report(items: Sequence[OutOfSample], band: dict[str, dict[str, float]], toda
     lines = [
         "# The fitted estimate's accuracy (out of sample)",
         "",
-        f"Written by `make accuracy` on {today} from",
+        f"Written by `make accuracy` on {today} for engine {CURRENT}'s estimate",
+        f"(`engine/fitted/data/{CURRENT}/`) from",
         "`engine/fitted/data/mlperf-inference-v4.1.csv` (MLPerf Inference v4.1, closed division,",
         "VALID LLM results; a run submitted as both the 99 % and the 99.9 % benchmark counts",
         "once). Each run is predicted by a fit that never saw its accelerator",

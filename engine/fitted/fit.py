@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -23,19 +23,31 @@ GROUP_BOUNDS = (0.2, 3.0)
 GROUP_PULL = 0.3  # weight of log(factor) as a residual: a prior that a group is the reference
 
 
-def _groups(data: Sequence[Measured]) -> list[str]:
-    return sorted({m.case.group for m in data} - {REFERENCE_GROUP})
+REFERENCE_FAMILY, _, REFERENCE_SOFTWARE = REFERENCE_GROUP.partition("/")
+# What the fit holds fixed: the serving software's largest batch (sequences a replica),
+# vLLM's default `max_num_seqs` (docs.vllm.ai, engine arguments; v0.4–0.5 as in the v4.1
+# runs), and compute power by watts per datasheet dense FLOP.
+STATED = Parameters(shared={}, max_batch={"vllm": 256}, power="tdp-per-flop")
 
 
-def _unpack(x: np.ndarray, groups: Sequence[str]) -> Parameters:
+def _factors(data: Sequence[Measured]) -> list[tuple[str, str]]:
+    """("families" | "software", name) of every factor the data can fit."""
+    families = {m.case.group.partition("/")[0] for m in data} - {REFERENCE_FAMILY}
+    software = {m.case.group.partition("/")[2] for m in data} - {REFERENCE_SOFTWARE}
+    return [("families", f) for f in sorted(families)] + [("software", s) for s in sorted(software)]
+
+
+def _unpack(x: np.ndarray, factors: Sequence[tuple[str, str]]) -> Parameters:
     shared = {name: float(value) for name, value in zip(SHARED, x[: len(SHARED)], strict=True)}
-    factors = {g: float(v) for g, v in zip(groups, x[len(SHARED) :], strict=True)}
-    return Parameters(shared=shared, groups=factors)
+    chosen: dict[str, dict[str, float]] = {"families": {}, "software": {}}
+    for (kind, name), value in zip(factors, x[len(SHARED) :], strict=True):
+        chosen[kind][name] = float(value)
+    return replace(STATED, shared=shared, families=chosen["families"], software=chosen["software"])
 
 
 def fit(data: Sequence[Measured]) -> Parameters:
     """The parameters that best explain ``data`` (per-GPU tokens/s)."""
-    groups = _groups(data)
+    groups = _factors(data)
     cases = [m.case for m in data]
     measured = np.array([m.tokens_per_gpu_s for m in data], dtype=float)
     sizes = Counter((m.accelerator, m.model, m.scenario) for m in data)
@@ -64,9 +76,11 @@ def fit(data: Sequence[Measured]) -> Parameters:
         xtol=1e-6,
     )
     params = _unpack(solution.x, groups)
-    return Parameters(
+    return replace(
+        params,
         shared={k: round(v, 6) for k, v in params.shared.items()},
-        groups={k: round(v, 6) for k, v in params.groups.items()},
+        families={k: round(v, 6) for k, v in params.families.items()},
+        software={k: round(v, 6) for k, v in params.software.items()},
     )
 
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from engine.fitted import error_shares
+from engine.fitted import error_shares, version_of_estimator
 from engine.montecarlo.constants import CandidateConstants
 from engine.montecarlo.sampling import FloatArray, shared_stream_key, uniforms
 from engine.types import Range
@@ -67,9 +67,13 @@ def share_throughput_errors(
     seed: int,
 ) -> None:
     """The Monte Carlo's hook: the rows of a block whose throughput is a ranged estimate."""
-    groups: list[ErrorGroup | None] = []
-    for c, r in zip(consts, ranges, strict=True):
+    by_version: dict[str, list[ErrorGroup | None]] = {}
+    for i, (c, r) in enumerate(zip(consts, ranges, strict=True)):
         estimator, _, family = c.throughput_error_group.partition("|")
-        ranged = r is not None and not r.is_fixed
-        groups.append((estimator, family) if ranged and estimator else None)
-    share_errors(u, groups, error_shares(), seed)
+        if r is None or r.is_fixed or not estimator:
+            continue
+        # each engine version's estimate draws with the shares its own fit measured
+        version = version_of_estimator(estimator.partition(":")[0])
+        by_version.setdefault(version, [None] * len(consts))[i] = (estimator, family)
+    for version, groups in sorted(by_version.items()):
+        share_errors(u, groups, error_shares(version), seed)

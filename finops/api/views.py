@@ -20,7 +20,6 @@ from rest_framework.views import APIView
 from accounts.http import api_user
 from finops import access, selectors, services
 from finops.focus.actuals import MonthCount
-from finops.forms import split_ids
 from finops.models import ActualOutputs, BillingImport, Reconciliation
 from procurement.models import Comparison
 
@@ -46,9 +45,19 @@ class ReconciliationMonthSerializer(serializers.ModelSerializer[Reconciliation])
             "actual_acceptance",
             "drivers",
             "note",
+            "vendors",
             "tolerance",
             "drift",
         ]
+        extra_kwargs = {
+            "vendors": {
+                "help_text": (
+                    "A plan across offers: each vendor's month (provider, parts, "
+                    "forecast_spend_usd, actual_spend_usd, spend_ratio, forecast_gpu_hours, "
+                    "gpu_hours, billing_import, drift); [] for a decision on one row."
+                )
+            }
+        }
 
     def get_month(self, row: Reconciliation) -> str:
         return row.month.strftime("%Y-%m")
@@ -128,10 +137,6 @@ class FocusExportApi(APIView):
         return response
 
 
-def _ids(value: str) -> list[str]:
-    return split_ids(value or "")
-
-
 class BillingImportInputSerializer(serializers.Serializer[BillingImport]):
     file = serializers.FileField(help_text="The provider's FOCUS bill (CSV or Parquet).")
     month = serializers.DateField(help_text="Any day of the billing month (UTC).")
@@ -171,6 +176,7 @@ class BillingImportSerializer(serializers.ModelSerializer[BillingImport]):
             "other_cost_usd",
             "unmatched_cost_usd",
             "unmatched_by_reason",
+            "by_provider",
             "created_at",
         ]
         read_only_fields = fields
@@ -206,21 +212,8 @@ class BillingImportsApi(APIView):
         services.billing_import_check(acting_user=api_user(request), comparison=comparison)
         serializer = BillingImportInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        upload = data["file"]
-        job = services.billing_import_create(
-            acting_user=api_user(request),
-            comparison=comparison,
-            month=data["month"],
-            upload=upload,
-            name=upload.name or "bill.csv",
-            size=upload.size or 0,
-            provider_names=data["provider_names"],
-            account_ids=_ids(data.get("account_ids", "")),
-            tags=_ids(data.get("tags", "")),
-            sku_ids=_ids(data.get("sku_ids", "")),
-            resource_ids=_ids(data.get("resource_ids", "")),
-            gpus_per_instance=data.get("gpus_per_instance", 1),
+        job = services.billing_import_submit(
+            acting_user=api_user(request), comparison=comparison, data=serializer.validated_data
         )
         return Response(BillingImportSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 

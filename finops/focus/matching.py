@@ -72,6 +72,14 @@ class UnmatchedRow:
     cost: Decimal
 
 
+@dataclass(slots=True)
+class ProviderTotals:
+    rows: int = 0
+    gpu_hours: Decimal = Decimal(0)
+    gpu_cost: Decimal = Decimal(0)
+    other_cost: Decimal = Decimal(0)
+
+
 @dataclass(frozen=True, slots=True)
 class BillingSummary:
     rows: int
@@ -84,6 +92,9 @@ class BillingSummary:
     unmatched_by_reason: dict[str, int]
     unmatched_sample: tuple[UnmatchedRow, ...]
     currencies: tuple[str, ...]
+    # The matched totals of each provider (its name lower-case): a plan across offers is
+    # reconciled per vendor, from one consolidated file or one file per vendor.
+    by_provider: dict[str, ProviderTotals] = field(default_factory=dict)
 
     @property
     def matched_cost(self) -> Decimal:
@@ -102,6 +113,7 @@ class _Totals:
     reasons: Counter[str] = field(default_factory=Counter)
     sample: list[UnmatchedRow] = field(default_factory=list)
     currencies: set[str] = field(default_factory=set)
+    by_provider: dict[str, ProviderTotals] = field(default_factory=dict)
 
 
 def _tags(raw: str | None) -> set[tuple[str, str]]:
@@ -116,9 +128,13 @@ def _tags(raw: str | None) -> set[tuple[str, str]]:
     return {(str(k), "" if v is None else str(v)) for k, v in data.items()}
 
 
+def _provider(row: Row) -> str:
+    return (row.get("ServiceProviderName") or row.get("ProviderName") or "").strip().lower()
+
+
 def unmatched_reason(row: Row, rule: MatchRule) -> str | None:
     """Why a row is not the decision's (None when it is)."""
-    provider = (row.get("ServiceProviderName") or row.get("ProviderName") or "").strip().lower()
+    provider = _provider(row)
     if provider not in rule.provider_names:
         return OTHER_PROVIDER
     if rule.account_ids or rule.tags:
@@ -220,12 +236,17 @@ def _add(totals: _Totals, row: Row, number: int, ctx: _Context) -> None:
             )
         return
     totals.matched += 1
+    mine = totals.by_provider.setdefault(_provider(row), ProviderTotals())
+    mine.rows += 1
     hours = _gpu_hours(row, number, ctx.rule)
     if hours is None:
         totals.other_cost += cost
+        mine.other_cost += cost
     else:
         totals.gpu_hours += hours
         totals.gpu_cost += cost
+        mine.gpu_hours += hours
+        mine.gpu_cost += cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,4 +287,5 @@ def summarise(
         unmatched_by_reason=dict(totals.reasons),
         unmatched_sample=tuple(totals.sample),
         currencies=tuple(sorted(totals.currencies)),
+        by_provider=totals.by_provider,
     )

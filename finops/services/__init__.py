@@ -18,6 +18,7 @@ from finops.services.bills import (
     TOTAL_MAX,
     billing_import_create,
     billing_import_run,
+    billing_import_submit,
     billing_imports_redrive_stuck,
     vars_of,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "billing_import_check",
     "billing_import_create",
     "billing_import_run",
+    "billing_import_submit",
     "billing_imports_redrive_stuck",
     "drift_tolerance",
     "focus_export",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from functools import partial
@@ -47,6 +48,34 @@ TOTAL_MAX = Decimal(10) ** 14  # the totals' fields hold 14 digits before the po
 
 
 PROGRESS_EVERY = 0.02  # write progress when it moved by this much (each write is a heartbeat)
+SPLIT = re.compile(r"[\s,;]+")
+
+
+def split_ids(text: str) -> list[str]:
+    """Ids typed one per line or separated by commas."""
+    return [part for part in SPLIT.split(text or "") if part]
+
+
+def billing_import_submit(
+    *, acting_user: User, comparison: Comparison, data: Mapping[str, Any]
+) -> BillingImport:
+    """A bill as the decision page's form or the API sends it: the file, the month, the
+    provider names, and the matching ids typed one per line or separated by commas."""
+    upload = data["file"]
+    return billing_import_create(
+        acting_user=acting_user,
+        comparison=comparison,
+        month=data["month"],
+        upload=upload,
+        name=upload.name or "bill.csv",
+        size=upload.size or 0,
+        provider_names=data["provider_names"],
+        account_ids=split_ids(data.get("account_ids", "")),
+        tags=split_ids(data.get("tags", "")),
+        sku_ids=split_ids(data.get("sku_ids", "")),
+        resource_ids=split_ids(data.get("resource_ids", "")),
+        gpus_per_instance=data.get("gpus_per_instance") or 1,
+    )
 
 
 def billing_import_create(
@@ -247,6 +276,15 @@ def _write_import(
             {**vars_of(u), "cost": format(u.cost, "f")} for u in summary.unmatched_sample
         ],
         "currencies": list(summary.currencies),
+        "by_provider": {
+            name: {
+                "rows": t.rows,
+                "gpu_hours": format(t.gpu_hours, "f"),
+                "gpu_cost_usd": format(t.gpu_cost, "f"),
+                "other_cost_usd": format(t.other_cost, "f"),
+            }
+            for name, t in summary.by_provider.items()
+        },
     }
     with transaction.atomic():
         updated = BillingImport.objects.filter(

@@ -64,17 +64,18 @@ def _tag_pairs(tags: Sequence[str]) -> list[str]:
 
 
 def _in_contract(comparison: Comparison, month: date, field: str) -> None:
-    """Refuse a month the decision's contract does not cover (another period)."""
-    row = selectors.approved_candidate(comparison)
-    if row is None:
+    """Refuse a month no contract of the decision covers (another period)."""
+    contracts = [line.contract for line in selectors.decision_lines(comparison)]
+    if not contracts:
         return
-    contract = selectors.contract_of(comparison, row)
     start, end = selectors.month_bounds(month)
-    if start < contract.end and end > contract.start:
+    if any(start < c.end and end > c.start for c in contracts):
         return
+    first = min(c.start for c in contracts)
+    last = max(c.end for c in contracts)
     message = (
         f"{month:%Y-%m} is outside this decision's contract period "
-        f"({contract.start:%Y-%m-%d} to {contract.end:%Y-%m-%d}, UTC, end exclusive)."
+        f"({first:%Y-%m-%d} to {last:%Y-%m-%d}, UTC, end exclusive)."
     )
     raise DomainError(message, fields={field: [message]})
 

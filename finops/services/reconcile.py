@@ -15,7 +15,7 @@ from core.audit import audit_record
 from core.errors import DomainError
 from finops import selectors
 from finops.focus.actuals import MonthCount
-from finops.focus.reconcile import Actual, ReconcileError, reconcile
+from finops.focus.reconcile import Actual, Forecast, ReconcileError, reconcile
 from finops.models import ActualOutputs, Reconciliation
 from finops.services.common import _in_contract, actual_outputs_check, drift_tolerance
 from procurement.models import CandidateResult, Comparison
@@ -73,25 +73,44 @@ def actual_outputs_record(
 def reconciliation_refresh(*, comparison: Comparison, month: date) -> Reconciliation | None:
     """Recompute a month once it has both a bill and counts (inside the caller's
     transaction); None while one of them is missing or the figures cannot be reconciled."""
-    bill = selectors.latest_import(comparison, month)
     counts = selectors.latest_outputs(comparison, month)
-    row = selectors.approved_candidate(comparison)
-    if bill is None or counts is None or row is None:
+    lines = selectors.decision_lines(comparison)
+    if counts is None or not lines:
         return None
-    forecast = selectors.forecast_of(comparison, row)
-    actual = Actual(
-        spend=bill.gpu_cost_usd + bill.other_cost_usd,
-        accepted_outputs=counts.accepted_outputs,
-        acceptance=counts.acceptance_share,
-        gpu_cost=bill.gpu_cost_usd,
-        gpu_hours=bill.gpu_hours,
-    )
     tolerance = drift_tolerance()
+    vendors: list[dict[str, Any]] = []
+    row: CandidateResult | None = None
+    if lines[0].in_plan:
+        found = _plan_month(comparison, month, lines, counts, tolerance)
+        if found is None:
+            return None
+        forecast, actual, vendors = found
+        bill = selectors.latest_import(comparison, month)
+    else:
+        row = lines[0].row
+        bill = selectors.latest_import(comparison, month)
+        if bill is None:
+            return None
+        forecast = selectors.forecast_of(comparison, row)
+        actual = Actual(
+            spend=bill.gpu_cost_usd + bill.other_cost_usd,
+            accepted_outputs=counts.accepted_outputs,
+            acceptance=counts.acceptance_share,
+            gpu_cost=bill.gpu_cost_usd,
+            gpu_hours=bill.gpu_hours,
+        )
+    assert bill is not None  # noqa: S101 - a plan's month has every vendor's bill
     try:
         result = reconcile(forecast, actual, tolerance=tolerance)
     except ReconcileError as exc:
         logger.info("Month %s of comparison %s not reconciled: %s", month, comparison.pk, exc)
         return None
+    note = result.note
+    if vendors:
+        note = (
+            "A plan across offers: the cost per accepted output is the plan's, from every "
+            "vendor's bill; each vendor's spend against its part is listed below."
+        )
     values = {
         "billing_import": bill,
         "actual_outputs": counts,
@@ -110,7 +129,8 @@ def reconciliation_refresh(*, comparison: Comparison, month: date) -> Reconcilia
             {"name": d.name, "label": d.label, "per_output": format(_q(d.per_output), "f")}
             for d in result.drivers
         ],
-        "note": result.note,
+        "note": note,
+        "vendors": vendors,
         "tolerance": tolerance,
         "drift": result.drift,
     }
@@ -128,8 +148,48 @@ def reconciliation_refresh(*, comparison: Comparison, month: date) -> Reconcilia
             "drift": result.drift,
         },
     )
-    billed_month_record(comparison=comparison, row=row, reconciliation=saved)
+    if row is not None:  # a plan's month is no one quote's calibration
+        billed_month_record(comparison=comparison, row=row, reconciliation=saved)
     return saved
+
+
+def _plan_month(
+    comparison: Comparison,
+    month: date,
+    lines: list[selectors.DecisionLine],
+    counts: ActualOutputs,
+    tolerance: Decimal,
+) -> tuple[Forecast, Actual, list[dict[str, Any]]] | None:
+    """An approved plan's month once every vendor's bill is in (U18, P9): the plan's spend
+    and outputs, and each vendor's spend against its parts; None while a bill is missing."""
+    months = selectors.vendor_months(comparison, month, lines)
+    if any(v.bill is None for v in months):
+        return None
+    vendors = []
+    for v in months:
+        assert v.bill is not None  # noqa: S101 - checked above
+        ratio = v.actual_spend_usd / v.forecast_spend_usd if v.forecast_spend_usd else None
+        vendors.append(
+            {
+                "provider": v.provider,
+                "parts": v.parts,
+                "forecast_spend_usd": format(v.forecast_spend_usd, "f"),
+                "actual_spend_usd": format(v.actual_spend_usd, "f"),
+                "spend_ratio": None if ratio is None else format(_q(ratio), "f"),
+                "forecast_gpu_hours": (
+                    None if v.forecast_gpu_hours is None else format(v.forecast_gpu_hours, "f")
+                ),
+                "gpu_hours": format(v.gpu_hours, "f"),
+                "billing_import": v.bill.pk,
+                "drift": ratio is not None and abs(ratio - 1) > tolerance,
+            }
+        )
+    actual = Actual(
+        spend=sum((v.actual_spend_usd for v in months), Decimal(0)),
+        accepted_outputs=counts.accepted_outputs,
+        acceptance=counts.acceptance_share,
+    )
+    return selectors.plan_forecast(comparison, lines), actual, vendors
 
 
 def billed_month_record(

@@ -19,8 +19,8 @@ from rest_framework.response import Response
 from accounts.http import api_user
 from briefs import access as briefs_access
 from core.api.parsers import SafeJSONParser
-from core.api.permissions import HasRole
-from core.roles import STAFF_ROLES, is_staff
+from core.api.permissions import StaffOnly
+from core.roles import STAFF_ROLES
 from procurement import access
 from procurement.api import comparison_body
 from procurement.api.comparison_input import (
@@ -36,17 +36,6 @@ from procurement.services import comparisons as services_comparisons
 
 CANDIDATES_PAGE = 500  # candidates per detail page by default (eligible first)
 CANDIDATES_MAX_PAGE = 2000
-
-
-class ComparisonPermission(HasRole):
-    """HasRole, but anyone who is not staff gets 404: comparison routes do not exist for them."""
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        if request.user and request.user.is_authenticated and not is_staff(request.user):
-            raise exceptions.NotFound()
-        if not hasattr(view, (request.method or "").lower()):
-            return True  # let the view answer 405 Method Not Allowed
-        return super().has_permission(request, view)
 
 
 class ComparisonListSerializer(serializers.ModelSerializer[Comparison]):
@@ -317,7 +306,7 @@ def _queued(request: Request, queued: services_comparisons.Queued) -> Response:
 
 
 class ComparisonListApi(GenericAPIView[Comparison]):
-    permission_classes = [ComparisonPermission]
+    permission_classes = [StaffOnly]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     read_roles = STAFF_ROLES
@@ -366,7 +355,7 @@ class ComparisonListApi(GenericAPIView[Comparison]):
 
 
 class ComparisonDetailApi(GenericAPIView[Comparison]):
-    permission_classes = [ComparisonPermission]
+    permission_classes = [StaffOnly]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     read_roles = STAFF_ROLES
@@ -432,7 +421,7 @@ class ComparisonDetailApi(GenericAPIView[Comparison]):
 
 
 class ComparisonRetryApi(GenericAPIView[Comparison]):
-    permission_classes = [ComparisonPermission]
+    permission_classes = [StaffOnly]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     write_roles = access.COMPARISON_CREATORS
@@ -448,7 +437,7 @@ class ComparisonRetryApi(GenericAPIView[Comparison]):
 
 
 class ComparisonRecomputeApi(GenericAPIView[Comparison]):
-    permission_classes = [ComparisonPermission]
+    permission_classes = [StaffOnly]
     parser_classes = [SafeJSONParser]
     queryset = Comparison.objects.none()  # schema only; reads go through the selectors
     write_roles = access.COMPARISON_CREATORS

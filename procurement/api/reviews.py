@@ -37,6 +37,7 @@ from procurement import access, exports
 from procurement.models import Comparison, Review
 from procurement.selectors import reviews as sel
 from procurement.selectors.reviews import policy
+from procurement.selectors.reviews.acknowledge import CODES as ACK_CODES
 from procurement.selectors.reviews.plan import PLAN_KEY, PLAN_PARTS, plain_parts
 from procurement.selectors.reviews.same_need import same_need_choices
 from procurement.services import reviews as services_reviews
@@ -103,6 +104,15 @@ class ReviewInputSerializer(serializers.Serializer[None]):
         help_text="For an approval when the same brief has another approved or part-approved "
         "comparison: whether this one supersedes it or adds to it (asked with a 409).",
     )
+    acknowledge = serializers.ListField(
+        child=serializers.ChoiceField(choices=ACK_CODES),
+        required=False,
+        max_length=len(ACK_CODES),
+        help_text="For an approval whose row (or plan part) carries a named warning: the code "
+        "of each one the approver accepts (PERF_ESTIMATED: no measured evidence; "
+        "SPOT_FOR_REALTIME: spot for a real-time service; PERF_PROXY: proxy evidence). A "
+        "missing one is a 400 naming it in fields.acknowledge.",
+    )
 
 
 class ComparisonReviewsApi(generics.ListAPIView[Review]):
@@ -135,6 +145,7 @@ class ComparisonReviewsApi(generics.ListAPIView[Review]):
             candidate_key=data.validated_data.get("candidate") or None,
             justification=data.validated_data.get("justification", ""),
             same_need=data.validated_data.get("same_need", ""),
+            acknowledged=data.validated_data.get("acknowledge", []),
         )
         given = policy.approvals_recorded(comparison)
         body = {

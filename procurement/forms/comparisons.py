@@ -118,6 +118,9 @@ class ComparisonCreateForm(forms.Form):
     api_routes = forms.TypedMultipleChoiceField(
         required=False, coerce=int, widget=forms.CheckboxSelectMultiple
     )
+    # More candidates match than the page lists: the comparison takes every one the filters
+    # leave (no id is sent, L8).
+    by_filters = forms.BooleanField(required=False, widget=forms.HiddenInput)
     # The candidate filters the rows were listed with (the page's first step), carried so
     # the service records them and a recompute applies them again.
     regions = forms.MultipleChoiceField(required=False, widget=forms.MultipleHiddenInput)

@@ -14,6 +14,8 @@ from core.forms import field_of
 from core.templatetags.numbers import human
 from procurement.models import CandidateResult, Review
 from procurement.selectors.reviews import SORTS, capacity_choices, provider_choices
+from procurement.selectors.reviews.acknowledge import CODES as ACK_CODES
+from procurement.selectors.reviews.acknowledge import Acknowledgement
 from procurement.selectors.reviews.same_need import same_need_choices
 from procurement.services.reviews import COMMENT_MAX
 
@@ -32,6 +34,14 @@ class DecisionRadios(forms.RadioSelect):
             closed = {"disabled": True, "aria-describedby": "approve-closed"}
             option["attrs"] = {**option["attrs"], **closed}
         return option
+
+
+class AcknowledgeField(forms.MultipleChoiceField):
+    """Ticks shown for the candidate the page offered; any warning code is taken, so a
+    reviewer who chose another candidate is told by the service what that one needs."""
+
+    def valid_value(self, value: Any) -> bool:
+        return str(value) in ACK_CODES
 
 
 class ReviewForm(forms.Form):
@@ -58,6 +68,10 @@ class ReviewForm(forms.Form):
         widget=forms.RadioSelect,
         label="Approving this comparison",
     )
+    # One tick per named warning of what is approved (U8); the service says which are missing.
+    acknowledge = AcknowledgeField(
+        required=False, widget=forms.CheckboxSelectMultiple, label="I accept"
+    )
 
     def __init__(
         self,
@@ -65,9 +79,13 @@ class ReviewForm(forms.Form):
         candidates: Sequence[CandidateResult],
         recommended_key: str,
         plan_choice: tuple[str, str] | None = None,
+        acknowledgements: Sequence[Acknowledgement] = (),
         **kw: Any,
     ) -> None:
         super().__init__(*args, **kw)
+        field_of(self, "acknowledge", AcknowledgeField).choices = [
+            (a.code, a.words) for a in acknowledgements
+        ]
         choices = [
             (c.key, f"{c.label}{' (recommended)' if c.key == recommended_key else ''}")
             for c in candidates

@@ -55,6 +55,11 @@ class Comparison(models.Model):
     samples = models.PositiveIntegerField(default=10_000)
     engine_version = models.CharField(max_length=20, blank=True)
     assumptions = models.JSONField(default=dict, blank=True, help_text="Overrides of defaults.")
+    # The candidates as the lead chose them, checked by the request (as_of, quote_ids and
+    # api_route_ids or null for the default set, filters): the worker freezes the snapshot
+    # from it (L9: freezing 20,000 candidates in the request held a web worker 14-39 s).
+    chosen = models.JSONField(default=dict, blank=True, editable=False)
+    # {} until the worker froze it from `chosen`.
     snapshot = models.JSONField(default=dict, blank=True)
     # What the pages show of the snapshot (as_of, base_currency, fx_rates), copied when it is
     # frozen, so that no page or API body reads the whole snapshot (30 MB at 20,000 quotes).

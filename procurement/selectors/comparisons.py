@@ -200,12 +200,20 @@ def default_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
     return quotes, routes
 
 
-def offered_candidate_ids(brief: WorkloadBrief) -> tuple[list[int], list[int]]:
-    """Every candidate the new-comparison form may be sent: each current quote (inside the
-    brief's regions or not) and each active API route that could serve the brief."""
-    quotes = list(default_quotes().order_by("pk").values_list("pk", flat=True))
-    routes = list(default_api_routes(brief).order_by("pk").values_list("pk", flat=True))
-    return quotes, routes
+def offered_candidate_ids(
+    brief: WorkloadBrief, among: tuple[list[str], list[str]] = ([], [])
+) -> tuple[list[int], list[int]]:
+    """Of the quote and route ids `among` (a post's), those the new-comparison form may be
+    sent: current quotes (inside the brief's regions or not) and active API routes that
+    could serve the brief."""
+    quote_ids = [int(i) for i in among[0] if i.isdigit()]
+    route_ids = [int(i) for i in among[1] if i.isdigit()]
+    quotes = default_quotes().filter(pk__in=quote_ids).order_by("pk") if quote_ids else None
+    routes = default_api_routes(brief).filter(pk__in=route_ids) if route_ids else None
+    return (
+        list(quotes.values_list("pk", flat=True)) if quotes is not None else [],
+        list(routes.order_by("pk").values_list("pk", flat=True)) if routes is not None else [],
+    )
 
 
 def comparison_get(user: User, pk: Any) -> Comparison:

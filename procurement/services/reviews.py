@@ -13,6 +13,8 @@ Rules, all re-checked here so no view can bypass them:
   first approval keeps it READY ("1 of 2 approvals"); any reject or request for changes
   decides at once. Approving a non-recommended row whose own commitment is above the threshold
   raises the comparison to two approvals (the compute only weighed the recommended row);
+- approving a row (or a plan) whose rows carry a named warning (estimate-only, spot for a
+  real-time service, proxy evidence) needs each acknowledged (`acknowledged`, U8);
 - the cheapest plan across offers is approved as a candidate too (`candidate_key="plan"`):
   its total commitment drives the threshold, its largest commitment the checklist level, and
   each vendor's part is kept on the review (`services/plan_approval.py`).
@@ -27,6 +29,7 @@ review now, approval slots and labels) live in `selectors/reviews/policy.py`.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
@@ -42,6 +45,7 @@ from core.audit import audit_record
 from core.errors import Conflict, DomainError, NotAllowed
 from procurement import notifications
 from procurement.models import CandidateResult, Comparison, Review
+from procurement.selectors.reviews.acknowledge import acknowledgements
 from procurement.selectors.reviews.plan import PLAN_KEY, PlanDecision
 from procurement.selectors.reviews.policy import (
     DECIDED_STATUSES,
@@ -212,11 +216,14 @@ def review_submit(
     candidate_key: str | None = None,
     justification: str = "",
     same_need: str = "",
+    acknowledged: Collection[str] = (),
 ) -> Review:
     """Record one reviewer's decision and move the comparison on. See the module docstring.
 
     ``same_need`` ("supersede" or "add") answers, for an approval, what it does to the other
-    approved or part-approved comparisons of the same brief (asked with a 409 otherwise)."""
+    approved or part-approved comparisons of the same brief (asked with a 409 otherwise);
+    ``acknowledged`` the codes of the named warnings the approver accepts (400 naming those
+    missing)."""
     _check_shape(decision, comment)
     _refuse(acting_user, comparison)  # early, clear answer before taking the lock
     locked = Comparison.objects.select_for_update().get(pk=comparison.pk)
@@ -230,14 +237,18 @@ def review_submit(
     given = 0
     plan: PlanDecision | None = None
     others: list[OtherDecision] = []
+    accepted: list[str] = []
     if decision == Review.Decision.APPROVE:
         others = _same_need(locked, same_need)
         if approving_plan:
             plan = plan_for_approval(locked, justification)
+            subject = [part.candidate for part in plan.parts if part.candidate is not None]
         else:
             assert candidate is not None  # noqa: S101 - a row approval always names a row
             _refuse_changed(locked, candidate)
             _refuse_expired(candidate)
+            subject = [candidate]
+        accepted = _acknowledged(subject, acknowledged)
         if entered := fx_rates_entered_by(locked, acting_user):
             raise NotAllowed(
                 f"You entered the FX rate{'s' if len(entered) > 1 else ''} this comparison "
@@ -283,6 +294,7 @@ def review_submit(
             if decision == Review.Decision.APPROVE
             else None,
             "justification": bool(review.justification),
+            **({"acknowledged": accepted} if accepted else {}),
             **({"plan": plan_summary(plan)} if plan is not None else {}),
             **({"same_need": same_need, "others": [o.pk for o in others]} if others else {}),
         },
@@ -295,6 +307,21 @@ def review_submit(
         transaction.on_commit(partial(notifications.notify_approval_needed, locked, review))
     comparison.refresh_from_db()
     return review
+
+
+def _acknowledged(rows: Sequence[CandidateResult], acknowledged: Collection[str]) -> list[str]:
+    """The named warnings of what is approved, each acknowledged, or a 400 naming those
+    missing (U8); returns the codes acknowledged, for the audit trail."""
+    needed = acknowledgements(rows)
+    missing = [a for a in needed if a.code not in set(acknowledged)]
+    if missing:
+        raise DomainError(
+            "Approving this needs each warning acknowledged: "
+            + "; ".join(a.words for a in missing)
+            + ".",
+            fields={"acknowledge": [f"{a.code}: {a.words}" for a in missing]},
+        )
+    return [a.code for a in needed]
 
 
 def _same_need(comparison: Comparison, same_need: str) -> list[OtherDecision]:

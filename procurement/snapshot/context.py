@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import TypeVar, cast
 
 from catalog.regions import boundary_reason
+from engine import fitted
 from engine.calibration import CalibrationSummary, calibrated_range, ledger_key, model_key
 from engine.memory.fit import GpuSpec, ModelSpec
 from engine.types import Range, WorkloadInput
@@ -33,10 +34,6 @@ def quote_key(quote_id: int) -> str:
 
 def route_key(route_id: int) -> str:
     return f"api:{route_id}"
-
-
-# The first engine whose estimated rows use the fitted roofline (engine/fitted).
-FITTED_SINCE = (1, 8, 0)
 
 
 def engine_version_of(snap: Mapping[str, object]) -> tuple[int, ...]:
@@ -66,9 +63,11 @@ class Context:
         self.results = snap["measured"]["results"]
         self.published = snap["measured"].get("published") or []
         self.calibration: dict[str, CalibrationRow] = snap.get("calibration") or {}
-        # A snapshot keeps the estimator it was frozen under: one frozen before the fitted
-        # estimate thaws and recomputes on the unfitted roofline (ADR 0003).
-        self.fitted = engine_version_of(snap) >= FITTED_SINCE
+        # A snapshot keeps the estimator it was frozen under (ADR 0003): one frozen before
+        # the fitted estimate thaws and recomputes on the unfitted roofline, a fitted one on
+        # the parameters of its engine version.
+        self.fitted_version = fitted.version_for(engine_version_of(snap))
+        self.fitted = self.fitted_version is not None
         self._memo: dict[tuple[Hashable, ...], object] = {}
 
     def without_results(self, result_ids: Collection[int | str | None]) -> Context:
@@ -89,9 +88,6 @@ class Context:
     def rate(self, currency: str) -> Decimal | None:
         found = self.snap["fx_rates"].get(currency)
         return None if found is None else Decimal(found["rate_to_base"])
-
-    def region_ok(self, region: str) -> bool:
-        return self.boundary_reason([region]) is None
 
     def boundary_reason(self, regions: list[str]) -> str | None:
         """Why the regions fall outside the brief's data boundary (None: inside, or no

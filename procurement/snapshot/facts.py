@@ -135,7 +135,7 @@ class FittedFacts(TypedDict):
     estimator: str
     regime: str  # "throughput-bound" | "latency-bound"
     band: list[float]  # [p10, p90] × the estimate
-    error_group: str  # "fitted:<regime>|<family>"
+    error_group: str  # "fitted:<regime>|<family>" (1.8.0), "fitted 1.9.0:<regime>|<family>"
     request: list[float]
 
 

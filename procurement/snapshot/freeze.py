@@ -202,6 +202,23 @@ def calibration(accelerators: Sequence[Accelerator]) -> dict[str, CalibrationRow
     }
 
 
+def workload_part(brief: WorkloadBrief, overrides: Overrides) -> Snapshot:
+    """What the engine reads of the workload (the brief, its model, the assumptions): the
+    request checks it before saving, the worker freezes it with the candidates."""
+    return cast(
+        Snapshot,
+        {
+            "stale_quote_days": settings.STALE_QUOTE_DAYS,
+            "brief": cast(BriefRow, row_fields(brief)),
+            "model": _model(brief.model) if brief.model is not None else None,
+            "assumptions": {
+                "overrides": overrides,
+                "effective": assumptions.effective(overrides),
+            },
+        },
+    )
+
+
 def freeze(
     *,
     brief: WorkloadBrief,
@@ -228,14 +245,8 @@ def freeze(
         "engine_version": ENGINE_VERSION,
         "as_of": as_of.isoformat(),
         "base_currency": settings.BASE_CURRENCY,
-        "stale_quote_days": settings.STALE_QUOTE_DAYS,
         "selection": selection,
-        "brief": cast(BriefRow, row_fields(brief)),
-        "model": _model(brief.model) if brief.model is not None else None,
-        "assumptions": {
-            "overrides": overrides,
-            "effective": assumptions.effective(overrides),
-        },
+        **workload_part(brief, overrides),
         "accelerators": accelerators,
         "quotes": [{**_quote(q), "entered_by_vendor": q.pk in vendor_entered} for q in quotes],
         "api_routes": routes_with_latency(api_routes, brief),

@@ -16,7 +16,7 @@ from engine.memory.fit import (
     GpuSpec,
 )
 from engine.performance import InferencePerfInput, estimate_inference, peak_dense_tflops
-from engine.serving_engines import prefix_caching
+from engine.serving_engines import canonical, prefix_caching
 from procurement.snapshot import evidence
 from procurement.snapshot.context import Context, rounded
 from procurement.snapshot.facts import EngineExtras, PerfFacts
@@ -104,8 +104,10 @@ SOFTWARE_NAMES = dict.fromkeys(("trt-llm", "tensorrtllm", "tensorrt"), "tensorrt
 
 def _software(ctx: Context, acc: AcceleratorRow) -> str:
     named = str(ctx.brief.get("serving_engine") or "").strip().lower().replace("_", "-")
+    if named and ctx.fitted_version == fitted.VERSIONS[0]:
+        return SOFTWARE_NAMES.get(named, named)  # as engine 1.8.0 read the name
     if named:
-        return SOFTWARE_NAMES.get(named, named)
+        return canonical(named)  # "vllm-openai" is vLLM: its largest batch applies
     return DEFAULT_SOFTWARE.get(str(acc.get("vendor") or "").lower(), "tensorrt-llm")
 
 
@@ -157,23 +159,25 @@ def fitted_estimate(
     rows of one model of error share (engine/montecarlo/throughput_error.py); {} when the
     accelerator lacks a figure the fit reads."""
 
+    version = ctx.fitted_version or fitted.CURRENT
+
     def build() -> PerfFacts:
         if not gpu.memory_bandwidth_tbps:
             return {}  # the fit reads the bandwidth: the roofline's own error says what is missing
         try:
-            found = fitted.estimate(fitted_case(ctx, acc, gpu, gpus))
+            found = fitted.estimate(fitted_case(ctx, acc, gpu, gpus), version=version)
         except EngineInputError:
             return {}
         if not (found.tokens_per_gpu_s > 0 and math.isfinite(found.tokens_per_gpu_s)):
             return {}
-        low, high = fitted.regime_band(found.regime)
+        low, high = fitted.regime_band(found.regime, version)
         return {
             "tokens_per_s": found.tokens_per_gpu_s * gpus,
             "estimate": {
                 "estimator": "fitted",
                 "regime": found.regime,
                 "band": [min(1.0, low), max(1.0, high)],
-                "error_group": f"fitted:{found.regime}|{_family(acc)}",
+                "error_group": (f"{fitted.estimator_name(version)}:{found.regime}|{_family(acc)}"),
                 "request": list(tokens_per_request(ctx.brief)),
             },
         }
@@ -195,7 +199,7 @@ def _fitted_shape(
     result: FrozenResult,
     bench: tuple[float, float, str],
 ) -> tuple[float, str]:
-    """`published_shape` on the fitted estimator (engine 1.8.0): its own ratio between the
+    """`published_shape` on the fitted estimator (engine 1.8.0 on): its own ratio between the
     brief's mean request under the brief's TPOT target and the benchmark's request under the
     scenario's TPOT limit, at the result's precision."""
     tokens_in, tokens_out = tokens_per_request(ctx.brief)
@@ -206,7 +210,13 @@ def _fitted_shape(
         return 1.0, f"at the benchmark's own request shape ({theirs[0]:,} in, {theirs[1]:,} out)"
     try:
         case = replace(fitted_case(ctx, acc, gpu, gpus, bench), tpot_limit_ms=limit)
-        factor = fitted.shape_ratio(case, tokens_in or 1.0, tokens_out or 1.0, _tpot_limit(ctx))
+        factor = fitted.shape_ratio(
+            case,
+            tokens_in or 1.0,
+            tokens_out or 1.0,
+            _tpot_limit(ctx),
+            version=ctx.fitted_version or fitted.CURRENT,
+        )
     except EngineInputError:
         factor = 0.0
     if not (factor > 0 and math.isfinite(factor)):

@@ -108,8 +108,9 @@ def _new_context(
         "groups": rows.groups,
         "shown_count": rows.count,
         "outside_regions": rows.outside_regions,
-        "too_many": rows.too_many,
-        "max_ids": rows.limit,
+        "by_filter": rows.by_filter,
+        "by_default": rows.by_default,
+        "list_limit": services_comparisons.LIST_LIMIT,
         "excluded_answers": [
             row
             for rfq in brief.rfqs.all()
@@ -139,13 +140,17 @@ def comparison_new(request: AuthedRequest) -> HttpResponse:
     choices = services_comparisons.filter_choices(brief)
     filter_form, filters = _filters(request, brief, choices)
     rows = services_comparisons.candidate_rows(brief, filters)
-    every_quote, every_route = selectors_comparisons.offered_candidate_ids(brief)
+    # The ids a post may send: of those it sent, the ones offered (never every current quote,
+    # 100,000 at ten times today's size, on each view).
+    offered_quotes, offered_routes = selectors_comparisons.offered_candidate_ids(
+        brief, among=(request.POST.getlist("quotes"), request.POST.getlist("api_routes"))
+    )
     form = ComparisonCreateForm(
         request.POST or None,
-        quote_ids=every_quote,
-        route_ids=every_route,
+        quote_ids=offered_quotes,
+        route_ids=offered_routes,
         filter_choices=choices,
-        initial={"brief": brief.pk, **filters},
+        initial={"brief": brief.pk, "by_filters": bool(rows.by_filter), **filters},
     )
     if request.method == "POST" and form.is_valid():
         try:
@@ -153,11 +158,12 @@ def comparison_new(request: AuthedRequest) -> HttpResponse:
             with submissions.once(request) as slot:
                 if slot.done_url:
                     return redirect(slot.done_url)
+                by_filters = form.cleaned_data["by_filters"]
                 queued = services_comparisons.comparison_create(
                     acting_user=request.user,
                     brief=brief,
-                    quote_ids=form.cleaned_data["quotes"],
-                    api_route_ids=form.cleaned_data["api_routes"],
+                    quote_ids=None if by_filters else form.cleaned_data["quotes"],
+                    api_route_ids=None if by_filters else form.cleaned_data["api_routes"],
                     assumptions=form.assumptions(),
                     seed=form.cleaned_data["seed"],
                     title=form.cleaned_data["title"],

@@ -21,7 +21,8 @@ from procurement.views.review_standing import queue_blocks
 
 def dashboard(request: AuthedRequest) -> HttpResponse:
     role = role_of(request.user)
-    context = selectors_dashboard.dashboard_context(request.user)
+    stamp = selectors_dashboard.tables_stamp()
+    context = selectors_dashboard.dashboard_context(request.user, stamp)
     context["awaiting_decision"] = [
         c
         for c in context.get("awaiting_decision", [])
@@ -32,7 +33,9 @@ def dashboard(request: AuthedRequest) -> HttpResponse:
     for c in context["awaiting_decision"]:
         c.approve_closed = blocks.get(c.pk, "")
     if role != Role.VENDOR:  # the owner, the approvers and whoever may decide
-        context["price_changes"] = notices_for_dashboard(request.user)
+        context["price_changes"] = selectors_dashboard.per_user(
+            request.user, "notices", stamp, lambda: notices_for_dashboard(request.user)
+        )
     context["role"] = role
     context["can_create_brief"] = has_role(request.user, *BRIEF_WRITERS)
     context["can_probe_worker"] = role == Role.ADMIN

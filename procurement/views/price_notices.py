@@ -4,7 +4,7 @@ comparisons they own or may review. Each flag carries what the user may do with 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.db.models import Q, QuerySet
 
@@ -80,7 +80,3 @@ def notices_for_dashboard(user: User) -> list[PriceChange]:
         return []
     flags = _flags().filter(pk__in=open_mine.values("pk"))
     return _annotate(user, list(flags[:DASHBOARD_NOTICES]))
-
-
-def any_open(flags: list[Any]) -> bool:
-    return any(getattr(f, "open", False) for f in flags)

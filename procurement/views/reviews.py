@@ -22,10 +22,11 @@ from core.errors import DomainError
 from core.forms import apply_domain_error
 from procurement import access
 from procurement.forms.reviews import PairForm, ReviewForm, RowFilterForm
-from procurement.models import Comparison, PriceChange
+from procurement.models import CandidateResult, Comparison, PriceChange
 from procurement.selectors import reviews as sel
 from procurement.selectors.reviews import policy
-from procurement.selectors.reviews.plan import PLAN_KEY, plan_decision
+from procurement.selectors.reviews.acknowledge import Acknowledgement, acknowledgements
+from procurement.selectors.reviews.plan import PLAN_KEY, PlanDecision, plan_decision
 from procurement.services import price_changes as services_price_changes
 from procurement.services import reviews as services_reviews
 from procurement.views.review_context import record_context, review_context
@@ -46,6 +47,7 @@ def comparison_review(request: AuthedRequest, pk: int) -> HttpResponse:
         candidates=rows,
         recommended_key=comparison.recommended_key,
         plan_choice=(PLAN_KEY, plan.label) if plan is not None else None,
+        acknowledgements=_to_acknowledge(request, comparison, rows, plan) if ready else [],
     )
     status = _submit(request, comparison, form) if request.method == "POST" else 200
     if status == 302:
@@ -55,6 +57,20 @@ def comparison_review(request: AuthedRequest, pk: int) -> HttpResponse:
     response = render(request, template, context, status=status)
     patch_vary_headers(response, ["HX-Request"])  # the same URL answers a page or a partial
     return response
+
+
+def _to_acknowledge(
+    request: AuthedRequest,
+    comparison: Comparison,
+    rows: list[CandidateResult],
+    plan: PlanDecision | None,
+) -> list[Acknowledgement]:
+    """The warnings the candidate chosen (the posted one, else the recommended row) asks the
+    approver to accept (U8)."""
+    chosen = request.POST.get("candidate") or comparison.recommended_key
+    if chosen == PLAN_KEY and plan is not None:
+        return acknowledgements(p.candidate for p in plan.parts if p.candidate is not None)
+    return acknowledgements(row for row in rows if row.key == chosen)
 
 
 def _submit(request: AuthedRequest, comparison: Comparison, form: ReviewForm) -> int:
@@ -70,6 +86,7 @@ def _submit(request: AuthedRequest, comparison: Comparison, form: ReviewForm) ->
             candidate_key=form.cleaned_data["candidate"] or None,
             justification=form.cleaned_data["justification"],
             same_need=form.cleaned_data.get("same_need") or "",
+            acknowledged=form.cleaned_data.get("acknowledge") or [],
         )
     except DomainError as exc:
         apply_domain_error(form, exc)

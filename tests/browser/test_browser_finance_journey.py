@@ -117,6 +117,8 @@ def test_comparison_computed_by_worker_then_approved_by_finance(
     page.check("input[name=decision][value=approve]")
     expect(page.locator("#id_candidate")).to_have_value(best.key)
     page.fill("textarea[name=comment]", COMMENT)
+    for box in page.locator("input[name=acknowledge]").all():  # U8: one tick per warning
+        box.check()
     browser_page.shot("4-review", full_page=False)
     with page.expect_navigation():
         page.click("form.review-form button[type=submit]")

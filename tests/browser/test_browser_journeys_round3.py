@@ -118,6 +118,8 @@ def test_v4_v5_v6_v15_v16_v23_reviewers_know_what_they_may_do_and_changes_carry_
     expect(page.locator(".decision-bar h2")).to_have_text("Your decision is needed")
     page.check("input[value=approve]")
     page.fill("textarea[name=comment]", COMMENT)
+    for box in page.locator("input[name=acknowledge]").all():  # U8: one tick per warning
+        box.check()
     with page.expect_navigation():
         page.click(".decision-bar button[type=submit]")
     bar = page.locator(".decision-bar")
@@ -130,6 +132,8 @@ def test_v4_v5_v6_v15_v16_v23_reviewers_know_what_they_may_do_and_changes_carry_
     browser_page.goto(review)
     page.check("input[value=approve]")
     page.fill("textarea[name=comment]", "Private endpoint and data boundary checked.")
+    for box in page.locator("input[name=acknowledge]").all():  # U8: one tick per warning
+        box.check()
     with page.expect_navigation():
         page.click(".decision-bar button[type=submit]")
     comparison.refresh_from_db()

@@ -27,6 +27,8 @@ def _approve_plan(browser_page, comparison, username: str, comment: str) -> None
     page.check("input[name=decision][value=approve]")
     bar.locator("select[name=candidate]").select_option("plan")
     page.fill("textarea[name=comment]", comment)
+    for box in page.locator("input[name=acknowledge]").all():  # U8: one tick per warning
+        box.check()
     bar.locator("details.decision-justification summary").click()
     page.fill("textarea[name=justification]", "Two vendors cost 11,680.00 less a month.")
     with page.expect_navigation():

@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from catalog.models import ModelProfile, Quote
 from catalog.services.seed_data import catalog_load
 from core.roles import Role
+from procurement.selectors.reviews.acknowledge import CODES as TICKS
 from procurement.services.reviews import review_submit
 from tests.factories import QuoteFactory, RfqFactory, UserFactory, WorkloadBriefFactory
 from tests.reviews.factories_reviews import ready_comparison
@@ -74,7 +75,13 @@ def test_u1_u19_vendor_picks_a_region_and_the_lead_sees_exclusions_and_the_decis
     expect(wizard).to_contain_text("answer to Support chat capacity")
     browser_page.shot("2b-wizard-excluded", element=wizard)
 
-    review_submit(acting_user=finance, comparison=comparison, decision="approve", comment="Go.")
+    review_submit(
+        acting_user=finance,
+        comparison=comparison,
+        decision="approve",
+        comment="Go.",
+        acknowledged=TICKS,
+    )
     browser_page.goto(f"/catalog/rfqs/{rfq.pk}/")
     expect(page.locator("#rfq-decisions")).to_contain_text(f"Closed by {comparison.title}")
     expect(page.locator("h1 .badge")).to_have_text("closed")

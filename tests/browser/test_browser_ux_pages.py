@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 from catalog.services.quotes import quote_revise
 from procurement.models import Comparison, PriceChange
+from procurement.selectors.reviews.acknowledge import CODES as TICKS
 from procurement.services.reviews import review_submit
 from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory
 from tests.browser.test_browser_ux import AXE, AXE_REQUIRED, WIDTHS, page_report
@@ -73,7 +74,13 @@ def test_decision_record_dashboard_quote_form_and_password_reset_at_1440_and_102
     decision, the quote form and the password reset page fit 1,024 px, axe-clean."""
     world = decision_world(lead=lead)
     comparison = world.comparison
-    review_submit(acting_user=finance, comparison=comparison, decision="approve", comment="OK.")
+    review_submit(
+        acting_user=finance,
+        comparison=comparison,
+        decision="approve",
+        comment="OK.",
+        acknowledged=TICKS,
+    )
     comparison.refresh_from_db()
     assert comparison.status == Comparison.Status.APPROVED
     approved = comparison.candidates.get(key=comparison.recommended_key).quote

@@ -110,3 +110,13 @@ def ready_comparison(lead, brief, quotes, *, seed: int = 5):
         acting_user=lead, brief=brief, quote_ids=[q.pk for q in quotes], seed=seed
     ).comparison
     return comparison_run(comparison_id=comparison.pk)
+
+
+def frozen(comparison):
+    """The comparison once the worker has frozen its chosen candidates (L9), not computed."""
+    from procurement.models import Comparison
+    from procurement.services.comparisons.freezing import freeze_and_store
+
+    row = Comparison.objects.select_related("brief", "created_by").get(pk=comparison.pk)
+    assert freeze_and_store(row, Comparison.objects.filter(pk=row.pk)), "the row changed"
+    return row

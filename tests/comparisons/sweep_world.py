@@ -57,24 +57,29 @@ def roofline_tokens_per_s(
 def fitted_tokens_per_s(
     concurrency: int = 16, tokens_in: int = 1000, tokens_out: int = 200
 ) -> float:
-    """The fitted estimate (engine/fitted, engine 1.7.0) of the audit's row, written out from
-    engine/fitted/data/parameters.json: η_memory 1.0, η_compute 1.0, η_prefill 0.433858,
-    κ 0.827939, σ 0.93238; one H100 SXM at 700 W (power factor 1), a group the fit has not
-    seen or Hopper / TensorRT-LLM (factor 1), one GPU (no all-reduce). Memory holds far more
+    """The fitted estimate (engine/fitted, engine 1.9.0) of the audit's row, written out from
+    engine/fitted/data/1.9.0/parameters.json: η_memory 0.9, η_compute 0.9, η_prefill
+    0.487328, κ 0.646025, σ 0.934702, power exponent 1, full clocks from 0.379128 W per
+    8-bit TFLOPS; one H100 SXM at 700 W computing BF16 at 989 TFLOPS = 1,978 8-bit TFLOPS:
+    700 / 1,978 = 0.353893 W per TFLOPS, power factor 0.353893 / 0.379128 = 0.933439;
+    Hopper / TensorRT-LLM (factor 1), one GPU (no all-reduce). Memory holds far more
     than the brief's 16 requests, so the batch is 16:
 
-    decode step = (16e9 + 16 × 131,072 × (1,000 + 100)) / 3.35e12 + 2 × 8e9 × 16 / 989e12
-                = 5.4648 ms + 0.2588 ms = 5.7236 ms
-    prefill     = (2 × 8e9 × 1,000 + 2 × 32 × 1,000² × 4,096) / (989e12 × 0.433858) = 37.899 ms
-    per token   = 5.7236 + 16 × 37.899 / 200 = 8.7555 ms ≤ κ × 50 ms = 41.4 ms: the TPOT
+    decode step = (16e9 + 16 × 131,072 × (1,000 + 100)) / (3.35e12 × 0.9)
+                  + 2 × 8e9 × 16 / (989e12 × 0.933439 × 0.9) = 6.0719 + 0.3081 = 6.3800 ms
+    prefill     = (2 × 8e9 × 1,000 + 2 × 32 × 1,000² × 4,096) / (989e12 × 0.933439 × 0.487328)
+                = 36.147 ms
+    per token   = 6.3800 + 16 × 36.147 / 200 = 9.272 ms ≤ κ × 50 ms = 32.3 ms: the TPOT
                   target does not bind (throughput-bound)
-    tok/s       = 16 × 200 / (16 × 0.037899 + 200 × 0.0057236) × σ = 1,827.4 × 0.93238 = 1,703.8
+    tok/s       = 16 × 200 / (16 × 0.036147 + 200 × 0.0063800) × σ = 1,725.7 × 0.934702
+                = 1,613.0
     """
     kv_token = 2 * 32 * 8 * 128 * 2
-    step = (WEIGHT_BYTES + concurrency * kv_token * (tokens_in + tokens_out / 2)) / 3.35e12
-    step += 2 * 8.0e9 * concurrency / 989e12
-    prefill = (2 * 8.0e9 * tokens_in + 2 * 32 * tokens_in**2 * 4096) / (989e12 * 0.433858)
-    return concurrency * tokens_out / (concurrency * prefill + tokens_out * step) * 0.93238
+    flops = 989e12 * (700 / (989 * 2) / 0.379128)
+    step = (WEIGHT_BYTES + concurrency * kv_token * (tokens_in + tokens_out / 2)) / 3.015e12
+    step += 2 * 8.0e9 * concurrency / (flops * 0.9)
+    prefill = (2 * 8.0e9 * tokens_in + 2 * 32 * tokens_in**2 * 4096) / (flops * 0.487328)
+    return concurrency * tokens_out / (concurrency * prefill + tokens_out * step) * 0.934702
 
 
 def llama_8b():

@@ -43,10 +43,11 @@ def _pages(login, user, comparison) -> dict[str, str]:
 
 @pytest.fixture
 def tied(scenario, lead):
-    """The H100 priced so that its cost per accepted output lands within 2 % of the L40S's:
-    overlapping p10–p90 bands, P(cheapest) about 62 %."""
+    """The H100 priced so that its cost per accepted output lands within 4 % of the L40S's
+    (18.32 against 19.03 on engine 1.9.0's fitted estimates): overlapping p10–p90 bands,
+    P(cheapest) about 70 %."""
     fast = scenario["fast"]
-    type(fast).objects.filter(pk=fast.pk).update(price_per_gpu_hour=Decimal("2.90"))
+    type(fast).objects.filter(pk=fast.pk).update(price_per_gpu_hour=Decimal("3.35"))
     return _computed(lead, scenario["brief"], [scenario["cheap"], fast])
 
 

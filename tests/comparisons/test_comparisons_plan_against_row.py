@@ -135,7 +135,7 @@ def test_a_term_past_the_horizon_is_paid_in_the_plan_as_on_its_row(
 def test_engine_1_6_0_an_old_1_5_0_comparison_keeps_its_plan(lead, checklist_items):
     """A comparison the 1.5.0 engine computed keeps its version and the plan it stored (the
     split that ignored Fabrikam's stranded months); its recompute is a revision of the current
-    engine (1.8.0) whose plan is Contoso alone."""
+    engine (1.9.0) whose plan is Contoso alone."""
     from engine.comparison import ENGINE_VERSION
     from procurement.services.comparisons import comparison_recompute, comparison_run
 
@@ -151,7 +151,7 @@ def test_engine_1_6_0_an_old_1_5_0_comparison_keeps_its_plan(lead, checklist_ite
     revision = comparison_run(
         comparison_id=comparison_recompute(acting_user=lead, comparison=old).comparison.pk
     )
-    assert revision.engine_version == ENGINE_VERSION == "1.8.0"
+    assert revision.engine_version == ENGINE_VERSION == "1.9.0"
     assert revision.result["plan"]["split"] is False
     old.refresh_from_db()
     assert old.engine_version == "1.5.0"

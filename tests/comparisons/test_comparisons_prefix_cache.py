@@ -77,8 +77,9 @@ def test_n10_prefix_caching_lowers_prefill_on_a_measured_gpu_row(api_client, lea
 def test_n10_an_estimated_gpu_row_prefills_only_the_uncached_input(lead):
     """No benchmark: the roofline itself prefills 500 of the 1,000 input tokens,
     16 × 200 / (16 × 0.020222 + 200 × 0.009108) = 1,491.7 tok/s instead of 1,296.2. The row
-    is costed on the fitted estimate (1,703.8 tok/s, `fitted_tokens_per_s`) with that same
-    saving, × 1,491.7455 / 1,296.2297 = × 1.1508: 1,960.8 tok/s."""
+    is costed on the fitted estimate (1,613.0 tok/s, `fitted_tokens_per_s`; SGLang is a
+    serving software the fit has not seen: factor 1) with that same saving, × 1,491.7455 /
+    1,296.2297 = × 1.1508: 1,856.3 tok/s."""
     brief = audit_brief(lead, serving_engine="SGLang")
     quote = h100_quote(lead)
     got = row(compare(lead, brief, [quote], cached_input_fraction=0.5), quote)
@@ -88,9 +89,9 @@ def test_n10_an_estimated_gpu_row_prefills_only_the_uncached_input(lead):
         roofline_tokens_per_s(16, cached=0.5), abs=1e-3
     )
     factor = roofline_tokens_per_s(16, cached=0.5) / roofline_tokens_per_s(16)
-    assert fitted_tokens_per_s() == pytest.approx(1703.8, abs=0.1)
+    assert fitted_tokens_per_s() == pytest.approx(1613.0, abs=0.1)
     assert perf["tokens_per_s"] == pytest.approx(fitted_tokens_per_s() * factor, abs=1e-2)
-    assert perf["tokens_per_s"] == pytest.approx(1960.8, abs=0.1)
+    assert perf["tokens_per_s"] == pytest.approx(1856.3, abs=0.1)
     assert roofline_tokens_per_s(16, cached=0.5) == pytest.approx(1491.7, abs=0.1)
     assert roofline_tokens_per_s(16) == pytest.approx(1296.2, abs=0.1)
     assert perf["prefix_caching"].startswith("SGLang caches prefixes (RadixAttention)")

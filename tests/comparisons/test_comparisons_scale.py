@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from core.errors import DomainError
 from procurement.models import Comparison
 from procurement.services.comparisons import comparison_create, comparison_recompute
-from tests.comparisons.factories_comparisons import ready_comparison
+from tests.comparisons.factories_comparisons import frozen, ready_comparison
 from tests.factories import ModelApiRouteFactory, QuoteFactory
 
 WHOLE_JSON = re.compile(r'(SELECT |, )"procurement_comparison"\."(snapshot|result)"(,| FROM)')
@@ -36,9 +36,11 @@ def extra(scenario, lead):
 
 
 def _create(lead, brief, **filters):
-    return comparison_create(
-        acting_user=lead, brief=brief, candidate_filters=filters, enqueue=False, seed=1
-    ).comparison
+    return frozen(
+        comparison_create(
+            acting_user=lead, brief=brief, candidate_filters=filters, enqueue=False, seed=1
+        ).comparison
+    )
 
 
 def _quote_ids(comparison):
@@ -87,7 +89,7 @@ def test_recompute_applies_the_filters_again(lead, extra, monkeypatch):
         region="us-east-2",
         entered_by=lead,
     )
-    revision = comparison_recompute(acting_user=lead, comparison=first).comparison
+    revision = frozen(comparison_recompute(acting_user=lead, comparison=first).comparison)
     assert _quote_ids(revision) == {extra["spot"].pk, newer.pk}
 
 
@@ -100,7 +102,7 @@ def test_api_create_takes_the_filters(api_client, lead, extra, monkeypatch):
         format="json",
     )
     assert response.status_code == 202, response.json()
-    comparison = Comparison.objects.get(pk=response.json()["id"])
+    comparison = frozen(Comparison.objects.get(pk=response.json()["id"]))
     assert _quote_ids(comparison) == {extra["spot"].pk}
     assert comparison.api_routes.count() == 1
 
@@ -121,7 +123,7 @@ def test_form_takes_the_filters(login, lead, extra, monkeypatch):
         },
     )
     assert response.status_code == 302
-    comparison = Comparison.objects.latest("pk")
+    comparison = frozen(Comparison.objects.latest("pk"))
     assert _quote_ids(comparison) == {extra["fast"].pk}
     assert comparison.api_routes.count() == 0
 

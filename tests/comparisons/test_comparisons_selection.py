@@ -11,6 +11,7 @@ import pytest
 
 from procurement.models import Comparison
 from procurement.selectors.comparisons import default_candidate_ids
+from tests.comparisons.factories_comparisons import frozen
 
 
 @pytest.fixture
@@ -23,14 +24,14 @@ def sent(monkeypatch):
 def _html(login, lead, brief, quotes):
     response = login(lead).post("/comparisons/new/", {"brief": brief.pk, "quotes": quotes})
     assert response.status_code == 302, response.content.decode()[:500]
-    return Comparison.objects.order_by("-pk").first().snapshot["selection"]
+    return frozen(Comparison.objects.order_by("-pk").first()).snapshot["selection"]
 
 
 def _api(api_client, lead, body):
     api_client.force_authenticate(lead)
     response = api_client.post("/api/v1/comparisons/", body, format="json")
     assert response.status_code == 202, response.json()
-    return Comparison.objects.get(pk=response.json()["id"]).snapshot["selection"]
+    return frozen(Comparison.objects.get(pk=response.json()["id"])).snapshot["selection"]
 
 
 def test_every_default_candidate_is_the_default_selection_on_both_surfaces(

@@ -24,6 +24,7 @@ from procurement.services.comparisons import (
     comparison_run,
     comparisons_redrive_stuck,
 )
+from tests.comparisons.factories_comparisons import frozen
 from tests.factories import ModelApiRouteFactory, QuoteFactory, WorkloadBriefFactory
 
 
@@ -70,6 +71,8 @@ def test_create_queues_on_commit_with_a_frozen_snapshot(
     assert comparison.status == Comparison.Status.QUEUED
     assert queued.outcome is not None
     assert queued.outcome.sent is True
+    assert Comparison.objects.values_list("snapshot", flat=True).get(pk=comparison.pk) == {}
+    comparison = frozen(comparison)  # by the worker (L9)
     snap = comparison.snapshot
     assert snap["selection"]["default"] is True
     quote = next(q for q in snap["quotes"] if q["id"] == scenario["cheap"].pk)
@@ -140,7 +143,7 @@ def test_superseded_or_withdrawn_quote_ids_are_refused_by_name(scenario, lead):
     comparison = comparison_create(
         acting_user=lead, brief=scenario["brief"], quote_ids=[newer.pk]
     ).comparison
-    assert comparison.snapshot["quotes"][0]["version"] == 2
+    assert frozen(comparison).snapshot["quotes"][0]["version"] == 2
 
 
 @pytest.mark.parametrize("who", ["engineer", "finance", "security", "vendor_a"])
@@ -290,7 +293,7 @@ def test_recompute_creates_a_new_revision_with_fresh_quotes(computed, scenario, 
         version=2,
         price_per_gpu_hour=Decimal("1.9900"),
     )
-    revision = comparison_recompute(acting_user=lead, comparison=computed).comparison
+    revision = frozen(comparison_recompute(acting_user=lead, comparison=computed).comparison)
     assert revision.revision == 2
     assert revision.supersedes_id == computed.pk
     assert revision.seed == computed.seed
@@ -311,7 +314,7 @@ def test_recompute_of_an_old_comparison_records_the_current_engine_version(compu
     revision = comparison_run(comparison_id=revision.pk)
     # Then the new revision says the engine that computed it; the old one keeps its own
     assert revision.status == Comparison.Status.READY
-    assert revision.engine_version == ENGINE_VERSION == "1.8.0"
+    assert revision.engine_version == ENGINE_VERSION == "1.9.0"
     assert revision.snapshot["engine_version"] == ENGINE_VERSION
     assert revision.result["engine_version"] == ENGINE_VERSION
     computed.refresh_from_db()

@@ -21,7 +21,7 @@ from procurement.services.comparisons import comparison_recompute, comparison_ru
 from procurement.snapshot import SNAPSHOT_FORMAT, thaw, upgrade
 from procurement.snapshot.upgrade import SnapshotFormatError
 from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory, metrics_dict
-from tests.comparisons.factories_comparisons import answer_checklist, h100, l40s
+from tests.comparisons.factories_comparisons import answer_checklist, frozen, h100, l40s
 from tests.factories import (
     ModelApiRouteFactory,
     ModelProfileFactory,
@@ -182,7 +182,7 @@ def test_a_format_1_comparison_recomputes_into_format_2(world, lead, monkeypatch
     comparison = _stored(lead, world, _format_1())
     comparison_run(comparison_id=comparison.pk)
     comparison.refresh_from_db()
-    revision = comparison_recompute(acting_user=lead, comparison=comparison).comparison
+    revision = frozen(comparison_recompute(acting_user=lead, comparison=comparison).comparison)
     assert revision.supersedes_id == comparison.pk
     assert revision.snapshot["format"] == 2
     assert set(revision.snapshot["measured"]) == {"results", "published"}

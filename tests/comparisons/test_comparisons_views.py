@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from procurement.models import Comparison
 from procurement.services.comparisons import comparison_create
-from tests.comparisons.factories_comparisons import many_quotes, ready_comparison
+from tests.comparisons.factories_comparisons import frozen, many_quotes, ready_comparison
 from tests.factories import WorkloadBriefFactory
 
 STAFF = ["lead", "lead_other", "engineer", "finance", "security", "admin_member"]
@@ -156,7 +156,7 @@ def test_new_comparison_flow_preselects_every_candidate_and_queues(
     assert response["Location"] == f"/comparisons/{comparison.pk}/"
     assert comparison.seed == 42
     assert comparison.assumptions == {"utilisation": {"low": 0.4, "likely": 0.6, "high": 0.8}}
-    assert [q["id"] for q in comparison.snapshot["quotes"]] == [scenario["fast"].pk]
+    assert [q["id"] for q in frozen(comparison).snapshot["quotes"]] == [scenario["fast"].pk]
     assert no_broker == [(comparison.pk,)]
 
 
@@ -168,7 +168,7 @@ def test_all_candidates_checked_means_the_default_selection(login, lead, scenari
             "quotes": [scenario["cheap"].pk, scenario["fast"].pk],
         },
     )
-    assert Comparison.objects.get().snapshot["selection"]["default"] is True
+    assert frozen(Comparison.objects.get()).snapshot["selection"]["default"] is True
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import pytest
 
 from procurement.models import Comparison
 from procurement.selectors.comparisons import default_candidate_ids
-from tests.comparisons.factories_comparisons import h100, l40s
+from tests.comparisons.factories_comparisons import frozen, h100, l40s
 from tests.factories import (
     ModelApiRouteFactory,
     ProviderFactory,
@@ -142,7 +142,7 @@ def test_v13_only_the_answers_to_the_rfq(login, lead, world, monkeypatch):
         {"brief": world["brief"].pk, "quotes": [world["answer"].pk], "rfqs": [rfq.pk]},
     )
     assert response.status_code == 302, response.content.decode()[:400]
-    selection = Comparison.objects.get().snapshot["selection"]
+    selection = frozen(Comparison.objects.get()).snapshot["selection"]
     assert selection["quote_ids"] == [world["answer"].pk]
     assert selection["filters"] == {"rfqs": [str(rfq.pk)]}
 
@@ -173,7 +173,7 @@ def test_v13_the_default_selection_is_the_services_on_both_surfaces(
     api_client.force_authenticate(lead)
     response = api_client.post("/api/v1/comparisons/", {"brief": world["brief"].pk}, format="json")
     assert response.status_code == 202, response.json()
-    selection = Comparison.objects.get(pk=response.json()["id"]).snapshot["selection"]
+    selection = frozen(Comparison.objects.get(pk=response.json()["id"])).snapshot["selection"]
     assert selection["default"] is True
     assert selection["quote_ids"] == quotes
     assert selection["api_route_ids"] == routes
@@ -189,7 +189,7 @@ def test_v13_the_api_takes_the_rfq_filter_and_refuses_a_bad_id(
         "/api/v1/comparisons/", {"brief": brief.pk, "rfqs": [str(rfq.pk)]}, format="json"
     )
     assert response.status_code == 202, response.json()
-    comparison = Comparison.objects.get(pk=response.json()["id"])
+    comparison = frozen(Comparison.objects.get(pk=response.json()["id"]))
     assert list(comparison.quotes.values_list("pk", flat=True)) == [world["answer"].pk]
     assert comparison.api_routes.count() == 0
     refused = api_client.post(

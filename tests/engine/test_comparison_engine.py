@@ -183,7 +183,7 @@ def test_same_seed_same_output_any_chunk_size() -> None:
     assert [r.p50 for r in a.candidates] != [r.p50 for r in c.candidates]
     assert a.seed == 7
     assert a.samples == 3000
-    assert a.engine_version == ENGINE_VERSION == "1.8.0"
+    assert a.engine_version == ENGINE_VERSION == "1.9.0"
 
 
 def test_to_dict_is_json_ready(result: ComparisonOutput) -> None:

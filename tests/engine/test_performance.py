@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import pytest
@@ -13,20 +12,13 @@ from engine.errors import EngineInputError
 from engine.memory.fit import GpuSpec, ModelSpec
 from engine.performance import (
     InferencePerfInput,
-    TrainingPerfInput,
     estimate_inference,
-    estimate_training,
-    max_concurrency_meeting_targets,
     peak_dense_tflops,
 )
 
 LLAMA_31_8B = ModelSpec(
     params_b=8.03, layers=32, kv_heads=8, head_dim=128, hidden_size=4096,
     attention_heads=32, max_context=131072,
-)  # fmt: skip
-LLAMA_31_70B = ModelSpec(
-    params_b=70.6, layers=80, kv_heads=8, head_dim=128, hidden_size=8192,
-    attention_heads=64, max_context=131072,
 )  # fmt: skip
 DEEPSEEK_V3 = ModelSpec(
     params_b=671, active_params_b=37, layers=61, kv_heads=128, head_dim=192,
@@ -142,55 +134,6 @@ def test_estimate_flags_concurrency_that_does_not_fit_in_memory() -> None:
     assert any("does not fit in memory" in note for note in estimate.notes)
 
 
-def test_max_concurrency_meets_targets_and_the_next_one_does_not() -> None:
-    result = max_concurrency_meeting_targets(llama_8b(), itl_p95_ms=12.0)
-    assert result.source == "estimated"
-    assert result.limited_by == "itl_p95_ms"
-    assert result.max_concurrency >= 1
-    assert result.estimate is not None
-    assert result.estimate.itl_ms is not None
-    assert result.estimate.itl_ms <= 12.0
-    over = estimate_inference(llama_8b(concurrency=result.max_concurrency + 1))
-    assert over.itl_ms is not None
-    assert over.itl_ms > 12.0
-    json.dumps(result.to_dict())
-
-
-def test_max_concurrency_is_capped_by_memory_without_targets() -> None:
-    result = max_concurrency_meeting_targets(llama_8b())
-    assert result.limited_by == "memory"
-    assert result.estimate is not None
-    assert result.max_concurrency == result.estimate.memory_max_concurrency
-    capped = max_concurrency_meeting_targets(llama_8b(), max_concurrency=10)
-    assert (capped.max_concurrency, capped.limited_by) == (10, "max_concurrency")
-
-
-def test_unreachable_ttft_gives_zero_concurrency() -> None:
-    result = max_concurrency_meeting_targets(llama_8b(), ttft_p95_ms=10.0)
-    assert result.max_concurrency == 0
-    assert result.limited_by == "ttft_p95_ms"
-    assert result.estimate is None
-
-
-def test_e2e_target_limits_concurrency() -> None:
-    single = estimate_inference(llama_8b())
-    assert single.e2e_ms is not None
-    result = max_concurrency_meeting_targets(llama_8b(), e2e_p99_ms=single.e2e_ms * 1.5)
-    assert result.limited_by == "e2e_p99_ms"
-    assert result.estimate is not None
-    assert result.estimate.e2e_ms is not None
-    assert result.estimate.e2e_ms <= single.e2e_ms * 1.5
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.floats(8.5, 200), st.floats(8.5, 200))
-def test_a_looser_itl_target_never_allows_less_concurrency(t1: float, t2: float) -> None:
-    tight, loose = sorted((t1, t2))
-    low = max_concurrency_meeting_targets(llama_8b(), itl_p95_ms=tight).max_concurrency
-    high = max_concurrency_meeting_targets(llama_8b(), itl_p95_ms=loose).max_concurrency
-    assert low <= high
-
-
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 400), st.integers(1, 400))
 def test_latency_never_falls_and_throughput_never_falls_with_concurrency(b1: int, b2: int) -> None:
@@ -203,43 +146,6 @@ def test_latency_never_falls_and_throughput_never_falls_with_concurrency(b1: int
     assert low.decode_tokens_per_s is not None
     assert high.decode_tokens_per_s is not None
     assert low.decode_tokens_per_s <= high.decode_tokens_per_s
-
-
-# --- training -------------------------------------------------------------------------------
-
-
-def test_training_step_time_from_6_n_d_by_hand() -> None:
-    estimate = estimate_training(
-        TrainingPerfInput(
-            model=LLAMA_31_70B, gpu=H100, gpus=64, tokens_per_step=4_000_000,
-            total_tokens=10_000_000_000,
-        )
-    )  # fmt: skip
-    step_s = 6 * 70.6e9 * 4_000_000 / (64 * 989.5e12 * 0.4)
-    assert estimate.source == "estimated"
-    assert estimate.step_time_s == pytest.approx(step_s)  # ≈ 67 s
-    assert estimate.training_tokens_per_s == pytest.approx(4_000_000 / step_s)
-    assert estimate.tokens_per_s_per_gpu == pytest.approx(4_000_000 / step_s / 64)
-    hours = 10_000_000_000 / (4_000_000 / step_s) / 3600
-    assert estimate.train_time_h == pytest.approx(hours)
-    assert estimate.gpu_hours == pytest.approx(hours * 64)
-    assert any("spans nodes" in note for note in estimate.notes)
-
-
-def test_adapter_training_skips_frozen_weight_gradients() -> None:
-    full = TrainingPerfInput(model=LLAMA_31_8B, gpu=H100, gpus=1, tokens_per_step=65536)
-    lora = estimate_training(replace(full, mode="lora")).step_time_s
-    full_step = estimate_training(full).step_time_s
-    assert full_step is not None
-    assert lora == pytest.approx(full_step * 4 / 6)
-
-
-def test_training_uses_moe_active_params_and_fp8_peak() -> None:
-    inp = TrainingPerfInput(
-        model=DEEPSEEK_V3, gpu=H100, gpus=1024, tokens_per_step=15_000_000, precision="fp8"
-    )
-    estimate = estimate_training(inp)
-    assert estimate.step_time_s == pytest.approx(6 * 37e9 * 15_000_000 / (1024 * 1979e12 * 0.4))
 
 
 # --- validation -----------------------------------------------------------------------------
@@ -265,29 +171,4 @@ def test_training_uses_moe_active_params_and_fp8_peak() -> None:
 def test_invalid_inference_inputs_name_the_field(changes: dict[str, object], field: str) -> None:
     with pytest.raises(EngineInputError) as caught:
         estimate_inference(replace(llama_8b(), **changes))  # type: ignore[arg-type]
-    assert caught.value.field == field
-
-
-def test_invalid_targets_name_the_field() -> None:
-    with pytest.raises(EngineInputError) as caught:
-        max_concurrency_meeting_targets(llama_8b(), itl_p95_ms=-5.0)
-    assert caught.value.field == "itl_p95_ms"
-
-
-@pytest.mark.parametrize(
-    ("changes", "field"),
-    [
-        ({"mode": "inference"}, "mode"),
-        ({"gpus": 0}, "gpus"),
-        ({"tokens_per_step": 0}, "tokens_per_step"),
-        ({"mfu": 0.0}, "mfu"),
-        ({"mfu": 1.2}, "mfu"),
-        ({"precision": "fp6"}, "precision"),
-        ({"total_tokens": 0}, "total_tokens"),
-    ],
-)
-def test_invalid_training_inputs_name_the_field(changes: dict[str, object], field: str) -> None:
-    base = TrainingPerfInput(model=LLAMA_31_8B, gpu=H100, gpus=8, tokens_per_step=65536)
-    with pytest.raises(EngineInputError) as caught:
-        estimate_training(replace(base, **changes))  # type: ignore[arg-type]
     assert caught.value.field == field

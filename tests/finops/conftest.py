@@ -11,6 +11,8 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 
+from procurement.selectors.reviews.acknowledge import CODES as TICKS
+
 # The browser area's fixtures, for the one browser test of the reconciliation chart.
 from tests.browser.conftest import browser_page, chromium, chromium_profile  # noqa: F401
 
@@ -51,6 +53,7 @@ def demo_decision(settings, tmp_path, checklist_items):
             comparison=comparison,
             decision="approve",
             comment="Checked the cost lines, the commitment and the evidence.",
+            acknowledged=TICKS,
         )
     comparison.refresh_from_db()
     assert comparison.status == Comparison.Status.APPROVED

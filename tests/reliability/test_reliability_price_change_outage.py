@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from core.roles import Role
 from procurement.models import Comparison, PriceChange
+from procurement.selectors.reviews.acknowledge import CODES as TICKS
 from procurement.services.price_change_delivery import Delivery, price_changes_redrive_pending
 from procurement.services.reviews import review_submit
 from procurement.tasks import price_change_assess_and_notify_task
@@ -27,7 +28,13 @@ def test_a_broker_outage_at_the_vendors_save_only_delays_the_price_change_notice
     monkeypatch.setenv("DUAL_APPROVAL_THRESHOLD_USD", str(10**12))
     world = decision_world(lead=lead)
     comparison = world.comparison
-    review_submit(acting_user=finance, comparison=comparison, decision="approve", comment="OK.")
+    review_submit(
+        acting_user=finance,
+        comparison=comparison,
+        decision="approve",
+        comment="OK.",
+        acknowledged=TICKS,
+    )
     comparison.refresh_from_db()
     assert comparison.status == Comparison.Status.APPROVED
     quote = comparison.candidates.get(key=comparison.recommended_key).quote

@@ -41,6 +41,8 @@ def test_finance_approves_creator_sees_it_audit_shows_it(browser_page, transacti
     # Approve with a comment.
     page.check("input[name=decision][value=approve]")
     page.fill("textarea[name=comment]", "Cost lines, evidence and checklist checked.")
+    for box in page.locator("input[name=acknowledge]").all():  # U8: one tick per warning
+        box.check()
     with page.expect_navigation():
         page.click("form.review-form button[type=submit]")
     assert "Decision recorded" in page.locator(".messages").inner_text()

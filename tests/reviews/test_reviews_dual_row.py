@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from core.errors import Conflict, DomainError
 from core.models import AuditEvent
 from procurement.models import Comparison, Review
+from procurement.selectors.reviews.acknowledge import CODES as TICKS
 from procurement.services.reviews import review_submit
 from tests.reviews.factories_reviews import ready_comparison
 
@@ -45,6 +46,7 @@ def _approve_reserved(user, comparison):
         comment="Reserved term is cheaper over the year.",
         candidate_key=RESERVED,
         justification="We will use the capacity for the whole term.",
+        acknowledged=TICKS,
     )
 
 
@@ -87,6 +89,7 @@ def test_approvals_of_different_rows_do_not_add_up(cheap_recommended, finance, e
             comparison=cheap_recommended,
             decision="approve",
             comment="The recommended row is fine.",
+            acknowledged=TICKS,
         )
     cheap_recommended.refresh_from_db()
     assert cheap_recommended.status == Comparison.Status.READY
@@ -110,6 +113,7 @@ def test_the_review_page_says_one_of_two_and_why(client, cheap_recommended, fina
             "comment": "Reserved term.",
             "candidate": RESERVED,
             "justification": "Whole-term use is planned.",
+            "acknowledge": list(TICKS),
         },
         follow=True,
     )
@@ -122,7 +126,13 @@ def test_the_review_page_says_one_of_two_and_why(client, cheap_recommended, fina
     client.force_login(engineer)
     client.post(
         f"/comparisons/{cheap_recommended.pk}/review/",
-        {"decision": "approve", "comment": "Ok.", "candidate": RESERVED, "justification": "Same."},
+        {
+            "decision": "approve",
+            "comment": "Ok.",
+            "candidate": RESERVED,
+            "justification": "Same.",
+            "acknowledge": list(TICKS),
+        },
     )
     cheap_recommended.refresh_from_db()
     assert cheap_recommended.status == Comparison.Status.APPROVED
@@ -136,6 +146,7 @@ def test_the_api_keeps_it_ready_at_one_of_two(cheap_recommended, finance, engine
         "comment": "Reserved term.",
         "candidate": RESERVED,
         "justification": "Whole-term use is planned.",
+        "acknowledge": list(TICKS),
     }
     url = f"/api/v1/comparisons/{cheap_recommended.pk}/reviews/"
     response = client.post(url, body, format="json")

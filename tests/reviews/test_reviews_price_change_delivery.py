@@ -28,6 +28,7 @@ from core.errors import Conflict
 from core.models import AuditEvent
 from core.roles import Role
 from procurement.models import Comparison, PriceChange
+from procurement.selectors.reviews.acknowledge import CODES as TICKS
 from procurement.services import price_change_delivery as delivery
 from procurement.services.price_change_delivery import (
     ASSESS_TASK,
@@ -68,7 +69,11 @@ def world(lead, finance, finance_other, monkeypatch, django_capture_on_commit_ca
     comparison = built.comparison
     with django_capture_on_commit_callbacks(execute=True):
         review_submit(
-            acting_user=finance, comparison=comparison, decision="approve", comment="Checked."
+            acting_user=finance,
+            comparison=comparison,
+            decision="approve",
+            comment="Checked.",
+            acknowledged=TICKS,
         )
     comparison.refresh_from_db()
     assert comparison.status == Comparison.Status.APPROVED
@@ -330,7 +335,11 @@ def test_two_deliveries_at_once_assess_once_and_tell_each_person_once(lead, fina
     monkeypatch.setenv("DUAL_APPROVAL_THRESHOLD_USD", str(10**12))
     built = decision_world(lead=lead)
     review_submit(
-        acting_user=finance, comparison=built.comparison, decision="approve", comment="OK."
+        acting_user=finance,
+        comparison=built.comparison,
+        decision="approve",
+        comment="OK.",
+        acknowledged=TICKS,
     )
     row = approved_row(built)
     quote_revise(

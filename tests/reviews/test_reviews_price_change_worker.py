@@ -11,6 +11,7 @@ from django.conf import settings
 from core.models import AuditEvent
 from core.roles import Role
 from procurement.models import Comparison, PriceChange
+from procurement.selectors.reviews.acknowledge import CODES as TICKS
 from procurement.services.reviews import review_submit
 from tests.browser.worlds_browser import decision_world
 from tests.factories import UserFactory
@@ -27,7 +28,13 @@ def test_a_revision_behind_an_approved_comparison_is_assessed_and_told_by_a_work
     worker.reset_broker()
     world = decision_world(lead=lead)
     comparison = world.comparison
-    review_submit(acting_user=finance, comparison=comparison, decision="approve", comment="OK.")
+    review_submit(
+        acting_user=finance,
+        comparison=comparison,
+        decision="approve",
+        comment="OK.",
+        acknowledged=TICKS,
+    )
     comparison.refresh_from_db()
     assert comparison.status == Comparison.Status.APPROVED
     quote = comparison.candidates.get(key=comparison.recommended_key).quote

@@ -14,6 +14,7 @@ from django.core import mail
 from catalog.services.quotes import quote_revise, quote_withdraw
 from core.models import AuditEvent
 from procurement.models import Comparison, PriceChange
+from procurement.selectors.reviews.acknowledge import CODES as TICKS
 from procurement.services.reviews import review_submit
 from tests.browser.worlds_browser import decision_world
 from tests.reviews.factories_reviews import deliver_price_changes
@@ -31,7 +32,11 @@ def approve(world, finance, capture):
     comparison = world.comparison
     with capture(execute=True):
         review_submit(
-            acting_user=finance, comparison=comparison, decision="approve", comment="Checked."
+            acting_user=finance,
+            comparison=comparison,
+            decision="approve",
+            comment="Checked.",
+            acknowledged=TICKS,
         )
     comparison.refresh_from_db()
     assert comparison.status == Comparison.Status.APPROVED

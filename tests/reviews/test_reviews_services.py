@@ -9,6 +9,7 @@ from core.errors import Conflict, DomainError, NotAllowed
 from core.models import AuditEvent
 from core.roles import Role
 from procurement.models import Comparison, Review
+from procurement.selectors.reviews.acknowledge import CODES as TICKS
 from procurement.selectors.reviews.policy import review_refusal
 from procurement.services.reviews import review_submit
 from tests.factories import UserFactory
@@ -17,6 +18,8 @@ pytestmark = pytest.mark.django_db
 
 
 def submit(user, comparison, decision="approve", comment="Checked the lines.", **kw):
+    """The factories' rows are estimates: the approver ticks that (U8)."""
+    kw.setdefault("acknowledged", TICKS)
     return review_submit(
         acting_user=user, comparison=comparison, decision=decision, comment=comment, **kw
     )

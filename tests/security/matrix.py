@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from procurement.selectors.reviews.acknowledge import CODES as TICKS
+
 LOGIN = "login"  # 302 to the login page (anonymous on HTML pages)
 Outcome = int | str
 Row = tuple[Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome]
@@ -50,7 +52,12 @@ PK_CMP = {"pk": "comparison"}
 
 
 def approve_body(world: Any) -> dict[str, Any]:
-    return {"decision": "approve", "comment": "Checked the cost lines and the evidence."}
+    # the world's rows are estimates: the approver ticks what that means (U8)
+    return {
+        "decision": "approve",
+        "comment": "Checked the cost lines and the evidence.",
+        "acknowledge": list(TICKS),
+    }
 
 
 def comparison_body(world: Any) -> dict[str, Any]:

@@ -268,7 +268,8 @@ def test_l5_a_request_that_ends_before_its_first_token_is_refused():
 def test_l6_a_term_beyond_ten_years_is_refused_with_the_field_named(field):
     """L6: term_months and amortisation_months of 10^9 were accepted (a $1 node amortised
     over 10^9 months was free); at most 120 months now, like a comparison's horizon."""
-    from catalog.validation import MAX_TERM_MONTHS, quote_rule_errors
+    from catalog.validation import quote_rule_errors
+    from engine.limits import MAX_TERM_MONTHS
 
     assert MAX_TERM_MONTHS == 120
     for months, refused in ((120, False), (121, True), (10**9, True)):

@@ -78,9 +78,11 @@ def test_s1_a_flood_of_unsolicited_quotes_cannot_make_a_competitors_price_far(
 ):
     """S1 as found: vendor B posted 7 H100 quotes at $14 (under the 5× threshold of the old
     median), the median became $14, and vendor A's honest revision to $2.59 was "far from the
-    market". Now vendor B is one voice: the revision passes without any confirmation."""
+    market". Now vendor B is one voice: the revision passes without any confirmation. ($14 is
+    over twice the list median and above every list price, so B confirms it: P16.)"""
     for i in range(7):
-        posted = _api(vendor_b).post("/api/v1/quotes/", _flood_quote(h100, i), format="json")
+        flood = _flood_quote(h100, i, confirm_unusual_price=True)
+        posted = _api(vendor_b).post("/api/v1/quotes/", flood, format="json")
         assert posted.status_code == 201, posted.content
     revised = _api(vendor_a).post(
         f"/api/v1/quotes/{h100_market.pk}/revise/",
@@ -99,7 +101,8 @@ def test_s1_a_flood_of_unsolicited_quotes_cannot_make_a_competitors_price_far(
     assert staff.json()["price_far_from_market"] is False
     # Repeating the flood ratchets nothing: still one voice.
     for i in range(7, 14):
-        _api(vendor_b).post("/api/v1/quotes/", _flood_quote(h100, i, "60.0000"), format="json")
+        flood = _flood_quote(h100, i, "60.0000", confirm_unusual_price=True)
+        _api(vendor_b).post("/api/v1/quotes/", flood, format="json")
     again = _api(vendor_a).post(
         f"/api/v1/quotes/{revised.json()['id']}/revise/",
         {"price_per_gpu_hour": "2.5500"},

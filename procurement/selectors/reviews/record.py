@@ -13,7 +13,7 @@ from core.cost_lines import ordered_names
 from core.templatetags.numbers import human, money
 from engine.cost.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
 from procurement import exports
-from procurement.models import CandidateResult, Comparison, PriceChange
+from procurement.models import CandidateResult, Comparison
 from procurement.models.comparisons import refusals_of
 from procurement.selectors.reviews.commitment import row_commitment
 from procurement.selectors.reviews.frozen import new_since
@@ -28,15 +28,6 @@ from procurement.selectors.reviews.rows import (
 
 if TYPE_CHECKING:
     from accounts.models import User
-
-
-def price_changes_of(comparison: Comparison) -> list[PriceChange]:
-    """The price changes approved after this comparison, with the quote each one revised."""
-    return list(
-        PriceChange.objects.filter(comparison=comparison).select_related(
-            "approved_quote__provider", "approved_quote__accelerator"
-        )
-    )
 
 
 def flatten(data: Any, prefix: str = "") -> list[tuple[str, Any]]:

@@ -19,7 +19,7 @@ from django.urls import NoReverseMatch, reverse
 from benchmarks import access as benchmarks_access
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep
 from catalog.selectors import price_author_label
-from core.cost_lines import ordered_names
+from core.cost_lines import IDLE_LINES, NOT_BILLED_LINES, ordered_names
 from core.models import AuditEvent
 from procurement.models import CandidateResult, Comparison, PlanPart, Review
 from procurement.selectors.reviews.commitment import RowCommitment, row_commitment
@@ -94,10 +94,6 @@ class ReviewRow:
     @property
     def capacity_label(self) -> str:
         return self.candidate.capacity_model.replace("_", " ")
-
-    @property
-    def is_measured(self) -> bool:
-        return self.candidate.perf_source == "measured"
 
     @property
     def sources(self) -> list[tuple[str, str]]:
@@ -256,6 +252,9 @@ def recommendation_summary(
     cheapest_hourly = min(priced, key=lambda r: r.hourly_price_usd or Decimal(0), default=None)
     if cheapest_hourly is not None and cheapest_hourly.key == best.key:
         cheapest_hourly = None
+    figures = dict(ordered_lines(best.cost_lines or {}))
+    idle = sum((figures.get(name) or Decimal(0) for name in IDLE_LINES), Decimal(0))
+    unbilled = sum((figures.get(name) or Decimal(0) for name in NOT_BILLED_LINES), Decimal(0))
     return {
         "best": best,
         "runner_up": runner,
@@ -264,6 +263,13 @@ def recommendation_summary(
         "cheapest_hourly": cheapest_hourly,
         "eligible_count": len(eligible),
         "ineligible_count": len(rows) - len(eligible),
+        # U4: what the vendor bills a month, and the share of the month's cost paid for idle
+        # capacity (a reserved fleet paid 24/7 for its average use)
+        "billed_monthly": total - unbilled if total else None,
+        "idle_usd": idle,
+        "idle_share": idle / total if total and idle else None,
+        # what is bought, without the fleet words' explanation after the colon
+        "bought": str(((best.detail or {}).get("fleet") or {}).get("bought") or "").split(": ")[0],
     }
 
 

@@ -21,6 +21,7 @@ from procurement.services.comparisons.run import (
 )
 from procurement.services.comparisons.selection import (
     FILTER_KEYS,
+    LIST_LIMIT,
     MAX_IDS,
     CandidateRows,
     FilterChoices,
@@ -31,6 +32,7 @@ from procurement.services.comparisons.selection import (
 
 __all__ = [
     "FILTER_KEYS",
+    "LIST_LIMIT",
     "MAX_ATTEMPTS",
     "MAX_IDS",
     "QUEUE_UNAVAILABLE_MESSAGE",

@@ -1,4 +1,5 @@
-"""Creating a comparison (and a new revision of one): validate, freeze, queue on commit."""
+"""Creating a comparison (and a new revision of one): check, save the choice, queue on commit
+(the worker freezes the snapshot, freezing.py)."""
 
 from __future__ import annotations
 
@@ -13,26 +14,18 @@ from django.utils import timezone
 from accounts.models import User
 from briefs.errors import BriefIncomplete
 from briefs.models import WorkloadBrief
-from catalog import access as catalog_access
 from catalog.models import ModelApiRoute, Quote
 from core.audit import audit_record
 from core.errors import Conflict, DomainError
 from core.roles import require_role
 from engine.comparison import ENGINE_VERSION
-from engine.errors import EngineInputError
 from procurement import access
 from procurement.models import Comparison
-from procurement.selectors.comparisons import (
-    default_api_routes,
-    default_candidate_ids,
-    default_quotes,
-)
+from procurement.selectors.comparisons import default_candidate_ids, default_quotes
+from procurement.services.comparisons.freezing import check_chosen, check_workload, chosen_record
 from procurement.services.comparisons.queue import Queued, enqueue_on_commit
-from procurement.services.comparisons.selection import clean_filters, filter_quotes, filter_routes
+from procurement.services.comparisons.selection import clean_filters
 from procurement.snapshot import assumptions as assumption_rules
-from procurement.snapshot import freeze
-from procurement.snapshot.schema import Selection, Snapshot
-from procurement.snapshot.workload import workload_input
 
 MAX_SEED = 2**63 - 1
 
@@ -52,75 +45,6 @@ def _ids(raw: Sequence[Any] | None, field: str) -> list[int] | None:
             f"{field}: not ids: {', '.join(bad)}.", fields={field: [f"Not ids: {', '.join(bad)}."]}
         )
     return sorted(set(ids))
-
-
-def _explicit_quotes(user: User, ids: list[int]) -> list[Any]:
-    found = {q.pk: q for q in catalog_access.quotes_for(user).filter(pk__in=ids)}
-    unknown = [i for i in ids if i not in found]
-    if unknown:
-        raise DomainError(
-            f"Unknown quote id(s): {', '.join(map(str, unknown))}.",
-            fields={"quotes": [f"Unknown quote id(s): {', '.join(map(str, unknown))}."]},
-        )
-    current = set(default_quotes().filter(pk__in=ids).values_list("pk", flat=True))
-    old = [i for i in ids if i not in current]
-    if old:
-        msg = (
-            f"Quote id(s) {', '.join(map(str, old))} are withdrawn or superseded by a newer "
-            "version: compare the current version."
-        )
-        raise DomainError(msg, fields={"quotes": [msg]})
-    return [found[i] for i in ids]
-
-
-def _explicit_routes(user: User, ids: list[int]) -> list[Any]:
-    found = {r.pk: r for r in catalog_access.api_routes_for(user).filter(pk__in=ids)}
-    unknown = [i for i in ids if i not in found]
-    if unknown:
-        msg = f"Unknown API route id(s): {', '.join(map(str, unknown))}."
-        raise DomainError(msg, fields={"api_routes": [msg]})
-    inactive = [i for i in ids if not found[i].is_active]
-    if inactive:
-        msg = f"API route id(s) {', '.join(map(str, inactive))} are not active."
-        raise DomainError(msg, fields={"api_routes": [msg]})
-    return [found[i] for i in ids]
-
-
-def _candidates(
-    user: User,
-    brief: WorkloadBrief,
-    quote_ids: list[int] | None,
-    route_ids: list[int] | None,
-    filters: dict[str, list[str]] | None = None,
-) -> tuple[list[Any], list[Any], bool]:
-    """(quotes, routes, default?) — both None means every candidate that could serve it,
-    narrowed by `filters` when given."""
-    filters = filters or {}
-    if quote_ids is None and route_ids is None:
-        if not filters:  # the default selection (selection.py)
-            default_q, default_r = default_candidate_ids(brief)
-            quotes = list(default_quotes().filter(pk__in=default_q).order_by("pk"))
-            routes = list(default_api_routes(brief).filter(pk__in=default_r).order_by("pk"))
-            return quotes, routes, True
-        quotes = list(filter_quotes(default_quotes(), filters).order_by("pk"))
-        routes = list(filter_routes(default_api_routes(brief), filters).order_by("pk"))
-        return quotes, routes, False
-    quotes = _explicit_quotes(user, quote_ids or [])
-    routes = _explicit_routes(user, route_ids or [])
-    if filters:
-        keep_q = set(
-            filter_quotes(Quote.objects.filter(pk__in=[q.pk for q in quotes]), filters).values_list(
-                "pk", flat=True
-            )
-        )
-        keep_r = set(
-            filter_routes(
-                ModelApiRoute.objects.filter(pk__in=[r.pk for r in routes]), filters
-            ).values_list("pk", flat=True)
-        )
-        quotes = [q for q in quotes if q.pk in keep_q]
-        routes = [r for r in routes if r.pk in keep_r]
-    return quotes, routes, False
 
 
 def _as_default(
@@ -150,15 +74,6 @@ def _seed(seed: Any) -> int:
     return checked
 
 
-def _check_workload(snapshot: Snapshot) -> None:
-    """Reject a brief the engine cannot read before anything is saved or queued."""
-    try:
-        workload_input(snapshot)
-    except EngineInputError as exc:
-        msg = f"The brief cannot be compared: {exc.field}: {exc.message}"
-        raise DomainError(msg, fields={exc.field: [exc.message]}) from exc
-
-
 def comparison_create(
     *,
     acting_user: User,
@@ -172,12 +87,15 @@ def comparison_create(
     enqueue: bool = True,
     candidate_filters: Mapping[str, Any] | None = None,
 ) -> Queued:
-    """Freeze the inputs of a new comparison and queue it (lead or admin).
+    """Check and save the choice of a new comparison and queue it (lead or admin); the
+    worker freezes the snapshot from it (freezing.py) before it computes.
 
     Omit both id lists for the default selection (every current quote inside the brief's
     allowed regions and every active API route that could serve it, selection.py); give one
     or both to choose (exactly the default set counts as the default
-    selection). Nothing is saved or queued on any error. Returns the saved comparison with
+    selection). Nothing is saved or queued on any error the request can see (unknown, withdrawn
+    or inactive ids, nothing left after the filters, a brief the engine cannot read), in a
+    bounded number of queries whatever the selection's size. Returns the saved comparison with
     the outcome of queueing it.
     `enqueue=False` leaves the run to the caller (the demo computes in-process).
     `candidate_filters` ({"regions", "capacity_models", "accelerators", "providers", "rfqs"}:
@@ -196,30 +114,9 @@ def comparison_create(
     route_list = _ids(api_route_ids, "api_routes")
     quote_list, route_list = _as_default(brief, quote_list, route_list)
     filters = clean_filters(candidate_filters)
-    quotes, routes, default = _candidates(acting_user, brief, quote_list, route_list, filters)
-    if not quotes and not routes:
-        msg = "There is nothing to compare: choose at least one current quote or active API route."
-        chose_some = bool(quote_list or route_list)
-        if filters and (chose_some or (quote_list is None and route_list is None)):
-            msg = "No current quote or active API route matches these filters."
-        raise DomainError(msg, fields={"quotes": [msg]})
+    n_quotes, n_routes = check_chosen(acting_user, brief, quote_list, route_list, filters)
+    check_workload(brief, overrides)
     now = timezone.now()
-    selection = Selection(
-        default=default, quote_ids=[q.pk for q in quotes], api_route_ids=[r.pk for r in routes]
-    )
-    if filters:
-        selection["filters"] = filters
-        if quote_list is None and route_list is None:
-            selection["filtered_defaults"] = True
-    snapshot = freeze(
-        brief=brief,
-        quotes=quotes,
-        api_routes=routes,
-        overrides=overrides,
-        selection=selection,
-        as_of=now,
-    )
-    _check_workload(snapshot)
     with transaction.atomic():
         comparison = Comparison.objects.create(
             title=(title or "").strip()[:200]
@@ -230,23 +127,22 @@ def comparison_create(
             samples=settings.MONTE_CARLO_SAMPLES,
             engine_version=ENGINE_VERSION,
             assumptions=overrides,
-            snapshot=snapshot,
-            snapshot_facts=Comparison.facts_of(snapshot),
+            chosen=chosen_record(
+                as_of=now, quote_ids=quote_list, route_ids=route_list, filters=filters
+            ),
             created_by=acting_user,
             queued_at=now,
             revision=supersedes.revision + 1 if supersedes else 1,
             supersedes=supersedes,
         )
-        comparison.quotes.set(quotes)
-        comparison.api_routes.set(routes)
         audit_record(
             actor=acting_user,
             action="comparison.create",
             obj=comparison,
             summary={
                 "brief": brief.pk,
-                "quotes": len(quotes),
-                "api_routes": len(routes),
+                "quotes": n_quotes,
+                "api_routes": n_routes,
                 "seed": chosen_seed,
                 "revision": comparison.revision,
                 "supersedes": supersedes.pk if supersedes else None,
@@ -272,6 +168,21 @@ def _current_versions(quote_ids: list[int]) -> list[int]:
     return sorted(set(current.values()))
 
 
+def _chosen_again(comparison: Comparison) -> tuple[bool, list[int], list[int], dict[str, Any]]:
+    """(chosen by ids?, quote ids, route ids, filters) as the lead chose: from `chosen` (also
+    when the worker could not freeze it), else from the snapshot of a comparison frozen in
+    the request, before L9."""
+    chosen = comparison.chosen or {}
+    if chosen:
+        quotes, routes = chosen.get("quote_ids"), chosen.get("api_route_ids")
+        by_ids = quotes is not None or routes is not None
+        return by_ids, list(quotes or []), list(routes or []), chosen.get("filters") or {}
+    selection = comparison.snapshot.get("selection") or {}
+    by_ids = not selection.get("default", False) and not selection.get("filtered_defaults", False)
+    quotes = [int(i) for i in selection.get("quote_ids", [])]
+    return by_ids, quotes, list(selection.get("api_route_ids", [])), selection.get("filters") or {}
+
+
 def comparison_recompute(*, acting_user: User, comparison: Comparison) -> Queued:
     """A new revision from the same brief with fresh quotes (supersedes this comparison).
 
@@ -284,17 +195,16 @@ def comparison_recompute(*, acting_user: User, comparison: Comparison) -> Queued
         raise Conflict("This comparison is still being computed; recompute it once it is done.")
     if Comparison.objects.filter(supersedes=comparison).exists():
         raise Conflict("This comparison already has a newer revision; recompute that one.")
-    selection = comparison.snapshot.get("selection") or {}
+    chosen_by_ids, chosen_quotes, chosen_routes, filters = _chosen_again(comparison)
     quote_ids: list[int] | None = None
     route_ids: list[int] | None = None
-    filters = selection.get("filters") or None
-    if not selection.get("default", False) and not selection.get("filtered_defaults", False):
-        fresh = _current_versions([int(i) for i in selection.get("quote_ids", [])])
+    if chosen_by_ids:
+        fresh = _current_versions(chosen_quotes)
         quote_ids = list(default_quotes().filter(pk__in=fresh).values_list("pk", flat=True))
         route_ids = list(
-            ModelApiRoute.objects.filter(
-                pk__in=selection.get("api_route_ids", []), is_active=True
-            ).values_list("pk", flat=True)
+            ModelApiRoute.objects.filter(pk__in=chosen_routes, is_active=True).values_list(
+                "pk", flat=True
+            )
         )
     try:
         return comparison_create(
@@ -306,7 +216,7 @@ def comparison_recompute(*, acting_user: User, comparison: Comparison) -> Queued
             seed=comparison.seed,
             title=comparison.title,
             supersedes=comparison,
-            candidate_filters=filters,
+            candidate_filters=filters or None,
         )
     except IntegrityError as exc:  # a concurrent recompute won the one-to-one `supersedes`
         raise Conflict("This comparison already has a newer revision; recompute that one.") from exc

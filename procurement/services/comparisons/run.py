@@ -1,4 +1,5 @@
-"""Running a comparison: claim the row, compute outside any transaction, write once.
+"""Running a comparison: claim the row, freeze its snapshot, compute outside any
+transaction, write in batches.
 
 Safe to deliver twice (acks_late + reject_on_worker_lost redeliver after a crash):
 
@@ -8,6 +9,8 @@ Safe to deliver twice (acks_late + reject_on_worker_lost redeliver after a crash
    least every second or so), so a claim goes stale only when its worker died; the task
    then comes back when the claim would be stale (`comparison_deliver`) and takes over;
 2. past `MAX_ATTEMPTS` the comparison fails ("gave up") instead of looping forever;
+   a comparison not frozen yet is frozen from its chosen candidates (`freezing.py`; a
+   choice that cannot be frozen any more fails with its reason), stored under the claim;
 3. the engine runs outside a transaction, saving progress (and refreshing the claim) at
    most every `PROGRESS_EVERY_S`;
 4. rows, result and status are written in one atomic block guarded by
@@ -35,6 +38,7 @@ from django.utils import timezone
 from benchmarks.services.plans import benchmark_candidates_compared
 from core import jobs
 from core.audit import audit_record
+from core.errors import DomainError
 from engine.errors import EngineInputError
 from procurement import notifications
 from procurement.models import CandidateResult, Comparison
@@ -42,6 +46,7 @@ from procurement.models.comparisons import refusal_key
 from procurement.review_window import review_due_at
 from procurement.services.calibration import calibration_entries_record
 from procurement.services.comparisons.compute import Computed, compute
+from procurement.services.comparisons.freezing import freeze_and_store
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +75,8 @@ def describe_error(exc: BaseException) -> str:
     """A message a lead can act on, not a traceback."""
     if isinstance(exc, EngineInputError):
         return f"The engine refused an input: {exc.field}: {exc.message}"
+    if isinstance(exc, DomainError):  # the chosen candidates could not be frozen
+        return f"The chosen candidates cannot be compared: {exc.message}"[:2000]
     if isinstance(exc, SoftTimeLimitExceeded):
         return "The computation took longer than the time limit and was stopped."
     return f"Unexpected error while computing ({type(exc).__name__}): {exc}"[:2000]
@@ -257,6 +264,10 @@ def comparison_run(*, comparison_id: int, take_over_from: str = "") -> Compariso
         comparison.refresh_from_db()
         return comparison
     try:
+        if not comparison.snapshot and not freeze_and_store(comparison, mine):
+            logger.info("comparison %s: lost its claim while freezing", comparison_id)
+            comparison.refresh_from_db()
+            return comparison
         computed = compute(
             comparison.snapshot,
             seed=comparison.seed,

@@ -21,7 +21,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 
 from briefs.models import WorkloadBrief
-from catalog.models import CapacityModel, Rfq
+from catalog.models import CapacityModel, ModelApiRoute, Quote, Rfq
 from catalog.regions import region_allowed
 from core.errors import DomainError
 from procurement.selectors.comparisons import (
@@ -29,11 +29,16 @@ from procurement.selectors.comparisons import (
     default_api_routes,
     default_candidate_ids,
     default_quotes,
+    quotes_in_brief_regions,
 )
 
 FILTER_KEYS = ("regions", "capacity_models", "accelerators", "providers", "rfqs")
 #: quotes, and API routes, one comparison takes by id on every surface (API, form)
 MAX_IDS = 5000
+#: candidates the new-comparison page lists to tick; past it the page shows a sample of
+#: SAMPLE and the comparison takes every match by its filters
+LIST_LIMIT = 200
+SAMPLE = 20
 
 
 def clean_filters(raw: Mapping[str, Any] | None) -> dict[str, list[str]]:
@@ -166,6 +171,26 @@ def first_filters(brief: WorkloadBrief, choices: FilterChoices) -> dict[str, lis
     return {"regions": sorted(choices.inside)} if choices.inside else {}
 
 
+def chosen_querysets(
+    brief: WorkloadBrief,
+    quote_ids: list[int] | None,
+    route_ids: list[int] | None,
+    filters: Mapping[str, list[str]],
+) -> tuple[Any, Any, bool]:
+    """(quotes, routes, default?) a comparison takes: both id lists None means every
+    candidate that could serve the brief (the default selection), or, with `filters`, every
+    current offer they leave; ids take those ids, narrowed by `filters` when given."""
+    if quote_ids is None and route_ids is None:
+        if not filters:
+            quotes = quotes_in_brief_regions(brief, default_quotes())
+            return quotes, default_api_routes(brief), True
+        quotes = filter_quotes(default_quotes(), filters)
+        return quotes, filter_routes(default_api_routes(brief), filters), False
+    quotes = filter_quotes(Quote.objects.filter(pk__in=quote_ids or []), filters)
+    routes = filter_routes(ModelApiRoute.objects.filter(pk__in=route_ids or []), filters)
+    return quotes, routes, False
+
+
 @dataclass
 class CandidateRows:
     """The candidates the filters leave, grouped by provider, and which are preselected."""
@@ -174,27 +199,18 @@ class CandidateRows:
     preselected_quotes: set[int] = field(default_factory=set)
     preselected_routes: set[int] = field(default_factory=set)
     outside_regions: set[int] = field(default_factory=set)  # quotes outside the brief's
-    # More candidates match than one comparison takes: none is listed (L8: 100,000
-    # checkboxes were a 34 MB page that took 35 s), the page asks for narrower filters.
-    too_many: int = 0
-    limit: int = MAX_IDS
+    # More match than the page lists (L8: 100,000 checkboxes were a 34 MB page that took
+    # 35 s, and more than ~995 ticked a blank 400): how many the comparison takes by the
+    # filters; `groups` is then a sample, and the form sends the filters, not the ids.
+    by_filter: int = 0
+    by_default: bool = False  # ... with no filter: the default selection (module docstring)
 
     @property
     def count(self) -> int:
         return sum(len(g.quotes) + len(g.routes) for g in self.groups)
 
 
-def candidate_rows(brief: WorkloadBrief, filters: Mapping[str, list[str]]) -> CandidateRows:
-    """The candidates of the page after its filters, each group by provider name; none
-    when more than MAX_IDS match (counted first)."""
-    quote_qs = filter_quotes(default_quotes(), filters)
-    route_qs = filter_routes(default_api_routes(brief), filters)
-    matched = quote_qs.count() + route_qs.count()
-    if matched > MAX_IDS:
-        return CandidateRows(groups=[], too_many=matched, limit=MAX_IDS)
-    quotes = list(quote_qs.order_by("provider__name", "accelerator__name", "pk"))
-    routes = list(route_qs.order_by("provider__name", "model_name"))
-    default_quote_ids, default_route_ids = default_candidate_ids(brief)
+def _grouped(quotes: list[Any], routes: list[Any]) -> list[ProviderGroup]:
     groups: dict[str, ProviderGroup] = {}
     for quote in quotes:
         name = quote.provider.name
@@ -202,9 +218,29 @@ def candidate_rows(brief: WorkloadBrief, filters: Mapping[str, list[str]]) -> Ca
     for route in routes:
         name = route.provider.name
         groups.setdefault(name, ProviderGroup(name, [], [])).routes.append(route)
+    return [groups[k] for k in sorted(groups)]
+
+
+def candidate_rows(brief: WorkloadBrief, filters: Mapping[str, list[str]]) -> CandidateRows:
+    """The candidates of the page after its filters, each group by provider name; past
+    LIST_LIMIT (counted first) a sample of SAMPLE rows and how many the filters take."""
+    quote_qs = filter_quotes(default_quotes(), filters)
+    route_qs = filter_routes(default_api_routes(brief), filters)
+    matched = quote_qs.count() + route_qs.count()
+    quote_order = ("provider__name", "accelerator__name", "pk")
+    if matched > LIST_LIMIT:
+        taken = matched
+        if not filters:  # no filter is the default selection: inside the brief's regions
+            quotes, routes, _ = chosen_querysets(brief, None, None, filters)
+            taken = quotes.count() + routes.count()
+        sample = list(quote_qs.order_by(*quote_order)[:SAMPLE])
+        return CandidateRows(groups=_grouped(sample, []), by_filter=taken, by_default=not filters)
+    quotes = list(quote_qs.order_by(*quote_order))
+    routes = list(route_qs.order_by("provider__name", "model_name"))
+    default_quote_ids, default_route_ids = default_candidate_ids(brief)
     in_region = set(default_quote_ids)
     return CandidateRows(
-        groups=[groups[k] for k in sorted(groups)],
+        groups=_grouped(quotes, routes),
         preselected_quotes={q.pk for q in quotes if q.pk in in_region},
         preselected_routes={r.pk for r in routes if r.pk in set(default_route_ids)},
         outside_regions={q.pk for q in quotes if q.pk not in in_region},
