@@ -213,12 +213,6 @@ def login_succeeded(*, user: User, ip_address: str | None, device: str = "") -> 
         User.objects.filter(pk=user.pk).update(last_login_address=ip_address)
 
 
-def login_failures_clear(*, username: str, ip_address: str | None) -> None:
-    LoginFailure.objects.filter(
-        username=throttle_key(username), ip_address=ip_address, throttled=False
-    ).delete()
-
-
 def _audit(action: str, username: str, ip_address: str | None, via: str, **extra: str) -> None:
     summary: dict[str, str] = {"username": username, "via": via, **extra}
     if ip_address:

@@ -37,6 +37,14 @@ def _clean(value: Any) -> Any:
     return str(value)
 
 
+def _as_dict(obj: Any) -> dict[str, Any]:
+    """Every field of a dataclass, JSON-clean (a Percentiles field as its own dict)."""
+    return {
+        f.name: v.to_dict() if isinstance(v := getattr(obj, f.name), Percentiles) else _clean(v)
+        for f in fields(obj)
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class Percentiles:
     """Latency distribution summary in milliseconds (None when not available)."""
@@ -47,12 +55,7 @@ class Percentiles:
     mean: float | None = None
 
     def to_dict(self) -> dict[str, float | None]:
-        return {
-            "p50": _clean(self.p50),
-            "p95": _clean(self.p95),
-            "p99": _clean(self.p99),
-            "mean": _clean(self.mean),
-        }
+        return _as_dict(self)
 
     def is_empty(self) -> bool:
         return self.p50 is None and self.p95 is None and self.p99 is None and self.mean is None
@@ -104,15 +107,11 @@ class OperatingPoint:
     output_tokens_per_s_max: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, Percentiles):
-                out[f.name] = value.to_dict()
-            elif f.name == "request_samples" and value is not None:
-                out[f.name] = [[_clean(t), _clean(i), _clean(e), bool(ok)] for t, i, e, ok in value]
-            else:
-                out[f.name] = _clean(value)
+        out = _as_dict(self)
+        if (samples := self.request_samples) is not None:
+            out["request_samples"] = [
+                [_clean(t), _clean(i), _clean(e), bool(ok)] for t, i, e, ok in samples
+            ]
         return out
 
     @classmethod
@@ -185,14 +184,7 @@ class Metrics:
     assets_accepted: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, Percentiles):
-                out[f.name] = value.to_dict()
-            else:
-                out[f.name] = _clean(value)
-        return out
+        return _as_dict(self)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -231,12 +223,7 @@ class Discrepancy:
     rel_diff: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "file_value": _clean(self.file_value),
-            "recomputed_value": _clean(self.recomputed_value),
-            "rel_diff": _clean(self.rel_diff),
-        }
+        return _as_dict(self)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -43,12 +43,6 @@ class DecisionField(serializers.ChoiceField):
         super().__init__(choices=DECISIONS, **kwargs)
 
 
-@extend_schema_field(_inline_enum(list(services.SCOPES)))
-class ScopeField(serializers.ChoiceField):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(choices=list(services.SCOPES), **kwargs)
-
-
 @extend_schema_field(_inline_enum([c for c, _ in Section.choices]))
 class SectionField(serializers.ChoiceField):
     def __init__(self, **kwargs: Any) -> None:

@@ -29,6 +29,14 @@ FILTER_LABELS = {
 }
 
 
+def _filter_field(name: str, help_text: str = "None ticked: all.") -> forms.Field:
+    label = "Only the answers to" if name == "rfqs" else FILTER_LABELS[name]
+    widget = forms.CheckboxSelectMultiple
+    return forms.MultipleChoiceField(
+        required=False, widget=widget, label=label, help_text=help_text
+    )
+
+
 def _offer_filters(form: forms.Form, choices: FilterChoices | None) -> None:
     """Each filter offers what the current offers hold (the service's FilterChoices)."""
     for name in FILTER_KEYS:
@@ -48,36 +56,11 @@ class CandidateFilterForm(forms.Form):
 
     brief = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     filtered = forms.BooleanField(required=False, initial=True, widget=forms.HiddenInput)
-    regions = forms.MultipleChoiceField(
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        label=FILTER_LABELS["regions"],
-        help_text="None ticked: every region.",
-    )
-    capacity_models = forms.MultipleChoiceField(
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        label=FILTER_LABELS["capacity_models"],
-        help_text="None ticked: all.",
-    )
-    accelerators = forms.MultipleChoiceField(
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        label=FILTER_LABELS["accelerators"],
-        help_text="None ticked: all.",
-    )
-    providers = forms.MultipleChoiceField(
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        label=FILTER_LABELS["providers"],
-        help_text="None ticked: all.",
-    )
-    rfqs = forms.MultipleChoiceField(
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        label="Only the answers to",
-        help_text="The quotes vendors entered for the RFQ (no API route).",
-    )
+    regions = _filter_field("regions", "None ticked: every region.")
+    capacity_models = _filter_field("capacity_models")
+    accelerators = _filter_field("accelerators")
+    providers = _filter_field("providers")
+    rfqs = _filter_field("rfqs", "The quotes vendors entered for the RFQ (no API route).")
 
     def __init__(self, *args: Any, filter_choices: FilterChoices, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

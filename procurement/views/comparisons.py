@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_http_methods, require_POST
@@ -286,31 +287,23 @@ def _results_html(
     return html
 
 
-@require_POST
-@role_required(*access.COMPARISON_CREATORS)
-def comparison_retry(request: AuthedRequest, pk: int) -> HttpResponse:
-    comparison = access.access_comparison(request.user, pk)
-    try:
-        queued = services_comparisons.comparison_retry(
-            acting_user=request.user, comparison=comparison
-        )
-    except DomainError as exc:
-        messages.error(request, exc.message)
-    else:
+def _requeue(queue: Callable[..., services_comparisons.Queued]) -> Callable[..., HttpResponseBase]:
+    """Retry (the same comparison) or recompute (a new revision): queued, then its page."""
+
+    @require_POST
+    @role_required(*access.COMPARISON_CREATORS)
+    def view(request: AuthedRequest, pk: int) -> HttpResponse:
+        comparison = access.access_comparison(request.user, pk)
+        try:
+            queued = queue(acting_user=request.user, comparison=comparison)
+        except DomainError as exc:
+            messages.error(request, exc.message)
+            return redirect(comparison.get_absolute_url())
         _enqueue_message(request, queued)
-    return redirect(comparison.get_absolute_url())
+        return redirect(queued.comparison.get_absolute_url())
+
+    return view
 
 
-@require_POST
-@role_required(*access.COMPARISON_CREATORS)
-def comparison_recompute(request: AuthedRequest, pk: int) -> HttpResponse:
-    comparison = access.access_comparison(request.user, pk)
-    try:
-        queued = services_comparisons.comparison_recompute(
-            acting_user=request.user, comparison=comparison
-        )
-    except DomainError as exc:
-        messages.error(request, exc.message)
-        return redirect(comparison.get_absolute_url())
-    _enqueue_message(request, queued)
-    return redirect(queued.comparison.get_absolute_url())
+comparison_retry = _requeue(services_comparisons.comparison_retry)
+comparison_recompute = _requeue(services_comparisons.comparison_recompute)
