@@ -19,7 +19,7 @@ complete.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 BASIC = "basic"
@@ -84,13 +84,7 @@ class MissingItem:
         return REASON_TEXT[self.reason]
 
     def as_dict(self) -> dict[str, str]:
-        return {
-            "code": self.code,
-            "title": self.title,
-            "section": self.section,
-            "reason": self.reason,
-            "why": self.why,
-        }
+        return {**asdict(self), "why": self.why}
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,12 +95,7 @@ class RedFlag:
     comment: str
 
     def as_dict(self) -> dict[str, str]:
-        return {
-            "code": self.code,
-            "title": self.title,
-            "section": self.section,
-            "comment": self.comment,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,20 @@ def within(low: int, high: int) -> list[BaseValidator]:
     return [MinValueValidator(low), CostableMax(high)]
 
 
+def optional_money(
+    verbose_name: str | None = None, *, high: int, help_text: str
+) -> models.DecimalField[Decimal | None, Decimal | None]:
+    """A price an offer may leave blank (not stated), between 0 and `high`."""
+    return models.DecimalField(
+        verbose_name,
+        **MONEY,
+        null=True,
+        blank=True,
+        validators=within(0, high),
+        help_text=help_text,
+    )
+
+
 def limits_of(field: models.Field[object, object]) -> tuple[int, int] | None:
     """(low, high) of a field declared with `within`; None for a field without limits."""
     found = {type(v): v.limit_value for v in field.validators if isinstance(v, BaseValidator)}

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import Provider
 from catalog.choices import CapacityModel, PriceUnit, PrivateEndpoint, UnitOfSale
-from catalog.models.common import MONEY, POSITIVE, within
+from catalog.models.common import MONEY, POSITIVE, optional_money, within
 from catalog.models.hardware import Accelerator
 from engine.limits import MAX_TERM_MONTHS
 
@@ -101,29 +101,20 @@ class Quote(models.Model):
     )
     # Always per GPU-hour (what the comparison and the plausibility check read); a price
     # per node- or instance-hour is kept as quoted beside it and converted on save.
-    price_per_gpu_hour = models.DecimalField(
+    price_per_gpu_hour = optional_money(
         "Price per GPU-hour",
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 100_000),
+        high=100_000,
         help_text="Price of one GPU for one hour, all node resources included. Required unless "
         "the capacity model is purchase, or the price is given per node-hour or per "
         "instance-hour above (then it is computed).",
     )
     # Purchase quotes: capex per node, support per year, power, amortisation.
-    price_per_node = models.DecimalField(
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 1_000_000_000),
+    price_per_node = optional_money(
+        high=1_000_000_000,
         help_text="Purchase only: price of one complete node (all GPUs, CPUs, RAM, NICs).",
     )
-    support_per_year = models.DecimalField(
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 1_000_000_000),
+    support_per_year = optional_money(
+        high=1_000_000_000,
         help_text="Purchase only: yearly support and warranty per node.",
     )
     power_kw_per_node = models.DecimalField(
@@ -245,58 +236,37 @@ class Quote(models.Model):
     cancellation_terms = models.TextField(
         blank=True, help_text="What cancelling early costs and how much notice is needed."
     )
-    overage_rate_per_gpu_hour = models.DecimalField(
+    overage_rate_per_gpu_hour = optional_money(
         "Overage per GPU-hour",
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 100_000),
+        high=100_000,
         help_text="Price per GPU-hour beyond the committed capacity.",
     )
-    storage_per_gb_month = models.DecimalField(
+    storage_per_gb_month = optional_money(
         "Storage per GB-month",
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 10_000),
+        high=10_000,
         help_text="Block or file storage, per GB-month.",
     )
-    egress_per_gb = models.DecimalField(
+    egress_per_gb = optional_money(
         "Egress per GB",
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 10_000),
+        high=10_000,
         help_text="Data transfer out, per GB.",
     )
-    snapshot_per_gb_month = models.DecimalField(
+    snapshot_per_gb_month = optional_money(
         "Snapshots per GB-month",
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 10_000),
+        high=10_000,
         help_text="Snapshots and backups, per GB-month.",
     )
-    public_ip_per_month = models.DecimalField(
+    public_ip_per_month = optional_money(
         "Public IP per month",
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 1_000_000),
+        high=1_000_000,
         help_text="Each public IP address, per month.",
     )
-    load_balancer_per_month = models.DecimalField(
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 1_000_000),
+    load_balancer_per_month = optional_money(
+        high=1_000_000,
         help_text="Each load balancer, per month.",
     )
-    private_networking_per_month = models.DecimalField(
-        **MONEY,
-        null=True,
-        blank=True,
-        validators=within(0, 1_000_000),
+    private_networking_per_month = optional_money(
+        high=1_000_000,
         help_text="Private networking / VPC peering, per month.",
     )
     idle_billed = models.BooleanField(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -99,18 +99,7 @@ class ImportOutcome:
         self.skipped[reason] = self.skipped.get(reason, 0) + count
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "created": self.created,
-            "revised": self.revised,
-            "unchanged": self.unchanged,
-            "withdrawn": self.withdrawn,
-            "skipped": self.skipped,
-            "unknown": self.unknown,
-            "kept": self.kept,
-            "errors": self.errors,
-            "duplicate_of": self.duplicate_of,
-        }
+        return asdict(self)
 
 
 def _moment(captured_on: date) -> datetime:

@@ -142,20 +142,24 @@ def _coalesce(open_flag: PriceChange, new: Quote, acting_user: Any) -> PriceChan
     open_flag.attempts = 0
     open_flag.notified_at = open_flag.notified_at if recently else None
     open_flag.save()
+    _audit_flag(open_flag, acting_user, open_flag.comparison, coalesced_into=open_flag.pk)
+    return open_flag
+
+
+def _audit_flag(flag: PriceChange, acting_user: Any, comparison: Any, **extra: Any) -> None:
     audit_record(
         actor=acting_user,
         action="comparison.price_changed",
-        obj=open_flag.comparison,
+        obj=comparison,
         summary={
-            "quote": open_flag.approved_quote_id,
-            "new_version": new.pk,
-            "kind": open_flag.kind,
-            "new_price": None if open_flag.new_price is None else str(open_flag.new_price),
-            "currency": open_flag.currency,
-            "coalesced_into": open_flag.pk,
+            "quote": flag.approved_quote_id,
+            "new_version": flag.new_quote_id,
+            "kind": flag.kind,
+            "new_price": None if flag.new_price is None else str(flag.new_price),
+            "currency": flag.currency,
+            **extra,
         },
     )
-    return open_flag
 
 
 def _flag(
@@ -192,19 +196,12 @@ def _flag(
     )
     if not created:
         return None
-    audit_record(
-        actor=acting_user,
-        action="comparison.price_changed",
-        obj=candidate.comparison,
-        summary={
-            "quote": approved.pk,
-            "new_version": new.pk,
-            "kind": flag.kind,
-            "old_price": None if old_price is None else str(old_price),
-            "new_price": None if flag.new_price is None else str(flag.new_price),
-            "currency": flag.currency,
-            **({"approved_plan_part": candidate.key} if on_plan else {}),
-        },
+    _audit_flag(
+        flag,
+        acting_user,
+        candidate.comparison,
+        old_price=None if old_price is None else str(old_price),
+        **({"approved_plan_part": candidate.key} if on_plan else {}),
     )
     return flag
 
