@@ -65,13 +65,15 @@ def _ms(out: str, pct: str) -> float:
     return float(found.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[found.group(2)]
 
 
-def wrk(path: str, *headers: str, duration: str = DURATION) -> dict[str, float]:
+def wrk(
+    path: str, *headers: str, duration: str = DURATION, connections: int = 32
+) -> dict[str, float]:
     flags = [arg for header in headers for arg in ("-H", header)]
     out = subprocess.run(
         [
             "wrk",
             "-t1",
-            "-c32",
+            f"-c{connections}",
             f"-d{duration}",
             "--timeout",
             "30s",  # a slow answer is latency (reported as p99), not an error

@@ -27,6 +27,7 @@ BENCHES = [
     "bench.bench_audit",
     "bench.bench_plan",
     "bench.bench_trace",
+    "bench.bench_tenx",
 ]
 
 

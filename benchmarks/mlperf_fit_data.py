@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from benchmarks.parsers.mlperf_results import MLPerfResult, read_results_tree
+from benchmarks.parsers.mlperf_results import MLPerfResult, read_results_tree, serving_software
 from catalog.importers.mlperf_names import catalog_accelerator_for
 from engine.fitted.cases import CSV_COLUMNS
 
@@ -35,17 +35,6 @@ MODEL_PROFILES = {
 ASSUMED_INPUT_TOKENS = {"llama-2-70b": 300, "mixtral-8x7b": 500, "gpt-j-6b": 800}
 # MLPerf's GPT-J reference generates with beam search, 4 beams (greedy for the others).
 BEAMS = {"gpt-j-6b": 4}
-
-
-def _software(framework: str, stack: object = "") -> str:
-    """The serving software from the systems JSON's `framework` and `other_software_stack`
-    (RedHat's L40S names "CUDA 12.2" as its framework and vLLM 0.5.1 in its stack)."""
-    text = f"{framework} {json.dumps(stack) if isinstance(stack, dict) else stack}".lower()
-    if "vllm" in text:
-        return "vllm"
-    if "tensorrt" in text:
-        return "tensorrt-llm"
-    return "other"
 
 
 def _link(result: MLPerfResult, accelerator: Mapping[str, Any]) -> tuple[str, float]:
@@ -99,7 +88,7 @@ def rows_for(
                 "accelerator": match.slug,
                 "accelerator_name": r.accelerator_name,
                 "architecture": acc["architecture"],
-                "software": _software(r.framework, r.software),
+                "software": serving_software(r.framework, r.software) or "other",
                 "framework": r.framework,
                 "gpus": r.gpus,
                 "link_kind": kind,

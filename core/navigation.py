@@ -37,9 +37,10 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
     if role is None:
         return {"nav_links": []}
     path = request.path
-    links = []
-    for label, url, roles in NAV:
-        if role in roles:
-            active = path == url if url == "/" else path.startswith(url)
-            links.append({"label": label, "url": url, "active": active})
+    mine = [(label, url) for label, url, roles in NAV if role in roles]
+    # U17: one current link, the longest that holds the page (/catalog/rfqs/2/ is RFQs only,
+    # not Catalog too).
+    matches = [url for _, url in mine if (path == url if url == "/" else path.startswith(url))]
+    current = max(matches, key=len, default=None)
+    links = [{"label": label, "url": url, "active": url == current} for label, url in mine]
     return {"nav_links": links, "user_role_label": Role(role).label}

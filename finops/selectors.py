@@ -4,7 +4,7 @@ imports, counts and reconciliations, and the drift cards of the dashboards."""
 from __future__ import annotations
 
 import calendar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any
@@ -173,12 +173,27 @@ def decision_lines(comparison: Comparison) -> list[DecisionLine]:
     return [DecisionLine(row, row.label, contract_of(comparison, row), forecast.spend, None)]
 
 
-def decision_commitment(comparison: Comparison) -> Decimal | None:
-    """The decision's commitment: its plan's total when a plan was approved."""
-    parts = approved_plan_parts_of(comparison) if comparison.status == "approved" else []
-    if parts:
-        return sum((p.commitment_usd for p in parts), Decimal(0))
-    return comparison.commitment_usd
+def decision_commitments(comparisons: list[Comparison]) -> dict[int, Decimal | None]:
+    """Each decision's commitment, its plan's total where a plan was approved (the first plan
+    approval's parts, as `approved_plan_parts`), in one query for a whole list (U18)."""
+    out: dict[int, Decimal | None] = {c.pk: c.commitment_usd for c in comparisons}
+    approved = [c.pk for c in comparisons if c.status == Comparison.Status.APPROVED]
+    first: dict[int, int] = {}
+    totals: dict[int, Decimal] = {}
+    parts = (
+        PlanPart.objects.filter(
+            comparison_id__in=approved,
+            review__decision=Review.Decision.APPROVE,
+            review__approves_plan=True,
+        )
+        .order_by("review__created_at", "review_id")
+        .values_list("comparison_id", "review_id", "commitment_usd")
+    )
+    for comparison_id, review_id, commitment in parts:
+        if first.setdefault(comparison_id, review_id) == review_id:
+            totals[comparison_id] = totals.get(comparison_id, Decimal(0)) + commitment
+    out.update(totals)
+    return out
 
 
 def _capacity_words(capacity_model: str) -> str:
@@ -310,7 +325,7 @@ def price_rows(comparison: Comparison) -> list[PriceRow]:
     return out
 
 
-def _dec(value: Any) -> Decimal | None:
+def as_decimal(value: Any) -> Decimal | None:
     return None if value in (None, "") else Decimal(str(value))
 
 
@@ -320,7 +335,10 @@ def forecast_of(comparison: Comparison, row: CandidateResult) -> Forecast:
     total = row.total_usd if row.total_usd is not None else sum(lines.values(), Decimal(0))
     billed = total - sum((lines.get(name, Decimal(0)) for name in NOT_BILLED_LINES), Decimal(0))
     detail = row.detail or {}
-    gpu_spend, gpu_hours = _dec(detail.get("gpu_spend")), _dec(detail.get("billed_gpu_hours"))
+    gpu_spend, gpu_hours = (
+        as_decimal(detail.get("gpu_spend")),
+        as_decimal(detail.get("billed_gpu_hours")),
+    )
     utilisation = None
     if gpu_spend and gpu_hours:
         idle = sum((lines.get(name, Decimal(0)) for name in IDLE_LINES), Decimal(0))
@@ -328,86 +346,19 @@ def forecast_of(comparison: Comparison, row: CandidateResult) -> Forecast:
     return Forecast(
         spend=billed,
         accepted_outputs=row.accepted_outputs or Decimal(0),
-        acceptance=_acceptance(comparison),
+        acceptance=acceptance_share(comparison),
         gpu_spend=gpu_spend,
         gpu_hours=gpu_hours,
         utilisation=utilisation,
     )
 
 
-def _acceptance(comparison: Comparison) -> Decimal:
+def acceptance_share(comparison: Comparison) -> Decimal:
+    """The brief's likely acceptance share, or the engine's default."""
     share = comparison.brief.acceptance_rate_likely
     if share is None:
         share = WorkloadInput.__dataclass_fields__["acceptance_rate"].default.likely  # type: ignore[union-attr]
     return Decimal(str(share))
-
-
-def plan_forecast(comparison: Comparison, lines: list[DecisionLine]) -> Forecast:
-    """An approved plan's month: every vendor's billed spend, for the plan's accepted
-    outputs (each part serves a share of them, so the cost per output is the plan's)."""
-    plan = stored_plan(comparison) or {}
-    accepted = _dec(plan.get("accepted_outputs")) or lines[0].row.accepted_outputs
-    return Forecast(
-        spend=sum((line.monthly_billed_usd for line in lines), Decimal(0)),
-        accepted_outputs=accepted or Decimal(0),
-        acceptance=_acceptance(comparison),
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class VendorMonth:
-    """One vendor's month of an approved plan: its parts' forecast against its bill."""
-
-    provider: str
-    parts: list[str]
-    forecast_spend_usd: Decimal
-    forecast_gpu_hours: Decimal | None
-    bill: BillingImport | None
-    actual_spend_usd: Decimal = Decimal(0)
-    gpu_hours: Decimal = Decimal(0)
-
-
-def _vendor_totals(bill: BillingImport, key: str) -> tuple[Decimal, Decimal] | None:
-    """(spend, GPU-hours) of one provider in an import; None when it has none of its rows."""
-    found = (bill.by_provider or {}).get(key)
-    if found is None:
-        if bill.by_provider or list(bill.provider_names) != [key]:
-            return None
-        return bill.matched_cost_usd, Decimal(bill.gpu_hours)  # read before per-vendor totals
-    spend = Decimal(found["gpu_cost_usd"]) + Decimal(found["other_cost_usd"])
-    return spend, Decimal(found["gpu_hours"])
-
-
-def vendor_months(
-    comparison: Comparison, month: date, lines: list[DecisionLine]
-) -> list[VendorMonth]:
-    """Each vendor of a plan (its parts grouped by provider) with the newest imported bill of
-    the month that holds its rows: one consolidated file or one file per vendor."""
-    bills = list(
-        imports_of(comparison)
-        .filter(month=month.replace(day=1), status=BillingImport.Status.DONE)
-        .order_by("-finished_at", "-pk")
-    )
-    grouped: dict[str, list[DecisionLine]] = {}
-    for line in lines:
-        grouped.setdefault(line.provider_key, []).append(line)
-    out = []
-    for key, mine in grouped.items():
-        hours = [line.forecast_gpu_hours for line in mine if line.forecast_gpu_hours is not None]
-        vendor = VendorMonth(
-            provider=mine[0].row.provider_name,
-            parts=[line.label for line in mine],
-            forecast_spend_usd=sum((line.monthly_billed_usd for line in mine), Decimal(0)),
-            forecast_gpu_hours=sum(hours, Decimal(0)) if hours else None,
-            bill=None,
-        )
-        for bill in bills:
-            if (totals := _vendor_totals(bill, key)) is not None:
-                spend, gpu_hours = totals
-                vendor = replace(vendor, bill=bill, actual_spend_usd=spend, gpu_hours=gpu_hours)
-                break
-        out.append(vendor)
-    return out
 
 
 def fx_rates_for(month: date) -> dict[str, Decimal]:

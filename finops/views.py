@@ -38,8 +38,8 @@ def decision_list(request: AuthedRequest) -> HttpResponse:
     if only_drift:
         decisions = selectors.drifting_decisions(request.user).order_by("-decided_at", "-pk")
     rows = list(decisions.prefetch_related("superseded_decisions")[:200])
-    # a plan's total, not its recommended row's (U18)
-    listed = [(row, selectors.decision_commitment(row)) for row in rows]
+    commitments = selectors.decision_commitments(rows)  # a plan's total, not its row's (U18)
+    listed = [(row, commitments[row.pk]) for row in rows]
     drifting = set(selectors.drifting_decisions(request.user).values_list("pk", flat=True))
     return render(
         request,

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Final
 
+from engine.serving_engines import display_name
+
 from .errors import ParseError
 
 SUMMARY_NAME: Final = "mlperf_log_summary.txt"
@@ -126,6 +128,28 @@ class MLPerfResult:
     @property
     def result_per_gpu_s(self) -> float:
         return self.result_per_s / self.gpus
+
+
+def serving_software(framework: str, stack: object = "") -> str:
+    """The serving engine a systems JSON names, from its `framework` and `other_software_stack`
+    alike ("vllm", "tensorrt-llm"; "" when neither names one): RedHat's L40S gives "CUDA 12.2"
+    as its framework and vLLM 0.5.1 in its stack; NVIDIA's "TensorRT" runs the LLMs on
+    TensorRT-LLM. The fit data and the published-results import both read it here."""
+    text = f"{framework} {json.dumps(stack) if isinstance(stack, dict) else stack}".lower()
+    if "vllm" in text:
+        return "vllm"
+    if "tensorrt" in text:
+        return "tensorrt-llm"
+    return ""
+
+
+def software_label(framework: str, stack: object = "") -> str:
+    """The framework as written, led by the serving engine where only the stack names it
+    ("vLLM, CUDA 12.2"), so a label and `serving_software` of it both tell the engine."""
+    engine = serving_software(framework, stack)
+    if not engine or serving_software(framework) == engine:
+        return framework
+    return ", ".join(p for p in (display_name(engine), framework) if p)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 from django.db.models import Q
 
 from benchmarks.models import PublishedResult
+from benchmarks.parsers.mlperf_results import serving_software
 
 # The id a frozen published result carries: never a digit string, so it is never taken for
 # an uploaded result's id (procurement.snapshot.evidence.result_ids_in).
@@ -61,7 +62,8 @@ def published_item(row: PublishedResult, band: tuple[float, float, float]) -> di
         "outputs_per_s_per_gpu": None if tokens else per_gpu,
         "output_tokens_mean": round(per_sample, 2) if per_sample else None,
         "input_tokens_mean": BENCHMARK_MODELS.get(benchmark_model(row.benchmark), ("", None))[1],
-        "serving_engine": row.framework,
+        # the engine the label names ("vLLM, CUDA 12.2" → vLLM), else the framework as written
+        "serving_engine": serving_software(row.framework) or row.framework,
         "format_id": "mlperf-published",
         "published": {
             "round": row.round,

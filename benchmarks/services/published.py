@@ -33,6 +33,7 @@ from benchmarks.parsers.mlperf_results import (
     MLPerfResults,
     read_results_archive,
     read_results_tree,
+    software_label,
 )
 from benchmarks.selectors.published import BENCHMARK_MODELS, benchmark_model
 from catalog.importers.mlperf_names import catalog_accelerator_for
@@ -228,7 +229,7 @@ def entries_from_reader(read: MLPerfResults) -> tuple[list[Entry], list[Skipped]
                 ttft_limit_ms=r.limits.ttft_ms,
                 tpot_limit_ms=r.limits.tpot_ms,
                 latency_limit_ms=r.limits.latency_ms,
-                framework=r.framework,
+                framework=software_label(r.framework, r.software),
                 source_path=r.source_path,
             )
         )

@@ -13,7 +13,7 @@ from django.db import transaction
 from catalog.models import CalibrationEntry
 from core.audit import audit_record
 from core.errors import DomainError
-from finops import selectors
+from finops import plan_months, selectors
 from finops.focus.actuals import MonthCount
 from finops.focus.reconcile import Actual, Forecast, ReconcileError, reconcile
 from finops.models import ActualOutputs, Reconciliation
@@ -162,7 +162,7 @@ def _plan_month(
 ) -> tuple[Forecast, Actual, list[dict[str, Any]]] | None:
     """An approved plan's month once every vendor's bill is in (U18, P9): the plan's spend
     and outputs, and each vendor's spend against its parts; None while a bill is missing."""
-    months = selectors.vendor_months(comparison, month, lines)
+    months = plan_months.vendor_months(comparison, month, lines)
     if any(v.bill is None for v in months):
         return None
     vendors = []
@@ -189,7 +189,7 @@ def _plan_month(
         accepted_outputs=counts.accepted_outputs,
         acceptance=counts.acceptance_share,
     )
-    return selectors.plan_forecast(comparison, lines), actual, vendors
+    return plan_months.plan_forecast(comparison, lines), actual, vendors
 
 
 def billed_month_record(

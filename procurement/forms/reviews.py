@@ -80,9 +80,11 @@ class ReviewForm(forms.Form):
         recommended_key: str,
         plan_choice: tuple[str, str] | None = None,
         acknowledgements: Sequence[Acknowledgement] = (),
+        acknowledge_for: str = "",
         **kw: Any,
     ) -> None:
         super().__init__(*args, **kw)
+        self.acknowledge_for = acknowledge_for or recommended_key  # the ticks' candidate
         field_of(self, "acknowledge", AcknowledgeField).choices = [
             (a.code, a.words) for a in acknowledgements
         ]
@@ -98,6 +100,7 @@ class ReviewForm(forms.Form):
         blank = [] if any(key == recommended_key for key, _ in choices) else [("", "—")]
         field_of(self, "candidate", forms.ChoiceField).choices = [*blank, *plan, *choices]
         self.fields["candidate"].initial = recommended_key
+        self.fields["candidate"].widget.attrs["data-recommended"] = recommended_key
 
     def close_approve(self) -> None:
         """Show Approve disabled: this reviewer may only reject or request changes."""

@@ -45,7 +45,7 @@ def default_api_routes(brief: WorkloadBrief) -> QuerySet[Any]:
 
 
 # Never loaded where they are not shown: at 20,000 candidates the snapshot is ~30 MB.
-LARGE_FIELDS = ("snapshot", "result")
+LARGE_FIELDS = ("snapshot", "result", "chosen")  # chosen: up to 5,000 ids a side
 
 
 def _candidate_count() -> Coalesce:
@@ -94,7 +94,7 @@ def comparison_for_api(user: Any, pk: Any) -> Comparison:
     result (the body shows it), never the snapshot."""
     qs = (
         access.comparisons_for(user)
-        .defer("snapshot")
+        .defer("snapshot", "chosen")
         .annotate(candidate_count=_candidate_count(), recommended_label=_recommended_label())
     )
     return get_or_404(qs, pk=pk)

@@ -48,6 +48,7 @@ def comparison_review(request: AuthedRequest, pk: int) -> HttpResponse:
         recommended_key=comparison.recommended_key,
         plan_choice=(PLAN_KEY, plan.label) if plan is not None else None,
         acknowledgements=_to_acknowledge(request, comparison, rows, plan) if ready else [],
+        acknowledge_for=request.POST.get("candidate", ""),
     )
     status = _submit(request, comparison, form) if request.method == "POST" else 200
     if status == 302:

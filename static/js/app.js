@@ -92,6 +92,15 @@
       }
     });
   }
+  // On a phone the navigation scrolls sideways in its row: show the current page's link.
+  function showCurrentNav() {
+    var nav = document.querySelector(".mainnav");
+    var current = nav && nav.querySelector("a.active");
+    if (current && nav.scrollWidth > nav.clientWidth) {
+      nav.scrollLeft = current.offsetLeft - nav.offsetLeft - (nav.clientWidth - current.offsetWidth) / 2;
+    }
+  }
+  document.addEventListener("DOMContentLoaded", showCurrentNav);
   var fitPending = false;
   window.addEventListener("resize", function () {
     if (fitPending) return;

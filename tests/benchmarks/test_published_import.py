@@ -18,10 +18,14 @@ from django.core.management.base import CommandError
 from django.db import DataError
 from django.urls import reverse
 
+from benchmarks.mlperf_fit_data import rows_for
 from benchmarks.models import PublishedResult
+from benchmarks.parsers.mlperf_results import read_results_tree
+from benchmarks.selectors.published import published_results_for
 from benchmarks.services import published
 from benchmarks.services.published import published_results_import_path
 from catalog.services.seed_data import catalog_load
+from tests.mlperf_tree import mlperf_results_tree
 
 pytestmark = pytest.mark.django_db
 
@@ -241,3 +245,54 @@ def test_a_name_longer_than_its_column_is_skipped_with_the_reason(tree):
     report = published.published_results_import([long])
     assert report.imported == 0
     assert report.skipped[0].reason == "its system is longer than 200 characters"
+
+
+def test_a_serving_engine_named_only_in_the_software_stack_labels_the_result(tmp_path):
+    """RedHat's L40S system gives "CUDA 12.2" as its framework and vLLM 0.5.1 in its
+    `other_software_stack`: the import labels it vLLM and serves it as vLLM, as the fit data
+    reads it (one function for both)."""
+    catalog_load()
+    root = tmp_path / "inference_results_v4.1"
+    system = {
+        "accelerator_model_name": "NVIDIA L40S",
+        "accelerators_per_node": "4",
+        "number_of_nodes": "1",
+        "accelerator_interconnect": "PCIe",
+        "framework": "CUDA 12.2",
+        "other_software_stack": {"cuda_version": "12.2", "vllm": "0.5.1"},
+        "system_name": "L40S-OpenShift",
+    }
+    _write(root, "closed/RedHat/systems/L40S-OpenShift.json", json.dumps(system))
+    _write(root, _summary("RedHat", "L40S-OpenShift", "llama2-70b-99", "Offline"), OFFLINE)
+    assert published_results_import_path(root).created == 1
+    row = PublishedResult.objects.get()
+    assert row.framework == "vLLM, CUDA 12.2"
+    (item,) = published_results_for([row.accelerator_id], row.model_profile_id)
+    assert item["serving_engine"] == "vllm"
+    assert item["published"]["software"] == "vLLM, CUDA 12.2"
+    # the fit data's serving software of the same result, read by the same function
+    catalog = Path(published.__file__).resolve().parents[2] / "catalog" / "data"
+    accelerators = json.loads((catalog / "accelerators.json").read_text())
+    profiles = {p["slug"]: p for p in json.loads((catalog / "model_profiles.json").read_text())}
+    (fit_row,), _ = rows_for(read_results_tree(root).results, accelerators, profiles)
+    assert fit_row["software"] == "vllm"
+
+
+def test_a_framework_that_names_its_engine_is_kept_as_written(tree):
+    catalog_load()
+    published_results_import_path(tree)
+    row = PublishedResult.objects.get()
+    assert row.framework == "TensorRT 10.2.0, CUDA 12.4"
+    (item,) = published_results_for([row.accelerator_id], row.model_profile_id)
+    assert item["serving_engine"] == "tensorrt-llm"
+
+
+def test_the_shipped_seed_is_what_the_importer_makes_of_the_results():
+    """Each result of the seed, its source path and labels, as the import reads the v4.1 tree
+    (skipped, saying where it looked, when the tree is not at hand)."""
+    catalog_load()
+    tree = mlperf_results_tree()
+    entries, skipped = published.entries_from_reader(published.read_published(tree))
+    document = json.loads(published.SEED.read_text(encoding="utf-8"))
+    assert document["licence"] == published.LICENCE
+    assert published.entries_from_seed(document) == (entries, skipped)

@@ -75,7 +75,14 @@ def _approve(browser_page: Any, comparison: Comparison, user: str, *, plan: bool
     page.check("input[name=decision][value=approve]")
     if plan:
         bar.locator("select[name=candidate]").select_option("plan")
-        bar.locator("details.decision-justification summary").click()
+        if user == "finance":  # the first approver: the line said the recommended row
+            # the line says the plan's vendors and parts as soon as it is chosen (U18)
+            chosen = page.locator('#decision-line [data-summary-for="plan"]')
+            expect(chosen).to_be_visible()
+            expect(chosen).to_contain_text(" + ")
+            expect(page.locator("#decision-summary")).to_be_hidden()
+        # asked up front, not after a refusal (U18)
+        expect(bar.locator("details.decision-justification")).to_have_attribute("open", "")
         page.fill("textarea[name=justification]", "Two vendors serve the long prompts.")
     page.fill("textarea[name=comment]", f"{user}: cost lines, evidence and parts checked.")
     for box in page.locator("input[name=acknowledge]").all():  # U8: the ticks shown
@@ -158,6 +165,18 @@ def test_a_single_row_from_the_vendor_to_finops(
     expect(line).to_contain_text("/ month (vendor)")
     expect(line).to_contain_text("p10–p90")
     check(browser_page, "3-finance-review")
+    # Another candidate: its justification is asked at once, and the ticks shown for the
+    # recommended row are put away (they never count for another row, U8).
+    runner = comparison.candidates.filter(eligible=True).exclude(key=best.key).get()
+    bar = page.locator("section.decision-bar")
+    ticks = page.locator("#acknowledge")
+    expect(ticks).to_be_visible()
+    bar.locator("select[name=candidate]").select_option(runner.key)
+    expect(ticks).to_be_hidden()
+    expect(bar.locator("details.decision-justification")).to_have_attribute("open", "")
+    expect(bar.locator("[data-acknowledge-later]")).to_be_visible()
+    bar.locator("select[name=candidate]").select_option(best.key)
+    expect(ticks).to_be_visible()
     _approve(browser_page, comparison, "finance", plan=False)
     _approve(browser_page, comparison, "engineer", plan=False)
     comparison.refresh_from_db()
@@ -202,6 +221,8 @@ def test_a_plan_across_offers_from_the_vendors_to_finops_per_vendor(
     assert comparison.status == Comparison.Status.APPROVED
     line = page.locator("#decision-line")
     expect(line).to_contain_text("Fabrikam + Contoso")
+    expect(page.locator("#why-h")).to_contain_text("was the recommended row")
+    expect(page.locator("#plan-chosen")).to_contain_text("Approved instead")
     expect(line).not_to_contain_text("0 replicas")
     expect(page.locator("#decision-plan")).not_to_contain_text("0 replicas")
     check(browser_page, "4-plan-approved")

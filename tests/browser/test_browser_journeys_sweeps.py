@@ -25,6 +25,7 @@ from tests.browser.test_browser_ux import AXE, page_report
 from tests.browser.worlds_browser import h200
 from tests.comparisons.factories_comparisons import (
     answer_checklist,
+    frozen,
     h100,
     l40s,
     scenario_quotes,
@@ -346,7 +347,7 @@ def test_v13_the_wizard_is_filters_first_then_the_rows(browser_page, checklist_i
     _check(browser_page, "3-wizard-rfq-answers", report, full=False)
     with page.expect_navigation():
         page.click(".submit-bar button.primary")
-    comparison = Comparison.objects.get()
+    comparison = frozen(Comparison.objects.get())  # by the worker (L9)
     assert list(comparison.quotes.values_list("pk", flat=True)) == [answer.pk]
     assert comparison.snapshot["selection"]["filters"] == {"rfqs": [str(rfq.pk)]}
     _clean(report, browser_page)

@@ -29,7 +29,8 @@ def _approve_plan(browser_page, comparison, username: str, comment: str) -> None
     page.fill("textarea[name=comment]", comment)
     for box in page.locator("input[name=acknowledge]").all():  # U8: one tick per warning
         box.check()
-    bar.locator("details.decision-justification summary").click()
+    # choosing the plan opens the justification at once (U18)
+    expect(bar.locator("details.decision-justification")).to_have_attribute("open", "")
     page.fill("textarea[name=justification]", "Two vendors cost 11,680.00 less a month.")
     with page.expect_navigation():
         bar.locator("button[type=submit]").click()

@@ -5,6 +5,8 @@ shape); a result of the team's own outranks it; the snapshot freezes it."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from benchmarks.models import PublishedResult
@@ -14,6 +16,7 @@ from catalog.services.seed_data import catalog_load
 from procurement.models import CandidateResult, Comparison
 from procurement.services.comparisons import comparison_create, comparison_run
 from tests.benchmarks.factories_benchmarks import BenchmarkResultFactory, metrics_dict
+from tests.comparisons.factories_comparisons import answer_checklist
 from tests.factories import QuoteFactory, WorkloadBriefFactory
 
 pytestmark = pytest.mark.django_db
@@ -242,3 +245,26 @@ def test_a_published_result_scales_to_the_brief_by_the_fitted_estimate_s_own_rat
         and a.endswith("the fitted estimate's ratio between the two")
         for a in row.performance["evidence"]["adjustments"]
     ), row.performance["evidence"]["adjustments"]
+
+
+def test_two_published_rows_whose_bands_overlap_are_never_cheapest_in_nine_of_ten(world, lead):
+    """H100 SXM (Google, 3,016.7125 per GPU) and MI300X (AMD, 3,013.725) at one price, 2.49
+    USD a GPU-hour: their published figures are 0.1 % apart, each scaled to the brief's mean
+    request by the estimator's ratio (under 1 %), so their costs per token stay within 0.3 %
+    (unit costs of 10.6728 and 10.6748 USD) while each band, the spread of the round's
+    submitters (H100 ×0.84–×1.02), is far wider: P(cheapest) splits between them (0.39 / 0.61
+    at seed 5) and neither reads 90 % (finding P6)."""
+    brief, quotes = world
+    both = {slug: quotes[slug] for slug in ("h100-sxm-80gb", "mi300x-192gb")}
+    for quote in both.values():
+        answer_checklist(quote.provider, lead)
+    rows = _rows(lead, brief, both)
+    h100, mi300x = rows["h100-sxm-80gb"], rows["mi300x-192gb"]
+    assert {h100.perf_source, mi300x.perf_source} == {"published"}
+    assert h100.eligible
+    assert mi300x.eligible
+    assert h100.hourly_price_usd == mi300x.hourly_price_usd == Decimal("2.4900")  # per GPU
+    assert float(mi300x.unit_cost_usd / h100.unit_cost_usd) == pytest.approx(1.0, abs=0.003)
+    assert h100.prob_cheapest + mi300x.prob_cheapest == pytest.approx(1.0)
+    assert 0.1 < h100.prob_cheapest < 0.9
+    assert 0.1 < mi300x.prob_cheapest < 0.9

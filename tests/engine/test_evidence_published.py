@@ -142,3 +142,20 @@ def test_server_is_preferred_to_interactive_when_the_brief_allows_both() -> None
     best, _ = choose_evidence([interactive, SERVER], _target(ttft_target_ms=500, itl_target_ms=50))
     assert best is not None
     assert best.result_id == "published:8"
+
+
+def test_interactive_counts_only_for_a_brief_as_loose_as_its_limits() -> None:
+    """Interactive holds TTFT 450 ms and 40 ms per output token at p99: a brief with those
+    targets takes it, a tighter one or a batch brief does not."""
+    interactive = _published("published:9", "Interactive", ttft=450, tpot=40)
+    assert match_result(interactive, _target(ttft_target_ms=450, itl_target_ms=40)).kind == (
+        "published"
+    )
+    tight = match_result(interactive, _target(ttft_target_ms=300, itl_target_ms=40))
+    assert tight.kind == "ignored"
+    assert "TTFT limit 450 ms (p99) is looser than the brief's 300 ms target" in tight.reason
+    tight_tpot = match_result(interactive, _target(ttft_target_ms=450, itl_target_ms=30))
+    assert "time-per-output-token limit 40 ms (p99)" in tight_tpot.reason
+    batch = match_result(interactive, _target(batch=True))
+    assert batch.kind == "ignored"
+    assert "Offline's regime, not Interactive's" in batch.reason

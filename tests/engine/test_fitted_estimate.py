@@ -20,11 +20,13 @@ from engine.fitted import (
     regime_band,
     shape_ratio,
 )
+from engine.fitted import __main__ as fitted_command
 from engine.fitted.accuracy import bands, pairs_ordered, regime
 from engine.fitted.cases import FIT_DATA, load_fit_data
-from engine.fitted.fit import OutOfSample, fit, held_out
+from engine.fitted.fit import OutOfSample, held_out
 from engine.fitted.roofline import PARAMETERS
 from engine.memory.spec import GpuSpec, ModelSpec
+from tests.mlperf_tree import mlperf_results_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 LLAMA2_70B = ModelSpec(
@@ -54,13 +56,26 @@ def _llama(gpu: GpuSpec, gpus: int, **kwargs: object):
     return case_for(LLAMA2_70B, gpu, **base)  # type: ignore[arg-type]
 
 
-def test_the_fit_reproduces_the_shipped_parameters_from_the_shipped_data():
-    shipped = json.loads(PARAMETERS.read_text())
-    refit = fit(load_fit_data()).to_json()
-    assert refit["groups"].keys() == shipped["groups"].keys()
-    for section in ("shared", "groups"):
-        for name, value in shipped[section].items():
-            assert refit[section][name] == pytest.approx(value, rel=1e-4), name
+def _same_document(made: object, shipped: object, where: str = "") -> None:
+    """Every key and text as shipped, every number to 1e-4 (a last digit may move by platform)."""
+    if isinstance(shipped, dict):
+        assert isinstance(made, dict), where
+        assert made.keys() == shipped.keys(), where
+        for key, value in shipped.items():
+            _same_document(made[key], value, f"{where}.{key}")
+    elif isinstance(shipped, float):
+        assert made == pytest.approx(shipped, rel=1e-4), where
+    else:
+        assert made == shipped, where
+
+
+def test_the_fit_reproduces_the_shipped_parameters_from_its_command(tmp_path, monkeypatch):
+    """`make fit-estimate` (python -m engine.fitted fit) on the shipped fit data writes the
+    shipped parameters: shared terms, family and software factors, runs and provenance."""
+    written = tmp_path / "parameters.json"
+    monkeypatch.setattr(fitted_command, "PARAMETERS", written)
+    assert fitted_command.main(["fit"]) == 0
+    _same_document(json.loads(written.read_text()), json.loads(PARAMETERS.read_text()))
 
 
 def test_the_shipped_fit_data_is_what_the_reader_makes_of_the_results(tmp_path):
@@ -70,9 +85,7 @@ def test_the_shipped_fit_data_is_what_the_reader_makes_of_the_results(tmp_path):
     assert rows
     assert all(r["source_path"].endswith("mlperf_log_summary.txt") for r in rows)
     assert {r["round"] for r in rows} == {"v4.1"}
-    tree = ROOT.parent / "shared" / "data" / "mlperf-inference-v4.1"
-    if not tree.is_dir():
-        pytest.skip("the MLPerf v4.1 results tree is not beside the repository")
+    tree = mlperf_results_tree()
     catalog = ROOT / "catalog" / "data"
     accelerators = json.loads((catalog / "accelerators.json").read_text())
     profiles = {p["slug"]: p for p in json.loads((catalog / "model_profiles.json").read_text())}

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from benchmarks.mlperf_fit_data import _software
+from benchmarks.parsers.mlperf_results import serving_software
 from engine.fitted import CURRENT, VERSIONS, Case, estimate, version_for
 from engine.fitted.fit import STATED
 from engine.fitted.roofline import Parameters, power_share, predict
@@ -132,7 +132,7 @@ def test_each_engine_version_computes_on_its_own_parameters():
 
 def test_the_serving_software_is_read_from_the_software_stack_too():
     """RedHat's L40S system names "CUDA 12.2" as its framework and vLLM in its stack."""
-    assert _software("CUDA 12.2", {"cuda_version": "12.2", "vllm": "0.5.1"}) == "vllm"
-    assert _software("TensorRT 10.2.0, CUDA 12.4", "") == "tensorrt-llm"
-    assert _software("vLLM 0.4.3+rocm614, PyTorch 2.3.0") == "vllm"
-    assert _software("PyTorch", "") == "other"
+    assert serving_software("CUDA 12.2", {"cuda_version": "12.2", "vllm": "0.5.1"}) == "vllm"
+    assert serving_software("TensorRT 10.2.0, CUDA 12.4", "") == "tensorrt-llm"
+    assert serving_software("vLLM 0.4.3+rocm614, PyTorch 2.3.0") == "vllm"
+    assert serving_software("PyTorch", "") == ""  # the fit's "other" group

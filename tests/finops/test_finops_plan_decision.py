@@ -164,6 +164,7 @@ def test_the_plans_page_shows_it_approved_with_one_commitment_per_vendor(
     assert 'id="import-bill"' in page
     assert 'value="Provider A, Provider B"' in page
     listed = client.get("/finops/").content.decode()
+    assert listed.count("USD 72,000.00") == 1
     assert "USD 72,000.00" in listed  # the plan's total, not the row's 66,000.00
     assert "USD 66,000.00" not in listed
 
@@ -295,6 +296,11 @@ def test_a_computed_plan_approved_reads_its_fleet_and_reaches_finops(
     settings.DUAL_APPROVAL_THRESHOLD_USD = 10**9  # one approval decides here
     cheap, dear = fabrikam(lead), contoso_on_demand(lead, evidenced=True)
     comparison, _rows = computed(lead, plan_brief(lead, horizon_months=1), [cheap, dear])
+    client.force_login(finance)
+    ready = client.get(f"/comparisons/{comparison.pk}/review/").content.decode()
+    offered = ready.split('data-summary-for="plan" hidden>')[1].split("</p>")[0]
+    assert "Fabrikam + Contoso" in offered  # the line the page shows once the plan is chosen
+    assert "2 replicas, 16 GPUs held" in offered
     api_client.force_authenticate(finance)
     approved = api_client.post(
         f"/api/v1/comparisons/{comparison.pk}/reviews/",
@@ -325,3 +331,21 @@ def test_a_computed_plan_approved_reads_its_fleet_and_reaches_finops(
         f"quote:{cheap.pk}",
         f"quote:{dear.pk}",
     }
+
+
+def test_the_finops_list_reads_every_plans_total_in_one_query(
+    plan_decision, finance, django_assert_max_num_queries
+) -> None:
+    from finops import selectors
+    from tests.factories import ComparisonFactory
+
+    row_decision = ComparisonFactory(
+        title="A row",
+        brief=plan_decision.brief,
+        created_by=plan_decision.created_by,
+        status=Comparison.Status.APPROVED,
+        commitment_usd=Decimal("5000.00"),
+    )
+    with django_assert_max_num_queries(1):
+        totals = selectors.decision_commitments([plan_decision, row_decision])
+    assert totals == {plan_decision.pk: Decimal("72000.00"), row_decision.pk: Decimal("5000.00")}

@@ -97,3 +97,17 @@ def test_a_row_without_named_warnings_asks_for_nothing(lead, finance, client) ->
         acting_user=finance, comparison=comparison, decision="approve", comment="Checked."
     )
     assert review.candidate.key == "q-h100"
+
+
+def test_the_ticks_name_the_candidate_they_were_shown_for(spot_estimate, finance, client) -> None:
+    """The page's script hides and disables them once another candidate is chosen, so a tick
+    given for one row never counts for another (static/js/reviews.js)."""
+    client.force_login(finance)
+    page = client.get(f"/comparisons/{spot_estimate.pk}/review/").content.decode()
+    assert 'data-acknowledge-for="q-h100"' in page
+    assert 'data-recommended="q-h100"' in page
+    refused = client.post(
+        f"/comparisons/{spot_estimate.pk}/review/",
+        {"decision": "approve", "comment": "Checked.", "candidate": "q-h200", "justification": "x"},
+    )
+    assert 'data-acknowledge-for="q-h200"' in refused.content.decode()
