@@ -49,7 +49,8 @@ def test_comparison_computed_by_worker_then_approved_by_finance(
     monkeypatch.setenv("DUAL_APPROVAL_THRESHOLD_USD", str(10**12))
     page = browser_page.page
 
-    # The lead picks the brief; every current quote is preselected.
+    # The lead picks the brief; past the 200 the page lists to tick, every current quote is
+    # compared by the filters, and the worker freezes them (L8, L9).
     browser_page.login("lead")
     page.click("nav.mainnav >> text=Comparisons")
     with page.expect_navigation():
@@ -57,9 +58,10 @@ def test_comparison_computed_by_worker_then_approved_by_finance(
     page.select_option("#brief-choice", str(brief.pk))
     with page.expect_navigation():
         page.click("button >> text=Choose candidates")
-    expect(page.locator("[data-selected-count]").first).to_have_text(
-        f"{BULK_CANDIDATES + 2} of {BULK_CANDIDATES + 2} selected"
+    expect(page.locator("#by-filter")).to_contain_text(
+        f"{BULK_CANDIDATES + 2} candidates are compared by these filters"
     )
+    expect(page.locator("input[name=quotes]")).to_have_count(0)
     page.fill("#id_title", "Support chat: 202 offers")
     page.fill("#id_seed", "2024")
     browser_page.shot("1-new-comparison", full_page=False)
