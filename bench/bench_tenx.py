@@ -193,38 +193,11 @@ def _wait(url: str, seconds: float = 60) -> None:
     raise RuntimeError(f"{url} did not answer")
 
 
-def _unit_exec(unit: str, swaps: dict[str, str]) -> list[str]:
-    text = (ROOT / "deploy" / "systemd" / unit).read_text()
-    (line,) = [ln.split("=", 1)[1] for ln in text.splitlines() if ln.startswith("ExecStart=")]
-    for old, new in swaps.items():
-        line = line.replace(old, new)
-    return shlex.split(line)
-
-
-def _nginx_conf(prefix: Path, web_port: int) -> Path:
-    site = (ROOT / "deploy" / "nginx" / "workbench.conf").read_text()
-    site = site.replace("listen 80;  # deploy-test: listen", f"listen 127.0.0.1:{PORT};")
-    site = site.replace(
-        "server web:8000;  # deploy-test: upstream", f"server 127.0.0.1:{web_port};"
-    )
-    (prefix / "workbench.conf").write_text(site)
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    main = prefix / "nginx.conf"
-    main.write_text(
-        f"{user}worker_processes 1;\ndaemon off;\npid {prefix}/nginx.pid;\n"
-        f"error_log {prefix}/error.log warn;\nevents {{ worker_connections 512; }}\n"
-        "http {\n  access_log off;\n"
-        f"  client_body_temp_path {prefix}/body; proxy_temp_path {prefix}/proxy;\n"
-        f"  fastcgi_temp_path {prefix}/fcgi; uwsgi_temp_path {prefix}/uwsgi;\n"
-        f"  scgi_temp_path {prefix}/scgi;\n  include {prefix}/workbench.conf;\n}}\n"
-    )
-    return main
-
-
 def under_load(paths: dict[str, tuple[str, str]], cookie: str) -> dict[str, Any]:
     """wrk through nginx → gunicorn: requests/s of each endpoint over /healthz's."""
     from bench.bench_load import wrk
     from bench.common import record
+    from tests.support.deploy import nginx_main, swapped, unit_lines
 
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not shutil.which("wrk") or not Path(nginx).exists():
@@ -232,13 +205,14 @@ def under_load(paths: dict[str, tuple[str, str]], cookie: str) -> dict[str, Any]
     web_port = PORT + 1
     env = {**os.environ, **PRODUCTION}
     python = {"/opt/workbench/.venv/bin/python": sys.executable}
-    web = _unit_exec("workbench-web.service", {**python, "127.0.0.1:8001": f"127.0.0.1:{web_port}"})
+    (web_line,) = unit_lines("workbench-web.service", "ExecStart")
+    web = shlex.split(swapped(web_line, {**python, "127.0.0.1:8001": f"127.0.0.1:{web_port}"}))
     procs = []
     with tempfile.TemporaryDirectory() as tmp:
         prefix = Path(tmp)
         try:
             procs.append(subprocess.Popen(web, cwd=ROOT, env=env, start_new_session=True))
-            conf = _nginx_conf(prefix, web_port)
+            conf = nginx_main(prefix, PORT, web_port)
             procs.append(
                 subprocess.Popen(
                     [nginx, "-p", str(prefix), "-c", str(conf)], start_new_session=True

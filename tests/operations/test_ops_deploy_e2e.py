@@ -35,12 +35,11 @@ from urllib.parse import urlencode, urlsplit
 import psycopg
 import pytest
 
-from tests.support.deploy import collect_static
+from tests.support.deploy import collect_static, nginx_main, swapped, unit_lines
 from tests.support.waiting import wait_until
 from tests.support.worker import stop_worker
 
 ROOT = Path(__file__).resolve().parents[2]
-NGINX_CONF = ROOT / "deploy" / "nginx" / "workbench.conf"
 UNITS = ROOT / "deploy" / "systemd"
 OPT = "/opt/workbench/.venv/bin/python"
 DEPLOY_S = 900  # migrate + catalog + collectstatic (brotli of the vendored Plotly) on a busy box
@@ -61,17 +60,9 @@ def _free_ports(n: int) -> list[int]:
             sock.close()
 
 
-def _unit_lines(unit: str, key: str) -> list[str]:
-    text = (UNITS / unit).read_text()
-    return [line.split("=", 1)[1] for line in text.splitlines() if line.startswith(f"{key}=")]
-
-
 def _command(line: str, swaps: dict[str, str]) -> list[str]:
     """A unit's command line with the marked parts swapped; each must still be there."""
-    for old, new in swaps.items():
-        assert old in line, f"{old!r} moved out of {line!r}"
-        line = line.replace(old, new)
-    return shlex.split(line)
+    return shlex.split(swapped(line, swaps))
 
 
 def _env_file() -> dict[str, str]:
@@ -221,24 +212,24 @@ def stack(django_db_setup, tmp_path_factory) -> Iterator[Stack]:
             env,
         )
         python = {OPT: sys.executable}
-        (deploy,) = _unit_lines("workbench-web.service", "ExecStartPre")
+        (deploy,) = unit_lines("workbench-web.service", "ExecStartPre")
         _run(_command(deploy, python), env, tmp / "deploy.log", DEPLOY_S)
         seed = [sys.executable, "-c", "import django; django.setup(); "]
         seed[-1] += "from tests.support.deploy import seed; seed()"
         stack.brief_id = int(_run(seed, env, tmp / "seed.log", 300).split()[-1])
 
-        (web,) = _unit_lines("workbench-web.service", "ExecStart")
+        (web,) = unit_lines("workbench-web.service", "ExecStart")
         _start(
             stack,
             "gunicorn",
             _command(web, {**python, "127.0.0.1:8001": f"127.0.0.1:{web_port}"}),
             env,
         )
-        (worker,) = _unit_lines("workbench-worker@.service", "ExecStart")
+        (worker,) = unit_lines("workbench-worker@.service", "ExecStart")
         for instance in ("w1", "w2"):
             line = _command(worker, {**python, "%i@%H": f"{instance}@deploytest"})
             _start(stack, f"worker-{instance}", line, env)
-        (beat,) = _unit_lines("workbench-beat.service", "ExecStart")
+        (beat,) = unit_lines("workbench-beat.service", "ExecStart")
         schedule = {**python, "/var/lib/workbench/beat-schedule": str(tmp / "beat-schedule")}
         _start(stack, "beat", _command(beat, schedule), env)
 
@@ -247,7 +238,13 @@ def stack(django_db_setup, tmp_path_factory) -> Iterator[Stack]:
         _start(
             stack,
             "nginx",
-            [nginx, "-p", str(prefix), "-c", str(_nginx_main(prefix, nginx_port, web_port))],
+            [
+                nginx,
+                "-p",
+                str(prefix),
+                "-c",
+                str(nginx_main(prefix, nginx_port, web_port, connections=256)),
+            ],
             env,
         )
         yield stack
@@ -256,38 +253,6 @@ def stack(django_db_setup, tmp_path_factory) -> Iterator[Stack]:
             stop_worker(proc, timeout=30)
         with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _nginx_main(prefix: Path, nginx_port: int, web_port: int) -> Path:
-    shipped = NGINX_CONF.read_text()
-    site = _command_text(
-        shipped,
-        {
-            "listen 80;  # deploy-test: listen": f"listen 127.0.0.1:{nginx_port};",
-            "server web:8000;  # deploy-test: upstream": f"server 127.0.0.1:{web_port};",
-        },
-    )
-    (prefix / "workbench.conf").write_text(site)
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    main = prefix / "nginx.conf"
-    main.write_text(
-        f"{user}worker_processes 1;\ndaemon off;\npid {prefix}/nginx.pid;\n"
-        f"error_log {prefix}/error.log warn;\n"
-        "events { worker_connections 256; }\n"
-        "http {\n  access_log off;\n"
-        f"  client_body_temp_path {prefix}/body; proxy_temp_path {prefix}/proxy;\n"
-        f"  fastcgi_temp_path {prefix}/fcgi; uwsgi_temp_path {prefix}/uwsgi;\n"
-        f"  scgi_temp_path {prefix}/scgi;\n"
-        f"  include {prefix}/workbench.conf;\n}}\n"
-    )
-    return main
-
-
-def _command_text(text: str, swaps: dict[str, str]) -> str:
-    for old, new in swaps.items():
-        assert old in text, f"the marked {old!r} moved"
-        text = text.replace(old, new)
-    return text
 
 
 def test_the_production_shape_serves_a_browser_end_to_end(stack):

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.deploy import collect_static
+from tests.support.deploy import collect_static, nginx_main
 from tests.support.waiting import wait_until
 from tests.support.worker import stop_worker, test_env
 
@@ -44,33 +44,6 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db]
 class Stack:
     gunicorn_port: int
     nginx_port: int
-
-
-def _nginx_config(prefix: Path, nginx_port: int, gunicorn_port: int) -> Path:
-    """A main nginx.conf for a private master around the shipped server block."""
-    shipped = NGINX_CONF.read_text()
-    listen = "listen 80;  # deploy-test: listen"
-    upstream = "server web:8000;  # deploy-test: upstream"
-    assert listen in shipped, "the marked listen address moved"
-    assert upstream in shipped, "the marked upstream address moved"
-    site = shipped.replace(listen, f"listen 127.0.0.1:{nginx_port};").replace(
-        upstream, f"server 127.0.0.1:{gunicorn_port};"
-    )
-    (prefix / "workbench.conf").write_text(site)
-    # As root the workers would drop to `nobody`, who cannot write this test's temp folders.
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    main = prefix / "nginx.conf"
-    main.write_text(
-        f"{user}worker_processes 1;\ndaemon off;\npid {prefix}/nginx.pid;\n"
-        f"error_log {prefix}/error.log warn;\n"
-        "events { worker_connections 512; }\n"
-        "http {\n  access_log off;\n"
-        f"  client_body_temp_path {prefix}/body; proxy_temp_path {prefix}/proxy;\n"
-        f"  fastcgi_temp_path {prefix}/fcgi; uwsgi_temp_path {prefix}/uwsgi;\n"
-        f"  scgi_temp_path {prefix}/scgi;\n"
-        f"  include {prefix}/workbench.conf;\n}}\n"
-    )
-    return main
 
 
 def _healthz(port: int, timeout: float) -> int:
@@ -132,7 +105,7 @@ def stack(django_db_setup, tmp_path_factory) -> Iterator[Stack]:
     )
     prefix = tmp_path / "nginx"
     prefix.mkdir()
-    main = _nginx_config(prefix, nginx_port, gunicorn_port)
+    main = nginx_main(prefix, nginx_port, gunicorn_port)
     nginx_proc = subprocess.Popen(
         [nginx, "-p", str(prefix), "-c", str(main), "-e", str(prefix / "error.log")],
         stdout=subprocess.DEVNULL,
