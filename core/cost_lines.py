@@ -20,6 +20,9 @@ class CostLine:
     billed: bool = True
     # Capacity paid for and not used (FinOps utilisation).
     idle: bool = False
+    # On a model API route's bill too: a route's storage is the team's own object storage at
+    # the storage default, which the API vendor neither sells nor bills.
+    api_route_bills: bool = True
 
 
 COST_LINES: tuple[CostLine, ...] = (
@@ -35,7 +38,7 @@ COST_LINES: tuple[CostLine, ...] = (
     CostLine("queue_overhead", "Queue overhead", idle=True),
     CostLine("checkpointing", "Checkpointing"),
     CostLine("failed_run_waste", "Failed-run waste"),
-    CostLine("storage", "Storage"),
+    CostLine("storage", "Storage", api_route_bills=False),
     CostLine("network", "Network"),
     CostLine("serving_stack", "Serving stack", billed=False),
     CostLine("moderation_or_quality_filtering", "Moderation / quality filtering"),
@@ -48,6 +51,9 @@ LINE_ORDER: tuple[str, ...] = tuple(line.name for line in COST_LINES)
 LINE_LABELS: dict[str, str] = {line.name: line.label for line in COST_LINES}
 NOT_BILLED_LINES: tuple[str, ...] = tuple(line.name for line in COST_LINES if not line.billed)
 IDLE_LINES: tuple[str, ...] = tuple(line.name for line in COST_LINES if line.idle)
+API_ROUTE_UNBILLED_LINES: tuple[str, ...] = tuple(
+    line.name for line in COST_LINES if line.billed and not line.api_route_bills
+)
 
 
 def ordered_names(names: Iterable[str]) -> list[str]:

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db.models import F, QuerySet
 
 from catalog.models import FxRate, ModelApiRoute, Quote
-from core.cost_lines import IDLE_LINES, NOT_BILLED_LINES
+from core.cost_lines import API_ROUTE_UNBILLED_LINES, IDLE_LINES, NOT_BILLED_LINES
 from engine.types import WorkloadInput
 from finops import access
 from finops.focus.export import CommitmentRow, PriceRow
@@ -151,7 +151,8 @@ def _part_line(comparison: Comparison, part: PlanPart, plan: dict[str, Any]) -> 
             commitment_usd=part.commitment_usd,
             per_month=per_month if per_month and Decimal(str(per_month)) > 0 else None,
         ),
-        monthly_billed_usd=part.monthly_cost_usd,
+        # the vendor's bill: the part's cost and the storage its vendor bills (P15)
+        monthly_billed_usd=Decimal(str(stored.get("monthly_billed_usd") or part.monthly_cost_usd)),
         forecast_gpu_hours=sum(hours, Decimal(0)) if part.capacity != "api" and hours else None,
         in_plan=True,
     )
@@ -333,7 +334,8 @@ def forecast_of(comparison: Comparison, row: CandidateResult) -> Forecast:
     """The approved row's monthly forecast, limited to what the provider bills."""
     lines = {k: Decimal(str(v)) for k, v in (row.cost_lines or {}).items()}
     total = row.total_usd if row.total_usd is not None else sum(lines.values(), Decimal(0))
-    billed = total - sum((lines.get(name, Decimal(0)) for name in NOT_BILLED_LINES), Decimal(0))
+    unbilled = NOT_BILLED_LINES + (API_ROUTE_UNBILLED_LINES if row.api_route_id else ())
+    billed = total - sum((lines.get(name, Decimal(0)) for name in unbilled), Decimal(0))
     detail = row.detail or {}
     gpu_spend, gpu_hours = (
         as_decimal(detail.get("gpu_spend")),

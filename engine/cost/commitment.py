@@ -4,7 +4,8 @@ For every costed row::
 
     expected_spend = (total − platform_labor) × horizon months   volume classes, per month
                    = total − platform_labor                      training, per run
-    (the team's own labour is not an obligation to a vendor)
+    (the team's own labour is not an obligation to a vendor; nor, on a model API route, is
+    the storage line: the team's own object storage, which the API vendor does not bill)
 
     fixed capacity (reserved, dedicated cluster, private cloud):
         committed_gpu_h = max(min commitment, GPUs held) per month   (GPUs held: the sized
@@ -33,6 +34,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
+from core.cost_lines import API_ROUTE_UNBILLED_LINES
 from engine.cost.common import DECIMAL_CONTEXT, fixed_gpus_allocated, money
 from engine.types import (
     HOURS_PER_MONTH,
@@ -63,13 +65,12 @@ class CommitmentDetail(JsonMixin):
     explanation: str = ""
 
 
-def _expected_spend(workload: WorkloadInput, est: PointEstimate) -> Decimal:
+def _expected_spend(workload: WorkloadInput, cand: CandidateInput, est: PointEstimate) -> Decimal:
     # What the horizon uses: the stranded months of a longer term are the contract's side.
-    vendor = (
-        est.total
-        - est.lines.get("platform_labor", Decimal(0))
-        - est.lines.get("term_beyond_horizon", Decimal(0))
-    )
+    outside = ("platform_labor", "term_beyond_horizon")
+    if cand.is_api:
+        outside += API_ROUTE_UNBILLED_LINES
+    vendor = est.total - sum((est.lines.get(name, Decimal(0)) for name in outside), Decimal(0))
     if workload.is_training:
         return money(vendor)
     return money(vendor * workload.horizon_months)
@@ -96,7 +97,7 @@ def commitment(
     """The obligation ``cand`` creates if chosen (see the module docstring)."""
     with localcontext(DECIMAL_CONTEXT):
         horizon = workload.horizon_months
-        expected = _expected_spend(workload, est)
+        expected = _expected_spend(workload, cand, est)
         price = est.price_per_gpu_hour or Decimal(0)
         term = cand.term_months
         run_share: Decimal | None = None

@@ -11,8 +11,9 @@ are any, else the top ``LONG_SHARE`` of requests at the p95 prompt; otherwise on
 
 Each vendor's part also carries ``commitment_usd``, the commitment a decision on it creates
 as the rows state theirs (ADR 0006): the larger of its contract (committed GPU-hours × price
-× term) and its expected spend over the brief's horizon (monthly cost × horizon months); the
-plan's ``commitment_usd`` is their sum, the figure dual approval routes on.
+× term) and its expected spend over the brief's horizon (``monthly_billed_usd``: its monthly
+cost and the storage its vendor bills, × horizon months); the plan's ``commitment_usd`` is
+their sum, the figure dual approval routes on.
 
 The answer is a JSON-ready dict; ``status`` "none" with a ``reason`` when there is no plan
 to make (a training run, no costed row), "infeasible" with the optimiser's reason when no
@@ -25,16 +26,17 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from core.cost_lines import API_ROUTE_UNBILLED_LINES
 from engine import cost
 from engine.deployments.assess import capacity_reason
 from engine.errors import EngineInputError
 from engine.plan.mixed import TIME_LIMIT_S, optimise
 from engine.plan.mixed_adapter import plan_inputs, row_draws
 from engine.plan.mixed_buckets import SHORT, BucketSize, brief_sizes, sample_sizes
-from engine.plan.mixed_recommended import beside_recommended
+from engine.plan.mixed_recommended import PER_VENDOR_LINES, beside_recommended
 from engine.plan.mixed_types import MixedPlan, PlanDemand
 from engine.plan.mixed_uncertainty import plan_spread
-from engine.types import ComparisonInput, ComparisonOutput, WorkloadInput
+from engine.types import CandidateOutcome, ComparisonInput, ComparisonOutput, WorkloadInput
 
 LONG_SHARE = 0.05  # the requests at or above the p95 prompt
 # The cheapest rows by point-estimate unit cost that take part: a catalog-sized comparison
@@ -63,7 +65,27 @@ def _none(reason: str) -> dict[str, Any]:
     return {"status": "none", "outcome": "not solved", "reason": reason}
 
 
-def _served(plan: MixedPlan, labels: dict[str, str], horizon_months: int) -> dict[str, Any]:
+def vendor_own_lines(inp: ComparisonInput, rows: Sequence[CandidateOutcome]) -> dict[str, Decimal]:
+    """Each row's monthly lines that its vendor bills beside what the optimiser models: the
+    storage of the model it holds (none on a model API route, whose vendor bills no storage),
+    so a part's spend is its row's vendor spend (P15)."""
+    api = {c.id for c in inp.candidates if c.is_api}
+    return {
+        row.candidate_id: sum(
+            (
+                row.cost_lines.get(name, Decimal(0))
+                for name in PER_VENDOR_LINES
+                if not (row.candidate_id in api and name in API_ROUTE_UNBILLED_LINES)
+            ),
+            Decimal(0),
+        )
+        for row in rows
+    }
+
+
+def _served(
+    plan: MixedPlan, labels: dict[str, str], horizon_months: int, own: dict[str, Decimal]
+) -> dict[str, Any]:
     data: dict[str, Any] = dict(plan.to_dict())
     data.pop("solve_seconds", None)  # wall clock: the stored result is reproducible
     best = (plan.best_single_id or "").split("/")[0]
@@ -78,8 +100,10 @@ def _served(plan: MixedPlan, labels: dict[str, str], horizon_months: int) -> dic
     data["horizon_months"] = horizon_months
     total = Decimal(0)
     for part, served in zip(plan.vendors, data["vendors"], strict=True):
-        spend = (part.monthly_cost * horizon_months).quantize(CENT)
+        billed = part.monthly_cost + own.get(part.offer_id, Decimal(0))
+        spend = (billed * horizon_months).quantize(CENT)
         commitment = max(part.commitment_total, spend)
+        served["monthly_billed_usd"] = format(billed.quantize(CENT), "f")
         served["expected_spend_usd"] = format(spend, "f")
         served["commitment_usd"] = format(commitment, "f")
         total += commitment
@@ -228,7 +252,8 @@ def comparison_plan(
     demand, offers = built
     plan = optimise(demand, offers, time_limit=time_limit)
     plan, single, in_rows = beside_recommended(plan, demand, offers, inp, output)
-    data = _served(plan, {c.id: c.label for c in inp.candidates}, workload.horizon_months)
+    labels = {c.id: c.label for c in inp.candidates}
+    data = _served(plan, labels, workload.horizon_months, vendor_own_lines(inp, outcomes))
     data.update(in_rows)
     data["buckets"] = _buckets(demand, sizes, workload)
     data["buckets_source"] = source

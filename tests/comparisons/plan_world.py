@@ -9,8 +9,8 @@ for capacity and the plan takes all of it and the rest from Contoso:
     Contoso  104 × 730 × 3.00 = 227,760.00 a month (reserved)
 
 The commitment of each part is the larger of its contract (committed GPU-hours × price ×
-term) and its expected spend over the brief's horizon (monthly cost × horizon), as the rows
-state theirs (ADR 0006).
+term) and its expected spend over the brief's horizon ((monthly cost + the 11.50 of storage
+its vendor bills) × horizon), as the rows state theirs (ADR 0006).
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ from tests.factories import (
 HOURS = Decimal(730)
 FABRIKAM_MONTHLY = 16 * HOURS * Decimal(2)  # 23,360.00
 CONTOSO_GPUS = 104
+# The brief's 500 GB at the storage default of 0.023 a GB-month: each vendor holding the model
+# bills it, so each part's expected spend counts it as its row does (P15).
+STORAGE_MONTHLY = 500 * Decimal("0.023")  # 11.50
 
 
 def plan_brief(lead, *, horizon_months):

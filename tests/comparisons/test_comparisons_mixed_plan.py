@@ -201,7 +201,10 @@ def test_the_results_and_review_pages_show_the_plan_card_and_its_chart(
             f"Saves USD {in_rows:,.2f} a month ({plan['vs_recommended_pct']} %) against the "
             f"recommended row, {recommended.label}"
         ) in html, path
-        assert f"Total commitment USD {Decimal(plan['total_commitment']):,.2f}" in html
+        # what approving commits: each part's contract, or its 12 months of spend where that
+        # is larger (its storage, 500 GB × 0.023 = 11.50 a month, billed by each vendor, P15)
+        assert Decimal(plan["commitment_usd"]) - Decimal(plan["total_commitment"]) == 2 * 138
+        assert f"Total commitment USD {Decimal(plan['commitment_usd']):,.2f}" in html
         assert "committed base (fixed)" in html
         assert rows[cheap.pk].label in html
         figure = _chart(html, "fig-mixed-plan")
@@ -242,18 +245,18 @@ def test_the_exports_carry_the_plans_total_commitment_and_each_vendors_part(
     lines = {r["Key"]: r for r in csv.DictReader(io.StringIO(text))}
     assert lines["plan"]["Kind"] == "mixed plan"
     assert Decimal(lines["plan"]["Total (USD)"]) == Decimal(plan["monthly_cost"])
-    assert Decimal(lines["plan"]["Commitment (USD)"]) == Decimal(plan["total_commitment"])
+    assert Decimal(lines["plan"]["Commitment (USD)"]) == Decimal(plan["commitment_usd"])
     for part in plan["vendors"]:
         row = lines[f"plan:{part['offer_id']}"]
         assert row["Candidate"] == part["label"]
-        assert Decimal(row["Commitment (USD)"]) == Decimal(part["commitment_total"])
+        assert Decimal(row["Commitment (USD)"]) == Decimal(part["commitment_usd"])
         assert row["Commitment term"] == "12 months"
     assert lines[f"plan:quote:{cheap.pk}"]["GPUs at peak"] == "16"
     response = client.get(f"/api/v1/comparisons/{comparison.pk}/export.xlsx")
     book = openpyxl.load_workbook(io.BytesIO(b"".join(response.streaming_content)))
     sheet = [[c.value for c in row] for row in book["Cheapest plan"].iter_rows()]
     header, total, *parts = sheet
-    assert total[header.index("Commitment (USD)")] == float(plan["total_commitment"])
+    assert total[header.index("Commitment (USD)")] == float(plan["commitment_usd"])
     assert total[header.index("Solver outcome or reason")] == "optimal"
     assert {p[header.index("Key")] for p in parts} == {
         f"plan:quote:{cheap.pk}",

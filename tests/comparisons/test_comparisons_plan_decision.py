@@ -20,6 +20,7 @@ from tests.comparisons.plan_world import (
     CONTOSO_GPUS,
     FABRIKAM_MONTHLY,
     HOURS,
+    STORAGE_MONTHLY,
     computed,
     contoso_on_demand,
     contoso_reserved,
@@ -32,8 +33,9 @@ pytestmark = pytest.mark.django_db
 # Contoso's 104 GPUs at 3.00 for a month; its contract binds one month only.
 CONTOSO_MONTHLY = CONTOSO_GPUS * HOURS * Decimal(3)  # 227,760.00
 FABRIKAM_COMMITMENT = FABRIKAM_MONTHLY * 12  # the 12-month contract: 280,320.00
-CONTOSO_COMMITMENT = CONTOSO_MONTHLY * 6  # 6 months of spend > its 1-month contract
-PLAN_COMMITMENT = FABRIKAM_COMMITMENT + CONTOSO_COMMITMENT  # 1,646,880.00
+# 6 months of spend, storage included (227,771.50 × 6 = 1,366,629.00) > its 1-month contract
+CONTOSO_COMMITMENT = (CONTOSO_MONTHLY + STORAGE_MONTHLY) * 6
+PLAN_COMMITMENT = FABRIKAM_COMMITMENT + CONTOSO_COMMITMENT  # 1,646,949.00
 THRESHOLD = 1_600_000  # above either part, below their sum
 
 
@@ -67,10 +69,10 @@ def test_the_plans_parts_carry_their_commitment_and_the_plan_its_total(split):
     assert Decimal(parts[f"quote:{dear.pk}"]["monthly_cost"]) == CONTOSO_MONTHLY == 227760
     # Fabrikam: its contract (280,320.00) outweighs 6 months of spend (140,160.00)
     assert Decimal(parts[f"quote:{cheap.pk}"]["commitment_usd"]) == Decimal("280320.00")
-    # Contoso: 6 months of spend (1,366,560.00) outweigh its 1-month contract (227,760.00)
+    # Contoso: 6 months of spend (1,366,629.00) outweigh its 1-month contract (227,760.00)
     assert Decimal(parts[f"quote:{dear.pk}"]["commitment_total"]) == Decimal("227760.00")
-    assert Decimal(parts[f"quote:{dear.pk}"]["commitment_usd"]) == Decimal("1366560.00")
-    assert Decimal(plan["commitment_usd"]) == PLAN_COMMITMENT == Decimal("1646880.00")
+    assert Decimal(parts[f"quote:{dear.pk}"]["commitment_usd"]) == Decimal("1366629.00")
+    assert Decimal(plan["commitment_usd"]) == PLAN_COMMITMENT == Decimal("1646949.00")
     assert plan["horizon_months"] == 6
 
 
@@ -96,8 +98,8 @@ def test_a_plan_above_the_threshold_though_each_part_is_below_needs_two_approval
     assert comparison.required_approvals == 2
     raised = AuditEvent.objects.get(action="comparison.approvals_raised")
     assert raised.summary["candidate"] == "plan"
-    assert raised.summary["commitment_usd"] == "1646880.00"
-    assert raised.summary["largest_part_usd"] == "1366560.00"
+    assert raised.summary["commitment_usd"] == "1646949.00"
+    assert raised.summary["largest_part_usd"] == "1366629.00"
 
     # the second approval must be for the plan too, not for a row
     row = _post(api_client, security, comparison, candidate=f"quote:{dear.pk}")
@@ -110,10 +112,10 @@ def test_a_plan_above_the_threshold_though_each_part_is_below_needs_two_approval
     assert comparison.status == Comparison.Status.APPROVED
     assert second.json()["approvals"] == "2 of 2 approvals"
     approved = AuditEvent.objects.get(action="comparison.plan_approved")
-    assert approved.summary["commitment_usd"] == "1646880.00"
+    assert approved.summary["commitment_usd"] == "1646949.00"
     assert [p["commitment_usd"] for p in approved.summary["parts"]] == [
         "280320.00",
-        "1366560.00",
+        "1366629.00",
     ]
     decided = AuditEvent.objects.get(action="comparison.decided")
     assert decided.summary["after"]["candidate"] == "plan"
@@ -261,7 +263,7 @@ def test_the_review_page_shows_what_approving_the_plan_commits_before_approving(
     assert '<option value="plan">The cheapest plan across offers (2 vendor offers, ' in html
     bar = html.split('id="decision-plan"')[1].split("</span>")[0]
     assert "Or the cheapest plan across offers: 2 vendor offers" in bar
-    assert f"commitment USD {PLAN_COMMITMENT:,.2f}" in bar  # USD 1,646,880.00
+    assert f"commitment USD {PLAN_COMMITMENT:,.2f}" in bar  # USD 1,646,949.00
     panel = html.split('id="plan-decision"')[1].split("</table>")[0]
     for row, replicas, gpus, term, commitment in (
         (rows[cheap.pk], 2, 16, "12-month term", FABRIKAM_COMMITMENT),

@@ -1,10 +1,11 @@
 """Issue 26: an approved plan in the record, the exports, the API, the review page, and its
 price-change flag (the world and its arithmetic: tests/comparisons/plan_world.py).
 
-Fabrikam: 16 GPUs × 730 × 2.00 = 23,360.00 a month, a 12-month contract of 280,320.00;
+Fabrikam: 16 GPUs × 730 × 2.00 = 23,360.00 a month, a 12-month contract of 280,320.00, below
+its 12 months of spend with the 11.50 a month of storage it bills (23,371.50 × 12 = 280,458.00);
 Contoso: 104 GPUs × 730 × 3.00 = 227,760.00 a month, a 1-month contract, 12 months of spend
-over the brief's 12-month horizon = 2,733,120.00. The plan: 251,120.00 a month, committing
-3,013,440.00.
+over the brief's 12-month horizon = 227,771.50 × 12 = 2,733,258.00. The plan: 251,120.00 a
+month, committing 3,013,716.00.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tests.comparisons.plan_world import (
     CONTOSO_GPUS,
     FABRIKAM_MONTHLY,
     HOURS,
+    STORAGE_MONTHLY,
     computed,
     contoso_reserved,
     fabrikam,
@@ -34,10 +36,10 @@ from tests.reviews.factories_reviews import deliver_price_changes
 pytestmark = pytest.mark.django_db
 
 CONTOSO_MONTHLY = CONTOSO_GPUS * HOURS * Decimal(3)  # 227,760.00
-FABRIKAM_COMMITMENT = FABRIKAM_MONTHLY * 12  # 280,320.00
-CONTOSO_COMMITMENT = CONTOSO_MONTHLY * 12  # 2,733,120.00
+FABRIKAM_COMMITMENT = (FABRIKAM_MONTHLY + STORAGE_MONTHLY) * 12  # 280,458.00
+CONTOSO_COMMITMENT = (CONTOSO_MONTHLY + STORAGE_MONTHLY) * 12  # 2,733,258.00
 PLAN_MONTHLY = FABRIKAM_MONTHLY + CONTOSO_MONTHLY  # 251,120.00
-PLAN_COMMITMENT = FABRIKAM_COMMITMENT + CONTOSO_COMMITMENT  # 3,013,440.00
+PLAN_COMMITMENT = FABRIKAM_COMMITMENT + CONTOSO_COMMITMENT  # 3,013,716.00
 
 
 @pytest.fixture
@@ -123,12 +125,12 @@ def test_the_exports_and_the_api_carry_each_vendors_part(approved, login, financ
     api_client.force_authenticate(finance)
     body = api_client.get(f"/api/v1/comparisons/{comparison.pk}/").json()
     plan = body["approved_plan"]
-    assert plan["commitment_usd"] == "3013440.00"
+    assert plan["commitment_usd"] == "3013716.00"
     assert plan["monthly_cost_usd"] == "251120.00"
     assert plan["approved_by"] == [finance.username]
     assert [(p["key"], p["commitment_usd"], p["term"], p["gpus"]) for p in plan["parts"]] == [
-        (f"quote:{cheap.pk}", "280320.00", "12-month term", 16),
-        (f"quote:{dear.pk}", "2733120.00", "1-month term", CONTOSO_GPUS),
+        (f"quote:{cheap.pk}", "280458.00", "12-month term", 16),
+        (f"quote:{dear.pk}", "2733258.00", "1-month term", CONTOSO_GPUS),
     ]
     reviews = api_client.get(f"/api/v1/comparisons/{comparison.pk}/reviews/").json()
     (review,) = reviews["results"]
