@@ -67,7 +67,7 @@ class CommitmentDetail(JsonMixin):
 
 def _expected_spend(workload: WorkloadInput, cand: CandidateInput, est: PointEstimate) -> Decimal:
     # What the horizon uses: the stranded months of a longer term are the contract's side.
-    outside = ("platform_labor", "term_beyond_horizon")
+    outside: tuple[str, ...] = ("platform_labor", "term_beyond_horizon")
     if cand.is_api:
         outside += API_ROUTE_UNBILLED_LINES
     vendor = est.total - sum((est.lines.get(name, Decimal(0)) for name in outside), Decimal(0))
