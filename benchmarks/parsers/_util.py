@@ -1,8 +1,7 @@
-"""Shared helpers: value coercion/validation, percentiles, discrepancies, JSON loading."""
+"""Shared helpers: value coercion/validation, percentiles, discrepancies."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, TypeVar
@@ -160,16 +159,6 @@ def scalars(mapping: Mapping[str, object], skip: Iterable[str] = ()) -> dict[str
             continue
         out[str(key)] = scalar(value)
     return out
-
-
-def load_json(text: str | bytes) -> Any:
-    """json.loads that turns every failure (incl. deep nesting) into ParseError."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ParseError("JSON nesting is too deep") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ParseError(f"invalid JSON: {exc}") from None
 
 
 # ----------------------------------------------------------------------------- percentiles

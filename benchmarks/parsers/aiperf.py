@@ -17,7 +17,6 @@ from ._util import (
     get_path,
     percentiles_owned,
     safe_div,
-    to_number,
     to_str,
     unit_to_ms,
 )
@@ -428,14 +427,10 @@ def _rec_list_ms(b: Builder, entry: Mapping[str, Any], i: int) -> list[float]:
         values = [values]
     out = []
     for value in values:
-        number = to_number_or_raise(b, value, f"record {i + 1} inter_chunk_latency")
+        number = b.value(value, f"record {i + 1} inter_chunk_latency", "ms")
         if number is not None:
             out.append(number * factor)
     return out
-
-
-def to_number_or_raise(b: Builder, value: object, label: str) -> float | None:
-    return b.wrap(lambda: to_number(value, b.where(label), "ms"))
 
 
 def is_csv_header(header: list[str]) -> bool:
