@@ -398,6 +398,18 @@ class Builder:
         )
 
 
+def parse_each(
+    items: Sequence[T], parse_one: Callable[[int, T], ParsedResult], progress: ProgressFn | None
+) -> list[ParsedResult]:
+    """Every item of a file holding several runs parsed as one run, progress after each."""
+    runs = []
+    for i, item in enumerate(items):
+        runs.append(parse_one(i, item))
+        if progress is not None:
+            progress((i + 1) / len(items))
+    return runs
+
+
 def safe_div(num: float | None, den: float | None) -> float | None:
     if num is None or den is None or den <= 0:
         return None

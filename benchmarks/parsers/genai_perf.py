@@ -14,6 +14,7 @@ from ._util import (
     ProgressFn,
     combine_runs,
     get_path,
+    parse_each,
     percentiles_owned,
     safe_div,
     scalars,
@@ -145,11 +146,7 @@ def parse_perf_analyzer(obj: Mapping[str, Any], progress: ProgressFn | None = No
     exps = obj.get("experiments")
     if not isinstance(exps, list):
         raise Builder(PA_ID, PA_NAME).error(f"{PA_NAME}: 'experiments' must be a list")
-    runs = []
-    for i, exp in enumerate(exps):
-        runs.append(_experiment(obj, exp, i))
-        if progress is not None:
-            progress((i + 1) / len(exps))
+    runs = parse_each(exps, lambda i, exp: _experiment(obj, exp, i), progress)
     if not runs:
         raise Builder(PA_ID, PA_NAME).error(f"{PA_NAME}: no experiments in the file")
     return combine_runs(runs, "experiment")

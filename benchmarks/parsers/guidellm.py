@@ -14,6 +14,7 @@ from ._util import (
     compare_percentiles,
     get_path,
     maybe_percentiles,
+    parse_each,
     percentiles_owned,
     to_str,
 )
@@ -43,11 +44,9 @@ def parse(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedR
     meta = obj.get("metadata")
     version = to_str(get_path(meta, "guidellm_version"))
     layout = _layout(obj)
-    runs = []
-    for i, bench in enumerate(benches):
-        runs.append(_benchmark(obj, bench, i, version, layout))
-        if progress is not None:
-            progress((i + 1) / len(benches))
+    runs = parse_each(
+        benches, lambda i, bench: _benchmark(obj, bench, i, version, layout), progress
+    )
     return combine_runs(runs, "benchmark (load point)", plural="benchmarks (load points)")
 
 
