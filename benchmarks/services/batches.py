@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.core.files import File
 
@@ -54,6 +54,13 @@ class FileOutcome:
         if self.refusal is not None:
             return "refused"
         return "created" if self.created else "existing"
+
+    def refusal_fields(self) -> dict[str, Any]:
+        """Why the file was refused, as the page and the API answer it (empty if stored)."""
+        refusal = self.refusal
+        if refusal is None:
+            return {}
+        return {"detail": refusal.message, "code": refusal.code, "fields": refusal.fields}
 
 
 def benchmark_results_ingest_many(

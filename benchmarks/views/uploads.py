@@ -71,13 +71,7 @@ def _outcome(outcome: FileOutcome) -> dict[str, Any]:
             "workload": workload_summary(result),
             "model_warning": model_warning(result),
         }
-    if outcome.refusal is not None:
-        out |= {
-            "detail": outcome.refusal.message,
-            "code": outcome.refusal.code,
-            "fields": outcome.refusal.fields,
-        }
-    return out
+    return out | outcome.refusal_fields()
 
 
 def _json_refusal(name: str, exc: UploadRejected) -> JsonResponse:
