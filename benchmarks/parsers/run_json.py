@@ -101,9 +101,8 @@ def parse(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedR
     rate = b.num(obj, "acceptance_rate", "ratio")
     if rate is None and kind == "media" and generated:
         rate = safe_div(float(accepted), float(generated)) if accepted is not None else None
-    accepted_outputs = values["accepted_outputs"]
-    if accepted_outputs is None and kind == "media":
-        accepted_outputs = accepted
+    if values["accepted_outputs"] is None and kind == "media":
+        values["accepted_outputs"] = accepted
     if kind == "training" and all(values[k] is None for k in TRAINING_FIELDS) and mfu is None:
         b.note("training run without any training metric")
     if kind == "media" and per_hour is None and generated is None:
@@ -115,31 +114,10 @@ def parse(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedR
     notes = obj.get("notes")
     if isinstance(notes, str) and notes:
         b.note(notes[:500])
+    # every other figure is read under its Metrics name (the template's keys)
     metrics = Metrics(
-        requests_completed=values["requests_completed"],
-        requests_failed=values["requests_failed"],
-        duration_s=duration,
-        request_throughput_rps=values["request_throughput_rps"],
-        output_tokens_per_s=values["output_tokens_per_s"],
-        total_tokens_per_s=values["total_tokens_per_s"],
-        input_tokens_total=values["input_tokens_total"],
-        output_tokens_total=values["output_tokens_total"],
-        concurrency=values["concurrency"],
-        request_rate=values["request_rate"],
-        ttft_ms=values["ttft_ms"],
-        itl_ms=values["itl_ms"],
-        tpot_ms=values["tpot_ms"],
-        e2e_ms=values["e2e_ms"],
-        accepted_outputs=accepted_outputs,
+        **values,
         acceptance_rate=rate,
-        gpus=gpus,
-        step_time_s=values["step_time_s"],
-        tokens_per_s=values["tokens_per_s"],
-        mfu=mfu,
-        time_to_target_s=values["time_to_target_s"],
-        checkpoint_write_s=values["checkpoint_write_s"],
-        checkpoint_restore_s=values["checkpoint_restore_s"],
-        restart_time_s=values["restart_time_s"],
         assets_per_hour=per_hour,
         assets_generated=generated,
         assets_accepted=accepted,
