@@ -140,8 +140,6 @@ def parse_json(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pa
         tpot_ms=tpot,
         e2e_ms=e2e,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics, model=model, tool_version=to_str(obj.get("aiperf_version")))
 
 
@@ -192,8 +190,6 @@ def parse_csv(text: str, progress: ProgressFn | None = None) -> ParsedResult:
     if not stats.distributions and not stats.values:
         raise b.error(f"{CSV_NAME}: no 'Metric,avg,...' or 'Metric,Value' rows found")
     metrics = metrics_from_csv(b, stats)
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics)
 
 
@@ -300,8 +296,6 @@ def parse_jsonl(
         success=success,
         tpot_ms=tpot,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics_out, per_request=samples)
 
 

@@ -123,8 +123,6 @@ def parse_json(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pa
         tpot_ms=tpot,
         e2e_ms=e2e,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics, model=model)
 
 
@@ -137,8 +135,6 @@ def parse_csv(text: str, progress: ProgressFn | None = None) -> ParsedResult:
     if metrics.ttft_ms is None:
         b.note("no TTFT row: probably a non-streaming run")
     b.note(TOKENIZER_NOTE)
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics)
 
 

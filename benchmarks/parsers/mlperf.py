@@ -65,8 +65,6 @@ def parse_inference(text: str, progress: ProgressFn | None = None) -> ParsedResu
         runs.append(_inference_row(record, line))
     if not runs:
         raise Builder(INFERENCE_ID, INFERENCE_NAME).error(f"{INFERENCE_NAME}: no data rows")
-    if progress is not None:
-        progress(1.0)
     if len({run_key(run).workload for run in runs}) > 1:
         return _several_results(runs)
     return combine_runs(
@@ -263,8 +261,6 @@ def parse_training(text: str, progress: ProgressFn | None = None) -> ParsedResul
         "scaling factor; this is a single run"
     )
     metrics = Metrics(time_to_target_s=ttt)
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics, model=to_str(value("submission_benchmark")))
 
 
@@ -289,8 +285,6 @@ def parse_system(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> 
     if isinstance(stack, dict):
         b.extra.update({f"software.{k}": v for k, v in scalars(stack).items()})
     b.note("system description only: no performance metrics")
-    if progress is not None:
-        progress(1.0)
     return b.result(Metrics(gpus=gpus), tool_version=None, model=None)
 
 

@@ -122,8 +122,6 @@ def parse(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedR
         assets_generated=generated,
         assets_accepted=accepted,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(
         metrics, tool_version=to_str(obj.get("tool_version")), model=to_str(obj.get("model"))
     )
