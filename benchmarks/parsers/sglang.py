@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 import numpy as np
@@ -61,9 +61,9 @@ def is_sglang(obj: object) -> bool:
     )
 
 
-def parse_lines(
-    objs: Sequence[Mapping[str, Any]], progress: ProgressFn | None = None
-) -> ParsedResult:
+def parse_lines(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
+    """JSON Lines of runs, one a line (a lone object: a file of one line)."""
+    objs = payload if isinstance(payload, list) else [payload]
     return combine_runs(parse_each(objs, lambda _, obj: parse_one(obj), progress), "run")
 
 
@@ -239,16 +239,12 @@ def _per_request(
     )
 
 
-def _parse_payload(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
-    return parse_lines(payload if isinstance(payload, list) else [payload], progress)
-
-
 FORMATS: Final = (
     Format(
         FORMAT_ID,
         FORMAT_NAME,
         "'total_output_tokens_retokenized' or mean_e2e_latency_ms + dataset_name",
-        _parse_payload,
+        parse_lines,
         is_sglang,
         JSON_OBJECT,
         50,

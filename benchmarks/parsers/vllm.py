@@ -95,14 +95,13 @@ def is_pytorch(obj: object) -> bool:
 # ----------------------------------------------------------------------------- serving
 
 
-def parse_serve(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
-    return _serve(obj, Builder(SERVE_ID, SERVE_NAME), progress)
-
-
-def parse_serve_lines(
-    objs: Sequence[Mapping[str, Any]], progress: ProgressFn | None
-) -> ParsedResult:
-    runs = parse_each(objs, lambda _, o: _serve(o, Builder(SERVE_ID, SERVE_NAME), None), progress)
+def parse_serve(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
+    """One serving result, or JSON Lines of them (``--append-result``)."""
+    if not isinstance(payload, list):
+        return _serve(payload, Builder(SERVE_ID, SERVE_NAME), progress)
+    runs = parse_each(
+        payload, lambda _, o: _serve(o, Builder(SERVE_ID, SERVE_NAME), None), progress
+    )
     return combine_runs(runs, "run", ["JSON Lines file (vLLM --append-result): one run per line"])
 
 
@@ -412,19 +411,12 @@ def _pool(
     return flat_ms, means, sums
 
 
-def parse_serve_any(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
-    """One serving result, or JSON Lines of them (``--append-result``)."""
-    if isinstance(payload, list):
-        return parse_serve_lines(payload, progress)
-    return parse_serve(payload, progress)
-
-
 FORMATS: Final = (
     Format(
         SERVE_ID,
         SERVE_NAME,
         "numeric request_throughput + mean_ttft_ms/output_throughput + completed/num_prompts",
-        parse_serve_any,
+        parse_serve,
         lambda o: is_serve(normalise_keys(o)),
         JSON_OBJECT,
         60,
