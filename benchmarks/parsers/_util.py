@@ -179,6 +179,11 @@ def percentiles_owned(finite: FloatArray) -> Percentiles | None:
     return Percentiles(p50, p95, p99, mean)
 
 
+def percentiles_where(values: FloatArray, mask: np.ndarray) -> Percentiles | None:
+    """Percentiles of the selected values that were recorded (not NaN)."""
+    return percentiles_owned(values[mask & ~np.isnan(values)])
+
+
 def maybe_percentiles(
     p50: float | None, p95: float | None, p99: float | None, mean: float | None
 ) -> Percentiles | None:

@@ -16,12 +16,13 @@ from ._util import (
     ProgressFn,
     get_path,
     percentiles_owned,
+    percentiles_where,
     safe_div,
     to_str,
     unit_to_ms,
 )
 from .registry import CSV_HEADER, JSON_OBJECT, Format
-from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
+from .types import Metrics, ParsedResult, Percentiles, RequestSamples
 
 JSON_ID: Final = "aiperf-json"
 JSON_NAME: Final = "NVIDIA AIPerf summary (profile_export_aiperf.json)"
@@ -282,9 +283,9 @@ def parse_jsonl(
         ),
         input_tokens_total=None if in_total is None else round(in_total),
         output_tokens_total=None if out_total is None else round(out_total),
-        ttft_ms=_pct(ttft, ok),
-        e2e_ms=_pct(e2e, ok),
-        tpot_ms=_pct(tpot, ok),
+        ttft_ms=percentiles_where(ttft, ok),
+        e2e_ms=percentiles_where(e2e, ok),
+        tpot_ms=percentiles_where(tpot, ok),
         itl_ms=percentiles_owned(np.array(pooled, dtype=np.float64)) if len(pooled) else None,
     )
     samples = RequestSamples(
@@ -362,10 +363,6 @@ def _record_columns(
         last_resp,
         warmup,
     )
-
-
-def _pct(values: FloatArray, mask: np.ndarray) -> Percentiles | None:
-    return percentiles_owned(values[mask & ~np.isnan(values)])
 
 
 def _rec_entry(metrics: Mapping[str, Any], *tags: str) -> Mapping[str, Any] | None:

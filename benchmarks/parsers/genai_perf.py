@@ -16,6 +16,7 @@ from ._util import (
     get_path,
     parse_each,
     percentiles_owned,
+    percentiles_where,
     safe_div,
     scalars,
     to_str,
@@ -220,9 +221,9 @@ def _experiment(obj: Mapping[str, Any], exp: object, index: int) -> ParsedResult
         request_throughput_rps=safe_div(float(completed), duration),
         concurrency=concurrency,
         request_rate=rate,
-        ttft_ms=percentiles_owned(ttft[ok & ~np.isnan(ttft)]) if streaming else None,
+        ttft_ms=percentiles_where(ttft, ok) if streaming else None,
         itl_ms=percentiles_owned(np.concatenate(gaps)) if gaps else None,
-        e2e_ms=percentiles_owned(e2e[ok & ~np.isnan(e2e)]),
+        e2e_ms=percentiles_where(e2e, ok),
     )
     nan = np.full(n, np.nan)
     samples = RequestSamples(
