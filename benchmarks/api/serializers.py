@@ -164,7 +164,7 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
         help_text="A run against a hosted API: no accelerator, no GPU count, no per-GPU figure.",
     )
     model_warning = serializers.SerializerMethodField()
-    url = serializers.SerializerMethodField()
+    url = serializers.CharField(source="get_absolute_url", read_only=True)
     download_url = serializers.SerializerMethodField()
 
     class Meta:
@@ -222,9 +222,6 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
     def get_model_warning(self, obj: BenchmarkResult) -> str | None:
         """Set when the result will not count as measured for its brief (another model)."""
         return model_warning(obj)
-
-    def get_url(self, obj: BenchmarkResult) -> str:
-        return obj.get_absolute_url()
 
     def get_download_url(self, obj: BenchmarkResult) -> str:
         return f"{obj.get_absolute_url()}download/"
