@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import json
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -32,7 +31,7 @@ from . import (
     vllm_offline,
 )
 from .errors import ParseError
-from .registry import CSV_HEADER, JSON_LIST, JSON_OBJECT, TEXT, Format
+from .registry import CSV_HEADER, JSON_LIST, JSON_OBJECT, TEXT, Format, ProgressFn
 from .types import ParsedResult, Percentiles
 
 HEAD_BYTES: Final = _head.HEAD_BYTES
@@ -46,8 +45,6 @@ __all__ = [
     "detect",
     "parse",
 ]
-
-ProgressFn = Callable[[float], None]
 
 _MODULES: Final = (
     vllm,

@@ -12,6 +12,7 @@ from ._combine import combine_runs as combine_runs
 from ._percentiles import percentiles_in_place
 from ._points import is_serving, operating_point
 from .errors import ParseError
+from .registry import ProgressFn as ProgressFn
 from .types import (
     Discrepancy,
     FloatArray,
@@ -22,7 +23,6 @@ from .types import (
     Scalar,
 )
 
-ProgressFn = Callable[[float], None]
 T = TypeVar("T")
 
 #: Relative difference above which a file summary value is reported as a Discrepancy.
