@@ -101,11 +101,7 @@ def judge(metrics: dict[str, Any], item: dict[str, Any], targets: Targets) -> La
     if len(points) >= 2 and slo.any:
         choice = choose_point(points, slo, realtime=targets.realtime)
         if choice is not None:
-            observed = {
-                "ttft_p95_ms": choice.ttft_p95_ms,
-                "itl_p95_ms": choice.itl_p95_ms,
-                "e2e_p99_ms": choice.e2e_p99_ms,
-            }
+            observed = {key: getattr(choice, key) for key in _KEYS}
             at_point = {
                 "label": choice.label,
                 "output_tokens_per_s": choice.output_tokens_per_s,
