@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from ._util import Builder, ProgressFn, maybe_percentiles, safe_div, scalars, to_str
 from .registry import JSON_OBJECT, Format
-from .types import Metrics, ParsedResult, Percentiles
+from .types import LATENCY_FIELDS, Metrics, ParsedResult, Percentiles
 
 FORMAT_ID: Final = "run-json"
 FORMAT_NAME: Final = "Run summary JSON (workbench template)"
@@ -36,7 +36,6 @@ INT_FIELDS: Final = (
     "output_tokens_total",
     "accepted_outputs",
 )
-PERCENTILE_FIELDS: Final = ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")
 KNOWN: Final = frozenset(
     {
         "kind",
@@ -55,7 +54,7 @@ KNOWN: Final = frozenset(
         *TRAINING_FIELDS,
         *INFERENCE_FIELDS,
         *INT_FIELDS,
-        *PERCENTILE_FIELDS,
+        *LATENCY_FIELDS,
     }
 )
 
@@ -80,7 +79,7 @@ def parse(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedR
         values[key] = b.num(obj, key, unit)
     for key in INT_FIELDS:
         values[key] = b.int_(obj, key)
-    for key in PERCENTILE_FIELDS:
+    for key in LATENCY_FIELDS:
         values[key] = _percentiles(b, obj.get(key), key)
     mfu = b.num(obj, "mfu", "percent")
     if mfu is not None and mfu > 1.0:

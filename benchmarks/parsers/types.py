@@ -16,6 +16,8 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
+#: the latency families of Metrics and OperatingPoint (Percentiles in ms)
+LATENCY_FIELDS = ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")
 #: JSON-safe scalar stored in :attr:`ParsedResult.extra`.
 Scalar = str | int | float | bool | None
 
