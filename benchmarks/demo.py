@@ -179,10 +179,6 @@ def _demo_brief(model_slug: str | None = None) -> Any:
     return next((b for b in briefs if b.is_complete), None)
 
 
-def _ensure_briefs(stdout: Any) -> None:
-    briefs_demo.load(stdout=stdout)
-
-
 def _ingest(engineer: User, upload: File[bytes], meta: UploadMeta) -> BenchmarkResult:
     outcome = benchmark_result_ingest(acting_user=engineer, upload=upload, meta=meta)
     result = outcome.result
@@ -286,7 +282,7 @@ def load(stdout: Any = None) -> None:
         return
     brief = _demo_brief()
     if brief is None:
-        _ensure_briefs(stdout)
+        briefs_demo.load(stdout=stdout)
         brief = _demo_brief()
     uploaded = []
     for spec in DEMO_FILES:

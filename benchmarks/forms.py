@@ -92,7 +92,10 @@ class UploadForm(forms.Form):
     )
     quote = QuoteChoiceField(queryset=None, required=False, empty_label="— no quote —")
     accelerator: forms.ModelChoiceField[Accelerator] = forms.ModelChoiceField(
-        queryset=None, required=False, to_field_name="slug", empty_label="— from the quote —"
+        queryset=Accelerator.objects.order_by("vendor", "name"),
+        required=False,
+        to_field_name="slug",
+        empty_label="— from the quote —",
     )
     gpu_count = forms.IntegerField(
         min_value=1,
@@ -120,7 +123,7 @@ class UploadForm(forms.Form):
         empty_value=int(Phase.THROUGHPUT_LATENCY),  # type: ignore[arg-type]  # any value is allowed; the stub says str
     )
     model_profile: forms.ModelChoiceField[ModelProfile] = forms.ModelChoiceField(
-        queryset=None,
+        queryset=ModelProfile.objects.order_by("family", "name"),
         required=False,
         to_field_name="slug",
         label="Model measured",
@@ -178,16 +181,12 @@ class UploadForm(forms.Form):
             "provider__name", "accelerator__name", "title", "-version"
         )
         quote_field.group_by_provider()
-        accelerators = Accelerator.objects.order_by("vendor", "name")
-        field_of(self, "accelerator", forms.ModelChoiceField).queryset = accelerators
         routes = catalog_access.api_routes_for(user).filter(is_active=True)
         field_of(self, "api_route", forms.ModelChoiceField).queryset = routes.order_by(
             "provider__name", "model_name"
         )
         briefs = briefs_access.briefs_for(user).order_by("-created_at")
         field_of(self, "brief", forms.ModelChoiceField).queryset = briefs
-        profiles = ModelProfile.objects.order_by("family", "name")
-        field_of(self, "model_profile", forms.ModelChoiceField).queryset = profiles
         self.fields["serving_engine"].widget.attrs["list"] = "serving-engines"
 
     def clean(self) -> dict[str, Any]:
@@ -247,17 +246,14 @@ class ResultModelForm(forms.Form):
     service requires each field the result still asks for."""
 
     model_profile: forms.ModelChoiceField[ModelProfile] = forms.ModelChoiceField(
-        queryset=None, to_field_name="slug", label="Model measured", required=False
+        queryset=ModelProfile.objects.order_by("family", "name"),
+        to_field_name="slug",
+        label="Model measured",
+        required=False,
     )
     precision = forms.ChoiceField(
         choices=PRECISION_CHOICES, required=False, label="Precision measured"
     )
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-
-        profiles = ModelProfile.objects.order_by("family", "name")
-        field_of(self, "model_profile", forms.ModelChoiceField).queryset = profiles
 
 
 class PublishedUploadForm(forms.Form):

@@ -34,12 +34,7 @@ class Targets:
 
     @property
     def service_level(self) -> ServiceLevel:
-        return ServiceLevel(
-            ttft_p95_ms=self.ttft_p95_ms,
-            itl_p95_ms=self.itl_p95_ms,
-            e2e_p99_ms=self.e2e_p99_ms,
-            max_error_rate=self.max_error_rate,
-        )
+        return ServiceLevel(**{key: getattr(self, key) for key in (*_KEYS, "max_error_rate")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,16 +96,10 @@ def judge(metrics: dict[str, Any], item: dict[str, Any], targets: Targets) -> La
     if len(points) >= 2 and slo.any:
         choice = choose_point(points, slo, realtime=targets.realtime)
         if choice is not None:
-            observed = {
-                "ttft_p95_ms": choice.ttft_p95_ms,
-                "itl_p95_ms": choice.itl_p95_ms,
-                "e2e_p99_ms": choice.e2e_p99_ms,
-            }
+            observed = {key: getattr(choice, key) for key in _KEYS}
             at_point = {
-                "label": choice.label,
-                "output_tokens_per_s": choice.output_tokens_per_s,
-                "ttft_p95_ms": choice.ttft_p95_ms,
-                "e2e_p99_ms": choice.e2e_p99_ms,
+                key: getattr(choice, key)
+                for key in ("label", "output_tokens_per_s", "ttft_p95_ms", "e2e_p99_ms")
             }
             chosen = next((p for p in points if p.label == choice.label), None)
             return LatencyVerdict(

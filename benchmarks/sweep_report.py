@@ -23,6 +23,8 @@ from engine.operating_points import slo_attainment as attainment_of
 from engine.operating_points.binding import Binding, binding_across, binding_target
 
 PERCENTILES = ("p50", "p95", "p99")
+#: the brief's targets (Targets' fields) as the report names them
+TARGET_NAMES = (("ttft_p95_ms", "TTFT p95"), ("itl_p95_ms", "ITL p95"), ("e2e_p99_ms", "E2E p99"))
 
 
 def _number(value: Any) -> float | None:
@@ -85,12 +87,8 @@ def flat_figures(point: Mapping[str, Any]) -> dict[str, float | None]:
 
 def _misses(figures: Mapping[str, float | None], targets: Targets) -> list[str]:
     out = []
-    for key, name, target in (
-        ("ttft_p95_ms", "TTFT p95", targets.ttft_p95_ms),
-        ("itl_p95_ms", "ITL p95", targets.itl_p95_ms),
-        ("e2e_p99_ms", "E2E p99", targets.e2e_p99_ms),
-    ):
-        value = figures.get(key)
+    for key, name in TARGET_NAMES:
+        target, value = getattr(targets, key), figures.get(key)
         if target and value is not None and value > target:
             out.append(f"{name} {value:,.0f} ms > {float(target):,.0f} ms")
     return out
@@ -157,12 +155,8 @@ def sweep_report(entry: Mapping[str, Any], targets: Targets) -> dict[str, Any]:
 def targets_words(targets: Targets, binding: Binding | None) -> list[dict[str, Any]]:
     """The brief's targets in words, the binding one marked: [{"words", "binds"}]."""
     out = []
-    for key, name, value in (
-        ("ttft_p95_ms", "TTFT p95", targets.ttft_p95_ms),
-        ("itl_p95_ms", "ITL p95", targets.itl_p95_ms),
-        ("e2e_p99_ms", "E2E p99", targets.e2e_p99_ms),
-    ):
-        if value:
+    for key, name in TARGET_NAMES:
+        if value := getattr(targets, key):
             out.append(
                 {
                     "key": key,

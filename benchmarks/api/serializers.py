@@ -49,10 +49,10 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
 
     file = serializers.FileField(allow_empty_file=True, use_url=False)
     quote = serializers.PrimaryKeyRelatedField(
-        queryset=Quote.objects.select_related("accelerator"), required=False, allow_null=True
+        queryset=Quote.objects.select_related("accelerator"), allow_null=True, default=None
     )
     accelerator = SlugLookupField(
-        slug_field="slug", queryset=Accelerator.objects.all(), required=False, allow_null=True
+        slug_field="slug", queryset=Accelerator.objects.all(), allow_null=True, default=None
     )
     gpu_count = serializers.IntegerField(
         min_value=1,
@@ -72,14 +72,14 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
         "and a GPU count. Its precision is not asked; per-GPU figures are never computed.",
     )
     brief = serializers.PrimaryKeyRelatedField(
-        queryset=WorkloadBrief.objects.all(), required=False, allow_null=True
+        queryset=WorkloadBrief.objects.all(), allow_null=True, default=None
     )
     phase = serializers.ChoiceField(choices=Phase.choices, default=Phase.THROUGHPUT_LATENCY)
     model_profile = SlugLookupField(
         slug_field="slug",
         queryset=ModelProfile.objects.all(),
-        required=False,
         allow_null=True,
+        default=None,
         help_text="The model measured (slug); required only when the file does not say.",
     )
     precision = serializers.ChoiceField(
@@ -128,10 +128,6 @@ class BenchmarkResultInputSerializer(serializers.Serializer[None]):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if errors := candidate_errors(attrs):
             raise serializers.ValidationError(errors)
-        attrs.setdefault("quote", None)
-        attrs.setdefault("accelerator", None)
-        attrs.setdefault("brief", None)
-        attrs.setdefault("model_profile", None)
         attrs["phase"] = int(attrs["phase"])
         return attrs
 
@@ -164,7 +160,7 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
         help_text="A run against a hosted API: no accelerator, no GPU count, no per-GPU figure.",
     )
     model_warning = serializers.SerializerMethodField()
-    url = serializers.SerializerMethodField()
+    url = serializers.CharField(source="get_absolute_url", read_only=True)
     download_url = serializers.SerializerMethodField()
 
     class Meta:
@@ -222,9 +218,6 @@ class BenchmarkResultOutputSerializer(serializers.ModelSerializer[BenchmarkResul
     def get_model_warning(self, obj: BenchmarkResult) -> str | None:
         """Set when the result will not count as measured for its brief (another model)."""
         return model_warning(obj)
-
-    def get_url(self, obj: BenchmarkResult) -> str:
-        return obj.get_absolute_url()
 
     def get_download_url(self, obj: BenchmarkResult) -> str:
         return f"{obj.get_absolute_url()}download/"

@@ -11,7 +11,7 @@ from typing import Any
 import django_filters
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import exceptions, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
@@ -99,9 +99,17 @@ class CappedUploadView(APIView):
         if request.method == "POST" and declared_length_too_large(request._request):
             _reject_too_large(request, int(request.META["CONTENT_LENGTH"]))
 
-    def check_streamed(self, request: Request) -> None:
+    def read_input(
+        self, request: Request, serializer_class: type[serializers.Serializer[None]]
+    ) -> tuple[Any, dict[str, Any]]:
+        """The uploaded file(s) and the other fields, once the whole body streamed in."""
+        data = request.data
         if self.upload_handler is not None and self.upload_handler.too_large:
             _reject_too_large(request, self.upload_handler.received)
+        inp = serializer_class(data=data)
+        inp.is_valid(raise_exception=True)
+        values = dict(inp.validated_data)
+        return values.pop("file"), values
 
 
 class BenchmarkResultListCreateApi(CappedUploadView, ListAPIView[BenchmarkResult]):
@@ -136,12 +144,7 @@ class BenchmarkResultListCreateApi(CappedUploadView, ListAPIView[BenchmarkResult
         },
     )
     def post(self, request: Request) -> Response:
-        data = request.data
-        self.check_streamed(request)
-        inp = BenchmarkResultInputSerializer(data=data)
-        inp.is_valid(raise_exception=True)
-        values = dict(inp.validated_data)
-        upload = values.pop("file")
+        upload, values = self.read_input(request, BenchmarkResultInputSerializer)
         outcome = services.benchmark_result_ingest(
             acting_user=api_user(request), upload=upload, meta=services.UploadMeta(**values)
         )
@@ -170,12 +173,7 @@ class BenchmarkResultBatchApi(CappedUploadView):
         },
     )
     def post(self, request: Request) -> Response:
-        data = request.data
-        self.check_streamed(request)
-        inp = BenchmarkResultBatchInputSerializer(data=data)
-        inp.is_valid(raise_exception=True)
-        values = dict(inp.validated_data)
-        uploads = values.pop("file")
+        uploads, values = self.read_input(request, BenchmarkResultBatchInputSerializer)
         outcomes = services.benchmark_results_ingest_many(
             acting_user=api_user(request), uploads=uploads, meta=services.UploadMeta(**values)
         )
@@ -196,10 +194,7 @@ class BenchmarkResultBatchApi(CappedUploadView):
         if outcome.result is not None:
             context = {"request": request}
             out["result"] = BenchmarkResultOutputSerializer(outcome.result, context=context).data
-        if outcome.refusal is not None:
-            refusal = outcome.refusal
-            out |= {"detail": refusal.message, "code": refusal.code, "fields": refusal.fields}
-        return out
+        return out | outcome.refusal_fields()
 
 
 class BenchmarkResultDetailApi(RetrieveAPIView[BenchmarkResult]):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import json
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -32,7 +31,7 @@ from . import (
     vllm_offline,
 )
 from .errors import ParseError
-from .registry import CSV_HEADER, JSON_LIST, JSON_OBJECT, TEXT, Format
+from .registry import CSV_HEADER, JSON_LIST, JSON_OBJECT, TEXT, Format, ProgressFn
 from .types import ParsedResult, Percentiles
 
 HEAD_BYTES: Final = _head.HEAD_BYTES
@@ -46,8 +45,6 @@ __all__ = [
     "detect",
     "parse",
 ]
-
-ProgressFn = Callable[[float], None]
 
 _MODULES: Final = (
     vllm,
@@ -114,14 +111,6 @@ def _first(kind: str, value: Any) -> str | None:
     return None
 
 
-def _classify_object(obj: dict[str, Any]) -> str | None:
-    return _first(JSON_OBJECT, obj)
-
-
-def _classify_list(items: list[Any]) -> str | None:
-    return _first(JSON_LIST, items)
-
-
 def _cut_off(exc: json.JSONDecodeError, text: str) -> bool:
     """The JSON ends before its values close: an unterminated string (no closing quote up to
     the end) or an error at the very end of the text. That is a file cut off mid-way."""
@@ -156,7 +145,7 @@ def _sniff_json(text: str, label: str) -> tuple[str, Any]:
 
 def _classify_doc(obj: Any, label: str) -> tuple[str, Any]:
     if isinstance(obj, dict):
-        fid = _classify_object(obj)
+        fid = _first(JSON_OBJECT, obj)
         if fid is not None:
             return fid, ([obj] if fid in (sglang.FORMAT_ID, aiperf.JSONL_ID) else obj)
         keys = ", ".join(list(map(str, obj.keys()))[:12]) or "none"
@@ -166,7 +155,7 @@ def _classify_doc(obj: Any, label: str) -> tuple[str, Any]:
     if isinstance(obj, list):
         if not obj:
             raise ParseError(f"file{label} is an empty JSON array; tried: {_tried(JSON_RULES)}")
-        fid = _classify_list(obj)
+        fid = _first(JSON_LIST, obj)
         if fid is not None:
             return fid, obj
         first = obj[0]
@@ -210,7 +199,7 @@ def _classify_lines(objs: list[Any], label: str) -> tuple[str, Any]:
         return sglang.FORMAT_ID, objs
     if objs and all(isinstance(o, dict) and vllm.is_serve(vllm.normalise_keys(o)) for o in objs):
         return vllm.SERVE_ID, objs
-    kinds = {_classify_object(o) if isinstance(o, dict) else None for o in objs}
+    kinds = {_first(JSON_OBJECT, o) if isinstance(o, dict) else None for o in objs}
     raise ParseError(
         f"unrecognised JSON Lines file{label}: lines are not all AIPerf records, SGLang results or "
         f"vLLM serving results (per-line formats: {sorted(str(k) for k in kinds)})"

@@ -250,14 +250,8 @@ def combine_runs(
         else:
             label = _load_level(members_runs[0], members[0])
             points.append(_repeated_point(members_runs, members[0], label))
-    return ParsedResult(
-        format_id=head.format_id,
-        format_name=head.format_name,
-        tool_version=head.tool_version,
-        model=head.model,
-        metrics=head.metrics,
-        per_request=head.per_request,
-        discrepancies=head.discrepancies,
+    return dataclasses.replace(
+        head,
         notes=tuple(notes),
         runs=tuple(runs) if len(runs) > 1 else (),
         extra=extra,

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .types import (
+    LATENCY_FIELDS,
     MAX_REQUEST_SAMPLES,
     Metrics,
     OperatingPoint,
@@ -72,10 +73,7 @@ def operating_point(
         requests_per_s=metrics.request_throughput_rps,
         output_tokens_per_s=metrics.output_tokens_per_s,
         input_tokens_per_s=input_per_s,
-        ttft_ms=metrics.ttft_ms,
-        itl_ms=metrics.itl_ms,
-        tpot_ms=metrics.tpot_ms,
-        e2e_ms=metrics.e2e_ms,
+        **{family: getattr(metrics, family) for family in LATENCY_FIELDS},
         error_rate=error_rate,
         request_samples=request_samples(samples),
     )

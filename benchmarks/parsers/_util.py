@@ -1,8 +1,7 @@
-"""Shared helpers: value coercion/validation, percentiles, discrepancies, JSON loading."""
+"""Shared helpers: value coercion/validation, percentiles, discrepancies."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, TypeVar
@@ -13,6 +12,7 @@ from ._combine import combine_runs as combine_runs
 from ._percentiles import percentiles_in_place
 from ._points import is_serving, operating_point
 from .errors import ParseError
+from .registry import ProgressFn as ProgressFn
 from .types import (
     Discrepancy,
     FloatArray,
@@ -23,7 +23,6 @@ from .types import (
     Scalar,
 )
 
-ProgressFn = Callable[[float], None]
 T = TypeVar("T")
 
 #: Relative difference above which a file summary value is reported as a Discrepancy.
@@ -162,16 +161,6 @@ def scalars(mapping: Mapping[str, object], skip: Iterable[str] = ()) -> dict[str
     return out
 
 
-def load_json(text: str | bytes) -> Any:
-    """json.loads that turns every failure (incl. deep nesting) into ParseError."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ParseError("JSON nesting is too deep") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ParseError(f"invalid JSON: {exc}") from None
-
-
 # ----------------------------------------------------------------------------- percentiles
 
 
@@ -188,6 +177,11 @@ def percentiles_owned(finite: FloatArray) -> Percentiles | None:
     mean = float(finite.mean())
     p50, p95, p99 = percentiles_in_place(finite, PERCENTILE_QS)
     return Percentiles(p50, p95, p99, mean)
+
+
+def percentiles_where(values: FloatArray, mask: np.ndarray) -> Percentiles | None:
+    """Percentiles of the selected values that were recorded (not NaN)."""
+    return percentiles_owned(values[mask & ~np.isnan(values)])
 
 
 def maybe_percentiles(
@@ -407,6 +401,18 @@ class Builder:
             extra=dict(self.extra),
             operating_points=points,
         )
+
+
+def parse_each(
+    items: Sequence[T], parse_one: Callable[[int, T], ParsedResult], progress: ProgressFn | None
+) -> list[ParsedResult]:
+    """Every item of a file holding several runs parsed as one run, progress after each."""
+    runs = []
+    for i, item in enumerate(items):
+        runs.append(parse_one(i, item))
+        if progress is not None:
+            progress((i + 1) / len(items))
+    return runs
 
 
 def safe_div(num: float | None, den: float | None) -> float | None:

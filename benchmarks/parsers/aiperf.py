@@ -16,13 +16,13 @@ from ._util import (
     ProgressFn,
     get_path,
     percentiles_owned,
+    percentiles_where,
     safe_div,
-    to_number,
     to_str,
     unit_to_ms,
 )
 from .registry import CSV_HEADER, JSON_OBJECT, Format
-from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
+from .types import Metrics, ParsedResult, Percentiles, RequestSamples
 
 JSON_ID: Final = "aiperf-json"
 JSON_NAME: Final = "NVIDIA AIPerf summary (profile_export_aiperf.json)"
@@ -141,8 +141,6 @@ def parse_json(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pa
         tpot_ms=tpot,
         e2e_ms=e2e,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics, model=model, tool_version=to_str(obj.get("aiperf_version")))
 
 
@@ -193,8 +191,6 @@ def parse_csv(text: str, progress: ProgressFn | None = None) -> ParsedResult:
     if not stats.distributions and not stats.values:
         raise b.error(f"{CSV_NAME}: no 'Metric,avg,...' or 'Metric,Value' rows found")
     metrics = metrics_from_csv(b, stats)
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics)
 
 
@@ -287,9 +283,9 @@ def parse_jsonl(
         ),
         input_tokens_total=None if in_total is None else round(in_total),
         output_tokens_total=None if out_total is None else round(out_total),
-        ttft_ms=_pct(ttft, ok),
-        e2e_ms=_pct(e2e, ok),
-        tpot_ms=_pct(tpot, ok),
+        ttft_ms=percentiles_where(ttft, ok),
+        e2e_ms=percentiles_where(e2e, ok),
+        tpot_ms=percentiles_where(tpot, ok),
         itl_ms=percentiles_owned(np.array(pooled, dtype=np.float64)) if len(pooled) else None,
     )
     samples = RequestSamples(
@@ -301,8 +297,6 @@ def parse_jsonl(
         success=success,
         tpot_ms=tpot,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics_out, per_request=samples)
 
 
@@ -371,10 +365,6 @@ def _record_columns(
     )
 
 
-def _pct(values: FloatArray, mask: np.ndarray) -> Percentiles | None:
-    return percentiles_owned(values[mask & ~np.isnan(values)])
-
-
 def _rec_entry(metrics: Mapping[str, Any], *tags: str) -> Mapping[str, Any] | None:
     for tag in tags:
         entry = metrics.get(tag)
@@ -428,14 +418,10 @@ def _rec_list_ms(b: Builder, entry: Mapping[str, Any], i: int) -> list[float]:
         values = [values]
     out = []
     for value in values:
-        number = to_number_or_raise(b, value, f"record {i + 1} inter_chunk_latency")
+        number = b.value(value, f"record {i + 1} inter_chunk_latency", "ms")
         if number is not None:
             out.append(number * factor)
     return out
-
-
-def to_number_or_raise(b: Builder, value: object, label: str) -> float | None:
-    return b.wrap(lambda: to_number(value, b.where(label), "ms"))
 
 
 def is_csv_header(header: list[str]) -> bool:

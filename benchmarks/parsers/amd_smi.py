@@ -212,8 +212,6 @@ def parse(text: str, progress: ProgressFn | None = None) -> ParsedResult:
     if any(c in header for c in ("mem_usage_used_vram", "vram_used", "mem_usage_total_vram")):
         b.note("amd-smi memory is written as MB but counted in MiB; read as MiB")
     b.note("GPU telemetry only: no inference/training performance metrics")
-    if progress is not None:
-        progress(1.0)
     duration = (max(times) - min(times)) if len(times) > 1 else None
     return b.result(Metrics(gpus=len(gpus) or None, duration_s=duration))
 

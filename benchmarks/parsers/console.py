@@ -84,8 +84,6 @@ def parse(text: str, progress: ProgressFn | None = None) -> ParsedResult:
             f"{FORMAT_NAME}: no '==== Serving Benchmark Result ====' block"
         )
     runs = [_block(lines, i, models[i]) for i, lines in enumerate(blocks)]
-    if progress is not None:
-        progress(1.0)
     return combine_runs(runs, "result block")
 
 

@@ -11,16 +11,10 @@ class ParseError(Exception):
     succeeded but the content was invalid, else None.
     """
 
-    def __init__(
-        self,
-        message: str,
-        format_id: str | None = None,
-        tried: tuple[str, ...] = (),
-    ) -> None:
+    def __init__(self, message: str, format_id: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.format_id = format_id
-        self.tried = tried
 
     def __str__(self) -> str:
         return self.message

@@ -14,7 +14,9 @@ from ._util import (
     ProgressFn,
     combine_runs,
     get_path,
+    parse_each,
     percentiles_owned,
+    percentiles_where,
     safe_div,
     scalars,
     to_str,
@@ -122,8 +124,6 @@ def parse_json(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pa
         tpot_ms=tpot,
         e2e_ms=e2e,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics, model=model)
 
 
@@ -136,8 +136,6 @@ def parse_csv(text: str, progress: ProgressFn | None = None) -> ParsedResult:
     if metrics.ttft_ms is None:
         b.note("no TTFT row: probably a non-streaming run")
     b.note(TOKENIZER_NOTE)
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics)
 
 
@@ -145,11 +143,7 @@ def parse_perf_analyzer(obj: Mapping[str, Any], progress: ProgressFn | None = No
     exps = obj.get("experiments")
     if not isinstance(exps, list):
         raise Builder(PA_ID, PA_NAME).error(f"{PA_NAME}: 'experiments' must be a list")
-    runs = []
-    for i, exp in enumerate(exps):
-        runs.append(_experiment(obj, exp, i))
-        if progress is not None:
-            progress((i + 1) / len(exps))
+    runs = parse_each(exps, lambda i, exp: _experiment(obj, exp, i), progress)
     if not runs:
         raise Builder(PA_ID, PA_NAME).error(f"{PA_NAME}: no experiments in the file")
     return combine_runs(runs, "experiment")
@@ -227,9 +221,9 @@ def _experiment(obj: Mapping[str, Any], exp: object, index: int) -> ParsedResult
         request_throughput_rps=safe_div(float(completed), duration),
         concurrency=concurrency,
         request_rate=rate,
-        ttft_ms=percentiles_owned(ttft[ok & ~np.isnan(ttft)]) if streaming else None,
+        ttft_ms=percentiles_where(ttft, ok) if streaming else None,
         itl_ms=percentiles_owned(np.concatenate(gaps)) if gaps else None,
-        e2e_ms=percentiles_owned(e2e[ok & ~np.isnan(e2e)]),
+        e2e_ms=percentiles_where(e2e, ok),
     )
     nan = np.full(n, np.nan)
     samples = RequestSamples(

@@ -14,11 +14,12 @@ from ._util import (
     compare_percentiles,
     get_path,
     maybe_percentiles,
-    percentiles_owned,
+    parse_each,
+    percentiles_where,
     to_str,
 )
 from .registry import JSON_OBJECT, Format
-from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
+from .types import Metrics, ParsedResult, Percentiles, RequestSamples
 
 FORMAT_ID: Final = "guidellm"
 FORMAT_NAME: Final = "GuideLLM benchmark report (JSON)"
@@ -43,11 +44,9 @@ def parse(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedR
     meta = obj.get("metadata")
     version = to_str(get_path(meta, "guidellm_version"))
     layout = _layout(obj)
-    runs = []
-    for i, bench in enumerate(benches):
-        runs.append(_benchmark(obj, bench, i, version, layout))
-        if progress is not None:
-            progress((i + 1) / len(benches))
+    runs = parse_each(
+        benches, lambda i, bench: _benchmark(obj, bench, i, version, layout), progress
+    )
     return combine_runs(runs, "benchmark (load point)", plural="benchmarks (load points)")
 
 
@@ -147,8 +146,8 @@ def _benchmark(
     b.note("warmup/cooldown requests are excluded from GuideLLM metrics")
     samples = _samples(b, bench, completed)
     if samples is not None:
-        rec_ttft = _pct(samples.ttft_ms, samples.success)
-        rec_e2e = _pct(samples.e2e_ms, samples.success)
+        rec_ttft = percentiles_where(samples.ttft_ms, samples.success)
+        rec_e2e = percentiles_where(samples.e2e_ms, samples.success)
         compare_percentiles(b.discrepancies, "ttft_ms", ttft, rec_ttft)
         compare_percentiles(b.discrepancies, "e2e_ms", e2e, rec_e2e)
         ttft = rec_ttft or ttft
@@ -199,10 +198,6 @@ def _benchmark(
         e2e_ms=e2e,
     )
     return b.result(result_metrics, model=model, tool_version=version, per_request=samples)
-
-
-def _pct(values: FloatArray, mask: np.ndarray) -> Percentiles | None:
-    return percentiles_owned(values[mask & ~np.isnan(values)])
 
 
 def _samples(b: Builder, bench: Mapping[str, Any], completed: int | None) -> RequestSamples | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, replace
 
 from .types import ParsedResult, Scalar
 
@@ -86,15 +86,7 @@ class RunKey:
 
     @property
     def workload(self) -> RunKey:
-        return RunKey(
-            **{
-                f.name: getattr(self, f.name)
-                for f in fields(self)
-                if f.name not in ("concurrency", "request_rate")
-            },
-            concurrency=None,
-            request_rate=None,
-        )
+        return replace(self, concurrency=None, request_rate=None)
 
     def words(self) -> str:
         """The workload as a reader names it ("random 1024/1024", "sharegpt")."""

@@ -89,8 +89,6 @@ def _parse_summary_set(obj: Mapping[str, Any], progress: ProgressFn | None) -> P
             metrics = replace(run.metrics, concurrency=level)
             run = replace(run, metrics=metrics, operating_points=(operating_point(metrics, None),))
         runs.append(replace(run, extra={**run.extra, "member_key": str(key)}))
-    if progress is not None:
-        progress(1.0)
     note = f"one JSON object holding {len(runs)} LLMPerf summaries, one run per member"
     return combine_runs(runs, "LLMPerf summary", [note], plural="LLMPerf summaries")
 
@@ -117,8 +115,6 @@ def _summary(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> Pars
         e2e_ms=_summary_pct(b, obj, "end_to_end_latency_s"),
         tpot_ms=tpot,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(
         metrics, model=to_str(obj.get("model")), tool_version=to_str(obj.get("version"))
     )
@@ -184,8 +180,6 @@ def parse_individual(items: Sequence[Any], progress: ProgressFn | None = None) -
         success=success,
         tpot_ms=itl,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics, per_request=samples)
 
 

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ._util import Builder, ProgressFn, combine_runs, scalars, to_number, to_str
+from ._util import Builder, ProgressFn, combine_runs, scalars, to_str
 from .identity import run_key
 from .registry import CSV_HEADER, JSON_OBJECT, TEXT, Format
 from .types import Metrics, ParsedResult
@@ -39,8 +39,8 @@ def is_system(obj: object) -> bool:
 
 
 def _gpus(b: Builder, nodes: object, per_node: object) -> int | None:
-    n = b.wrap(lambda: to_number(nodes, b.where("number_of_nodes"), "count"))
-    per = b.wrap(lambda: to_number(per_node, b.where("accelerators_per_node"), "count"))
+    n = b.value(nodes, "number_of_nodes", "count")
+    per = b.value(per_node, "accelerators_per_node", "count")
     if per is None:
         return None
     return round((n or 1) * per)
@@ -65,8 +65,6 @@ def parse_inference(text: str, progress: ProgressFn | None = None) -> ParsedResu
         runs.append(_inference_row(record, line))
     if not runs:
         raise Builder(INFERENCE_ID, INFERENCE_NAME).error(f"{INFERENCE_NAME}: no data rows")
-    if progress is not None:
-        progress(1.0)
     if len({run_key(run).workload for run in runs}) > 1:
         return _several_results(runs)
     return combine_runs(
@@ -130,7 +128,7 @@ def _several_results(runs: list[ParsedResult]) -> ParsedResult:
 def _inference_row(rec: Mapping[str, str], line: int) -> ParsedResult:
     b = Builder(INFERENCE_ID, INFERENCE_NAME)
     units = rec.get("units", "")
-    result = b.wrap(lambda: to_number(rec.get("result"), b.where(f"Result (line {line})"), "any"))
+    result = b.value(rec.get("result"), f"Result (line {line})", "any")
     scenario = rec.get("scenario", "")
     unit_l = units.lower()
     rps = None
@@ -263,8 +261,6 @@ def parse_training(text: str, progress: ProgressFn | None = None) -> ParsedResul
         "scaling factor; this is a single run"
     )
     metrics = Metrics(time_to_target_s=ttt)
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics, model=to_str(value("submission_benchmark")))
 
 
@@ -289,8 +285,6 @@ def parse_system(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> 
     if isinstance(stack, dict):
         b.extra.update({f"software.{k}": v for k, v in scalars(stack).items()})
     b.note("system description only: no performance metrics")
-    if progress is not None:
-        progress(1.0)
     return b.result(Metrics(gpus=gpus), tool_version=None, model=None)
 
 

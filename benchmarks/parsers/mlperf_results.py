@@ -435,13 +435,9 @@ def _result(
         )
     return MLPerfResult(
         round=round_id,
-        division=match["division"],
-        submitter=match["submitter"],
-        system=match["system"],
-        benchmark=match["benchmark"],
+        **{key: match[key] for key in ("division", "submitter", "system", "benchmark", "scenario")},
         model=benchmark.model,
         accuracy_target=benchmark.accuracy_target,
-        scenario=match["scenario"],
         result_per_s=value,
         result_unit=benchmark.result_unit,
         samples_per_s=summary.samples_per_s,

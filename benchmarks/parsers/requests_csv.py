@@ -206,8 +206,6 @@ def parse(data: bytes, progress: ProgressFn | None = None) -> ParsedResult:
         tpot_ms=tpot,
         start_s=values.get("start_time"),
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics, per_request=samples)
 
 

@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from ._util import Builder, ProgressFn, maybe_percentiles, safe_div, scalars, to_str
 from .registry import JSON_OBJECT, Format
-from .types import Metrics, ParsedResult, Percentiles
+from .types import LATENCY_FIELDS, Metrics, ParsedResult, Percentiles
 
 FORMAT_ID: Final = "run-json"
 FORMAT_NAME: Final = "Run summary JSON (workbench template)"
@@ -36,7 +36,6 @@ INT_FIELDS: Final = (
     "output_tokens_total",
     "accepted_outputs",
 )
-PERCENTILE_FIELDS: Final = ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")
 KNOWN: Final = frozenset(
     {
         "kind",
@@ -55,7 +54,7 @@ KNOWN: Final = frozenset(
         *TRAINING_FIELDS,
         *INFERENCE_FIELDS,
         *INT_FIELDS,
-        *PERCENTILE_FIELDS,
+        *LATENCY_FIELDS,
     }
 )
 
@@ -80,7 +79,7 @@ def parse(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedR
         values[key] = b.num(obj, key, unit)
     for key in INT_FIELDS:
         values[key] = b.int_(obj, key)
-    for key in PERCENTILE_FIELDS:
+    for key in LATENCY_FIELDS:
         values[key] = _percentiles(b, obj.get(key), key)
     mfu = b.num(obj, "mfu", "percent")
     if mfu is not None and mfu > 1.0:
@@ -101,9 +100,8 @@ def parse(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedR
     rate = b.num(obj, "acceptance_rate", "ratio")
     if rate is None and kind == "media" and generated:
         rate = safe_div(float(accepted), float(generated)) if accepted is not None else None
-    accepted_outputs = values["accepted_outputs"]
-    if accepted_outputs is None and kind == "media":
-        accepted_outputs = accepted
+    if values["accepted_outputs"] is None and kind == "media":
+        values["accepted_outputs"] = accepted
     if kind == "training" and all(values[k] is None for k in TRAINING_FIELDS) and mfu is None:
         b.note("training run without any training metric")
     if kind == "media" and per_hour is None and generated is None:
@@ -115,37 +113,14 @@ def parse(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedR
     notes = obj.get("notes")
     if isinstance(notes, str) and notes:
         b.note(notes[:500])
+    # every other figure is read under its Metrics name (the template's keys)
     metrics = Metrics(
-        requests_completed=values["requests_completed"],
-        requests_failed=values["requests_failed"],
-        duration_s=duration,
-        request_throughput_rps=values["request_throughput_rps"],
-        output_tokens_per_s=values["output_tokens_per_s"],
-        total_tokens_per_s=values["total_tokens_per_s"],
-        input_tokens_total=values["input_tokens_total"],
-        output_tokens_total=values["output_tokens_total"],
-        concurrency=values["concurrency"],
-        request_rate=values["request_rate"],
-        ttft_ms=values["ttft_ms"],
-        itl_ms=values["itl_ms"],
-        tpot_ms=values["tpot_ms"],
-        e2e_ms=values["e2e_ms"],
-        accepted_outputs=accepted_outputs,
+        **values,
         acceptance_rate=rate,
-        gpus=gpus,
-        step_time_s=values["step_time_s"],
-        tokens_per_s=values["tokens_per_s"],
-        mfu=mfu,
-        time_to_target_s=values["time_to_target_s"],
-        checkpoint_write_s=values["checkpoint_write_s"],
-        checkpoint_restore_s=values["checkpoint_restore_s"],
-        restart_time_s=values["restart_time_s"],
         assets_per_hour=per_hour,
         assets_generated=generated,
         assets_accepted=accepted,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(
         metrics, tool_version=to_str(obj.get("tool_version")), model=to_str(obj.get("model"))
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 import numpy as np
@@ -16,9 +16,11 @@ from ._util import (
     compare_percentiles,
     float_array,
     maybe_percentiles,
+    parse_each,
     scalars,
     summarize_samples,
     to_str,
+    tpot_from,
 )
 from .registry import JSON_OBJECT, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
@@ -59,15 +61,10 @@ def is_sglang(obj: object) -> bool:
     )
 
 
-def parse_lines(
-    objs: Sequence[Mapping[str, Any]], progress: ProgressFn | None = None
-) -> ParsedResult:
-    runs = []
-    for i, obj in enumerate(objs):
-        runs.append(parse_one(obj))
-        if progress is not None:
-            progress((i + 1) / len(objs))
-    return combine_runs(runs, "run")
+def parse_lines(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
+    """JSON Lines of runs, one a line (a lone object: a file of one line)."""
+    objs = payload if isinstance(payload, list) else [payload]
+    return combine_runs(parse_each(objs, lambda _, obj: parse_one(obj), progress), "run")
 
 
 def parse_one(obj: Mapping[str, Any]) -> ParsedResult:
@@ -112,7 +109,7 @@ def parse_one(obj: Mapping[str, Any]) -> ParsedResult:
             if rec[name] is not None:
                 compare_percentiles(b.discrepancies, name, file_pct[name], rec[name])
                 metrics_pct[name] = rec[name]
-        compare(b.discrepancies, "requests_completed", _f(completed), _f(rec["requests_completed"]))
+        compare(b.discrepancies, "requests_completed", completed, rec["requests_completed"])
         failed = rec["requests_failed"]
     else:
         b.note("SGLang does not record failed requests (no 'failed' key, no per-request errors)")
@@ -190,10 +187,6 @@ def _server_args(info: object) -> Mapping[str, Any]:
     return {}
 
 
-def _f(value: int | None) -> float | None:
-    return None if value is None else float(value)
-
-
 def _per_request(
     obj: Mapping[str, Any], b: Builder
 ) -> tuple[RequestSamples | None, FloatArray | None]:
@@ -230,10 +223,7 @@ def _per_request(
         e2e = ttft + sums
         b.note("SGLang per-request data has no latencies: e2e = ttft + sum(itls)")
     out_tok = out_lens if out_lens is not None else np.full(n, np.nan)
-    tpot = np.full(n, np.nan)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        multi = (out_tok > 1) & np.isfinite(e2e)
-        np.divide(e2e - ttft, out_tok - 1.0, out=tpot, where=multi)
+    tpot = tpot_from(e2e, ttft, out_tok)
     b.note(f"percentiles recomputed from {n} per-request records (--output-details)")
     return (
         RequestSamples(
@@ -249,16 +239,12 @@ def _per_request(
     )
 
 
-def _parse_payload(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
-    return parse_lines(payload if isinstance(payload, list) else [payload], progress)
-
-
 FORMATS: Final = (
     Format(
         FORMAT_ID,
         FORMAT_NAME,
         "'total_output_tokens_retokenized' or mean_e2e_latency_ms + dataset_name",
-        _parse_payload,
+        parse_lines,
         is_sglang,
         JSON_OBJECT,
         50,

@@ -152,8 +152,6 @@ def parse_smi(text: str, progress: ProgressFn | None = None) -> ParsedResult:
     if first_stamp:
         b.extra["first_timestamp"] = first_stamp
     b.note("GPU telemetry only: no inference/training performance metrics")
-    if progress is not None:
-        progress(1.0)
     return b.result(Metrics(gpus=gpus, duration_s=duration))
 
 
@@ -206,8 +204,6 @@ def parse_dcgm(text: str, progress: ProgressFn | None = None) -> ParsedResult:
         b.extra["gpu_name"] = ", ".join(sorted(models))
     b.note("a DCGM scrape is a single instant unless many scrapes were concatenated")
     b.note("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION is in mJ since boot")
-    if progress is not None:
-        progress(1.0)
     return b.result(Metrics(gpus=len(gpus) or None))
 
 

@@ -195,8 +195,6 @@ def parse(text: str, progress: ProgressFn | None = None) -> ParsedResult:
         checkpoint_write_s=float(statistics.median(saves)) if saves else None,
         checkpoint_restore_s=float(statistics.median(loads)) if loads else None,
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics)
 
 

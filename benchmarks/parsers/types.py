@@ -16,6 +16,8 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
+#: the latency families of Metrics and OperatingPoint (Percentiles in ms)
+LATENCY_FIELDS = ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")
 #: JSON-safe scalar stored in :attr:`ParsedResult.extra`.
 Scalar = str | int | float | bool | None
 
@@ -60,17 +62,6 @@ class Percentiles:
     def is_empty(self) -> bool:
         return self.p50 is None and self.p95 is None and self.p99 is None and self.mean is None
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> Percentiles | None:
-        if not data:
-            return None
-        p = cls(*(_number(data.get(k)) for k in ("p50", "p95", "p99", "mean")))
-        return None if p.is_empty() else p
-
-
-def _number(value: Any) -> float | None:
-    return None if value is None else float(value)
-
 
 #: per-request (ttft_ms, itl_ms, e2e_ms, ok); None where the file does not carry the value
 RequestPoint = tuple[float | None, float | None, float | None, bool]
@@ -113,29 +104,6 @@ class OperatingPoint:
                 [_clean(t), _clean(i), _clean(e), bool(ok)] for t, i, e, ok in samples
             ]
         return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> OperatingPoint:
-        samples = data.get("request_samples")
-        return cls(
-            label=str(data.get("label") or ""),
-            concurrency=_number(data.get("concurrency")),
-            request_rate_per_s=_number(data.get("request_rate_per_s")),
-            requests_per_s=_number(data.get("requests_per_s")),
-            output_tokens_per_s=_number(data.get("output_tokens_per_s")),
-            input_tokens_per_s=_number(data.get("input_tokens_per_s")),
-            ttft_ms=Percentiles.from_dict(data.get("ttft_ms")),
-            itl_ms=Percentiles.from_dict(data.get("itl_ms")),
-            tpot_ms=Percentiles.from_dict(data.get("tpot_ms")),
-            e2e_ms=Percentiles.from_dict(data.get("e2e_ms")),
-            error_rate=_number(data.get("error_rate")),
-            repetitions=None if data.get("repetitions") is None else int(data["repetitions"]),
-            output_tokens_per_s_min=_number(data.get("output_tokens_per_s_min")),
-            output_tokens_per_s_max=_number(data.get("output_tokens_per_s_max")),
-            request_samples=None
-            if samples is None
-            else tuple((_number(t), _number(i), _number(e), bool(ok)) for t, i, e, ok in samples),
-        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,9 +19,11 @@ from ._util import (
     compare_percentiles,
     float_array,
     maybe_percentiles,
+    parse_each,
     scalars,
     summarize_samples,
     to_str,
+    tpot_from,
 )
 from .registry import JSON_LIST, JSON_OBJECT, Format
 from .types import FloatArray, Metrics, ParsedResult, Percentiles, RequestSamples
@@ -93,27 +95,18 @@ def is_pytorch(obj: object) -> bool:
 # ----------------------------------------------------------------------------- serving
 
 
-def parse_serve(obj: Mapping[str, Any], progress: ProgressFn | None = None) -> ParsedResult:
-    return _serve(obj, Builder(SERVE_ID, SERVE_NAME), progress)
-
-
-def parse_serve_lines(
-    objs: Sequence[Mapping[str, Any]], progress: ProgressFn | None
-) -> ParsedResult:
-    runs = []
-    for i, obj in enumerate(objs):
-        runs.append(_serve(obj, Builder(SERVE_ID, SERVE_NAME), None))
-        if progress is not None:
-            progress((i + 1) / len(objs))
+def parse_serve(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
+    """One serving result, or JSON Lines of them (``--append-result``)."""
+    if not isinstance(payload, list):
+        return _serve(payload, Builder(SERVE_ID, SERVE_NAME), progress)
+    runs = parse_each(
+        payload, lambda _, o: _serve(o, Builder(SERVE_ID, SERVE_NAME), None), progress
+    )
     return combine_runs(runs, "run", ["JSON Lines file (vLLM --append-result): one run per line"])
 
 
 def parse_sweep(objs: Sequence[Mapping[str, Any]], progress: ProgressFn | None) -> ParsedResult:
-    runs = []
-    for i, obj in enumerate(objs):
-        runs.append(_serve(obj, Builder(SWEEP_ID, SWEEP_NAME), None))
-        if progress is not None:
-            progress((i + 1) / len(objs))
+    runs = parse_each(objs, lambda _, o: _serve(o, Builder(SWEEP_ID, SWEEP_NAME), None), progress)
     return combine_runs(runs, "sweep run")
 
 
@@ -200,17 +193,15 @@ def _serve(
             if rec[name] is not None:
                 compare_percentiles(b.discrepancies, name, file_pct[name], rec[name])
                 metrics_pct[name] = rec[name]
-        compare(b.discrepancies, "requests_completed", _f(completed), _f(rec["requests_completed"]))
+        compare(b.discrepancies, "requests_completed", completed, rec["requests_completed"])
         if samples.success.shape[0] and not np.isnan(samples.input_tokens).all():
-            compare(
-                b.discrepancies, "input_tokens_total", _f(in_total), _f(rec["input_tokens_total"])
-            )
+            compare(b.discrepancies, "input_tokens_total", in_total, rec["input_tokens_total"])
         if samples.success.shape[0] and not np.isnan(samples.output_tokens).all():
             compare(
                 b.discrepancies,
                 "output_tokens_total",
-                _f(out_total),
-                _f(rec["output_tokens_total"]),
+                out_total,
+                rec["output_tokens_total"],
             )
         if completed is None or b.extra.get("no_token_requests"):
             completed = rec["requests_completed"]
@@ -259,10 +250,6 @@ def _serve(
         tool_version=to_str(obj.get("vllm_version")),
         per_request=samples,
     )
-
-
-def _f(value: int | float | None) -> float | None:
-    return None if value is None else float(value)
 
 
 def _file_percentiles(b: Builder, obj: Mapping[str, Any], family: str) -> Percentiles | None:
@@ -339,10 +326,7 @@ def _per_request(
     ttft_ms = ttft if ttft is not None else nan
     e2e_ms = latency if latency is not None else nan.copy()
     out_tok = out_lens if out_lens is not None else nan.copy()
-    tpot = np.full(n, np.nan)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        multi = (out_tok > 1) & np.isfinite(e2e_ms) & np.isfinite(ttft_ms)
-        np.divide(e2e_ms - ttft_ms, out_tok - 1.0, out=tpot, where=multi)
+    tpot = tpot_from(e2e_ms, ttft_ms, out_tok)
     samples = RequestSamples(
         ttft_ms=ttft_ms,
         e2e_ms=e2e_ms,
@@ -427,19 +411,12 @@ def _pool(
     return flat_ms, means, sums
 
 
-def parse_serve_any(payload: Any, progress: ProgressFn | None = None) -> ParsedResult:
-    """One serving result, or JSON Lines of them (``--append-result``)."""
-    if isinstance(payload, list):
-        return parse_serve_lines(payload, progress)
-    return parse_serve(payload, progress)
-
-
 FORMATS: Final = (
     Format(
         SERVE_ID,
         SERVE_NAME,
         "numeric request_throughput + mean_ttft_ms/output_throughput + completed/num_prompts",
-        parse_serve_any,
+        parse_serve,
         lambda o: is_serve(normalise_keys(o)),
         JSON_OBJECT,
         60,

@@ -56,8 +56,6 @@ def parse_latency(obj: Mapping[str, Any], progress: ProgressFn | None = None) ->
             b.extra[f"percentile_{key}_ms"] = number
     b.extra["iterations"] = int(arr.size)
     metrics = Metrics(e2e_ms=rec if rec is not None else file_p)
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics)
 
 
@@ -83,8 +81,6 @@ def parse_throughput(obj: Mapping[str, Any], progress: ProgressFn | None = None)
         request_throughput_rps=b.num(obj, "requests_per_second", "rate"),
         total_tokens_per_s=b.num(obj, "tokens_per_second", "rate"),
     )
-    if progress is not None:
-        progress(1.0)
     return b.result(metrics)
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from benchmarks.latency_verdict import Targets
 from benchmarks.plan_rules.types import (
     AUTO,
     MANUAL,
     SAFE_MEMORY_MARGIN,
     SERVING_CLASSES,
     BriefFacts,
-    ServiceTargets,
     StepSpec,
 )
 from core import workloads
@@ -66,9 +66,9 @@ def _memory_fit_steps(brief: BriefFacts) -> list[StepSpec]:
 _SWEEP = " A sweep passes at an operating point that meets every latency target of the brief."
 
 
-def _targets(brief: BriefFacts) -> ServiceTargets:
+def _targets(brief: BriefFacts) -> Targets:
     # The engine's service level: every target the brief states, streaming or not.
-    return ServiceTargets(
+    return Targets(
         ttft_p95_ms=brief.ttft_p95_ms,
         itl_p95_ms=brief.itl_p95_ms,
         e2e_p99_ms=brief.e2e_p99_ms,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.latency_verdict import Targets
 from core import workloads
 
 AUTO = "auto"
@@ -38,24 +39,12 @@ class BriefFacts:
 
 
 @dataclass(frozen=True, slots=True)
-class ServiceTargets:
-    """The brief's latency objectives together (None: no target).
-
-    A sweep is judged against all of them at once, as the comparison engine costs it: one
-    operating point has to meet every target, not each target at some point of its own.
-    """
-
-    ttft_p95_ms: float | None = None
-    itl_p95_ms: float | None = None
-    e2e_p99_ms: float | None = None
-    realtime: bool = True
-
-
-@dataclass(frozen=True, slots=True)
 class StepSpec:
     """One step: `check` names the automatic rule (None for manual steps).
 
-    `targets` is set on latency steps: every objective of the brief, to read a sweep.
+    `targets` is set on latency steps: every objective of the brief, to read a sweep against
+    all of them at once, as the comparison engine costs it (one operating point has to meet
+    every target, not each target at some point of its own).
     """
 
     phase: int
@@ -65,7 +54,7 @@ class StepSpec:
     kind: str
     check: str | None = None
     threshold: float | None = None
-    targets: ServiceTargets | None = None
+    targets: Targets | None = None
 
 
 @dataclass(frozen=True, slots=True)

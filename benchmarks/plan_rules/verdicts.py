@@ -10,7 +10,6 @@ from benchmarks.plan_rules.types import (
     PASSED,
     PENDING,
     ResultFacts,
-    ServiceTargets,
     StepSpec,
     Verdict,
 )
@@ -29,14 +28,6 @@ def _ms(value: float) -> str:
 
 
 _TARGET_OF = {"ttft_p95": "ttft_p95_ms", "itl_p95": "itl_p95_ms", "e2e_p99": "e2e_p99_ms"}
-
-
-def _service_level(targets: ServiceTargets) -> ServiceLevel:
-    return ServiceLevel(
-        ttft_p95_ms=targets.ttft_p95_ms,
-        itl_p95_ms=targets.itl_p95_ms,
-        e2e_p99_ms=targets.e2e_p99_ms,
-    )
 
 
 def _at(point: MeasuredPoint) -> str:
@@ -68,7 +59,7 @@ def _sweep_verdict(result: ResultFacts, spec: StepSpec) -> Verdict | None:
     targets = spec.targets
     if len(points) < 2 or targets is None:
         return None
-    verdict = _judge_sweep(points, _service_level(targets), targets.realtime)
+    verdict = _judge_sweep(points, targets.service_level, targets.realtime)
     if verdict is None and spec.threshold is not None:
         # Some target's figure is not in the file: judge this step's own target alone.
         alone = ServiceLevel(**{_TARGET_OF[spec.check or ""]: spec.threshold})

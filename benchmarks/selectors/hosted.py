@@ -42,10 +42,7 @@ def hosted_latency_for(
             continue  # nothing to judge the latency on
         found[route.pk] = {
             "result_id": result.pk,
-            "ttft_p95_ms": key["ttft_p95_ms"],
-            "itl_p95_ms": key["itl_p95_ms"],
-            "e2e_p99_ms": key["e2e_p99_ms"],
-            "concurrency": key["concurrency"],
+            **{k: key[k] for k in ("ttft_p95_ms", "itl_p95_ms", "e2e_p99_ms", "concurrency")},
             "model_name": result.model_name or route.model_name,
             "parsed_at": result.parsed_at.isoformat() if result.parsed_at else None,
         }

@@ -13,22 +13,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.core.files import File
 
 from benchmarks import access, parsers
-from benchmarks.errors import UploadRejected, UploadTooLarge
+from benchmarks.errors import UploadRejected
 from benchmarks.models import BenchmarkResult
 from benchmarks.services.asked import upload_asks
 from benchmarks.services.results import auto_precision, profile_for_name, stated_precision
 from benchmarks.services.uploads import (
     UploadMeta,
     benchmark_result_ingest,
+    checked_size,
     clean_filename,
     read_upload,
 )
-from benchmarks.upload_handlers import too_large_message, upload_cap_bytes
 from core.roles import require_role
 from core.values import finite_or_none
 
@@ -54,6 +54,13 @@ class FileOutcome:
         if self.refusal is not None:
             return "refused"
         return "created" if self.created else "existing"
+
+    def refusal_fields(self) -> dict[str, Any]:
+        """Why the file was refused, as the page and the API answer it (empty if stored)."""
+        refusal = self.refusal
+        if refusal is None:
+            return {}
+        return {"detail": refusal.message, "code": refusal.code, "fields": refusal.fields}
 
 
 def benchmark_results_ingest_many(
@@ -113,11 +120,7 @@ def benchmark_upload_check(*, acting_user: User, upload: File[bytes]) -> UploadC
     parser's reason for a file the upload would refuse."""
     require_role(acting_user, *access.BENCHMARK_UPLOADERS)
     filename = clean_filename(getattr(upload, "name", None))
-    size = int(upload.size or 0)
-    if size > upload_cap_bytes():
-        raise UploadTooLarge(too_large_message(size))
-    if size == 0:
-        raise UploadRejected("The file is empty.")
+    size = checked_size(upload)
     format_id, parsed = read_upload(upload, filename, size)
     name = parsers.FORMATS.get(format_id, format_id)
     if parsed is None:  # over the inline limit: parsed after its upload, asked on its page

@@ -284,12 +284,6 @@ def read_published(path: Path, *, round_id: str | None = None) -> MLPerfResults:
     return read_results_archive(path, round_id=round_id)
 
 
-def published_results_import_path(path: Path, *, round_id: str | None = None) -> ImportReport:
-    """Import a results folder or archive in the results repositories' layout."""
-    entries, skipped = entries_from_reader(read_published(path, round_id=round_id))
-    return published_results_import(entries, skipped)
-
-
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 
 

@@ -32,7 +32,7 @@ from benchmarks.parsers.types import ParsedResult
 from benchmarks.services.asked import check_asked
 from benchmarks.services.load import check_given_load, check_values
 from benchmarks.services.plans import benchmark_plans_refresh_for_result
-from benchmarks.services.results import FAILED_KEEP_BYTES, apply_parsed, scrub
+from benchmarks.services.results import FAILED_KEEP_BYTES, PARSE_TASK, apply_parsed, scrub
 from benchmarks.upload_handlers import too_large_message, upload_cap_bytes
 from core import jobs
 from core.audit import audit_record
@@ -43,8 +43,6 @@ from core.roles import require_role
 DEFAULT_INLINE_PARSE_MAX_BYTES = 5 * 1000 * 1000
 _EXTENSION = re.compile(r"^\.[a-z0-9]{1,10}$")
 _LOCK_SALT = 727_100
-
-PARSE_TASK = "benchmarks.tasks.benchmark_result_parse_task"
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +144,16 @@ def _candidate(meta: UploadMeta) -> tuple[Any, Any]:
     if not isinstance(meta.gpu_count, int) or meta.gpu_count < 1:
         raise UploadRejected("GPU count must be a whole number of at least 1.", field="gpu_count")
     return quote, (accelerator if accelerator is not None else quote.accelerator)
+
+
+def checked_size(upload: File[bytes]) -> int:
+    """The file's size, refused when it is over the cap or empty."""
+    size = int(upload.size or 0)
+    if size > upload_cap_bytes():
+        raise UploadTooLarge(too_large_message(size))
+    if size == 0:
+        raise UploadRejected("The file is empty.")
+    return size
 
 
 def _digest(upload: File[bytes]) -> str:
@@ -305,11 +313,7 @@ def _check_quota(user: User, size: int) -> None:
 def _ingest(user: User, upload: File[bytes], filename: str, meta: UploadMeta) -> IngestOutcome:
     quote, accelerator = _candidate(meta)
     check_values(concurrency=meta.concurrency, request_rate=meta.request_rate)
-    size = int(upload.size or 0)
-    if size > upload_cap_bytes():
-        raise UploadTooLarge(too_large_message(size))
-    if size == 0:
-        raise UploadRejected("The file is empty.")
+    size = checked_size(upload)
     _check_quota(user, size)
     digest = _digest(upload)
     if existing := _existing(user, digest, quote, accelerator, meta):

@@ -16,12 +16,11 @@ from benchmarks import access, services
 from benchmarks.forms import PlanCreateForm, StepCheckForm
 from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep, Phase
 from benchmarks.services.plans import plan_results
+from benchmarks.views.results import READERS, UPLOADERS
 from core.errors import DomainError, NotFound
 from core.forms import apply_domain_error
-from core.roles import STAFF_ROLES, has_role, role_required
+from core.roles import has_role, role_required
 
-READERS = tuple(STAFF_ROLES)
-WRITERS = tuple(access.BENCHMARK_UPLOADERS)
 _STATUS = BenchmarkPlanStep.Status
 
 
@@ -37,13 +36,13 @@ def plan_list(request: AuthedRequest) -> HttpResponse:
         )
         .order_by("-created_at")
     )
-    can_write = has_role(request.user, *WRITERS)
+    can_write = has_role(request.user, *UPLOADERS)
     context = {"plans": plans, "can_create": can_write, "can_upload": can_write}
     return render(request, "benchmarks/plan_list.html", context)
 
 
 @require_http_methods(["GET", "POST"])
-@role_required(*WRITERS)
+@role_required(*UPLOADERS)
 def plan_create(request: AuthedRequest) -> HttpResponse:
     """`?quote=&brief=` preselects the candidate; posting creates (or opens) its plan."""
     if request.method == "POST":
@@ -91,8 +90,8 @@ def _plan_context(
         "phases": phases,
         "totals": {s: sum(1 for x in steps if x.status == s) for s in _STATUS.values},
         "results": plan_results(plan),
-        "can_check": has_role(request.user, *WRITERS),
-        "can_upload": has_role(request.user, *WRITERS),
+        "can_check": has_role(request.user, *UPLOADERS),
+        "can_upload": has_role(request.user, *UPLOADERS),
     }
 
 
@@ -107,7 +106,7 @@ def plan_detail(request: AuthedRequest, plan_id: int) -> HttpResponse:
 
 
 @require_POST
-@role_required(*WRITERS)
+@role_required(*UPLOADERS)
 def plan_step_check(request: AuthedRequest, plan_id: int, step_id: int) -> HttpResponse:
     plan = access.access_plan(request.user, plan_id)
     form = StepCheckForm(request.POST, prefix=f"s{step_id}")

@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.http import AuthedRequest
-from benchmarks import access, services
+from benchmarks import services
 from benchmarks.errors import UploadRejected
 from benchmarks.forms import SERVING_ENGINES, UploadForm
 from benchmarks.services import FileOutcome
@@ -29,11 +29,10 @@ from benchmarks.upload_handlers import (
     install_capped_handler,
     upload_cap_bytes,
 )
+from benchmarks.views.results import UPLOADERS
 from benchmarks.workload import model_warning, workload_summary
 from core.forms import apply_domain_error
 from core.roles import role_required
-
-UPLOADERS = tuple(access.BENCHMARK_UPLOADERS)
 
 
 def _wants_json(request: AuthedRequest) -> bool:
@@ -71,13 +70,7 @@ def _outcome(outcome: FileOutcome) -> dict[str, Any]:
             "workload": workload_summary(result),
             "model_warning": model_warning(result),
         }
-    if outcome.refusal is not None:
-        out |= {
-            "detail": outcome.refusal.message,
-            "code": outcome.refusal.code,
-            "fields": outcome.refusal.fields,
-        }
-    return out
+    return out | outcome.refusal_fields()
 
 
 def _json_refusal(name: str, exc: UploadRejected) -> JsonResponse:

@@ -23,11 +23,17 @@ from benchmarks.models import PublishedResult
 from benchmarks.parsers.mlperf_results import read_results_tree
 from benchmarks.selectors.published import published_results_for
 from benchmarks.services import published
-from benchmarks.services.published import published_results_import_path
 from catalog.services.seed_data import catalog_load
 from tests.mlperf_tree import mlperf_results_tree
 
 pytestmark = pytest.mark.django_db
+
+
+def import_path(path: Path) -> published.ImportReport:
+    """A results folder or archive imported as the import command does."""
+    entries, skipped = published.entries_from_reader(published.read_published(path))
+    return published.published_results_import(entries, skipped)
+
 
 OFFLINE = """\
 Scenario : Offline
@@ -92,7 +98,7 @@ def _skipped_reasons(report: published.ImportReport) -> dict[str, str]:
 
 def test_a_tree_imports_its_valid_results_and_lists_the_others_with_their_reasons(tree):
     catalog_load()
-    report = published_results_import_path(tree)
+    report = import_path(tree)
     assert (report.created, report.updated, report.unchanged) == (1, 0, 0)
     row = PublishedResult.objects.get()
     assert row.round == "MLPerf Inference v4.1"
@@ -119,15 +125,15 @@ def test_a_tree_imports_its_valid_results_and_lists_the_others_with_their_reason
 
 def test_reimporting_is_idempotent_and_a_changed_figure_updates_in_place(tree):
     catalog_load()
-    published_results_import_path(tree)
-    again = published_results_import_path(tree)
+    import_path(tree)
+    again = import_path(tree)
     assert (again.created, again.updated, again.unchanged) == (0, 0, 1)
     _write(
         tree,
         _summary("Acme", "two_nodes", "llama2-70b-99", "Offline"),
         OFFLINE.replace("29445.0", "32000.0"),
     )
-    changed = published_results_import_path(tree)
+    changed = import_path(tree)
     assert (changed.created, changed.updated) == (0, 1)
     assert PublishedResult.objects.get().throughput_per_gpu == pytest.approx(2000.0)
 
@@ -137,7 +143,7 @@ def test_an_archive_imports_the_same(tree, tmp_path):
     archive = tmp_path / "inference_results_v4.1.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(tree, arcname="inference_results_v4.1")
-    report = published_results_import_path(archive)
+    report = import_path(archive)
     assert report.created == 1
     assert len(report.skipped) == 3
 
@@ -264,7 +270,7 @@ def test_a_serving_engine_named_only_in_the_software_stack_labels_the_result(tmp
     }
     _write(root, "closed/RedHat/systems/L40S-OpenShift.json", json.dumps(system))
     _write(root, _summary("RedHat", "L40S-OpenShift", "llama2-70b-99", "Offline"), OFFLINE)
-    assert published_results_import_path(root).created == 1
+    assert import_path(root).created == 1
     row = PublishedResult.objects.get()
     assert row.framework == "vLLM, CUDA 12.2"
     (item,) = published_results_for([row.accelerator_id], row.model_profile_id)
@@ -280,7 +286,7 @@ def test_a_serving_engine_named_only_in_the_software_stack_labels_the_result(tmp
 
 def test_a_framework_that_names_its_engine_is_kept_as_written(tree):
     catalog_load()
-    published_results_import_path(tree)
+    import_path(tree)
     row = PublishedResult.objects.get()
     assert row.framework == "TensorRT 10.2.0, CUDA 12.4"
     (item,) = published_results_for([row.accelerator_id], row.model_profile_id)
