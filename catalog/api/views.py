@@ -3,7 +3,6 @@ services; there is no PUT, PATCH or DELETE on anything versioned."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from django.db.models import Model, QuerySet
@@ -132,17 +131,13 @@ class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixi
         queryset = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(queryset)
         items = list(page if page is not None else queryset)
-        context = {**self.get_serializer_context(), "checklists": self._summaries(items)}
+        context = {**self.get_serializer_context(), "checklists": panels.checklist_summaries(items)}
         data = s.QuoteSerializer(items, many=True, context=context).data
         return self.get_paginated_response(data) if page is not None else Response(data)
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         context = {**self.get_serializer_context(), "market_position": True}
         return Response(s.QuoteSerializer(self.get_object(), context=context).data)
-
-    @staticmethod
-    def _summaries(items: Sequence[Quote]) -> dict[int, dict[str, Any]]:
-        return panels.checklist_summaries(items)
 
     def _created(self, quote: Quote) -> Response:
         fresh = self.get_queryset().get(pk=quote.pk)
