@@ -237,4 +237,10 @@ def model_create(request: AuthedRequest) -> HttpResponse:
     if profile := saved(request, form, lambda data: create(acting_user=request.user, data=data)):
         messages.success(request, f"Model {profile.name} added.")
         return redirect("catalog:model-list")
-    return render(request, "catalog/model_form.html", {"form": form}, status=form_status(request))
+    context = {
+        "form": form,
+        "title": "Add a custom model",
+        "submit": "Save the model",
+        "cancel": "catalog:model-list",
+    }
+    return render(request, "catalog/simple_form.html", context, status=form_status(request))
