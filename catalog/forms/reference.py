@@ -9,7 +9,7 @@ from django import forms
 from django.utils import timezone
 
 from accounts.models import Provider
-from catalog.forms.quotes import DATETIME_FORMAT
+from catalog.forms.quotes import DATETIME_FORMAT, DATETIME_WIDGET
 from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfile
 from catalog.services.imports import ImportKind
 from catalog.services.reference import API_ROUTE_FIELDS, MODEL_FIELDS, PROVIDER_FIELDS
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
     from briefs.models import WorkloadBrief
 
-_DT_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
 _DT_FORMATS = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]
 
 
@@ -139,7 +138,7 @@ class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
     class Meta:
         model = ModelApiRoute
         fields = ("provider", *API_ROUTE_FIELDS)
-        widgets = {"quoted_at": _DT_WIDGET, "valid_until": _DT_WIDGET}
+        widgets = {"quoted_at": DATETIME_WIDGET, "valid_until": DATETIME_WIDGET}
         help_texts = {
             "model_name": "The model as the API names it, e.g. 'llama-3.3-70b-instruct'.",
             "model_profile": "The catalog model it serves, if any (for memory and quality).",
@@ -215,7 +214,7 @@ class RfqForm(forms.Form):
     )
     term_months = forms.IntegerField(required=False, min_value=0, label="Term (months)")
     deadline = forms.DateTimeField(
-        widget=_DT_WIDGET,
+        widget=DATETIME_WIDGET,
         input_formats=_DT_FORMATS,
         help_text="Answers are accepted until then (UTC).",
     )
@@ -234,7 +233,7 @@ class RfqForm(forms.Form):
 
 class RfqReopenForm(forms.Form):
     deadline = forms.DateTimeField(
-        widget=_DT_WIDGET, input_formats=_DT_FORMATS, label="New deadline (UTC)"
+        widget=DATETIME_WIDGET, input_formats=_DT_FORMATS, label="New deadline (UTC)"
     )
 
 
