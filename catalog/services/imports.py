@@ -37,25 +37,6 @@ from core.audit import audit_record
 from core.models import AuditEvent
 from core.roles import require_role
 
-# Provider slug or name (normalised) → the cloud whose SkyPilot catalog lists it.
-PROVIDER_CLOUDS = {
-    "aws": "aws",
-    "amazonwebservices": "aws",
-    "gcp": "gcp",
-    "googlecloud": "gcp",
-    "azure": "azure",
-    "microsoftazure": "azure",
-    "lambda": "lambda",
-    "lambdalabs": "lambda",
-    "runpod": "runpod",
-    "nebius": "nebius",
-    "oci": "oci",
-    "oraclecloud": "oci",
-    "hyperstack": "hyperstack",
-    "cudo": "cudo",
-    "cudocompute": "cudo",
-    "primeintellect": "primeintellect",
-}
 CLOUD_NAMES = {
     "aws": "AWS",
     "gcp": "Google Cloud",
@@ -67,6 +48,15 @@ CLOUD_NAMES = {
     "hyperstack": "Hyperstack",
     "cudo": "Cudo Compute",
     "primeintellect": "Prime Intellect",
+}
+# Provider slug or name (normalised) → the cloud whose SkyPilot catalog lists it: each cloud's
+# key and name, and the other names its provider goes by.
+PROVIDER_CLOUDS = {
+    **{normalise_name(cloud): cloud for cloud in CLOUD_NAMES},
+    **{normalise_name(name): cloud for cloud, name in CLOUD_NAMES.items()},
+    "amazonwebservices": "aws",
+    "microsoftazure": "azure",
+    "lambdalabs": "lambda",
 }
 
 
