@@ -40,19 +40,7 @@ COMPARE_ROWS = [
     ("Segment", "segment", "", None),
     ("Launch year", "launch_year", "", None),
 ]
-SORTABLE = [
-    ("vendor", "Vendor"),
-    ("name", "Name"),
-    ("memory", "Memory (GB)"),
-    ("bandwidth", "TB/s"),
-    ("bf16", "BF16 TFLOPS"),
-    ("fp8", "FP8 TFLOPS"),
-    ("fp4", "FP4 TFLOPS"),
-    ("interconnect", "Interconnect GB/s"),
-    ("tdp", "TDP (W)"),
-    ("year", "Year"),
-    ("price", "Lowest USD / GPU-h"),
-]
+SORTABLE = [(key, heading) for key, (_, heading) in selectors.ACCELERATOR_SORTS.items()]
 # The column chooser: vendor and name always show; the rest can be hidden. The choice
 # lives in the URL (?cols=…, shareable) and is remembered in a cookie for the next visit.
 OPTIONAL_COLUMNS = [
