@@ -62,18 +62,10 @@ def _visible_columns(request: AuthedRequest) -> tuple[list[str], bool]:
     return [key for key in remembered if key in known] or known, False
 
 
+# The export's (header, attribute): every sortable column's field, the offers behind its
+# price, the segment.
 CSV_COLUMNS = [
-    ("vendor", "vendor"),
-    ("name", "name"),
-    ("memory_gb", "memory_gb"),
-    ("memory_bandwidth_tbps", "memory_bandwidth_tbps"),
-    ("bf16_dense_tflops", "bf16_dense_tflops"),
-    ("fp8_dense_tflops", "fp8_dense_tflops"),
-    ("fp4_dense_tflops", "fp4_dense_tflops"),
-    ("interconnect_gbps", "interconnect_gbps"),
-    ("tdp_w", "tdp_w"),
-    ("launch_year", "launch_year"),
-    ("lowest_usd_per_gpu_hour", "lowest_usd_per_gpu_hour"),
+    *((field, field) for field, _ in selectors.ACCELERATOR_SORTS.values()),
     ("current_usd_offers", "usd_offers"),
     ("segment", "segment"),
 ]
