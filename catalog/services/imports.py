@@ -190,15 +190,8 @@ def catalog_import(
         all_or_nothing = kind in ImportKind.ALL_OR_NOTHING_BY_DEFAULT
     outcome = ImportOutcome(kind=kind)
     if kind == ImportKind.SKYPILOT and provider is None:
-        raise _reject(
-            acting_user,
-            summary,
-            [
-                RowError(
-                    None, "provider", "Choose the provider (cloud) this SkyPilot catalog lists."
-                )
-            ],
-        )
+        choose = "Choose the provider (cloud) this SkyPilot catalog lists."
+        raise _reject(acting_user, summary, [RowError(None, "provider", choose)])
     if previous := _previous_import(sha256, kind, captured_on, scope):
         outcome.duplicate_of = f"{previous.created_at:%Y-%m-%d %H:%M} UTC by {previous.actor_name}"
         return outcome
