@@ -12,6 +12,7 @@ from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
 
 from accounts.http import api_user
 from accounts.models import Provider
@@ -98,13 +99,9 @@ class ProviderViewSet(
             return Provider.objects.none()
         return access.providers_for(api_user(self.request)).order_by("name")
 
-    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = s.ProviderSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        provider = services.provider_create(
-            acting_user=api_user(request), data=serializer.validated_data
-        )
-        return Response(s.ProviderSerializer(provider).data, status=status.HTTP_201_CREATED)
+    def perform_create(self, serializer: BaseSerializer[Provider]) -> None:
+        user, data = api_user(self.request), serializer.validated_data
+        serializer.instance = services.provider_create(acting_user=user, data=data)
 
 
 class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixin):
@@ -206,14 +203,11 @@ class ApiRouteViewSet(
             return ModelApiRoute.objects.none()
         return selectors.api_routes_list(api_user(self.request))
 
-    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = s.ApiRouteSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+    def perform_create(self, serializer: BaseSerializer[ModelApiRoute]) -> None:
         data = dict(serializer.validated_data)
-        route = services.api_route_create(
-            acting_user=api_user(request), data=data, provider=data.pop("provider")
+        serializer.instance = services.api_route_create(
+            acting_user=api_user(self.request), data=data, provider=data.pop("provider")
         )
-        return Response(s.ApiRouteSerializer(route).data, status=status.HTTP_201_CREATED)
 
 
 class FxRateViewSet(
@@ -231,13 +225,9 @@ class FxRateViewSet(
             return FxRate.objects.none()
         return selectors.fx_rates_list(api_user(self.request))
 
-    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = s.FxRateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        rate = services.fx_rate_create(
-            acting_user=api_user(request), data=serializer.validated_data
-        )
-        return Response(s.FxRateSerializer(rate).data, status=status.HTTP_201_CREATED)
+    def perform_create(self, serializer: BaseSerializer[FxRate]) -> None:
+        user, data = api_user(self.request), serializer.validated_data
+        serializer.instance = services.fx_rate_create(acting_user=user, data=data)
 
 
 class RfqViewSet(_Base[Rfq], mixins.ListModelMixin, mixins.RetrieveModelMixin):
