@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django import forms
+from django.db.models import Model
 from django.utils import timezone
 
 from accounts.models import Provider
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
     from briefs.models import WorkloadBrief
 
+_M = TypeVar("_M", bound=Model)
 _DT_FORMATS = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]
 
 
@@ -78,7 +80,15 @@ class AcceleratorListForm(forms.Form):
         ]
 
 
-class ModelProfileForm(forms.ModelForm[ModelProfile]):
+class _ShapeOnly(forms.ModelForm[_M]):
+    """A model's fields, shape only: the service applies the rules (uniqueness included), with
+    clearer messages, so the model's own checks are not run here."""
+
+    def _post_clean(self) -> None:
+        pass
+
+
+class ModelProfileForm(_ShapeOnly[ModelProfile]):
     aliases = forms.CharField(
         required=False,
         max_length=4000,
@@ -109,24 +119,15 @@ class ModelProfileForm(forms.ModelForm[ModelProfile]):
         text = self.cleaned_data.get("aliases") or ""
         return [part.strip() for part in re.split(r"[\n,]+", text) if part.strip()]
 
-    def _post_clean(self) -> None:  # the service applies the rules, with clearer messages
-        pass
 
-
-class ProviderForm(forms.ModelForm[Provider]):
+class ProviderForm(_ShapeOnly[Provider]):
     class Meta:
         model = Provider
         fields = PROVIDER_FIELDS
         help_texts = {"slug": "Short identifier used in files and the API, e.g. 'northwind'."}
 
-    def _post_clean(self) -> None:
-        pass
 
-    def validate_unique(self) -> None:
-        pass
-
-
-class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
+class ApiRouteForm(_ShapeOnly[ModelApiRoute]):
     processing_regions = forms.CharField(
         required=False,
         max_length=600,
@@ -165,9 +166,6 @@ class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
     def clean_processing_regions(self) -> list[str]:
         text = self.cleaned_data.get("processing_regions") or ""
         return [part.strip() for part in text.split(",") if part.strip()]
-
-    def _post_clean(self) -> None:
-        pass
 
 
 class FxRateForm(forms.Form):
