@@ -27,18 +27,6 @@ OUTLIER_MIN_PEERS = 4  # fewer prices than this give no quartiles worth the name
 FENCE_PLACES = Decimal("0.0001")
 
 
-def _quartiles(prices: list[Decimal]) -> tuple[Decimal, Decimal]:
-    ordered = sorted(prices)
-
-    def at(fraction: Decimal) -> Decimal:  # linear interpolation between closest ranks
-        pos = fraction * (len(ordered) - 1)
-        low = int(pos)
-        high = min(low + 1, len(ordered) - 1)
-        return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
-
-    return at(Decimal("0.25")), at(Decimal("0.75"))
-
-
 def market_position(price: Decimal, peers: list[Decimal]) -> dict[str, Any]:
     """Where `price` sits among `peers`: percentile (share priced below, ties counted half)
     and an outlier flag (Tukey fences, 1.5 x IQR, from OUTLIER_MIN_PEERS prices)."""
@@ -50,7 +38,8 @@ def market_position(price: Decimal, peers: list[Decimal]) -> dict[str, Any]:
     outlier = None
     fences = None
     if len(peers) >= OUTLIER_MIN_PEERS:
-        q1, q3 = _quartiles(peers)
+        # linear interpolation between closest ranks
+        q1, _, q3 = statistics.quantiles(peers, n=4, method="inclusive")
         iqr = q3 - q1
         low, high = q1 - Decimal("1.5") * iqr, q3 + Decimal("1.5") * iqr
         fences = [str(low.quantize(FENCE_PLACES)), str(high.quantize(FENCE_PLACES))]
