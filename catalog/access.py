@@ -6,7 +6,7 @@ start here (vendors see their own organisation only; others get the same 404 as 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db.models import QuerySet
 
@@ -23,24 +23,25 @@ writer_required = role_required(*CATALOG_WRITERS)
 fx_writer_required = role_required(*FX_WRITERS)
 vendor_required = role_required(Role.VENDOR)
 
+_Q = TypeVar("_Q", bound=QuerySet[Any])
+
+
+def _own(user: User, qs: _Q, field: str = "provider_id") -> _Q:
+    """All of `qs` for staff, a vendor's own organisation's rows, nothing for anyone else."""
+    if is_staff(user):
+        return qs
+    if is_vendor(user) and user.provider_id is not None:
+        return qs.filter(**{field: user.provider_id})
+    return qs.none()
+
 
 def providers_for(user: User) -> QuerySet[Provider]:
-    if is_staff(user):
-        return Provider.objects.all()
-    if is_vendor(user) and user.provider_id is not None:
-        return Provider.objects.filter(pk=user.provider_id)
-    return Provider.objects.none()
+    return _own(user, Provider.objects.all(), "pk")
 
 
 def quotes_for(user: User) -> QuoteQuerySet:
     """The only way code obtains Quotes on behalf of a user."""
-
-    qs = Quote.objects.select_related("provider", "accelerator", "entered_by", "rfq")
-    if is_staff(user):
-        return qs
-    if is_vendor(user) and user.provider_id is not None:
-        return qs.filter(provider_id=user.provider_id)
-    return qs.none()
+    return _own(user, Quote.objects.select_related("provider", "accelerator", "entered_by", "rfq"))
 
 
 def access_quote(user: User, quote_id: Any) -> Quote:
@@ -83,12 +84,7 @@ def model_profiles_for(user: User) -> QuerySet[ModelProfile]:
 
 
 def api_routes_for(user: User) -> QuerySet[ModelApiRoute]:
-    qs = ModelApiRoute.objects.select_related("provider", "model_profile")
-    if is_staff(user):
-        return qs
-    if is_vendor(user) and user.provider_id is not None:
-        return qs.filter(provider_id=user.provider_id)
-    return qs.none()
+    return _own(user, ModelApiRoute.objects.select_related("provider", "model_profile"))
 
 
 def fx_rates_for(user: User) -> QuerySet[FxRate]:

@@ -27,18 +27,6 @@ OUTLIER_MIN_PEERS = 4  # fewer prices than this give no quartiles worth the name
 FENCE_PLACES = Decimal("0.0001")
 
 
-def _quartiles(prices: list[Decimal]) -> tuple[Decimal, Decimal]:
-    ordered = sorted(prices)
-
-    def at(fraction: Decimal) -> Decimal:  # linear interpolation between closest ranks
-        pos = fraction * (len(ordered) - 1)
-        low = int(pos)
-        high = min(low + 1, len(ordered) - 1)
-        return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
-
-    return at(Decimal("0.25")), at(Decimal("0.75"))
-
-
 def market_position(price: Decimal, peers: list[Decimal]) -> dict[str, Any]:
     """Where `price` sits among `peers`: percentile (share priced below, ties counted half)
     and an outlier flag (Tukey fences, 1.5 x IQR, from OUTLIER_MIN_PEERS prices)."""
@@ -50,7 +38,8 @@ def market_position(price: Decimal, peers: list[Decimal]) -> dict[str, Any]:
     outlier = None
     fences = None
     if len(peers) >= OUTLIER_MIN_PEERS:
-        q1, q3 = _quartiles(peers)
+        # linear interpolation between closest ranks
+        q1, _, q3 = statistics.quantiles(peers, n=4, method="inclusive")
         iqr = q3 - q1
         low, high = q1 - Decimal("1.5") * iqr, q3 + Decimal("1.5") * iqr
         fences = [str(low.quantize(FENCE_PLACES)), str(high.quantize(FENCE_PLACES))]
@@ -78,32 +67,7 @@ def _basis(quote: Quote) -> str:
 def quote_market_position(quote: Quote) -> dict[str, Any] | None:
     """This quote's percentile among the public list prices current on its quoted date.
     None without a price per GPU-hour."""
-    if quote.price_per_gpu_hour is None:
-        return None
-    end = _day_end(quote.quoted_at)
-    # The query already leaves out quotes without a price; the filter narrows the type.
-    peers = [
-        peer
-        for peer in (
-            Quote.objects.filter(
-                is_public_list_price=True,
-                accelerator_id=quote.accelerator_id,
-                capacity_model=quote.capacity_model,
-                currency=quote.currency,
-                status=Quote.Status.SUBMITTED,
-                quoted_at__lte=end,
-                price_per_gpu_hour__isnull=False,
-            )
-            .exclude(pk=quote.pk)
-            .exclude(superseded_by__quoted_at__lte=end)
-            .exclude(superseded_by__status=Quote.Status.WITHDRAWN)
-            .values_list("price_per_gpu_hour", flat=True)
-        )
-        if peer is not None
-    ]
-    position = market_position(quote.price_per_gpu_hour, peers)
-    position["basis"] = _basis(quote)
-    return position
+    return market_positions([quote])[quote.pk]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +91,7 @@ _Key = tuple[int, str, str]  # accelerator, capacity model, currency
 
 
 def market_positions(quotes: Iterable[Quote]) -> dict[int, dict[str, Any] | None]:
-    """{quote id: its market position, as `quote_market_position` gives it} in one query:
+    """{quote id: its market position, None without a price per GPU-hour} in one query:
     the public list prices of every (accelerator, capacity model, currency) the quotes name,
     each with the quoted date and status of the version that replaced it."""
     wanted = list(quotes)

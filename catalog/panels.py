@@ -12,10 +12,7 @@ from typing import Any
 from catalog.models import Quote
 from checklist.selectors import quote_checklist_summaries, quote_checklist_summary
 
-
-def checklist_summary(quote: Quote) -> dict[str, Any] | None:
-    """The checklist app's summary of one quote."""
-    return quote_checklist_summary(quote)
+checklist_summary = quote_checklist_summary  # one quote's, for its page and the API
 
 
 def checklist_summaries(quotes: Iterable[Quote]) -> dict[int, dict[str, Any]]:

@@ -266,34 +266,32 @@ def judge(
                 f"{base}) and dearer than every other ask"
             )
     voices = ref.voices
-    if 0 < len(voices) < MIN_MARKET_OFFERS:
+    if voices:
         middle = Decimal(median(voices)).quantize(FOUR)
         ratio = (price_base / middle).quantize(Decimal("0.001"))
         reference.update(median=format(middle, "f"), ratio=format(ratio, "f"), voices=len(voices))
-        if (ratio > FEW_ABOVE or ratio < FEW_BELOW) and (by_staff or not listed):
-            far = True
-            staff.append(
-                f"{_plain(ratio)}× the median of {len(voices)} voices ({_plain(middle)} {base} "
-                f"{unit}): more than ten times off"
-            )
-            public.append("an order of magnitude away from the other offers for this accelerator")
-    if len(voices) >= MIN_MARKET_OFFERS:
-        middle = Decimal(median(voices)).quantize(FOUR)
-        ratio = (price_base / middle).quantize(Decimal("0.001"))
-        reference.update(median=format(middle, "f"), ratio=format(ratio, "f"), voices=len(voices))
-        # A vendor is judged against the voices only when no public price exists: otherwise
-        # whether it is refused would let it bracket its competitors' median by probing.
-        if _far(ratio) and (by_staff or not listed):
-            far = True
-            staff.append(
-                f"{_plain(ratio)}× the median of {len(voices)} voices ({_plain(middle)} {base} "
-                f"{unit}; one per vendor, each public list price its own)"
-            )
-            public.append(
-                "far from the other offers for this accelerator"
-                if not listed
-                else "far from the market reference for this accelerator"
-            )
+    # A vendor is judged against the voices only when no public price exists: otherwise
+    # whether it is refused would let it bracket its competitors' median by probing.
+    judged = bool(voices) and (by_staff or not listed)
+    few = len(voices) < MIN_MARKET_OFFERS
+    if judged and few and (ratio > FEW_ABOVE or ratio < FEW_BELOW):
+        far = True
+        staff.append(
+            f"{_plain(ratio)}× the median of {len(voices)} voices ({_plain(middle)} {base} "
+            f"{unit}): more than ten times off"
+        )
+        public.append("an order of magnitude away from the other offers for this accelerator")
+    elif judged and not few and _far(ratio):
+        far = True
+        staff.append(
+            f"{_plain(ratio)}× the median of {len(voices)} voices ({_plain(middle)} {base} "
+            f"{unit}; one per vendor, each public list price its own)"
+        )
+        public.append(
+            "far from the other offers for this accelerator"
+            if not listed
+            else "far from the market reference for this accelerator"
+        )
     band_reason = _band_reason(price_base, currency, band, band_what)
     if band_reason:
         far = True

@@ -50,18 +50,19 @@ if TYPE_CHECKING:
 
 QUOTE_PRICE_STEP = Decimal("0.0001")  # a quote price holds 4 decimals (catalog MONEY)
 
+# The accelerator list's sortable columns, in the page's order: key → (field, heading).
 ACCELERATOR_SORTS = {
-    "name": "name",
-    "vendor": "vendor",
-    "memory": "memory_gb",
-    "bandwidth": "memory_bandwidth_tbps",
-    "bf16": "bf16_dense_tflops",
-    "fp8": "fp8_dense_tflops",
-    "fp4": "fp4_dense_tflops",
-    "interconnect": "interconnect_gbps",
-    "tdp": "tdp_w",
-    "year": "launch_year",
-    "price": "lowest_usd_per_gpu_hour",
+    "vendor": ("vendor", "Vendor"),
+    "name": ("name", "Name"),
+    "memory": ("memory_gb", "Memory (GB)"),
+    "bandwidth": ("memory_bandwidth_tbps", "TB/s"),
+    "bf16": ("bf16_dense_tflops", "BF16 TFLOPS"),
+    "fp8": ("fp8_dense_tflops", "FP8 TFLOPS"),
+    "fp4": ("fp4_dense_tflops", "FP4 TFLOPS"),
+    "interconnect": ("interconnect_gbps", "Interconnect GB/s"),
+    "tdp": ("tdp_w", "TDP (W)"),
+    "year": ("launch_year", "Year"),
+    "price": ("lowest_usd_per_gpu_hour", "Lowest USD / GPU-h"),
 }
 
 # All versions of one quote: walk `supersedes` up to the first version and down to the
@@ -103,7 +104,7 @@ def accelerators_list(filters: Mapping[str, Any] | None = None) -> list[Accelera
     if filters.get("q"):
         qs = qs.filter(name__icontains=filters["q"])
     sort = filters.get("sort") or ""
-    field = ACCELERATOR_SORTS.get(sort.lstrip("-"))
+    field = ACCELERATOR_SORTS.get(sort.lstrip("-"), ("", ""))[0]
     if field and field != "lowest_usd_per_gpu_hour":
         ordered = (
             F(field).desc(nulls_last=True)

@@ -34,14 +34,11 @@ RACK_SCALE_MAX_GPUS = 72
 CLOCK_SKEW = timedelta(minutes=5)
 
 PRICES_ABOVE_ZERO = ("price_per_gpu_hour", "price_per_node", "overage_rate_per_gpu_hour")
-FEES_NOT_NEGATIVE = (
-    "support_per_year",
-    "storage_per_gb_month",
-    "egress_per_gb",
-    "snapshot_per_gb_month",
-    "public_ip_per_month",
-    "load_balancer_per_month",
-    "private_networking_per_month",
+# Every other bounded money figure of a quote is a fee: 0 when it is free, never negative.
+FEES_NOT_NEGATIVE = tuple(
+    f.name
+    for f in Quote._meta.concrete_fields
+    if getattr(f, "decimal_places", None) == 4 and limits_of(f) and f.name not in PRICES_ABOVE_ZERO
 )
 PURCHASE_REQUIRED = ("price_per_node", "amortisation_months")
 # One unit of any listed currency buys between 0.00001 (VND, IDR) and 10,000 units of the

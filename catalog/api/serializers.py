@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from django.db import models
 from rest_framework import serializers
 
-from accounts.models import Provider, User
+from accounts.models import Provider
 from catalog import panels, selectors
 from catalog.models import (
     Accelerator,
@@ -49,6 +49,11 @@ class _MoneyModelSerializer(serializers.ModelSerializer[_M]):
     }
 
 
+def _read_slug(slug_field: str = "slug", **options: Any) -> serializers.SlugRelatedField[Any]:
+    """A related object shown by its slug (a person by username), read-only."""
+    return serializers.SlugRelatedField(slug_field=slug_field, read_only=True, **options)
+
+
 class AcceleratorSerializer(serializers.ModelSerializer[Accelerator]):
     class Meta:
         model = Accelerator
@@ -56,9 +61,7 @@ class AcceleratorSerializer(serializers.ModelSerializer[Accelerator]):
 
 
 class ModelProfileSerializer(serializers.ModelSerializer[ModelProfile]):
-    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
+    created_by = _read_slug("username", allow_null=True)
 
     class Meta:
         model = ModelProfile
@@ -82,12 +85,8 @@ class ProviderSerializer(serializers.ModelSerializer[Provider]):
 class QuoteSerializer(_MoneyModelSerializer[Quote]):
     """A quote version as the API shows it, with its checklist summary."""
 
-    provider: serializers.SlugRelatedField[Provider] = serializers.SlugRelatedField(
-        slug_field="slug", read_only=True
-    )
-    accelerator: serializers.SlugRelatedField[Accelerator] = serializers.SlugRelatedField(
-        slug_field="slug", read_only=True
-    )
+    provider = _read_slug()
+    accelerator = _read_slug()
     entered_by = PersonField()
     # Blank when the price came from a document (`source_document`), so not always a URL.
     source_url = serializers.URLField(read_only=True, allow_blank=True)
@@ -231,9 +230,7 @@ class ApiRouteSerializer(_MoneyModelSerializer[ModelApiRoute]):
     model_profile = SlugLookupField(
         slug_field="slug", queryset=ModelProfile.objects.all(), required=False, allow_null=True
     )
-    entered_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
+    entered_by = _read_slug("username", allow_null=True)
     is_stale = serializers.SerializerMethodField()
     processing_regions = serializers.ListField(
         child=serializers.CharField(max_length=60),
@@ -273,9 +270,7 @@ class ApiRouteSerializer(_MoneyModelSerializer[ModelApiRoute]):
 
 
 class FxRateSerializer(_MoneyModelSerializer[FxRate]):
-    entered_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
+    entered_by = _read_slug("username", allow_null=True)
 
     class Meta:
         model = FxRate
@@ -287,15 +282,9 @@ class FxRateSerializer(_MoneyModelSerializer[FxRate]):
 class RfqSerializer(serializers.ModelSerializer[Rfq]):
     """Staff view of an RFQ: who is invited, which brief it comes from."""
 
-    accelerators: serializers.SlugRelatedField[Accelerator] = serializers.SlugRelatedField(
-        slug_field="slug", many=True, read_only=True
-    )
-    providers: serializers.SlugRelatedField[Provider] = serializers.SlugRelatedField(
-        slug_field="slug", many=True, read_only=True
-    )
-    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
-    )
+    accelerators = _read_slug(many=True)
+    providers = _read_slug(many=True)
+    created_by = _read_slug("username")
     is_open = serializers.SerializerMethodField()
 
     class Meta:
@@ -395,9 +384,7 @@ class CatalogImportSerializer(serializers.Serializer[CatalogImportJob]):
 
 
 class CatalogImportJobSerializer(serializers.ModelSerializer[CatalogImportJob]):
-    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
-    )
+    created_by = _read_slug("username")
 
     class Meta:
         model = CatalogImportJob

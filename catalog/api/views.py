@@ -3,7 +3,6 @@ services; there is no PUT, PATCH or DELETE on anything versioned."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from django.db.models import Model, QuerySet
@@ -13,6 +12,7 @@ from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer, Serializer
 
 from accounts.http import api_user
 from accounts.models import Provider
@@ -52,6 +52,13 @@ class CatalogRole(HasRole):
 
 
 SLUG_REGEX = "[-a-zA-Z0-9_]+"  # anything else (a NUL byte, say) is a plain 404
+
+
+def _valid(serializer_class: type[Serializer[Any]], request: Request) -> dict[str, Any]:
+    """The request's body, checked for shape (a 400 naming each field when it is not)."""
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
 
 
 class _Base(viewsets.GenericViewSet[_M]):
@@ -99,13 +106,9 @@ class ProviderViewSet(
             return Provider.objects.none()
         return access.providers_for(api_user(self.request)).order_by("name")
 
-    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = s.ProviderSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        provider = services.provider_create(
-            acting_user=api_user(request), data=serializer.validated_data
-        )
-        return Response(s.ProviderSerializer(provider).data, status=status.HTTP_201_CREATED)
+    def perform_create(self, serializer: BaseSerializer[Provider]) -> None:
+        user, data = api_user(self.request), serializer.validated_data
+        serializer.instance = services.provider_create(acting_user=user, data=data)
 
 
 class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixin):
@@ -132,7 +135,7 @@ class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixi
         queryset = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(queryset)
         items = list(page if page is not None else queryset)
-        context = {**self.get_serializer_context(), "checklists": self._summaries(items)}
+        context = {**self.get_serializer_context(), "checklists": panels.checklist_summaries(items)}
         data = s.QuoteSerializer(items, many=True, context=context).data
         return self.get_paginated_response(data) if page is not None else Response(data)
 
@@ -140,19 +143,13 @@ class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixi
         context = {**self.get_serializer_context(), "market_position": True}
         return Response(s.QuoteSerializer(self.get_object(), context=context).data)
 
-    @staticmethod
-    def _summaries(items: Sequence[Quote]) -> dict[int, dict[str, Any]]:
-        return panels.checklist_summaries(items)
-
     def _created(self, quote: Quote) -> Response:
         fresh = self.get_queryset().get(pk=quote.pk)
         return Response(s.QuoteSerializer(fresh).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.QuoteInputSerializer, responses={201: s.QuoteSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = s.QuoteInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
+        data = _valid(s.QuoteInputSerializer, request)
         provider, rfq_id = data.pop("provider", None), data.pop("rfq", None)
         is_public = data.pop("is_public_list_price", False)
         confirmed = data.pop("confirm_unusual_price", False)
@@ -172,9 +169,7 @@ class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixi
     def revise(self, request: Request, pk: str | None = None) -> Response:
         """Save a new version with the fields given; the old version is kept unchanged."""
         quote = self.get_object()
-        serializer = s.QuoteReviseInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
+        data = _valid(s.QuoteReviseInputSerializer, request)
         confirmed = data.pop("confirm_unusual_price", False)
         new = services.quote_revise(
             acting_user=api_user(request), quote=quote, data=data, confirm_unusual_price=confirmed
@@ -186,13 +181,8 @@ class QuoteViewSet(_Base[Quote], mixins.ListModelMixin, mixins.RetrieveModelMixi
     def withdraw(self, request: Request, pk: str | None = None) -> Response:
         """Withdraw: a new version with status withdrawn (nothing is deleted)."""
         quote = self.get_object()
-        serializer = s.QuoteWithdrawInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        new = services.quote_withdraw(
-            acting_user=api_user(request),
-            quote=quote,
-            reason=serializer.validated_data.get("reason", ""),
-        )
+        reason = _valid(s.QuoteWithdrawInputSerializer, request).get("reason", "")
+        new = services.quote_withdraw(acting_user=api_user(request), quote=quote, reason=reason)
         return self._created(new)
 
 
@@ -211,14 +201,11 @@ class ApiRouteViewSet(
             return ModelApiRoute.objects.none()
         return selectors.api_routes_list(api_user(self.request))
 
-    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = s.ApiRouteSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+    def perform_create(self, serializer: BaseSerializer[ModelApiRoute]) -> None:
         data = dict(serializer.validated_data)
-        route = services.api_route_create(
-            acting_user=api_user(request), data=data, provider=data.pop("provider")
+        serializer.instance = services.api_route_create(
+            acting_user=api_user(self.request), data=data, provider=data.pop("provider")
         )
-        return Response(s.ApiRouteSerializer(route).data, status=status.HTTP_201_CREATED)
 
 
 class FxRateViewSet(
@@ -236,13 +223,9 @@ class FxRateViewSet(
             return FxRate.objects.none()
         return selectors.fx_rates_list(api_user(self.request))
 
-    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = s.FxRateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        rate = services.fx_rate_create(
-            acting_user=api_user(request), data=serializer.validated_data
-        )
-        return Response(s.FxRateSerializer(rate).data, status=status.HTTP_201_CREATED)
+    def perform_create(self, serializer: BaseSerializer[FxRate]) -> None:
+        user, data = api_user(self.request), serializer.validated_data
+        serializer.instance = services.fx_rate_create(acting_user=user, data=data)
 
 
 class RfqViewSet(_Base[Rfq], mixins.ListModelMixin, mixins.RetrieveModelMixin):
@@ -261,20 +244,16 @@ class RfqViewSet(_Base[Rfq], mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     @extend_schema(request=s.RfqInputSerializer, responses={201: s.RfqSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = s.RfqInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        rfq = services.rfq_create(acting_user=api_user(request), data=serializer.validated_data)
+        data = _valid(s.RfqInputSerializer, request)
+        rfq = services.rfq_create(acting_user=api_user(request), data=data)
         return Response(s.RfqSerializer(rfq).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.RfqReopenInputSerializer, responses={200: s.RfqSerializer})
     @action(detail=True, methods=["post"])
     def reopen(self, request: Request, pk: str | None = None) -> Response:
         rfq = self.get_object()
-        serializer = s.RfqReopenInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        rfq = services.rfq_reopen(
-            acting_user=api_user(request), rfq=rfq, deadline=serializer.validated_data["deadline"]
-        )
+        deadline = _valid(s.RfqReopenInputSerializer, request)["deadline"]
+        rfq = services.rfq_reopen(acting_user=api_user(request), rfq=rfq, deadline=deadline)
         return Response(s.RfqSerializer(rfq).data)
 
 
@@ -302,9 +281,7 @@ class CatalogImportViewSet(_Base[CatalogImportJob]):
         responses={201: dict, 200: dict, 202: s.CatalogImportJobSerializer},
     )
     def create(self, request: Request) -> Response:
-        form = s.CatalogImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
+        data = _valid(s.CatalogImportSerializer, request)
         upload = data["file"]
         if upload.size > MAX_BYTES:
             raise exceptions.ValidationError({"file": [f"At most {MAX_BYTES // 1_000_000} MB."]})

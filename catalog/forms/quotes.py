@@ -20,6 +20,7 @@ from catalog.services.quotes import QUOTE_INPUT_FIELDS
 from core.forms import field_of, use_decimal_text
 
 DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
+_DATETIME_FORMATS = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S"]
 
 # Each group of the form starts at its first field; the others follow in the model's order.
 GROUP_STARTS = {
@@ -44,12 +45,10 @@ def _field_groups() -> list[tuple[str, list[str]]]:
 
 FIELD_GROUPS = _field_groups()
 
+DATETIME_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
+_DATETIMES = ("quoted_at", "valid_until", "capacity_available_from")
 _WIDGETS: dict[str, type[forms.Widget] | forms.Widget] = {
-    "quoted_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
-    "valid_until": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT),
-    "capacity_available_from": forms.DateTimeInput(
-        attrs={"type": "datetime-local"}, format=DATETIME_FORMAT
-    ),
+    **dict.fromkeys(_DATETIMES, DATETIME_WIDGET),
     "cancellation_terms": forms.Textarea(attrs={"rows": 2}),
     "notes": forms.Textarea(attrs={"rows": 2}),
 }
@@ -70,11 +69,8 @@ class QuoteForm(forms.Form):
         super().__init__(*args, **kwargs)
         for name in QUOTE_INPUT_FIELDS:
             self.fields[name] = copy.deepcopy(_MODEL_FIELDS[name])
-        for name in ("quoted_at", "valid_until", "capacity_available_from"):
-            field_of(self, name, forms.DateTimeField).input_formats = [
-                DATETIME_FORMAT,
-                "%Y-%m-%d %H:%M:%S",
-            ]
+        for name in _DATETIMES:
+            field_of(self, name, forms.DateTimeField).input_formats = _DATETIME_FORMATS
         accelerator = field_of(self, "accelerator", forms.ModelChoiceField)
         accelerator.queryset = Accelerator.objects.order_by("vendor", "name")
         if rfq is not None and rfq.accelerators.exists():

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django import forms
+from django.db.models import Model
 from django.utils import timezone
 
 from accounts.models import Provider
-from catalog.forms.quotes import DATETIME_FORMAT
+from catalog.forms.quotes import DATETIME_FORMAT, DATETIME_WIDGET
 from catalog.models import Accelerator, CapacityModel, ModelApiRoute, ModelProfile
 from catalog.services.imports import ImportKind
 from catalog.services.reference import API_ROUTE_FIELDS, MODEL_FIELDS, PROVIDER_FIELDS
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
     from briefs.models import WorkloadBrief
 
-_DT_WIDGET = forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
+_M = TypeVar("_M", bound=Model)
 _DT_FORMATS = [DATETIME_FORMAT, "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]
 
 
@@ -79,7 +80,15 @@ class AcceleratorListForm(forms.Form):
         ]
 
 
-class ModelProfileForm(forms.ModelForm[ModelProfile]):
+class _ShapeOnly(forms.ModelForm[_M]):
+    """A model's fields, shape only: the service applies the rules (uniqueness included), with
+    clearer messages, so the model's own checks are not run here."""
+
+    def _post_clean(self) -> None:
+        pass
+
+
+class ModelProfileForm(_ShapeOnly[ModelProfile]):
     aliases = forms.CharField(
         required=False,
         max_length=4000,
@@ -110,24 +119,15 @@ class ModelProfileForm(forms.ModelForm[ModelProfile]):
         text = self.cleaned_data.get("aliases") or ""
         return [part.strip() for part in re.split(r"[\n,]+", text) if part.strip()]
 
-    def _post_clean(self) -> None:  # the service applies the rules, with clearer messages
-        pass
 
-
-class ProviderForm(forms.ModelForm[Provider]):
+class ProviderForm(_ShapeOnly[Provider]):
     class Meta:
         model = Provider
         fields = PROVIDER_FIELDS
         help_texts = {"slug": "Short identifier used in files and the API, e.g. 'northwind'."}
 
-    def _post_clean(self) -> None:
-        pass
 
-    def validate_unique(self) -> None:
-        pass
-
-
-class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
+class ApiRouteForm(_ShapeOnly[ModelApiRoute]):
     processing_regions = forms.CharField(
         required=False,
         max_length=600,
@@ -139,7 +139,7 @@ class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
     class Meta:
         model = ModelApiRoute
         fields = ("provider", *API_ROUTE_FIELDS)
-        widgets = {"quoted_at": _DT_WIDGET, "valid_until": _DT_WIDGET}
+        widgets = {"quoted_at": DATETIME_WIDGET, "valid_until": DATETIME_WIDGET}
         help_texts = {
             "model_name": "The model as the API names it, e.g. 'llama-3.3-70b-instruct'.",
             "model_profile": "The catalog model it serves, if any (for memory and quality).",
@@ -166,9 +166,6 @@ class ApiRouteForm(forms.ModelForm[ModelApiRoute]):
     def clean_processing_regions(self) -> list[str]:
         text = self.cleaned_data.get("processing_regions") or ""
         return [part.strip() for part in text.split(",") if part.strip()]
-
-    def _post_clean(self) -> None:
-        pass
 
 
 class FxRateForm(forms.Form):
@@ -215,7 +212,7 @@ class RfqForm(forms.Form):
     )
     term_months = forms.IntegerField(required=False, min_value=0, label="Term (months)")
     deadline = forms.DateTimeField(
-        widget=_DT_WIDGET,
+        widget=DATETIME_WIDGET,
         input_formats=_DT_FORMATS,
         help_text="Answers are accepted until then (UTC).",
     )
@@ -234,7 +231,7 @@ class RfqForm(forms.Form):
 
 class RfqReopenForm(forms.Form):
     deadline = forms.DateTimeField(
-        widget=_DT_WIDGET, input_formats=_DT_FORMATS, label="New deadline (UTC)"
+        widget=DATETIME_WIDGET, input_formats=_DT_FORMATS, label="New deadline (UTC)"
     )
 
 

@@ -14,7 +14,6 @@ MAX_BYTES = 20_000_000
 MAX_ROWS = 200_000
 MAX_COLUMNS = 60
 MAX_CELL_CHARS = 2_000
-MAX_ERRORS = 1_000  # past this the file is clearly not the expected format
 FORMULA_PREFIXES = ("=", "@", "\t", "\r")
 EXTRA_CELLS = "__extra_cells__"
 

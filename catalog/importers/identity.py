@@ -129,9 +129,8 @@ def _forms(text: str) -> list[str]:
 
 
 def _memory_of(text: str) -> float | None:
-    for match in _MEMORY.finditer(text):
-        return float(match.group(1))
-    return None
+    match = _MEMORY.search(text)
+    return float(match.group(1)) if match else None
 
 
 def gpu_info_memory_gb(gpu_info: str) -> float | None:

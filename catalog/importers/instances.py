@@ -141,19 +141,12 @@ INSTANCE_GPUS: dict[str, tuple[InstanceGpu, ...]] = {
 }
 # An aggregator's instance type names the cloud it resells (`hyperstack__1xH100_80GB__28__180`
 # on Prime Intellect) and its `UpstreamCloudId` that cloud's own instance type: the upstream's
-# table applies to it.
+# table applies to it (every cloud with a table is named as itself, two also otherwise).
 AGGREGATOR_TYPE = re.compile(r"(?P<upstream>[a-z0-9]+)__\d+x.+")
 UPSTREAM_CLOUDS = {
-    "hyperstack": "hyperstack",
-    "datacrunch": "datacrunch",
+    **{cloud: cloud for cloud in (*INSTANCE_GPUS, "runpod")},
     "verda": "datacrunch",
     "lambdalabs": "lambda",
-    "lambda": "lambda",
-    "runpod": "runpod",
-    "aws": "aws",
-    "azure": "azure",
-    "gcp": "gcp",
-    "oci": "oci",
 }
 
 # RunPod's instance types are "<count>x_<GPU>_<SECURE|COMMUNITY>"; the GPU part (normalised) is

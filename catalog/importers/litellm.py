@@ -45,8 +45,7 @@ PRICE_KINDS = {
     "cache_creation_input_token_cost": "cache_write_per_m",
 }
 TIER_KEY = re.compile(
-    r"^(?P<kind>input_cost_per_token|output_cost_per_token|cache_read_input_token_cost"
-    r"|cache_creation_input_token_cost)"
+    f"^(?P<kind>{'|'.join(PRICE_KINDS)})"
     r"(?:_(?P<tier>batches|priority|flex|above_(?P<k>\d+)k_tokens|above_1hr))?$"
 )
 SKIP_ALIAS = "alias of another entry (the target entry is imported)"

@@ -70,11 +70,7 @@ def provider_candidates(litellm_provider: str) -> list[str]:
     names = [raw, *LITELLM_PROVIDER_ALIASES.get(raw, ())]
     if raw.endswith("_ai"):
         names.append(raw[: -len("_ai")])
-    out: list[str] = []
-    for name in names:
-        if normalise_name(name) and normalise_name(name) not in out:
-            out.append(normalise_name(name))
-    return out
+    return [key for key in dict.fromkeys(normalise_name(name) for name in names) if key]
 
 
 def normalise_name(name: str) -> str:

@@ -5,6 +5,8 @@ Row numbers are spreadsheet rows: the header is row 1, the first quote row 2.
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,14 +87,11 @@ class PriceListRow:
 
 
 def template_csv() -> str:
-    lines = [",".join(COLUMNS)]
-    for example in TEMPLATE_ROWS:
-        lines.append(",".join(_quote_cell(example.get(c, "")) for c in COLUMNS))
-    return "\r\n".join(lines) + "\r\n"
-
-
-def _quote_cell(value: str) -> str:
-    return f'"{value}"' if "," in value or '"' in value else value
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\r\n")
+    writer.writeheader()
+    writer.writerows(TEMPLATE_ROWS)
+    return out.getvalue()
 
 
 def parse_price_list(data: bytes) -> ParseResult[PriceListRow]:

@@ -24,8 +24,8 @@ from catalog.models import ModelApiRoute, Quote
 from catalog.services.import_plans import Planned, legacy_key
 from catalog.services.quotes import (
     IMPORT_FIELDS,
-    LINEAGE_FIELDS,
     QUOTE_INPUT_FIELDS,
+    next_version,
     quote_revise,
     quote_withdraw,
 )
@@ -157,20 +157,11 @@ def _version_of(
 ) -> Quote:
     """The next version of `old`: the import's values (a revision) or old's (a withdrawal)."""
     values = {f: getattr(source or old, f) for f in QUOTE_INPUT_FIELDS}
-    lineage = {f: getattr(old, f) for f in (*LINEAGE_FIELDS, *IMPORT_FIELDS)}
-    if source is not None:
-        lineage.update({f: getattr(source, f) for f in IMPORT_FIELDS})
-    else:
+    if source is None:
         values["notes"] = f"Withdrawn: {reason}"
-    status = Quote.Status.SUBMITTED if source is not None else Quote.Status.WITHDRAWN
-    return Quote(
-        **values,
-        **lineage,
-        version=old.version + 1,
-        supersedes=old,
-        status=status,
-        entered_by=acting_user,
-    )
+        return next_version(acting_user, old, values, Quote.Status.WITHDRAWN)
+    imported = {f: getattr(source, f) for f in IMPORT_FIELDS}
+    return next_version(acting_user, old, values, Quote.Status.SUBMITTED, imported)
 
 
 def _bulk_versions(

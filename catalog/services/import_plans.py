@@ -7,6 +7,7 @@ key instead of adding a second one. Nothing here writes to the database.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -189,11 +190,7 @@ def skypilot_plan(
             groups.setdefault((row.title, row.region, capacity, price), []).append(
                 (row, accelerator)
             )
-    prices_per_offer: dict[tuple[str, str, str], int] = {}
-    for title, region, capacity, _ in groups:
-        prices_per_offer[(title, region, capacity)] = (
-            prices_per_offer.get((title, region, capacity), 0) + 1
-        )
+    prices_per_offer = Counter((title, region, capacity) for title, region, capacity, _ in groups)
     for (title, region, capacity, price), members in groups.items():
         row, accelerator = members[0]
         zones = sorted({r.zone for r, _ in members if r.zone})

@@ -37,25 +37,6 @@ from core.audit import audit_record
 from core.models import AuditEvent
 from core.roles import require_role
 
-# Provider slug or name (normalised) → the cloud whose SkyPilot catalog lists it.
-PROVIDER_CLOUDS = {
-    "aws": "aws",
-    "amazonwebservices": "aws",
-    "gcp": "gcp",
-    "googlecloud": "gcp",
-    "azure": "azure",
-    "microsoftazure": "azure",
-    "lambda": "lambda",
-    "lambdalabs": "lambda",
-    "runpod": "runpod",
-    "nebius": "nebius",
-    "oci": "oci",
-    "oraclecloud": "oci",
-    "hyperstack": "hyperstack",
-    "cudo": "cudo",
-    "cudocompute": "cudo",
-    "primeintellect": "primeintellect",
-}
 CLOUD_NAMES = {
     "aws": "AWS",
     "gcp": "Google Cloud",
@@ -67,6 +48,15 @@ CLOUD_NAMES = {
     "hyperstack": "Hyperstack",
     "cudo": "Cudo Compute",
     "primeintellect": "Prime Intellect",
+}
+# Provider slug or name (normalised) → the cloud whose SkyPilot catalog lists it: each cloud's
+# key and name, and the other names its provider goes by.
+PROVIDER_CLOUDS = {
+    **{normalise_name(cloud): cloud for cloud in CLOUD_NAMES},
+    **{normalise_name(name): cloud for cloud, name in CLOUD_NAMES.items()},
+    "amazonwebservices": "aws",
+    "microsoftazure": "azure",
+    "lambdalabs": "lambda",
 }
 
 
@@ -200,15 +190,8 @@ def catalog_import(
         all_or_nothing = kind in ImportKind.ALL_OR_NOTHING_BY_DEFAULT
     outcome = ImportOutcome(kind=kind)
     if kind == ImportKind.SKYPILOT and provider is None:
-        raise _reject(
-            acting_user,
-            summary,
-            [
-                RowError(
-                    None, "provider", "Choose the provider (cloud) this SkyPilot catalog lists."
-                )
-            ],
-        )
+        choose = "Choose the provider (cloud) this SkyPilot catalog lists."
+        raise _reject(acting_user, summary, [RowError(None, "provider", choose)])
     if previous := _previous_import(sha256, kind, captured_on, scope):
         outcome.duplicate_of = f"{previous.created_at:%Y-%m-%d %H:%M} UTC by {previous.actor_name}"
         return outcome

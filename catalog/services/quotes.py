@@ -156,7 +156,7 @@ def _check(
 ) -> dict[str, Any] | None:
     lineage = [replacing.pk] if replacing is not None else []
     if values.get("capacity_model") == CapacityModel.PURCHASE:
-        check = purchase_price_check(
+        return purchase_price_check(
             accelerator_id=accelerator.pk,
             currency=str(values.get("currency") or ""),
             price_per_node=values.get("price_per_node"),
@@ -165,17 +165,15 @@ def _check(
             provider_id=provider.pk,
             by_staff=by_staff,
         )
-    else:
-        check = price_check(
-            accelerator_id=accelerator.pk,
-            capacity_model=str(values.get("capacity_model")),
-            currency=str(values.get("currency") or ""),
-            price=values.get("price_per_gpu_hour"),
-            lineage_ids=lineage,
-            provider_id=provider.pk,
-            by_staff=by_staff,
-        )
-    return check
+    return price_check(
+        accelerator_id=accelerator.pk,
+        capacity_model=str(values.get("capacity_model")),
+        currency=str(values.get("currency") or ""),
+        price=values.get("price_per_gpu_hour"),
+        lineage_ids=lineage,
+        provider_id=provider.pk,
+        by_staff=by_staff,
+    )
 
 
 def quotes_rejudge(*, acting_user: User, currency: str) -> int:
@@ -220,7 +218,7 @@ def quotes_rejudge(*, acting_user: User, currency: str) -> int:
 
 
 def _audit_summary(quote: Quote) -> dict[str, Any]:
-    price = quote.price_per_gpu_hour if quote.price_per_gpu_hour is not None else None
+    price = quote.price_per_gpu_hour
     return {
         "provider": quote.provider.slug,
         "accelerator": quote.accelerator.slug,
@@ -323,7 +321,7 @@ def _lock_current(acting_user: User, quote: Quote, *, withdrawing: bool = False)
     return locked
 
 
-def _next_version(
+def next_version(
     acting_user: User,
     old: Quote,
     values: dict[str, Any],
@@ -331,21 +329,28 @@ def _next_version(
     imported: Mapping[str, Any] | None = None,
     flags: Mapping[str, Any] | None = None,
 ) -> Quote:
+    """The unsaved version after `old`: these input values, old's lineage and import fields
+    (the `imported` ones replacing them), the service's flags."""
     lineage = {field: getattr(old, field) for field in (*LINEAGE_FIELDS, *IMPORT_FIELDS)}
     lineage.update({k: v for k, v in (imported or {}).items() if k in IMPORT_FIELDS})
+    return Quote(
+        **values,
+        **lineage,
+        **(flags or {}),
+        version=old.version + 1,
+        supersedes=old,
+        status=status,
+        entered_by=acting_user,
+    )
+
+
+def _saved(new: Quote) -> Quote:
     try:
         with transaction.atomic():
-            return Quote.objects.create(
-                **values,
-                **lineage,
-                **(flags or {}),
-                version=old.version + 1,
-                supersedes=old,
-                status=status,
-                entered_by=acting_user,
-            )
+            new.save(force_insert=True)
     except IntegrityError as exc:  # the one-to-one link: someone revised it first
         raise Conflict() from exc
+    return new
 
 
 def _changes(old: Quote, new: Quote) -> dict[str, list[str]]:
@@ -398,7 +403,7 @@ def quote_revise(
             by_staff=by_staff,
         )
     )
-    new = _next_version(acting_user, old, values, Quote.Status.SUBMITTED, imported, flags)
+    new = _saved(next_version(acting_user, old, values, Quote.Status.SUBMITTED, imported, flags))
     hooks.quote_replaced([(old, new)], acting_user)  # approved decisions learn of it
     audit_record(
         actor=acting_user,
@@ -417,7 +422,7 @@ def quote_withdraw(*, acting_user: User, quote: Quote, reason: str = "") -> Quot
     reason = reason.strip()
     if reason:
         values["notes"] = f"Withdrawn: {reason}"
-    new = _next_version(acting_user, old, values, Quote.Status.WITHDRAWN)
+    new = _saved(next_version(acting_user, old, values, Quote.Status.WITHDRAWN))
     hooks.quote_replaced([(old, new)], acting_user)
     audit_record(
         actor=acting_user,

@@ -44,26 +44,13 @@ MODEL_FIELDS = (
     "aliases",
     "notes",
 )
-API_ROUTE_FIELDS = (
-    "model_name",
-    "model_profile",
-    "currency",
-    "price_input_per_m_tokens",
-    "price_output_per_m_tokens",
-    "price_cached_input_per_m_tokens",
-    "price_cache_write_per_m_tokens",
-    "rate_limit_rpm",
-    "rate_limit_tpm",
-    "failed_attempts_billed",
-    "region",
-    "processing_regions",
-    "private_endpoint",
-    "p95_ttft_ms",
-    "p99_e2e_ms",
-    "is_public_list_price",
-    "quoted_at",
-    "valid_until",
-    "source_url",
+# A route's fields as entered, in the model's order: the provider is passed apart; the import
+# (publisher, tiers, input limit) and the service set the others.
+_ROUTE_NOT_ENTERED = {"provider", "publisher", "price_tiers", "max_input_tokens", "is_active"}
+API_ROUTE_FIELDS = tuple(
+    f.name
+    for f in ModelApiRoute._meta.concrete_fields
+    if f.editable and f.name not in {*_ROUTE_NOT_ENTERED, "id", "entered_by"}
 )
 
 

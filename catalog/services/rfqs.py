@@ -19,15 +19,11 @@ from core.audit import audit_record
 from core.errors import Conflict
 from core.roles import require_role
 
-RFQ_INPUT_FIELDS = (
-    "title",
-    "brief",
-    "requirements",
-    "gpus_needed",
-    "region",
-    "capacity_models",
-    "term_months",
-    "deadline",
+# An RFQ's own fields as entered (its providers and accelerators are set after it is saved).
+RFQ_INPUT_FIELDS = tuple(
+    f.name
+    for f in Rfq._meta.concrete_fields
+    if f.editable and f.name not in {"id", "status", "created_by", "reopened_at"}
 )
 
 

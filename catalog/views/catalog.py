@@ -40,19 +40,7 @@ COMPARE_ROWS = [
     ("Segment", "segment", "", None),
     ("Launch year", "launch_year", "", None),
 ]
-SORTABLE = [
-    ("vendor", "Vendor"),
-    ("name", "Name"),
-    ("memory", "Memory (GB)"),
-    ("bandwidth", "TB/s"),
-    ("bf16", "BF16 TFLOPS"),
-    ("fp8", "FP8 TFLOPS"),
-    ("fp4", "FP4 TFLOPS"),
-    ("interconnect", "Interconnect GB/s"),
-    ("tdp", "TDP (W)"),
-    ("year", "Year"),
-    ("price", "Lowest USD / GPU-h"),
-]
+SORTABLE = [(key, heading) for key, (_, heading) in selectors.ACCELERATOR_SORTS.items()]
 # The column chooser: vendor and name always show; the rest can be hidden. The choice
 # lives in the URL (?cols=…, shareable) and is remembered in a cookie for the next visit.
 OPTIONAL_COLUMNS = [
@@ -74,18 +62,10 @@ def _visible_columns(request: AuthedRequest) -> tuple[list[str], bool]:
     return [key for key in remembered if key in known] or known, False
 
 
+# The export's (header, attribute): every sortable column's field, the offers behind its
+# price, the segment.
 CSV_COLUMNS = [
-    ("vendor", "vendor"),
-    ("name", "name"),
-    ("memory_gb", "memory_gb"),
-    ("memory_bandwidth_tbps", "memory_bandwidth_tbps"),
-    ("bf16_dense_tflops", "bf16_dense_tflops"),
-    ("fp8_dense_tflops", "fp8_dense_tflops"),
-    ("fp4_dense_tflops", "fp4_dense_tflops"),
-    ("interconnect_gbps", "interconnect_gbps"),
-    ("tdp_w", "tdp_w"),
-    ("launch_year", "launch_year"),
-    ("lowest_usd_per_gpu_hour", "lowest_usd_per_gpu_hour"),
+    *((field, field) for field, _ in selectors.ACCELERATOR_SORTS.values()),
     ("current_usd_offers", "usd_offers"),
     ("segment", "segment"),
 ]
@@ -237,4 +217,10 @@ def model_create(request: AuthedRequest) -> HttpResponse:
     if profile := saved(request, form, lambda data: create(acting_user=request.user, data=data)):
         messages.success(request, f"Model {profile.name} added.")
         return redirect("catalog:model-list")
-    return render(request, "catalog/model_form.html", {"form": form}, status=form_status(request))
+    context = {
+        "form": form,
+        "title": "Add a custom model",
+        "submit": "Save the model",
+        "cancel": "catalog:model-list",
+    }
+    return render(request, "catalog/simple_form.html", context, status=form_status(request))

@@ -10,7 +10,7 @@ from catalog import services
 from catalog.access import writer_required
 from catalog.errors import ImportRejected
 from catalog.forms import ImportForm
-from catalog.importers.common import MAX_BYTES
+from catalog.importers.common import MAX_BYTES, RowError
 from catalog.importers.price_list import COLUMNS, template_csv
 from catalog.models import CatalogImportJob
 from catalog.services.import_jobs import BACKGROUND_FROM_BYTES, import_job_create
@@ -26,15 +26,8 @@ def import_page(request: AuthedRequest) -> HttpResponse:
         upload = form.cleaned_data["file"]
         try:
             if upload.size > MAX_BYTES:
-                raise ImportRejected(
-                    [
-                        {
-                            "row": None,
-                            "column": None,
-                            "message": f"The file is larger than {MAX_BYTES // 1_000_000} MB.",
-                        }
-                    ]
-                )
+                limit = f"The file is larger than {MAX_BYTES // 1_000_000} MB."
+                raise ImportRejected([RowError(None, None, limit).as_dict()])
             arguments = {
                 "acting_user": request.user,
                 "kind": form.cleaned_data["kind"],
