@@ -20,6 +20,7 @@ from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.pair import pair_delta
 from procurement.selectors.reviews.plan import approved_plan_parts_of, part_rows
 from procurement.selectors.reviews.rows import (
+    OFFER_RELATED,
     RANKED,
     candidates_of,
     entered_by_label,
@@ -365,13 +366,6 @@ def export_data_for(comparison: Comparison, user: User | None = None) -> exports
 # 20,000-row comparison would otherwise print thousands of pages. Every row is in the exports;
 # a comparison of at most this many rows is printed whole.
 RECORD_ROWS = 30
-_RELATED = (
-    "quote__provider",
-    "quote__accelerator",
-    "quote__entered_by",
-    "api_route__provider",
-    "api_route__entered_by",
-)
 
 
 @dataclass(slots=True)
@@ -393,7 +387,7 @@ class RecordRows:
 def record_rows(comparison: Comparison, *, chosen_pk: int | None = None) -> RecordRows:
     """A few queries whatever the comparison's size (the ineligible rows are read as their
     warnings and reasons only)."""
-    base = comparison.candidates.select_related(*_RELATED)
+    base = comparison.candidates.select_related(*OFFER_RELATED)
     counts = comparison.candidates.aggregate(
         total=Count("pk"), eligible=Count("pk", filter=Q(eligible=True))
     )

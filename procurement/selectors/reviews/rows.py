@@ -39,6 +39,14 @@ DESCENDING_SORTS = frozenset({"prob"})
 # first, so a plain order_by("rank") opened `make run`'s decision record on refused rows.
 RANKED = (F("rank").asc(nulls_last=True), "key")
 MAX_EVIDENCE_PER_ROW = 5
+# A row's quote or API route version, with the names the pages show (one query with the rows).
+OFFER_RELATED = (
+    "quote__provider",
+    "quote__accelerator",
+    "quote__entered_by",
+    "api_route__provider",
+    "api_route__entered_by",
+)
 
 
 def safe_reverse(name: str, *args: Any) -> str:
@@ -116,15 +124,7 @@ def entered_by_label(row: CandidateResult) -> str:
 
 def candidates_of(comparison: Comparison) -> list[CandidateResult]:
     """All rows of a comparison with their quote / API route versions, in one query."""
-    return list(
-        comparison.candidates.select_related(
-            "quote__provider",
-            "quote__accelerator",
-            "quote__entered_by",
-            "api_route__provider",
-            "api_route__entered_by",
-        ).order_by(*RANKED)
-    )
+    return list(comparison.candidates.select_related(*OFFER_RELATED).order_by(*RANKED))
 
 
 def capacity_choices(rows: Iterable[CandidateResult]) -> list[str]:
