@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import F, Prefetch, Q, QuerySet
@@ -21,6 +21,7 @@ from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep
 from catalog.selectors import price_author_label
 from core.cost_lines import IDLE_LINES, NOT_BILLED_LINES, ordered_names
 from core.models import AuditEvent
+from core.values import decimal_or_none
 from procurement.models import CandidateResult, Comparison, PlanPart, Review
 from procurement.selectors.reviews.commitment import RowCommitment, row_commitment
 from procurement.selectors.reviews.frozen import frozen_result_ids
@@ -57,18 +58,9 @@ def safe_reverse(name: str, *args: Any) -> str:
         return ""
 
 
-def to_decimal(value: Any) -> Decimal | None:
-    if value is None or value == "":
-        return None
-    try:
-        return Decimal(str(value))
-    except InvalidOperation:
-        return None
-
-
 def ordered_lines(cost_lines: dict[str, Any]) -> list[tuple[str, Decimal | None]]:
     """Cost lines in the engine's order (docs/domain.md's formulas), unknown names last."""
-    return [(name, to_decimal(cost_lines[name])) for name in ordered_names(cost_lines)]
+    return [(name, decimal_or_none(cost_lines[name])) for name in ordered_names(cost_lines)]
 
 
 @dataclass
