@@ -205,46 +205,42 @@ def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]
 
 
 def _quote_row(row: CandidateResult) -> dict[str, Any] | None:
-    if row.quote is not None:
-        q = row.quote
+    offer = row.quote or row.api_route
+    if offer is None:
+        return None
+    common = {
+        "candidate": row.key,
+        "id": offer.pk,
+        "provider": offer.provider.name,
+        "currency": offer.currency,
+        "quoted_at": offer.quoted_at.isoformat(),
+        "valid_until": offer.valid_until.isoformat() if offer.valid_until else None,
+        "stale": offer.is_stale(),
+        "entered_by": entered_by_label(row),
+    }
+    if (q := row.quote) is not None:
         purchase = q.price_per_gpu_hour is None and q.price_per_node is not None
         return {
-            "candidate": row.key,
+            **common,
             "kind": "quote",
-            "id": q.pk,
-            "provider": q.provider.name,
             "offer": q.title or f"{q.accelerator} {q.get_capacity_model_display()}",
             "version": q.version,
             "capacity_model": q.get_capacity_model_display(),
-            "currency": q.currency,
             "price": q.price_per_node if purchase else q.price_per_gpu_hour,
             "price_unit": "per node" if purchase else "per GPU-hour",
-            "quoted_at": q.quoted_at.isoformat(),
-            "valid_until": q.valid_until.isoformat() if q.valid_until else None,
-            "stale": q.is_stale(),
             "source": q.source_url or q.source_document,
-            "entered_by": entered_by_label(row),
         }
-    if row.api_route is not None:
-        r = row.api_route
-        return {
-            "candidate": row.key,
-            "kind": "api route",
-            "id": r.pk,
-            "provider": r.provider.name,
-            "offer": r.model_name,
-            "version": None,
-            "capacity_model": human("api"),
-            "currency": r.currency,
-            "price": r.price_output_per_m_tokens,
-            "price_unit": f"per 1M output tokens (input {r.price_input_per_m_tokens})",
-            "quoted_at": r.quoted_at.isoformat(),
-            "valid_until": r.valid_until.isoformat() if r.valid_until else None,
-            "stale": r.is_stale(),
-            "source": r.source_url,
-            "entered_by": entered_by_label(row),
-        }
-    return None
+    r = row.api_route
+    return {
+        **common,
+        "kind": "api route",
+        "offer": r.model_name,
+        "version": None,
+        "capacity_model": human("api"),
+        "price": r.price_output_per_m_tokens,
+        "price_unit": f"per 1M output tokens (input {r.price_input_per_m_tokens})",
+        "source": r.source_url,
+    }
 
 
 def evidence_of(row: CandidateResult) -> str:
