@@ -9,12 +9,13 @@ stands. One module, so a page can never say "you may approve" where the service 
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from core.roles import Role
 from procurement import access
 from procurement.models import CandidateResult, Comparison, Review
+from procurement.selectors.reviews.commitment import row_commitment
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -70,10 +71,5 @@ def review_refusal(user: User, comparison: Comparison) -> str | None:
 
 def row_commitment_usd(candidate: CandidateResult) -> Decimal | None:
     """The commitment the engine stated for this row, or None."""
-    value = (candidate.detail or {}).get("commitment_usd")
-    if value is None:
-        return None
-    try:
-        return Decimal(str(value)).quantize(Decimal("0.01"))
-    except (InvalidOperation, ValueError):
-        return None
+    found = row_commitment(candidate.detail)
+    return found.commitment_usd if found is not None else None
