@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import chain
 from typing import Any
 
 from openpyxl import Workbook
@@ -377,20 +378,18 @@ def plan_csv_rows(data: ExportData) -> Iterator[list[Any]]:
         yield [cells.get(key) for key in header]
 
 
+def csv_lines(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    """Each row as one CSV line, every cell `neutralise`d, for streaming responses."""
+    writer = csv.writer(_Echo())
+    return (writer.writerow([neutralise(v) for v in row]) for row in rows)
+
+
 def iter_csv(data: ExportData) -> Iterator[bytes]:
     """The candidates table as CSV, one encoded line at a time (for streaming responses),
     then the cheapest plan's total and vendor parts."""
-    writer = csv.writer(_Echo())
     yield "\ufeff".encode()
-    yield writer.writerow([neutralise(h) for h in candidate_header(data)]).encode()
-    for row in candidate_rows(data):
-        yield writer.writerow([neutralise(v) for v in row]).encode()
-    for row in plan_csv_rows(data):
-        yield writer.writerow([neutralise(v) for v in row]).encode()
-
-
-def to_csv(data: ExportData) -> bytes:
-    return b"".join(iter_csv(data))
+    rows = chain([candidate_header(data)], candidate_rows(data), plan_csv_rows(data))
+    yield from (line.encode() for line in csv_lines(rows))
 
 
 def _xlsx_value(value: Any, number_format: str | None = None) -> Any:

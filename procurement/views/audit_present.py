@@ -9,7 +9,6 @@ one query.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -17,7 +16,7 @@ from django.http import StreamingHttpResponse
 
 from core.models import AuditEvent
 from core.roles import Role, has_role
-from procurement.exports import neutralise
+from procurement.exports import csv_lines
 from procurement.selectors.reviews.audit import checklist_answer_places
 from procurement.selectors.reviews.rows import safe_reverse
 
@@ -188,11 +187,6 @@ def present(events: Iterable[AuditEvent], user: Any = None) -> list[AuditEvent]:
     return shown
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
 def _rows(events: Iterable[AuditEvent]) -> Iterator[list[Any]]:
     yield [
         "time_utc",
@@ -221,10 +215,8 @@ def _rows(events: Iterable[AuditEvent]) -> Iterator[list[Any]]:
 
 
 def audit_csv(events: Any) -> StreamingHttpResponse:
-    writer = csv.writer(_Echo())
-    rows = _rows(events[:CSV_MAX_ROWS].iterator())
     # Titles and summaries are typed by people: none may run as a spreadsheet formula.
-    body = (writer.writerow([neutralise(cell) for cell in row]) for row in rows)
+    body = csv_lines(_rows(events[:CSV_MAX_ROWS].iterator()))
     response = StreamingHttpResponse(body, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="audit-trail.csv"'
     return response
