@@ -23,16 +23,13 @@ from core.api.permissions import StaffOnly
 from core.roles import STAFF_ROLES
 from procurement import access
 from procurement.api import comparison_body
-from procurement.api.comparison_input import (
-    FILTERS,
-    ComparisonInputSerializer,
-    ComparisonQueuedSerializer,
-)
+from procurement.api.comparison_input import ComparisonInputSerializer, ComparisonQueuedSerializer
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews.plan import APPROVED_PLAN_HELP, approved_plan_body
 from procurement.services import comparisons as services_comparisons
+from procurement.services.comparisons import FILTER_KEYS
 
 CANDIDATES_PAGE = 500  # candidates per detail page by default (eligible first)
 CANDIDATES_MAX_PAGE = 2000
@@ -349,7 +346,7 @@ class ComparisonListApi(GenericAPIView[Comparison]):
             assumptions=values.get("assumptions"),
             seed=values.get("seed"),
             title=values.get("title"),
-            candidate_filters={k: values[k] for k in FILTERS if values.get(k)},
+            candidate_filters={k: values[k] for k in FILTER_KEYS if values.get(k)},
         )
         return _queued(request, queued)
 
