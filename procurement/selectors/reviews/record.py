@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Case, Count, Min, Q, Subquery, When
 
+from catalog.models import Quote
 from core.cost_lines import ordered_names
 from core.templatetags.numbers import human, money
 from engine.cost.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
@@ -218,28 +219,27 @@ def _quote_row(row: CandidateResult) -> dict[str, Any] | None:
         "stale": offer.is_stale(),
         "entered_by": entered_by_label(row),
     }
-    if (q := row.quote) is not None:
-        purchase = q.price_per_gpu_hour is None and q.price_per_node is not None
+    if isinstance(offer, Quote):
+        purchase = offer.price_per_gpu_hour is None and offer.price_per_node is not None
         return {
             **common,
             "kind": "quote",
-            "offer": q.title or f"{q.accelerator} {q.get_capacity_model_display()}",
-            "version": q.version,
-            "capacity_model": q.get_capacity_model_display(),
-            "price": q.price_per_node if purchase else q.price_per_gpu_hour,
+            "offer": offer.title or f"{offer.accelerator} {offer.get_capacity_model_display()}",
+            "version": offer.version,
+            "capacity_model": offer.get_capacity_model_display(),
+            "price": offer.price_per_node if purchase else offer.price_per_gpu_hour,
             "price_unit": "per node" if purchase else "per GPU-hour",
-            "source": q.source_url or q.source_document,
+            "source": offer.source_url or offer.source_document,
         }
-    r = row.api_route
     return {
         **common,
         "kind": "api route",
-        "offer": r.model_name,
+        "offer": offer.model_name,
         "version": None,
         "capacity_model": human("api"),
-        "price": r.price_output_per_m_tokens,
-        "price_unit": f"per 1M output tokens (input {r.price_input_per_m_tokens})",
-        "source": r.source_url,
+        "price": offer.price_output_per_m_tokens,
+        "price_unit": f"per 1M output tokens (input {offer.price_input_per_m_tokens})",
+        "source": offer.source_url,
     }
 
 
