@@ -42,24 +42,39 @@ PRICE_FORMAT = "#,##0.00##"
 COUNT_FORMAT = "#,##0"
 SHARE_FORMAT = "0%"
 TIME_FORMAT = "yyyy-mm-dd hh:mm"
+# What each kind of cell holds (V21): the file says what the page says.
+# Amounts the engine computed: two decimals; under one (a cost per 1M tokens) up to four.
+COMPUTED_MONEY = frozenset(
+    {
+        "total_usd",
+        "commitment_usd",
+        "commitment_run_share_usd",
+        "unit_cost_usd",
+        "p10",
+        "p50",
+        "p90",
+    }
+)
+# Prices as the quote holds them: two decimals, up to four where the quote has them.
+SOURCE_MONEY = frozenset({"hourly_price_usd"})
+# Counts are whole numbers (accepted outputs are stored with four places: 400000000.0000).
+WHOLE_COUNTS = frozenset(
+    {
+        "accepted_outputs",
+        "gpus",
+        "replicas_average",
+        "replicas_peak",
+        "gpus_average",
+        "gpus_peak",
+        "nodes_peak",
+    }
+)
 # Number formats by column key; every cost line is money too (see candidate_formats).
 CANDIDATE_FORMATS = {
-    "gpus": COUNT_FORMAT,
-    "replicas_average": COUNT_FORMAT,
-    "replicas_peak": COUNT_FORMAT,
-    "gpus_average": COUNT_FORMAT,
-    "gpus_peak": COUNT_FORMAT,
-    "nodes_peak": COUNT_FORMAT,
-    "hourly_price_usd": PRICE_FORMAT,
-    "total_usd": MONEY_FORMAT,
-    "commitment_usd": MONEY_FORMAT,
-    "commitment_run_share_usd": MONEY_FORMAT,
-    "accepted_outputs": COUNT_FORMAT,
+    **dict.fromkeys(WHOLE_COUNTS, COUNT_FORMAT),
+    **dict.fromkeys(COMPUTED_MONEY, MONEY_FORMAT),
     # A cost per unit can be under a cent: two decimals, up to four where the value has them.
-    "unit_cost_usd": PRICE_FORMAT,
-    "p10": PRICE_FORMAT,
-    "p50": PRICE_FORMAT,
-    "p90": PRICE_FORMAT,
+    **dict.fromkeys(("unit_cost_usd", "p10", "p50", "p90", *SOURCE_MONEY), PRICE_FORMAT),
     "prob_cheapest": SHARE_FORMAT,
     "checklist_pct": '0"%"',  # already 0-100
 }
@@ -254,35 +269,6 @@ def neutralise(value: Any) -> Any:
 def line_header(name: str) -> str:
     """A cost line's column, in the pages' words: "gpu_compute" → "GPU compute (USD)"."""
     return f"{LINE_LABELS.get(name) or name.replace('_', ' ').capitalize()} (USD)"
-
-
-# What each kind of cell holds (V21): the file says what the page says.
-# Amounts the engine computed: two decimals; under one (a cost per 1M tokens) up to four.
-COMPUTED_MONEY = frozenset(
-    {
-        "total_usd",
-        "commitment_usd",
-        "commitment_run_share_usd",
-        "unit_cost_usd",
-        "p10",
-        "p50",
-        "p90",
-    }
-)
-# Prices as the quote holds them: two decimals, up to four where the quote has them.
-SOURCE_MONEY = frozenset({"hourly_price_usd"})
-# Counts are whole numbers (accepted outputs are stored with four places: 400000000.0000).
-WHOLE_COUNTS = frozenset(
-    {
-        "accepted_outputs",
-        "gpus",
-        "replicas_average",
-        "replicas_peak",
-        "gpus_average",
-        "gpus_peak",
-        "nodes_peak",
-    }
-)
 
 
 def export_value(key: str, value: Any) -> Any:
