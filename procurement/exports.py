@@ -58,17 +58,8 @@ COMPUTED_MONEY = frozenset(
 # Prices as the quote holds them: two decimals, up to four where the quote has them.
 SOURCE_MONEY = frozenset({"hourly_price_usd"})
 # Counts are whole numbers (accepted outputs are stored with four places: 400000000.0000).
-WHOLE_COUNTS = frozenset(
-    {
-        "accepted_outputs",
-        "gpus",
-        "replicas_average",
-        "replicas_peak",
-        "gpus_average",
-        "gpus_peak",
-        "nodes_peak",
-    }
-)
+FLEET_KEYS = ("replicas_average", "replicas_peak", "gpus_average", "gpus_peak", "nodes_peak")
+WHOLE_COUNTS = frozenset({"accepted_outputs", "gpus", *FLEET_KEYS})
 # Number formats by column key; every cost line is money too (see candidate_formats).
 CANDIDATE_FORMATS = {
     **dict.fromkeys(WHOLE_COUNTS, COUNT_FORMAT),
@@ -174,12 +165,8 @@ PLAN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("outcome", "Solver outcome or reason"),
 )
 PLAN_FORMATS = {
-    "replicas": COUNT_FORMAT,
-    "gpus": COUNT_FORMAT,
-    "total_usd": MONEY_FORMAT,
-    "committed_gpu_hours": COUNT_FORMAT,
-    "contract_usd": MONEY_FORMAT,
-    "commitment_usd": MONEY_FORMAT,
+    **dict.fromkeys(("replicas", "gpus", "committed_gpu_hours"), COUNT_FORMAT),
+    **dict.fromkeys(("total_usd", "contract_usd", "commitment_usd"), MONEY_FORMAT),
 }
 
 
@@ -233,9 +220,6 @@ def plan_rows(plan: Any, approved: Sequence[dict[str, Any]] = ()) -> list[dict[s
             }
         )
     return out
-
-
-FLEET_KEYS = ("replicas_average", "replicas_peak", "gpus_average", "gpus_peak", "nodes_peak")
 
 
 def fleet_columns(detail: Any) -> dict[str, Any]:
