@@ -20,17 +20,11 @@ from procurement.selectors.reviews.commitment import row_commitment
 if TYPE_CHECKING:
     from accounts.models import User
 
-DECIDED_STATUSES = frozenset(
-    {
-        Comparison.Status.APPROVED,
-        Comparison.Status.REJECTED,
-        Comparison.Status.CHANGES_REQUESTED,
-    }
-)
 STATUS_AFTER: dict[str, str] = {
     Review.Decision.REJECT: Comparison.Status.REJECTED,
     Review.Decision.REQUEST_CHANGES: Comparison.Status.CHANGES_REQUESTED,
 }
+DECIDED_STATUSES = frozenset({Comparison.Status.APPROVED, *STATUS_AFTER.values()})
 FINANCE_SLOT = "finance"
 SECOND_SLOT = "platform or security"
 
