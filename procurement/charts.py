@@ -1,8 +1,8 @@
 """Comparison results → Plotly figure dicts (pure: no Django, no database, no browser).
 
-The `*_figure(comparison, rows)` builders (shared with the review pages) take anything with
-Comparison's `result` and rows with CandidateResult's attributes; the lower-level builders
-take rows and/or the `result` JSON. Each returns `{"data": [...], "layout": {...}}`, or None
+`comparison_figures(comparison, rows)` (shared with the review pages) takes anything with
+Comparison's `result` and rows with CandidateResult's attributes; the builders it calls take
+rows and/or the `result` JSON. Each returns `{"data": [...], "layout": {...}}`, or None
 when there is nothing to draw. Pages pass them through `json_script`; `static/js/app.js` plots.
 """
 
@@ -280,36 +280,15 @@ def tornado_from_result(
     }
 
 
-def _unit(comparison: Any) -> str:
-    return str((getattr(comparison, "result", None) or {}).get("unit_label", ""))
-
-
-def cost_breakdown_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any] | None:
-    """`cost_stack_figure` for a comparison (signature shared with the review pages)."""
-    return cost_stack_figure(rows, _unit(comparison))
-
-
-def uncertainty_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any] | None:
-    return unit_cost_range_figure(rows, _unit(comparison))
-
-
-def breakeven_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any] | None:
-    labels = series_names(rows)
-    return breakeven_from_result(getattr(comparison, "result", None) or {}, labels)
-
-
-def tornado_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any] | None:
-    labels = series_names(rows)
-    return tornado_from_result(getattr(comparison, "result", None) or {}, labels)
-
-
 def comparison_figures(comparison: Any, rows: Sequence[Any]) -> dict[str, Any]:
     """Every figure of the results page, keyed by the element id it is rendered into."""
+    result = getattr(comparison, "result", None) or {}
+    unit, labels = str(result.get("unit_label", "")), series_names(rows)
     figures = {
-        "fig-cost": cost_breakdown_figure(comparison, rows),
-        "fig-range": uncertainty_figure(comparison, rows),
-        "fig-breakeven": breakeven_figure(comparison, rows),
-        "fig-tornado": tornado_figure(comparison, rows),
+        "fig-cost": cost_stack_figure(rows, unit),
+        "fig-range": unit_cost_range_figure(rows, unit),
+        "fig-breakeven": breakeven_from_result(result, labels),
+        "fig-tornado": tornado_from_result(result, labels),
         "fig-trace": trace_replicas_figure(comparison, rows),
     }
     return {k: v for k, v in figures.items() if v is not None}

@@ -24,10 +24,6 @@ def _say(stdout: Any, text: str) -> None:
         stdout.write(text)
 
 
-def _load_briefs(stdout: Any) -> None:
-    briefs_demo.load(stdout=stdout)
-
-
 def demo_brief() -> WorkloadBrief | None:
     """The first complete, current real-time inference brief."""
     briefs = (
@@ -41,7 +37,7 @@ def demo_brief() -> WorkloadBrief | None:
 
 
 def load(stdout: Any = None) -> None:
-    _load_briefs(stdout)
+    briefs_demo.load(stdout=stdout)
     lead = User.objects.filter(username="lead").first()
     brief = demo_brief()
     if lead is None or brief is None:

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import chain
 from typing import Any
 
 from openpyxl import Workbook
@@ -41,24 +42,30 @@ PRICE_FORMAT = "#,##0.00##"
 COUNT_FORMAT = "#,##0"
 SHARE_FORMAT = "0%"
 TIME_FORMAT = "yyyy-mm-dd hh:mm"
+# What each kind of cell holds (V21): the file says what the page says.
+# Amounts the engine computed: two decimals; under one (a cost per 1M tokens) up to four.
+COMPUTED_MONEY = frozenset(
+    {
+        "total_usd",
+        "commitment_usd",
+        "commitment_run_share_usd",
+        "unit_cost_usd",
+        "p10",
+        "p50",
+        "p90",
+    }
+)
+# Prices as the quote holds them: two decimals, up to four where the quote has them.
+SOURCE_MONEY = frozenset({"hourly_price_usd"})
+# Counts are whole numbers (accepted outputs are stored with four places: 400000000.0000).
+FLEET_KEYS = ("replicas_average", "replicas_peak", "gpus_average", "gpus_peak", "nodes_peak")
+WHOLE_COUNTS = frozenset({"accepted_outputs", "gpus", *FLEET_KEYS})
 # Number formats by column key; every cost line is money too (see candidate_formats).
 CANDIDATE_FORMATS = {
-    "gpus": COUNT_FORMAT,
-    "replicas_average": COUNT_FORMAT,
-    "replicas_peak": COUNT_FORMAT,
-    "gpus_average": COUNT_FORMAT,
-    "gpus_peak": COUNT_FORMAT,
-    "nodes_peak": COUNT_FORMAT,
-    "hourly_price_usd": PRICE_FORMAT,
-    "total_usd": MONEY_FORMAT,
-    "commitment_usd": MONEY_FORMAT,
-    "commitment_run_share_usd": MONEY_FORMAT,
-    "accepted_outputs": COUNT_FORMAT,
+    **dict.fromkeys(WHOLE_COUNTS, COUNT_FORMAT),
+    **dict.fromkeys(COMPUTED_MONEY, MONEY_FORMAT),
     # A cost per unit can be under a cent: two decimals, up to four where the value has them.
-    "unit_cost_usd": PRICE_FORMAT,
-    "p10": PRICE_FORMAT,
-    "p50": PRICE_FORMAT,
-    "p90": PRICE_FORMAT,
+    **dict.fromkeys(("unit_cost_usd", "p10", "p50", "p90", *SOURCE_MONEY), PRICE_FORMAT),
     "prob_cheapest": SHARE_FORMAT,
     "checklist_pct": '0"%"',  # already 0-100
 }
@@ -158,12 +165,8 @@ PLAN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("outcome", "Solver outcome or reason"),
 )
 PLAN_FORMATS = {
-    "replicas": COUNT_FORMAT,
-    "gpus": COUNT_FORMAT,
-    "total_usd": MONEY_FORMAT,
-    "committed_gpu_hours": COUNT_FORMAT,
-    "contract_usd": MONEY_FORMAT,
-    "commitment_usd": MONEY_FORMAT,
+    **dict.fromkeys(("replicas", "gpus", "committed_gpu_hours"), COUNT_FORMAT),
+    **dict.fromkeys(("total_usd", "contract_usd", "commitment_usd"), MONEY_FORMAT),
 }
 
 
@@ -219,9 +222,6 @@ def plan_rows(plan: Any, approved: Sequence[dict[str, Any]] = ()) -> list[dict[s
     return out
 
 
-FLEET_KEYS = ("replicas_average", "replicas_peak", "gpus_average", "gpus_peak", "nodes_peak")
-
-
 def fleet_columns(detail: Any) -> dict[str, Any]:
     """A row's fleet and configuration as export cells (blank for a model API route)."""
     detail = detail if isinstance(detail, dict) else {}
@@ -253,35 +253,6 @@ def neutralise(value: Any) -> Any:
 def line_header(name: str) -> str:
     """A cost line's column, in the pages' words: "gpu_compute" → "GPU compute (USD)"."""
     return f"{LINE_LABELS.get(name) or name.replace('_', ' ').capitalize()} (USD)"
-
-
-# What each kind of cell holds (V21): the file says what the page says.
-# Amounts the engine computed: two decimals; under one (a cost per 1M tokens) up to four.
-COMPUTED_MONEY = frozenset(
-    {
-        "total_usd",
-        "commitment_usd",
-        "commitment_run_share_usd",
-        "unit_cost_usd",
-        "p10",
-        "p50",
-        "p90",
-    }
-)
-# Prices as the quote holds them: two decimals, up to four where the quote has them.
-SOURCE_MONEY = frozenset({"hourly_price_usd"})
-# Counts are whole numbers (accepted outputs are stored with four places: 400000000.0000).
-WHOLE_COUNTS = frozenset(
-    {
-        "accepted_outputs",
-        "gpus",
-        "replicas_average",
-        "replicas_peak",
-        "gpus_average",
-        "gpus_peak",
-        "nodes_peak",
-    }
-)
 
 
 def export_value(key: str, value: Any) -> Any:
@@ -377,20 +348,18 @@ def plan_csv_rows(data: ExportData) -> Iterator[list[Any]]:
         yield [cells.get(key) for key in header]
 
 
+def csv_lines(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    """Each row as one CSV line, every cell `neutralise`d, for streaming responses."""
+    writer = csv.writer(_Echo())
+    return (writer.writerow([neutralise(v) for v in row]) for row in rows)
+
+
 def iter_csv(data: ExportData) -> Iterator[bytes]:
     """The candidates table as CSV, one encoded line at a time (for streaming responses),
     then the cheapest plan's total and vendor parts."""
-    writer = csv.writer(_Echo())
     yield "\ufeff".encode()
-    yield writer.writerow([neutralise(h) for h in candidate_header(data)]).encode()
-    for row in candidate_rows(data):
-        yield writer.writerow([neutralise(v) for v in row]).encode()
-    for row in plan_csv_rows(data):
-        yield writer.writerow([neutralise(v) for v in row]).encode()
-
-
-def to_csv(data: ExportData) -> bytes:
-    return b"".join(iter_csv(data))
+    rows = chain([candidate_header(data)], candidate_rows(data), plan_csv_rows(data))
+    yield from (line.encode() for line in csv_lines(rows))
 
 
 def _xlsx_value(value: Any, number_format: str | None = None) -> Any:

@@ -21,9 +21,9 @@ text alternative) lists every point.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from core.values import float_or_none
 from engine.operating_points import ServiceLevel
 from engine.operating_points.binding import binding_target
 from procurement.charts import BASE_LAYOUT, series_names, short_label
@@ -51,10 +51,7 @@ def points_of(row: Any) -> list[dict[str, Any]]:
 
 
 def _cost(point: dict[str, Any]) -> float | None:
-    try:
-        return float(Decimal(str(point.get("unit_cost"))))
-    except (InvalidOperation, ValueError):
-        return None
+    return float_or_none(point.get("unit_cost"))
 
 
 def drawable(points: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -8,8 +8,6 @@ from rest_framework import serializers
 from procurement.models import Comparison
 from procurement.services.comparisons.selection import MAX_IDS
 
-FILTERS = ("regions", "capacity_models", "accelerators", "providers", "rfqs")
-
 
 def _words(help_text: str) -> serializers.ListField:
     return serializers.ListField(

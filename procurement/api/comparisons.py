@@ -23,16 +23,13 @@ from core.api.permissions import StaffOnly
 from core.roles import STAFF_ROLES
 from procurement import access
 from procurement.api import comparison_body
-from procurement.api.comparison_input import (
-    FILTERS,
-    ComparisonInputSerializer,
-    ComparisonQueuedSerializer,
-)
+from procurement.api.comparison_input import ComparisonInputSerializer, ComparisonQueuedSerializer
 from procurement.models import CandidateResult, Comparison
 from procurement.selectors import comparisons as selectors_comparisons
 from procurement.selectors.comparisons import recommendation_notes_of
 from procurement.selectors.reviews.plan import APPROVED_PLAN_HELP, approved_plan_body
 from procurement.services import comparisons as services_comparisons
+from procurement.services.comparisons import FILTER_KEYS
 
 CANDIDATES_PAGE = 500  # candidates per detail page by default (eligible first)
 CANDIDATES_MAX_PAGE = 2000
@@ -139,6 +136,11 @@ class CandidatePageSerializer(serializers.Serializer[None]):
     )
 
 
+def _stored(key: str, **kwargs: Any) -> serializers.JSONField:
+    """A part of the stored result as the compute wrote it (null when the result has none)."""
+    return serializers.JSONField(source=f"result.{key}", read_only=True, default=None, **kwargs)
+
+
 class ComparisonDetailSerializer(ComparisonListSerializer):
     # Plain text here: the enum lives on the list serializer only, so the schema's enum
     # component stays unique ("status" has other choice sets in other apps; a collision
@@ -152,28 +154,39 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
     )
     candidates_page = serializers.SerializerMethodField()
     recommendation = serializers.SerializerMethodField()
-    tornado = serializers.SerializerMethodField()
-    breakeven = serializers.SerializerMethodField()
-    hybrid = serializers.SerializerMethodField(
+    tornado = _stored("tornado")
+    breakeven = _stored("breakeven")
+    hybrid = _stored(
+        "hybrid",
         help_text="Older results only: their hybrid split. The plan across offers now answers "
-        "that question (`plan`); null for newer comparisons."
+        "that question (`plan`); null for newer comparisons.",
     )
-    plan = serializers.SerializerMethodField()
-    trace = serializers.SerializerMethodField(
+    plan = _stored(
+        "plan",
+        help_text="The cheapest plan across offers (null before the run or for older results).",
+    )
+    trace = _stored(
+        "trace",
         help_text="The brief's traffic trace the rows were sized from (file, window, how it was "
         "scaled to the brief's volume, the cheapest rows' replicas a minute); each sized row "
-        "carries its own in `detail.trace_sizing`. Null without a trace."
+        "carries its own in `detail.trace_sizing`. Null without a trace.",
     )
     approved_plan = serializers.SerializerMethodField(help_text=APPROVED_PLAN_HELP)
     unit_label = serializers.SerializerMethodField()
-    billed_token_type = serializers.SerializerMethodField(
+    billed_token_type = serializers.CharField(
+        source="result.billed_token_type",
+        read_only=True,
+        default=None,
+        allow_null=True,
         help_text="output | input | total: the tokens every unit cost counts (the brief's "
-        "choice; null outside token classes or before it was recorded)."
+        "choice; null outside token classes or before it was recorded).",
     )
     unit_basis = serializers.SerializerMethodField(
         help_text="How the unit cost is normalised to the billed tokens, in words."
     )
-    notes = serializers.SerializerMethodField()
+    notes = serializers.ListField(
+        child=serializers.CharField(), source="result.notes", read_only=True, default=list
+    )
     recommendation_notes = serializers.SerializerMethodField(
         help_text="What the recommendation says in words: a statistical tie, estimated or proxy "
         "against a measured runner-up, a model substitution, the closest latency to a target."
@@ -248,37 +261,14 @@ class ComparisonDetailSerializer(ComparisonListSerializer):
             "prob_cheapest": row.prob_cheapest,
         }
 
-    def get_tornado(self, obj: Comparison) -> Any:
-        return (obj.result or {}).get("tornado")
-
-    def get_breakeven(self, obj: Comparison) -> Any:
-        return (obj.result or {}).get("breakeven")
-
-    def get_hybrid(self, obj: Comparison) -> Any:
-        return (obj.result or {}).get("hybrid")
-
-    def get_plan(self, obj: Comparison) -> Any:
-        """The cheapest plan across offers (null before the run or for older results)."""
-        return (obj.result or {}).get("plan")
-
-    def get_trace(self, obj: Comparison) -> Any:
-        return (obj.result or {}).get("trace")
-
     def get_approved_plan(self, obj: Comparison) -> dict[str, Any] | None:
         return approved_plan_body(obj)
 
     def get_unit_label(self, obj: Comparison) -> str:
         return str((obj.result or {}).get("unit_label", ""))
 
-    def get_billed_token_type(self, obj: Comparison) -> str | None:
-        value = (obj.result or {}).get("billed_token_type")
-        return None if value is None else str(value)
-
     def get_unit_basis(self, obj: Comparison) -> str:
         return str((obj.result or {}).get("unit_basis", ""))
-
-    def get_notes(self, obj: Comparison) -> list[str]:
-        return list((obj.result or {}).get("notes", []))
 
     def get_recommendation_notes(self, obj: Comparison) -> list[str]:
         return recommendation_notes_of(obj)
@@ -349,7 +339,7 @@ class ComparisonListApi(GenericAPIView[Comparison]):
             assumptions=values.get("assumptions"),
             seed=values.get("seed"),
             title=values.get("title"),
-            candidate_filters={k: values[k] for k in FILTERS if values.get(k)},
+            candidate_filters={k: values[k] for k in FILTER_KEYS if values.get(k)},
         )
         return _queued(request, queued)
 

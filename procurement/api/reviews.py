@@ -35,10 +35,10 @@ from core.models import AuditEvent
 from core.roles import Role, is_vendor
 from procurement import access, exports
 from procurement.models import Comparison, Review
-from procurement.selectors import reviews as sel
 from procurement.selectors.reviews import policy
 from procurement.selectors.reviews.acknowledge import CODES as ACK_CODES
 from procurement.selectors.reviews.plan import PLAN_KEY, PLAN_PARTS, plain_parts
+from procurement.selectors.reviews.record import export_data_for
 from procurement.selectors.reviews.same_need import same_need_choices
 from procurement.services import reviews as services_reviews
 from procurement.services.reviews import COMMENT_MAX
@@ -182,7 +182,7 @@ class _ExportApi(APIView):
             summary={"format": self.file_format},
         )
         name = f"comparison-{comparison.pk}-rev{comparison.revision}.{self.file_format}"
-        return comparison, sel.export_data_for(comparison, api_user(request)), name
+        return comparison, export_data_for(comparison, api_user(request)), name
 
 
 class ComparisonExportCsvApi(_ExportApi):

@@ -71,6 +71,13 @@ class CandidateFilterForm(forms.Form):
         return _chosen_filters(self.cleaned_data)
 
 
+PARTS = ("low", "likely", "high")
+# The peak-to-average ratio is one figure on this form (it overrides the brief's); every other
+# ranged assumption is given as low, likely and high.
+PEAK = "peak_to_average"
+RANGES = tuple(name for name in rules.FORM_RANGED if name != PEAK)
+
+
 def _range_fields(name: str, spec: rules.Ranged) -> dict[str, forms.Field]:
     return {
         f"{name}_{part}": forms.FloatField(
@@ -80,7 +87,7 @@ def _range_fields(name: str, spec: rules.Ranged) -> dict[str, forms.Field]:
             label=f"{spec.label} ({part})",
             help_text=spec.help if part == "low" else "",
         )
-        for part in ("low", "likely", "high")
+        for part in PARTS
     }
 
 
@@ -124,18 +131,16 @@ class ComparisonCreateForm(forms.Form):
         field_of(self, "quotes", forms.ChoiceField).choices = [(i, str(i)) for i in quote_ids]
         field_of(self, "api_routes", forms.ChoiceField).choices = [(i, str(i)) for i in route_ids]
         _offer_filters(self, filter_choices)
-        for name in rules.FORM_RANGED:
-            if name == "peak_to_average":
-                ranged = rules.RANGED[name]
-                self.fields[name] = forms.FloatField(
-                    required=False,
-                    min_value=ranged.lo,
-                    max_value=ranged.hi,
-                    label=ranged.label,
-                    help_text="Overrides the brief's figure.",
-                )
-            else:
-                self.fields.update(_range_fields(name, rules.RANGED[name]))
+        for name in RANGES:
+            self.fields.update(_range_fields(name, rules.RANGED[name]))
+        ratio = rules.RANGED[PEAK]
+        self.fields[PEAK] = forms.FloatField(
+            required=False,
+            min_value=ratio.lo,
+            max_value=ratio.hi,
+            label=ratio.label,
+            help_text="Overrides the brief's figure.",
+        )
         for name in rules.FORM_SCALARS:
             spec = rules.SCALARS[name]
             self.fields[name] = forms.FloatField(
@@ -147,13 +152,7 @@ class ComparisonCreateForm(forms.Form):
             )
 
     def override_field_names(self) -> list[str]:
-        names = [
-            f"{n}_{p}"
-            for n in rules.FORM_RANGED
-            if n != "peak_to_average"
-            for p in ("low", "likely", "high")
-        ]
-        return [*names, "peak_to_average", *rules.FORM_SCALARS]
+        return [*(f"{n}_{p}" for n in RANGES for p in PARTS), PEAK, *rules.FORM_SCALARS]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -164,10 +163,8 @@ class ComparisonCreateForm(forms.Form):
                     f"At most {MAX_IDS:,} {what} can be compared at once; "
                     f"{len(data[name]):,} are ticked. Narrow the filters above.",
                 )
-        for name in rules.FORM_RANGED:
-            if name == "peak_to_average":
-                continue
-            parts = [data.get(f"{name}_{p}") for p in ("low", "likely", "high")]
+        for name in RANGES:
+            parts = [data.get(f"{name}_{p}") for p in PARTS]
             given = [p is not None for p in parts]
             if any(given) and not all(given):
                 self.add_error(f"{name}_low", "Give low, likely and high together, or none.")
@@ -180,15 +177,11 @@ class ComparisonCreateForm(forms.Form):
         """The overrides the user filled in, in the service's shape."""
         data = self.cleaned_data
         out: dict[str, Any] = {}
-        for name in rules.FORM_RANGED:
-            if name == "peak_to_average":
-                if data.get(name) is not None:
-                    out[name] = data[name]
-                continue
-            parts = {p: data.get(f"{name}_{p}") for p in ("low", "likely", "high")}
+        for name in RANGES:
+            parts = {p: data.get(f"{name}_{p}") for p in PARTS}
             if all(v is not None for v in parts.values()):
                 out[name] = parts
-        for name in rules.FORM_SCALARS:
+        for name in (PEAK, *rules.FORM_SCALARS):
             if data.get(name) is not None:
                 out[name] = data[name]
         return out

@@ -13,9 +13,9 @@ from django import forms
 from core.forms import field_of
 from core.templatetags.numbers import human
 from procurement.models import CandidateResult, Review
-from procurement.selectors.reviews import SORTS, capacity_choices, provider_choices
 from procurement.selectors.reviews.acknowledge import CODES as ACK_CODES
 from procurement.selectors.reviews.acknowledge import Acknowledgement
+from procurement.selectors.reviews.rows import SORTS, capacity_choices, provider_choices
 from procurement.selectors.reviews.same_need import same_need_choices
 from procurement.services.reviews import COMMENT_MAX
 

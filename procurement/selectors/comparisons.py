@@ -237,9 +237,6 @@ def recommendation_notes_of(comparison: Comparison) -> list[str]:
     return [str(note) for note in (comparison.result or {}).get("recommendation_notes") or []]
 
 
-LATENCY_CODES = {"LATENCY_TARGET_UNMET": "misses", "LATENCY_UNMEASURED": "unmeasured"}
-
-
 def _latency(row: CandidateResult, has_targets: bool) -> str:
     codes = {w.get("code") for w in row.warnings or []}
     if "LATENCY_TARGET_UNMET" in codes:

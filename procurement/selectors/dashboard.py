@@ -149,46 +149,24 @@ def dashboard_context(user: Any, stamp: str | None = None) -> dict[str, Any]:
     return ctx
 
 
+def _card(label: str, value: int, url: str) -> dict[str, Any]:
+    return {"label": label, "value": value, "url": url}
+
+
 def _cards(user: Any, role: str | None) -> list[dict[str, Any]]:
-    if role == Role.VENDOR:
-        rfqs = catalog_access.rfqs_for(user)
-        quotes = catalog_access.quotes_for(user)
-        return [
-            {
-                "label": "Open RFQs for you",
-                "value": rfqs.filter(status="open").count(),
-                "url": "/vendor/",
-            },
-            {
-                "label": "Your quotes (current)",
-                "value": quotes.current().count(),
-                "url": "/vendor/",
-            },
-        ]
-    comparisons = access.comparisons_for(user)
     quotes = catalog_access.quotes_for(user)
-    extra = [card for provider in _card_providers for card in provider(user, role)]
+    if role == Role.VENDOR:
+        open_rfqs = catalog_access.rfqs_for(user).filter(status="open")
+        return [
+            _card("Open RFQs for you", open_rfqs.count(), "/vendor/"),
+            _card("Your quotes (current)", quotes.current().count(), "/vendor/"),
+        ]
+    ready = access.comparisons_for(user).filter(status=Comparison.Status.READY)
     return [
-        {
-            "label": "Workload briefs",
-            "value": briefs_access.briefs_for(user).count(),
-            "url": "/briefs/",
-        },
-        {"label": "Current quotes", "value": quotes.current().count(), "url": "/catalog/quotes/"},
-        {
-            "label": "Stale quotes",
-            "value": quotes.current().stale().count(),
-            "url": "/catalog/quotes/?stale=1",
-        },
-        {
-            "label": "Awaiting review",
-            "value": comparisons.filter(status=Comparison.Status.READY).count(),
-            "url": "/comparisons/?status=ready",
-        },
-        {
-            "label": "Benchmark results",
-            "value": benchmarks_access.results_for(user).count(),
-            "url": "/benchmarks/",
-        },
-        *extra,
+        _card("Workload briefs", briefs_access.briefs_for(user).count(), "/briefs/"),
+        _card("Current quotes", quotes.current().count(), "/catalog/quotes/"),
+        _card("Stale quotes", quotes.current().stale().count(), "/catalog/quotes/?stale=1"),
+        _card("Awaiting review", ready.count(), "/comparisons/?status=ready"),
+        _card("Benchmark results", benchmarks_access.results_for(user).count(), "/benchmarks/"),
+        *(card for provider in _card_providers for card in provider(user, role)),
     ]

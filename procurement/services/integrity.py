@@ -14,6 +14,7 @@ from typing import Any
 from catalog.models import Quote
 from catalog.selectors import quote_latest_version
 from checklist.selectors import quote_checklist_summaries
+from core.errors import Conflict
 from procurement.models import CandidateResult, Comparison
 
 
@@ -53,3 +54,13 @@ def changes_since_compute(comparison: Comparison, candidate: CandidateResult) ->
     if route is not None and not route.is_active:
         changes.append(f"API route {route} is no longer offered.")
     return changes
+
+
+def refuse_changed(changes: list[str]) -> None:
+    """The 409 an approval gets while something it relies on moved since the compute."""
+    if changes:
+        raise Conflict(
+            "What this approval relies on changed since the compute: "
+            + " ".join(changes)
+            + " Recompute the comparison to review the current offers."
+        )

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.audit import audit_record
-from core.errors import Conflict, DomainError
+from core.errors import DomainError
 from procurement.charts_plan import plan_noun
 from procurement.models import Comparison, PlanPart, Review
 from procurement.selectors.reviews.plan import (
@@ -27,7 +27,7 @@ from procurement.selectors.reviews.plan import (
     plan_refusal,
     stored_plan,
 )
-from procurement.services.integrity import changes_since_compute
+from procurement.services.integrity import changes_since_compute, refuse_changed
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -67,12 +67,7 @@ def plan_for_approval(comparison: Comparison, justification: str) -> PlanDecisio
             "written justification.",
             fields={"justification": ["Explain why this plan rather than the recommended row."]},
         )
-    if changed := plan_changes(comparison, decision):
-        raise Conflict(
-            "What this approval relies on changed since the compute: "
-            + " ".join(changed)
-            + " Recompute the comparison to review the current offers."
-        )
+    refuse_changed(plan_changes(comparison, decision))
     if (short := decision.checklist_refusal) is not None:
         raise DomainError(short, fields={"candidate": [short]})
     return decision

@@ -26,31 +26,23 @@ from __future__ import annotations
 
 import copy
 import logging
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
 
+from core.values import decimal_or_none
 from procurement.models import Comparison, PlanPart, PriceChange
-from procurement.services.comparisons.compute import compute
+from procurement.services.comparisons.compute import Computed, compute
 
 logger = logging.getLogger(__name__)
 
 IMPACT_SAMPLES = 200
-PRICE_FIELDS = ("price_per_gpu_hour", "price_per_node")
 
 
-def _dec(value: Any) -> Decimal | None:
-    if value in (None, ""):
-        return None
-    try:
-        return Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return None
-
-
-def _text(value: Decimal | None, places: str = "0.01") -> str | None:
-    return None if value is None else str(value.quantize(Decimal(places)))
+def _text(value: Any, places: str = "0.01") -> str | None:
+    number = decimal_or_none(value)
+    return None if number is None else str(number.quantize(Decimal(places)))
 
 
 def pct_change(old: Decimal | None, new: Decimal | None) -> Decimal | None:
@@ -74,6 +66,19 @@ def _snapshot_with(comparison: Comparison, flag: PriceChange) -> dict[str, Any]:
     return snapshot
 
 
+def _recomputed(flag: PriceChange, impact: dict[str, Any]) -> Computed | None:
+    """The comparison computed again at the new price; None, with the error on `impact`, when
+    that fails: the flag and its notice matter more than the figures."""
+    comparison = flag.comparison
+    try:
+        snapshot = _snapshot_with(comparison, flag)
+        return compute(snapshot, seed=comparison.seed, samples=IMPACT_SAMPLES)
+    except Exception as exc:
+        logger.exception("could not recompute price change %s", flag.pk)
+        impact["error"] = f"The impact could not be recomputed ({type(exc).__name__})."
+        return None
+
+
 def _plan_impact(flag: PriceChange, base: dict[str, Any]) -> dict[str, Any]:
     """The impact of a flag on a vendor part of the approved plan (module docstring)."""
     parts = list(
@@ -91,22 +96,17 @@ def _plan_impact(flag: PriceChange, base: dict[str, Any]) -> dict[str, Any]:
         "old_commitment_usd": _text(sum((p.commitment_usd for p in first), Decimal(0))),
         "old_part_monthly_usd": _text(mine.monthly_cost_usd) if mine else None,
     }
-    try:
-        computed = compute(
-            _snapshot_with(flag.comparison, flag), seed=flag.comparison.seed, samples=IMPACT_SAMPLES
-        )
-    except Exception as exc:  # the flag and its notice matter more than the figures
-        logger.exception("could not recompute price change %s", flag.pk)
-        impact["error"] = f"The impact could not be recomputed ({type(exc).__name__})."
+    computed = _recomputed(flag, impact)
+    if computed is None:
         return impact
     plan = computed.result.get("plan") or {}
     vendors = {str(v.get("offer_id")): v for v in plan.get("vendors") or []}
-    impact["new_plan_monthly_usd"] = _text(_dec(plan.get("monthly_cost")))
-    impact["new_commitment_usd"] = _text(_dec(plan.get("commitment_usd")))
+    impact["new_plan_monthly_usd"] = _text(plan.get("monthly_cost"))
+    impact["new_commitment_usd"] = _text(plan.get("commitment_usd"))
     impact["new_plan_reason"] = str(plan.get("reason") or "")
     changed = vendors.get(flag.candidate.key)
     impact["new_part_monthly_usd"] = (
-        _text(_dec(changed.get("monthly_cost"))) if changed is not None else None
+        _text(changed.get("monthly_cost")) if changed is not None else None
     )
     impact["same_vendors"] = set(vendors) == {p.candidate.key for p in first}
     return impact
@@ -119,44 +119,35 @@ def price_change_impact(flag: PriceChange) -> dict[str, Any]:
     pct = pct_change(flag.old_price, flag.new_price)
     tolerance = Decimal(settings.PRICE_CHANGE_TOLERANCE_PCT)
     withdrawn = flag.kind == PriceChange.Kind.WITHDRAWN
-    if flag.on_plan:
-        return _plan_impact(
-            flag,
-            {
-                "pct_change": _text(pct),
-                "unit_label": candidate.unit_label,
-                "tolerance_pct": settings.PRICE_CHANGE_TOLERANCE_PCT,
-                "needs_reapproval": withdrawn or pct is None or abs(pct) > tolerance,
-            },
-        )
-    impact: dict[str, Any] = {
+    base = {
         "pct_change": _text(pct),
-        "old_unit_cost": None if candidate.unit_cost_usd is None else str(candidate.unit_cost_usd),
-        "old_commitment_usd": _text(_dec((candidate.detail or {}).get("commitment_usd"))),
         "unit_label": candidate.unit_label,
         "tolerance_pct": settings.PRICE_CHANGE_TOLERANCE_PCT,
         "needs_reapproval": withdrawn or pct is None or abs(pct) > tolerance,
+    }
+    if flag.on_plan:
+        return _plan_impact(flag, base)
+    impact: dict[str, Any] = {
+        **base,
+        "old_unit_cost": None if candidate.unit_cost_usd is None else str(candidate.unit_cost_usd),
+        "old_commitment_usd": _text((candidate.detail or {}).get("commitment_usd")),
         "was_first": candidate.key == comparison.recommended_key,
     }
-    try:
-        snapshot = _snapshot_with(comparison, flag)
-        computed = compute(snapshot, seed=comparison.seed, samples=IMPACT_SAMPLES)
-    except Exception as exc:  # the flag and its notice matter more than the figures
-        logger.exception("could not recompute price change %s", flag.pk)
-        impact["error"] = f"The impact could not be recomputed ({type(exc).__name__})."
+    computed = _recomputed(flag, impact)
+    if computed is None:
         return impact
     rows = {row["key"]: row for row in computed.rows}
     row = rows.get(candidate.key)
     first = rows.get(computed.recommended_key)
     if row is not None:
-        new_unit = _dec(row.get("unit_cost_usd"))
+        new_unit = decimal_or_none(row.get("unit_cost_usd"))
         impact["new_unit_cost"] = None if new_unit is None else str(new_unit)
-        impact["new_commitment_usd"] = _text(_dec(row["detail"].get("commitment_usd")))
+        impact["new_commitment_usd"] = _text(row["detail"].get("commitment_usd"))
         impact["rank"] = row.get("rank")
         impact["eligible"] = bool(row.get("eligible"))
     impact["still_first"] = computed.recommended_key == candidate.key
     if first is not None:
         impact["first_label"] = first.get("label", "")
-        first_unit = _dec(first.get("unit_cost_usd"))
+        first_unit = decimal_or_none(first.get("unit_cost_usd"))
         impact["first_unit_cost"] = None if first_unit is None else str(first_unit)
     return impact

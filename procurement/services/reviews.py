@@ -63,7 +63,7 @@ from procurement.selectors.reviews.same_need import (
     OtherDecision,
     other_decisions,
 )
-from procurement.services.integrity import changes_since_compute
+from procurement.services.integrity import changes_since_compute, refuse_changed
 from procurement.services.plan_approval import (
     plan_for_approval,
     plan_summary,
@@ -245,7 +245,7 @@ def review_submit(
             subject = [part.candidate for part in plan.parts if part.candidate is not None]
         else:
             assert candidate is not None  # noqa: S101 - a row approval always names a row
-            _refuse_changed(locked, candidate)
+            refuse_changed(changes_since_compute(locked, candidate))
             _refuse_expired(candidate)
             subject = [candidate]
         accepted = _acknowledged(subject, acknowledged)
@@ -353,15 +353,6 @@ def _supersede(comparison: Comparison, user: User, others: list[OtherDecision]) 
             object_type="procurement.comparison",
             object_id=str(pk),
             summary={"superseded_by": comparison.pk},
-        )
-
-
-def _refuse_changed(comparison: Comparison, candidate: CandidateResult) -> None:
-    if changed := changes_since_compute(comparison, candidate):
-        raise Conflict(
-            "What this approval relies on changed since the compute: "
-            + " ".join(changed)
-            + " Recompute the comparison to review the current offers."
         )
 
 

@@ -12,6 +12,7 @@ own: a measurement counts at the shape it was measured in, and is not scaled to 
 from __future__ import annotations
 
 import math
+from typing import cast
 
 from engine.deployments import Configuration, ConfigurationVerdict
 from engine.memory.spec import GpuSpec
@@ -108,40 +109,11 @@ def quote_configurations(
     return out, used
 
 
-def configuration_row(conf: Configuration) -> ConfigurationRow:
-    """`conf.to_dict()`, typed (every field is a plain value)."""
-    return {
-        "gpus_per_replica": conf.gpus_per_replica,
-        "tensor_parallel": conf.tensor_parallel,
-        "pipeline_parallel": conf.pipeline_parallel,
-        "expert_parallel": conf.expert_parallel,
-        "precision": conf.precision,
-        "serving_engine": conf.serving_engine,
-        "origin": conf.origin,
-        "result_id": conf.result_id,
-    }
-
-
 def configuration_facts(conf: Configuration) -> ConfigurationFacts:
-    """The configuration a row is costed in, with its words."""
-    return {**configuration_row(conf), "words": conf.words()}
+    """The configuration a row is costed in (`conf.to_dict()`), with its words."""
+    return {**cast(ConfigurationRow, conf.to_dict()), "words": conf.words()}
 
 
 def verdict_facts(verdict: ConfigurationVerdict) -> ConfigurationVerdictFacts:
     """`verdict.to_dict()`, typed: money as exact decimal text, as the engine writes it."""
-    unit_cost, total = verdict.unit_cost, verdict.total
-    return {
-        "configuration": configuration_row(verdict.configuration),
-        "words": verdict.words,
-        "origin_words": verdict.origin_words,
-        "chosen": verdict.chosen,
-        "eligible": verdict.eligible,
-        "reasons": list(verdict.reasons),
-        "unit_cost": None if unit_cost is None else format(unit_cost, "f"),
-        "total": None if total is None else format(total, "f"),
-        "perf_source": verdict.perf_source,
-        "latency_source": verdict.latency_source,
-        "latency_verdict": verdict.latency_verdict,
-        "gpus_peak": verdict.gpus_peak,
-        "nodes_peak": verdict.nodes_peak,
-    }
+    return cast(ConfigurationVerdictFacts, verdict.to_dict())

@@ -15,16 +15,20 @@ from core.audit import AuditPaginator, audit_chain_verify
 from core.listing import paginate
 from core.roles import role_required
 from procurement.forms.reviews import AuditFilterForm
-from procurement.selectors import reviews as sel
+from procurement.selectors.reviews.audit import (
+    AUDIT_READER_ROLES,
+    audit_events_filtered,
+    audit_filter_choices,
+)
 from procurement.views.audit_present import action_words, audit_csv, object_words, present
 
 PAGE_SIZE = 50
 
 
 @require_http_methods(["GET"])
-@role_required(*sel.AUDIT_READER_ROLES)
+@role_required(*AUDIT_READER_ROLES)
 def audit_list(request: AuthedRequest) -> HttpResponse | StreamingHttpResponse:
-    actions, object_types = sel.audit_filter_choices(request.user)
+    actions, object_types = audit_filter_choices(request.user)
     form = AuditFilterForm(
         request.GET or None,
         actions=[(a, action_words(a)) for a in actions],
@@ -32,7 +36,7 @@ def audit_list(request: AuthedRequest) -> HttpResponse | StreamingHttpResponse:
     )
     valid = form.is_valid() if form.is_bound else True
     filters = {k: v for k, v in (form.cleaned_data if form.is_bound and valid else {}).items() if v}
-    events = sel.audit_events_filtered(request.user, **filters)
+    events = audit_events_filtered(request.user, **filters)
     if valid and request.GET.get("format") == "csv":
         return audit_csv(events)
     page = paginate(

@@ -9,17 +9,16 @@ one query.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.http import StreamingHttpResponse
-from django.urls import NoReverseMatch, reverse
 
 from core.models import AuditEvent
 from core.roles import Role, has_role
-from procurement.exports import neutralise
+from procurement.exports import csv_lines
 from procurement.selectors.reviews.audit import checklist_answer_places
+from procurement.selectors.reviews.rows import safe_reverse
 
 CSV_MAX_ROWS = 50_000  # a filter by date narrows a bigger export
 # Objects that have a page of their own, by the audit's object type (the id is the argument).
@@ -145,13 +144,6 @@ def object_words(object_type: str) -> str:
     return object_type.rpartition(".")[2] or object_type
 
 
-def _reverse(name: str, *args: Any) -> str:
-    try:
-        return reverse(name, args=args)
-    except NoReverseMatch:
-        return ""
-
-
 def object_url(
     event: AuditEvent,
     *,
@@ -161,18 +153,18 @@ def object_url(
     """The page of the event's object, for this reader ("" when it has none)."""
     object_type, object_id = event.object_type, event.object_id
     if object_type in OBJECT_LISTS:
-        return _reverse(OBJECT_LISTS[object_type])
+        return safe_reverse(OBJECT_LISTS[object_type])
     if not object_id.isdigit():
         return ""
     if object_type in OBJECT_PAGES:
-        return _reverse(OBJECT_PAGES[object_type], int(object_id))
+        return safe_reverse(OBJECT_PAGES[object_type], int(object_id))
     if object_type in ADMIN_PAGES:
-        return _reverse(ADMIN_PAGES[object_type], int(object_id)) if admin else ""
+        return safe_reverse(ADMIN_PAGES[object_type], int(object_id)) if admin else ""
     if object_type == CHECKLIST_ANSWER:
         quote_id, item = (answer_places or {}).get(int(object_id), (None, ""))
         if quote_id is None:  # a provider-wide default has no page of its own
             return ""
-        return f"{_reverse('checklist:quote-detail', quote_id)}#item-{item}"
+        return f"{safe_reverse('checklist:quote-detail', quote_id)}#item-{item}"
     return ""
 
 
@@ -193,11 +185,6 @@ def present(events: Iterable[AuditEvent], user: Any = None) -> list[AuditEvent]:
             event, admin=admin, answer_places=places
         )
     return shown
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
 
 
 def _rows(events: Iterable[AuditEvent]) -> Iterator[list[Any]]:
@@ -228,10 +215,8 @@ def _rows(events: Iterable[AuditEvent]) -> Iterator[list[Any]]:
 
 
 def audit_csv(events: Any) -> StreamingHttpResponse:
-    writer = csv.writer(_Echo())
-    rows = _rows(events[:CSV_MAX_ROWS].iterator())
     # Titles and summaries are typed by people: none may run as a spreadsheet formula.
-    body = (writer.writerow([neutralise(cell) for cell in row]) for row in rows)
+    body = csv_lines(_rows(events[:CSV_MAX_ROWS].iterator()))
     response = StreamingHttpResponse(body, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="audit-trail.csv"'
     return response

@@ -65,13 +65,8 @@ def comparison_list(request: AuthedRequest) -> HttpResponse:
 
 
 def _ints(values: Any) -> set[int]:
-    out = set()
-    for value in values or []:
-        try:
-            out.add(int(value))
-        except (TypeError, ValueError):
-            continue
-    return out
+    """The ids a re-shown form had ticked (anything else is no id: never ticked)."""
+    return {int(value) for value in values or [] if str(value).isdigit()}
 
 
 def _filters(

@@ -117,9 +117,10 @@ def plan_context(
     }
 
 
-def _common(comparison: Comparison) -> dict[str, Any]:
+def _common(user: User, comparison: Comparison) -> dict[str, Any]:
     reviews = reviews_of(comparison)
     given = approvals_given(reviews)
+    superseded_by = Comparison.objects.filter(supersedes=comparison).only("id", "revision").first()
     return {
         "comparison": comparison,
         "dual_row": dual_row(comparison, reviews),
@@ -134,9 +135,12 @@ def _common(comparison: Comparison) -> dict[str, Any]:
         "recommendation_notes": recommendation_notes_of(comparison),
         "detail_url": safe_reverse("procurement:comparison-detail", comparison.pk),
         "list_url": safe_reverse("procurement:comparison-list"),
-        "superseded_by": Comparison.objects.filter(supersedes=comparison)
-        .only("id", "revision")
-        .first(),
+        "superseded_by": superseded_by,
+        "can_recompute": has_role(user, *access.COMPARISON_CREATORS)
+        and comparison.is_finished
+        and superseded_by is None,
+        "assumptions": assumptions_of(comparison),
+        "price_changes": notices_of(user, comparison),
     }
 
 
@@ -150,7 +154,7 @@ def review_context(
 ) -> dict[str, Any]:
     filters = filter_form.filters()
     shown = filter_and_sort(rows, **filters)
-    context = _common(comparison)
+    context = _common(user, comparison)
     standing = reviewer_standing(
         user, comparison, context["reviews"], next_reviewer=context["next_reviewer"]
     )
@@ -165,9 +169,7 @@ def review_context(
         sort_label=SORTS.get(filters["sort"], SORTS["unit"])[0],
         filter_form=filter_form,
         summary=recommendation_summary(comparison, rows),
-        assumptions=assumptions_of(comparison),
         form=form,
-        price_changes=notices_of(user, comparison),
         can_review=standing.may_decide,
         # U2: the brief's other decisions, told before anyone approves this one
         same_need=other_decisions(comparison)
@@ -175,7 +177,6 @@ def review_context(
         else [],
         standing=standing,
         refusal=standing.reason or None,
-        can_recompute=_can_recompute(user, comparison, context),
         new_since=new_since(user, comparison, rows, changes=_approval_drift(comparison, rows)),
         mixed_plan=(comparison.result or {}).get("plan"),
         plan_chart=plan_figure(comparison.result or {}),
@@ -195,19 +196,11 @@ def _approval_drift(comparison: Comparison, rows: list[CandidateResult]) -> list
     return changes_since_compute(comparison, recommended) if recommended is not None else []
 
 
-def _can_recompute(user: User, comparison: Comparison, context: dict[str, Any]) -> bool:
-    return (
-        has_role(user, *access.COMPARISON_CREATORS)
-        and comparison.is_finished
-        and context["superseded_by"] is None
-    )
-
-
 def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
     """The printable record: the best eligible rows in full, the recommendation's evidence, the
     approved plan's vendor parts, and the ineligible rows summarised by reason (every row is
     in the exports)."""
-    context = _common(comparison)
+    context = _common(user, comparison)
     context.update(plan_context(comparison, None, context["reviews"], drift=False))
     approved = next(
         (r.candidate for r in reversed(context["reviews"]) if r.decision == "approve"), None
@@ -233,14 +226,11 @@ def record_context(user: User, comparison: Comparison) -> dict[str, Any]:
         chosen=chosen,
         plan=plans.get(chosen.quote_id) if chosen and chosen.quote_id is not None else None,
         brief_facts=brief_facts(comparison.brief),
-        assumptions=assumptions_of(comparison),
         charts=charts.comparison_figures(comparison, rows),
         warnings=[(r.label, w) for r in rows for w in (r.warnings or [])],
         warned_rows=sum(1 for r in rows if r.warnings),
         # the ineligible rows start folded, as on the review page (printed open)
         ineligible_shown=sum(1 for r in rows if not r.eligible),
-        price_changes=notices_of(user, comparison),
         new_since=new_since(user, comparison, rows),
-        can_recompute=_can_recompute(user, comparison, context),
     )
     return context

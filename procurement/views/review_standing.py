@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from accounts.models import User as UserModel
 from catalog.models import FxRate
 from core.roles import Role
+from procurement.access import SECOND_APPROVER_ROLES
 from procurement.models import Comparison, Review
 from procurement.selectors.reviews import policy
 from procurement.services import reviews as services_reviews
@@ -48,11 +49,7 @@ class Standing:
 
 def _others_who_may_approve(user: User, comparison: Comparison, slot: str) -> list[str]:
     """Usernames of the active reviewers who could give this approval instead (at most 3)."""
-    roles = (
-        [Role.FINANCE_REVIEWER]
-        if slot == policy.FINANCE_SLOT
-        else [Role.PLATFORM_ENGINEER, Role.SECURITY_REVIEWER]
-    )
+    roles = {Role.FINANCE_REVIEWER} if slot == policy.FINANCE_SLOT else SECOND_APPROVER_ROLES
     people = (
         UserModel.objects.filter(role__in=roles, is_active=True)
         .exclude(pk__in=[user.pk, comparison.created_by_id])

@@ -23,10 +23,11 @@ from core.forms import apply_domain_error
 from procurement import access
 from procurement.forms.reviews import PairForm, ReviewForm, RowFilterForm
 from procurement.models import CandidateResult, Comparison, PriceChange
-from procurement.selectors import reviews as sel
 from procurement.selectors.reviews import policy
 from procurement.selectors.reviews.acknowledge import Acknowledgement, acknowledgements
 from procurement.selectors.reviews.plan import PLAN_KEY, PlanDecision, plan_decision
+from procurement.selectors.reviews.record import side_by_side
+from procurement.selectors.reviews.rows import candidates_of, filter_and_sort
 from procurement.services import price_changes as services_price_changes
 from procurement.services import reviews as services_reviews
 from procurement.views.review_context import record_context, review_context
@@ -35,7 +36,7 @@ from procurement.views.review_context import record_context, review_context
 @require_http_methods(["GET", "POST"])
 def comparison_review(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
-    rows = sel.candidates_of(comparison)
+    rows = candidates_of(comparison)
     filter_form = RowFilterForm(request.GET or None, rows=rows)
     # The plan is offered while the comparison awaits a decision; the rows partial (htmx)
     # shows no plan, so its quotes' checklists are not read for it.
@@ -111,9 +112,9 @@ def _decision_message(comparison: Comparison, review: Any) -> str:
 @require_http_methods(["GET"])
 def comparison_side_by_side(request: AuthedRequest, pk: int) -> HttpResponse:
     comparison = access.access_comparison(request.user, pk)
-    rows = sel.candidates_of(comparison)
+    rows = candidates_of(comparison)
     by_key = {row.key: row for row in rows}
-    ranked = sel.filter_and_sort(rows, eligible_only=True) + sel.filter_and_sort(rows)
+    ranked = filter_and_sort(rows, eligible_only=True) + filter_and_sort(rows)
     default_a = comparison.recommended_key or (ranked[0].key if ranked else "")
     a = request.GET.get("a") or default_a
     data = {"a": a, "b": request.GET.get("b") or next((r.key for r in ranked if r.key != a), "")}
@@ -129,7 +130,7 @@ def comparison_side_by_side(request: AuthedRequest, pk: int) -> HttpResponse:
         "b": row_b,
     }
     if valid and row_a is not None and row_b is not None:  # a valid pair names two rows
-        context["pairs"] = sel.side_by_side(row_a, row_b)
+        context["pairs"] = side_by_side(row_a, row_b)
     status = 200 if valid or len(rows) < 2 else 400
     return render(request, "procurement/side_by_side.html", context, status=status)
 

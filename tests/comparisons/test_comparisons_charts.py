@@ -48,10 +48,10 @@ def test_unit_cost_range_is_p10_to_p90_around_p50():
 
 def test_nothing_to_draw_gives_none():
     empty = SimpleNamespace(result={})
-    assert charts.cost_breakdown_figure(empty, []) is None
-    assert charts.uncertainty_figure(empty, []) is None
-    assert charts.breakeven_figure(empty, []) is None
-    assert charts.tornado_figure(empty, []) is None
+    assert charts.cost_stack_figure([], "") is None
+    assert charts.unit_cost_range_figure([], "") is None
+    assert charts.breakeven_from_result(empty.result, {}) is None
+    assert charts.tornado_from_result(empty.result, {}) is None
     assert charts.comparison_figures(empty, []) == {}
 
 

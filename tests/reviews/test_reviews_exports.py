@@ -74,7 +74,11 @@ def sample_data(provider: str = "Northwind") -> exports.ExportData:
 
 
 def test_csv_keeps_numbers_and_neutralises_text():
-    rows = list(csv.reader(io.StringIO(exports.to_csv(sample_data("=EVIL()")).decode("utf-8-sig"))))
+    rows = list(
+        csv.reader(
+            io.StringIO(b"".join(exports.iter_csv(sample_data("=EVIL()"))).decode("utf-8-sig"))
+        )
+    )
     header, row = rows
     data = dict(zip(header, row, strict=True))
     assert data["Provider"] == "'=EVIL()"

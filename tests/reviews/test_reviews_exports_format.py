@@ -56,7 +56,7 @@ def data() -> exports.ExportData:
 
 
 def test_u30_csv_rows_are_in_rank_order_with_unranked_rows_last():
-    text = exports.to_csv(data()).decode("utf-8-sig")
+    text = b"".join(exports.iter_csv(data())).decode("utf-8-sig")
     keys = [row["Key"] for row in csv.DictReader(io.StringIO(text))]
     assert keys == ["q:2", "q:10", "q:7", "api:3", "q:19"]
 

@@ -37,18 +37,15 @@ def audit_events_filtered(
     date_to: date | None = None,
 ) -> QuerySet[AuditEvent]:
     """The trail as this user may read it, filtered; newest first (dates are UTC days)."""
+    lookups = {
+        "actor_name__iexact": actor.strip(),
+        "action": action,
+        "object_type": object_type,
+        "created_at__date__gte": date_from,
+        "created_at__date__lte": date_to,
+    }
     events = access.audit_events_for(user).order_by("-created_at", "-id")
-    if actor:
-        events = events.filter(actor_name__iexact=actor.strip())
-    if action:
-        events = events.filter(action=action)
-    if object_type:
-        events = events.filter(object_type=object_type)
-    if date_from:
-        events = events.filter(created_at__date__gte=date_from)
-    if date_to:
-        events = events.filter(created_at__date__lte=date_to)
-    return events
+    return events.filter(**{lookup: value for lookup, value in lookups.items() if value})
 
 
 def checklist_answer_places(answer_ids: list[int]) -> dict[int, tuple[int | None, str]]:

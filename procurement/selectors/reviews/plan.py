@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -31,6 +31,7 @@ from django.db.models import Prefetch
 
 from checklist import levels
 from checklist.selectors import quote_checklist_summaries
+from core.values import decimal_or_none
 from procurement.charts_plan import plan_noun, role_words
 from procurement.exports import fleet_columns
 from procurement.models import CandidateResult, Comparison, PlanPart, Review
@@ -42,11 +43,8 @@ PLAN_PARTS = PlanPart.objects.select_related("candidate").order_by("position")
 
 
 def _money(value: Any) -> Decimal:
-    try:
-        number = Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return Decimal(0)
-    return number.quantize(CENT) if number.is_finite() else Decimal(0)
+    number = decimal_or_none(value)
+    return Decimal(0) if number is None else number.quantize(CENT)
 
 
 def stored_plan(comparison: Comparison) -> dict[str, Any] | None:

@@ -9,27 +9,22 @@ stands. One module, so a page can never say "you may approve" where the service 
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from core.roles import Role
 from procurement import access
 from procurement.models import CandidateResult, Comparison, Review
+from procurement.selectors.reviews.commitment import row_commitment
 
 if TYPE_CHECKING:
     from accounts.models import User
 
-DECIDED_STATUSES = frozenset(
-    {
-        Comparison.Status.APPROVED,
-        Comparison.Status.REJECTED,
-        Comparison.Status.CHANGES_REQUESTED,
-    }
-)
 STATUS_AFTER: dict[str, str] = {
     Review.Decision.REJECT: Comparison.Status.REJECTED,
     Review.Decision.REQUEST_CHANGES: Comparison.Status.CHANGES_REQUESTED,
 }
+DECIDED_STATUSES = frozenset({Comparison.Status.APPROVED, *STATUS_AFTER.values()})
 FINANCE_SLOT = "finance"
 SECOND_SLOT = "platform or security"
 
@@ -70,10 +65,5 @@ def review_refusal(user: User, comparison: Comparison) -> str | None:
 
 def row_commitment_usd(candidate: CandidateResult) -> Decimal | None:
     """The commitment the engine stated for this row, or None."""
-    value = (candidate.detail or {}).get("commitment_usd")
-    if value is None:
-        return None
-    try:
-        return Decimal(str(value)).quantize(Decimal("0.01"))
-    except (InvalidOperation, ValueError):
-        return None
+    found = row_commitment(candidate.detail)
+    return found.commitment_usd if found is not None else None

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Case, Count, Min, Q, Subquery, When
 
+from catalog.models import Quote
 from core.cost_lines import ordered_names
 from core.templatetags.numbers import human, money
 from engine.cost.assumptions import PURCHASE_ITEMS, WORKLOAD_ITEMS
@@ -20,6 +21,7 @@ from procurement.selectors.reviews.frozen import new_since
 from procurement.selectors.reviews.pair import pair_delta
 from procurement.selectors.reviews.plan import approved_plan_parts_of, part_rows
 from procurement.selectors.reviews.rows import (
+    OFFER_RELATED,
     RANKED,
     candidates_of,
     entered_by_label,
@@ -204,46 +206,41 @@ def side_by_side(a: CandidateResult, b: CandidateResult) -> list[dict[str, Any]]
 
 
 def _quote_row(row: CandidateResult) -> dict[str, Any] | None:
-    if row.quote is not None:
-        q = row.quote
-        purchase = q.price_per_gpu_hour is None and q.price_per_node is not None
+    offer = row.quote or row.api_route
+    if offer is None:
+        return None
+    common = {
+        "candidate": row.key,
+        "id": offer.pk,
+        "provider": offer.provider.name,
+        "currency": offer.currency,
+        "quoted_at": offer.quoted_at.isoformat(),
+        "valid_until": offer.valid_until.isoformat() if offer.valid_until else None,
+        "stale": offer.is_stale(),
+        "entered_by": entered_by_label(row),
+    }
+    if isinstance(offer, Quote):
+        purchase = offer.price_per_gpu_hour is None and offer.price_per_node is not None
         return {
-            "candidate": row.key,
+            **common,
             "kind": "quote",
-            "id": q.pk,
-            "provider": q.provider.name,
-            "offer": q.title or f"{q.accelerator} {q.get_capacity_model_display()}",
-            "version": q.version,
-            "capacity_model": q.get_capacity_model_display(),
-            "currency": q.currency,
-            "price": q.price_per_node if purchase else q.price_per_gpu_hour,
+            "offer": offer.title or f"{offer.accelerator} {offer.get_capacity_model_display()}",
+            "version": offer.version,
+            "capacity_model": offer.get_capacity_model_display(),
+            "price": offer.price_per_node if purchase else offer.price_per_gpu_hour,
             "price_unit": "per node" if purchase else "per GPU-hour",
-            "quoted_at": q.quoted_at.isoformat(),
-            "valid_until": q.valid_until.isoformat() if q.valid_until else None,
-            "stale": q.is_stale(),
-            "source": q.source_url or q.source_document,
-            "entered_by": entered_by_label(row),
+            "source": offer.source_url or offer.source_document,
         }
-    if row.api_route is not None:
-        r = row.api_route
-        return {
-            "candidate": row.key,
-            "kind": "api route",
-            "id": r.pk,
-            "provider": r.provider.name,
-            "offer": r.model_name,
-            "version": None,
-            "capacity_model": human("api"),
-            "currency": r.currency,
-            "price": r.price_output_per_m_tokens,
-            "price_unit": f"per 1M output tokens (input {r.price_input_per_m_tokens})",
-            "quoted_at": r.quoted_at.isoformat(),
-            "valid_until": r.valid_until.isoformat() if r.valid_until else None,
-            "stale": r.is_stale(),
-            "source": r.source_url,
-            "entered_by": entered_by_label(row),
-        }
-    return None
+    return {
+        **common,
+        "kind": "api route",
+        "offer": offer.model_name,
+        "version": None,
+        "capacity_model": human("api"),
+        "price": offer.price_output_per_m_tokens,
+        "price_unit": f"per 1M output tokens (input {offer.price_input_per_m_tokens})",
+        "source": offer.source_url,
+    }
 
 
 def evidence_of(row: CandidateResult) -> str:
@@ -365,13 +362,6 @@ def export_data_for(comparison: Comparison, user: User | None = None) -> exports
 # 20,000-row comparison would otherwise print thousands of pages. Every row is in the exports;
 # a comparison of at most this many rows is printed whole.
 RECORD_ROWS = 30
-_RELATED = (
-    "quote__provider",
-    "quote__accelerator",
-    "quote__entered_by",
-    "api_route__provider",
-    "api_route__entered_by",
-)
 
 
 @dataclass(slots=True)
@@ -393,7 +383,7 @@ class RecordRows:
 def record_rows(comparison: Comparison, *, chosen_pk: int | None = None) -> RecordRows:
     """A few queries whatever the comparison's size (the ineligible rows are read as their
     warnings and reasons only)."""
-    base = comparison.candidates.select_related(*_RELATED)
+    base = comparison.candidates.select_related(*OFFER_RELATED)
     counts = comparison.candidates.aggregate(
         total=Count("pk"), eligible=Count("pk", filter=Q(eligible=True))
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import F, Prefetch, Q, QuerySet
@@ -21,6 +21,7 @@ from benchmarks.models import BenchmarkPlan, BenchmarkPlanStep
 from catalog.selectors import price_author_label
 from core.cost_lines import IDLE_LINES, NOT_BILLED_LINES, ordered_names
 from core.models import AuditEvent
+from core.values import decimal_or_none
 from procurement.models import CandidateResult, Comparison, PlanPart, Review
 from procurement.selectors.reviews.commitment import RowCommitment, row_commitment
 from procurement.selectors.reviews.frozen import frozen_result_ids
@@ -39,6 +40,14 @@ DESCENDING_SORTS = frozenset({"prob"})
 # first, so a plain order_by("rank") opened `make run`'s decision record on refused rows.
 RANKED = (F("rank").asc(nulls_last=True), "key")
 MAX_EVIDENCE_PER_ROW = 5
+# A row's quote or API route version, with the names the pages show (one query with the rows).
+OFFER_RELATED = (
+    "quote__provider",
+    "quote__accelerator",
+    "quote__entered_by",
+    "api_route__provider",
+    "api_route__entered_by",
+)
 
 
 def safe_reverse(name: str, *args: Any) -> str:
@@ -49,18 +58,9 @@ def safe_reverse(name: str, *args: Any) -> str:
         return ""
 
 
-def to_decimal(value: Any) -> Decimal | None:
-    if value is None or value == "":
-        return None
-    try:
-        return Decimal(str(value))
-    except InvalidOperation:
-        return None
-
-
 def ordered_lines(cost_lines: dict[str, Any]) -> list[tuple[str, Decimal | None]]:
     """Cost lines in the engine's order (docs/domain.md's formulas), unknown names last."""
-    return [(name, to_decimal(cost_lines[name])) for name in ordered_names(cost_lines)]
+    return [(name, decimal_or_none(cost_lines[name])) for name in ordered_names(cost_lines)]
 
 
 @dataclass
@@ -116,15 +116,7 @@ def entered_by_label(row: CandidateResult) -> str:
 
 def candidates_of(comparison: Comparison) -> list[CandidateResult]:
     """All rows of a comparison with their quote / API route versions, in one query."""
-    return list(
-        comparison.candidates.select_related(
-            "quote__provider",
-            "quote__accelerator",
-            "quote__entered_by",
-            "api_route__provider",
-            "api_route__entered_by",
-        ).order_by(*RANKED)
-    )
+    return list(comparison.candidates.select_related(*OFFER_RELATED).order_by(*RANKED))
 
 
 def capacity_choices(rows: Iterable[CandidateResult]) -> list[str]:
