@@ -25,19 +25,12 @@ from engine.evidence.names import (
     params_from_name,
 )
 from engine.evidence_setup import Setup, setup_adjustments, setup_differences
+from engine.precision import PRECISIONS
 
+# Weight bytes by precision, with the quantisation formats' own names (4-bit all).
 _WEIGHT_BYTES = {
-    "fp32": 4.0,
-    "bf16": 2.0,
-    "fp16": 2.0,
-    "fp8": 1.0,
-    "int8": 1.0,
-    "int4": 0.5,
-    "fp4": 0.5,
-    "awq": 0.5,
-    "gptq": 0.5,
-    "nvfp4": 0.5,
-    "mxfp4": 0.5,
+    **{name: p.bytes_per_value for name, p in PRECISIONS.items()},
+    **dict.fromkeys(("awq", "gptq", "nvfp4", "mxfp4"), 0.5),
 }
 
 
