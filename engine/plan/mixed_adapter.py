@@ -260,10 +260,7 @@ def row_draws(
     volume, and per row its accepted outputs per replica-hour as a multiple of the likely one
     (throughput from the row's or its evidence's stream; acceptance and failure shared, or
     the row's measured ones), keyed "id/config" as ``plan_offer`` names them."""
-    shared = {
-        name: montecarlo.draw(r, seed, montecarlo.shared_stream_key(name), samples)
-        for name, r in cost.shared_ranges(workload).items()
-    }
+    shared = montecarlo.draw_shared(workload, seed, samples)
     volume = shared["monthly_accepted_outputs"]
     factors: dict[str, NDArray[np.float64]] = {}
     for cand in candidates:

@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from engine.trace.replay import TraceSizing
-from engine.types import HOURS_PER_MONTH
-
-CENT = Decimal("0.01")
+from engine.types import CENT, HOURS_PER_MONTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +43,7 @@ def trace_fleet(
 ) -> TraceFleet:
     """The offer's fleet and money from ``sizing`` (``repeats``: the trace is a representative
     window that fills the month, not the busiest hour alone)."""
-    hours = Decimal(HOURS_PER_MONTH)
+    hours = HOURS_PER_MONTH
     as_used = not fixed_capacity and repeats
     mean_gpus = sizing.mean_replicas * gpus_per_replica
     if as_used:
