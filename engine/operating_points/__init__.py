@@ -34,7 +34,7 @@ service level**:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 RequestSample = tuple[float | None, float | None, float | None, bool]  # ttft, itl, e2e, ok
@@ -233,10 +233,11 @@ def describe(point: MeasuredPoint) -> str:
     return ", ".join(parts)
 
 
-def _effective(point: MeasuredPoint, slo: ServiceLevel, realtime: bool) -> float:
-    """What makes a point cheaper: its throughput alone. Failed requests are already out of
-    a measured throughput, and the attainment is shown, not charged (module docstring)."""
-    return float(point.output_tokens_per_s or 0.0)
+def _cheapest(points: Sequence[MeasuredPoint]) -> MeasuredPoint:
+    """What makes a point cheaper: its throughput alone (the lighter load on a tie). Failed
+    requests are already out of a measured throughput, and the attainment is shown, not
+    charged (module docstring)."""
+    return max(points, key=lambda p: (float(p.output_tokens_per_s or 0.0), -_order(p)))
 
 
 def _order(point: MeasuredPoint) -> float:
@@ -245,7 +246,9 @@ def _order(point: MeasuredPoint) -> float:
     return point.request_rate_per_s or 0.0
 
 
-def _choice(point: MeasuredPoint, slo: ServiceLevel, realtime: bool, note: str) -> PointChoice:
+def _choice(
+    point: MeasuredPoint, slo: ServiceLevel, realtime: bool, note: str, non_monotone: str = ""
+) -> PointChoice:
     ttft, itl, e2e = _figures(point)
     return PointChoice(
         label=point.label,
@@ -260,6 +263,7 @@ def _choice(point: MeasuredPoint, slo: ServiceLevel, realtime: bool, note: str) 
         concurrency=point.concurrency,
         unchecked=unchecked_targets(point, slo) if slo.any else (),
         error_rate=error_rate_of(point),
+        non_monotone=non_monotone,
     )
 
 
@@ -290,7 +294,7 @@ def choose_point(
     if not usable:
         return None
     if not slo.any:
-        best = max(usable, key=lambda p: (_effective(p, slo, realtime), -_order(p)))
+        best = _cheapest(usable)
         note = "" if realtime else " (batch: the cheapest point, no latency objective)"
         return _choice(best, slo, realtime, note or " (no latency target: the cheapest point)")
     verdicts = [meets(p, slo) for p in usable]
@@ -312,9 +316,9 @@ def choose_point(
             "with load, so no point past the first miss is chosen"
         )
     if passing:
-        best = max(passing, key=lambda p: (_effective(p, slo, realtime), -_order(p)))
+        best = _cheapest(passing)
         note = "" if realtime else " (batch: the cheapest point the window allows)"
-        choice = replace(_choice(best, slo, realtime, note), non_monotone=warning)
+        choice = _choice(best, slo, realtime, note, warning)
         if interpolate:
             later = [p for p in usable if _order(p) > _order(best)]
             nxt = later[0] if later else None
@@ -344,23 +348,13 @@ def choose_point(
         p for p, v in zip(usable, verdicts, strict=True) if v is None and _order(p) < first_fail
     ]
     if open_points:
-        best = max(open_points, key=lambda p: (_effective(p, slo, realtime), -_order(p)))
+        best = _cheapest(open_points)
         unchecked = unchecked_targets(best, slo)
-        checked = len(unchecked) < sum(t is not None for t in _targets(slo))
-        if not checked:
-            return replace(
-                _choice(best, slo, realtime, " (latency not in the file)"), non_monotone=warning
-            )
-        missing = " and ".join(unchecked)
-        return replace(
-            _choice(
-                best,
-                slo,
-                realtime,
-                f" ({missing} not in the file, so not checked; the other targets met)",
-            ),
-            non_monotone=warning,
-        )
+        note = " (latency not in the file)"
+        if len(unchecked) < sum(t is not None for t in _targets(slo)):
+            missing = " and ".join(unchecked)
+            note = f" ({missing} not in the file, so not checked; the other targets met)"
+        return _choice(best, slo, realtime, note, warning)
 
     # none meets: the closest point (smallest worst overshoot), so the row can say how close
     def overshoot(p: MeasuredPoint) -> float:
@@ -375,7 +369,7 @@ def choose_point(
 
     closest = min(usable, key=lambda p: (overshoot(p), _order(p)))
     note = " (closest to the targets; none meets them)"
-    return replace(_choice(closest, slo, realtime, note), non_monotone=warning)
+    return _choice(closest, slo, realtime, note, warning)
 
 
 def point_from_dict(data: dict[str, Any]) -> MeasuredPoint:
