@@ -133,17 +133,6 @@ def assumptions_applied(inp: ComparisonInput) -> tuple[AppliedAssumption, ...]:
                     cand.id,
                 )
             )
-        if not cand.is_api and cand.storage_price_is_default and w.storage_gb > 0:
-            out.append(
-                _item(
-                    "storage_price_per_gb_month",
-                    "Storage price per GB-month (the quote states none)",
-                    cand.storage_price_per_gb_month,
-                    sources.get("api_storage_per_gb_month", "engine default"),
-                    True,
-                    cand.id,
-                )
-            )
         if cand.is_api:
             own = cand.failed_attempts_billed is not None
             out.append(
@@ -156,15 +145,16 @@ def assumptions_applied(inp: ComparisonInput) -> tuple[AppliedAssumption, ...]:
                     cand.id,
                 )
             )
-            if w.storage_gb > 0:
-                out.append(
-                    _item(
-                        "storage_price_per_gb_month",
-                        "Storage price per GB-month (API row)",
-                        cand.storage_price_per_gb_month,
-                        sources.get("api_storage_per_gb_month", "engine default"),
-                        True,
-                        cand.id,
-                    )
+        if (cand.is_api or cand.storage_price_is_default) and w.storage_gb > 0:
+            out.append(
+                _item(
+                    "storage_price_per_gb_month",
+                    "Storage price per GB-month "
+                    + ("(API row)" if cand.is_api else "(the quote states none)"),
+                    cand.storage_price_per_gb_month,
+                    sources.get("api_storage_per_gb_month", "engine default"),
+                    True,
+                    cand.id,
                 )
+            )
     return tuple(out)
