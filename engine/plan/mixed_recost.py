@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from engine.cost.common import dec
-from engine.plan.mixed_single import HOURS_DEC, money, vendor_part, whole_replicas_gpus
+from engine.cost.common import dec, money
+from engine.plan.mixed_single import vendor_part, whole_replicas_gpus
 from engine.plan.mixed_types import PlanConfig, PlanDemand, PlanLine, PlanOffer, PlanVendorPart
 from engine.trace.loadcurve import LoadCurve
+from engine.types import HOURS_PER_MONTH
 
 # Solver values below this are noise
 EPS = 1e-9
@@ -149,7 +150,7 @@ def recost(
     energies = layer_energies_exact(demand.peak_to_average, demand.layers, demand.load_shape)
     k_count = len(energies)
     volume = dec(demand.monthly_outputs)
-    peak = dec(demand.peak_to_average) * volume / HOURS_DEC
+    peak = dec(demand.peak_to_average) * volume / HOURS_PER_MONTH
     carried = _fixed_capacity(demand, offers, replicas, phi)
     shares: dict[Key, dict[str, float]] = {}
     hours: dict[Key, Decimal] = {}
@@ -261,7 +262,7 @@ def _lines(
                 if n <= 0:
                     continue
                 gpus = n * cfg.gpus_per_replica
-                used = HOURS_DEC * gpus
+                used = HOURS_PER_MONTH * gpus
                 cost = used * offer.price_per_gpu_hour
             else:
                 if key not in shares:
