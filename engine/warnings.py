@@ -106,17 +106,6 @@ def latency_checks(
     ]
 
 
-def has_latency_targets(workload: WorkloadInput) -> bool:
-    return any(
-        t is not None
-        for t in (
-            workload.ttft_p95_target_ms,
-            workload.itl_p95_target_ms,
-            workload.e2e_p99_target_ms,
-        )
-    )
-
-
 def latency_status(workload: WorkloadInput, cand: CandidateInput) -> bool | None:
     """True/False when the figures settle it against the targets; None when unknown."""
     if cand.latency_met is not None:
@@ -291,7 +280,7 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
             "misses the latency target (p95 TTFT, p95 ITL or p99 end-to-end)",
             "block",
         )
-    elif has_latency_targets(workload) and (latency is None or cand.latency_source != "measured"):
+    elif workload.has_latency_targets and (latency is None or cand.latency_source != "measured"):
         add(WarningCode.LATENCY_UNMEASURED, _unmeasured_detail(workload, cand))
     if not cand.data_boundary_ok:
         add(
