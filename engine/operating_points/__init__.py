@@ -24,9 +24,8 @@ service level**:
   fails one) is taken with ``meets=None``, naming the unchecked targets.
 - When every point fails a checkable target, the point closest to the targets is returned
   with ``meets=False`` (the row is then ineligible and says how close it came).
-- Interpolation between the last point that meets a target and the first that does not
-  happens only when asked (``interpolate=True``) and is stated; never beyond a measured
-  point (no extrapolation).
+- The row is costed at a measured point: no interpolation between points, and no
+  extrapolation beyond them.
 - Batch classes have no latency objective: the cheapest point the batch window allows (its
   p99 end-to-end within the window, when one is given) is taken, and stated as such.
 """
@@ -93,7 +92,6 @@ class PointChoice:
     output_tokens_per_s: float
     meets: bool | None  # None: no target, or latency not in the file
     goodput: float | None  # SLO attainment: share of requests within every target (shown only)
-    interpolated: bool
     statement: str  # "concurrency 50, TTFT p95 835 ms"
     ttft_p95_ms: float | None = None
     itl_p95_ms: float | None = None
@@ -255,7 +253,6 @@ def _choice(
         output_tokens_per_s=float(point.output_tokens_per_s or 0.0),
         meets=meets(point, slo) if slo.any else None,
         goodput=slo_attainment(point, slo) if realtime and slo.any else None,
-        interpolated=False,
         statement=describe(point) + note,
         ttft_p95_ms=ttft,
         itl_p95_ms=itl,
@@ -267,27 +264,11 @@ def _choice(
     )
 
 
-def _interpolate(
-    ok: MeasuredPoint, bad: MeasuredPoint, slo: ServiceLevel
-) -> tuple[float, float] | None:
-    """(fraction from ok to bad, tokens/s) where the binding target is reached, if any."""
-    fractions = []
-    for target, a, b in zip(_targets(slo)[:3], _figures(ok), _figures(bad), strict=True):
-        if target is None or a is None or b is None or b <= target or b <= a:
-            continue
-        fractions.append((target - a) / (b - a))
-    if not fractions or ok.output_tokens_per_s is None or bad.output_tokens_per_s is None:
-        return None
-    t = max(0.0, min(1.0, min(fractions)))
-    return t, ok.output_tokens_per_s + t * (bad.output_tokens_per_s - ok.output_tokens_per_s)
-
-
 def choose_point(
     points: Sequence[MeasuredPoint],
     slo: ServiceLevel,
     *,
     realtime: bool = True,
-    interpolate: bool = False,
 ) -> PointChoice | None:
     """The cheapest point meeting ``slo`` (see the module docstring); None without points."""
     usable = sorted((p for p in points if p.output_tokens_per_s), key=_order)
@@ -318,29 +299,7 @@ def choose_point(
     if passing:
         best = _cheapest(passing)
         note = "" if realtime else " (batch: the cheapest point the window allows)"
-        choice = _choice(best, slo, realtime, note, warning)
-        if interpolate:
-            later = [p for p in usable if _order(p) > _order(best)]
-            nxt = later[0] if later else None
-            if nxt is not None and meets(nxt, slo) is False:
-                found = _interpolate(best, nxt, slo)
-                if found is not None and found[1] > choice.output_tokens_per_s:
-                    t, tps = found
-                    return PointChoice(
-                        label=f"{best.label}→{nxt.label}",
-                        output_tokens_per_s=tps,
-                        meets=True,
-                        goodput=choice.goodput,
-                        interpolated=True,
-                        statement=(
-                            f"interpolated {t:.0%} of the way from {describe(best)} to "
-                            f"{describe(nxt)} (the target is reached there)"
-                        ),
-                        concurrency=None,
-                        error_rate=choice.error_rate,
-                        non_monotone=warning,
-                    )
-        return choice
+        return _choice(best, slo, realtime, note, warning)
     # No point meets every target. Those failing none that can be checked are still
     # servable as far as the file can tell; latency rises with load, so none past the first
     # point that fails a target is trusted.
