@@ -10,7 +10,7 @@ reclaim it under load.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 
 from core import workloads
@@ -45,7 +45,6 @@ class Assessment:
     warnings: tuple[EngineWarning, ...]
     estimate: PointEstimate | None
     fleet: Fleet | None = None
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def eligible(self) -> bool:
