@@ -38,7 +38,7 @@ supports them, else bf16; bf16, fp16, int4 (weight-only, 16-bit activations) →
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from engine.errors import EngineInputError
 from engine.memory.fit import memory_fit
@@ -50,7 +50,6 @@ from engine.memory.spec import (
     ModelSpec,
     _int,
     _real,
-    jsonable,
     kv_bytes_per_sequence,
     kv_shards,
     validate_gpu,
@@ -88,11 +87,11 @@ class InferencePerfInput:
 
 @dataclass(frozen=True, slots=True)
 class PerfEstimate:
-    """A roofline estimate; fields that do not apply to the mode are None."""
+    """A roofline estimate of inference on one replica."""
 
-    mode: str  # "inference" | "training" | "lora" | "qlora"
+    mode: str  # "inference"
     gpus: int
-    tokens_per_s_per_gpu: float  # inference: output tokens; training: trained tokens
+    tokens_per_s_per_gpu: float  # output tokens
     concurrency: int | None = None
     bound: str | None = None  # decode: "memory_bandwidth" | "compute"
     ttft_ms: float | None = None
@@ -102,17 +101,9 @@ class PerfEstimate:
     decode_tokens_per_s: float | None = None
     output_tokens_per_s: float | None = None
     memory_max_concurrency: int | None = None
-    step_time_s: float | None = None
-    training_tokens_per_s: float | None = None
-    train_time_h: float | None = None
-    gpu_hours: float | None = None
     assumptions: dict[str, object] | None = None
     notes: tuple[str, ...] = ()
     source: str = SOURCE_ESTIMATED
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready dict."""
-        return {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
 
 
 # --- helpers ------------------------------------------------------------------------------
