@@ -20,7 +20,6 @@ Same inputs + seed + ENGINE_VERSION ⇒ bit-identical output.
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
 
 from engine import cost, montecarlo, recommendation
@@ -31,7 +30,6 @@ from engine.errors import EngineInputError
 from engine.plan.breakeven import breakeven
 from engine.types import (
     HOURS_PER_MONTH,
-    CandidateInput,
     CandidateOutcome,
     CandidateStats,
     ComparisonInput,
@@ -51,13 +49,6 @@ __all__ = ["ENGINE_VERSION", "run_comparison"]
 def _report(progress: Callable[[float], None] | None, value: float) -> None:
     if progress is not None:
         progress(min(1.0, max(0.0, value)))
-
-
-def _assess(
-    inp: ComparisonInput, cand: CandidateInput
-) -> tuple[list[str], list[EngineWarning], PointEstimate | None, Fleet | None]:
-    found = assess(inp.workload, cand)
-    return list(found.reasons), list(found.warnings), found.estimate, found.fleet
 
 
 def run_comparison(
@@ -81,11 +72,12 @@ def run_comparison(
     estimates: dict[str, PointEstimate] = {}
     fleets: dict[str, Fleet] = {}
     for cand in inp.candidates:
-        reasons[cand.id], found[cand.id], estimate, fleet = _assess(inp, cand)
-        if estimate is not None:
-            estimates[cand.id] = estimate
-        if fleet is not None:
-            fleets[cand.id] = fleet
+        judged = assess(workload, cand)
+        reasons[cand.id], found[cand.id] = list(judged.reasons), list(judged.warnings)
+        if judged.estimate is not None:
+            estimates[cand.id] = judged.estimate
+        if judged.fleet is not None:
+            fleets[cand.id] = judged.fleet
     eligible = [c for c in inp.candidates if not reasons[c.id]]
     commitments: dict[str, CommitmentDetail] = {}
     for cand in inp.candidates:
@@ -98,11 +90,7 @@ def run_comparison(
     position = {c.id: i for i, c in enumerate(inp.candidates)}
     by_unit = sorted(eligible, key=lambda c: (estimates[c.id].unit_cost_exact, position[c.id]))
     unit_rank = {c.id: i + 1 for i, c in enumerate(by_unit)}
-    hourly: dict[str, Decimal] = {}
-    for c in eligible:
-        price = estimates[c.id].price_per_gpu_hour
-        if price is not None:
-            hourly[c.id] = price
+    hourly = {c.id: p for c in eligible if (p := estimates[c.id].price_per_gpu_hour) is not None}
     by_hour = sorted(hourly, key=lambda cid: (hourly[cid], position[cid]))
     hour_rank = {cid: i + 1 for i, cid in enumerate(by_hour)}
     recommended = recommendation.pick(workload, by_unit)  # recommendation.why_not_recommended
@@ -143,7 +131,8 @@ def run_comparison(
         )
     _report(progress, 0.92)
 
-    accelerator = _breakeven_accelerator(by_unit)
+    # The recommended GPU's accelerator, or the best GPU's when an API route wins
+    accelerator = next((c.accelerator for c in by_unit if not c.is_api), None)
     curves = (
         breakeven(workload, eligible, estimates, accelerator=accelerator)
         if accelerator is not None
@@ -217,14 +206,6 @@ def run_comparison(
             workload, inp.candidates, by_unit, recommended, stats
         ),
     )
-
-
-def _breakeven_accelerator(by_unit: list[CandidateInput]) -> str | None:
-    """The recommended GPU's accelerator, or the best GPU's when an API route wins."""
-    for cand in by_unit:
-        if not cand.is_api:
-            return cand.accelerator
-    return None
 
 
 def _assumptions(inp: ComparisonInput) -> dict[str, Any]:

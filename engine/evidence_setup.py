@@ -20,26 +20,19 @@ A side is ``(engine, version, kv_precision)``, each "" when not stated.
 
 from __future__ import annotations
 
+from engine.precision import PRECISIONS
 from engine.serving_engines import canonical, display_name, major_version
 
 Setup = tuple[str, str, str]  # (serving engine, its version, KV-cache precision)
 
-# KV-cache dtypes as engines spell them → the brief's words.
+# KV-cache dtypes as engines spell them → the brief's words: the precision ids themselves and
+# the engines' own names for them.
 _KV_WORDS = {
-    "fp8": "fp8",
-    "fp8-e4m3": "fp8",
-    "fp8-e5m2": "fp8",
-    "fp8-e4m3fn": "fp8",
-    "bf16": "bf16",
+    **{name: name for name in PRECISIONS},
+    **dict.fromkeys(("fp8-e4m3", "fp8-e5m2", "fp8-e4m3fn"), "fp8"),
+    **dict.fromkeys(("float16", "half"), "fp16"),
     "bfloat16": "bf16",
-    "fp16": "fp16",
-    "float16": "fp16",
-    "half": "fp16",
-    "fp32": "fp32",
     "float32": "fp32",
-    "int8": "int8",
-    "int4": "int4",
-    "fp4": "fp4",
     "nvfp4": "fp4",
 }
 

@@ -38,18 +38,18 @@ supports them, else bf16; bf16, fp16, int4 (weight-only, 16-bit activations) →
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from engine.errors import EngineInputError
 from engine.memory.fit import memory_fit
 from engine.memory.spec import (
+    _MAX_TOKENS,
     GB,
     FitInput,
-    FitResult,
     GpuSpec,
     ModelSpec,
-    jsonable,
+    _int,
+    _real,
     kv_bytes_per_sequence,
     kv_shards,
     validate_gpu,
@@ -65,7 +65,6 @@ from engine.precision import (
 SOURCE_ESTIMATED = "estimated"
 DEFAULT_MEMORY_EFFICIENCY = 0.6  # share of datasheet HBM bandwidth decode kernels achieve
 DEFAULT_COMPUTE_EFFICIENCY = 0.4  # share of dense peak prefill / large-batch GEMMs achieve
-_MAX_TOKENS = 100_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +87,11 @@ class InferencePerfInput:
 
 @dataclass(frozen=True, slots=True)
 class PerfEstimate:
-    """A roofline estimate; fields that do not apply to the mode are None."""
+    """A roofline estimate of inference on one replica."""
 
-    mode: str  # "inference" | "training" | "lora" | "qlora"
+    mode: str  # "inference"
     gpus: int
-    tokens_per_s_per_gpu: float  # inference: output tokens; training: trained tokens
+    tokens_per_s_per_gpu: float  # output tokens
     concurrency: int | None = None
     bound: str | None = None  # decode: "memory_bandwidth" | "compute"
     ttft_ms: float | None = None
@@ -102,37 +101,12 @@ class PerfEstimate:
     decode_tokens_per_s: float | None = None
     output_tokens_per_s: float | None = None
     memory_max_concurrency: int | None = None
-    step_time_s: float | None = None
-    training_tokens_per_s: float | None = None
-    train_time_h: float | None = None
-    gpu_hours: float | None = None
     assumptions: dict[str, object] | None = None
     notes: tuple[str, ...] = ()
     source: str = SOURCE_ESTIMATED
 
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready dict."""
-        return {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
-
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-def _int(field: str, value: object, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise EngineInputError(field, "must be a whole number")
-    if not lo <= value <= hi:
-        raise EngineInputError(field, f"must be between {lo:,} and {hi:,}, got {value:,}")
-    return value
-
-
-def _share(field: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise EngineInputError(field, "must be a number")
-    number = float(value)
-    if not (math.isfinite(number) and 0 < number <= 1):
-        raise EngineInputError(field, f"must be greater than 0 and at most 1, got {number:g}")
-    return number
 
 
 def peak_dense_tflops(gpu: GpuSpec, precision: str) -> tuple[float, str]:
@@ -166,15 +140,8 @@ def _touched_share(model: ModelSpec, tokens: float) -> float:
     return float(1 - (1 - routed) ** tokens)
 
 
-@dataclass(frozen=True, slots=True)
-class _Checked:
-    weight_precision: str
-    kv_precision: str
-    compute_precision: str
-    memory_bandwidth_tbps: float
-
-
-def _check_inference(inp: InferencePerfInput) -> _Checked:
+def _check_inference(inp: InferencePerfInput) -> tuple[str, str, str, float]:
+    """(weight, KV and compute precision ids, HBM TB/s) of a valid input."""
     validate_model(inp.model)
     validate_gpu(inp.gpu)
     weight_precision = normalize_precision(inp.weight_precision, field="weight_precision")
@@ -185,16 +152,12 @@ def _check_inference(inp: InferencePerfInput) -> _Checked:
     _int("output_tokens", inp.output_tokens, 1, _MAX_TOKENS)
     _int("concurrency", inp.concurrency, 1, 10_000_000)
     _int("gpus", inp.gpus, 1, 100_000)
-    _share("memory_efficiency", inp.memory_efficiency)
-    _share("compute_efficiency", inp.compute_efficiency)
-    cached = inp.cached_input_share
-    if isinstance(cached, bool) or not isinstance(cached, int | float) or not 0 <= cached <= 1:
-        raise EngineInputError("cached_input_share", "must be a share from 0 to 1")
+    _real("memory_efficiency", inp.memory_efficiency, 0.0, 1.0, lo_open=True)
+    _real("compute_efficiency", inp.compute_efficiency, 0.0, 1.0, lo_open=True)
+    _real("cached_input_share", inp.cached_input_share, 0.0, 1.0)
     if inp.gpu.memory_bandwidth_tbps is None:
         raise EngineInputError("memory_bandwidth_tbps", "is needed for a decode estimate")
-    return _Checked(
-        weight_precision, kv_precision, compute_precision, inp.gpu.memory_bandwidth_tbps
-    )
+    return weight_precision, kv_precision, compute_precision, inp.gpu.memory_bandwidth_tbps
 
 
 # --- inference ----------------------------------------------------------------------------
@@ -202,29 +165,9 @@ def _check_inference(inp: InferencePerfInput) -> _Checked:
 
 def estimate_inference(inp: InferencePerfInput) -> PerfEstimate:
     """TTFT, inter-token latency, end-to-end latency and tokens/s at ``inp.concurrency``."""
-    return _estimate(inp, _check_inference(inp), inp.concurrency)
-
-
-def _memory_fit(inp: InferencePerfInput, checked: _Checked, concurrency: int) -> FitResult:
-    return memory_fit(
-        FitInput(
-            model=inp.model,
-            gpu=inp.gpu,
-            mode="inference",
-            weight_precision=checked.weight_precision,
-            kv_precision=checked.kv_precision,
-            context_tokens=inp.input_tokens + inp.output_tokens,
-            concurrent_sequences=concurrency,
-            gpus=inp.gpus,
-        )
-    )
-
-
-def _estimate(inp: InferencePerfInput, checked: _Checked, concurrency: int) -> PerfEstimate:
-    model, gpu, gpus = inp.model, inp.gpu, inp.gpus
-    weight_precision, kv_precision = checked.weight_precision, checked.kv_precision
-    compute_precision = checked.compute_precision
-    bandwidth = checked.memory_bandwidth_tbps * 1e12 * inp.memory_efficiency  # bytes/s per GPU
+    weight_precision, kv_precision, compute_precision, tbps = _check_inference(inp)
+    model, gpu, gpus, concurrency = inp.model, inp.gpu, inp.gpus, inp.concurrency
+    bandwidth = tbps * 1e12 * inp.memory_efficiency  # bytes/s per GPU
     peak_tflops, peak_source = peak_dense_tflops(gpu, compute_precision)
     flops_per_s = peak_tflops * 1e12 * inp.compute_efficiency  # per GPU
     weight_bytes = model.params_b * GB * bytes_per_value(weight_precision)
@@ -248,7 +191,18 @@ def _estimate(inp: InferencePerfInput, checked: _Checked, concurrency: int) -> P
         concurrency * inp.output_tokens / (concurrency * ttft_s + inp.output_tokens * step_s)
     )
 
-    fit = _memory_fit(inp, checked, concurrency)
+    fit = memory_fit(
+        FitInput(
+            model=model,
+            gpu=gpu,
+            mode="inference",
+            weight_precision=weight_precision,
+            kv_precision=kv_precision,
+            context_tokens=inp.input_tokens + inp.output_tokens,
+            concurrent_sequences=concurrency,
+            gpus=gpus,
+        )
+    )
     notes = [
         note
         for name, field in ((weight_precision, "weight_precision"), (kv_precision, "kv_precision"))

@@ -44,9 +44,6 @@ PRECISIONS: Mapping[str, Precision] = MappingProxyType(
 )
 
 PRECISION_NAMES: tuple[str, ...] = tuple(PRECISIONS)
-HARDWARE_PRECISIONS: frozenset[str] = frozenset(
-    name for name, p in PRECISIONS.items() if p.needs_hardware_support
-)
 
 
 def get_precision(name: object, *, field: str = "precision") -> Precision:
@@ -73,11 +70,6 @@ def normalize_precision(name: object, *, field: str = "precision") -> str:
 def bytes_per_value(name: object, *, field: str = "precision") -> float:
     """Bytes one value takes when stored at precision ``name``."""
     return get_precision(name, field=field).bytes_per_value
-
-
-def needs_hardware_support(name: object, *, field: str = "precision") -> bool:
-    """True for formats that need native tensor-core support (fp8, fp4)."""
-    return get_precision(name, field=field).needs_hardware_support
 
 
 def is_supported_by(name: object, supported: Iterable[str], *, field: str = "precision") -> bool:

@@ -86,11 +86,5 @@ def row_quantiles(
 def quantiles_in_place(values: FloatArray, qs: Sequence[float] | FloatArray) -> list[float]:
     """``np.quantile(values, qs, method="linear")`` of a 1-D array of finite values, as floats;
     reorders ``values`` (no copy)."""
-    positions = _positions(qs, values.size)
-    stats = _order_statistics(values.reshape(1, -1), _ranks(positions))
-    out = []
-    for low, high, t in positions:
-        a, b = float(stats[low][0]), float(stats[high][0])
-        diff = b - a
-        out.append(a + diff * t if t < 0.5 else b - diff * (1 - t))  # numpy's _lerp
-    return out
+    row = values.reshape(1, -1)
+    return [float(x) for x in row_quantiles(row, list(qs), scratch=row)[0]]

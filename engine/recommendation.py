@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from engine.cost import contracts
 from engine.evidence import EVIDENCE_KINDS
 from engine.types import CandidateInput, CandidateStats, WorkloadInput
-from engine.warnings import has_latency_targets, latency_status
+from engine.warnings import latency_status
 
 TIE_PROBABILITY = 0.8
 
@@ -42,7 +42,7 @@ def pick(workload: WorkloadInput, by_unit: Sequence[CandidateInput]) -> str | No
 
 def latency_verdict(workload: WorkloadInput, cand: CandidateInput) -> str:
     """'meets (measured)', 'misses', 'within target (estimated)', 'unmeasured' or ''."""
-    if not has_latency_targets(workload):
+    if not workload.has_latency_targets:
         return ""
     status = latency_status(workload, cand)
     if status is False:

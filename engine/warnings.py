@@ -106,17 +106,6 @@ def latency_checks(
     ]
 
 
-def has_latency_targets(workload: WorkloadInput) -> bool:
-    return any(
-        t is not None
-        for t in (
-            workload.ttft_p95_target_ms,
-            workload.itl_p95_target_ms,
-            workload.e2e_p99_target_ms,
-        )
-    )
-
-
 def latency_status(workload: WorkloadInput, cand: CandidateInput) -> bool | None:
     """True/False when the figures settle it against the targets; None when unknown."""
     if cand.latency_met is not None:
@@ -149,6 +138,10 @@ def _unmeasured_detail(workload: WorkloadInput, cand: CandidateInput) -> str:
             detail += f"; no {' or '.join(missing)} figure"
         return detail
     return "latency against the target is not measured"
+
+
+def _speed(gbps: float | None) -> str:
+    return "unknown" if gbps is None else f"{gbps:g} GB/s"
 
 
 def _commitment_months(cand: CandidateInput) -> int:
@@ -195,23 +188,18 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
             )
     if gpu and (cand.gpus_per_replica > 1 or cand.crosses_nodes):
         intra_bar, fabric_bar = interconnect_bars(workload)
-        if cand.crosses_nodes and (cand.fabric_gbps is None or cand.fabric_gbps < fabric_bar):
-            have = "unknown" if cand.fabric_gbps is None else f"{cand.fabric_gbps:g} GB/s"
+        fabric, intra = cand.fabric_gbps, cand.interconnect_gbps
+        if cand.crosses_nodes and (fabric is None or fabric < fabric_bar):
             add(
                 WarningCode.WEAK_INTERCONNECT,
-                f"the replica crosses nodes over a {have} fabric "
+                f"the replica crosses nodes over a {_speed(fabric)} fabric "
                 f"per GPU (needs ≥ {fabric_bar:g} GB/s for this workload)",
             )
-        elif cand.gpus_per_replica > 1 and (
-            cand.interconnect_gbps is None or cand.interconnect_gbps < intra_bar
-        ):
-            have = (
-                "unknown" if cand.interconnect_gbps is None else f"{cand.interconnect_gbps:g} GB/s"
-            )
+        elif cand.gpus_per_replica > 1 and (intra is None or intra < intra_bar):
             add(
                 WarningCode.WEAK_INTERCONNECT,
                 f"{cand.gpus_per_replica} GPUs per replica over "
-                f"a {have} interconnect per GPU (needs ≥ {intra_bar:g} GB/s)",
+                f"a {_speed(intra)} interconnect per GPU (needs ≥ {intra_bar:g} GB/s)",
             )
     if not cand.has_acceptance_data:
         add(
@@ -291,7 +279,7 @@ def candidate_warnings(workload: WorkloadInput, cand: CandidateInput) -> tuple[E
             "misses the latency target (p95 TTFT, p95 ITL or p99 end-to-end)",
             "block",
         )
-    elif has_latency_targets(workload) and (latency is None or cand.latency_source != "measured"):
+    elif workload.has_latency_targets and (latency is None or cand.latency_source != "measured"):
         add(WarningCode.LATENCY_UNMEASURED, _unmeasured_detail(workload, cand))
     if not cand.data_boundary_ok:
         add(

@@ -112,7 +112,6 @@ from engine.cost.common import (
     term_beyond_horizon_share,
     unit_basis,
     unit_label_and_scale,
-    values_for,
 )
 from engine.cost.serving import peak_replicas, volume_estimate
 from engine.cost.training import (
@@ -162,7 +161,7 @@ def point_estimate(
     workload: WorkloadInput, cand: CandidateInput, *, values: Mapping[str, float] | None = None
 ) -> PointEstimate:
     """Cost lines of ``cand`` at the likely values (or ``values`` overriding some of them)."""
-    merged = values_for(workload, cand, values)
+    merged = {**likely_values(workload, cand), **(values or {})}
     with localcontext(DECIMAL_CONTEXT):
         if workload.is_training:
             return training_estimate(workload, cand, merged)

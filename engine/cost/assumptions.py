@@ -15,7 +15,6 @@ from decimal import Decimal
 
 from engine.cost.api import failed_attempts_billed
 from engine.types import (
-    CandidateInput,
     ComparisonInput,
     JsonMixin,
     JSONValue,
@@ -91,21 +90,6 @@ def _item(
     return AppliedAssumption(name, label, to_jsonable(value), source, cand, note)
 
 
-def _purchase_items(cand: CandidateInput, sources: dict[str, str]) -> list[AppliedAssumption]:
-    assert cand.purchase is not None  # noqa: S101 - purchase rows carry their spec
-    return [
-        _item(
-            f"purchase.{name}",
-            label,
-            getattr(cand.purchase, name),
-            sources.get(f"purchase.{name}", sources.get(name, "engine default")),
-            money,
-            cand.id,
-        )
-        for name, label, money in PURCHASE_ITEMS
-    ]
-
-
 def assumptions_applied(inp: ComparisonInput) -> tuple[AppliedAssumption, ...]:
     """The assumptions behind every cost line of ``inp`` (see the module docstring)."""
     w = inp.workload
@@ -121,7 +105,17 @@ def assumptions_applied(inp: ComparisonInput) -> tuple[AppliedAssumption, ...]:
         ]
     for cand in inp.candidates:
         if cand.capacity_model == "purchase" and cand.purchase is not None:
-            out += _purchase_items(cand, sources)
+            out += [
+                _item(
+                    f"purchase.{name}",
+                    label,
+                    getattr(cand.purchase, name),
+                    sources.get(f"purchase.{name}", sources.get(name, "engine default")),
+                    money,
+                    cand.id,
+                )
+                for name, label, money in PURCHASE_ITEMS
+            ]
         if cand.capacity_model == "spot" and cand.spot_rework_share is not None:
             out.append(
                 _item(
@@ -130,17 +124,6 @@ def assumptions_applied(inp: ComparisonInput) -> tuple[AppliedAssumption, ...]:
                     cand.spot_rework_share,
                     "quote",
                     False,
-                    cand.id,
-                )
-            )
-        if not cand.is_api and cand.storage_price_is_default and w.storage_gb > 0:
-            out.append(
-                _item(
-                    "storage_price_per_gb_month",
-                    "Storage price per GB-month (the quote states none)",
-                    cand.storage_price_per_gb_month,
-                    sources.get("api_storage_per_gb_month", "engine default"),
-                    True,
                     cand.id,
                 )
             )
@@ -156,15 +139,16 @@ def assumptions_applied(inp: ComparisonInput) -> tuple[AppliedAssumption, ...]:
                     cand.id,
                 )
             )
-            if w.storage_gb > 0:
-                out.append(
-                    _item(
-                        "storage_price_per_gb_month",
-                        "Storage price per GB-month (API row)",
-                        cand.storage_price_per_gb_month,
-                        sources.get("api_storage_per_gb_month", "engine default"),
-                        True,
-                        cand.id,
-                    )
+        if (cand.is_api or cand.storage_price_is_default) and w.storage_gb > 0:
+            out.append(
+                _item(
+                    "storage_price_per_gb_month",
+                    "Storage price per GB-month "
+                    + ("(API row)" if cand.is_api else "(the quote states none)"),
+                    cand.storage_price_per_gb_month,
+                    sources.get("api_storage_per_gb_month", "engine default"),
+                    True,
+                    cand.id,
                 )
+            )
     return tuple(out)

@@ -6,7 +6,7 @@ See cost.py for the formulas. Everything here is pure Decimal arithmetic in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 from functools import lru_cache
 
@@ -420,11 +420,3 @@ def finish(
         gpu_spend_breakdown=gpu_spend_breakdown,
         training=training,
     )
-
-
-def values_for(
-    workload: WorkloadInput, cand: CandidateInput, values: Mapping[str, float] | None
-) -> dict[str, float]:
-    merged = likely_values(workload, cand)
-    merged.update(values or {})
-    return merged

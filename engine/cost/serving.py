@@ -39,17 +39,9 @@ def peak_replicas(
     workload: WorkloadInput, cand: CandidateInput, attempts: Decimal, gpu_s: Decimal, peak: Decimal
 ) -> Decimal:
     """Replicas the peak needs at (1 − headroom) of each replica's throughput."""
-    return (
-        peak
-        * attempts
-        * gpu_s
-        / (
-            cand.gpus_per_replica
-            * HOURS_PER_MONTH
-            * SECONDS_PER_HOUR
-            * peak_capacity_share(workload)
-        )
-    )
+    share = peak_capacity_share(workload)
+    per_replica = cand.gpus_per_replica * HOURS_PER_MONTH * SECONDS_PER_HOUR * share
+    return peak * attempts * gpu_s / per_replica
 
 
 def volume_estimate(

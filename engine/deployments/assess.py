@@ -10,13 +10,13 @@ reclaim it under load.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 
 from core import workloads
 from engine import cost
 from engine.cost import contracts
-from engine.deployments.fleet import Fleet, fleet_of
+from engine.deployments.fleet import Fleet, fleet_of, plural
 from engine.errors import EngineInputError
 from engine.types import (
     HOURS_PER_MONTH,
@@ -27,12 +27,15 @@ from engine.types import (
 )
 from engine.warnings import candidate_warnings
 
-FLEET_EXCEEDS_CAPACITY = "FLEET_EXCEEDS_CAPACITY"
 CAPACITY_NOT_STATED = "CAPACITY_NOT_STATED"
 # R6: the capacity a fleet relies on is whatever the offer states; until evidence backs it the
 # row says so, so an inflated claim is not read as a fact.
 CAPACITY_VENDOR_STATED = "CAPACITY_VENDOR_STATED"
 SPOT_FOR_REALTIME = "SPOT_FOR_REALTIME"
+SPOT_WORDS = (
+    "spot capacity can be reclaimed at any time: a real-time service on it loses replicas "
+    "under load unless it can fall back to other capacity"
+)
 REALTIME = frozenset(workloads.REALTIME)
 
 
@@ -42,15 +45,10 @@ class Assessment:
     warnings: tuple[EngineWarning, ...]
     estimate: PointEstimate | None
     fleet: Fleet | None = None
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def eligible(self) -> bool:
         return not self.reasons and self.estimate is not None
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def capacity_reason(cand: CandidateInput, fleet: Fleet) -> str | None:
@@ -61,62 +59,38 @@ def capacity_reason(cand: CandidateInput, fleet: Fleet) -> str | None:
     node = fleet.gpus_per_node
     if node > 1:
         return (
-            f"needs {_plural(fleet.nodes_peak, 'node')} ({_plural(fleet.gpus_peak, 'GPU')}) at "
-            f"peak; {cand.label} offers {_plural(cap // node, 'node')} ({_plural(cap, 'GPU')})"
+            f"needs {plural(fleet.nodes_peak, 'node')} ({plural(fleet.gpus_peak, 'GPU')}) at "
+            f"peak; {cand.label} offers {plural(cap // node, 'node')} ({plural(cap, 'GPU')})"
         )
-    return f"needs {_plural(fleet.gpus_peak, 'GPU')} at peak; {cand.label} offers {cap:,}"
+    return f"needs {plural(fleet.gpus_peak, 'GPU')} at peak; {cand.label} offers {cap:,}"
 
 
 def _fleet_warnings(
     workload: WorkloadInput, cand: CandidateInput, fleet: Fleet
-) -> list[EngineWarning]:
-    out: list[EngineWarning] = []
-    threshold = workload.capacity_unstated_warn_gpus
-    if cand.max_gpus_available is not None and fleet.gpus_peak > threshold:
-        out.append(
-            EngineWarning(
-                code=CAPACITY_VENDOR_STATED,
-                candidate_id=cand.id,
-                detail=(
-                    f"the fleet needs {_plural(fleet.gpus_peak, 'GPU')} at peak and relies on "
-                    f"the offer's stated {cand.max_gpus_available:,} GPUs available: "
-                    "vendor-stated, not verified; confirm the capacity before approving"
-                ),
-            )
+) -> list[tuple[str, str | None]]:
+    """(code, detail or None) of the warnings the fleet and the offer's terms raise."""
+    need = f"the fleet needs {plural(fleet.gpus_peak, 'GPU')} at peak"
+    capacity = (
+        (
+            CAPACITY_NOT_STATED,
+            f"{need} and the offer does not state how many it has: ask the vendor before approving",
         )
-    if cand.max_gpus_available is None and fleet.gpus_peak > threshold:
-        out.append(
-            EngineWarning(
-                code=CAPACITY_NOT_STATED,
-                candidate_id=cand.id,
-                detail=(
-                    f"the fleet needs {_plural(fleet.gpus_peak, 'GPU')} at peak and the offer "
-                    "does not state how many it has: ask the vendor before approving"
-                ),
-            )
+        if cand.max_gpus_available is None
+        else (
+            CAPACITY_VENDOR_STATED,
+            f"{need} and relies on the offer's stated {cand.max_gpus_available:,} GPUs available: "
+            "vendor-stated, not verified; confirm the capacity before approving",
         )
-    price = cand.price_per_gpu_hour or 0
+    )
+    price = Decimal(cand.price_per_gpu_hour or 0)
     billed = max(fleet.gpus_peak, -int(-cand.min_commitment_gpu_hours_per_month // HOURS_PER_MONTH))
-    if (unit := contracts.unit_of_sale_warning(cand, billed, Decimal(price))) is not None:
-        out.append(
-            EngineWarning(code=contracts.UNIT_OF_SALE_NOT_STATED, candidate_id=cand.id, detail=unit)
-        )
-    if (late := contracts.capacity_start_warning(workload, cand)) is not None:
-        out.append(
-            EngineWarning(code=contracts.CAPACITY_STARTS_LATE, candidate_id=cand.id, detail=late)
-        )
-    if cand.capacity_model == "spot" and workload.workload_class in REALTIME:
-        out.append(
-            EngineWarning(
-                code=SPOT_FOR_REALTIME,
-                candidate_id=cand.id,
-                detail=(
-                    "spot capacity can be reclaimed at any time: a real-time service on it "
-                    "loses replicas under load unless it can fall back to other capacity"
-                ),
-            )
-        )
-    return out
+    spot = cand.capacity_model == "spot" and workload.workload_class in REALTIME
+    return [
+        capacity if fleet.gpus_peak > workload.capacity_unstated_warn_gpus else ("", None),
+        (contracts.UNIT_OF_SALE_NOT_STATED, contracts.unit_of_sale_warning(cand, billed, price)),
+        (contracts.CAPACITY_STARTS_LATE, contracts.capacity_start_warning(workload, cand)),
+        (SPOT_FOR_REALTIME, SPOT_WORDS if spot else None),
+    ]
 
 
 def contract_reasons(workload: WorkloadInput, cand: CandidateInput) -> list[str]:
@@ -124,18 +98,6 @@ def contract_reasons(workload: WorkloadInput, cand: CandidateInput) -> list[str]
     after the horizon (P5), a peak above an API route's rate limits (P10)."""
     found = [contracts.expired_reason(cand), contracts.capacity_start_reason(workload, cand)]
     return [r for r in found if r] + contracts.rate_limit_reasons(workload, cand)
-
-
-def _route_warnings(workload: WorkloadInput, cand: CandidateInput) -> list[EngineWarning]:
-    found = (
-        (contracts.RATE_LIMIT_NOT_STATED, contracts.rate_limit_warning(workload, cand)),
-        (contracts.ROUTE_PRECISION_DIFFERS, contracts.route_precision_warning(cand)),
-    )
-    return [
-        EngineWarning(code=code, candidate_id=cand.id, detail=detail)
-        for code, detail in found
-        if detail
-    ]
 
 
 def assess(workload: WorkloadInput, cand: CandidateInput) -> Assessment:
@@ -154,9 +116,12 @@ def assess(workload: WorkloadInput, cand: CandidateInput) -> Assessment:
             fleet = fleet_of(workload, cand, estimate)
         except EngineInputError as exc:
             reasons.append(f"cannot be costed: {exc.message}")
-    if fleet is not None:
-        if (why := capacity_reason(cand, fleet)) is not None:
-            reasons.append(why)
-        found += _fleet_warnings(workload, cand, fleet)
-    found += _route_warnings(workload, cand)
+    said = [] if fleet is None else _fleet_warnings(workload, cand, fleet)
+    if fleet is not None and (why := capacity_reason(cand, fleet)) is not None:
+        reasons.append(why)
+    said += [
+        (contracts.RATE_LIMIT_NOT_STATED, contracts.rate_limit_warning(workload, cand)),
+        (contracts.ROUTE_PRECISION_DIFFERS, contracts.route_precision_warning(cand)),
+    ]
+    found += [EngineWarning(code, cand.id, detail) for code, detail in said if detail]
     return Assessment(tuple(reasons), tuple(found), estimate, fleet)

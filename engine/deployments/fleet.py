@@ -62,22 +62,20 @@ class Fleet(JsonMixin):
     spend_kind: str  # "commitment" | "expected spend"
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def bought_words(
-    cand: CandidateInput, *, accelerator_name: str, nodes: int, gpus: int, horizon: int
-) -> str:
+def bought_words(cand: CandidateInput, *, gpus: int, horizon: int) -> str:
     """What the decision buys, as the approval reads it."""
-    name = accelerator_name or cand.accelerator
+    name = cand.accelerator_name or cand.accelerator
     capacity = CAPACITY_WORDS.get(cand.capacity_model, cand.capacity_model.replace("_", " "))
     if cand.is_fixed:
         term = cand.term_months or horizon
-        months = _plural(term, "month")
+        months = plural(term, "month")
         if cand.purchase is not None and cand.term_months <= 0:
             # P15: owned hardware has no term; it is paid off over its life
-            months = f"amortised over {_plural(cand.purchase.life_months, 'month')}"
+            months = f"amortised over {plural(cand.purchase.life_months, 'month')}"
         elif cand.term_months <= 0:
             months += " (no term stated: the horizon)"
         # P3: the words name what the money bills, in the offer's unit of sale
@@ -91,12 +89,12 @@ def bought_words(
         sold = "by the GPU" if cand.unit_of_sale == "gpu" else "unit of sale not stated"
         share = f"{held / cand.gpus_per_node:g}"
         return (
-            f"{_plural(held, f'{name} GPU'.strip())} ({share} × {cand.gpus_per_node}-GPU nodes), "
+            f"{plural(held, f'{name} GPU'.strip())} ({share} × {cand.gpus_per_node}-GPU nodes), "
             f"{months}, {capacity}, {sold}"
         )
     return (
-        f"up to {_plural(gpus, name + ' GPU')} at peak, {capacity}, paid as used "
-        f"over {_plural(horizon, 'month')}: an expected spend, not a commitment"
+        f"up to {plural(gpus, name + ' GPU')} at peak, {capacity}, paid as used "
+        f"over {plural(horizon, 'month')}: an expected spend, not a commitment"
     )
 
 
@@ -132,12 +130,6 @@ def fleet_of(
         nodes_peak=nodes,
         fixed=cand.is_fixed,
         term_months=cand.term_months,
-        bought=bought_words(
-            cand,
-            accelerator_name=cand.accelerator_name,
-            nodes=nodes,
-            gpus=gpus_peak,
-            horizon=workload.horizon_months,
-        ),
+        bought=bought_words(cand, gpus=gpus_peak, horizon=workload.horizon_months),
         spend_kind="commitment" if cand.is_fixed else "expected spend",
     )

@@ -25,19 +25,12 @@ from engine.evidence.names import (
     params_from_name,
 )
 from engine.evidence_setup import Setup, setup_adjustments, setup_differences
+from engine.precision import PRECISIONS
 
+# Weight bytes by precision, with the quantisation formats' own names (4-bit all).
 _WEIGHT_BYTES = {
-    "fp32": 4.0,
-    "bf16": 2.0,
-    "fp16": 2.0,
-    "fp8": 1.0,
-    "int8": 1.0,
-    "int4": 0.5,
-    "fp4": 0.5,
-    "awq": 0.5,
-    "gptq": 0.5,
-    "nvfp4": 0.5,
-    "mxfp4": 0.5,
+    **{name: p.bytes_per_value for name, p in PRECISIONS.items()},
+    **dict.fromkeys(("awq", "gptq", "nvfp4", "mxfp4"), 0.5),
 }
 
 
@@ -100,22 +93,11 @@ def _length_gap(name: str, measured: float | None, wanted: float | None) -> str 
 def shape_differences(result: ResultWorkload, target: EvidenceTarget) -> list[str]:
     """Where the result's workload shape falls outside the tolerances (empty: within)."""
     out: list[str] = []
-    for name, pairs in (
-        (
-            "input",
-            (
-                (result.input_tokens_mean, target.input_tokens_mean),
-                (result.input_tokens_p95, target.input_tokens_p95),
-            ),
-        ),
-        (
-            "output",
-            (
-                (result.output_tokens_mean, target.output_tokens_mean),
-                (result.output_tokens_p95, target.output_tokens_p95),
-            ),
-        ),
-    ):
+    for name in ("input", "output"):
+        pairs: list[tuple[float | None, float | None]] = [
+            (getattr(result, f"{name}_tokens_{stat}"), getattr(target, f"{name}_tokens_{stat}"))
+            for stat in ("mean", "p95")
+        ]
         # compare like with like: mean with mean when both exist, else p95 with p95,
         # else the result's mean against the brief's p95
         usable = [(m, w) for m, w in pairs if m is not None and w is not None]
@@ -176,6 +158,13 @@ def _scaling(result: ResultWorkload, target: EvidenceTarget) -> tuple[float, flo
 
 def _label(name: str) -> str:
     return name or "an unnamed model"
+
+
+def _size_words(size: float, result: ResultWorkload, target: EvidenceTarget) -> str:
+    return (
+        f"scaled by {size:.3f} for the parameter count ({_label(target.model_name)} "
+        f"against {_label(result.model_name)})"
+    )
 
 
 def _elsewhere(result: ResultWorkload, target: EvidenceTarget, scope: str) -> str:
@@ -275,10 +264,7 @@ def match_result(result: ResultWorkload, target: EvidenceTarget) -> EvidenceMatc
     ratio = _size_class(result, target)
     if ratio is not None and _same_family(result, target):
         size = 1 / ratio  # tokens/s ∝ 1 / active params (memory-bound decode)
-        adjustments.append(
-            f"scaled by {size:.3f} for the parameter count ({_label(target.model_name)} "
-            f"against {_label(result.model_name)})"
-        )
+        adjustments.append(_size_words(size, result, target))
         gaps = shape_differences(result, target)
         adjustments += setup_adjustments(*_setups(result, target))
         return EvidenceMatch(
@@ -373,10 +359,7 @@ def match_published(
                 scope="accelerator",
             )
         size = 1 / ratio
-        adjustments.append(
-            f"scaled by {size:.3f} for the parameter count ({_label(target.model_name)} "
-            f"against {_label(result.model_name)})"
-        )
+        adjustments.append(_size_words(size, result, target))
     if gap := regime_gap(source, target):
         return EvidenceMatch(rid, "ignored", f"{label} ignored: {gap}", scope="accelerator")
     n, m = max(1, int(result.gpu_count or 1)), max(1, int(target.gpus))

@@ -35,17 +35,13 @@ def _fit_notes(
     nodes: int,
 ) -> None:
     model, gpu = inp.model, inp.gpu
-    if checked.mode in ("inference", "lora"):
-        note = hardware_support_note(
-            checked.weight_precision, gpu.supported_precisions, field="weight_precision"
-        )
-        if note:
-            notes.append(note)
-    if checked.mode == "inference":
-        note = hardware_support_note(
-            checked.kv_precision, gpu.supported_precisions, field="kv_precision"
-        )
-        if note:
+    for modes, name, field in (
+        (("inference", "lora"), checked.weight_precision, "weight_precision"),
+        (("inference",), checked.kv_precision, "kv_precision"),
+    ):
+        if checked.mode in modes and (
+            note := hardware_support_note(name, gpu.supported_precisions, field=field)
+        ):
             notes.append(note)
     if checked.mode == "training" and checked.weight_precision not in ("bf16", "fp16", "fp32"):
         notes.append(

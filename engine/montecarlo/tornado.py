@@ -12,17 +12,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine import cost
-from engine.montecarlo.blocks import Block, block_unit_costs, blocks, unit_scale
+from engine.montecarlo.blocks import DRAWN_RANGES, Block, block_unit_costs, blocks, unit_scale
 from engine.montecarlo.constants import CandidateConstants, candidate_constants
 from engine.montecarlo.sampling import FloatArray
 from engine.types import CandidateInput, Range, Tornado, TornadoEntry, WorkloadInput
 
-_OWN = {
-    "throughput_per_replica": "throughput",
-    "utilisation": "utilisation",
-    "acceptance_rate": "acceptance",
-    "failure_rate": "failure",
-}
+_OWN = dict(DRAWN_RANGES)
 
 
 def _own_likely(consts: Sequence[CandidateConstants], attr: str) -> FloatArray:

@@ -24,9 +24,8 @@ service level**:
   fails one) is taken with ``meets=None``, naming the unchecked targets.
 - When every point fails a checkable target, the point closest to the targets is returned
   with ``meets=False`` (the row is then ineligible and says how close it came).
-- Interpolation between the last point that meets a target and the first that does not
-  happens only when asked (``interpolate=True``) and is stated; never beyond a measured
-  point (no extrapolation).
+- The row is costed at a measured point: no interpolation between points, and no
+  extrapolation beyond them.
 - Batch classes have no latency objective: the cheapest point the batch window allows (its
   p99 end-to-end within the window, when one is given) is taken, and stated as such.
 """
@@ -34,7 +33,7 @@ service level**:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 RequestSample = tuple[float | None, float | None, float | None, bool]  # ttft, itl, e2e, ok
@@ -93,7 +92,6 @@ class PointChoice:
     output_tokens_per_s: float
     meets: bool | None  # None: no target, or latency not in the file
     goodput: float | None  # SLO attainment: share of requests within every target (shown only)
-    interpolated: bool
     statement: str  # "concurrency 50, TTFT p95 835 ms"
     ttft_p95_ms: float | None = None
     itl_p95_ms: float | None = None
@@ -233,10 +231,11 @@ def describe(point: MeasuredPoint) -> str:
     return ", ".join(parts)
 
 
-def _effective(point: MeasuredPoint, slo: ServiceLevel, realtime: bool) -> float:
-    """What makes a point cheaper: its throughput alone. Failed requests are already out of
-    a measured throughput, and the attainment is shown, not charged (module docstring)."""
-    return float(point.output_tokens_per_s or 0.0)
+def _cheapest(points: Sequence[MeasuredPoint]) -> MeasuredPoint:
+    """What makes a point cheaper: its throughput alone (the lighter load on a tie). Failed
+    requests are already out of a measured throughput, and the attainment is shown, not
+    charged (module docstring)."""
+    return max(points, key=lambda p: (float(p.output_tokens_per_s or 0.0), -_order(p)))
 
 
 def _order(point: MeasuredPoint) -> float:
@@ -245,14 +244,15 @@ def _order(point: MeasuredPoint) -> float:
     return point.request_rate_per_s or 0.0
 
 
-def _choice(point: MeasuredPoint, slo: ServiceLevel, realtime: bool, note: str) -> PointChoice:
+def _choice(
+    point: MeasuredPoint, slo: ServiceLevel, realtime: bool, note: str, non_monotone: str = ""
+) -> PointChoice:
     ttft, itl, e2e = _figures(point)
     return PointChoice(
         label=point.label,
         output_tokens_per_s=float(point.output_tokens_per_s or 0.0),
         meets=meets(point, slo) if slo.any else None,
         goodput=slo_attainment(point, slo) if realtime and slo.any else None,
-        interpolated=False,
         statement=describe(point) + note,
         ttft_p95_ms=ttft,
         itl_p95_ms=itl,
@@ -260,22 +260,8 @@ def _choice(point: MeasuredPoint, slo: ServiceLevel, realtime: bool, note: str) 
         concurrency=point.concurrency,
         unchecked=unchecked_targets(point, slo) if slo.any else (),
         error_rate=error_rate_of(point),
+        non_monotone=non_monotone,
     )
-
-
-def _interpolate(
-    ok: MeasuredPoint, bad: MeasuredPoint, slo: ServiceLevel
-) -> tuple[float, float] | None:
-    """(fraction from ok to bad, tokens/s) where the binding target is reached, if any."""
-    fractions = []
-    for target, a, b in zip(_targets(slo)[:3], _figures(ok), _figures(bad), strict=True):
-        if target is None or a is None or b is None or b <= target or b <= a:
-            continue
-        fractions.append((target - a) / (b - a))
-    if not fractions or ok.output_tokens_per_s is None or bad.output_tokens_per_s is None:
-        return None
-    t = max(0.0, min(1.0, min(fractions)))
-    return t, ok.output_tokens_per_s + t * (bad.output_tokens_per_s - ok.output_tokens_per_s)
 
 
 def choose_point(
@@ -283,14 +269,13 @@ def choose_point(
     slo: ServiceLevel,
     *,
     realtime: bool = True,
-    interpolate: bool = False,
 ) -> PointChoice | None:
     """The cheapest point meeting ``slo`` (see the module docstring); None without points."""
     usable = sorted((p for p in points if p.output_tokens_per_s), key=_order)
     if not usable:
         return None
     if not slo.any:
-        best = max(usable, key=lambda p: (_effective(p, slo, realtime), -_order(p)))
+        best = _cheapest(usable)
         note = "" if realtime else " (batch: the cheapest point, no latency objective)"
         return _choice(best, slo, realtime, note or " (no latency target: the cheapest point)")
     verdicts = [meets(p, slo) for p in usable]
@@ -312,31 +297,9 @@ def choose_point(
             "with load, so no point past the first miss is chosen"
         )
     if passing:
-        best = max(passing, key=lambda p: (_effective(p, slo, realtime), -_order(p)))
+        best = _cheapest(passing)
         note = "" if realtime else " (batch: the cheapest point the window allows)"
-        choice = replace(_choice(best, slo, realtime, note), non_monotone=warning)
-        if interpolate:
-            later = [p for p in usable if _order(p) > _order(best)]
-            nxt = later[0] if later else None
-            if nxt is not None and meets(nxt, slo) is False:
-                found = _interpolate(best, nxt, slo)
-                if found is not None and found[1] > choice.output_tokens_per_s:
-                    t, tps = found
-                    return PointChoice(
-                        label=f"{best.label}→{nxt.label}",
-                        output_tokens_per_s=tps,
-                        meets=True,
-                        goodput=choice.goodput,
-                        interpolated=True,
-                        statement=(
-                            f"interpolated {t:.0%} of the way from {describe(best)} to "
-                            f"{describe(nxt)} (the target is reached there)"
-                        ),
-                        concurrency=None,
-                        error_rate=choice.error_rate,
-                        non_monotone=warning,
-                    )
-        return choice
+        return _choice(best, slo, realtime, note, warning)
     # No point meets every target. Those failing none that can be checked are still
     # servable as far as the file can tell; latency rises with load, so none past the first
     # point that fails a target is trusted.
@@ -344,23 +307,13 @@ def choose_point(
         p for p, v in zip(usable, verdicts, strict=True) if v is None and _order(p) < first_fail
     ]
     if open_points:
-        best = max(open_points, key=lambda p: (_effective(p, slo, realtime), -_order(p)))
+        best = _cheapest(open_points)
         unchecked = unchecked_targets(best, slo)
-        checked = len(unchecked) < sum(t is not None for t in _targets(slo))
-        if not checked:
-            return replace(
-                _choice(best, slo, realtime, " (latency not in the file)"), non_monotone=warning
-            )
-        missing = " and ".join(unchecked)
-        return replace(
-            _choice(
-                best,
-                slo,
-                realtime,
-                f" ({missing} not in the file, so not checked; the other targets met)",
-            ),
-            non_monotone=warning,
-        )
+        note = " (latency not in the file)"
+        if len(unchecked) < sum(t is not None for t in _targets(slo)):
+            missing = " and ".join(unchecked)
+            note = f" ({missing} not in the file, so not checked; the other targets met)"
+        return _choice(best, slo, realtime, note, warning)
 
     # none meets: the closest point (smallest worst overshoot), so the row can say how close
     def overshoot(p: MeasuredPoint) -> float:
@@ -375,7 +328,7 @@ def choose_point(
 
     closest = min(usable, key=lambda p: (overshoot(p), _order(p)))
     note = " (closest to the targets; none meets them)"
-    return replace(_choice(closest, slo, realtime, note), non_monotone=warning)
+    return _choice(closest, slo, realtime, note, warning)
 
 
 def point_from_dict(data: dict[str, Any]) -> MeasuredPoint:

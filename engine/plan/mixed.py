@@ -268,10 +268,6 @@ def _recost(
     return recost(demand, offers, replicas, nodes, phi, y)
 
 
-def _eligible(offers: Sequence[PlanOffer]) -> list[PlanOffer]:
-    return [o for o in offers if o.eligible]
-
-
 def _uncovered_buckets(demand: PlanDemand, offers: Sequence[PlanOffer]) -> list[str]:
     covered: set[str] = set()
     for offer in offers:
@@ -303,7 +299,7 @@ def optimise(
 ) -> MixedPlan:
     """The cheapest plan for ``demand`` across the eligible ``offers`` (module docstring)."""
     start = time.process_time()
-    pool = _eligible(offers)
+    pool = [o for o in offers if o.eligible]
     volume = dec(demand.monthly_outputs)
     if not pool:
         return MixedPlan("infeasible", "not solved", reason="no eligible offer")

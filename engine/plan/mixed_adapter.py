@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from engine import cost, montecarlo
 from engine.cost import contracts
 from engine.errors import EngineInputError
-from engine.plan.mixed_buckets import LONG, BucketSize, brief_sizes, mean_tokens
+from engine.plan.mixed_buckets import LONG, BucketSize, mean_tokens
 from engine.plan.mixed_types import (
     PlanBucket,
     PlanCapacity,
@@ -35,20 +35,6 @@ from engine.plan.mixed_types import (
 from engine.types import SECONDS_PER_HOUR, CandidateInput, CandidateOutcome, WorkloadInput
 
 ALL = "all"
-
-
-def length_buckets(
-    workload: WorkloadInput,
-    candidates: Sequence[CandidateInput],
-    *,
-    long_share: float,
-    p95_input_tokens: float,
-) -> tuple[tuple[PlanBucket, ...], dict[str, dict[str, float]]]:
-    """Short and long requests from the brief's mean and p95 prompt lengths
-    (``mixed_buckets.brief_sizes``), with each candidate's rates (``sized_rates``)."""
-    sizes = brief_sizes(workload, long_share=long_share, p95_input_tokens=p95_input_tokens)
-    mean_t = workload.input_tokens_per_request + workload.output_tokens_per_request
-    return sized_rates(workload, candidates, sizes, mean_request_tokens=mean_t)
 
 
 def sized_rates(
@@ -130,9 +116,6 @@ def plan_offer(
     workload: WorkloadInput,
     cand: CandidateInput,
     rates: Mapping[str, float] | None = None,
-    *,
-    eligible: bool = True,
-    max_gpus: int | None = None,
 ) -> PlanOffer:
     """``cand`` as an offer of the plan; ``rates``: bucket → accepted outputs per
     replica-hour for the buckets whose service level it meets (default: one bucket)."""
@@ -158,22 +141,19 @@ def plan_offer(
     util = 1.0
     if capacity == "elastic" and cand.idle_billed:
         util = cand.utilisation.likely if cand.utilisation else workload.utilisation.likely
-    if max_gpus is None:  # the vendor's stated capacity, when the row carries it
-        max_gpus = getattr(cand, "max_gpus_available", None)
     return PlanOffer(
         id=cand.id,
         capacity=capacity,
         configs=(config,),
         label=cand.label,
         price_per_gpu_hour=price,
-        max_gpus=None if max_gpus is None else int(max_gpus),
+        max_gpus=None if (cap := cand.max_gpus_available) is None else int(cap),
         gpus_per_node=cand.gpus_per_node,
         whole_nodes=contracts.sale_block_gpus(cand) > 1,
         min_commitment_gpu_hours=cand.min_commitment_gpu_hours_per_month,
         term_months=cand.term_months,
         fixed_monthly=cost.fixed_network_monthly(cand) + cand.serving_stack_per_month,
         utilisation=util,
-        eligible=eligible,
         stranded_share=stranded,
         overage_premium=cost.overage_premium(cand),
     )
@@ -200,34 +180,24 @@ def plan_inputs(
     candidate_outputs: Sequence[CandidateOutcome],
     workload: WorkloadInput,
     *,
-    buckets: Sequence[PlanBucket] | None = None,
-    bucket_rates: Mapping[str, Mapping[str, float]] | None = None,
-    long_share: float | None = None,
-    p95_input_tokens: float | None = None,
-    capacities: Mapping[str, int] | None = None,
     capacity_limited: Collection[str] = (),
     sizes: Sequence[BucketSize] | None = None,
     mean_request_tokens: float | None = None,
     load_shape: Sequence[float] = (),
 ) -> tuple[PlanDemand, list[PlanOffer]] | None:
     """The demand and offers the mixed plan solves over the comparison's eligible rows (None
-    for training runs or when no row is eligible). ``bucket_rates``: candidate id → bucket →
-    accepted outputs per replica-hour (API routes: any value) for the buckets whose service
-    level it meets; or ``long_share`` and ``p95_input_tokens`` for short and long buckets
-    from the brief (``length_buckets``). ``capacities``: candidate id → GPUs its vendor has
-    (the quote's ``max_gpus_available``); ``capacity_limited``: rows ineligible only because
-    their offer lacks the GPUs for the whole fleet — in the plan they serve up to their
-    capacity. ``sizes``: request-size buckets already made (``mixed_buckets``), rated here
-    (``sized_rates``, with ``mean_request_tokens``)."""
+    for training runs or when no row is eligible). ``sizes``: request-size buckets already
+    made (``mixed_buckets``), rated here (``sized_rates``, with ``mean_request_tokens``);
+    without them one bucket. ``capacity_limited``: rows ineligible only because their offer
+    lacks the GPUs for the whole fleet — in the plan they serve up to their capacity (the
+    quote's ``max_gpus_available``)."""
     if workload.is_training or workload.monthly_accepted_outputs is None:
         return None
-    if sizes is not None and bucket_rates is None:
+    buckets: Sequence[PlanBucket] | None = None
+    bucket_rates: Mapping[str, Mapping[str, float]] | None = None
+    if sizes is not None:
         buckets, bucket_rates = sized_rates(
             workload, candidate_inputs, sizes, mean_request_tokens=mean_request_tokens
-        )
-    elif long_share is not None and p95_input_tokens is not None and bucket_rates is None:
-        buckets, bucket_rates = length_buckets(
-            workload, candidate_inputs, long_share=long_share, p95_input_tokens=p95_input_tokens
         )
     eligible = {
         o.candidate_id
@@ -244,8 +214,7 @@ def plan_inputs(
         if rates is not None and not rates:
             continue  # meets no bucket's service level
         try:
-            cap = None if capacities is None else capacities.get(cand.id)
-            offers.append(plan_offer(workload, cand, rates, max_gpus=cap))
+            offers.append(plan_offer(workload, cand, rates))
         except EngineInputError:
             continue  # not costed per replica (e.g. no throughput): not in the plan
     if not offers:
@@ -260,10 +229,7 @@ def row_draws(
     volume, and per row its accepted outputs per replica-hour as a multiple of the likely one
     (throughput from the row's or its evidence's stream; acceptance and failure shared, or
     the row's measured ones), keyed "id/config" as ``plan_offer`` names them."""
-    shared = {
-        name: montecarlo.draw(r, seed, montecarlo.shared_stream_key(name), samples)
-        for name, r in cost.shared_ranges(workload).items()
-    }
+    shared = montecarlo.draw_shared(workload, seed, samples)
     volume = shared["monthly_accepted_outputs"]
     factors: dict[str, NDArray[np.float64]] = {}
     for cand in candidates:

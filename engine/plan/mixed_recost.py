@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from engine.cost.common import dec
-from engine.plan.mixed_single import HOURS_DEC, money, vendor_part, whole_replicas_gpus
+from engine.cost.common import dec, money
+from engine.plan.mixed_single import vendor_part, whole_replicas_gpus
 from engine.plan.mixed_types import PlanConfig, PlanDemand, PlanLine, PlanOffer, PlanVendorPart
 from engine.trace.loadcurve import LoadCurve
+from engine.types import HOURS_PER_MONTH
 
 # Solver values below this are noise
 EPS = 1e-9
@@ -149,12 +150,31 @@ def recost(
     energies = layer_energies_exact(demand.peak_to_average, demand.layers, demand.load_shape)
     k_count = len(energies)
     volume = dec(demand.monthly_outputs)
-    peak = dec(demand.peak_to_average) * volume / HOURS_DEC
+    peak = dec(demand.peak_to_average) * volume / HOURS_PER_MONTH
     carried = _fixed_capacity(demand, offers, replicas, phi)
     shares: dict[Key, dict[str, float]] = {}
     hours: dict[Key, Decimal] = {}
     costs: dict[Key, Decimal] = {}
     peak_gpus: dict[Key, Decimal] = {}
+
+    def overflow(key: Key, bucket: str, part: Decimal, energy: Decimal) -> None:
+        """Layer share ``part`` of ``bucket`` on overflow configuration ``key``."""
+        offer, cfg = offers[key[0]], _cfg(offers, key)
+        share = dec(next(b.share for b in demand.buckets if b.name == bucket))
+        outputs = part * energy * share * volume
+        own = shares.setdefault(key, {})
+        own[bucket] = own.get(bucket, 0.0) + float(part * energy)
+        if offer.capacity == "api":
+            costs[key] = costs.get(key, Decimal(0)) + outputs * cfg.api_price_per_output[bucket]
+            return
+        rate = dec(cfg.outputs_per_hour[bucket])
+        g = cfg.gpus_per_replica
+        used = outputs * g / (rate * dec(offer.utilisation))
+        hours[key] = hours.get(key, Decimal(0)) + used
+        costs[key] = costs.get(key, Decimal(0)) + used * offer.price_per_gpu_hour
+        at_peak = part * peak * share / k_count * g / rate
+        peak_gpus[key] = peak_gpus.get(key, Decimal(0)) + at_peak
+
     for b in demand.buckets:
         mine = {key[:2]: cap for key, cap in carried.items() if key[2] == b.name}
         capacity = sum(mine.values(), Decimal(0))
@@ -184,59 +204,12 @@ def recost(
                 part = left * (_frac(weights[o] / total) if total > EPS else 1 / Decimal(len(over)))
                 if part <= 0:
                     continue
-                _overflow(
-                    demand,
-                    offers,
-                    o,
-                    b.name,
-                    part,
-                    energy,
-                    k_count,
-                    volume,
-                    peak,
-                    shares,
-                    hours,
-                    costs,
-                    peak_gpus,
-                )
+                overflow(o, b.name, part, energy)
     return _lines(demand, offers, replicas, nodes, shares, hours, costs, peak_gpus)
 
 
 def _cfg(offers: Sequence[PlanOffer], key: Key) -> PlanConfig:
     return offers[key[0]].configs[key[1]]
-
-
-def _overflow(
-    demand: PlanDemand,
-    offers: Sequence[PlanOffer],
-    key: Key,
-    bucket: str,
-    part: Decimal,
-    energy: Decimal,
-    k_count: int,
-    volume: Decimal,
-    peak: Decimal,
-    shares: dict[Key, dict[str, float]],
-    hours: dict[Key, Decimal],
-    costs: dict[Key, Decimal],
-    peak_gpus: dict[Key, Decimal],
-) -> None:
-    """Layer share ``part`` of ``bucket`` on overflow configuration ``key``."""
-    offer, cfg = offers[key[0]], _cfg(offers, key)
-    share = dec(next(b.share for b in demand.buckets if b.name == bucket))
-    outputs = part * energy * share * volume
-    own = shares.setdefault(key, {})
-    own[bucket] = own.get(bucket, 0.0) + float(part * energy)
-    if offer.capacity == "api":
-        costs[key] = costs.get(key, Decimal(0)) + outputs * cfg.api_price_per_output[bucket]
-        return
-    rate = dec(cfg.outputs_per_hour[bucket])
-    g = cfg.gpus_per_replica
-    used = outputs * g / (rate * dec(offer.utilisation))
-    hours[key] = hours.get(key, Decimal(0)) + used
-    costs[key] = costs.get(key, Decimal(0)) + used * offer.price_per_gpu_hour
-    at_peak = part * peak * share / k_count * g / rate
-    peak_gpus[key] = peak_gpus.get(key, Decimal(0)) + at_peak
 
 
 def _lines(
@@ -261,7 +234,7 @@ def _lines(
                 if n <= 0:
                     continue
                 gpus = n * cfg.gpus_per_replica
-                used = HOURS_DEC * gpus
+                used = HOURS_PER_MONTH * gpus
                 cost = used * offer.price_per_gpu_hour
             else:
                 if key not in shares:

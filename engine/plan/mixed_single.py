@@ -12,17 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-from engine.cost.common import DECIMAL_CONTEXT, dec
+from engine.cost.common import DECIMAL_CONTEXT, dec, money
 from engine.plan.mixed_types import PlanConfig, PlanDemand, PlanLine, PlanOffer, PlanVendorPart
+from engine.types import HOURS_PER_MONTH
 
-HOURS_DEC = Decimal(730)
-CENT = Decimal("0.01")
 # need × (1 − tolerance): an exact integer number of replicas adds no replica
 CEIL_TOLERANCE = Decimal("1E-12")
-
-
-def money(value: Decimal) -> Decimal:
-    return value.quantize(CENT)
 
 
 def vendor_part(
@@ -33,7 +28,7 @@ def vendor_part(
     price = offer.price_per_gpu_hour
     compute = sum((line.monthly_cost for line in lines), Decimal(0))
     if nodes is not None:  # whole nodes: the spare GPUs of the last node are paid too
-        held = HOURS_DEC * offer.gpus_per_node * nodes
+        held = HOURS_PER_MONTH * offer.gpus_per_node * nodes
         compute += money((held - billed) * price)
         billed = held
     shortfall = max(Decimal(0), offer.min_commitment_gpu_hours - billed)
@@ -80,7 +75,7 @@ def single_plan(demand: PlanDemand, offer: PlanOffer, cfg: PlanConfig) -> Single
     if offer.capacity != "api" and cfg.gpus_per_replica < 1:
         return None
     volume = dec(demand.monthly_outputs)
-    peak = dec(demand.peak_to_average) * volume / HOURS_DEC
+    peak = dec(demand.peak_to_average) * volume / HOURS_PER_MONTH
     replicas = gpus = 0
     nodes: int | None = None
     cost = hours = Decimal(0)
@@ -102,7 +97,7 @@ def single_plan(demand: PlanDemand, offer: PlanOffer, cfg: PlanConfig) -> Single
             held = nodes * offer.gpus_per_node
         if offer.max_gpus is not None and held > offer.max_gpus:
             return None
-        hours = HOURS_DEC * gpus
+        hours = HOURS_PER_MONTH * gpus
         cost = hours * offer.price_per_gpu_hour
     else:
         g = cfg.gpus_per_replica

@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from engine.trace.replay import TraceSizing
-from engine.types import HOURS_PER_MONTH
-
-CENT = Decimal("0.01")
+from engine.types import CENT, HOURS_PER_MONTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +27,6 @@ class TraceFleet:
     peak_gpus: int  # the busiest interval's replicas × GPUs per replica
     fixed_gpus: int  # GPUs held all the time that hold the target over the trace
     mean_gpus: float  # the month's average GPUs in use (elastic)
-    attainment: float  # share of requests within the targets on the per-interval fleet
     monthly_gpu_hours: Decimal  # what the month pays for, in GPU-hours
     monthly_cost: Decimal  # the least a month costs on this offer
     basis: str  # "as used" | "fixed fleet"
@@ -45,7 +42,7 @@ def trace_fleet(
 ) -> TraceFleet:
     """The offer's fleet and money from ``sizing`` (``repeats``: the trace is a representative
     window that fills the month, not the busiest hour alone)."""
-    hours = Decimal(HOURS_PER_MONTH)
+    hours = HOURS_PER_MONTH
     as_used = not fixed_capacity and repeats
     mean_gpus = sizing.mean_replicas * gpus_per_replica
     if as_used:
@@ -58,7 +55,6 @@ def trace_fleet(
         peak_gpus=sizing.peak_replicas * gpus_per_replica,
         fixed_gpus=sizing.fixed_replicas * gpus_per_replica,
         mean_gpus=mean_gpus,
-        attainment=sizing.attainment,
         monthly_gpu_hours=gpu_hours,
         monthly_cost=cost,
         basis="as used" if as_used else "fixed fleet",

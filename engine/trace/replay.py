@@ -48,9 +48,7 @@ class TraceSizing:
     attainment: float  # share of all requests within the targets on those replicas
     fixed_replicas: int  # the fewest held all the time that hold the target over the trace
     fixed_attainment: float
-    attainment_target: float
     sustainable: Sustainable
-    volume_scale: float
 
     @property
     def peak_replicas(self) -> int:
@@ -137,7 +135,5 @@ def size_trace(
         attainment=float(met.mean()),
         fixed_replicas=fixed,
         fixed_attainment=float((needs <= fixed + _ROUNDING).mean()),
-        attainment_target=attainment_target,
         sustainable=point,
-        volume_scale=volume_scale,
     )

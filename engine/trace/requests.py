@@ -67,15 +67,6 @@ class RequestTrace:
         """From the first arrival to the last (0 for one request)."""
         return float(self.arrival_s[-1] - self.arrival_s[0])
 
-    def compressed(self, factor: float) -> RequestTrace:
-        """The same requests arriving ``factor`` times faster (time divided by it)."""
-        if factor <= 0:
-            raise TraceError("A time factor must be positive.")
-        start = self.arrival_s[0]
-        return RequestTrace(
-            start + (self.arrival_s - start) / factor, self.input_tokens, self.output_tokens
-        )
-
     def size_percentile(self, q: float) -> tuple[float, float]:
         """The q-th percentile (0–100) of input and of output tokens."""
         return (

@@ -161,14 +161,6 @@ class Range(JsonMixin):
     def fixed(cls, value: float) -> Range:
         return cls(value, value, value)
 
-    @classmethod
-    def checked(cls, field_name: str, low: float, likely: float, high: float) -> Range:
-        """Like ``Range(...)``, but an error names ``field_name`` (e.g. "acceptance_rate")."""
-        try:
-            return cls(low, likely, high)
-        except EngineInputError as exc:
-            raise EngineInputError(field_name, f"{exc.field}: {exc.message}") from None
-
     @property
     def is_fixed(self) -> bool:
         return self.low == self.high

@@ -224,10 +224,14 @@ class WorkloadInput(JsonMixin):
         return self.workload_class == "media"
 
     @property
+    def has_latency_targets(self) -> bool:
+        targets = (self.ttft_p95_target_ms, self.itl_p95_target_ms, self.e2e_p99_target_ms)
+        return any(t is not None for t in targets)
+
+    @property
     def is_realtime_with_targets(self) -> bool:
         """A user waits on every answer, and the brief says how long (P4)."""
-        targets = (self.ttft_p95_target_ms, self.itl_p95_target_ms, self.e2e_p99_target_ms)
-        return self.workload_class in REALTIME_CLASSES and any(t is not None for t in targets)
+        return self.workload_class in REALTIME_CLASSES and self.has_latency_targets
 
 
 @dataclass(frozen=True, slots=True)

@@ -501,14 +501,6 @@ def test_range_low_above_high_names_the_field() -> None:
     assert "low ≤ likely ≤ high" in err.value.message
 
 
-def test_range_checked_names_the_owning_field() -> None:
-    with pytest.raises(EngineInputError) as err:
-        Range.checked("acceptance_rate", 0.95, 0.9, 0.8)
-    assert err.value.field == "acceptance_rate"
-    assert "low ≤ likely ≤ high" in err.value.message
-    assert Range.checked("x", 1, 2, 3) == Range(1.0, 2.0, 3.0)
-
-
 def test_range_likely_above_high_names_high() -> None:
     with pytest.raises(EngineInputError) as err:
         Range(0.1, 0.9, 0.8)

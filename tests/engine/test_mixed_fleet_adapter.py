@@ -16,12 +16,13 @@ from engine.errors import EngineInputError
 from engine.plan.mixed import optimise
 from engine.plan.mixed_adapter import (
     api_price_per_accepted,
-    length_buckets,
     plan_demand,
     plan_inputs,
     plan_offer,
     row_draws,
+    sized_rates,
 )
+from engine.plan.mixed_buckets import brief_sizes
 from engine.plan.mixed_types import MixedPlan, PlanConfig, PlanDemand, PlanOffer
 from engine.plan.mixed_uncertainty import plan_cost_samples, plan_spread
 from engine.types import (
@@ -176,7 +177,9 @@ def test_short_and_long_buckets_from_the_brief() -> None:
     wl = workload(input_tokens_per_request=1000.0)
     small = dataclasses.replace(reserved("small", "1"), fits_at_p95_context=False)
     large = reserved("large", "3")
-    buckets, rates = length_buckets(wl, [small, large], long_share=0.1, p95_input_tokens=9000)
+    sizes = brief_sizes(wl, long_share=0.1, p95_input_tokens=9000)
+    mean = wl.input_tokens_per_request + wl.output_tokens_per_request
+    buckets, rates = sized_rates(wl, [small, large], sizes, mean_request_tokens=mean)
     assert [(b.name, b.share) for b in buckets] == [("short", 0.9), ("long", 0.1)]
     assert set(rates["small"]) == {"short"}
     mean_rate = 3600.0
@@ -187,7 +190,7 @@ def test_short_and_long_buckets_from_the_brief() -> None:
     assert 0.9 / short_rate + 0.1 / long_rate == pytest.approx(1 / mean_rate)
     out = run_comparison(ComparisonInput(wl, (small, large)), seed=3, samples=200)
     plan = plan_for_comparison(
-        [small, large], out.candidates, wl, long_share=0.1, p95_input_tokens=9000
+        [small, large], out.candidates, wl, sizes=sizes, mean_request_tokens=mean
     )
     assert plan is not None
     by_offer = {ln.offer_id: ln for ln in plan.lines}
@@ -202,7 +205,8 @@ def test_no_row_fits_the_long_requests() -> None:
     wl = workload(input_tokens_per_request=1000.0)
     small = dataclasses.replace(reserved("small", "1"), fits_at_p95_context=False)
     out = run_comparison(ComparisonInput(wl, (small,)), seed=3, samples=200)
-    plan = plan_for_comparison([small], out.candidates, wl, long_share=0.1, p95_input_tokens=9000)
+    sizes = brief_sizes(wl, long_share=0.1, p95_input_tokens=9000)
+    plan = plan_for_comparison([small], out.candidates, wl, sizes=sizes)
     assert plan is not None
     assert plan.reason == "no offer meets the long-request service level"
 
@@ -213,7 +217,8 @@ def test_the_quotes_capacity_caps_each_offer() -> None:
     cands = [reserved("a", "2"), reserved("b", "3")]
     out = run_comparison(ComparisonInput(wl, tuple(cands)), seed=3, samples=200)
     rows = [_ineligible(o) if o.candidate_id == "a" else o for o in out.candidates]
-    plan = plan_for_comparison(cands, rows, wl, capacities={"a": 4}, capacity_limited={"a"})
+    offered = [dataclasses.replace(cands[0], max_gpus_available=4), cands[1]]
+    plan = plan_for_comparison(offered, rows, wl, capacity_limited={"a"})
     assert plan is not None
     assert [(ln.offer_id, ln.replicas) for ln in plan.lines] == [("a", 4), ("b", 6)]
     assert plan.monthly_cost == 4 * 730 * Decimal(2) + 6 * 730 * Decimal(3)

@@ -32,7 +32,6 @@ def test_issue17_picks_the_highest_concurrency_meeting_the_target_not_the_peak()
     assert choice.label == "c50"
     assert choice.meets is True
     assert choice.statement == "concurrency 50, TTFT p95 835 ms"
-    assert not choice.interpolated
 
 
 def _unit_cost(tokens_per_s: float, price: str = "2.50", gpus: int = 4) -> Decimal:
@@ -73,14 +72,6 @@ def test_issue17_a_point_past_the_service_level_never_lowers_the_cost():
     )
     again = choose_point([*SWEEP, faster], SLO)
     assert _unit_cost(again.output_tokens_per_s) == base
-
-
-def test_issue17_interpolation_only_when_asked_and_never_past_a_measured_point():
-    plain = choose_point(SWEEP, SLO)
-    inter = choose_point(SWEEP, SLO, interpolate=True)
-    assert inter.interpolated
-    assert "interpolated" in inter.statement
-    assert plain.output_tokens_per_s < inter.output_tokens_per_s <= 4200
 
 
 def test_issue17_goodput_from_request_samples_and_none_meeting_says_closest():
