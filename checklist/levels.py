@@ -25,8 +25,6 @@ from typing import Any
 BASIC = "basic"
 FULL = "full"
 
-# Capacity models that need every item with evidence whatever their terms.
-FULL_CAPACITY_MODELS = frozenset({"reserved", "dedicated_cluster", "private_cloud", "purchase"})
 # Capacity models that need only the basics when nothing is committed.
 BASIC_CAPACITY_MODELS = frozenset({"on_demand", "spot", "marketplace", "managed_endpoint"})
 

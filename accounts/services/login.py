@@ -165,10 +165,6 @@ def login_refusal(*, username: str, ip_address: str | None, device: str = "") ->
     return login_verdict(key=throttle_key(username), ip_address=ip_address, device=device).reason
 
 
-def login_blocked(*, username: str, ip_address: str | None) -> bool:
-    return login_refusal(username=username, ip_address=ip_address) is not None
-
-
 def login_refused(*, username: str, ip_address: str | None, reason: str, via: str) -> None:
     """Count a stepped-up attempt on the address's one aggregate row of this window; audit
     only the first per address per window, with the previous window's count. A new

@@ -20,7 +20,6 @@ ISO 4217 codes; units follow the UnitFormat attribute (`GPU-Hours`, `1000000 Tok
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -45,8 +44,6 @@ COMMITMENT_EXTRA_COLUMNS: tuple[str, ...] = (
     "ContractCommitmentPaymentModel",
     "ServiceProviderName",
 )
-COMMITMENT_CATEGORIES = ("Spend", "Usage")
-PAYMENT_MODELS = ("No Upfront", "Partial Upfront", "All Upfront")
 
 PRICE_COLUMNS: tuple[str, ...] = (
     "BillingCurrency",
@@ -63,7 +60,6 @@ PRICE_COLUMNS: tuple[str, ...] = (
     "PricingCurrencyContractedUnitPrice",
     "ContractCommitmentId",
 )
-PRICING_CATEGORIES = ("Standard", "Dynamic", "Committed", "Other")
 
 # The Cost and Usage columns an import needs; any other column of the file is ignored.
 # `ServiceProviderName` (1.3) or `ProviderName` (1.0-1.2, deprecated since) names the provider.
@@ -87,10 +83,6 @@ BILLING_OPTIONAL: tuple[str, ...] = (
     "PricingUnit",
     "ChargeCategory",
 )
-
-DATETIME_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-NUMERIC_PATTERN = re.compile(r"^-?\d+(\.\d+)?$")
-CURRENCY_PATTERN = re.compile(r"^[A-Z]{3}$")
 
 
 def focus_datetime(value: datetime) -> str:
