@@ -92,9 +92,6 @@ class RedFlag:
     section: str
     comment: str
 
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
-
 
 @dataclass(frozen=True, slots=True)
 class ChecklistResult:
@@ -136,7 +133,7 @@ class ChecklistResult:
             "evidenced_count": self.evidenced_count,
             "needs_info_count": self.needs_info_count,
             "missing_items": [m.as_dict() for m in self.missing_items],
-            "red_flags": [r.as_dict() for r in self.red_flags],
+            "red_flags": [asdict(r) for r in self.red_flags],
             "awaiting_review": list(self.awaiting_review),
             "accepted": list(self.accepted),
         }
