@@ -8,12 +8,12 @@ not write the session on every request."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import logout
 from django.http import HttpRequest, HttpResponse
+from django.utils.deprecation import MiddlewareMixin
 
 AUTH_AT = "auth_at"
 SEEN_AT = "seen_at"
@@ -26,11 +26,8 @@ def session_started(sender: Any, request: HttpRequest, user: Any, **kwargs: Any)
     request.session[SEEN_AT] = now
 
 
-class SessionLifetimeMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+class SessionLifetimeMiddleware(MiddlewareMixin):
+    def process_request(self, request: HttpRequest) -> None:
         session = getattr(request, "session", None)
         user = getattr(request, "user", None)
         if session is not None and user is not None and user.is_authenticated:
@@ -47,18 +44,13 @@ class SessionLifetimeMiddleware:
                 logout(request)
             elif now - float(seen) > 60:
                 session[SEEN_AT] = now
-        return self.get_response(request)
 
 
-class NoStoreMiddleware:
+class NoStoreMiddleware(MiddlewareMixin):
     """Authenticated responses (pages, API JSON, CSV/XLSX exports) are not kept by
     browsers or shared caches: `Cache-Control: private, no-store` unless a view set its own."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         user = getattr(request, "user", None)
         authenticated = bool(user is not None and user.is_authenticated)
         if (authenticated or "HTTP_AUTHORIZATION" in request.META) and (
@@ -68,16 +60,12 @@ class NoStoreMiddleware:
         return response
 
 
-class KnownDeviceMiddleware:
+class KnownDeviceMiddleware(MiddlewareMixin):
     """C3: after a successful login the response carries the known-device cookie (a signed
     device id and the accounts that logged in from this browser; accounts.services.devices),
     so that past a login limit this browser still logs in with the password alone."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         value = getattr(request, "known_device_cookie", None)
         if value:
             response.set_cookie(

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, SupportsFloat
+from typing import TYPE_CHECKING, Any
 
 from core import workloads
+from core.values import float_or_none
 from engine.errors import EngineInputError
 from engine.memory.context import fit_contexts
 from engine.memory.fit import memory_fit
@@ -55,11 +56,11 @@ def gpu_spec_for(accelerator: Accelerator) -> GpuSpec:
     return GpuSpec(
         memory_gb=float(accelerator.memory_gb),
         max_gpus_per_node=int(accelerator.max_gpus_per_node or 8),
-        memory_bandwidth_tbps=_float_or_none(accelerator.memory_bandwidth_tbps),
-        bf16_dense_tflops=_float_or_none(accelerator.bf16_dense_tflops),
-        fp8_dense_tflops=_float_or_none(accelerator.fp8_dense_tflops),
-        fp4_dense_tflops=_float_or_none(accelerator.fp4_dense_tflops),
-        interconnect_gbps=_float_or_none(accelerator.interconnect_gbps),
+        memory_bandwidth_tbps=float_or_none(accelerator.memory_bandwidth_tbps),
+        bf16_dense_tflops=float_or_none(accelerator.bf16_dense_tflops),
+        fp8_dense_tflops=float_or_none(accelerator.fp8_dense_tflops),
+        fp4_dense_tflops=float_or_none(accelerator.fp4_dense_tflops),
+        interconnect_gbps=float_or_none(accelerator.interconnect_gbps),
         supported_precisions=tuple(str(p) for p in (accelerator.supported_precisions or ())),
         # datasheet "80 GB" is GiB-sized (nvidia-smi: 81,559 MiB): read it as GiB (M-2)
         memory_unit="GiB",
@@ -141,10 +142,6 @@ def _zero_stage(sharding: str) -> int:
         if text in (f"zero{stage}", f"stage{stage}"):
             return stage
     return 3  # FSDP full shard / ZeRO-3 is the common default
-
-
-def _float_or_none(value: SupportsFloat | None) -> float | None:
-    return None if value is None else float(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -287,10 +287,9 @@ def field_label(name: str) -> str:
     """Human label of a field or range base name ("acceptance_rate" → "Acceptance rate")."""
     if name in RANGE_LABELS:
         return f"{RANGE_LABELS[name]} (low / likely / high)"
-    for base in RANGE_BASES:
-        for part in RANGE_PARTS:
-            if name == f"{base}_{part}":
-                return f"{RANGE_LABELS[base]} ({part})"
+    base, _, part = name.rpartition("_")
+    if base in RANGE_LABELS and part in RANGE_PARTS:
+        return f"{RANGE_LABELS[base]} ({part})"
     return FIELD_LABELS.get(name, name.replace("_", " ").capitalize())
 
 

@@ -90,7 +90,6 @@ class RfqSizing:
     """What an RFQ for a brief asks for, from the brief's memory fit (V8, U10)."""
 
     accelerator_ids: list[int]  # every accelerator the brief fits, fewest GPUs per replica first
-    gpus_by_accelerator: list[tuple[str, int]]  # (name, GPUs at peak, else one replica's)
     gpus_needed: int | None  # one figure only when every accelerator needs the same
     words: str  # the sizing as the RFQ text says it
 
@@ -139,7 +138,7 @@ def brief_rfq_sizing(brief: WorkloadBrief) -> RfqSizing | None:
             )
     counts = {gpus for _, gpus in needs}
     gpus_needed = counts.pop() if len(counts) == 1 else None
-    return RfqSizing([ids[f.slug] for f in fits if f.slug in ids], needs, gpus_needed, words)
+    return RfqSizing([ids[f.slug] for f in fits if f.slug in ids], gpus_needed, words)
 
 
 def calculator_choices(user: User) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

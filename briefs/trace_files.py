@@ -59,8 +59,6 @@ LAYOUT_WORDS = {
     "generic-jsonl": "request trace (JSON Lines)",
 }
 
-_AZURE = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
-_BURST = ("Timestamp", "Request tokens", "Response tokens")
 _GENERIC_TOKENS = ("input_tokens", "output_tokens")
 
 
@@ -152,6 +150,13 @@ def _csv_batches(stream: IO[bytes], types: dict[str, pa.DataType]) -> Iterator[p
         yield from reader
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise TraceFileError(f"The file cannot be read as CSV: {exc}") from exc
+
+
+def _seconds(stamps: np.ndarray) -> np.ndarray:
+    """datetime64 times as float seconds since the epoch, a missing one as NaN."""
+    seconds = stamps.astype("int64").astype(np.float64) / 1e9
+    seconds[np.isnat(stamps)] = np.nan
+    return seconds
 
 
 def _started(first: np.datetime64 | None) -> datetime | None:
@@ -250,8 +255,7 @@ def _read_csv_as(
             stamps = batch.column(layout.arrival).to_numpy(zero_copy_only=False)
             stamps = np.asarray(stamps, dtype="datetime64[ns]")
             first = stamps[0] if first is None and stamps.size else first
-            seconds = stamps.astype("int64").astype(np.float64) / 1e9
-            seconds[np.isnat(stamps)] = np.nan
+            seconds = _seconds(stamps)
         else:
             seconds = _numbers(batch.column(layout.arrival))
         outputs = _numbers(batch.column(layout.outputs))
@@ -289,7 +293,6 @@ def _read_jsonl(stream: IO[bytes]) -> TraceFile:
     arrival: list[Any] = []
     inputs: list[float] = []
     outputs: list[float] = []
-    tenants: Counter[str] = Counter()
     clock: bool | None = None
     first: np.datetime64 | None = None
     line_no = 0
@@ -301,8 +304,7 @@ def _read_jsonl(stream: IO[bytes]) -> TraceFile:
         if clock:
             stamps = _iso_to_utc(arrival)
             first = stamps[0] if first is None else first
-            seconds = stamps.astype("int64").astype(np.float64) / 1e9
-            seconds[np.isnat(stamps)] = np.nan
+            seconds = _seconds(stamps)
         else:
             seconds = np.asarray(arrival, dtype=np.float64)
         columns.add(seconds, np.asarray(inputs), np.asarray(outputs))
@@ -332,14 +334,13 @@ def _read_jsonl(stream: IO[bytes]) -> TraceFile:
             outputs.append(_float(record["output_tokens"], line_no))
             tag = record.get("tenant") or record.get("route")
             if tag:
-                tenants[str(tag)] += 1
+                columns.tenants[str(tag)] += 1
             if len(inputs) >= 65_536:
                 flush()
     except UnicodeDecodeError as exc:
         raise TraceFileError("The file is not UTF-8 text.") from exc
     flush()
-    columns.tenants = tenants
-    return TraceFile("generic-jsonl", columns.trace(), _started(first), dict(tenants))
+    return TraceFile("generic-jsonl", columns.trace(), _started(first), dict(columns.tenants))
 
 
 def _float(value: Any, line_no: int) -> float:

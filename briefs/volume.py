@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import workloads
+from core.values import finite_or_none
 from engine.errors import EngineInputError
 from engine.memory.fit import memory_fit
 from engine.memory.spec import FitInput, GpuSpec, ModelSpec
@@ -53,13 +54,8 @@ def unit_words(workload_class: str) -> str:
 
 
 def _number(value: Any) -> float | None:
-    if value is None or value == "" or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) and number > 0 else None
+    number = finite_or_none(value)
+    return number if number is not None and number > 0 else None
 
 
 @dataclass(frozen=True, slots=True)

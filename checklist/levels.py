@@ -25,8 +25,6 @@ from typing import Any
 BASIC = "basic"
 FULL = "full"
 
-# Capacity models that need every item with evidence whatever their terms.
-FULL_CAPACITY_MODELS = frozenset({"reserved", "dedicated_cluster", "private_cloud", "purchase"})
 # Capacity models that need only the basics when nothing is committed.
 BASIC_CAPACITY_MODELS = frozenset({"on_demand", "spot", "marketplace", "managed_endpoint"})
 
@@ -94,9 +92,6 @@ class RedFlag:
     section: str
     comment: str
 
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
-
 
 @dataclass(frozen=True, slots=True)
 class ChecklistResult:
@@ -138,7 +133,7 @@ class ChecklistResult:
             "evidenced_count": self.evidenced_count,
             "needs_info_count": self.needs_info_count,
             "missing_items": [m.as_dict() for m in self.missing_items],
-            "red_flags": [r.as_dict() for r in self.red_flags],
+            "red_flags": [asdict(r) for r in self.red_flags],
             "awaiting_review": list(self.awaiting_review),
             "accepted": list(self.accepted),
         }

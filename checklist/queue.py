@@ -97,16 +97,11 @@ def section_accept(
     *, acting_user: User, answers: Iterable[ChecklistAnswer]
 ) -> list[ChecklistReview]:
     """Accept each answer through the review service: one review and one audit event each."""
-    done = []
-    for answer in answers:
-        done.append(
-            services.answer_review(
-                acting_user=acting_user,
-                answer=answer,
-                decision=ChecklistAnswer.ReviewStatus.ACCEPTED,
-            )
-        )
-    return done
+    accepted = ChecklistAnswer.ReviewStatus.ACCEPTED
+    return [
+        services.answer_review(acting_user=acting_user, answer=answer, decision=accepted)
+        for answer in answers
+    ]
 
 
 def queue_context(user: User, quotes: Sequence[Quote], *, mine_only: bool) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import hashlib
 import hmac
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -65,7 +65,7 @@ def anchor_append(*, event_id: int, row_hash: str) -> Anchor | None:
         return None
     count = AuditEvent.objects.filter(id__lte=event_id).count()
     anchor = Anchor(event_id, row_hash, count, timezone.now().isoformat())
-    line = json.dumps(_line(anchor))
+    line = json.dumps({**asdict(anchor), "mac": anchor.mac()})
     path.parent.mkdir(parents=True, exist_ok=True)
     # O_APPEND: each line lands at the end even with two writers; one write per line.
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
@@ -74,16 +74,6 @@ def anchor_append(*, event_id: int, row_hash: str) -> Anchor | None:
     finally:
         os.close(fd)
     return anchor
-
-
-def _line(anchor: Anchor) -> dict[str, object]:
-    return {
-        "event_id": anchor.event_id,
-        "row_hash": anchor.row_hash,
-        "count": anchor.count,
-        "at": anchor.at,
-        "mac": anchor.mac(),
-    }
 
 
 def anchor_latest() -> Anchor | None:

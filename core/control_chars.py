@@ -10,10 +10,11 @@ quotes its text (`core.spreadsheet`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.utils.deprecation import MiddlewareMixin
 
 from core.spreadsheet import CONTROL_CHARACTERS
 
@@ -82,17 +83,11 @@ def _check_form(request: HttpRequest) -> None:
         raise ControlCharacterRefused(fields)
 
 
-class ControlCharacterMiddleware:
+class ControlCharacterMiddleware(MiddlewareMixin):
     """Refuses a form POST whose fields hold a control character, after the CSRF and login
     checks (JSON bodies: core.api.middleware, which reads them once for the API's parser).
     A multipart form is checked when the view first reads it: upload views install their size
     limits before that, and reading the body here would come too early for them."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
 
     def process_view(
         self, request: HttpRequest, view_func: Any, view_args: Any, view_kwargs: Any

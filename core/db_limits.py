@@ -13,13 +13,13 @@ naming it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import django_filters
 from django import forms
 from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.deprecation import MiddlewareMixin
 
 MAX_ID = 2**63 - 1
 
@@ -43,13 +43,7 @@ def _answer(request: HttpRequest, status: int, code: str, detail: str) -> HttpRe
     return response
 
 
-class DatabaseLimitsMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
+class DatabaseLimitsMiddleware(MiddlewareMixin):
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
         if isinstance(exc, OverflowError):
             return _answer(

@@ -85,9 +85,5 @@ def is_training_run(workload_class: str) -> bool:
     return workload_class in TRAINING_RUN
 
 
-def is_media(workload_class: str) -> bool:
-    return workload_class in MEDIA
-
-
 def label(workload_class: str) -> str:
     return LABELS.get(workload_class, workload_class)

@@ -45,6 +45,11 @@ def _share_field(**kwargs: Any) -> forms.DecimalField:
     )
 
 
+def _ids_field(label: str) -> forms.CharField:
+    """Ids matching a bill's rows to the decision, one per line or separated by commas."""
+    return forms.CharField(label=label, required=False, widget=forms.Textarea({"rows": 2}))
+
+
 class BillingImportForm(forms.Form):
     month = MonthField(label="Billing month")
     file = forms.FileField(label="FOCUS cost-and-usage file (CSV or Parquet)")
@@ -52,16 +57,10 @@ class BillingImportForm(forms.Form):
         label="Provider name(s) on the bill",
         help_text="As the file writes ServiceProviderName; several separated by commas.",
     )
-    account_ids = forms.CharField(
-        label="Billing or sub-account ids", required=False, widget=forms.Textarea({"rows": 2})
-    )
-    tags = forms.CharField(
-        label="Tags (key=value)", required=False, widget=forms.Textarea({"rows": 2})
-    )
-    sku_ids = forms.CharField(label="SKU ids", required=False, widget=forms.Textarea({"rows": 2}))
-    resource_ids = forms.CharField(
-        label="Resource ids", required=False, widget=forms.Textarea({"rows": 2})
-    )
+    account_ids = _ids_field("Billing or sub-account ids")
+    tags = _ids_field("Tags (key=value)")
+    sku_ids = _ids_field("SKU ids")
+    resource_ids = _ids_field("Resource ids")
     gpus_per_instance = forms.IntegerField(
         label="GPUs per billed instance",
         min_value=1,

@@ -63,7 +63,6 @@ def _forms_initial(lines: list[selectors.DecisionLine]) -> dict[str, Any]:
 
 def _context(request: AuthedRequest, comparison: Comparison, **forms: Any) -> dict[str, Any]:
     lines = selectors.decision_lines(comparison)
-    row = lines[0].row if lines and not lines[0].in_plan else None
     reconciliations = list(selectors.reconciliations_of(comparison))
     points = [
         MonthPoint(f"{r.month:%Y-%m}", r.forecast_unit_cost_usd, r.actual_unit_cost_usd, r.drift)
@@ -73,7 +72,6 @@ def _context(request: AuthedRequest, comparison: Comparison, **forms: Any) -> di
     initial = _forms_initial(lines)
     return {
         "comparison": comparison,
-        "approved_row": row,
         "lines": lines,
         "in_plan": bool(lines) and lines[0].in_plan,
         "commitments": selectors.commitment_rows(comparison),

@@ -92,7 +92,6 @@ class Attempt:
 
     user: User | None
     stepped_up: bool
-    reason: str | None = None
 
 
 def login_attempt(
@@ -108,13 +107,13 @@ def login_attempt(
     device = known_device(request, account_for(key))
     with transaction.atomic():
         attempt_lock(key=key, ip_address=ip)
-        verdict = login_verdict(key=key, ip_address=ip, device=device)
+        reason = login_verdict(key=key, ip_address=ip, device=device)
         user = check()  # the password is checked either way: the answer never tells
-        if verdict.reason is not None:
-            login_refused(username=key, ip_address=ip, reason=verdict.reason, via=via)
+        if reason is not None:
+            login_refused(username=key, ip_address=ip, reason=reason, via=via)
             if user is not None and request is not None:
                 _link_requested(request=request, user=user, ip_address=ip)
-            return Attempt(None, True, verdict.reason)
+            return Attempt(None, True)
         if user is None:
             login_failure_record(username=key, ip_address=ip, via=via, device=device)
             return Attempt(None, False)

@@ -35,7 +35,6 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import unicodedata
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -121,34 +120,23 @@ def attempt_lock(*, key: str, ip_address: str | None) -> None:
     _lock(f"login-address:{ip_address or '-'}")
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """What the throttle says of an attempt before the password is checked."""
-
-    reason: str | None  # "pair", "device", "address", "account"; None: the password decides
-    device: str  # the known device's id for this account ("" for an unknown device)
-
-    @property
-    def stepped_up(self) -> bool:
-        return self.reason is not None
-
-
-def login_verdict(*, key: str, ip_address: str | None, device: str = "") -> Verdict:
-    """The throttle's verdict for an attempt on account `key` from `ip_address`, `device`
-    being the known-device id when the browser's cookie names this account."""
+def login_verdict(*, key: str, ip_address: str | None, device: str = "") -> str | None:
+    """Why the throttle steps up an attempt on account `key` from `ip_address` ("pair",
+    "device", "address", "account"), before the password is checked; None: the password
+    decides. `device` is the known-device id when the browser's cookie names this account."""
     recent = LoginFailure.objects.filter(created_at__gte=_since(), throttled=False)
     limit = settings.LOGIN_FAILURE_LIMIT
     if device:
         if recent.filter(username=key, device=device).count() >= limit:
-            return Verdict("device", device)
-        return Verdict(None, device)
+            return "device"
+        return None
     unknown = recent.filter(device="")
     if unknown.filter(username=key, ip_address=ip_address).count() >= limit:
-        return Verdict("pair", "")
+        return "pair"
     if ip_address and unknown.filter(ip_address=ip_address).count() >= (
         settings.LOGIN_FAILURE_ADDRESS_LIMIT
     ):
-        return Verdict("address", "")
+        return "address"
     if recent.filter(username=key).count() >= settings.LOGIN_FAILURE_ACCOUNT_LIMIT:
         known = (
             User.objects.filter(username__iexact=key)
@@ -156,17 +144,8 @@ def login_verdict(*, key: str, ip_address: str | None, device: str = "") -> Verd
             .first()
         )
         if not (ip_address and known == ip_address):
-            return Verdict("account", "")
-    return Verdict(None, "")
-
-
-def login_refusal(*, username: str, ip_address: str | None, device: str = "") -> str | None:
-    """Why an attempt would be stepped up ("pair", "device", "address", "account"), or None."""
-    return login_verdict(key=throttle_key(username), ip_address=ip_address, device=device).reason
-
-
-def login_blocked(*, username: str, ip_address: str | None) -> bool:
-    return login_refusal(username=username, ip_address=ip_address) is not None
+            return "account"
+    return None
 
 
 def login_refused(*, username: str, ip_address: str | None, reason: str, via: str) -> None:

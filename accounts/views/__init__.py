@@ -2,12 +2,8 @@
 
 from accounts.views.login import (
     LoginView,
-    LogoutView,
-    PasswordChangeDoneView,
     PasswordChangeView,
-    PasswordResetCompleteView,
     PasswordResetConfirmView,
-    PasswordResetDoneView,
     PasswordResetView,
     login_link,
 )
@@ -15,12 +11,8 @@ from accounts.views.users import user_list, user_manage
 
 __all__ = [
     "LoginView",
-    "LogoutView",
-    "PasswordChangeDoneView",
     "PasswordChangeView",
-    "PasswordResetCompleteView",
     "PasswordResetConfirmView",
-    "PasswordResetDoneView",
     "PasswordResetView",
     "login_link",
     "user_list",

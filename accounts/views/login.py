@@ -26,7 +26,6 @@ from core.audit import audit_record
 @method_decorator(login_not_required, name="dispatch")
 class LoginView(auth_views.LoginView):
     form_class = ThrottledAuthenticationForm
-    template_name = "registration/login.html"
     redirect_authenticated_user = True
 
     def form_valid(self, form: AuthenticationForm) -> HttpResponse:
@@ -56,15 +55,10 @@ def login_link(request: HttpRequest, token: str) -> HttpResponse:
     )
 
 
-class LogoutView(auth_views.LogoutView):
-    pass
-
-
 class PasswordChangeView(auth_views.PasswordChangeView):
     """A user changes their own password: Django's validators, the session kept, every
     API token revoked (accounts.signals), and an audit event."""
 
-    template_name = "registration/password_change_form.html"
     success_url = reverse_lazy("accounts:password-change-done")
 
     def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
@@ -74,10 +68,6 @@ class PasswordChangeView(auth_views.PasswordChangeView):
         return response
 
 
-class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
-    template_name = "registration/password_change_done.html"
-
-
 @method_decorator(login_not_required, name="dispatch")
 class PasswordResetView(auth_views.PasswordResetView):
     """Ask for a reset link by e-mail. Known or not, every address gets the same page next
@@ -85,7 +75,6 @@ class PasswordResetView(auth_views.PasswordResetView):
     the mail is sent by a worker after the response."""
 
     form_class = ThrottledPasswordResetForm
-    template_name = "registration/password_reset_form.html"
     success_url = reverse_lazy("accounts:password-reset-done")
 
     def get_form_kwargs(self) -> dict[str, Any]:
@@ -104,24 +93,13 @@ class PasswordResetView(auth_views.PasswordResetView):
 
 
 @method_decorator(login_not_required, name="dispatch")
-class PasswordResetDoneView(auth_views.PasswordResetDoneView):
-    template_name = "registration/password_reset_done.html"
-
-
-@method_decorator(login_not_required, name="dispatch")
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     """The link from the e-mail: one use, valid `PASSWORD_RESET_TIMEOUT`; the new password
     ends every login session and revokes every API token (accounts.signals)."""
 
-    template_name = "registration/password_reset_confirm.html"
     success_url = reverse_lazy("accounts:password-reset-complete")
 
     def form_valid(self, form: SetPasswordForm[User]) -> HttpResponse:
         response = super().form_valid(form)
         audit_record(actor=form.user, action="password.reset", obj=form.user)
         return response
-
-
-@method_decorator(login_not_required, name="dispatch")
-class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
-    template_name = "registration/password_reset_complete.html"

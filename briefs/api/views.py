@@ -84,9 +84,9 @@ class BriefOutputSerializer(serializers.ModelSerializer[WorkloadBrief]):
     )
     superseded_by = serializers.SerializerMethodField()
     is_current = serializers.SerializerMethodField()
-    missing_fields = serializers.SerializerMethodField()
+    missing_fields = serializers.ListField(child=serializers.CharField(), read_only=True)
     missing_labels = serializers.SerializerMethodField()
-    is_complete = serializers.SerializerMethodField()
+    is_complete = serializers.BooleanField(read_only=True)
     status = serializers.SerializerMethodField()
     volume = serializers.SerializerMethodField()
 
@@ -129,14 +129,8 @@ class BriefOutputSerializer(serializers.ModelSerializer[WorkloadBrief]):
     def get_is_current(self, obj: WorkloadBrief) -> bool:
         return self.get_superseded_by(obj) is None
 
-    def get_missing_fields(self, obj: WorkloadBrief) -> list[str]:
-        return obj.missing_fields()
-
     def get_missing_labels(self, obj: WorkloadBrief) -> list[str]:
         return [field_label(name) for name in obj.missing_fields()]
-
-    def get_is_complete(self, obj: WorkloadBrief) -> bool:
-        return not obj.missing_fields()
 
     def get_status(self, obj: WorkloadBrief) -> str:
         return "complete" if not obj.missing_fields() else "selection_paused"

@@ -69,9 +69,7 @@ def _validate(brief: WorkloadBrief) -> None:
         brief.full_clean(exclude=["created_by", "supersedes"], validate_unique=False)
     except ValidationError as exc:
         fields = {name: [str(m) for m in messages] for name, messages in exc.message_dict.items()}
-    values = {name: getattr(brief, name, None) for name in EDITABLE_FIELDS if name != "model"}
-    values["model"] = brief.model if brief.model_id else None
-    for name, messages in brief_errors(values).items():
+    for name, messages in brief_errors(_values(brief)).items():
         fields.setdefault(name, []).extend(m for m in messages if m not in fields.get(name, []))
     if fields:
         labels = ", ".join(field_label(name) for name in fields)
@@ -94,7 +92,8 @@ def volume_of(values: Mapping[str, Any]) -> tuple[VolumeEcho | None, list[Implie
     return echo, fleets_by_accelerator(values, echo, model_spec_for(model), gpus)
 
 
-def _volume_values(brief: WorkloadBrief) -> dict[str, Any]:
+def _values(brief: WorkloadBrief) -> dict[str, Any]:
+    """The brief's fields as the rules and the volume read them (the model as its profile)."""
     values = {name: getattr(brief, name, None) for name in EDITABLE_FIELDS if name != "model"}
     values["model"] = brief.model if brief.model_id else None
     return values
@@ -102,7 +101,7 @@ def _volume_values(brief: WorkloadBrief) -> dict[str, Any]:
 
 def brief_volume(brief: WorkloadBrief) -> tuple[VolumeEcho | None, list[ImpliedFleet]]:
     """`volume_of` a saved brief."""
-    return volume_of(_volume_values(brief))
+    return volume_of(_values(brief))
 
 
 def volume_check(
@@ -120,7 +119,7 @@ def _check_volume(brief: WorkloadBrief, confirmed: bool) -> None:
     asked). Judged on the brief's likely fleet, not its most favourable one (P17)."""
     if confirmed:
         return
-    echo, _, verdict = volume_check(_volume_values(brief))
+    echo, _, verdict = volume_check(_values(brief))
     if echo is None or not verdict.ask:
         return
     message = (
@@ -171,11 +170,12 @@ def brief_revise(
     """
     _require_writer(acting_user)
     old = WorkloadBrief.objects.select_for_update().get(pk=brief.pk)
+    revised = Conflict(
+        f"Version {old.version} of this brief has already been revised; "
+        "revise the latest version instead."
+    )
     if WorkloadBrief.objects.filter(supersedes_id=old.pk).exists():
-        raise Conflict(
-            f"Version {old.version} of this brief has already been revised; "
-            "revise the latest version instead."
-        )
+        raise revised
     new = WorkloadBrief(
         **{name: getattr(old, name) for name in EDITABLE_FIELDS},
         version=old.version + 1,
@@ -190,10 +190,7 @@ def brief_revise(
         with transaction.atomic():
             new.save()
     except IntegrityError as exc:  # the one-to-one `supersedes` lost a race
-        raise Conflict(
-            f"Version {old.version} of this brief has already been revised; "
-            "revise the latest version instead."
-        ) from exc
+        raise revised from exc
     audit_record(
         actor=acting_user,
         action="brief.revised",
@@ -246,10 +243,7 @@ def _fit_model(data: Mapping[str, Any]) -> tuple[ModelSpec, dict[str, Any]]:
     if slug:
         profile = ModelProfile.objects.filter(slug=slug).first()
         if profile is None:
-            raise DomainError(
-                f"Unknown model '{slug}'.",
-                fields={"model": [f"Unknown model '{slug}': use a slug from /api/v1/models/."]},
-            )
+            raise _unknown_model(slug)
         return model_spec_for(profile), {"slug": profile.slug, "name": profile.name}
     missing = [name for name in REQUIRED_CUSTOM_FIELDS if name not in custom]
     if missing:
@@ -260,6 +254,11 @@ def _fit_model(data: Mapping[str, Any]) -> tuple[ModelSpec, dict[str, Any]]:
         )
     spec = ModelSpec(**custom)
     return spec, {"slug": None, "name": "Custom model"}
+
+
+def _unknown_model(slug: str) -> DomainError:
+    message = f"Unknown model '{slug}': use a slug from /api/v1/models/."
+    return DomainError(f"Unknown model '{slug}'.", fields={"model": [message]})
 
 
 def _fit_accelerator(slug: Any) -> Accelerator:
@@ -324,10 +323,7 @@ def memory_fit_calculate(*, data: Mapping[str, Any], acting_user: User) -> dict[
     """
     slug = data.get("model")
     if slug and not catalog_access.model_profiles_for(acting_user).filter(slug=slug).exists():
-        raise DomainError(
-            f"Unknown model '{slug}'.",
-            fields={"model": [f"Unknown model '{slug}': use a slug from /api/v1/models/."]},
-        )
+        raise _unknown_model(slug)
     inp, echo = fit_input_from(data)
     result = run_fit(inp)
     out = result.to_dict()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.urls import reverse
@@ -14,39 +15,23 @@ from core.api.fields import PersonField, SlugLookupField
 from core.errors import DomainError
 
 
-def _inline_enum(values: list[str]) -> dict[str, Any]:
-    return {"type": "string", "enum": values}
+def _enum_field(choices: Any) -> Callable[..., serializers.ChoiceField]:
+    """A ChoiceField documented as an inline enum: other apps also have "status"/"decision"
+    fields with other choices, and named enum components would collide in the schema."""
+    values = [c if isinstance(c, str) else c[0] for c in choices]
+
+    @extend_schema_field({"type": "string", "enum": values})
+    class EnumField(serializers.ChoiceField):
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(choices=choices, **kwargs)
+
+    return EnumField
 
 
-ANSWER_STATUSES = list(ChecklistAnswer.Status.values)
-REVIEW_STATUSES = list(ChecklistAnswer.ReviewStatus.values)
-DECISIONS = list(services.REVIEW_DECISIONS)
-
-
-# Explicit enum schemas: other apps also have "status"/"decision" fields with other choices;
-# these keep drf-spectacular from colliding on the enum component names.
-@extend_schema_field(_inline_enum(ANSWER_STATUSES))
-class AnswerStatusField(serializers.ChoiceField):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(choices=ChecklistAnswer.Status.choices, **kwargs)
-
-
-@extend_schema_field(_inline_enum(REVIEW_STATUSES))
-class ReviewStatusField(serializers.ChoiceField):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(choices=ChecklistAnswer.ReviewStatus.choices, **kwargs)
-
-
-@extend_schema_field(_inline_enum(DECISIONS))
-class DecisionField(serializers.ChoiceField):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(choices=DECISIONS, **kwargs)
-
-
-@extend_schema_field(_inline_enum([c for c, _ in Section.choices]))
-class SectionField(serializers.ChoiceField):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(choices=Section.choices, **kwargs)
+AnswerStatusField = _enum_field(ChecklistAnswer.Status.choices)
+ReviewStatusField = _enum_field(ChecklistAnswer.ReviewStatus.choices)
+DecisionField = _enum_field(list(services.REVIEW_DECISIONS))
+SectionField = _enum_field(Section.choices)
 
 
 class ChecklistItemSerializer(serializers.ModelSerializer[ChecklistItem]):
@@ -99,7 +84,7 @@ class ChecklistAnswerOutputSerializer(serializers.ModelSerializer[ChecklistAnswe
             "reviews",
         ]
 
-    @extend_schema_field(_inline_enum(list(services.SCOPES)))
+    @extend_schema_field({"type": "string", "enum": list(services.SCOPES)})
     def get_scope(self, obj: ChecklistAnswer) -> str:
         return services.SCOPE_PROVIDER if obj.quote_id is None else services.SCOPE_QUOTE
 

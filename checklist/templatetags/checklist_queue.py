@@ -6,14 +6,10 @@ from typing import Any
 
 from django import template
 
-from checklist.queue import section_reviewers as _section_reviewers
+from checklist.queue import section_reviewers
 
 register = template.Library()
-
-
-@register.filter
-def section_reviewers(section: str) -> str:
-    return _section_reviewers(section)
+register.filter("section_reviewers", section_reviewers)
 
 
 @register.filter

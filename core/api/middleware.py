@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.deprecation import MiddlewareMixin
 from rest_framework.exceptions import ParseError
 from rest_framework.views import APIView
 
@@ -31,13 +32,7 @@ def _handles(view_func: Callable[..., Any], method: str) -> bool:
     return method.lower() in actions if actions else hasattr(cls, method.lower())
 
 
-class JsonBodyMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
+class JsonBodyMiddleware(MiddlewareMixin):
     def process_view(
         self,
         request: HttpRequest,

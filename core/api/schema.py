@@ -2,8 +2,7 @@
 
 Every error the API returns has one shape, `{"detail", "code", "fields"}` (rendered by
 `core.api.errors.exception_handler`). `ErrorSerializer` documents it;
-`error_responses(...)` gives the `responses=` entries for `@extend_schema` on one view; and
-`AutoSchema` (set as `REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]`) adds the error statuses that
+and `AutoSchema` (set as `REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]`) adds the error statuses that
 every operation can answer with, so clients and schema-driven fuzzers (schemathesis) see
 400/401/403/404/409/413/415 documented instead of surprising.
 """
@@ -45,11 +44,6 @@ class ErrorSerializer(serializers.Serializer[dict[str, Any]]):
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Field name → messages; empty when the error is not about a field.",
     )
-
-
-def error_responses(*codes: int) -> dict[int, OpenApiResponse]:
-    """`@extend_schema(responses={200: Out, **error_responses(400, 404)})`."""
-    return {code: OpenApiResponse(ErrorSerializer, ERROR_DESCRIPTIONS[code]) for code in codes}
 
 
 class AutoSchema(SpectacularAutoSchema):

@@ -13,12 +13,13 @@ None and "" render as "—". Decimal in, text out: money never goes through floa
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django import template
 
 from core.cost_lines import LINE_LABELS
+from core.values import decimal_or_none
 
 register = template.Library()
 
@@ -65,19 +66,9 @@ FIGURE_LABELS = {
 }
 
 
-def _decimal(value: Any) -> Decimal | None:
-    if value is None or value == "":
-        return None
-    try:
-        number = Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return None
-    return number if number.is_finite() else None
-
-
 @register.filter
 def money(value: Any, currency: str = "USD") -> str:
-    number = _decimal(value)
+    number = decimal_or_none(value)
     if number is None:
         return DASH
     text = f"{number:,.2f}"
@@ -87,7 +78,7 @@ def money(value: Any, currency: str = "USD") -> str:
 @register.filter
 def money_abs(value: Any, currency: str = "USD") -> str:
     """Money without its sign, where the words say which way it goes ("costs … more")."""
-    number = _decimal(value)
+    number = decimal_or_none(value)
     return money(None if number is None else abs(number), currency)
 
 
@@ -99,7 +90,7 @@ def amount(value: Any) -> str:
 
 @register.filter
 def unit_price(value: Any, currency: str = "") -> str:
-    number = _decimal(value)
+    number = decimal_or_none(value)
     if number is None:
         return DASH
     if number == 0 or abs(number) >= 1:
@@ -116,7 +107,7 @@ def unit_price(value: Any, currency: str = "") -> str:
 
 @register.filter
 def pct(value: Any, places: int = 0) -> str:
-    number = _decimal(value)
+    number = decimal_or_none(value)
     if number is None:
         return DASH
     return f"{number * 100:,.{int(places)}f} %"
@@ -124,7 +115,7 @@ def pct(value: Any, places: int = 0) -> str:
 
 @register.filter
 def thousands(value: Any, places: int = 0) -> str:
-    number = _decimal(value)
+    number = decimal_or_none(value)
     if number is None:
         return DASH
     return f"{number:,.{int(places)}f}"
@@ -213,15 +204,15 @@ def _contracted(found: dict[str, Any]) -> bool:
 
 
 def _spend_above_contract(found: dict[str, Any]) -> bool:
-    contract = _decimal(found.get("contract_usd"))
-    spend = _decimal(found.get("expected_spend_usd"))
+    contract = decimal_or_none(found.get("contract_usd"))
+    spend = decimal_or_none(found.get("expected_spend_usd"))
     return contract is not None and spend is not None and spend > contract
 
 
 @register.filter
 def ordinal(value: Any) -> str:
     """1 → "1st", 2 → "2nd", 3 → "3rd", 11 → "11th", 33 → "33rd"."""
-    number = _decimal(value)
+    number = decimal_or_none(value)
     if number is None:
         return DASH
     whole = int(number.to_integral_value())

@@ -30,25 +30,8 @@ class ReconciliationMonthSerializer(serializers.ModelSerializer[Reconciliation])
 
     class Meta:
         model = Reconciliation
-        fields = [
-            "month",
-            "forecast_spend_usd",
-            "actual_spend_usd",
-            "forecast_accepted_outputs",
-            "actual_accepted_outputs",
-            "forecast_unit_cost_usd",
-            "actual_unit_cost_usd",
-            "cost_ratio",
-            "forecast_utilisation",
-            "actual_utilisation",
-            "forecast_acceptance",
-            "actual_acceptance",
-            "drivers",
-            "note",
-            "vendors",
-            "tolerance",
-            "drift",
-        ]
+        # Every field of the month, in the model's order (`month` first, as declared here).
+        exclude = ["id", "comparison", "billing_import", "actual_outputs", "computed_at"]
         extra_kwargs = {
             "vendors": {
                 "help_text": (

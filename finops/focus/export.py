@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -24,13 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from core.spreadsheet import spreadsheet_text
-from finops.focus.spec import (
-    COMMITMENT_COLUMNS,
-    COMMITMENT_EXTRA_COLUMNS,
-    PRICE_COLUMNS,
-    focus_datetime,
-    focus_number,
-)
+from finops.focus.spec import focus_datetime, focus_number
 
 DECIMAL_TYPE = pa.decimal128(38, 10)
 TIME_TYPE = pa.timestamp("s", tz="UTC")
@@ -39,7 +33,8 @@ DECIMAL_QUANTUM = Decimal("1e-10")
 
 @dataclass(frozen=True, slots=True)
 class CommitmentRow:
-    """One FOCUS Contract Commitment row (field names are the spec's columns)."""
+    """One FOCUS Contract Commitment row (field names are the spec's columns, in the file's
+    order: 1.3's thirteen mandatory columns, then the two written beside them, spec.py)."""
 
     BillingCurrency: str
     ContractCommitmentCategory: str
@@ -60,7 +55,8 @@ class CommitmentRow:
 
 @dataclass(frozen=True, slots=True)
 class PriceRow:
-    """One price a decision rests on, in the Cost and Usage dataset's price columns."""
+    """One price a decision rests on, in the Cost and Usage dataset's price columns (field
+    names are the columns, in the file's order)."""
 
     BillingCurrency: str
     ServiceProviderName: str
@@ -77,10 +73,9 @@ class PriceRow:
     ContractCommitmentId: str | None
 
 
-COMMITMENT_FILE_COLUMNS = (*COMMITMENT_COLUMNS, *COMMITMENT_EXTRA_COLUMNS)
 DATASETS: dict[str, tuple[str, ...]] = {
-    "commitments": COMMITMENT_FILE_COLUMNS,
-    "prices": PRICE_COLUMNS,
+    "commitments": tuple(f.name for f in fields(CommitmentRow)),
+    "prices": tuple(f.name for f in fields(PriceRow)),
 }
 
 

@@ -72,7 +72,6 @@ class Reconciliation:
     forecast_unit_cost: Decimal
     actual_unit_cost: Decimal
     cost_ratio: Decimal  # actual / forecast cost per accepted output
-    spend_gap: Decimal
     forecast_utilisation: Decimal | None
     actual_utilisation: Decimal | None
     forecast_price: Decimal | None
@@ -178,7 +177,6 @@ def reconcile(forecast: Forecast, actual: Actual, *, tolerance: Decimal) -> Reco
         forecast_unit_cost=c_f,
         actual_unit_cost=c_a,
         cost_ratio=ratio,
-        spend_gap=actual.spend - forecast.spend,
         forecast_utilisation=u_f,
         actual_utilisation=u_a,
         forecast_price=p_f,

@@ -2,15 +2,16 @@
 
 FOCUS (FinOps Open Cost and Usage Specification) version 1.3, published by the FinOps
 Foundation (https://focus.finops.org/focus-specification/v1-3/). Version 1.3 defines the
-Contract Commitment dataset: thirteen mandatory columns, listed in `COMMITMENT_COLUMNS`.
-`ContractCommitmentPaymentModel` and `ServiceProviderName` are written beside them: the first
-is defined for the same dataset by the 1.4 working draft (allowed values "No Upfront",
-"Partial Upfront", "All Upfront"), the second is the 1.3 name of the provider column of the
-Cost and Usage dataset; finance tools that know only 1.3 ignore columns they do not define.
+Contract Commitment dataset: thirteen mandatory columns, the first fields of
+`export.CommitmentRow`. `ContractCommitmentPaymentModel` and `ServiceProviderName` are
+written beside them: the first is defined for the same dataset by the 1.4 working draft
+(allowed values "No Upfront", "Partial Upfront", "All Upfront"), the second is the 1.3 name
+of the provider column of the Cost and Usage dataset; finance tools that know only 1.3
+ignore columns they do not define.
 
 No price-sheet dataset exists in 1.3 (it is announced for later versions), so price rows use
-the Cost and Usage dataset's own price columns (`SkuId`, `SkuPriceId`, `ListUnitPrice`,
-`ContractedUnitPrice`, `PricingCategory`, `PricingUnit`, `PricingCurrency`, …).
+the Cost and Usage dataset's own price columns (`export.PriceRow`: `SkuId`, `SkuPriceId`,
+`ListUnitPrice`, `ContractedUnitPrice`, `PricingCategory`, `PricingUnit`, …).
 
 Value formats (FOCUS "Attributes"): date/times are ISO 8601 in UTC with a `Z`
 (`2026-01-01T00:00:00Z`); periods are half-open (the end is exclusive); numbers are plain
@@ -20,50 +21,10 @@ ISO 4217 codes; units follow the UnitFormat attribute (`GPU-Hours`, `1000000 Tok
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from decimal import Decimal
 
 FOCUS_VERSION = "1.3"
-
-COMMITMENT_COLUMNS: tuple[str, ...] = (
-    "BillingCurrency",
-    "ContractCommitmentCategory",
-    "ContractCommitmentCost",
-    "ContractCommitmentDescription",
-    "ContractCommitmentId",
-    "ContractCommitmentPeriodEnd",
-    "ContractCommitmentPeriodStart",
-    "ContractCommitmentQuantity",
-    "ContractCommitmentType",
-    "ContractCommitmentUnit",
-    "ContractId",
-    "ContractPeriodEnd",
-    "ContractPeriodStart",
-)
-COMMITMENT_EXTRA_COLUMNS: tuple[str, ...] = (
-    "ContractCommitmentPaymentModel",
-    "ServiceProviderName",
-)
-COMMITMENT_CATEGORIES = ("Spend", "Usage")
-PAYMENT_MODELS = ("No Upfront", "Partial Upfront", "All Upfront")
-
-PRICE_COLUMNS: tuple[str, ...] = (
-    "BillingCurrency",
-    "ServiceProviderName",
-    "SkuId",
-    "SkuPriceId",
-    "SkuMeter",
-    "RegionId",
-    "PricingCategory",
-    "PricingUnit",
-    "PricingCurrency",
-    "ListUnitPrice",
-    "ContractedUnitPrice",
-    "PricingCurrencyContractedUnitPrice",
-    "ContractCommitmentId",
-)
-PRICING_CATEGORIES = ("Standard", "Dynamic", "Committed", "Other")
 
 # The Cost and Usage columns an import needs; any other column of the file is ignored.
 # `ServiceProviderName` (1.3) or `ProviderName` (1.0-1.2, deprecated since) names the provider.
@@ -87,10 +48,6 @@ BILLING_OPTIONAL: tuple[str, ...] = (
     "PricingUnit",
     "ChargeCategory",
 )
-
-DATETIME_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-NUMERIC_PATTERN = re.compile(r"^-?\d+(\.\d+)?$")
-CURRENCY_PATTERN = re.compile(r"^[A-Z]{3}$")
 
 
 def focus_datetime(value: datetime) -> str:

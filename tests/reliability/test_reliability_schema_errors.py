@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from core.api.schema import ERROR_DESCRIPTIONS, ErrorSerializer, error_responses
-
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_CLASS = "core.api.schema.AutoSchema"
 METHODS = {"get", "post", "put", "patch", "delete"}
@@ -82,10 +80,3 @@ def test_uploads_document_413_and_hand_written_responses_are_kept(schema):
     assert {"200", "201"} <= set(upload)  # the area's own extend_schema entries stay
     token = schema["paths"]["/api/v1/auth/token/"]["post"]["responses"]
     assert "401" not in token  # AllowAny: no credentials to refuse
-
-
-def test_error_responses_helper_for_extend_schema():
-    responses = error_responses(400, 404)
-    assert set(responses) == {400, 404}
-    assert responses[404].description == ERROR_DESCRIPTIONS[404]
-    assert responses[400].response is ErrorSerializer
