@@ -141,7 +141,6 @@ AXES = {
 def compare_scatter_figure(
     points: list[dict[str, Any]],
     *,
-    target_e2e_p99_ms: float | None = None,
     axis_key: str = "e2e_p99_ms",
     target: float | None = None,
     target_words: str = "",
@@ -154,8 +153,6 @@ def compare_scatter_figure(
     share a `line` (drawn joined, in order). Items with neither are grouped by `group`.
     Points missing either figure cannot be placed and are left to the table below the chart.
     """
-    if axis_key == "e2e_p99_ms" and target is None:
-        target = target_e2e_p99_ms
     placed = [
         p
         for p in points

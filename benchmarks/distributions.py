@@ -78,9 +78,7 @@ def request_sizes(
     }
 
 
-def distributions_for(
-    samples: RequestSamples | None, *, bins: int = DEFAULT_BINS
-) -> dict[str, dict[str, Any]]:
+def distributions_for(samples: RequestSamples | None) -> dict[str, dict[str, Any]]:
     """`{"ttft_ms": histogram, "e2e_ms": histogram, "request_sizes": request_sizes}` for the
     successful requests (each left out when there is nothing to put in it)."""
     if samples is None or len(samples) == 0:
@@ -88,7 +86,7 @@ def distributions_for(
     ok = np.asarray(samples.success, dtype=bool)
     out: dict[str, dict[str, Any]] = {}
     for name, values in (("ttft_ms", samples.ttft_ms), ("e2e_ms", samples.e2e_ms)):
-        hist = histogram(np.asarray(values, dtype=np.float64)[ok], bins=bins)
+        hist = histogram(np.asarray(values, dtype=np.float64)[ok])
         if hist is not None:
             out[name] = hist
     sizes = request_sizes(samples)

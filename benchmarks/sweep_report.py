@@ -56,22 +56,16 @@ def load_of(point: Mapping[str, Any]) -> tuple[str, float] | None:
     return None
 
 
-def load_words(point: Mapping[str, Any]) -> str:
-    """'concurrency 8', 'rate 2/s', else the point's own label."""
+def load_words(point: Mapping[str, Any], *, short: bool = False) -> str:
+    """'concurrency 8', 'rate 2/s' (``short``, the label drawn beside a point: 'c8', '2/s'),
+    else the point's own label."""
     load = load_of(point)
     if load is None:
         return str(point.get("label") or "")
     kind, value = load
-    return f"concurrency {value:g}" if kind == "concurrency" else f"rate {value:g}/s"
-
-
-def load_tag(point: Mapping[str, Any]) -> str:
-    """The short label drawn beside a point: 'c8', '2/s'."""
-    load = load_of(point)
-    if load is None:
-        return str(point.get("label") or "")
-    kind, value = load
-    return f"c{value:g}" if kind == "concurrency" else f"{value:g}/s"
+    if kind == "concurrency":
+        return f"c{value:g}" if short else f"concurrency {value:g}"
+    return f"{value:g}/s" if short else f"rate {value:g}/s"
 
 
 def flat_figures(point: Mapping[str, Any]) -> dict[str, float | None]:
@@ -105,7 +99,7 @@ def level_row(point: Mapping[str, Any], gpu_count: int | None, targets: Targets)
     return {
         "label": str(point.get("label") or ""),
         "load": load_words(point),
-        "tag": load_tag(point),
+        "tag": load_words(point, short=True),
         "load_kind": (load := load_of(point) or ("", None))[0],
         "load_value": load[1],
         "output_tokens_per_s": output,

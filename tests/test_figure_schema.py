@@ -84,7 +84,7 @@ def _figures() -> dict[str, dict[str, object] | None]:
         "distribution": charts.distribution_figure(
             hist, title="TTFT", target_ms=800, target_label="target"
         ),
-        "scatter": charts.compare_scatter_figure(points, target_e2e_p99_ms=10000),
+        "scatter": charts.compare_scatter_figure(points, target=10000),
         "memory_bandwidth": catalog_charts.memory_vs_bandwidth(accelerators, highlight="h200"),
         "compare_compute": catalog_charts.compare_compute(accelerators),
         "price_history": catalog_charts.price_history(prices, "USD"),

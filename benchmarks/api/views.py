@@ -86,8 +86,12 @@ def _reject_too_large(request: Request, size: int | None) -> None:
 
 class CappedUploadView(APIView):
     """Before anything reads the body: stream files to disk, stop once past the cap (the cap
-    holds for the whole request, whatever the number of files)."""
+    holds for the whole request, whatever the number of files). Uploaders write, staff read."""
 
+    permission_classes = [BenchmarkPermission]
+    read_roles = STAFF_ROLES
+    write_roles = access.BENCHMARK_UPLOADERS
+    parser_classes = [SafeMultiPartParser, SafeFormParser]
     upload_handler: Any = None
 
     def initialize_request(self, request: Any, *args: Any, **kwargs: Any) -> Request:
@@ -115,14 +119,10 @@ class CappedUploadView(APIView):
 class BenchmarkResultListCreateApi(CappedUploadView, ListAPIView[BenchmarkResult]):
     """GET: results (filters quote, accelerator, brief, status, format). POST: upload a file."""
 
-    permission_classes = [BenchmarkPermission]
-    read_roles = STAFF_ROLES
-    write_roles = access.BENCHMARK_UPLOADERS
     serializer_class = BenchmarkResultOutputSerializer
     filterset_class = ResultFilter
     content_negotiation_class = FormatFilterNegotiation
     ordering_fields = ["created_at", "id"]
-    parser_classes = [SafeMultiPartParser, SafeFormParser]
     http_method_names = ["get", "post", "head", "options"]
 
     def get_queryset(self) -> QuerySet[BenchmarkResult]:
@@ -157,10 +157,6 @@ class BenchmarkResultListCreateApi(CappedUploadView, ListAPIView[BenchmarkResult
 class BenchmarkResultBatchApi(CappedUploadView):
     """POST several files at once (the files of one sweep) with one set of fields."""
 
-    permission_classes = [BenchmarkPermission]
-    read_roles = STAFF_ROLES
-    write_roles = access.BENCHMARK_UPLOADERS
-    parser_classes = [SafeMultiPartParser, SafeFormParser]
     http_method_names = ["post", "options"]
 
     @extend_schema(

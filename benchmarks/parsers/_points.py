@@ -79,14 +79,13 @@ def operating_point(
     )
 
 
-def request_samples(
-    samples: RequestSamples | None, limit: int = MAX_REQUEST_SAMPLES
-) -> tuple[RequestPoint, ...] | None:
-    """At most ``limit`` requests, evenly spaced over the file (the same ones every time)."""
+def request_samples(samples: RequestSamples | None) -> tuple[RequestPoint, ...] | None:
+    """At most MAX_REQUEST_SAMPLES requests, evenly spaced over the file (the same ones every
+    time)."""
     if samples is None or len(samples) == 0:
         return None
     n = len(samples)
-    index = np.unique(np.linspace(0, n - 1, min(n, limit)).round().astype(np.int64))
+    index = np.unique(np.linspace(0, n - 1, min(n, MAX_REQUEST_SAMPLES)).round().astype(np.int64))
     itl = samples.itl_ms
     if samples.tpot_ms is not None and bool(np.isnan(itl[index]).all()):
         itl = samples.tpot_ms  # files without chunk gaps: the decode time per token

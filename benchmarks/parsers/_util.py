@@ -352,10 +352,8 @@ class Builder:
     def where(self, field: str) -> str:
         return f"{self.format_name}: field '{field}'"
 
-    def num(
-        self, obj: Mapping[str, Any], key: str, kind: str, label: str | None = None
-    ) -> float | None:
-        return self.wrap(lambda: to_number(obj.get(key), self.where(label or key), kind))
+    def num(self, obj: Mapping[str, Any], key: str, kind: str) -> float | None:
+        return self.wrap(lambda: to_number(obj.get(key), self.where(key), kind))
 
     def int_(self, obj: Mapping[str, Any], key: str, label: str | None = None) -> int | None:
         return self.wrap(lambda: to_int(obj.get(key), self.where(label or key)))

@@ -27,7 +27,7 @@ from benchmarks.selectors.evidence import (
 from benchmarks.selectors.hosted import hosted_latency_for
 from benchmarks.selectors.published import published_results_for
 from benchmarks.sweep_groups import merge_sweeps
-from benchmarks.sweep_report import compare_axis, flat_figures, load_tag, load_words
+from benchmarks.sweep_report import compare_axis, flat_figures, load_words
 from catalog.models import CalibrationEntry
 from core.values import float_or_none
 
@@ -238,7 +238,7 @@ def compare_lines(user: User, brief: Any, targets: Targets) -> tuple[list[dict[s
                     "group": str(head.accelerator),
                     "series": label,
                     "line": label if entry["is_sweep"] else "",
-                    "point_label": load_tag(level),
+                    "point_label": load_words(level, short=True),
                     "result_id": head.pk,
                     "tokens_per_s_per_gpu": output / gpus if output is not None and gpus else None,
                 }

@@ -76,15 +76,12 @@ def _has_comparison_row(plan: BenchmarkPlan) -> bool:
 
 
 @transaction.atomic
-def benchmark_plan_refresh(
-    *, plan: BenchmarkPlan, acting_user: User | None = None
-) -> list[BenchmarkPlanStep]:
+def benchmark_plan_refresh(*, plan: BenchmarkPlan) -> list[BenchmarkPlanStep]:
     """Re-judge the automatic steps from the results; returns the steps that changed.
 
-    Called after each parse (no actor) and from the plan page (audited with the actor).
+    Called after each parse, when a comparison of the brief finishes and from the plan page:
+    derived data, so not audited (a checked step is).
     """
-    if acting_user is not None:
-        require_role(acting_user, *access.BENCHMARK_UPLOADERS)
     facts = _facts(plan_evidence(plan))
     has_row = _has_comparison_row(plan)
     specs = {s.code: s for s in plan_rules.plan_steps_for(brief_facts(plan.brief))}
@@ -102,13 +99,6 @@ def benchmark_plan_refresh(
             step.checked_at = timezone.now()
             changed.append(step)
     BenchmarkPlanStep.objects.bulk_update(changed, ["status", "observed", "result", "checked_at"])
-    if acting_user is not None:
-        audit_record(
-            actor=acting_user,
-            action="benchmark_plan.refreshed",
-            obj=plan,
-            summary={"changed": [step.code for step in changed]},
-        )
     return changed
 
 

@@ -155,7 +155,6 @@ def workload_fields(parsed: ParsedResult, parallelism: str = "") -> dict[str, An
     data), concurrency or rate, precision, tensor/pipeline parallelism. None when unknown."""
     m = parsed.metrics
     out: dict[str, Any] = dict.fromkeys(WORKLOAD_FIELDS)
-    out["precision"] = ""
     samples = parsed.per_request
     if samples is not None and len(samples.input_tokens):
         ok = samples.success.astype(bool) if len(samples.success) else None

@@ -276,11 +276,11 @@ def test_compare_scatter_draws_target_line_and_skips_unplaceable():
             "result_id": 3,
         },
     ]
-    fig = charts.compare_scatter_figure(points, target_e2e_p99_ms=10000)
+    fig = charts.compare_scatter_figure(points, target=10000)
     assert {t["name"] for t in fig["data"]} == {"H100", "H200"}
     assert sum(len(t["x"]) for t in fig["data"]) == 2
     assert fig["layout"]["shapes"][0]["x0"] == 10000.0
-    assert charts.compare_scatter_figure(points[1:2], target_e2e_p99_ms=None) is None
+    assert charts.compare_scatter_figure(points[1:2], target=None) is None
 
 
 def test_key_figures_per_gpu_and_acceptance():

@@ -45,7 +45,7 @@ def test_s6_html_in_an_uploaders_text_is_not_drawn_as_a_link():
     figure = compare_scatter_figure(
         [{"label": label, "e2e_p99_ms": 900.0, "tokens_per_s_per_gpu": 1200.0, "result_id": 7,
           "group": "<b>vLLM</b>"}],
-        target_e2e_p99_ms=1000.0,
+        target=1000.0,
     )  # fmt: skip
     drawn = json.dumps(figure)
     assert "<a" not in drawn
