@@ -32,7 +32,6 @@ from core.roles import has_role
 if TYPE_CHECKING:
     from accounts.models import User
 
-STAFF_ONLY_FIELDS = ("provider", "is_public_list_price")
 # Prices sort by value: each converted to the base currency at the catalog's newest FX rate.
 PRICE_ORDER = (
     selectors.in_base_currency("price_per_gpu_hour"),
@@ -152,10 +151,6 @@ def quote_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     return render(request, "catalog/quote_detail.html", context)
 
 
-def _quote_data(form: QuoteForm) -> dict[str, Any]:
-    return {k: v for k, v in form.cleaned_data.items() if k not in STAFF_ONLY_FIELDS}
-
-
 def revise_quote(user: User, quote: Quote, data: dict[str, Any]) -> Quote:
     """A revision from the quote form (staff's and the vendor's)."""
     confirm = data["confirm_unusual_price"]
@@ -177,7 +172,7 @@ def quote_create(request: AuthedRequest) -> HttpResponse:
     def submit(data: dict[str, Any]) -> Quote:
         return services.quote_submit(
             acting_user=request.user,
-            data=_quote_data(form),
+            data=data,  # the service reads the quote's own fields only
             rfq=rfq,
             provider=data["provider"],
             is_public_list_price=data["is_public_list_price"],
