@@ -25,7 +25,7 @@ from django.db.models import (
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from catalog import access, market
+from catalog import access
 from catalog.importers.litellm import LITELLM_SOURCE
 from catalog.models import (
     Accelerator,
@@ -350,10 +350,3 @@ def same_setup_versions(quotes: Iterable[Quote]) -> dict[int, tuple[int, int]]:
                 step[old.pk] = (head, old)
         frontier = step
     return out
-
-
-# --- Market position: catalog.market (re-exported for the pages and the API) ---------------
-
-market_position = market.market_position
-market_positions = market.market_positions
-quote_market_position = market.quote_market_position

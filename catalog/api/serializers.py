@@ -9,7 +9,7 @@ from django.db import models
 from rest_framework import serializers
 
 from accounts.models import Provider
-from catalog import panels, selectors
+from catalog import market, panels
 from catalog.models import (
     Accelerator,
     CatalogImportJob,
@@ -131,7 +131,7 @@ class QuoteSerializer(_MoneyModelSerializer[Quote]):
     def get_market_position(self, quote: Quote) -> dict[str, Any] | None:
         if not self.context.get("market_position"):
             return None
-        return selectors.quote_market_position(quote)
+        return market.quote_market_position(quote)
 
     def get_price_check(self, quote: Quote) -> dict[str, Any]:
         request = self.context.get("request")

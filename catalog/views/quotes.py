@@ -11,7 +11,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from accounts.http import AuthedRequest
-from catalog import access, charts, panels, selectors, services
+from catalog import access, charts, market, panels, selectors, services
 from catalog.access import staff_required, writer_required
 from catalog.filters import QuoteFilter
 from catalog.forms import (
@@ -132,7 +132,7 @@ def quote_list(request: AuthedRequest) -> HttpResponse:
         "listing": listing,
         "page": listing.page,
         "checklists": panels.checklist_summaries(listing.page.object_list),
-        "markets": selectors.market_positions(listing.page.object_list),
+        "markets": market.market_positions(listing.page.object_list),
         "page_query": listing.page_query,
         "csv_query": f"{query_without(request, 'page', 'format')}&format=csv".lstrip("&"),
         "can_write": has_role(request.user, *access.CATALOG_WRITERS),
@@ -145,7 +145,7 @@ def quote_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     context = quote_page_context(request.user, quote)
     context["staff"] = True
-    context["market"] = selectors.quote_market_position(quote)
+    context["market"] = market.quote_market_position(quote)
     # Staff see the whole market reference behind a flag; vendors read its public part only.
     context["price_reference"] = (quote.price_check or {}).get("reference")
     return render(request, "catalog/quote_detail.html", context)
