@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from accounts.http import AuthedRequest
 from catalog import charts, ledger, selectors, services
 from catalog.access import staff_required
-from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
+from catalog.forms.reference import AcceleratorListForm, CompareForm, ModelProfileForm
 from catalog.models import Accelerator
 from catalog.views.quote_csv import csv_cell
 from core.forms import form_status, saved

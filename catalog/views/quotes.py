@@ -14,7 +14,7 @@ from accounts.http import AuthedRequest
 from catalog import access, charts, market, panels, selectors, services
 from catalog.access import staff_required, writer_required
 from catalog.filters import QuoteFilter
-from catalog.forms import (
+from catalog.forms.quotes import (
     FIELD_GROUPS,
     QuoteForm,
     QuoteWithdrawForm,
