@@ -1,6 +1,5 @@
 """The calibration ledger's reads (docs/engine/calibration.md): the throughput pairs and billed
-months on accelerators, and the summaries a comparison freezes. `catalog.selectors`
-re-exports them for the pages."""
+months on accelerators, and the summaries a comparison freezes."""
 
 from __future__ import annotations
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -24,15 +25,8 @@ from django.db.models import (
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from catalog import access, market
+from catalog import access
 from catalog.importers.litellm import LITELLM_SOURCE
-
-# The ledger's reads, re-exported for the pages (catalog/ledger.py).
-from catalog.ledger import calibration_entries_for as calibration_entries_for
-from catalog.ledger import calibration_summaries as calibration_summaries
-from catalog.ledger import calibration_summaries_by_model as calibration_summaries_by_model
-from catalog.ledger import cost_calibration_for as cost_calibration_for
-from catalog.ledger import cost_entries_for as cost_entries_for
 from catalog.models import (
     Accelerator,
     FxRate,
@@ -115,14 +109,11 @@ def accelerators_list(filters: Mapping[str, Any] | None = None) -> list[Accelera
     rows = with_current_prices(qs)
     if field == "lowest_usd_per_gpu_hour":
         priced = [a for a in rows if a.lowest_usd_per_gpu_hour is not None]
-        priced.sort(key=lambda a: a.name)  # ties by name, as the SQL sorts do
+        by_name = attrgetter("name")
+        priced.sort(key=by_name)  # ties by name, as the SQL sorts do
         priced.sort(key=_lowest_price, reverse=sort.startswith("-"))
-        rows = priced + sorted((a for a in rows if a.lowest_usd_per_gpu_hour is None), key=_name)
+        rows = priced + sorted((a for a in rows if a.lowest_usd_per_gpu_hour is None), key=by_name)
     return rows
-
-
-def _name(accelerator: Accelerator) -> str:
-    return accelerator.name
 
 
 def _lowest_price(accelerator: Accelerator) -> Decimal:
@@ -359,10 +350,3 @@ def same_setup_versions(quotes: Iterable[Quote]) -> dict[int, tuple[int, int]]:
                 step[old.pk] = (head, old)
         frontier = step
     return out
-
-
-# --- Market position: catalog.market (re-exported for the pages and the API) ---------------
-
-market_position = market.market_position
-market_positions = market.market_positions
-quote_market_position = market.quote_market_position

@@ -9,7 +9,7 @@ from django.db import models
 from rest_framework import serializers
 
 from accounts.models import Provider
-from catalog import panels, selectors
+from catalog import market, panels
 from catalog.models import (
     Accelerator,
     CatalogImportJob,
@@ -91,7 +91,7 @@ class QuoteSerializer(_MoneyModelSerializer[Quote]):
     # Blank when the price came from a document (`source_document`), so not always a URL.
     source_url = serializers.URLField(read_only=True, allow_blank=True)
     superseded_by = serializers.SerializerMethodField()
-    is_stale = serializers.SerializerMethodField()
+    is_stale = serializers.BooleanField(read_only=True)
     is_current = serializers.SerializerMethodField()
     market_position = serializers.SerializerMethodField(
         help_text="Detail only (null in lists): percentile among the public list prices for "
@@ -131,7 +131,7 @@ class QuoteSerializer(_MoneyModelSerializer[Quote]):
     def get_market_position(self, quote: Quote) -> dict[str, Any] | None:
         if not self.context.get("market_position"):
             return None
-        return selectors.quote_market_position(quote)
+        return market.quote_market_position(quote)
 
     def get_price_check(self, quote: Quote) -> dict[str, Any]:
         request = self.context.get("request")
@@ -141,9 +141,6 @@ class QuoteSerializer(_MoneyModelSerializer[Quote]):
     def get_superseded_by(self, quote: Quote) -> int | None:
         successor = getattr(quote, "superseded_by", None)
         return successor.pk if successor is not None else None
-
-    def get_is_stale(self, quote: Quote) -> bool:
-        return quote.is_stale()
 
     def get_is_current(self, quote: Quote) -> bool:
         return self.get_superseded_by(quote) is None and quote.status == Quote.Status.SUBMITTED
@@ -231,7 +228,7 @@ class ApiRouteSerializer(_MoneyModelSerializer[ModelApiRoute]):
         slug_field="slug", queryset=ModelProfile.objects.all(), required=False, allow_null=True
     )
     entered_by = _read_slug("username", allow_null=True)
-    is_stale = serializers.SerializerMethodField()
+    is_stale = serializers.BooleanField(read_only=True)
     processing_regions = serializers.ListField(
         child=serializers.CharField(max_length=60),
         max_length=30,
@@ -265,9 +262,6 @@ class ApiRouteSerializer(_MoneyModelSerializer[ModelApiRoute]):
             name: {"validators": []} for name in API_ROUTE_FIELDS
         }
 
-    def get_is_stale(self, route: ModelApiRoute) -> bool:
-        return route.is_stale()
-
 
 class FxRateSerializer(_MoneyModelSerializer[FxRate]):
     entered_by = _read_slug("username", allow_null=True)
@@ -285,7 +279,7 @@ class RfqSerializer(serializers.ModelSerializer[Rfq]):
     accelerators = _read_slug(many=True)
     providers = _read_slug(many=True)
     created_by = _read_slug("username")
-    is_open = serializers.SerializerMethodField()
+    is_open = serializers.BooleanField(source="is_open_for_answers", read_only=True)
 
     class Meta:
         model = Rfq
@@ -308,9 +302,6 @@ class RfqSerializer(serializers.ModelSerializer[Rfq]):
             "reopened_at",
         )
         read_only_fields = fields
-
-    def get_is_open(self, rfq: Rfq) -> bool:
-        return rfq.is_open_for_answers()
 
 
 RFQ_STAFF_ONLY = frozenset({"brief", "providers", "created_by", "created_at", "reopened_at"})

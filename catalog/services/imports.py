@@ -85,9 +85,6 @@ class ImportOutcome:
     errors: list[dict[str, Any]] = field(default_factory=list)  # rows reported, not imported
     duplicate_of: str | None = None
 
-    def skip(self, reason: str, count: int = 1) -> None:
-        self.skipped[reason] = self.skipped.get(reason, 0) + count
-
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 

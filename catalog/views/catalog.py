@@ -9,9 +9,9 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from accounts.http import AuthedRequest
-from catalog import charts, selectors, services
+from catalog import charts, ledger, selectors, services
 from catalog.access import staff_required
-from catalog.forms import AcceleratorListForm, CompareForm, ModelProfileForm
+from catalog.forms.reference import AcceleratorListForm, CompareForm, ModelProfileForm
 from catalog.models import Accelerator
 from catalog.views.quote_csv import csv_cell
 from core.forms import form_status, saved
@@ -160,11 +160,9 @@ def accelerator_detail(request: AuthedRequest, slug: str) -> HttpResponse:
         "accelerator": accelerator,
         "fig": charts.memory_vs_bandwidth(everyone, highlight=accelerator.slug),
         "quotes": quotes,
-        "calibration": selectors.calibration_entries_for([accelerator.pk])[:50],
-        "billed_months": selectors.cost_entries_for([accelerator.pk])[:50],
-        "calibration_summary": selectors.calibration_summaries([accelerator.pk]).get(
-            accelerator.slug
-        ),
+        "calibration": ledger.calibration_entries_for([accelerator.pk])[:50],
+        "billed_months": ledger.cost_entries_for([accelerator.pk])[:50],
+        "calibration_summary": ledger.calibration_summaries([accelerator.pk]).get(accelerator.slug),
     }
     return render(request, "catalog/accelerator_detail.html", context)
 

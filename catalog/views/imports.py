@@ -9,7 +9,7 @@ from accounts.http import AuthedRequest
 from catalog import services
 from catalog.access import writer_required
 from catalog.errors import ImportRejected
-from catalog.forms import ImportForm
+from catalog.forms.reference import ImportForm
 from catalog.importers.common import MAX_BYTES, RowError
 from catalog.importers.price_list import COLUMNS, template_csv
 from catalog.models import CatalogImportJob

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.http import HttpResponse
 
-from catalog import panels, selectors
+from catalog import market, panels
 from catalog.models import Quote
 from core.spreadsheet import spreadsheet_text
 from core.templatetags.numbers import ordinal
@@ -110,7 +110,7 @@ def quote_row(
 
 def quotes_csv(quotes: Sequence[Quote]) -> HttpResponse:
     """Every quote of the list, in its order, as CSV."""
-    positions = selectors.market_positions(quotes)
+    positions = market.market_positions(quotes)
     checklists = panels.checklist_summaries(quotes)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="quotes.csv"'

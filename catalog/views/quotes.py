@@ -11,10 +11,10 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from accounts.http import AuthedRequest
-from catalog import access, charts, panels, selectors, services
+from catalog import access, charts, market, panels, selectors, services
 from catalog.access import staff_required, writer_required
 from catalog.filters import QuoteFilter
-from catalog.forms import (
+from catalog.forms.quotes import (
     FIELD_GROUPS,
     QuoteForm,
     QuoteWithdrawForm,
@@ -32,7 +32,6 @@ from core.roles import has_role
 if TYPE_CHECKING:
     from accounts.models import User
 
-STAFF_ONLY_FIELDS = ("provider", "is_public_list_price")
 # Prices sort by value: each converted to the base currency at the catalog's newest FX rate.
 PRICE_ORDER = (
     selectors.in_base_currency("price_per_gpu_hour"),
@@ -133,7 +132,7 @@ def quote_list(request: AuthedRequest) -> HttpResponse:
         "listing": listing,
         "page": listing.page,
         "checklists": panels.checklist_summaries(listing.page.object_list),
-        "markets": selectors.market_positions(listing.page.object_list),
+        "markets": market.market_positions(listing.page.object_list),
         "page_query": listing.page_query,
         "csv_query": f"{query_without(request, 'page', 'format')}&format=csv".lstrip("&"),
         "can_write": has_role(request.user, *access.CATALOG_WRITERS),
@@ -146,14 +145,10 @@ def quote_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     quote = access.access_quote(request.user, pk)
     context = quote_page_context(request.user, quote)
     context["staff"] = True
-    context["market"] = selectors.quote_market_position(quote)
+    context["market"] = market.quote_market_position(quote)
     # Staff see the whole market reference behind a flag; vendors read its public part only.
     context["price_reference"] = (quote.price_check or {}).get("reference")
     return render(request, "catalog/quote_detail.html", context)
-
-
-def _quote_data(form: QuoteForm) -> dict[str, Any]:
-    return {k: v for k, v in form.cleaned_data.items() if k not in STAFF_ONLY_FIELDS}
 
 
 def revise_quote(user: User, quote: Quote, data: dict[str, Any]) -> Quote:
@@ -177,7 +172,7 @@ def quote_create(request: AuthedRequest) -> HttpResponse:
     def submit(data: dict[str, Any]) -> Quote:
         return services.quote_submit(
             acting_user=request.user,
-            data=_quote_data(form),
+            data=data,  # the service reads the quote's own fields only
             rfq=rfq,
             provider=data["provider"],
             is_public_list_price=data["is_public_list_price"],

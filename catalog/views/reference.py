@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from accounts.http import AuthedRequest
 from catalog import access, selectors, services
 from catalog.access import fx_writer_required, staff_required, writer_required
-from catalog.forms import ApiRouteForm, FxRateForm, ProviderForm
+from catalog.forms.reference import ApiRouteForm, FxRateForm, ProviderForm
 from catalog.models import ModelApiRoute
 from core.forms import form_status, saved
 from core.roles import has_role

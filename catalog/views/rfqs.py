@@ -15,7 +15,7 @@ from briefs import access as briefs_access
 from briefs import selectors as briefs_selectors
 from catalog import access, panels, selectors, services
 from catalog.access import staff_required, writer_required
-from catalog.forms import RfqForm, RfqReopenForm
+from catalog.forms.reference import RfqForm, RfqReopenForm
 from catalog.tracking import RFQ_VIEWED
 from core.errors import DomainError
 from core.forms import form_status, saved

@@ -18,7 +18,7 @@ from accounts.http import AuthedRequest
 from catalog import access, selectors, services
 from catalog.access import vendor_required
 from catalog.errors import RfqClosed
-from catalog.forms import QuoteForm, QuoteWithdrawForm, quote_initial, quote_initial_from_rfq
+from catalog.forms.quotes import QuoteForm, QuoteWithdrawForm, quote_initial, quote_initial_from_rfq
 from catalog.tracking import rfq_viewed_record
 from catalog.views.quotes import quote_page_context, revise_quote, withdraw_quote
 from catalog.views.rfqs import decisions_on

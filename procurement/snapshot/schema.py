@@ -208,7 +208,7 @@ class CalibrationRow(TypedDict):
 
 class CostCalibrationRow(TypedDict):
     """The billed months' actual / forecast cost per accepted output on one offer (Decimal
-    text), `catalog.selectors.cost_calibration_for`."""
+    text), `catalog.ledger.cost_calibration_for`."""
 
     entries: int
     min_ratio: str

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django import forms
 
-from catalog.forms import QuoteForm
+from catalog.forms.quotes import QuoteForm
 from core.forms import decimal_text
 
 

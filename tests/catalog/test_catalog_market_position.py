@@ -8,8 +8,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from catalog import selectors
-from catalog.selectors import market_position
+from catalog.market import market_position, quote_market_position
 from tests.factories import AcceleratorFactory, ProviderFactory, QuoteFactory
 
 pytestmark = pytest.mark.django_db
@@ -53,13 +52,13 @@ def market(db, lead):
 
 
 def test_quote_position_among_same_accelerator_capacity_and_date(market):
-    position = selectors.quote_market_position(market["negotiated"])
+    position = quote_market_position(market["negotiated"])
     # Same accelerator and capacity model, quoted by that day: the five list prices only.
     assert position["peers"] == 5
     assert position["percentile"] == 0.0
     assert position["outlier"] == "low"
     assert "on-demand public list prices" in position["basis"]
-    middle = selectors.quote_market_position(market["public"][2])
+    middle = quote_market_position(market["public"][2])
     assert (middle["peers"], middle["percentile"], middle["outlier"]) == (4, 50.0, None)
 
 

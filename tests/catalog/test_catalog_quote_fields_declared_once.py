@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from catalog.api.serializers import QuoteInputSerializer
 from catalog.errors import ImportRejected
-from catalog.forms import QuoteForm
+from catalog.forms.quotes import QuoteForm
 from catalog.models import Quote
 from catalog.services import ImportKind, catalog_import
 from catalog.services.quotes import QUOTE_INPUT_FIELDS

@@ -16,7 +16,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from catalog import selectors
+from catalog.market import market_positions, quote_market_position
 from catalog.models import Accelerator, Quote
 from core.templatetags.numbers import ordinal
 from tests.factories import AcceleratorFactory, ProviderFactory, QuoteFactory
@@ -112,10 +112,10 @@ def test_v18_ordinals_read_right_everywhere_a_percentile_shows():
 
 def test_v18_the_batched_market_positions_equal_the_quote_page(market):
     quotes = list(Quote.objects.select_related("accelerator"))
-    batched = selectors.market_positions(quotes)
+    batched = market_positions(quotes)
     assert len(batched) == len(quotes)
     for quote in quotes:
-        assert batched[quote.pk] == selectors.quote_market_position(quote), quote.title
+        assert batched[quote.pk] == quote_market_position(quote), quote.title
 
 
 def test_v18_a_revised_list_price_counts_once_and_only_from_its_quoted_date(market):
@@ -138,7 +138,7 @@ def test_v18_a_revised_list_price_counts_once_and_only_from_its_quoted_date(mark
         quoted_at=new.quoted_at + timedelta(hours=1),
         title="later",
     )
-    positions = selectors.market_positions(
+    positions = market_positions(
         Quote.objects.select_related("accelerator").filter(
             pk__in=[market["negotiated"].pk, later.pk]
         )

@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
+from catalog.ledger import calibration_summaries, cost_calibration_for
 from catalog.models import CalibrationEntry
-from catalog.selectors import calibration_summaries, cost_calibration_for
 from core.models import AuditEvent
 from engine.calibration import widened_cost_band
 from finops.models import Reconciliation
