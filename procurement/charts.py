@@ -32,7 +32,8 @@ BASE_LAYOUT: dict[str, Any] = {
 }
 
 
-def _layout(title: str, **extra: Any) -> dict[str, Any]:
+def layout(title: str, **extra: Any) -> dict[str, Any]:
+    """A figure's layout: the shared base, its title, then `extra` (axes, legend, size)."""
     return {**BASE_LAYOUT, "title": {"text": title, "font": {"size": 14}}, **extra}
 
 
@@ -145,7 +146,7 @@ def cost_stack_figure(rows: Sequence[Any], unit_label: str) -> dict[str, Any] | 
         )
     return {
         "data": data,
-        "layout": _layout(
+        "layout": layout(
             "Cost per accepted output, by line",
             barmode="stack",
             xaxis={"title": {"text": f"USD {unit_label}"}},
@@ -189,7 +190,7 @@ def unit_cost_range_figure(rows: Sequence[Any], unit_label: str) -> dict[str, An
                 "y": labels,
             },
         ],
-        "layout": _layout(
+        "layout": layout(
             "Uncertainty: p10–p90 of the unit cost",
             xaxis={"title": {"text": f"USD {unit_label}"}, **_log_if_spread(p50)},
             yaxis={"automargin": True},
@@ -223,7 +224,7 @@ def breakeven_from_result(
     unit = data_in.get("unit_label", "")
     return {
         "data": data,
-        "layout": _layout(
+        "layout": layout(
             f"Break-even across monthly volume: {data_in.get('accelerator', '')}",
             xaxis={"type": "log", "title": {"text": "accepted outputs per month"}},
             yaxis={"type": "log", "title": {"text": f"USD {unit}"}},
@@ -270,7 +271,7 @@ def tornado_from_result(
             trace("assumption at low", "unit_cost_at_low"),
             trace("assumption at high", "unit_cost_at_high"),
         ],
-        "layout": _layout(
+        "layout": layout(
             "What moves the recommendation (⚑: flips the winner)",
             barmode="overlay",
             xaxis={"title": {"text": f"USD {tornado.get('unit_label', '')}"}},
@@ -316,7 +317,7 @@ def trace_replicas_figure(comparison: Any, rows: Sequence[Any]) -> dict[str, Any
     ]
     return {
         "data": data,
-        "layout": _layout(
+        "layout": layout(
             "Replicas a minute sized from the traffic trace",
             xaxis={"title": {"text": "Minute of the trace"}},
             yaxis={"title": {"text": "Replicas holding the service level"}, "rangemode": "tozero"},

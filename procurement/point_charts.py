@@ -26,7 +26,7 @@ from typing import Any
 from core.values import float_or_none
 from engine.operating_points import ServiceLevel
 from engine.operating_points.binding import binding_target
-from procurement.charts import BASE_LAYOUT, series_names, short_label
+from procurement.charts import BASE_LAYOUT, layout, series_names, short_label
 
 LEGEND_MARGIN_PX = 150  # x-axis ticks and title (~55 px) and up to four legend rows
 ACROSS_TOP = 8  # candidates in the across-candidates figure (the cheapest eligible ones)
@@ -240,19 +240,18 @@ def candidate_figure(
     shapes, notes = _boundary(points, boundary_words(points_of(row), slo))
     return {
         "data": data,
-        "layout": {
-            **BASE_LAYOUT,
-            "title": {"text": f"{short_label(row)}: cost by operating point", "font": {"size": 14}},
+        "layout": layout(
+            f"{short_label(row)}: cost by operating point",
             **_axes(unit_label),
-            "shapes": shapes,
-            "annotations": notes,
+            shapes=shapes,
+            annotations=notes,
             # Below the plot, in the figure's own bottom margin: a legend placed in plot
             # units (y < 0) overflowed the chart's border once the long "costed at" entry
             # wrapped at 1,024 px. The margin holds the axis title and four legend rows; no
             # fixed height, so the figure fills its box (comparisons.css) and never spills.
-            "legend": {**LEGEND_BELOW},
-            "margin": {**BASE_LAYOUT["margin"], "b": LEGEND_MARGIN_PX},
-        },
+            legend={**LEGEND_BELOW},
+            margin={**BASE_LAYOUT["margin"], "b": LEGEND_MARGIN_PX},
+        ),
     }
 
 
@@ -357,20 +356,16 @@ def across_figure(
         data += traces
     return {
         "data": data,
-        "layout": {
-            **BASE_LAYOUT,
-            "title": {
-                "text": "Cost by operating point across candidates (×: misses the service level)",
-                "font": {"size": 14},
-            },
+        "layout": layout(
+            "Cost by operating point across candidates (×: misses the service level)",
             **_axes(unit_label),
-            "shapes": shapes,
-            "annotations": notes,
+            shapes=shapes,
+            annotations=notes,
             # Below the plot, full width: on the right it took half the card (V17).
-            "legend": {**LEGEND_BELOW, "font": {"size": 11}},
-            "margin": {**BASE_LAYOUT["margin"], "b": (bottom := _legend_margin(data))},
-            "height": PLOT_HEIGHT_PX + bottom,
-        },
+            legend={**LEGEND_BELOW, "font": {"size": 11}},
+            margin={**BASE_LAYOUT["margin"], "b": (bottom := _legend_margin(data))},
+            height=PLOT_HEIGHT_PX + bottom,
+        ),
     }
 
 

@@ -90,13 +90,11 @@ def cached(comparison: Comparison, variant: str) -> Body | None:
 
 def get_or_render(comparison: Comparison, variant: str, build: Callable[[], object]) -> Body:
     """The cached body of a finished comparison, or `build()` rendered (and cached)."""
-    if not comparison.is_finished:
-        return render(build())
-    key = cache_key(comparison, variant)
-    body: Body | None = cache.get(key)
+    body = cached(comparison, variant)
     if body is None:
         body = render(build())
-        cache.set(key, body, BODY_CACHE_SECONDS)
+        if comparison.is_finished:
+            cache.set(cache_key(comparison, variant), body, BODY_CACHE_SECONDS)
     return body
 
 

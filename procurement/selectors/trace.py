@@ -21,21 +21,18 @@ def trace_sizing_of(comparison: Comparison) -> dict[str, Any] | None:
     rows = []
     sized = CandidateResult.objects.filter(
         comparison=comparison, detail__has_key="trace_sizing"
-    ).only("key", "label", "provider_name", "capacity_model", "detail", "gpus")
+    ).only("label", "detail")
     for row in sized:
         sizing = row.detail["trace_sizing"]
         profiles = sizing.get("profiles") or {}
         centre, low = profiles.get("centre") or {}, profiles.get("p10") or {}
         rows.append(
             {
-                "key": row.key,
                 "label": row.label,
-                "provider": row.provider_name,
                 "holds": bool(centre.get("holds")),
                 "attainment": centre.get("attainment"),
                 "peak_gpus": centre.get("peak_gpus"),
                 "fixed_gpus": centre.get("fixed_gpus"),
-                "mean_gpus": centre.get("mean_gpus"),
                 "monthly_cost": _money(centre.get("monthly_cost")),
                 "basis": centre.get("basis", ""),
                 "pessimistic_holds": bool(low.get("holds")),

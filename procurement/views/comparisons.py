@@ -261,7 +261,6 @@ def _results_html(
             }
             is_default = sort == selectors_comparisons.RESULTS_DEFAULT_SORT
             context["page_query"] = "" if is_default else f"sort={sort}"
-            context["row_offset"] = offset
             context["figures"] = charts.comparison_figures(comparison, top)
             context["plan_chart"] = plan_figure(comparison.result or {})
             context["trace_sizing"] = trace_sizing_of(comparison)

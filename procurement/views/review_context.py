@@ -126,7 +126,6 @@ def _common(user: User, comparison: Comparison) -> dict[str, Any]:
         "dual_row": dual_row(comparison, reviews),
         "dual_threshold_usd": Decimal(settings.DUAL_APPROVAL_THRESHOLD_USD),
         "reviews": reviews,
-        "approvals_given": given,
         "approvals_label": policy.approvals_label(comparison, given),
         "approvals_needed": max(comparison.required_approvals - given, 0),
         "next_reviewer": next_reviewer(comparison, reviews),

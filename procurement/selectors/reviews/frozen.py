@@ -127,7 +127,6 @@ def _new_quote_versions(rows: Sequence[CandidateResult]) -> list[dict[str, Any]]
     )
     return [
         {
-            "id": q.pk,
             "label": f"{q.provider} · {q.accelerator} v{q.version}"
             + (" withdrawn" if q.status == Quote.Status.WITHDRAWN else "")
             + f" (the comparison used v{used.get(q.supersedes_id or 0, '?')})",
@@ -152,7 +151,6 @@ def _new_answers(rows: Sequence[CandidateResult], since: datetime) -> list[dict[
     )
     return [
         {
-            "id": a.pk,
             "label": f"{a.provider}: {a.item.code} = {a.get_status_display()}"
             + (f" (quote #{a.quote_id})" if a.quote_id else " (provider default)"),
             "answered_at": a.answered_at,

@@ -191,11 +191,9 @@ def _evidence(
             if (mine or result.pk == used[row.key]) and len(out[row.key]) < MAX_EVIDENCE_PER_ROW:
                 out[row.key].append(
                     {
-                        "id": result.pk,
                         "name": result.original_name,
                         "model": result.model_name,
                         "status": result.status,
-                        "format": result.format_id,
                         "used": result.pk == used[row.key],
                         "url": safe_reverse("benchmarks:result-detail", result.pk),
                     }
