@@ -197,9 +197,6 @@ def slo_attainment(point: MeasuredPoint, slo: ServiceLevel) -> float | None:
     return good / len(point.request_samples)
 
 
-goodput = slo_attainment  # the name the charts' frozen points use
-
-
 def describe(point: MeasuredPoint) -> str:
     """'concurrency 50, TTFT p95 835 ms' (the row shows the point it was costed at)."""
     where = (

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
 from typing import TypedDict
 
@@ -44,30 +44,8 @@ MAX_POINTS = 64  # a chart of more points says nothing more; a sweep file may ho
 
 
 class PointCostRow(TypedDict):
-    """`PointCost` as JSON, frozen with its row: what the charts and their tables read."""
-
-    label: str
-    statement: str
-    concurrency: float | None
-    request_rate_per_s: float | None
-    tokens_per_s: float
-    tokens_per_s_per_user: float | None
-    ttft_p95_ms: float | None
-    itl_p95_ms: float | None
-    e2e_p99_ms: float | None
-    meets: bool | None
-    goodput: float | None
-    slo_attainment: float | None  # the same figure as `goodput`
-    error_rate: float | None
-    unit_cost: str | None  # exact decimal
-    costable: bool
-    reason: str
-    chosen: bool
-
-
-@dataclass(frozen=True, slots=True)
-class PointCost:
-    """One operating point, costed: what the charts and their tables show."""
+    """One operating point, costed, as JSON frozen with its row: what the charts and their
+    tables read."""
 
     label: str
     statement: str  # "concurrency 50, TTFT p95 835 ms"
@@ -80,33 +58,16 @@ class PointCost:
     e2e_p99_ms: float | None
     meets: bool | None  # None: no target, or the file lacks the figure
     goodput: float | None  # SLO attainment: share of requests within every target
-    unit_cost: Decimal | None  # None: this point cannot be costed (see ``reason``)
+    slo_attainment: float | None  # the same figure as `goodput`
+    error_rate: float | None
+    unit_cost: str | None  # exact decimal; None: this point cannot be costed (see `reason`)
+    costable: bool
+    reason: str  # why the point is not costable
     chosen: bool
-    error_rate: float | None = None
-    reason: str = ""  # why the point is not costable
 
-    def to_dict(self) -> PointCostRow:
-        return {
-            "label": self.label,
-            "statement": self.statement,
-            "concurrency": self.concurrency,
-            "request_rate_per_s": self.request_rate_per_s,
-            "tokens_per_s": round(self.tokens_per_s, 3),
-            "tokens_per_s_per_user": None
-            if self.tokens_per_s_per_user is None
-            else round(self.tokens_per_s_per_user, 3),
-            "ttft_p95_ms": self.ttft_p95_ms,
-            "itl_p95_ms": self.itl_p95_ms,
-            "e2e_p99_ms": self.e2e_p99_ms,
-            "meets": self.meets,
-            "goodput": None if self.goodput is None else round(self.goodput, 4),
-            "slo_attainment": None if self.goodput is None else round(self.goodput, 4),
-            "error_rate": None if self.error_rate is None else round(self.error_rate, 4),
-            "unit_cost": None if self.unit_cost is None else format(self.unit_cost, "f"),
-            "costable": self.unit_cost is not None,
-            "reason": self.reason,
-            "chosen": self.chosen,
-        }
+
+def _rounded(value: float | None, places: int) -> float | None:
+    return None if value is None else round(value, places)
 
 
 def tokens_per_user(point: MeasuredPoint) -> float | None:
@@ -132,14 +93,14 @@ def point_costs(
     chosen_label: str,
     throughput_factor: float = 1.0,
     base_acceptance: Range | None = None,
-) -> tuple[PointCost, ...]:
+) -> list[PointCostRow]:
     """Every point of ``points`` (at most MAX_POINTS, in sweep order), costed for ``cand``.
 
     ``base_acceptance``: the acceptance every point is costed at (None: the row's own, else
     the workload's). Never raises for a point: one that cannot be costed says why.
     """
     acceptance = base_acceptance if base_acceptance is not None else cand.acceptance_rate
-    out: list[PointCost] = []
+    out: list[PointCostRow] = []
     for point in list(points)[:MAX_POINTS]:
         share = slo_attainment(point, slo) if realtime and slo.any else None
         errors = error_rate_of(point)
@@ -164,22 +125,24 @@ def point_costs(
                 reason = f"not costable: {exc.message}"
         itl = point.itl_ms or point.tpot_ms
         out.append(
-            PointCost(
-                label=point.label,
-                statement=describe(point),
-                concurrency=point.concurrency,
-                request_rate_per_s=point.request_rate_per_s,
-                tokens_per_s=tokens if tokens > 0 and math.isfinite(tokens) else 0.0,
-                tokens_per_s_per_user=tokens_per_user(point),
-                ttft_p95_ms=point.ttft_ms.p95 if point.ttft_ms else None,
-                itl_p95_ms=itl.p95 if itl else None,
-                e2e_p99_ms=point.e2e_ms.p99 if point.e2e_ms else None,
-                meets=meets(point, slo) if slo.any else None,
-                goodput=share,
-                unit_cost=unit,
-                chosen=point.label == chosen_label,
-                error_rate=errors,
-                reason=reason,
-            )
+            {
+                "label": point.label,
+                "statement": describe(point),
+                "concurrency": point.concurrency,
+                "request_rate_per_s": point.request_rate_per_s,
+                "tokens_per_s": tokens if tokens > 0 and math.isfinite(tokens) else 0.0,
+                "tokens_per_s_per_user": _rounded(tokens_per_user(point), 3),
+                "ttft_p95_ms": point.ttft_ms.p95 if point.ttft_ms else None,
+                "itl_p95_ms": itl.p95 if itl else None,
+                "e2e_p99_ms": point.e2e_ms.p99 if point.e2e_ms else None,
+                "meets": meets(point, slo) if slo.any else None,
+                "goodput": _rounded(share, 4),
+                "slo_attainment": _rounded(share, 4),
+                "error_rate": _rounded(errors, 4),
+                "unit_cost": None if unit is None else format(unit, "f"),
+                "costable": unit is not None,
+                "reason": reason,
+                "chosen": point.label == chosen_label,
+            }
         )
-    return tuple(out)
+    return out

@@ -450,7 +450,7 @@ def _finish(
 def sweep_costs(workload: WorkloadInput, cand: CandidateInput, sweep: Sweep) -> list[CostedPoint]:
     """Every point of the row's sweep costed by the engine, frozen with the row:
     the charts read these, never recompute them."""
-    costed = point_costs(
+    return point_costs(
         workload,
         cand,
         sweep.points,
@@ -460,4 +460,3 @@ def sweep_costs(workload: WorkloadInput, cand: CandidateInput, sweep: Sweep) -> 
         throughput_factor=sweep.throughput_factor,
         base_acceptance=sweep.base_acceptance,
     )
-    return [p.to_dict() for p in costed]

@@ -12,7 +12,7 @@ from engine.operating_points import (
     MeasuredPoint,
     ServiceLevel,
     choose_point,
-    goodput,
+    slo_attainment,
 )
 from engine.types import CandidateInput, Range, WorkloadInput
 
@@ -82,7 +82,7 @@ def test_issue17_goodput_from_request_samples_and_none_meeting_says_closest():
         ttft_ms=Latency(p95=400),
         request_samples=((300, 10, 900, True), (450, 10, 900, True), (100, 10, 900, False)),
     )
-    assert goodput(point, ServiceLevel(ttft_p95_ms=400)) == 1 / 3
+    assert slo_attainment(point, ServiceLevel(ttft_p95_ms=400)) == 1 / 3
     none = choose_point(SWEEP[2:], ServiceLevel(ttft_p95_ms=500))
     assert none.meets is False
     assert none.label == "c50"

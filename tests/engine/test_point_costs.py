@@ -85,14 +85,14 @@ def test_n6_slo_attainment_is_shown_per_point_and_does_not_raise_its_cost():
     (plain,) = point_costs(workload, offer, [point], slo, realtime=True, chosen_label="c32")
     halved = MeasuredPoint(**{**_fields(point), "request_samples": samples})
     (good,) = point_costs(workload, offer, [halved], slo, realtime=True, chosen_label="c32")
-    assert good.goodput == 0.5
-    assert plain.goodput is None
-    assert good.unit_cost == plain.unit_cost
-    assert good.to_dict()["slo_attainment"] == 0.5
+    assert good["goodput"] == 0.5
+    assert plain["goodput"] is None
+    assert good["unit_cost"] == plain["unit_cost"]
+    assert good["slo_attainment"] == 0.5
     (batch,) = point_costs(workload, offer, [halved], slo, realtime=False, chosen_label="x")
-    assert batch.goodput is None
-    assert batch.unit_cost == plain.unit_cost
-    assert batch.chosen is False
+    assert batch["goodput"] is None
+    assert batch["unit_cost"] == plain["unit_cost"]
+    assert batch["chosen"] is False
 
 
 def _fields(point: MeasuredPoint) -> dict:
