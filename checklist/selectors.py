@@ -284,8 +284,8 @@ def quote_checklist_detail(quote: Quote) -> ChecklistDetail:
     """Every item for one quote: effective answer, its scope, older answers, the summary."""
     items = items_all()
     chain = quote_lineages([quote])[quote.pk]
-    scope = Q(quote_id__in=chain) | Q(quote__isnull=True)
-    answers = _answers_with_reviews(scope, provider_id=quote.provider_id)
+    for_quote = Q(quote_id__in=chain) | Q(quote__isnull=True)
+    answers = _answers_with_reviews(for_quote, provider_id=quote.provider_id)
     heads = _heads(answers, as_of=answers_frozen_at([quote]).get(quote.pk))
     effective = _pick_effective(quote, chain, heads)
     comments = {a.pk: _first_comment(a) for a, _ in effective.values()}
