@@ -34,6 +34,10 @@ DEFAULT_SCOPE = {
 }
 
 
+# Any of these in a POST means the item was on the page (a chosen file comes in FILES).
+SENT_FIELDS = ("answer", "status", "evidence_url", "scope", "remove_evidence", "held_evidence")
+
+
 class AnswerTextField(forms.CharField):
     """Browsers send CRLF line ends; compare and store with LF so an untouched answer
     does not count as changed."""
@@ -93,17 +97,7 @@ class AnswerForm(forms.Form):
     def has_changed(self) -> bool:
         """Changed answer, status or evidence; a scope switch counts only for an existing
         answer (moving an empty item between scopes means nothing)."""
-        sent = any(
-            self.add_prefix(name) in self.data
-            for name in (
-                "answer",
-                "status",
-                "evidence_url",
-                "scope",
-                "remove_evidence",
-                "held_evidence",
-            )
-        )
+        sent = any(self.add_prefix(name) in self.data for name in SENT_FIELDS)
         if not sent and self.add_prefix("evidence_file") not in self.files:
             return self.add_prefix("evidence_file") in self.oversized  # item not on the page
         if self.draft and self._untouched_draft():

@@ -270,9 +270,13 @@ def quote_checklist_summary(quote: Quote) -> dict[str, Any]:
     return quote_checklist_summaries([quote])[quote.pk]
 
 
-def _answers_with_reviews() -> QuerySet[Any]:
-    return ChecklistAnswer.objects.select_related("item", "answered_by", "quote").prefetch_related(
-        Prefetch("reviews", queryset=ChecklistReview.objects.select_related("reviewer"))
+def _answers_with_reviews(*scope: Q, **lookup: Any) -> list[ChecklistAnswer]:
+    """The answers matching the filter, newest first, with their items and reviews."""
+    answers = ChecklistAnswer.objects.filter(*scope, **lookup).order_by("-answered_at", "-pk")
+    return list(
+        answers.select_related("item", "answered_by", "quote").prefetch_related(
+            Prefetch("reviews", queryset=ChecklistReview.objects.select_related("reviewer"))
+        )
     )
 
 
@@ -280,11 +284,8 @@ def quote_checklist_detail(quote: Quote) -> ChecklistDetail:
     """Every item for one quote: effective answer, its scope, older answers, the summary."""
     items = items_all()
     chain = quote_lineages([quote])[quote.pk]
-    answers = list(
-        _answers_with_reviews()
-        .filter(Q(quote_id__in=chain) | Q(quote__isnull=True), provider_id=quote.provider_id)
-        .order_by("-answered_at", "-pk")
-    )
+    for_quote = Q(quote_id__in=chain) | Q(quote__isnull=True)
+    answers = _answers_with_reviews(for_quote, provider_id=quote.provider_id)
     heads = _heads(answers, as_of=answers_frozen_at([quote]).get(quote.pk))
     effective = _pick_effective(quote, chain, heads)
     comments = {a.pk: _first_comment(a) for a, _ in effective.values()}
@@ -301,11 +302,7 @@ def quote_checklist_detail(quote: Quote) -> ChecklistDetail:
 def provider_defaults_detail(provider_id: int) -> ChecklistDetail:
     """Every item with the provider's current default answer and the older ones."""
     items = items_all()
-    answers = list(
-        _answers_with_reviews()
-        .filter(provider_id=provider_id, quote__isnull=True)
-        .order_by("-answered_at", "-pk")
-    )
+    answers = _answers_with_reviews(provider_id=provider_id, quote__isnull=True)
     heads = _heads(answers)
     rows = []
     for item in items:

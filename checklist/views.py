@@ -115,15 +115,9 @@ def _save_answers(
     return redirect(f"{request.path}#{anchor}")
 
 
-def error_context(rows: list[ChecklistRow], bound: bool) -> dict[str, Any]:
-    """The items that need attention, for the summary at the top."""
-    if not bound:
-        return {"error_rows": []}
-    return {
-        "error_rows": [
-            row for row in rows if (form := row.form) is not None and form.is_bound and form.errors
-        ]
-    }
+def _error_rows(rows: list[ChecklistRow]) -> list[ChecklistRow]:
+    """The items that need attention, for the summary at the top (none on a page not sent)."""
+    return [row for row in rows if (form := row.form) is not None and form.is_bound and form.errors]
 
 
 @evidence_upload_view
@@ -155,8 +149,8 @@ def quote_answer(request: AuthedRequest, quote_id: int) -> HttpResponse:
         "closed_reason": closed_reason,
         "vendor_part": checklist_queue.vendor_part(detail),
         "drafted": [row.item.code for row in rows if row.form and row.form.draft],
+        "error_rows": _error_rows(rows),
     }
-    context.update(error_context(rows, bound))
     return render(request, "checklist/answer.html", context, status=form_status(request))
 
 
@@ -177,8 +171,12 @@ def provider_answer(request: AuthedRequest) -> HttpResponse:
     )
     if bound and (response := _save_answers(request, quote=None, answer_forms=answer_forms)):
         return response
-    context = {"quote": None, "detail": detail, "provider": request.user.provider}
-    context.update(error_context(rows, bound))
+    context = {
+        "quote": None,
+        "detail": detail,
+        "provider": request.user.provider,
+        "error_rows": _error_rows(rows),
+    }
     return render(request, "checklist/answer.html", context, status=400 if bound else 200)
 
 

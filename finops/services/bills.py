@@ -149,7 +149,8 @@ def _rule(job: BillingImport) -> MatchRule:
     )
 
 
-def _fail(job_id: int, reason: str) -> None:
+def _fail(job_id: int, reason: str) -> BillingImport:
+    """Mark the import FAILED with the reason (once: a finished one stays as it is); the row."""
     with transaction.atomic():
         unfinished = [BillingImport.Status.PENDING, BillingImport.Status.RUNNING]
         updated = BillingImport.objects.filter(pk=job_id, status__in=unfinished).update(
@@ -167,6 +168,7 @@ def _fail(job_id: int, reason: str) -> None:
                 summary={"reason": reason[:500]},
                 outcome="failed",
             )
+    return BillingImport.objects.get(pk=job_id)
 
 
 def billing_import_run(*, import_id: int) -> BillingImport | None:
@@ -184,12 +186,11 @@ def billing_import_run(*, import_id: int) -> BillingImport | None:
     if attempt > MAX_ATTEMPTS:
         # Each earlier attempt died without a verdict (killed, out of memory, out of time):
         # reading it again would only do the same, every minute, for ever (R3).
-        _fail(
+        return _fail(
             import_id,
             f"Stopped after {MAX_ATTEMPTS} attempts: the worker never finished reading this "
             "file. Check its size and contents, then upload it again.",
         )
-        return BillingImport.objects.get(pk=import_id)
     job = BillingImport.objects.select_related("comparison").get(pk=import_id)
     start, end = selectors.month_bounds(job.month)
     try:
@@ -215,26 +216,22 @@ def billing_import_run(*, import_id: int) -> BillingImport | None:
                 ),
             )
     except (NotFocus, BillingRowError) as exc:
-        _fail(import_id, str(exc))
-        return BillingImport.objects.get(pk=import_id)
+        return _fail(import_id, str(exc))
     except SoftTimeLimitExceeded:
-        _fail(import_id, f"Reading the file took over {IMPORT_TIME_LIMIT_S} s: split it up.")
-        return BillingImport.objects.get(pk=import_id)
+        return _fail(import_id, f"Reading the file took over {IMPORT_TIME_LIMIT_S} s: split it up.")
     except Exception as exc:  # a reader bug must not leave the import RUNNING forever
         logger.exception("Reading billing import %s failed", import_id)
-        _fail(import_id, f"The file could not be read ({type(exc).__name__}).")
-        return BillingImport.objects.get(pk=import_id)
+        return _fail(import_id, f"The file could not be read ({type(exc).__name__}).")
     if summary.rows and not summary.matched_rows:
         # A bill that matches nothing says nothing of the month: reconciling it would flag a
         # drift on a zero (U7). The reasons tell what to change in the rule.
         reasons = ", ".join(f"{n:,} {why}" for why, n in summary.unmatched_by_reason.items())
-        _fail(
+        return _fail(
             import_id,
             f"None of the file's {summary.rows:,} rows matched this decision ({reasons}): "
             "check the provider names, accounts, tags and SKU ids (a bill carries the "
             "provider's own SKU ids), then import it again.",
         )
-        return BillingImport.objects.get(pk=import_id)
     too_big = [
         name
         for name, total in (
@@ -246,8 +243,9 @@ def billing_import_run(*, import_id: int) -> BillingImport | None:
         if abs(total) >= TOTAL_MAX
     ]
     if too_big:
-        _fail(import_id, f"The month's {', '.join(too_big)} exceed {TOTAL_MAX:,}: not a real bill.")
-        return BillingImport.objects.get(pk=import_id)
+        return _fail(
+            import_id, f"The month's {', '.join(too_big)} exceed {TOTAL_MAX:,}: not a real bill."
+        )
     try:
         _write_import(import_id, attempt, job, summary)
     except Exception as exc:  # the totals must never leave the import RUNNING either (R3)
