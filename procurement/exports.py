@@ -1,6 +1,6 @@
 """CSV and XLSX exports of a comparison: plain rows in, bytes out (no database here).
 
-The selector `selectors_reviews.export_data_for(comparison)` gathers an `ExportData`; this
+The selector `selectors.reviews.record.export_data_for(comparison)` gathers an `ExportData`; this
 module only lays it out:
 
 - CSV: the candidates table (every cost line per candidate), UTF-8 with a BOM for Excel;
