@@ -1,6 +1,6 @@
 """CSV and XLSX exports of a comparison: plain rows in, bytes out (no database here).
 
-The selector `selectors_reviews.export_data_for(comparison)` gathers an `ExportData`; this
+The selector `selectors.reviews.record.export_data_for(comparison)` gathers an `ExportData`; this
 module only lays it out:
 
 - CSV: the candidates table (every cost line per candidate), UTF-8 with a BOM for Excel;
@@ -296,19 +296,15 @@ def candidate_formats(data: ExportData) -> list[str | None]:
 
 
 def _rank_order(row: dict[str, Any]) -> tuple[bool, int, str]:
+    """Ranked rows by rank, then the unranked (ineligible) ones; the key breaks ties."""
     rank = row.get("rank")
     return (rank is None, rank if rank is not None else 0, str(row.get("key", "")))
-
-
-def ranked(candidates: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Ranked rows by rank, then the unranked (ineligible) ones; the key breaks ties."""
-    return sorted(candidates, key=_rank_order)
 
 
 def candidate_rows(data: ExportData) -> Iterator[list[Any]]:
     """One row per candidate in rank order, columns as `candidate_header`, each value as a
     person reads it (`export_value`)."""
-    for row in ranked(data.candidates):
+    for row in sorted(data.candidates, key=_rank_order):
         lines = row.get("cost_lines", {})
         yield [
             *(export_value(key, row.get(key)) for key, _ in BASE_COLUMNS),

@@ -33,6 +33,7 @@ ACROSS_TOP = 8  # candidates in the across-candidates figure (the cheapest eligi
 MISS_COLOUR = "#9ca3af"
 MEET_COLOUR = "#1d4ed8"
 CHOSEN_COLOUR = "#b45309"
+MEETS_WORDS = {True: "meets the service level", False: "misses the service level"}
 # Horizontal, in the figure's bottom margin, clear of the box's bottom border.
 LEGEND_BELOW = {
     "orientation": "h",
@@ -62,13 +63,7 @@ def drawable(points: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _hover(point: dict[str, Any], unit_label: str) -> str:
     meets = point.get("meets")
-    verdict = (
-        "meets the service level"
-        if meets is True
-        else "misses the service level"
-        if meets is False
-        else "service level not checked"
-    )
+    verdict = MEETS_WORDS[meets] if isinstance(meets, bool) else "service level not checked"
     text = f"{point.get('statement', '')}<br>USD {_cost(point):,.4f} {unit_label}<br>{verdict}"
     if point.get("goodput") is not None:
         text += f" · SLO attainment {float(point['goodput']):.0%}"

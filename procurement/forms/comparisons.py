@@ -20,20 +20,9 @@ class ComparisonFilterForm(forms.Form):
     brief = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 
 
-FILTER_LABELS = {
-    "regions": "Region",
-    "capacity_models": "Capacity model",
-    "accelerators": "Accelerator",
-    "providers": "Provider",
-    "rfqs": "RFQ answers",
-}
-
-
-def _filter_field(name: str, help_text: str = "None ticked: all.") -> forms.Field:
-    label = "Only the answers to" if name == "rfqs" else FILTER_LABELS[name]
-    widget = forms.CheckboxSelectMultiple
+def _filter_field(label: str, help_text: str = "None ticked: all.") -> forms.Field:
     return forms.MultipleChoiceField(
-        required=False, widget=widget, label=label, help_text=help_text
+        required=False, widget=forms.CheckboxSelectMultiple, label=label, help_text=help_text
     )
 
 
@@ -56,11 +45,13 @@ class CandidateFilterForm(forms.Form):
 
     brief = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     filtered = forms.BooleanField(required=False, initial=True, widget=forms.HiddenInput)
-    regions = _filter_field("regions", "None ticked: every region.")
-    capacity_models = _filter_field("capacity_models")
-    accelerators = _filter_field("accelerators")
-    providers = _filter_field("providers")
-    rfqs = _filter_field("rfqs", "The quotes vendors entered for the RFQ (no API route).")
+    regions = _filter_field("Region", "None ticked: every region.")
+    capacity_models = _filter_field("Capacity model")
+    accelerators = _filter_field("Accelerator")
+    providers = _filter_field("Provider")
+    rfqs = _filter_field(
+        "Only the answers to", "The quotes vendors entered for the RFQ (no API route)."
+    )
 
     def __init__(self, *args: Any, filter_choices: FilterChoices, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

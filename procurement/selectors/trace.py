@@ -3,14 +3,10 @@ the trace's facts and each sized row, cheapest on the trace first."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
+from core.values import decimal_or_none
 from procurement.models import CandidateResult, Comparison
-
-
-def _money(value: Any) -> Decimal | None:
-    return Decimal(value) if isinstance(value, str) and value else None
 
 
 def trace_sizing_of(comparison: Comparison) -> dict[str, Any] | None:
@@ -33,11 +29,11 @@ def trace_sizing_of(comparison: Comparison) -> dict[str, Any] | None:
                 "attainment": centre.get("attainment"),
                 "peak_gpus": centre.get("peak_gpus"),
                 "fixed_gpus": centre.get("fixed_gpus"),
-                "monthly_cost": _money(centre.get("monthly_cost")),
+                "monthly_cost": decimal_or_none(centre.get("monthly_cost")),
                 "basis": centre.get("basis", ""),
                 "pessimistic_holds": bool(low.get("holds")),
-                "pessimistic_cost": _money(low.get("monthly_cost")),
-                "pessimistic_extra": _money(sizing.get("pessimistic_extra_monthly")),
+                "pessimistic_cost": decimal_or_none(low.get("monthly_cost")),
+                "pessimistic_extra": decimal_or_none(sizing.get("pessimistic_extra_monthly")),
                 "peak_to_average_gpus": sizing.get("peak_to_average_gpus"),
             }
         )

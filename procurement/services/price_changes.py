@@ -58,31 +58,29 @@ def _approved_rows(version_ids: set[int]) -> dict[int, list[Resting]]:
     """Version id (of `version_ids`) → the rows resting on it: approved rows of APPROVED
     decisions, the vendor parts of their approved plans, and recommended rows of READY
     comparisons (the row their decision is about)."""
-    found: dict[int, list[Resting]] = defaultdict(list)
     approvals = Review.objects.filter(
         decision=Review.Decision.APPROVE,
         comparison__status=Comparison.Status.APPROVED,
         candidate__quote_id__in=version_ids,
     ).select_related("candidate__quote__provider", "candidate__quote__accelerator")
-    for review in approvals:
-        if review.candidate is not None and review.candidate.quote_id is not None:
-            found[review.candidate.quote_id].append((review.candidate, False))
     parts = PlanPart.objects.filter(
         review__decision=Review.Decision.APPROVE,
         comparison__status=Comparison.Status.APPROVED,
         candidate__quote_id__in=version_ids,
     ).select_related("candidate__quote__provider", "candidate__quote__accelerator")
-    for part in parts:
-        if part.candidate.quote_id is not None:
-            found[part.candidate.quote_id].append((part.candidate, True))
     recommended = CandidateResult.objects.filter(
         comparison__status=Comparison.Status.READY,
         key=F("comparison__recommended_key"),
         quote_id__in=version_ids,
     ).select_related("quote__provider", "quote__accelerator")
-    for row in recommended:
-        if row.quote_id is not None:
-            found[row.quote_id].append((row, False))
+    found: dict[int, list[Resting]] = defaultdict(list)
+    for row, on_plan in [
+        *((review.candidate, False) for review in approvals),
+        *((part.candidate, True) for part in parts),
+        *((candidate, False) for candidate in recommended),
+    ]:
+        if row is not None and row.quote_id is not None:
+            found[row.quote_id].append((row, on_plan))
     return found
 
 

@@ -22,7 +22,7 @@ and the price-change flags read the approved parts from there.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -123,7 +123,6 @@ class PlanDecision:
     largest: Part
     threshold_usd: Decimal
     approvals_needed: int
-    changes: list[str] = field(default_factory=list)  # what moved since the compute
 
     @property
     def above_threshold(self) -> bool:

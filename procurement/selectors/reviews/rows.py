@@ -256,7 +256,6 @@ def recommendation_summary(
         # U4: what the vendor bills a month, and the share of the month's cost paid for idle
         # capacity (a reserved fleet paid 24/7 for its average use)
         "billed_monthly": total - unbilled if total else None,
-        "idle_usd": idle,
         "idle_share": idle / total if total and idle else None,
         # what is bought, without the fleet words' explanation after the colon
         "bought": str(((best.detail or {}).get("fleet") or {}).get("bought") or "").split(": ")[0],
