@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+# Keys whose label is not the key in words ("hidden_size" → "Hidden size", label_of).
 LABELS = {
     "gb": "GB",
     "capacity_unit": "Memory per GPU",
@@ -22,28 +23,18 @@ LABELS = {
     "max_nodes": "Most nodes tried",
     "params_in_memory_b": "Parameters held in memory (billions)",
     "moe": "Mixture of experts",
-    "weight_precision": "Weight precision",
     "weight_bytes_per_param": "Bytes per weight",
-    "weights_counted": "Weights counted",
     "kv_precision": "KV-cache precision",
     "kv_bytes_per_value": "Bytes per KV-cache value",
     "kv_formula": "KV cache per token",
     "context_tokens": "Context (tokens)",
-    "concurrent_sequences": "Concurrent sequences",
-    "parallelism": "Parallelism",
-    "sliding_window": "Sliding window",
-    "optimizer": "Optimizer",
     "bytes_per_trained_param": "Bytes per trained parameter",
     "zero_stage": "ZeRO stage",
-    "sharding": "Sharding",
     "sequence_length": "Sequence length (tokens)",
     "micro_batch": "Micro-batch",
-    "activation_checkpointing": "Activation checkpointing",
     "activation_formula": "Activations",
     "activation_source": "Activation estimate from",
-    "hidden_size": "Hidden size",
     "hidden_size_source": "Hidden size from",
-    "not_modelled": "Not modelled",
     "lora_rank": "LoRA rank",
     "lora_target_matrices": "LoRA target matrices",
     "lora_adapter_params": "LoRA adapter parameters",

@@ -18,18 +18,9 @@ NON_NEGATIVE = [MinValueValidator(0.0)]
 
 # The choices come from the one taxonomy (core.workloads): same values, same labels, same
 # order; a test keeps the values and labels equal.
-_W = workloads.WorkloadClass
-
-
-class WorkloadClass(models.TextChoices):
-    TRAINING = _W.TRAINING.value, workloads.label(_W.TRAINING)
-    FULL_FINETUNE = _W.FULL_FINETUNE.value, workloads.label(_W.FULL_FINETUNE)
-    ADAPTER_FINETUNE = _W.ADAPTER_FINETUNE.value, workloads.label(_W.ADAPTER_FINETUNE)
-    BATCH_INFERENCE = _W.BATCH_INFERENCE.value, workloads.label(_W.BATCH_INFERENCE)
-    REALTIME_INFERENCE = _W.REALTIME_INFERENCE.value, workloads.label(_W.REALTIME_INFERENCE)
-    RETRIEVAL = _W.RETRIEVAL.value, workloads.label(_W.RETRIEVAL)
-    MEDIA = _W.MEDIA.value, workloads.label(_W.MEDIA)
-    EVALUATION = _W.EVALUATION.value, workloads.label(_W.EVALUATION)
+WorkloadClass = models.TextChoices(  # type: ignore[call-overload]  # stubs type the class form only
+    "WorkloadClass", [(c.name, (c.value, workloads.label(c))) for c in workloads.WorkloadClass]
+)
 
 
 class Precision(models.TextChoices):

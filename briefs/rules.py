@@ -228,12 +228,9 @@ def missing_fields(brief: WorkloadBrief) -> list[str]:
     return missing
 
 
+# Labels other than the name in sentence case ("batch_size" → "Batch size"), which
+# field_label and the form give every other field.
 FIELD_LABELS: dict[str, str] = {
-    "title": "Title",
-    "workload_class": "Workload class",
-    "description": "Description",
-    "model": "Model",
-    "weight_precision": "Weight precision",
     "kv_precision": "KV-cache precision",
     "context_window_tokens": "Context window (tokens)",
     "p95_input_tokens": "p95 input (tokens)",
@@ -242,19 +239,15 @@ FIELD_LABELS: dict[str, str] = {
     "mean_output_tokens": "Output tokens per request (mean)",
     "streaming": "Streaming output",
     "concurrency": "Concurrent sequences at peak",
-    "batch_size": "Batch size",
     "ttft_p95_ms": "Time to first token p95 (ms)",
     "itl_p95_ms": "Inter-token latency p95 (ms)",
     "e2e_p99_ms": "End-to-end latency p99 (ms)",
     "max_error_rate": "Maximum error rate (0..1)",
-    "serving_engine": "Serving engine",
-    "serving_engine_version": "Serving engine version",
     "billed_token_type": "Unit costs count",
     "peak_to_average": "Peak-to-average traffic ratio",
     "training_tokens_b": "Training tokens (billions)",
     "sequence_length": "Sequence length (tokens)",
     "global_batch_tokens": "Global batch (tokens)",
-    "optimizer": "Optimizer",
     "sharding": "Sharding (zero1/2/3, fsdp, ddp)",
     "lora_rank": "LoRA rank",
     "checkpoint_size_gb": "Checkpoint size (GB)",
@@ -265,15 +258,11 @@ FIELD_LABELS: dict[str, str] = {
     "node_failure_rate_per_day": "Node failures per day (per node)",
     "target_gpus": "Target GPUs",
     "run_success_probability": "Run success probability (0..1)",
-    "media_kind": "Media kind",
     "gpu_seconds_per_asset": "GPU seconds per asset",
     "moderation_cost_per_asset": "Moderation cost per asset (USD)",
     "review_minutes_per_asset": "Operator review per asset (min)",
-    "allowed_regions": "Allowed regions",
-    "private_endpoint_required": "Private endpoint required",
+    "allowed_regions": "Allowed regions",  # the form declares this field itself, unlabelled
     "allow_model_substitution": "Allow another model (substitution)",
-    "residency_notes": "Residency notes",
-    "operating_model": "Operating model",
     "platform_fte": "Platform team (FTE)",
     "loaded_monthly_cost_per_fte": "Loaded monthly cost per FTE (USD)",
     "storage_gb": "Storage (GB)",
