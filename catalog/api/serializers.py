@@ -374,23 +374,15 @@ class CatalogImportSerializer(serializers.Serializer[CatalogImportJob]):
     )
 
 
+# A background import as the API shows it: all but the stored file and the options it was
+# queued with.
+_QUEUED_WITH = frozenset({"data", "provider", "only_providers", "all_or_nothing"})
+
+
 class CatalogImportJobSerializer(serializers.ModelSerializer[CatalogImportJob]):
     created_by = _read_slug("username")
 
     class Meta:
         model = CatalogImportJob
-        fields = (
-            "id",
-            "kind",
-            "filename",
-            "captured_on",
-            "status",
-            "progress",
-            "stage",
-            "outcome",
-            "errors",
-            "created_by",
-            "created_at",
-            "finished_at",
-        )
+        fields = tuple(f.name for f in model._meta.concrete_fields if f.name not in _QUEUED_WITH)
         read_only_fields = fields

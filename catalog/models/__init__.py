@@ -7,9 +7,6 @@ from catalog.choices import CapacityModel as CapacityModel
 from catalog.choices import PriceUnit as PriceUnit
 from catalog.choices import PrivateEndpoint as PrivateEndpoint
 from catalog.models.calibration import CalibrationEntry as CalibrationEntry
-from catalog.models.common import MONEY as MONEY
-from catalog.models.common import POSITIVE as POSITIVE
-from catalog.models.common import TOKEN_MONEY as TOKEN_MONEY
 from catalog.models.hardware import Accelerator as Accelerator
 from catalog.models.hardware import ModelProfile as ModelProfile
 from catalog.models.quotes import ELASTIC_CAPACITY as ELASTIC_CAPACITY

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from dataclasses import fields
 
 from django.contrib import messages
 from django.http import HttpResponse
@@ -73,16 +74,9 @@ CSV_MONEY = {"lowest_usd_per_gpu_hour"}
 
 
 def _point(a: Accelerator) -> charts.AcceleratorPoint:
-    return charts.AcceleratorPoint(
-        slug=a.slug,
-        name=a.name,
-        vendor=a.vendor,
-        memory_gb=a.memory_gb,
-        memory_bandwidth_tbps=a.memory_bandwidth_tbps,
-        bf16_dense_tflops=a.bf16_dense_tflops,
-        fp8_dense_tflops=a.fp8_dense_tflops,
-        fp4_dense_tflops=a.fp4_dense_tflops,
-    )
+    """The chart's figures of an accelerator: its attributes of the same names."""
+    names = (f.name for f in fields(charts.AcceleratorPoint))
+    return charts.AcceleratorPoint(**{name: getattr(a, name) for name in names})
 
 
 @staff_required

@@ -191,8 +191,13 @@ def rfq_reopen(request: AuthedRequest, pk: int) -> HttpResponse:
     if saved(request, form, lambda d: reopen(acting_user=request.user, rfq=rfq, **d)):
         messages.success(request, "RFQ reopened; invited providers can answer again.")
         return redirect(rfq)
-    context = {"form": form, "rfq": rfq}
-    return render(request, "catalog/rfq_reopen.html", context, status=form_status(request))
+    context = {
+        "form": form,
+        "title": f"Reopen “{rfq.title}”",
+        "submit": "Reopen",
+        "cancel_url": rfq.get_absolute_url(),
+    }
+    return render(request, "catalog/simple_form.html", context, status=form_status(request))
 
 
 @require_POST
