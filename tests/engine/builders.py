@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from engine.evidence import EvidenceTarget
 from engine.plan.mixed_recost import layer_energies
-from engine.types import CandidateInput, Range
+from engine.types import CandidateInput, CandidateOutcome, ComparisonOutput, Range
 
 
 def fixed(x: float) -> Range:
@@ -66,3 +66,8 @@ def served_exact(covered: Decimal, energies: Sequence[Decimal]) -> Decimal:
     k_count = len(energies)
     cover = [min(Decimal(1), max(Decimal(0), covered * k_count - k)) for k in range(k_count)]
     return sum((c * e for c, e in zip(cover, energies, strict=True)), Decimal(0))
+
+
+def outcome(out: ComparisonOutput, candidate_id: str) -> CandidateOutcome:
+    """The row of ``candidate_id`` in a comparison's output."""
+    return next(row for row in out.candidates if row.candidate_id == candidate_id)
