@@ -73,30 +73,6 @@ def layer_energies_exact(
     return [shares[i] - shares[i + 1] for i in range(len(shares) - 1)]
 
 
-def served_exact(covered: Decimal, energies: Sequence[Decimal]) -> Decimal:
-    """Share of the month's outputs fixed capacity covering ``covered`` of the peak serves."""
-    k_count = len(energies)
-    cover = [min(Decimal(1), max(Decimal(0), covered * k_count - k)) for k in range(k_count)]
-    return sum((c * e for c, e in zip(cover, energies, strict=True)), Decimal(0))
-
-
-def fixed_energy(
-    covered: float, peak_to_average: float, layers: int, shape: Sequence[float] = ()
-) -> float:
-    """Share of the month's outputs fixed capacity able to carry ``covered`` of the peak
-    serves, in the layer model (the bottom layers first, linear within a layer)."""
-    energies = layer_energies(peak_to_average, layers, shape)
-    k = len(energies)
-    served, left = 0.0, max(0.0, min(1.0, covered)) * k
-    for energy in energies:
-        part = min(1.0, left)
-        served += part * energy
-        left -= part
-        if left <= 0:
-            break
-    return served
-
-
 def cost_per_output(offer: PlanOffer, cfg: PlanConfig, bucket: str) -> float:
     """Overflow: what one accepted output of ``bucket`` costs on ``cfg`` of ``offer``."""
     if offer.capacity == "api":

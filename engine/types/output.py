@@ -194,9 +194,3 @@ class ComparisonOutput(JsonMixin):
     # Every default the engine used, with its value and source (assumptions.py)
     assumptions_applied: tuple[AppliedAssumption, ...] = ()
     recommendation_notes: tuple[str, ...] = ()  # ties, evidence gaps, substitution, targets
-
-    def outcome(self, candidate_id: str) -> CandidateOutcome:
-        for row in self.candidates:
-            if row.candidate_id == candidate_id:
-                return row
-        raise KeyError(candidate_id)

@@ -149,8 +149,8 @@ def test_each_eligible_row_is_sized_from_the_trace(lead, world) -> None:
 def test_the_plan_takes_the_traces_load_duration_curve() -> None:
     """A load curve 1, 1, 2, 4 (peak-to-average 2) sets the demand's ratio and its layers:
     capacity for the bottom half of the peak serves 75 % of the month, as the curve says."""
-    from engine.plan.mixed_recost import fixed_energy
     from engine.plan.mixed_types import PlanDemand
+    from tests.engine.builders import fixed_energy
 
     demand = PlanDemand(monthly_outputs=1e6, peak_to_average=1.0, load_shape=(1, 1, 2, 4))
     assert demand.peak_to_average == 2.0

@@ -20,7 +20,7 @@ from engine.types import (
     TrainingSpec,
     WorkloadInput,
 )
-from tests.engine.builders import fixed
+from tests.engine.builders import fixed, outcome
 
 D = Decimal
 
@@ -69,7 +69,7 @@ def training_run() -> WorkloadInput:
 
 
 def _row(inp: ComparisonInput, cid: str):
-    return run_comparison(inp, seed=1, samples=200).outcome(cid)
+    return outcome(run_comparison(inp, seed=1, samples=200), cid)
 
 
 def test_d2_training_on_a_reserved_contract_commits_the_whole_contract() -> None:

@@ -22,6 +22,7 @@ from engine.types import (
     TrainingSpec,
     WorkloadInput,
 )
+from tests.engine.builders import outcome
 
 D = Decimal
 ENGINE_DIR = Path(__file__).resolve().parents[2] / "engine"
@@ -95,8 +96,8 @@ def result() -> ComparisonOutput:
 
 
 def test_cheapest_hourly_is_not_cheapest_per_accepted_output(result: ComparisonOutput) -> None:
-    cheap = result.outcome("l40s-cheap")
-    fast = result.outcome("h100-fast")
+    cheap = outcome(result, "l40s-cheap")
+    fast = outcome(result, "h100-fast")
     assert cheap.rank_by_hourly_price == 1
     assert cheap.rank_by_unit_cost is not None
     assert cheap.rank_by_unit_cost > 1
@@ -129,7 +130,7 @@ def test_recommended_is_rank_one_and_ranks_are_contiguous(result: ComparisonOutp
 
 
 def test_ineligible_candidate_stays_with_reasons_and_no_rank(result: ComparisonOutput) -> None:
-    oom = result.outcome("a100-oom")
+    oom = outcome(result, "a100-oom")
     assert oom.eligible is False
     assert oom.reasons
     assert oom.rank_by_unit_cost is None
@@ -146,10 +147,10 @@ def test_money_is_decimal_and_lines_sum_to_total(result: ComparisonOutput) -> No
         assert all(isinstance(v, Decimal) for v in row.cost_lines.values())
         assert isinstance(row.unit_cost, Decimal)
         assert row.unit_label == "per 1M accepted output tokens"
-    api = result.outcome("api-frontier")
+    api = outcome(result, "api-frontier")
     assert "api_compute" in api.cost_lines
     assert "idle_capacity" not in api.cost_lines
-    gpu = result.outcome("h100-fast")
+    gpu = outcome(result, "h100-fast")
     assert gpu.total is not None
     assert gpu.horizon_total == gpu.total * 12  # the brief's default 12-month horizon
     assert gpu.gpu_spend == sum(
@@ -193,7 +194,7 @@ def test_to_dict_is_json_ready(result: ComparisonOutput) -> None:
     assert again == data
     row = next(r for r in data["candidates"] if r["candidate_id"] == "h100-fast")
     assert isinstance(row["total"], str)
-    assert Decimal(row["total"]) == result.outcome("h100-fast").total
+    assert Decimal(row["total"]) == outcome(result, "h100-fast").total
     assert all(isinstance(v, str) for v in row["cost_lines"].values())
     assert data["recommended_candidate_id"] == result.recommended_candidate_id
     assert data["assumptions"]["hours_per_month"] == "730"
@@ -238,8 +239,8 @@ def test_free_text_reasons_and_uncostable_rows_are_ineligible() -> None:
         ),
     )
     out = run_comparison(inp, seed=1, samples=100)
-    assert out.outcome("h100-a").reasons == ("vendor cannot deliver in Q3",)
-    assert "cannot be costed" in out.outcome("h100-b").reasons[0]
+    assert outcome(out, "h100-a").reasons == ("vendor cannot deliver in Q3",)
+    assert "cannot be costed" in outcome(out, "h100-b").reasons[0]
     assert out.recommended_candidate_id == "h100-c"
 
 
@@ -278,14 +279,14 @@ def test_training_comparison() -> None:
     )
     out = run_comparison(inp, seed=3, samples=2000)
     assert out.unit_label == "per completed training run"
-    assert out.outcome("api-frontier").eligible is False
+    assert outcome(out, "api-frontier").eligible is False
     for cid in ("h100-x", "h200-y", "b200-z"):
-        row = out.outcome(cid)
+        row = outcome(out, cid)
         assert row.eligible
         assert row.training is not None
         assert row.training.recommended_checkpoint_interval_h > 0
         assert {"checkpointing", "failed_run_waste"} <= set(row.cost_lines)
-    assert any(w.code == "PERF_ESTIMATED" for w in out.outcome("b200-z").warnings)
+    assert any(w.code == "PERF_ESTIMATED" for w in outcome(out, "b200-z").warnings)
     assert out.breakeven is None
     assert out.tornado is not None
     assert "node_mtbf_h" in {e.assumption for e in out.tornado.entries}
@@ -320,7 +321,7 @@ def test_media_comparison_reports_per_thousand_assets() -> None:
     )
     out = run_comparison(inp, seed=5, samples=2000)
     assert out.unit_label == "per 1,000 accepted assets"
-    row = out.outcome("l40s-img")
+    row = outcome(out, "l40s-img")
     assert {
         "gpu_cost",
         "failed_renders",

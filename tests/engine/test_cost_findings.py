@@ -20,7 +20,7 @@ from engine.types import (
     WorkloadInput,
 )
 from procurement.snapshot.assumptions import SCALARS
-from tests.engine.builders import fixed, gpu
+from tests.engine.builders import fixed, gpu, outcome
 
 D = Decimal
 
@@ -176,7 +176,7 @@ def test_d10_api_rows_pay_the_storage_the_brief_needs_or_say_they_do_not() -> No
     priced = cost.point_estimate(w, api(storage_price_per_gb_month=D("0.023")))
     assert priced.lines["storage"] == D("23.00")
     out = run_comparison(ComparisonInput(w, (api(), gpu())), seed=1, samples=50)
-    assert "STORAGE_NOT_PRICED" in {x.code for x in out.outcome("api").warnings}
+    assert "STORAGE_NOT_PRICED" in {x.code for x in outcome(out, "api").warnings}
     assert SCALARS["api_storage_per_gb_month"].default > 0  # what the snapshot gives API rows
 
 

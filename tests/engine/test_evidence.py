@@ -18,7 +18,7 @@ from engine.evidence import (
 from engine.montecarlo import simulate
 from engine.types import CandidateInput, CandidateStats, Range, WorkloadInput
 from procurement.snapshot import thaw
-from tests.engine.builders import LLAMA_70B, LLAMA_70B_ON_4_H100
+from tests.engine.builders import LLAMA_70B, LLAMA_70B_ON_4_H100, outcome
 from tests.engine.snapshot_world import quote, result, snapshot
 
 TARGET = LLAMA_70B_ON_4_H100
@@ -200,7 +200,7 @@ def test_u7_substituted_model_is_flagged_and_not_recommended_unless_allowed():
         "quoted_at": "2026-12-01T00:00:00+00:00",
     }
     _, out = _run(snapshot([quote(1, "2.50")], [result(5, LLAMA_70B)], [route]))
-    api = out.outcome("api:3")
+    api = outcome(out, "api:3")
     (warning,) = [w for w in api.warnings if w.code == "MODEL_SUBSTITUTION"]
     assert "serves gpt-4o-mini, the brief is Llama 3.1 70B" in warning.detail
     assert api.rank_by_unit_cost == 1

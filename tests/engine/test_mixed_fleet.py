@@ -9,9 +9,10 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.plan.mixed import fixed_energy, layer_energies, optimise
-from engine.plan.mixed_recost import layer_energies_exact, served_exact
+from engine.plan.mixed import layer_energies, optimise
+from engine.plan.mixed_recost import layer_energies_exact
 from engine.plan.mixed_types import PlanBucket, PlanConfig, PlanDemand, PlanOffer
+from tests.engine.builders import fixed_energy, served_exact
 
 # 100 accepted outputs an hour on average
 VOLUME = 73_000.0
