@@ -12,7 +12,7 @@ from decimal import Decimal
 from engine.comparison import run_comparison
 from engine.plan.mixed_comparison import comparison_plan
 from engine.types import ComparisonInput
-from tests.engine.builders import fixed, gpu
+from tests.engine.builders import fixed, gpu, outcome
 from tests.engine.test_contracts_as_bought import api_route
 from tests.engine.test_mixed_fleet_adapter import workload
 
@@ -34,7 +34,7 @@ def test_p15_a_one_offer_plan_spends_what_its_row_spends_storage_included() -> N
     )
     inp = ComparisonInput(workload(storage_gb=2000, horizon_months=12), (on_demand,))
     out = run_comparison(inp, seed=3, samples=200)
-    row = out.outcome("od")
+    row = outcome(out, "od")
     assert row.cost_lines["storage"] == D("46.00")
     assert row.commitment is not None
     assert row.commitment.expected_spend_usd == row.commitment_usd == D("350952.00")
@@ -56,7 +56,7 @@ def test_p15_an_api_routes_commitment_leaves_out_the_storage_its_vendor_does_not
         platform_labor_fte=0.0,
     )
     row = run_comparison(ComparisonInput(brief, (api_route("deepinfra"),)), seed=1, samples=200)
-    found = row.outcome("deepinfra")
+    found = outcome(row, "deepinfra")
     assert found.cost_lines["api_compute"] == D("63.00")
     assert found.cost_lines["storage"] == D("11.50")
     assert found.total == D("74.50")
