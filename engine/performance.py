@@ -43,13 +43,13 @@ from dataclasses import dataclass
 from engine.errors import EngineInputError
 from engine.memory.fit import memory_fit
 from engine.memory.spec import (
-    _MAX_TOKENS,
     GB,
+    MAX_TOKENS,
     FitInput,
     GpuSpec,
     ModelSpec,
-    _int,
-    _real,
+    checked_int,
+    checked_real,
     kv_bytes_per_sequence,
     kv_shards,
     validate_gpu,
@@ -148,13 +148,13 @@ def _check_inference(inp: InferencePerfInput) -> tuple[str, str, str, float]:
     kv_precision = normalize_precision(inp.kv_precision, field="kv_precision")
     compute = inp.compute_precision if inp.compute_precision is not None else weight_precision
     compute_precision = normalize_precision(compute, field="compute_precision")
-    _int("input_tokens", inp.input_tokens, 1, _MAX_TOKENS)
-    _int("output_tokens", inp.output_tokens, 1, _MAX_TOKENS)
-    _int("concurrency", inp.concurrency, 1, 10_000_000)
-    _int("gpus", inp.gpus, 1, 100_000)
-    _real("memory_efficiency", inp.memory_efficiency, 0.0, 1.0, lo_open=True)
-    _real("compute_efficiency", inp.compute_efficiency, 0.0, 1.0, lo_open=True)
-    _real("cached_input_share", inp.cached_input_share, 0.0, 1.0)
+    checked_int("input_tokens", inp.input_tokens, 1, MAX_TOKENS)
+    checked_int("output_tokens", inp.output_tokens, 1, MAX_TOKENS)
+    checked_int("concurrency", inp.concurrency, 1, 10_000_000)
+    checked_int("gpus", inp.gpus, 1, 100_000)
+    checked_real("memory_efficiency", inp.memory_efficiency, 0.0, 1.0, lo_open=True)
+    checked_real("compute_efficiency", inp.compute_efficiency, 0.0, 1.0, lo_open=True)
+    checked_real("cached_input_share", inp.cached_input_share, 0.0, 1.0)
     if inp.gpu.memory_bandwidth_tbps is None:
         raise EngineInputError("memory_bandwidth_tbps", "is needed for a decode estimate")
     return weight_precision, kv_precision, compute_precision, inp.gpu.memory_bandwidth_tbps

@@ -50,7 +50,7 @@ CHECKPOINT_BYTES_PER_LAYER_TOKEN_HIDDEN = 2  # the bf16 layer input kept per lay
 _MAX_PARAMS_B = 100_000.0
 _MAX_LAYERS = 10_000
 _MAX_DIM = 1_000_000
-_MAX_TOKENS = 100_000_000
+MAX_TOKENS = 100_000_000
 _MAX_SEQUENCES = 10_000_000
 _MAX_GPUS = 100_000
 
@@ -176,7 +176,7 @@ def jsonable(value: object, digits: int = 6) -> object:
 # --- validation ---------------------------------------------------------------------------
 
 
-def _int(field: str, value: object, lo: int, hi: int) -> int:
+def checked_int(field: str, value: object, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise EngineInputError(field, "must be a whole number")
     number = int(value)
@@ -185,7 +185,9 @@ def _int(field: str, value: object, lo: int, hi: int) -> int:
     return number
 
 
-def _real(field: str, value: object, lo: float, hi: float, *, lo_open: bool = False) -> float:
+def checked_real(
+    field: str, value: object, lo: float, hi: float, *, lo_open: bool = False
+) -> float:
     if isinstance(value, bool) or not isinstance(value, Real):
         raise EngineInputError(field, "must be a number")
     number = float(value)
@@ -199,35 +201,35 @@ def _real(field: str, value: object, lo: float, hi: float, *, lo_open: bool = Fa
 
 def validate_model(model: ModelSpec) -> None:
     """Reject model numbers no real transformer has (EngineInputError names the field)."""
-    params = _real("params_b", model.params_b, 0.0, _MAX_PARAMS_B, lo_open=True)
-    layers = _int("layers", model.layers, 1, _MAX_LAYERS)
-    kv_heads = _int("kv_heads", model.kv_heads, 1, _MAX_DIM)
-    _int("head_dim", model.head_dim, 1, _MAX_DIM)
+    params = checked_real("params_b", model.params_b, 0.0, _MAX_PARAMS_B, lo_open=True)
+    layers = checked_int("layers", model.layers, 1, _MAX_LAYERS)
+    kv_heads = checked_int("kv_heads", model.kv_heads, 1, _MAX_DIM)
+    checked_int("head_dim", model.head_dim, 1, _MAX_DIM)
     if model.active_params_b is not None:
-        _real("active_params_b", model.active_params_b, 0.0, params, lo_open=True)
+        checked_real("active_params_b", model.active_params_b, 0.0, params, lo_open=True)
     if model.hidden_size is not None:
-        _int("hidden_size", model.hidden_size, 1, _MAX_DIM)
+        checked_int("hidden_size", model.hidden_size, 1, _MAX_DIM)
     if model.attention_heads is not None:
-        heads = _int("attention_heads", model.attention_heads, 1, _MAX_DIM)
+        heads = checked_int("attention_heads", model.attention_heads, 1, _MAX_DIM)
         if model.mla_latent_dim is None and heads < kv_heads:
             raise EngineInputError("kv_heads", "cannot exceed attention_heads")
     if model.mla_latent_dim is not None:
-        _int("mla_latent_dim", model.mla_latent_dim, 1, _MAX_DIM)
+        checked_int("mla_latent_dim", model.mla_latent_dim, 1, _MAX_DIM)
     if model.sliding_window is not None:
-        _int("sliding_window", model.sliding_window, 1, _MAX_TOKENS)
-    window_layers = _int("sliding_window_layers", model.sliding_window_layers, 0, layers)
+        checked_int("sliding_window", model.sliding_window, 1, MAX_TOKENS)
+    window_layers = checked_int("sliding_window_layers", model.sliding_window_layers, 0, layers)
     if window_layers and model.sliding_window is None:
         raise EngineInputError("sliding_window", "is required when sliding_window_layers > 0")
     if model.max_context is not None:
-        _int("max_context", model.max_context, 1, _MAX_TOKENS)
+        checked_int("max_context", model.max_context, 1, MAX_TOKENS)
     if model.vocab_size is not None:
-        _int("vocab_size", model.vocab_size, 1, 10_000_000)
+        checked_int("vocab_size", model.vocab_size, 1, 10_000_000)
 
 
 def validate_gpu(gpu: GpuSpec) -> None:
     """Reject impossible accelerator numbers."""
-    _real("memory_gb", gpu.memory_gb, 0.0, 100_000.0, lo_open=True)
-    _int("max_gpus_per_node", gpu.max_gpus_per_node, 1, 4096)
+    checked_real("memory_gb", gpu.memory_gb, 0.0, 100_000.0, lo_open=True)
+    checked_int("max_gpus_per_node", gpu.max_gpus_per_node, 1, 4096)
     for name in (
         "memory_bandwidth_tbps",
         "bf16_dense_tflops",
@@ -237,7 +239,7 @@ def validate_gpu(gpu: GpuSpec) -> None:
     ):
         value = getattr(gpu, name)
         if value is not None:
-            _real(name, value, 0.0, 1e9, lo_open=True)
+            checked_real(name, value, 0.0, 1e9, lo_open=True)
     if not isinstance(gpu.supported_precisions, tuple | list) or not all(
         isinstance(p, str) for p in gpu.supported_precisions
     ):
@@ -262,18 +264,18 @@ def _check(inp: FitInput) -> _Checked:
         raise EngineInputError("mode", f"unknown mode {inp.mode!r}; use one of {', '.join(MODES)}")
     weight_precision = normalize_precision(inp.weight_precision, field="weight_precision")
     kv_precision = normalize_precision(inp.kv_precision, field="kv_precision")
-    _int("context_tokens", inp.context_tokens, 1, _MAX_TOKENS)
-    _int("concurrent_sequences", inp.concurrent_sequences, 1, _MAX_SEQUENCES)
+    checked_int("context_tokens", inp.context_tokens, 1, MAX_TOKENS)
+    checked_int("concurrent_sequences", inp.concurrent_sequences, 1, _MAX_SEQUENCES)
     if inp.gpus is not None:
-        _int("gpus", inp.gpus, 1, _MAX_GPUS)
-    overhead = _real("overhead_gb", inp.overhead_gb, 0.0, 100_000.0)
-    margin = _real("safety_margin", inp.safety_margin, 0.0, 0.9)
-    _int("micro_batch", inp.micro_batch, 1, _MAX_SEQUENCES)
-    _int("zero_stage", inp.zero_stage, 0, 3)
+        checked_int("gpus", inp.gpus, 1, _MAX_GPUS)
+    overhead = checked_real("overhead_gb", inp.overhead_gb, 0.0, 100_000.0)
+    margin = checked_real("safety_margin", inp.safety_margin, 0.0, 0.9)
+    checked_int("micro_batch", inp.micro_batch, 1, _MAX_SEQUENCES)
+    checked_int("zero_stage", inp.zero_stage, 0, 3)
     if not isinstance(inp.activation_checkpointing, bool):
         raise EngineInputError("activation_checkpointing", "must be true or false")
-    _int("lora_rank", inp.lora_rank, 1, 65_536)
-    _int("max_nodes", inp.max_nodes, 1, MAX_NODES)
+    checked_int("lora_rank", inp.lora_rank, 1, 65_536)
+    checked_int("max_nodes", inp.max_nodes, 1, MAX_NODES)
     if inp.gpu.memory_unit not in MEMORY_UNITS:
         raise EngineInputError("memory_unit", f"must be one of {', '.join(MEMORY_UNITS)}")
     usable = inp.gpu.capacity_gb * (1 - margin) - overhead
