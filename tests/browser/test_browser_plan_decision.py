@@ -4,8 +4,8 @@ approves it from the decision bar, a platform engineer gives the second approval
 decision bar and the record then show each vendor's part of the approved plan.
 
 The world: tests/comparisons/plan_world.py (Fabrikam 2 nodes on a 12-month term, Contoso 13
-on a 1-month term, a 6-month horizon; the plan commits 1,646,880.00 against a 1,600,000.00
-threshold, each part below it)."""
+on a 1-month term, a 6-month horizon; the plan commits 280,320.00 + (227,760.00 + 11.50 of
+storage) × 6 = 1,646,949.00 against a 1,600,000.00 threshold, each part below it)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_finance_sees_and_approves_the_plan_and_the_record_shows_each_vendors_pa
     browser_page.goto(f"/comparisons/{comparison.pk}/review/")
     bar = page.locator("section.decision-bar")
     expect(bar.locator("#decision-plan")).to_contain_text(
-        "Or the cheapest plan across offers: 2 vendor offers · commitment USD 1,646,880.00 · "
+        "Or the cheapest plan across offers: 2 vendor offers · commitment USD 1,646,949.00 · "
         "2 approvals · full checklist"
     )
     panel = page.locator("#plan-decision")
@@ -58,7 +58,7 @@ def test_finance_sees_and_approves_the_plan_and_the_record_shows_each_vendors_pa
             row.detail["configuration"]["words"]
         )
     expect(panel.locator("tr", has_text=rows[cheap.pk].label)).to_contain_text("12-month term")
-    expect(panel.locator("tr", has_text=rows[dear.pk].label)).to_contain_text("1,366,560.00")
+    expect(panel.locator("tr", has_text=rows[dear.pk].label)).to_contain_text("1,366,629.00")
     expect(panel.locator("#plan-approvals")).to_contain_text("though each part is below it")
     panel.scroll_into_view_if_needed()
     browser_page.shot("plan-before-approval", element=page.locator("section.mixed-plan"))
@@ -77,7 +77,7 @@ def test_finance_sees_and_approves_the_plan_and_the_record_shows_each_vendors_pa
     assert comparison.status == Comparison.Status.APPROVED
     bar = page.locator("section.decision-bar")
     expect(bar.locator("#decision-plan")).to_contain_text(
-        "Approved: the cheapest plan across offers · commitment USD 1,646,880.00"
+        "Approved: the cheapest plan across offers · commitment USD 1,646,949.00"
     )
     expect(bar.locator("#decision-plan")).to_contain_text(rows[dear.pk].label)
     browser_page.shot("plan-approved-decision-bar", element=bar)
@@ -85,7 +85,7 @@ def test_finance_sees_and_approves_the_plan_and_the_record_shows_each_vendors_pa
     browser_page.goto(f"/comparisons/{comparison.pk}/record/")
     approved = page.locator("#plan-decision")
     expect(approved).to_contain_text("Approved: the cheapest plan across offers")
-    expect(approved.locator("tfoot")).to_contain_text("1,646,880.00")
+    expect(approved.locator("tfoot")).to_contain_text("1,646,949.00")
     approved.scroll_into_view_if_needed()
     browser_page.shot("plan-record", element=approved)
     page.set_viewport_size({"width": 1024, "height": 900})
